@@ -1,0 +1,36 @@
+"""Registry of rulesets: game name -> Game class, imported on first use."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any, Mapping
+
+from .base import Game, GameOptions, IllegalMove, OptionError, State
+
+__all__ = ["GAMES", "Game", "GameOptions", "IllegalMove", "OptionError", "State", "game_class", "make_game"]
+
+# name -> "module:Class"; lazy so that a worker pays only for the game it plays.
+GAMES: dict[str, str] = {
+    "hex": "arena.rules.hex:HexGame",
+    "groups": "arena.rules.groups:GroupsGame",
+    "bases": "arena.rules.bases:BasesGame",
+    "hexgo": "arena.rules.hexgo:HexGoGame",
+    "posies": "arena.rules.posies:PosiesGame",
+}
+
+
+def game_class(name: str) -> type[Game]:
+    try:
+        target = GAMES[name]
+    except KeyError:
+        raise OptionError(f"unknown game {name!r} (known: {', '.join(sorted(GAMES))})") from None
+    module, _, attr = target.partition(":")
+    try:
+        return getattr(import_module(module), attr)
+    except ImportError:
+        raise OptionError(f"game {name!r} is not available in this build") from None
+
+
+def make_game(name: str, options: Mapping[str, Any] | None = None) -> Game:
+    """Build a game from its name and raw options; raises OptionError with a readable message."""
+    return game_class(name).from_options(options)

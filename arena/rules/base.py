@@ -1,0 +1,159 @@
+"""The interface every ruleset implements.
+
+Modelled on OpenSpiel's split: a :class:`Game` holds the validated options and
+builds states; a :class:`State` is one position that changes only through
+:meth:`State.play`, which either applies a legal move or raises
+:class:`IllegalMove` with a reason a human can act on.  Rules code is pure and
+deterministic: the only randomness is the ``seed`` given to
+:meth:`Game.initial_state`, which the caller records.
+
+Moves are protocol tokens (see ``protocol/PROTOCOL.md``): one string without
+whitespace, e.g. ``e5``, ``swap``, ``c3,e5,g2`` or ``c3-c7``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Mapping
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class IllegalMove(Exception):
+    """A move the rules do not allow; ``reason`` names the rule that forbids it."""
+
+    def __init__(self, move: str, reason: str) -> None:
+        super().__init__(f"illegal move {move!r}: {reason}")
+        self.move = move
+        self.reason = reason
+
+
+class OptionError(ValueError):
+    """Game options that do not validate; the message names the option and what is allowed."""
+
+
+class GameOptions(BaseModel):
+    """Base for each game's options: unknown keys are errors, values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Game(ABC):
+    """A ruleset with fixed options.  Cheap to build; share one per match."""
+
+    name: ClassVar[str]
+    Options: ClassVar[type[GameOptions]]
+
+    def __init__(self, options: GameOptions) -> None:
+        self.options = options
+
+    @classmethod
+    def from_options(cls, raw: Mapping[str, Any] | None = None) -> "Game":
+        """Validate raw options (from a tournament file, CLI or record)."""
+        try:
+            options = cls.Options.model_validate(dict(raw or {}))
+        except ValidationError as exc:
+            raise OptionError(describe_validation_error(cls.name, exc, cls.Options)) from None
+        return cls(options)
+
+    @property
+    def players(self) -> int:
+        return 2
+
+    def option_tokens(self) -> list[str]:
+        """All options, defaults filled in, as ``key=value`` protocol tokens."""
+        return [f"{k}={format_option_value(v)}" for k, v in self.options.model_dump().items()]
+
+    @abstractmethod
+    def initial_state(self, seed: int = 0) -> "State":
+        """The starting position; games with a random setup derive it from ``seed``."""
+
+    def state_from_setup(self, setup: str) -> "State":
+        """The starting position described by a protocol setup token (``start`` if none)."""
+        if setup != "start":
+            raise OptionError(f"{self.name} has no random setup; expected 'start', got {setup!r}")
+        return self.initial_state()
+
+
+class State(ABC):
+    """One position.  Mutated only by :meth:`play`; use :meth:`clone` to branch."""
+
+    game: Game
+
+    @property
+    @abstractmethod
+    def moves(self) -> list[str]:
+        """Canonical tokens of the moves played so far (do not modify)."""
+
+    @abstractmethod
+    def current_player(self) -> int:
+        """Seat to move; undefined once the game is over."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def play(self, move: str) -> None:
+        """Apply ``move`` for the player to move or raise :class:`IllegalMove`.
+
+        On IllegalMove the state is unchanged.
+        """
+
+    @abstractmethod
+    def legal_moves(self) -> list[str]:
+        """Every legal move token for the player to move (empty when terminal)."""
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Per-seat result of a finished game: the game's own points where it has
+        them, else 1 / 0 (0.5 each for a draw)."""
+
+    @abstractmethod
+    def winner(self) -> int | None:
+        """The single winning seat of a finished game, or None (draw, shared top, not over)."""
+
+    @abstractmethod
+    def clone(self) -> "State": ...
+
+    @abstractmethod
+    def render(self) -> str:
+        """A text diagram of the position for terminals and logs."""
+
+    def end_reason(self) -> str:
+        """Why the game ended, in a few words (e.g. ``connection``, ``board full``)."""
+        return "game over"
+
+    def setup_token(self) -> str:
+        """The protocol setup token of this game's starting position."""
+        return "start"
+
+    def private_info(self, seat: int) -> list[str]:
+        """Protocol ``private`` payloads for ``seat`` only (hidden pieces); usually none."""
+        return []
+
+    def details(self) -> dict[str, Any]:
+        """Extra facts for the game record (winning chain, territory, revealed pieces)."""
+        return {}
+
+    def places(self) -> list[int]:
+        """Finishing place per seat (0 = first); equal scores share a place."""
+        scores = self.scores()
+        return [sum(1 for other in scores if other > mine) for mine in scores]
+
+
+def format_option_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def describe_validation_error(game: str, exc: ValidationError, model: type[BaseModel]) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "options"
+        if err["type"] == "extra_forbidden":
+            allowed = ", ".join(model.model_fields) or "none"
+            parts.append(f"unknown option {where!r} (allowed: {allowed})")
+        else:
+            parts.append(f"option {where!r}: {err['msg']}")
+    return f"{game}: " + "; ".join(parts)
