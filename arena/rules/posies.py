@@ -1,0 +1,392 @@
+"""Posies: remove pairs of like-coloured posies from a full 51-point board
+(docs/rules/posies.md).
+
+The board is full at the start (17 posies of each colour, placed at random
+from the seed); each turn removes two posies of one colour that are adjacent or
+joined by an unbroken straight line of posies, and a group that the removal
+splits gives its smallest part to the mover.  The game ends when the player to
+move has no pair to remove.
+
+Hidden information (variant 2): the referee's state, built by
+:meth:`PosiesGame.initial_state` from the seed, knows every seat's hidden posy.
+An engine's state, built by :meth:`PosiesGame.state_from_setup` from the public
+setup token, knows none until :meth:`PosiesState.apply_private` tells it its
+own; moves never depend on hidden posies, only scores do.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..hexgrid import Board
+from .base import Game, GameOptions, IllegalMove, OptionError, State
+
+EMPTY = -1
+PINK, PURPLE, GREEN = 0, 1, 2
+COLOURS = (PINK, PURPLE, GREEN)
+COLOUR_NAMES = ("pink", "purple", "green")
+LETTERS = "pug"                       # setup-token and diagram letter per colour
+POINTS = (1, 2, 3)                     # variant 0 value per colour
+PER_COLOUR = 17                        # 51 points / 3 colours
+HIDDEN_PREFIX = "hidden"
+
+
+class PosiesOptions(GameOptions):
+    players: Literal[2, 3] = Field(2, description="number of seats")
+    variant: Literal[0, 1, 2] = Field(
+        0, description="0: pink 1, purple 2, green 3; 1: most posies; 2: hidden colour x3")
+    board: Literal["standard"] = Field(
+        "standard", description="board layout; 'standard' = 51-point hexagon, rows 6-7-8-9-8-7-6")
+
+
+def standard_board() -> Board:
+    """The 51-point hexagon: rows of 6, 7, 8, 9, 8, 7 and 6 points."""
+    return Board(7, 9, lo=3, hi=11)
+
+
+class PosiesGame(Game):
+    name = "posies"
+    Options = PosiesOptions
+    options: PosiesOptions
+
+    def __init__(self, options: PosiesOptions) -> None:
+        super().__init__(options)
+        board = self.board = standard_board()
+        self.names = board.names
+        self.neighbours = board.neighbours
+        self.adjacent = tuple(frozenset(n) for n in board.neighbours)
+        # Rays east, south-east and south-west: each straight line once, and
+        # every cell on them has a larger index than the start.
+        self.rays = tuple(tuple(tuple(board.ray(i, d)) for d in (0, 1, 2)) for i in board)
+
+    @property
+    def players(self) -> int:
+        return self.options.players
+
+    def initial_state(self, seed: int = 0) -> "PosiesState":
+        """The seed's setup: 17 rounds of three posies of different colours on random
+        empty points; in variant 2 the three set-aside posies are then drawn from the bag."""
+        rng = random.Random(seed)
+        order = list(self.board)
+        rng.shuffle(order)
+        cells = [EMPTY] * len(order)
+        for k, cell in enumerate(order):
+            cells[cell] = COLOURS[k % 3]
+        hidden: list[int | None] = [None] * self.players
+        bag: int | None = None
+        if self.options.variant == 2:
+            draw = list(COLOURS)
+            rng.shuffle(draw)
+            hidden = draw[: self.players]
+            bag = draw[2] if self.players == 2 else None
+        return PosiesState(self, cells, hidden, bag)
+
+    def state_from_setup(self, setup: str) -> "PosiesState":
+        """The position of a setup token; hidden posies are unknown (see apply_private)."""
+        return PosiesState(self, self.parse_setup(setup), [None] * self.players, None)
+
+    def parse_setup(self, setup: str) -> list[int]:
+        size = len(self.board)
+        if len(setup) != size:
+            raise OptionError(f"posies setup token must be {size} letters, one per point in "
+                              f"board order ({LETTERS[0]}/{LETTERS[1]}/{LETTERS[2]}), got {len(setup)}")
+        cells = []
+        for i, letter in enumerate(setup):
+            colour = LETTERS.find(letter)
+            if colour < 0:
+                raise OptionError(f"posies setup token: {letter!r} at position {i + 1} "
+                                  f"({self.names[i]}) is not p (pink), u (purple) or g (green)")
+            cells.append(colour)
+        counts = [cells.count(c) for c in COLOURS]
+        if counts != [PER_COLOUR] * 3:
+            have = ", ".join(f"{n} {COLOUR_NAMES[c]}" for c, n in zip(COLOURS, counts))
+            raise OptionError(f"posies setup token has {have}: the board starts with "
+                              f"{PER_COLOUR} posies of each colour")
+        return cells
+
+
+class PosiesState(State):
+    __slots__ = ("game", "cells", "captured", "hidden", "bag", "_setup", "_moves", "_over")
+
+    def __init__(self, game: PosiesGame, cells: list[int], hidden: list[int | None],
+                 bag: int | None) -> None:
+        self.game = game
+        self.cells = cells
+        self.captured = [[0, 0, 0] for _ in range(game.players)]  # [seat][colour]
+        self.hidden = hidden          # per seat; None = unknown to this state
+        self.bag = bag                # 2 players: the posy left in the bag, if known
+        self._setup = "".join(LETTERS[c] for c in cells)
+        self._moves: list[str] = []
+        self._over: bool | None = None  # cached "no pair left"; None = not computed
+
+    # -- queries --------------------------------------------------------------
+
+    @property
+    def moves(self) -> list[str]:
+        return self._moves
+
+    def current_player(self) -> int:
+        return len(self._moves) % self.game.players
+
+    def is_terminal(self) -> bool:
+        if self._over is None:
+            self._over = next(self._pairs(), None) is None
+        return self._over
+
+    def end_reason(self) -> str:
+        return "no move left" if self.is_terminal() else "not over"
+
+    def points(self, seat: int, hidden: int | None = None) -> int:
+        """Seat's score so far; variant 2 needs the seat's hidden colour."""
+        captured = self.captured[seat]
+        variant = self.game.options.variant
+        if variant == 0:
+            return sum(n * p for n, p in zip(captured, POINTS))
+        if variant == 1:
+            return sum(captured)
+        if hidden is None:
+            raise ValueError(f"seat {seat}'s hidden posy is unknown to this state, so its "
+                             "variant 2 score is unknown (only the referee's state knows all)")
+        return 3 * (captured[hidden] + 1) + sum(captured) - captured[hidden]
+
+    def scores(self) -> list[float]:
+        """Scores so far (final once terminal).  In variant 2 they reveal hidden
+        colours: never show them to engines before the end."""
+        return [float(self.points(s, self.hidden[s])) for s in range(self.game.players)]
+
+    def winner(self) -> int | None:
+        if not self.is_terminal():
+            return None
+        scores = self.scores()
+        top = max(scores)
+        return scores.index(top) if scores.count(top) == 1 else None
+
+    def legal_moves(self) -> list[str]:
+        names = self.game.names
+        legal = []
+        for a, b in self._pairs():
+            pair = f"{names[a]}-{names[b]}"
+            choices = self._smallest(self._split(a, b))
+            if len(choices) > 1:
+                legal.extend(f"{pair}/{names[c]}" for c in sorted(min(g) for g in choices))
+            else:
+                legal.append(pair)
+        return legal
+
+    def _pairs(self):
+        """Every removable pair (a, b), a < b: like colours, adjacent or joined by a
+        straight line of posies."""
+        cells = self.cells
+        for a, colour in enumerate(cells):
+            if colour == EMPTY:
+                continue
+            for ray in self.game.rays[a]:
+                for b in ray:
+                    other = cells[b]
+                    if other == EMPTY:
+                        break
+                    if other == colour:
+                        yield a, b
+
+    def _split(self, a: int, b: int) -> list[list[int]]:
+        """The groups that the group of a and b falls into once a and b are gone,
+        or [] when it does not fall apart.  a and b are always in one group (they
+        are adjacent or joined by posies), so at most one group can split."""
+        cells, neighbours = self.cells, self.game.neighbours
+        border = {n for n in neighbours[a] + neighbours[b] if cells[n] != EMPTY} - {a, b}
+        if self._connected_within(border):
+            return []  # every remaining posy of the group reaches this connected border
+        groups: list[list[int]] = []
+        seen = {a, b}
+        for start in border:
+            if start in seen:
+                continue
+            seen.add(start)
+            group, frontier = [start], [start]
+            while frontier:
+                for n in neighbours[frontier.pop()]:
+                    if n not in seen and cells[n] != EMPTY:
+                        seen.add(n)
+                        group.append(n)
+                        frontier.append(n)
+            groups.append(group)
+        return groups if len(groups) > 1 else []
+
+    def _connected_within(self, cells: set[int]) -> bool:
+        if len(cells) < 2:
+            return True
+        adjacent = self.game.adjacent
+        start = next(iter(cells))
+        seen, frontier = {start}, [start]
+        while frontier:
+            for n in adjacent[frontier.pop()] & cells:
+                if n not in seen:
+                    seen.add(n)
+                    frontier.append(n)
+        return len(seen) == len(cells)
+
+    @staticmethod
+    def _smallest(groups: list[list[int]]) -> list[list[int]]:
+        if not groups:
+            return []
+        size = min(len(g) for g in groups)
+        return [g for g in groups if len(g) == size]
+
+    # -- moves ----------------------------------------------------------------
+
+    def play(self, move: str) -> None:
+        if self.is_terminal():
+            raise IllegalMove(move, "the game is over: no pair of like-coloured posies can be removed")
+        a, b, choice = self._parse(move)
+        self._check_pair(move, a, b)
+        kept = self._kept_group(move, a, b, choice)
+        names = self.game.names
+        token = f"{names[a]}-{names[b]}"
+        if choice is not None:
+            token += f"/{names[min(kept)]}"
+        captured, cells = self.captured[self.current_player()], self.cells
+        for cell in (a, b, *kept):
+            captured[cells[cell]] += 1
+            cells[cell] = EMPTY
+        self._moves.append(token)
+        self._over = None
+
+    def _parse(self, move: str) -> tuple[int, int, int | None]:
+        """Cells of a token ``a-b`` or ``a-b/c``, the pair sorted by board index."""
+        syntax = "expected two cells joined by '-', optionally '/cell' (e.g. c3-c4 or c3-c5/f2)"
+        pair, slash, rest = move.partition("/")
+        parts = pair.split("-")
+        if len(parts) != 2 or (slash and not rest):
+            raise IllegalMove(move, syntax)
+        a, b = (self._cell(move, p) for p in parts)
+        choice = self._cell(move, rest) if slash else None
+        if a == b:
+            raise IllegalMove(move, f"{parts[0]} is named twice: remove two different posies")
+        return min(a, b), max(a, b), choice
+
+    def _cell(self, move: str, name: str) -> int:
+        cell = self.game.board.lookup(name)
+        if cell is None:
+            raise IllegalMove(move, f"{name!r} is not a point of the 51-point board "
+                              "(rows 1-7, e.g. d1..i1, a4..i4, a7..f7)")
+        return cell
+
+    def _check_pair(self, move: str, a: int, b: int) -> None:
+        cells, names = self.cells, self.game.names
+        for cell in (a, b):
+            if cells[cell] == EMPTY:
+                raise IllegalMove(move, f"{names[cell]} is empty: you can only remove posies")
+        if cells[a] != cells[b]:
+            raise IllegalMove(move, f"{names[a]} is {COLOUR_NAMES[cells[a]]} and {names[b]} is "
+                              f"{COLOUR_NAMES[cells[b]]}: the two posies removed must be of like colour")
+        if b in self.game.adjacent[a]:
+            return
+        between = self.game.board.line_between(a, b)
+        if between is None:
+            raise IllegalMove(move, f"{names[a]} and {names[b]} are neither adjacent nor on one "
+                              "straight line: non-adjacent posies must be joined by a straight line of posies")
+        gaps = [names[c] for c in between if cells[c] == EMPTY]
+        if gaps:
+            raise IllegalMove(move, f"{', '.join(gaps)} between {names[a]} and {names[b]} "
+                              f"{'is' if len(gaps) == 1 else 'are'} empty: non-adjacent posies must be "
+                              "separated by an unbroken straight line of posies")
+
+    def _kept_group(self, move: str, a: int, b: int, choice: int | None) -> list[int]:
+        """The group the mover keeps (maybe none), checking the '/c' choice."""
+        names = self.game.names
+        groups = self._split(a, b)
+        smallest = self._smallest(groups)
+        pair = f"{names[a]}-{names[b]}"
+        if len(smallest) > 1:
+            where = ", ".join(names[c] for c in sorted(min(g) for g in smallest))
+            size = len(smallest[0])
+            if choice is None:
+                raise IllegalMove(move, f"removing {pair} splits a group and leaves {len(smallest)} "
+                                  f"equally small smallest groups of {size} (at {where}): the mover "
+                                  "chooses which to keep, so add '/cell' naming a cell of it")
+            for group in smallest:
+                if choice in group:
+                    return group
+            raise IllegalMove(move, f"{names[choice]} is not in one of the smallest groups of {size} "
+                              f"left by removing {pair} (at {where}): you can only keep a smallest group")
+        if choice is not None:
+            if not groups:
+                raise IllegalMove(move, f"removing {pair} splits no group, so there is no group to "
+                                  "choose: leave out the '/cell'")
+            raise IllegalMove(move, f"removing {pair} leaves a single smallest group (at "
+                              f"{names[min(smallest[0])]}), which the mover keeps without choosing: "
+                              "leave out the '/cell'")
+        return smallest[0] if smallest else []
+
+    # -- hidden information ----------------------------------------------------
+
+    def private_info(self, seat: int) -> list[str]:
+        colour = self.hidden[seat]
+        if self.game.options.variant != 2 or colour is None:
+            return []
+        return [f"{HIDDEN_PREFIX} {COLOUR_NAMES[colour]}"]
+
+    def apply_private(self, seat: int, payload: str) -> None:
+        """Learn a ``private`` payload for ``seat`` (an engine learns its own hidden posy)."""
+        words = payload.split()
+        if (len(words) != 2 or words[0] != HIDDEN_PREFIX or words[1] not in COLOUR_NAMES
+                or self.game.options.variant != 2):
+            raise ValueError(f"posies variant {self.game.options.variant}: unexpected private "
+                             f"payload {payload!r} (variant 2 sends 'hidden pink|purple|green')")
+        if not 0 <= seat < self.game.players:
+            raise ValueError(f"seat {seat} is not a seat of this {self.game.players}-player game")
+        colour = COLOUR_NAMES.index(words[1])
+        if self.hidden[seat] not in (None, colour):
+            raise ValueError(f"seat {seat}'s hidden posy is already known to be "
+                             f"{COLOUR_NAMES[self.hidden[seat]]}")
+        self.hidden[seat] = colour
+
+    # -- the rest -------------------------------------------------------------
+
+    def setup_token(self) -> str:
+        return self._setup
+
+    def clone(self) -> "PosiesState":
+        other = PosiesState.__new__(PosiesState)
+        other.game = self.game
+        other.cells = self.cells[:]
+        other.captured = [c[:] for c in self.captured]
+        other.hidden = self.hidden[:]
+        other.bag = self.bag
+        other._setup = self._setup
+        other._moves = self._moves[:]
+        other._over = self._over
+        return other
+
+    def _captured_names(self) -> list[dict[str, int]]:
+        return [dict(zip(COLOUR_NAMES, c)) for c in self.captured]
+
+    def _revealed(self) -> dict[str, Any]:
+        """Hidden posies, shown only once the game is over."""
+        if self.game.options.variant != 2 or not self.is_terminal():
+            return {}
+        name = lambda c: "unknown" if c is None else COLOUR_NAMES[c]  # noqa: E731
+        revealed: dict[str, Any] = {"hidden": [name(c) for c in self.hidden]}
+        if self.game.players == 2:
+            revealed["bag"] = name(self.bag)
+        return revealed
+
+    def details(self) -> dict[str, Any]:
+        return {"captured": self._captured_names(), **self._revealed()}
+
+    def render(self) -> str:
+        cells = self.cells
+        lines = [self.game.board.render(lambda i: "." if cells[i] == EMPTY else LETTERS[cells[i]])]
+        revealed = self._revealed().get("hidden")
+        show_scores = self.game.options.variant != 2 or revealed is not None
+        for seat, captured in enumerate(self._captured_names()):
+            line = f"seat {seat}: " + " ".join(f"{k} {v}" for k, v in captured.items())
+            if revealed is not None:
+                line += f", hidden {revealed[seat]}"
+            if show_scores and (self.game.options.variant != 2 or self.hidden[seat] is not None):
+                line += f", score {self.points(seat, self.hidden[seat])}"
+            lines.append(line)
+        return "\n".join(lines)
