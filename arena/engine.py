@@ -1,0 +1,317 @@
+"""Driving one engine subprocess over protocol v1.
+
+The referee never trusts the engine: every read has a deadline, every write is
+non-blocking with a deadline, lines are bounded, and whatever goes wrong
+surfaces as one :class:`EngineFault` carrying the termination code recorded in
+the game (``handshake``, ``timeout``, ``protocol``, ``crash``).  The process
+runs in its own process group so that killing it also kills any children it
+forked, and it is always reaped.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from protocol import codec
+from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
+
+log = logging.getLogger("arena.engine")
+
+HANDSHAKE_TIMEOUT = 10.0
+QUIT_GRACE = 1.0
+STDERR_KEEP = 64 * 1024
+INFO_KEEP = 1024
+INFO_LINES_PER_GAME = 10_000
+
+
+class EngineFault(Exception):
+    """The engine broke the protocol; ``code`` is the recorded termination."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """How to start an engine: a name for tables and an argument list (no shell)."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    memory_mb: int | None = None      # address-space limit, enforced by the kernel
+    cpu_seconds: int | None = None    # CPU-time limit per process
+
+
+@dataclass
+class Reply:
+    """An engine's answer to ``go``: a move token or None for resignation."""
+
+    move: str | None
+    elapsed: float
+
+
+@dataclass
+class EngineProcess:
+    spec: EngineSpec
+    proc: subprocess.Popen[bytes] | None = None
+    identity: dict[str, str] = field(default_factory=dict)
+    declared_options: list[OptionDecl] = field(default_factory=list)
+    stderr_tail: bytearray = field(default_factory=bytearray)
+    _buffer: bytearray = field(default_factory=bytearray)
+    _selector: selectors.BaseSelector | None = None
+    _eof: bool = False
+    _info_lines: int = 0
+
+    # -- life cycle -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the process and complete the handshake, or raise EngineFault."""
+        try:
+            self.proc = subprocess.Popen(
+                list(self.spec.command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.spec.cwd,
+                start_new_session=True,
+                preexec_fn=self._limits() if (self.spec.memory_mb or self.spec.cpu_seconds) else None,
+            )
+        except OSError as exc:
+            raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: {exc.strerror}") from None
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
+        self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
+        self._handshake()
+
+    def _limits(self):
+        memory = self.spec.memory_mb
+        cpu = self.spec.cpu_seconds
+
+        def apply() -> None:  # runs in the child between fork and exec
+            import resource
+            if memory:
+                resource.setrlimit(resource.RLIMIT_AS, (memory << 20, memory << 20))
+            if cpu:
+                resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        return apply
+
+    def _handshake(self) -> None:
+        deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+        self.send(f"arena {codec.VERSION}", deadline)
+        while True:
+            msg = self._read_message(deadline, "handshake", "no arenaok within 10 s of 'arena 1'")
+            if isinstance(msg, ArenaOk):
+                if msg.version != codec.VERSION:
+                    raise EngineFault("handshake", f"engine speaks protocol {msg.version}, arena speaks {codec.VERSION}")
+                break
+            if isinstance(msg, Id):
+                self.identity[msg.key] = codec.sanitize(msg.value, 80)
+            elif isinstance(msg, OptionDecl):
+                self.declared_options.append(msg)
+            elif not isinstance(msg, Info):
+                raise EngineFault("protocol", f"unexpected line during handshake: {msg!r}")
+        for name, value in self.spec.options:
+            self.send(f"setoption {name} {value}", deadline)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None and not self._eof
+
+    def quit(self) -> None:
+        """Ask the engine to exit, then make sure its whole process group is gone."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None and not self._eof:
+            try:
+                self.send("quit", time.monotonic() + QUIT_GRACE)
+                self.proc.wait(QUIT_GRACE)
+            except (EngineFault, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill the process group (children included) and reap the process."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    # -- games ----------------------------------------------------------------
+
+    def new_game(self, game: str, seat: int, players: int, option_tokens: Sequence[str],
+                 seed: int, private: Sequence[str]) -> None:
+        """Announce a game and wait for ``readyok``."""
+        self._info_lines = 0
+        lines = [codec.format_newgame(game, seat, players, option_tokens), f"seed {seed}"]
+        lines += [f"private {p}" for p in private]
+        lines.append("isready")
+        deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+        self.send("\n".join(lines), deadline)
+        self._await_ready(deadline)
+
+    def _await_ready(self, deadline: float) -> None:
+        while True:
+            msg = self._read_message(deadline, "handshake", "no readyok within 10 s of 'isready'")
+            if isinstance(msg, ReadyOk):
+                return
+            if not isinstance(msg, Info):
+                raise EngineFault("protocol", f"expected readyok, got {_describe(msg)}")
+
+    def go(self, position_line: str, go_line: str, limit: float) -> Reply:
+        """Send the position and ``go``; wait at most ``limit`` seconds for the answer."""
+        start = time.monotonic()
+        deadline = start + limit
+        self.send(f"{position_line}\n{go_line}", deadline)
+        reason = f"no move within {limit * 1000:.0f} ms"
+        while True:
+            msg = self._read_message(deadline, "timeout", reason)
+            if isinstance(msg, Move):
+                return Reply(msg.token, time.monotonic() - start)
+            if isinstance(msg, Resign):
+                return Reply(None, time.monotonic() - start)
+            if not isinstance(msg, Info):
+                raise EngineFault("protocol", f"expected a move, got {_describe(msg)}")
+
+    def game_over(self, line: str) -> None:
+        """Tell the engine the result; an engine that cannot take it is left for quit()."""
+        try:
+            self.send(line, time.monotonic() + QUIT_GRACE)
+        except EngineFault:
+            pass
+
+    # -- I/O ------------------------------------------------------------------
+
+    def send(self, text: str, deadline: float) -> None:
+        """Write lines without ever blocking past ``deadline``."""
+        assert self.proc is not None and self.proc.stdin is not None
+        data = (text + "\n").encode()
+        fd = self.proc.stdin.fileno()
+        while data:
+            try:
+                written = os.write(fd, data)
+                data = data[written:]
+            except BlockingIOError:
+                self._wait_writable(fd, deadline)
+            except (BrokenPipeError, ConnectionResetError):
+                raise EngineFault("crash", self._exit_description("closed its input")) from None
+
+    def _wait_writable(self, fd: int, deadline: float) -> None:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_WRITE)
+            while not sel.select(max(0.0, deadline - time.monotonic())):
+                if time.monotonic() >= deadline:
+                    raise EngineFault("timeout", "engine stopped reading its input")
+
+    def _read_message(self, deadline: float, code: str, reason: str) -> codec.EngineMessage:
+        """The next non-empty protocol message, or EngineFault(code, reason) at the deadline."""
+        while True:
+            line = self._read_line(deadline, code, reason)
+            try:
+                msg = codec.parse_engine_line(line)
+            except ProtocolError as exc:
+                raise EngineFault("protocol", str(exc)) from None
+            if isinstance(msg, Info):
+                self._log_info(msg.text)
+            if msg is not None:
+                return msg
+
+    def _read_line(self, deadline: float, code: str, reason: str) -> str:
+        buffer = self._buffer
+        while True:
+            newline = buffer.find(b"\n")
+            if newline >= 0:
+                raw = bytes(buffer[:newline])
+                del buffer[: newline + 1]
+                try:
+                    return raw.decode().rstrip("\r")
+                except UnicodeDecodeError:
+                    raise EngineFault("protocol", "line is not valid UTF-8") from None
+            if len(buffer) > codec.MAX_LINE:
+                raise EngineFault("protocol", f"line longer than {codec.MAX_LINE} bytes")
+            if self._eof:
+                raise EngineFault("crash", self._exit_description("closed its output"))
+            self._fill(deadline, code, reason)
+
+    def _fill(self, deadline: float, code: str, reason: str) -> None:
+        assert self._selector is not None
+        timeout = deadline - time.monotonic()
+        if timeout <= 0:
+            raise EngineFault(code, reason)
+        for key, _ in self._selector.select(timeout):
+            chunk = self._read_chunk(key.fileobj)
+            if chunk is None:
+                continue
+            if key.data == "out":
+                if chunk:
+                    self._buffer += chunk
+                else:
+                    self._eof = True
+            elif chunk:
+                if len(self.stderr_tail) < STDERR_KEEP:
+                    self.stderr_tail += chunk[: STDERR_KEEP - len(self.stderr_tail)]
+            else:
+                self._selector.unregister(key.fileobj)
+
+    @staticmethod
+    def _read_chunk(stream) -> bytes | None:
+        """Bytes read, b"" at end of file, None when nothing was ready after all."""
+        try:
+            return os.read(stream.fileno(), 65536)
+        except BlockingIOError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.EIO:
+                return b""
+            raise
+
+    def _exit_description(self, what: str) -> str:
+        proc = self.proc
+        if proc is None:
+            return f"engine {what}"
+        try:
+            code = proc.wait(0.5)
+        except subprocess.TimeoutExpired:
+            return f"engine {what} (process still running)"
+        if code < 0:
+            try:
+                return f"engine {what}: killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"engine {what}: killed by signal {-code}"
+        return f"engine {what}: exit code {code}"
+
+    def _log_info(self, text: str) -> None:
+        self._info_lines += 1
+        if self._info_lines <= INFO_LINES_PER_GAME and log.isEnabledFor(logging.DEBUG):
+            log.debug("%s info %s", self.spec.name, codec.sanitize(text, INFO_KEEP))
+
+
+def _describe(msg: codec.EngineMessage) -> str:
+    if isinstance(msg, Move):
+        return f"'move {codec.sanitize(msg.token, 40)}'"
+    return type(msg).__name__

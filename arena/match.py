@@ -1,0 +1,163 @@
+"""Playing one game between engine processes under the referee's rules.
+
+The referee owns the position: engines only propose moves, and every proposal
+goes through :meth:`State.play`.  Whatever an engine does wrong ends the game
+as a loss for that engine with a recorded termination code and reason (see
+PROTOCOL.md section 7); it never raises out of :func:`play_game`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from protocol import codec
+
+from .engine import EngineFault, EngineProcess
+from .rules import Game, IllegalMove, State
+
+MAX_MOVE_MS = 600_000  # per-move ceiling when no time control is set
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-move limit and/or a game clock with increment, all in milliseconds."""
+
+    movetime_ms: int | None = None
+    base_ms: int | None = None
+    inc_ms: int = 0
+    margin_ms: int = 100
+
+
+@dataclass
+class GameResult:
+    """A finished game: the JSON record plus the seats whose engine must be restarted."""
+
+    record: dict[str, Any]
+    faulted_seats: list[int] = field(default_factory=list)
+
+
+def derive_seed(*parts: object) -> int:
+    """A stable 63-bit seed from any parts (stable across processes and runs)."""
+    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+class _Forfeit(Exception):
+    def __init__(self, seat: int, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.seat, self.code, self.reason = seat, code, reason
+
+
+def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
+              time_control: TimeControl, names: Sequence[str] | None = None) -> GameResult:
+    """Play one game; ``engines[seat]`` must be started.  ``seed`` fixes the setup
+    and the engines' per-game seeds."""
+    started = datetime.now(timezone.utc)
+    t0 = time.monotonic()
+    state = game.initial_state(seed)
+    engine_seeds = [derive_seed(seed, "engine", seat) for seat in range(game.players)]
+    times_ms: list[int] = []
+    forfeit: _Forfeit | None = None
+    try:
+        _announce(game, state, engines, engine_seeds)
+        _play_moves(state, engines, time_control, times_ms)
+    except _Forfeit as exc:
+        forfeit = exc
+    record = _record(game, state, names or [e.spec.name for e in engines], seed, engine_seeds,
+                     times_ms, forfeit)
+    record["started"] = started.isoformat(timespec="seconds")
+    record["duration_s"] = round(time.monotonic() - t0, 3)
+    _tell_result(engines, record)
+    return GameResult(record, [forfeit.seat] if forfeit and forfeit.code not in ("illegal", "resign") else [])
+
+
+def forfeit_before_start(game: Game, seed: int, names: Sequence[str], seat: int,
+                         code: str, reason: str) -> dict[str, Any]:
+    """The record of a game lost before its first move (an engine would not start)."""
+    state = game.initial_state(seed)
+    return _record(game, state, names, seed, [], [], _Forfeit(seat, code, reason))
+
+
+def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine_seeds: list[int]) -> None:
+    tokens = game.option_tokens()
+    for seat, engine in enumerate(engines):
+        try:
+            engine.new_game(game.name, seat, game.players, tokens, engine_seeds[seat],
+                            state.private_info(seat))
+        except EngineFault as exc:
+            raise _Forfeit(seat, exc.code, exc.reason) from None
+
+
+def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
+                times_ms: list[int]) -> None:
+    players = len(engines)
+    clocks = [tc.base_ms] * players if tc.base_ms is not None else None
+    incs = [tc.inc_ms] * players if clocks is not None else None
+    setup = state.setup_token()
+    while not state.is_terminal():
+        seat = state.current_player()
+        allowed_ms = min(t for t in (tc.movetime_ms, clocks[seat] if clocks else None, MAX_MOVE_MS)
+                         if t is not None)
+        go_line = codec.format_go(clocks, incs, tc.movetime_ms)
+        try:
+            reply = engines[seat].go(codec.format_position(setup, state.moves), go_line,
+                                     (max(allowed_ms, 0) + tc.margin_ms) / 1000)
+        except EngineFault as exc:
+            raise _Forfeit(seat, exc.code, exc.reason) from None
+        elapsed_ms = round(reply.elapsed * 1000)
+        times_ms.append(elapsed_ms)
+        if reply.move is None:
+            raise _Forfeit(seat, "resign", "resigned")
+        try:
+            state.play(reply.move)
+        except IllegalMove as exc:
+            raise _Forfeit(seat, "illegal", f"illegal move {codec.sanitize(exc.move, 60)!r}: {exc.reason}") from None
+        if clocks is not None:
+            clocks[seat] += tc.inc_ms - elapsed_ms
+
+
+def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_seeds: list[int],
+            times_ms: list[int], forfeit: _Forfeit | None) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "game": game.name,
+        "options": game.options.model_dump(),
+        "setup": state.setup_token(),
+        "seed": seed,
+        "engine_seeds": engine_seeds,
+        "players": list(names),
+        "moves": list(state.moves),
+        "times_ms": times_ms,
+    }
+    if forfeit is not None:
+        scores = [0.0 if seat == forfeit.seat else 1.0 for seat in range(game.players)]
+        record.update(
+            termination=forfeit.code,
+            reason=f"{names[forfeit.seat]} (seat {forfeit.seat}): {forfeit.reason}",
+            forfeit_seat=forfeit.seat,
+            winner=(1 - forfeit.seat) if game.players == 2 else None,
+            scores=scores,
+            places=[1 if seat == forfeit.seat else 0 for seat in range(game.players)],
+            details={},
+        )
+    else:
+        record.update(
+            termination="normal",
+            reason=state.end_reason(),
+            forfeit_seat=None,
+            winner=state.winner(),
+            scores=state.scores(),
+            places=state.places(),
+            details=state.details(),
+        )
+    return record
+
+
+def _tell_result(engines: Sequence[EngineProcess], record: dict[str, Any]) -> None:
+    line = codec.format_gameover(record["scores"], record["reason"])
+    for engine in engines:
+        if engine.alive:
+            engine.game_over(line)

@@ -1,0 +1,117 @@
+"""Where finished games live: an SQLite database plus a JSON Lines mirror.
+
+The database is the source of truth.  Each game is committed in its own
+transaction the moment it arrives, so a killed run loses nothing it finished;
+``games.jsonl`` is rewritten from the database when a run (re)starts and then
+appended to, so it never holds a duplicate.  An exclusive lock file keeps a
+second runner away from the same output folder.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any, Iterator
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id          INTEGER PRIMARY KEY,      -- index in the schedule
+    round       INTEGER NOT NULL,
+    players     TEXT NOT NULL,            -- JSON list of engine names by seat
+    termination TEXT NOT NULL,
+    winner      INTEGER,
+    record      TEXT NOT NULL             -- the full JSON record
+);
+"""
+
+
+class StorageError(Exception):
+    """The output folder cannot be used (locked, or holds a different tournament)."""
+
+
+class GameStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.db_path = folder / "arena.db"
+        self.jsonl_path = folder / "games.jsonl"
+        self._lock_file = None
+        self.db: sqlite3.Connection | None = None
+
+    def open(self, fingerprint: str) -> None:
+        """Lock the folder, open the database, and check it belongs to this tournament."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock()
+        self.db = sqlite3.connect(self.db_path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        row = self.db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+        if row is None:
+            self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+        elif row[0] != fingerprint:
+            raise StorageError(
+                f"{self.db_path} holds games of a different tournament (the file's game, options, "
+                f"engines or seed changed). Use another --out folder, or delete it to start over.")
+        self._rewrite_jsonl()
+
+    def _lock(self) -> None:
+        self._lock_file = open(self.folder / "arena.lock", "w")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.close()
+            self._lock_file = None
+            raise StorageError(f"another arena run is using {self.folder}; wait for it to finish "
+                               f"or use another --out folder") from None
+        self._lock_file.write(str(os.getpid()))
+        self._lock_file.flush()
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
+
+    def __enter__(self) -> "GameStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- games ----------------------------------------------------------------
+
+    def done_ids(self) -> set[int]:
+        assert self.db is not None
+        return {row[0] for row in self.db.execute("SELECT id FROM games")}
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Commit one finished game, then mirror it to the JSON Lines file."""
+        assert self.db is not None
+        text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+        with self.db:  # one transaction
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute(
+                "INSERT INTO games (id, round, players, termination, winner, record) VALUES (?,?,?,?,?,?)",
+                (record["id"], record["round"], json.dumps(record["players"]), record["termination"],
+                 record["winner"], text),
+            )
+        with open(self.jsonl_path, "a", encoding="utf-8") as out:
+            out.write(text + "\n")
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        assert self.db is not None
+        for (text,) in self.db.execute("SELECT record FROM games ORDER BY id"):
+            yield json.loads(text)
+
+    def _rewrite_jsonl(self) -> None:
+        tmp = self.jsonl_path.with_suffix(".jsonl.tmp")
+        with open(tmp, "w", encoding="utf-8") as out:
+            for record in self.records():
+                out.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+        os.replace(tmp, self.jsonl_path)

@@ -1,0 +1,161 @@
+"""Tournament files: TOML validated with pydantic into a :class:`Tournament`.
+
+Every error names the file, the key and what is allowed, and is raised as
+:class:`ConfigError` so the CLI can print it without a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .engine import EngineSpec
+from .match import TimeControl
+from .rules import Game, OptionError, make_game
+
+
+class ConfigError(Exception):
+    """A tournament file (or CLI input) that cannot be used; the message says why and where."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EngineEntry(_Strict):
+    name: str = Field(min_length=1, max_length=64)
+    command: list[str] = Field(min_length=1)
+    options: dict[str, str | int | float | bool] = {}
+    cwd: str | None = None
+    memory_mb: int | None = Field(None, gt=0)
+    cpu_seconds: int | None = Field(None, gt=0)
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
+            raise ValueError("engine names use letters, digits and _ . + - only")
+        return name
+
+
+class TimeControlEntry(_Strict):
+    movetime_ms: int | None = Field(None, gt=0)
+    base_ms: int | None = Field(None, gt=0)
+    inc_ms: int = Field(0, ge=0)
+    margin_ms: int = Field(100, ge=0, le=10_000)
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> "TimeControlEntry":
+        if self.movetime_ms is None and self.base_ms is None:
+            raise ValueError("set movetime_ms and/or base_ms")
+        return self
+
+
+class TournamentFile(_Strict):
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    game: str
+    options: dict[str, Any] = {}
+    rounds: int = Field(1, ge=1, le=10_000)
+    seed: int = Field(0, ge=0)
+    workers: int = Field(1, ge=1, le=256)
+    time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
+    engines: list[EngineEntry] = Field(min_length=2)
+
+    @field_validator("engines")
+    @classmethod
+    def _unique_names(cls, engines: list[EngineEntry]) -> list[EngineEntry]:
+        names = [e.name for e in engines]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"engine names must be unique; repeated: {', '.join(dupes)}")
+        return engines
+
+
+class Tournament:
+    """A validated tournament: the file's data plus the built game and engine specs."""
+
+    def __init__(self, path: Path, data: TournamentFile, game: Game, engines: list[EngineSpec]) -> None:
+        self.path = path
+        self.data = data
+        self.game = game
+        self.engines = engines
+        tc = data.time_control
+        self.time_control = TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms)
+
+    @property
+    def name(self) -> str:
+        return self.data.name
+
+
+def load_tournament(path: str | Path) -> Tournament:
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such tournament file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the file ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}. Fix the syntax at that line.") from None
+    try:
+        data = TournamentFile.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in exc.errors())) from None
+    try:
+        game = make_game(data.game, data.options)
+    except OptionError as exc:
+        raise ConfigError(f"{path}: [options] / game: {exc}") from None
+    if len(data.engines) < game.players:
+        raise ConfigError(f"{path}: engines: {data.game} with these options needs at least "
+                          f"{game.players} engines, the file lists {len(data.engines)}")
+    base = path.resolve().parent
+    engines = [_engine_spec(path, base, entry) for entry in data.engines]
+    return Tournament(path, data, game, engines)
+
+
+def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
+    cwd = (base / entry.cwd) if entry.cwd else base
+    if not cwd.is_dir():
+        raise ConfigError(f"{path}: engine {entry.name!r}: cwd {str(cwd)!r} is not a folder")
+    command = [sys.executable if part == "{python}" else part for part in entry.command]
+    command[0] = resolve_program(command[0], cwd, f"{path}: engine {entry.name!r}")
+    options = tuple((k, _option_text(v)) for k, v in entry.options.items())
+    return EngineSpec(entry.name, tuple(command), str(cwd), options, entry.memory_mb, entry.cpu_seconds)
+
+
+def resolve_program(program: str, cwd: Path, where: str) -> str:
+    """Find an engine's executable now, so a typo fails before any game starts."""
+    if os.sep in program:
+        candidate = Path(program) if Path(program).is_absolute() else cwd / program
+        if not candidate.exists():
+            raise ConfigError(f"{where}: command {program!r} does not exist (looked in {cwd})")
+        if not os.access(candidate, os.X_OK):
+            raise ConfigError(f"{where}: command {program!r} is not executable; run chmod +x on it "
+                              f"or start it through its interpreter")
+        return str(candidate)
+    found = shutil.which(program)
+    if found is None:
+        raise ConfigError(f"{where}: command {program!r} is not on PATH; give a path or install it")
+    return found
+
+
+def _option_text(value: object) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def _describe(err: Any) -> str:
+    where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    if err["type"] == "extra_forbidden":
+        return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
+    if err["type"] == "missing":
+        return f"missing key {where!r}"
+    got = repr(err.get("input"))
+    got = got if len(got) <= 60 else got[:57] + "..."
+    return f"key {where!r}: {err['msg']} (got {got})"

@@ -1,0 +1,85 @@
+"""Re-checking game records against the rules (``arena verify``).
+
+Input: JSON Lines, one record a line with at least ``game`` and ``moves``
+(``options``, ``seed`` and ``setup`` optional; other keys ignored, so records
+written by ``arena run`` verify as they are).  Output: one JSON verdict a line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Iterator
+
+from .rules import IllegalMove, OptionError, make_game
+
+
+class RecordError(Exception):
+    """A line that is not a usable record; the message names the line."""
+
+
+def verify_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
+    game = make_game(record["game"], record.get("options") or {})
+    state = _initial_state(game, record)
+    error = None
+    for ply, move in enumerate(record["moves"]):
+        try:
+            state.play(move)
+        except IllegalMove as exc:
+            error = {"ply": ply, "move": move, "reason": exc.reason}
+            break
+    over = state.is_terminal()
+    return {
+        "ok": error is None,
+        "error": error,
+        "over": over,
+        "winner": state.winner() if over else None,
+        "scores": state.scores() if over else None,
+        "plies": len(state.moves),
+    }
+
+
+def _initial_state(game, record: dict[str, Any]):
+    seed, setup = record.get("seed"), record.get("setup")
+    if seed is not None:
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ValueError("'seed' must be a non-negative integer")
+        state = game.initial_state(seed)
+        if setup is not None and state.setup_token() != setup:
+            raise ValueError(f"'setup' does not match the setup that seed {seed} produces")
+        return state
+    if setup is not None:
+        if not isinstance(setup, str):
+            raise ValueError("'setup' must be a string")
+        return game.state_from_setup(setup)
+    return game.initial_state()
+
+
+def parse_line(number: int, line: str, source: str) -> dict[str, Any]:
+    where = f"{source}, line {number}"
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(record, dict):
+        raise RecordError(f"{where}: a record must be a JSON object")
+    if not isinstance(record.get("game"), str):
+        raise RecordError(f"{where}: missing \"game\" (a game name such as \"hex\")")
+    moves = record.get("moves")
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise RecordError(f"{where}: \"moves\" must be a list of move strings")
+    if not isinstance(record.get("options", {}), dict):
+        raise RecordError(f"{where}: \"options\" must be an object")
+    return record
+
+
+def verify_lines(lines: Iterable[str], source: str) -> Iterator[dict[str, Any]]:
+    """Verdicts for each non-blank line; raises RecordError naming the bad line."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        record = parse_line(number, line, source)
+        try:
+            yield verify_record(record)
+        except (OptionError, ValueError) as exc:
+            raise RecordError(f"{source}, line {number}: {exc}") from None

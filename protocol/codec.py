@@ -1,0 +1,328 @@
+"""Encoding and decoding of protocol v1 lines (see PROTOCOL.md).
+
+Pure functions shared by the referee (arena.engine) and the engine SDK, so the
+two sides cannot drift apart.  Parsing never raises anything but
+:class:`ProtocolError`, whose message quotes the offending line safely.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence, Union
+
+VERSION = 1
+MAX_LINE = 64 * 1024
+
+# Escape sequences first, so their parameters go with them; then lone control characters.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class ProtocolError(ValueError):
+    """A line that is not valid protocol v1 for the side that received it."""
+
+
+def sanitize(text: str, limit: int = 200) -> str:
+    """Untrusted text made safe to show: escape sequences and control characters
+    removed, truncated to ``limit`` characters."""
+    clean = _CONTROL.sub("", text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+# -- engine -> referee ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Id:
+    key: str      # "name" or "author"
+    value: str
+
+
+@dataclass(frozen=True)
+class OptionDecl:
+    name: str
+    type: str
+    default: str
+    min: str | None = None
+    max: str | None = None
+
+
+@dataclass(frozen=True)
+class ArenaOk:
+    version: int
+
+
+@dataclass(frozen=True)
+class ReadyOk:
+    pass
+
+
+@dataclass(frozen=True)
+class Move:
+    token: str
+
+
+@dataclass(frozen=True)
+class Resign:
+    pass
+
+
+@dataclass(frozen=True)
+class Info:
+    text: str
+
+
+EngineMessage = Union[Id, OptionDecl, ArenaOk, ReadyOk, Move, Resign, Info, None]
+
+_READY_OK = ReadyOk()
+_RESIGN = Resign()
+
+
+def parse_engine_line(line: str) -> EngineMessage:
+    """Decode one line from an engine (without its newline).  Empty lines give None."""
+    if len(line) > MAX_LINE:
+        raise ProtocolError(f"line longer than {MAX_LINE} bytes")
+    head, _, rest = line.strip().partition(" ")
+    rest = rest.strip()
+    if head == "move":
+        if not rest or " " in rest:
+            raise ProtocolError(f"'move' needs exactly one token: {sanitize(line)!r}")
+        return Move(rest)
+    if head == "info":
+        return Info(rest)
+    if head == "readyok" and not rest:
+        return _READY_OK
+    if head == "" and not rest:
+        return None
+    if head == "resign" and not rest:
+        return _RESIGN
+    if head == "id":
+        key, _, value = rest.partition(" ")
+        if key in ("name", "author") and value.strip():
+            return Id(key, value.strip())
+    elif head == "arenaok":
+        if rest.isdigit():
+            return ArenaOk(int(rest))
+    elif head == "option":
+        return _parse_option(line, rest)
+    raise ProtocolError(f"not a protocol v1 engine line: {sanitize(line)!r}")
+
+
+def _parse_option(line: str, rest: str) -> OptionDecl:
+    words = rest.split()
+    fields: dict[str, str] = {}
+    key = None
+    for word in words:
+        if word in ("name", "type", "default", "min", "max") and key != "name_value":
+            key = word
+            fields[key] = ""
+        elif key is None:
+            raise ProtocolError(f"malformed option line: {sanitize(line)!r}")
+        else:
+            fields[key] = (fields[key] + " " + word).strip()
+    if not fields.get("name") or fields.get("type") not in ("int", "string", "bool"):
+        raise ProtocolError(f"option needs a name and a type int|string|bool: {sanitize(line)!r}")
+    return OptionDecl(fields["name"], fields["type"], fields.get("default", ""),
+                      fields.get("min"), fields.get("max"))
+
+
+def format_engine_message(msg: Id | OptionDecl | ArenaOk | ReadyOk | Move | Resign | Info) -> str:
+    match msg:
+        case Id(key, value):
+            return f"id {key} {value}"
+        case OptionDecl(name, type_, default, lo, hi):
+            bounds = (f" min {lo}" if lo is not None else "") + (f" max {hi}" if hi is not None else "")
+            return f"option name {name} type {type_} default {default}{bounds}"
+        case ArenaOk(version):
+            return f"arenaok {version}"
+        case ReadyOk():
+            return "readyok"
+        case Move(token):
+            return f"move {token}"
+        case Resign():
+            return "resign"
+        case Info(text):
+            return f"info {text}"
+    raise TypeError(f"not an engine message: {msg!r}")
+
+
+# -- referee -> engine ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hello:
+    version: int
+
+
+@dataclass(frozen=True)
+class SetOption:
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class NewGame:
+    game: str
+    seat: int
+    players: int
+    options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Seed:
+    value: int
+
+
+@dataclass(frozen=True)
+class Private:
+    payload: str
+
+
+@dataclass(frozen=True)
+class IsReady:
+    pass
+
+
+@dataclass(frozen=True)
+class Position:
+    setup: str
+    moves: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Go:
+    time: tuple[int, ...] | None = None
+    inc: tuple[int, ...] | None = None
+    movetime: int | None = None
+
+
+@dataclass(frozen=True)
+class GameOver:
+    scores: tuple[float, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Quit:
+    pass
+
+
+RefereeCommand = Union[Hello, SetOption, NewGame, Seed, Private, IsReady, Position, Go, GameOver, Quit]
+
+
+def format_newgame(game: str, seat: int, players: int, option_tokens: Sequence[str]) -> str:
+    return " ".join(["newgame", game, str(seat), str(players), *option_tokens])
+
+
+def format_position(setup: str, moves: Sequence[str]) -> str:
+    return f"position {setup} moves {' '.join(moves)}" if moves else f"position {setup} moves"
+
+
+def format_go(time: Sequence[int] | None = None, inc: Sequence[int] | None = None,
+              movetime: int | None = None) -> str:
+    parts = ["go"]
+    if time is not None:
+        parts += ["time", ",".join(str(int(t)) for t in time)]
+    if inc is not None:
+        parts += ["inc", ",".join(str(int(i)) for i in inc)]
+    if movetime is not None:
+        parts += ["movetime", str(int(movetime))]
+    return " ".join(parts)
+
+
+def format_gameover(scores: Sequence[float], reason: str) -> str:
+    shown = " ".join(_number(s) for s in scores)
+    return f"gameover {shown} {sanitize(reason)}".rstrip()
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def format_command(cmd: RefereeCommand) -> str:
+    match cmd:
+        case Hello(version):
+            return f"arena {version}"
+        case SetOption(name, value):
+            return f"setoption {name} {value}"
+        case NewGame(game, seat, players, options):
+            return format_newgame(game, seat, players, [f"{k}={v}" for k, v in options.items()])
+        case Seed(value):
+            return f"seed {value}"
+        case Private(payload):
+            return f"private {payload}"
+        case IsReady():
+            return "isready"
+        case Position(setup, moves):
+            return format_position(setup, moves)
+        case Go(time, inc, movetime):
+            return format_go(time, inc, movetime)
+        case GameOver(scores, reason):
+            return format_gameover(scores, reason)
+        case Quit():
+            return "quit"
+    raise TypeError(f"not a referee command: {cmd!r}")
+
+
+def parse_command(line: str) -> RefereeCommand | None:
+    """Decode one line from the referee (engine side).  Empty lines give None."""
+    words = line.split()
+    if not words:
+        return None
+    head, args = words[0], words[1:]
+    try:
+        match head:
+            case "arena":
+                return Hello(int(args[0]))
+            case "setoption":
+                return SetOption(args[0], " ".join(args[1:]))
+            case "newgame":
+                options = dict(_split_option(tok) for tok in args[3:])
+                return NewGame(args[0], int(args[1]), int(args[2]), options)
+            case "seed":
+                return Seed(int(args[0]))
+            case "private":
+                return Private(" ".join(args))
+            case "isready":
+                return IsReady()
+            case "position":
+                if len(args) < 2 or args[1] != "moves":
+                    raise ProtocolError("position needs '<setup> moves ...'")
+                return Position(args[0], tuple(args[2:]))
+            case "go":
+                return _parse_go(args)
+            case "gameover":
+                numbers = []
+                for word in args:
+                    try:
+                        numbers.append(float(word))
+                    except ValueError:
+                        break
+                return GameOver(tuple(numbers), " ".join(args[len(numbers):]))
+            case "quit":
+                return Quit()
+    except (IndexError, ValueError) as exc:
+        if isinstance(exc, ProtocolError):
+            raise
+        raise ProtocolError(f"malformed {head!r} command: {sanitize(line)!r}") from None
+    raise ProtocolError(f"unknown command: {sanitize(line)!r}")
+
+
+def _split_option(token: str) -> tuple[str, str]:
+    key, eq, value = token.partition("=")
+    if not eq or not key:
+        raise ProtocolError(f"game option must be key=value, got {token!r}")
+    return key, value
+
+
+def _parse_go(args: list[str]) -> Go:
+    values: dict[str, str] = {}
+    for key, value in zip(args[::2], args[1::2]):
+        if key not in ("time", "inc", "movetime"):
+            raise ProtocolError(f"unknown go parameter {key!r}")
+        values[key] = value
+    if len(args) % 2:
+        raise ProtocolError("go parameters come in key value pairs")
+    per_seat = lambda key: tuple(int(v) for v in values[key].split(",")) if key in values else None
+    movetime = int(values["movetime"]) if "movetime" in values else None
+    return Go(per_seat("time"), per_seat("inc"), movetime)

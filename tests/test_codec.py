@@ -1,0 +1,61 @@
+import pytest
+from hypothesis import given, strategies as st
+
+from protocol import codec
+from protocol.codec import (ArenaOk, GameOver, Go, Hello, Id, Info, IsReady, Move, NewGame, OptionDecl,
+                            Position, Private, ProtocolError, Quit, ReadyOk, Resign, Seed, SetOption)
+
+
+@pytest.mark.parametrize("msg", [
+    Id("name", "Deep Hex 2"), Id("author", "Ann"), OptionDecl("depth", "int", "3", "1", "9"),
+    OptionDecl("book", "string", "none"), ArenaOk(1), ReadyOk(), Move("c3,e5,g2"), Move("swap"),
+    Resign(), Info("depth 3 score 0.5"),
+])
+def test_engine_messages_round_trip(msg):
+    assert codec.parse_engine_line(codec.format_engine_message(msg)) == msg
+
+
+@pytest.mark.parametrize("cmd", [
+    Hello(1), SetOption("depth", "5"), NewGame("hex", 1, 2, {"size": "9", "swap": "true"}), Seed(42),
+    Private("hidden green"), IsReady(), Position("start", ()), Position("start", ("e5", "swap")),
+    Go((1000, 2000), (10, 10), 500), Go(movetime=100), Go(), GameOver((14.0, 11.0, 9.0), "no move left"),
+    Quit(),
+])
+def test_referee_commands_round_trip(cmd):
+    assert codec.parse_command(codec.format_command(cmd)) == cmd
+
+
+def test_empty_lines_and_carriage_returns():
+    assert codec.parse_engine_line("") is None
+    assert codec.parse_engine_line("move e5\r") == Move("e5")
+    assert codec.parse_command("   ") is None
+
+
+@pytest.mark.parametrize("line", [
+    "move", "move e5 f6", "bestmove e5", "readyok now", "arenaok one", "id colour red",
+    "option name x", "= e5", "MOVE e5", "x" * (codec.MAX_LINE + 1),
+])
+def test_malformed_engine_lines_are_rejected_with_the_line(line):
+    with pytest.raises(ProtocolError):
+        codec.parse_engine_line(line)
+
+
+@pytest.mark.parametrize("line", ["arena", "arena x", "newgame hex", "newgame hex 0 2 size",
+                                  "position start e5", "go time", "go depth 3", "seed x", "bogus"])
+def test_malformed_referee_lines_are_rejected(line):
+    with pytest.raises(ProtocolError):
+        codec.parse_command(line)
+
+
+def test_sanitize_strips_terminal_escapes_and_truncates():
+    assert codec.sanitize("\x1b[31mred\x1b[0m\x07 ok") == "red ok"
+    assert len(codec.sanitize("y" * 500, 50)) == 50
+
+
+@given(st.text(max_size=300))
+def test_parser_never_raises_anything_but_protocol_error(line):
+    for parse in (codec.parse_engine_line, codec.parse_command):
+        try:
+            parse(line)
+        except ProtocolError:
+            pass

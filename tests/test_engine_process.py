@@ -1,0 +1,123 @@
+"""The referee side of the protocol against real engine subprocesses."""
+
+import sys
+import textwrap
+
+import pytest
+
+from arena.engine import EngineFault, EngineProcess, EngineSpec
+from arena.match import TimeControl, play_game
+from arena.rules import make_game
+
+
+def script_engine(tmp_path, body: str) -> EngineSpec:
+    path = tmp_path / "engine.py"
+    path.write_text(textwrap.dedent(body))
+    return EngineSpec("scripted", (sys.executable, str(path)))
+
+
+def test_handshake_identity_and_options(python_engine):
+    proc = EngineProcess(EngineSpec("r", python_engine("engines.random_engine")))
+    proc.start()
+    try:
+        assert proc.identity == {"name": "random", "author": "arena"}
+        assert proc.alive
+    finally:
+        proc.quit()
+    assert not proc.alive and proc.proc is None
+
+
+def test_sdk_engines_play_a_full_game_through_subprocesses(python_engine):
+    game = make_game("hex", {"size": 7})
+    procs = [EngineProcess(EngineSpec(n, python_engine(m))) for n, m in
+             (("random", "engines.random_engine"), ("pathfinder", "engines.hex_pathfinder"))]
+    for p in procs:
+        p.start()
+    try:
+        result = play_game(game, procs, seed=5, time_control=TimeControl(movetime_ms=2000))
+    finally:
+        for p in procs:
+            p.quit()
+    rec = result.record
+    assert rec["termination"] == "normal" and rec["winner"] in (0, 1)
+    replay = game.initial_state()
+    for move in rec["moves"]:
+        replay.play(move)
+    assert replay.winner() == rec["winner"]
+    assert len(rec["times_ms"]) == len(rec["moves"])
+    assert result.faulted_seats == []
+
+
+def test_same_seed_same_game(python_engine):
+    def one():
+        game = make_game("hex", {"size": 6})
+        procs = [EngineProcess(EngineSpec("r", python_engine("engines.random_engine"))) for _ in range(2)]
+        for p in procs:
+            p.start()
+        try:
+            return play_game(game, procs, seed=11, time_control=TimeControl(movetime_ms=2000)).record["moves"]
+        finally:
+            for p in procs:
+                p.quit()
+    assert one() == one()
+
+
+def faulty_game(tmp_path, python_engine, body, **tc):
+    bad = script_engine(tmp_path, body)
+    procs = [EngineProcess(bad), EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
+    for p in procs:
+        p.start()
+    try:
+        return play_game(make_game("hex", {"size": 5}), procs, seed=1,
+                         time_control=TimeControl(movetime_ms=tc.get("movetime_ms", 300), margin_ms=50))
+    finally:
+        for p in procs:
+            p.quit()
+
+
+HEADER = """
+import sys, time
+def out(s):
+    sys.stdout.write(s + "\\n"); sys.stdout.flush()
+for line in sys.stdin:
+    w = line.split()
+    if not w: continue
+    if w[0] == "arena": out("arenaok 1")
+    elif w[0] == "isready": out("readyok")
+    elif w[0] == "quit": break
+"""
+
+
+@pytest.mark.parametrize("action,code,reason", [
+    ('elif w[0] == "go": out("move zz99")', "illegal", "not a cell"),
+    ('elif w[0] == "go": time.sleep(5)', "timeout", "no move within 350 ms"),
+    ('elif w[0] == "go": out("bestmove c3")', "protocol", "not a protocol v1 engine line"),
+    ('elif w[0] == "go": sys.exit(3)', "crash", "exit code 3"),
+    ('elif w[0] == "go": out("resign")', "resign", "resigned"),
+])
+def test_misbehaving_engine_loses_with_a_recorded_reason(tmp_path, python_engine, action, code, reason):
+    result = faulty_game(tmp_path, python_engine, HEADER + "    " + action + "\n")
+    rec = result.record
+    assert rec["termination"] == code
+    assert reason in rec["reason"]
+    assert rec["forfeit_seat"] == 0 and rec["winner"] == 1 and rec["scores"] == [0.0, 1.0]
+
+
+def test_engine_that_never_answers_the_handshake(tmp_path):
+    spec = script_engine(tmp_path, "import time\ntime.sleep(60)\n")
+    proc = EngineProcess(spec)
+    import arena.engine as engine_module
+    old = engine_module.HANDSHAKE_TIMEOUT
+    engine_module.HANDSHAKE_TIMEOUT = 0.5
+    try:
+        with pytest.raises(EngineFault) as err:
+            proc.start()
+    finally:
+        engine_module.HANDSHAKE_TIMEOUT = old
+        proc.kill()
+    assert err.value.code == "handshake"
+
+
+def test_missing_program_is_a_clear_fault():
+    with pytest.raises(EngineFault, match="cannot start"):
+        EngineProcess(EngineSpec("x", ("/nonexistent/engine",))).start()

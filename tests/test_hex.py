@@ -1,0 +1,169 @@
+"""Every rule of the Hex seed (003), through the referee's public interface."""
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from arena.rules import IllegalMove, OptionError, make_game
+
+
+def play(moves, **options):
+    state = make_game("hex", options).initial_state()
+    for move in moves:
+        state.play(move)
+    return state
+
+
+def test_red_moves_first_then_players_alternate():
+    state = play([], size=5)
+    assert state.current_player() == 0
+    state.play("c3")
+    assert state.current_player() == 1
+    state.play("a1")
+    assert state.current_player() == 0
+
+
+@pytest.mark.parametrize("move,reason", [
+    ("pass", "not a cell"), ("z9", "not a cell"), ("f1", "not a cell"), ("a6", "not a cell"),
+    ("", "not a cell"), ("C3", "not a cell"), ("c3 ", "not a cell"),
+])
+def test_moves_off_the_board_are_illegal_and_there_is_no_passing(move, reason):
+    with pytest.raises(IllegalMove) as err:
+        play(["c3"], size=5).play(move)
+    assert reason in err.value.reason
+
+
+def test_occupied_cell_is_illegal_and_state_is_unchanged():
+    state = play(["c3"], size=5, swap=False)
+    with pytest.raises(IllegalMove, match="occupied"):
+        state.play("c3")
+    assert state.moves == ["c3"] and state.current_player() == 1
+
+
+def test_stones_are_never_captured_or_moved():
+    rng = random.Random(1)
+    state = play([], size=7)
+    placed = {}
+    while not state.is_terminal():
+        move = rng.choice([m for m in state.legal_moves() if m != "swap"])
+        placed[move] = state.current_player()
+        state.play(move)
+        for name, colour in placed.items():
+            assert state.cells[state.game.board.index(name)] == colour
+
+
+def test_red_wins_with_a_bending_chain_while_empty_cells_remain():
+    # Red: b1 b2 a3 a4 b4 c4? build a bending top-bottom chain on 4x4; Blue plays far away
+    red = ["c1", "c2", "b3", "a4"]          # c1-c2 (down), c2-b3 (down-left), b3-a4 (down-left)
+    blue = ["a1", "d2", "d3"]
+    moves = [m for pair in zip(red, blue + [None]) for m in pair if m]
+    state = play(moves, size=4, swap=False)
+    assert state.is_terminal() and state.winner() == 0
+    assert state.scores() == [1.0, 0.0]
+    assert state.legal_moves() == [] and "." in state.render()
+    assert state.details()["winning_chain"] == ["c1", "c2", "b3", "a4"]
+
+
+def test_blue_wins_joining_left_and_right():
+    red = ["a1", "b1", "c1", "a3"]
+    blue = ["a2", "b2", "c2", "d2"]
+    moves = [m for pair in zip(red, blue) for m in pair]
+    state = play(moves, size=4, swap=False)
+    assert state.winner() == 1 and state.end_reason() == "Blue connected"
+    assert state.details()["winning_chain"] == ["a2", "b2", "c2", "d2"]
+
+
+def test_stones_facing_across_a_gap_are_not_connected():
+    # b1 and a3 form a bridge-like gap via a2/b2 empty: Red has top-bottom? No: bridge is not a connection.
+    state = play(["b1", "d1", "a3", "d2", "a4", "d3"], size=4, swap=False)
+    assert not state.is_terminal()
+    state.play("a2")  # completes b1-a2-a3-a4
+    assert state.winner() == 0
+
+
+def test_move_after_the_end_is_illegal():
+    state = play(["a1", "b1", "a2", "b2", "a3", "b3", "a4"], size=4, swap=False)
+    assert state.winner() == 0
+    with pytest.raises(IllegalMove, match="over"):
+        state.play("d4")
+
+
+def test_corner_touches_a_red_and_a_blue_edge():
+    state = play(["a1"], size=2, swap=False)
+    state.play("b1")
+    state.play("a2")  # a1-a2 joins top and bottom on 2x2
+    assert state.winner() == 0
+    state = play(["b2", "a1", "a2", "b1"], size=2, swap=False)  # blue a1-b1 joins left and right
+    assert state.winner() == 1
+
+
+def test_swap_example_from_the_seed_row_2_column_5_becomes_row_5_column_2():
+    state = play(["e2", "swap"], size=9)
+    board = state.game.board
+    assert state.cells[board.index("e2")] == -1
+    assert state.cells[board.index("b5")] == 1        # Blue's stone on the mirror cell
+    assert state.current_player() == 0                # then it is Red's turn again
+    assert state.moves == ["e2", "swap"]
+
+
+def test_swapped_stone_keeps_its_value_for_blue():
+    state = play(["a2", "swap"], size=2)     # Blue gets b1
+    state.play("a1")
+    state.play("a2")                          # Blue a2-b1 joins left and right
+    assert state.winner() == 1
+
+
+@pytest.mark.parametrize("moves,reason", [
+    ([], "only allowed as Blue's first move"),
+    (["c3", "d4"], "only allowed as Blue's first move"),
+    (["c3", "swap", "d4"], "only allowed as Blue's first move"),
+])
+def test_swap_only_right_after_the_first_stone_and_only_once(moves, reason):
+    state = play(moves, size=5)
+    with pytest.raises(IllegalMove, match=reason):
+        state.play("swap")
+    assert "swap" not in state.legal_moves()
+
+
+def test_swap_is_illegal_when_the_rule_is_off():
+    state = play(["c3"], size=5, swap=False)
+    with pytest.raises(IllegalMove, match="swap rule is off"):
+        state.play("swap")
+    assert "swap" in play(["c3"], size=5).legal_moves()
+
+
+def test_swap_of_a_diagonal_stone_lands_on_the_same_cell():
+    state = play(["c3", "swap"], size=5)
+    assert state.cells[state.game.board.index("c3")] == 1
+
+
+def test_board_sizes_and_options_are_validated():
+    assert len(play([], size=2).legal_moves()) == 4
+    assert len(play([], size=26).legal_moves()) == 676
+    for bad in ({"size": 1}, {"size": 27}, {"size": "big"}, {"colour": "red"}):
+        with pytest.raises(OptionError):
+            make_game("hex", bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(2, 9), seed=st.integers(0, 2**32), swap=st.booleans())
+def test_random_games_always_end_with_a_winner_and_replay_identically(size, seed, swap):
+    rng = random.Random(seed)
+    game = make_game("hex", {"size": size, "swap": swap})
+    state = game.initial_state()
+    snapshots = []
+    while not state.is_terminal():
+        snapshots.append(state.clone())
+        state.play(rng.choice(state.legal_moves()))
+    assert state.winner() in (0, 1)  # no draws, ever
+    assert len(state.moves) <= size * size + 1
+    chain = state.details()["winning_chain"]
+    board = game.board
+    assert all(board.index(b) in board.neighbours[board.index(a)] for a, b in zip(chain, chain[1:]))
+    replay = game.initial_state()
+    for move in state.moves:
+        replay.play(move)
+    assert replay.winner() == state.winner() and replay.cells == state.cells
+    # clones taken along the way were not affected by later moves
+    assert all(not s.is_terminal() for s in snapshots)

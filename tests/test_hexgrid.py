@@ -1,0 +1,60 @@
+from arena.hexgrid import OFF_BOARD, Board, connected_components, reachable
+
+
+def test_rhombus_names_and_neighbour_convention():
+    b = Board.rhombus(5)
+    assert len(b) == 25
+    assert b.name(0) == "a1" and b.name(1) == "b1" and b.name(5) == "a2"
+    # (r, c) = (2, 2) is c3; neighbours (r, c±1), (r-1, c), (r-1, c+1), (r+1, c), (r+1, c-1)
+    expected = {"b3", "d3", "c2", "d2", "c4", "b4"}
+    assert {b.name(n) for n in b.neighbours[b.index("c3")]} == expected
+    assert {b.name(n) for n in b.neighbours[b.index("a1")]} == {"b1", "a2"}
+    assert {b.name(n) for n in b.neighbours[b.index("e1")]} == {"d1", "e2", "d2"}
+
+
+def test_hexhex_has_3s2_minus_3s_plus_1_cells_and_six_sides():
+    for side in range(2, 8):
+        b = Board.hexhex(side)
+        assert len(b) == 3 * side * side - 3 * side + 1
+        sides = b.hexhex_sides()
+        assert all(len(s) == side for s in sides)
+        # each corner lies on exactly two adjacent sides
+        corners = [c for c in b if sum(c in s for s in sides) == 2]
+        assert len(corners) == 6
+    b = Board.hexhex(5)
+    assert b.lookup("a1") is None and b.lookup("e1") is not None and b.lookup("a5") is not None
+    assert all(len(b.neighbours[i]) in (3, 4, 6) for i in b)
+
+
+def test_steps_are_opposite_and_rays_stop_at_edge():
+    b = Board.hexhex(4)
+    for i in b:
+        for d in range(6):
+            j = b.step[d][i]
+            if j != OFF_BOARD:
+                assert b.step[(d + 3) % 6][j] == i
+    centre = b.index("d4")
+    assert [b.name(c) for c in b.ray(centre, 0)] == ["e4", "f4", "g4"]
+
+
+def test_line_between_and_distance():
+    b = Board.rhombus(9)
+    assert [b.name(c) for c in b.line_between(b.index("a1"), b.index("a4"))] == ["a2", "a3"]
+    assert b.line_between(b.index("a1"), b.index("b3")) is None
+    assert [b.name(c) for c in b.line_between(b.index("d1"), b.index("a4"))] == ["c2", "b3"]
+    assert b.distance(b.index("a1"), b.index("c3")) == 4
+
+
+def test_components_and_reachable():
+    b = Board.rhombus(3)
+    cells = [b.index(n) for n in ("a1", "b1", "c3")]
+    groups = sorted(sorted(b.name(c) for c in g) for g in connected_components(cells, b.neighbours))
+    assert groups == [["a1", "b1"], ["c3"]]
+    wall = {b.index(n) for n in ("a2", "b2", "c1")}
+    seen = reachable([b.index("a1")], b.neighbours, lambda c: c not in wall)
+    assert {b.name(c) for c in seen} == {"a1", "b1"}
+
+
+def test_render_shifts_rows():
+    text = Board.rhombus(3).render(lambda i: ".")
+    assert text.splitlines()[1:] == ["  1 . . .", "  2  . . .", "  3   . . ."]

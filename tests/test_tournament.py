@@ -1,0 +1,192 @@
+"""`arena run`, `arena play` and `arena verify` end to end through the real CLI."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.ratings import standings
+from arena.scheduler import round_robin
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def arena(*args, input=None):
+    """Run the installed CLI as a real process (workers, logging and exit codes included)."""
+    return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True,
+                          text=True, input=input, cwd=ROOT, timeout=300)
+
+
+def write_tournament(tmp_path, text):
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    return path
+
+
+HEX5 = """
+name = "hex5"
+game = "hex"
+rounds = 3
+seed = 9
+workers = 2
+[options]
+size = 5
+[time_control]
+movetime_ms = 2000
+[[engines]]
+name = "random"
+command = ["{python}", "-m", "engines.random_engine"]
+[[engines]]
+name = "pathfinder"
+command = ["{python}", "-m", "engines.hex_pathfinder"]
+[[engines]]
+name = "random2"
+command = ["{python}", "-m", "engines.random_engine"]
+"""
+
+
+def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
+    out = tmp_path / "out"
+    proc = arena("run", write_tournament(tmp_path, HEX5), "--workers", 2, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    expected_games = 3 * 2 * 3  # pairings x seat orders x rounds
+    db = sqlite3.connect(out / "arena.db")
+    rows = db.execute("SELECT id, record FROM games ORDER BY id").fetchall()
+    assert [r[0] for r in rows] == list(range(expected_games))
+    records = [json.loads(r[1]) for r in rows]
+    # every pairing plays the same number of games in each seat order
+    orders = {}
+    for rec in records:
+        orders[tuple(rec["players"])] = orders.get(tuple(rec["players"]), 0) + 1
+    assert set(orders.values()) == {3} and len(orders) == 6
+    # the JSON Lines mirror holds the same games, and every record re-verifies as it is
+    lines = (out / "games.jsonl").read_text().splitlines()
+    assert sorted(json.loads(l)["id"] for l in lines) == list(range(expected_games))
+    verdicts = arena("verify", out / "games.jsonl")
+    assert verdicts.returncode == 0, verdicts.stdout + verdicts.stderr
+    for verdict, rec in zip(map(json.loads, verdicts.stdout.splitlines()), map(json.loads, lines)):
+        assert verdict["ok"] and verdict["over"] and verdict["winner"] == rec["winner"]
+    # table: printed and in results.json, matching a recomputation from the stored games
+    results = json.loads((out / "results.json").read_text())
+    table = results["standings"]
+    assert [row["engine"] for row in table][0] == "pathfinder"
+    assert sum(row["games"] for row in table) == 2 * expected_games
+    assert sum(row["wins"] for row in table) == expected_games
+    recomputed = standings(["random", "pathfinder", "random2"], records, 2)
+    assert [round(s.mu, 2) for s in recomputed] == [row["mu"] for row in table]
+    for header in ("rank", "engine", "games", "wins", "losses", "draws", "score %", "mu", "sigma", "mu-3sigma"):
+        assert header in proc.stdout
+    assert "pathfinder" in proc.stdout.split("mu-3sigma")[1].splitlines()[2]
+    assert (out / "arena.log").exists()
+
+
+def test_rerun_resumes_without_replaying_or_duplicating(tmp_path):
+    out = tmp_path / "out"
+    path = write_tournament(tmp_path, HEX5.replace("rounds = 3", "rounds = 1"))
+    assert arena("run", path, "--out", out, "-q").returncode == 0
+    # raise the rounds: only the new games are played
+    path.write_text(HEX5.replace("rounds = 3", "rounds = 2"))
+    proc = arena("run", path, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "6 games played, 6 resumed" in proc.stdout
+    ids = [json.loads(l)["id"] for l in (out / "games.jsonl").read_text().splitlines()]
+    assert sorted(ids) == list(range(12))
+
+
+def test_ratings_do_not_depend_on_finishing_order():
+    schedule = round_robin(["a", "b", "c"], 2, 2, 1)
+    records = [{"id": g.index, "players": list(g.seats), "places": [0, 1] if g.index % 3 else [1, 0]}
+               for g in schedule]
+    forward = standings(["a", "b", "c"], records, 2)
+    backward = standings(["a", "b", "c"], list(reversed(records)), 2)
+    assert [(s.engine, s.mu, s.sigma) for s in forward] == [(s.engine, s.mu, s.sigma) for s in backward]
+
+
+def test_schedule_plays_every_seat_order_equally_with_shared_seeds():
+    games = round_robin(["a", "b", "c", "d"], 3, 2, 7)
+    assert len(games) == 4 * 6 * 2
+    seats = {}
+    for g in games:
+        for seat, name in enumerate(g.seats):
+            seats[(name, seat)] = seats.get((name, seat), 0) + 1
+    assert len(set(seats.values())) == 1
+    by_table = {}
+    for g in games:
+        by_table.setdefault((g.round, frozenset(g.seats)), set()).add(g.seed)
+    assert all(len(s) == 1 for s in by_table.values())
+
+
+@pytest.mark.parametrize("text,message", [
+    ("name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['true']\n", "engines"),
+    ("name = 'x'\ngame = 'chess'\n[[engines]]\nname='a'\ncommand=['true']\n[[engines]]\nname='b'\ncommand=['true']\n", "unknown game 'chess'"),
+    ("name = 'x'\ngame = 'hex'\nrounds = 'many'\n", "rounds"),
+    ("name = 'x'\ngame = 'hex'\ncolour = 1\n", "unknown key 'colour'"),
+    ("name = 'x'\ngame = 'hex'\n[options]\nsize = 99\n" + "[[engines]]\nname='a'\ncommand=['true']\n[[engines]]\nname='b'\ncommand=['true']\n", "less than or equal to 26"),
+    ("name = 'x\ngame = 'hex'\n", "not valid TOML"),
+    ("name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['./nope']\n[[engines]]\nname='b'\ncommand=['true']\n", "does not exist"),
+    ("name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['no-such-engine-xyz']\n[[engines]]\nname='b'\ncommand=['true']\n", "not on PATH"),
+    ("name = '../escape'\ngame = 'hex'\n", "name"),
+])
+def test_bad_tournament_files_give_one_clear_message(tmp_path, text, message):
+    path = write_tournament(tmp_path, text)
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert message in result.output and str(path) in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_tournament_file(tmp_path):
+    result = CliRunner().invoke(main, ["run", str(tmp_path / "nope.toml")])
+    assert result.exit_code == 2 and "no such tournament file" in result.output
+
+
+def test_play_prints_board_result_and_writes_a_verifiable_record(tmp_path):
+    record = tmp_path / "game.json"
+    py = sys.executable
+    proc = arena("play", "--game", "hex", "--option", "size=6", "--seed", "3", "--record", record,
+                 f"{py} -m engines.hex_pathfinder", f"{py} -m engines.random_engine")
+    assert proc.returncode == 0, proc.stderr
+    assert "  1 " in proc.stdout and "wins" in proc.stdout
+    rec = json.loads(record.read_text())
+    assert rec["options"] == {"size": 6, "swap": True}
+    check = arena("verify", "-", input=record.read_text())
+    assert check.returncode == 0 and json.loads(check.stdout)["winner"] == rec["winner"]
+
+
+def test_play_rejects_bad_options_and_seat_counts():
+    result = CliRunner().invoke(main, ["play", "--game", "hex", "-O", "size=1", "a", "b"])
+    assert result.exit_code == 2 and "size" in result.output
+    result = CliRunner().invoke(main, ["play", "--game", "hex", "a"])
+    assert result.exit_code == 2 and "2 seats" in result.output
+
+
+def test_verify_contract():
+    lines = "\n".join([
+        json.dumps({"game": "hex", "options": {"size": 9, "swap": True}, "moves": ["e5", "swap", "c3"]}),
+        json.dumps({"game": "hex", "options": {"size": 3}, "moves": ["a1", "b1", "a2", "b2", "a3", "c3"], "extra": 1}),
+        json.dumps({"game": "hex", "options": {"size": 3}, "moves": ["a1", "a1"]}),
+    ])
+    result = CliRunner().invoke(main, ["verify", "-"], input=lines)
+    assert result.exit_code == 1
+    out = [json.loads(l) for l in result.output.splitlines()]
+    assert out[0] == {"ok": True, "error": None, "over": False, "winner": None, "scores": None, "plies": 3}
+    assert out[1]["ok"] is False and out[1]["error"]["ply"] == 5 and "over" in out[1]["error"]["reason"]
+    assert out[1]["over"] and out[1]["winner"] == 0 and out[1]["scores"] == [1.0, 0.0] and out[1]["plies"] == 5
+    assert out[2]["error"] == {"ply": 1, "move": "a1", "reason": "a1 is already occupied"}
+
+
+@pytest.mark.parametrize("line,message", [
+    ("{not json", "line 1: not valid JSON"),
+    ('{"moves": []}', 'missing "game"'),
+    ('{"game": "hex", "moves": "e5"}', '"moves" must be a list'),
+    ('{"game": "hex", "options": {"size": 0}, "moves": []}', "size"),
+    ('{"game": "nope", "moves": []}', "unknown game"),
+])
+def test_verify_unreadable_input_exits_2_naming_the_line(line, message):
+    result = CliRunner().invoke(main, ["verify", "-"], input=line + "\n")
+    assert result.exit_code == 2 and message in result.output
