@@ -73,12 +73,11 @@ def _parse_part(part: str, what: str, size: int) -> tuple[int, ...]:
 @lru_cache(maxsize=64)
 def parse_layout(text: str) -> Layout:
     """The layout named by the ``layout`` option; ValueError says what is wrong."""
-    parts = STANDARD_CELLS if text == STANDARD else tuple(p.split(",") for p in text.split("/"))
+    parts = [",".join(p) for p in STANDARD_CELLS] if text == STANDARD else text.split("/")
     if len(parts) != 3:
         raise ValueError(f"expected {LAYOUT_SYNTAX}; got {text!r}")
-    red, blue, black = (
-        _parse_part(",".join(p), what, size) for p, what, size in zip(parts, LAYOUT_PARTS, LAYOUT_SIZES)
-    )
+    red, blue, black = (_parse_part(p, what, size)
+                        for p, what, size in zip(parts, LAYOUT_PARTS, LAYOUT_SIZES))
     for (a, what_a), (b, what_b) in (((red, "red base"), (blue, "blue base")),
                                       ((red, "red base"), (black, "black hexes")),
                                       ((blue, "blue base"), (black, "black hexes"))):
