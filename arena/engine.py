@@ -300,10 +300,20 @@ class EngineProcess:
             return f"engine {what} (process still running)"
         if code < 0:
             try:
-                return f"engine {what}: killed by signal {signal.Signals(-code).name}"
+                status = f"killed by signal {signal.Signals(-code).name}"
             except ValueError:
-                return f"engine {what}: killed by signal {-code}"
-        return f"engine {what}: exit code {code}"
+                status = f"killed by signal {-code}"
+        else:
+            status = f"exit code {code}"
+        return f"engine {what}: {status}{self._last_stderr_line()}"
+
+    def _last_stderr_line(self) -> str:
+        """The engine's last words on stderr (often a traceback's last line), for the record."""
+        if self.proc is not None and self.proc.stderr is not None:
+            while (chunk := self._read_chunk(self.proc.stderr)) and len(self.stderr_tail) < STDERR_KEEP:
+                self.stderr_tail += chunk[: STDERR_KEEP - len(self.stderr_tail)]
+        lines = [l for l in self.stderr_tail.decode(errors="replace").splitlines() if l.strip()]
+        return f"; last stderr line: {codec.sanitize(lines[-1], 160)!r}" if lines else ""
 
     def _log_info(self, text: str) -> None:
         self._info_lines += 1

@@ -59,7 +59,9 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
     started = datetime.now(timezone.utc)
     t0 = time.monotonic()
     state = game.initial_state(seed)
-    engine_seeds = [derive_seed(seed, "engine", seat) for seat in range(game.players)]
+    names = list(names or [e.spec.name for e in engines])
+    # Keyed by engine name too, so mirrored seat orders of one setup are different games.
+    engine_seeds = [derive_seed(seed, "engine", seat, name) for seat, name in enumerate(names)]
     times_ms: list[int] = []
     forfeit: _Forfeit | None = None
     try:
@@ -67,7 +69,7 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
         _play_moves(state, engines, time_control, times_ms)
     except _Forfeit as exc:
         forfeit = exc
-    record = _record(game, state, names or [e.spec.name for e in engines], seed, engine_seeds,
+    record = _record(game, state, names, seed, engine_seeds,
                      times_ms, forfeit)
     record["started"] = started.isoformat(timespec="seconds")
     record["duration_s"] = round(time.monotonic() - t0, 3)
@@ -133,14 +135,14 @@ def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_se
         "times_ms": times_ms,
     }
     if forfeit is not None:
-        scores = [0.0 if seat == forfeit.seat else 1.0 for seat in range(game.players)]
+        scores, places = _forfeit_result(state, forfeit.seat)
         record.update(
             termination=forfeit.code,
             reason=f"{names[forfeit.seat]} (seat {forfeit.seat}): {forfeit.reason}",
             forfeit_seat=forfeit.seat,
-            winner=(1 - forfeit.seat) if game.players == 2 else None,
+            winner=places.index(0) if places.count(0) == 1 else None,
             scores=scores,
-            places=[1 if seat == forfeit.seat else 0 for seat in range(game.players)],
+            places=places,
             details={},
         )
     else:
@@ -154,6 +156,24 @@ def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_se
             details=state.details(),
         )
     return record
+
+
+def _forfeit_result(state: State, offender: int) -> tuple[list[float], list[int]]:
+    """Scores and places after a forfeit (PROTOCOL.md section 7): the offender is last
+    alone; with more than two seats the others are placed by their scores so far."""
+    players = state.game.players
+    if players == 2:
+        scores = [0.0 if seat == offender else 1.0 for seat in range(2)]
+        return scores, [1 if seat == offender else 0 for seat in range(2)]
+    try:
+        scores = list(state.scores())
+    except ValueError:  # a game without running scores: the others share first place
+        scores = [1.0] * players
+        scores[offender] = 0.0
+    others = [scores[s] for s in range(players) if s != offender]
+    places = [sum(1 for o in others if o > scores[s]) for s in range(players)]
+    places[offender] = players - 1
+    return scores, places
 
 
 def _tell_result(engines: Sequence[EngineProcess], record: dict[str, Any]) -> None:

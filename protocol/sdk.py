@@ -137,6 +137,8 @@ class _Session:
         state = self.state
         if state is None or setup != self.setup or tuple(state.moves) != moves[: len(state.moves)]:
             state = self.engine.game.state_from_setup(setup)
+            for payload in self.engine.private:
+                state.apply_private(self.engine.seat, payload)
             self.setup = setup
         for move in moves[len(state.moves):]:
             state.play(move)

@@ -93,6 +93,7 @@ for line in sys.stdin:
     ('elif w[0] == "go": time.sleep(5)', "timeout", "no move within 350 ms"),
     ('elif w[0] == "go": out("bestmove c3")', "protocol", "not a protocol v1 engine line"),
     ('elif w[0] == "go": sys.exit(3)', "crash", "exit code 3"),
+    ('elif w[0] == "go": raise RuntimeError("out of ideas")', "crash", "RuntimeError: out of ideas"),
     ('elif w[0] == "go": out("resign")', "resign", "resigned"),
 ])
 def test_misbehaving_engine_loses_with_a_recorded_reason(tmp_path, python_engine, action, code, reason):

@@ -14,7 +14,7 @@ whitespace, e.g. ``e5``, ``swap``, ``c3,e5,g2`` or ``c3-c7``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Literal, Mapping, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -51,7 +51,7 @@ class Game(ABC):
     def from_options(cls, raw: Mapping[str, Any] | None = None) -> "Game":
         """Validate raw options (from a tournament file, CLI or record)."""
         try:
-            options = cls.Options.model_validate(dict(raw or {}))
+            options = cls.Options.model_validate(_literal_ints(cls.Options, dict(raw or {})))
         except ValidationError as exc:
             raise OptionError(describe_validation_error(cls.name, exc, cls.Options)) from None
         return cls(options)
@@ -131,6 +131,11 @@ class State(ABC):
         """Protocol ``private`` payloads for ``seat`` only (hidden pieces); usually none."""
         return []
 
+    def apply_private(self, seat: int, payload: str) -> None:
+        """Learn a ``private`` payload meant for ``seat`` (engine side); raises ValueError
+        for payloads the game does not send."""
+        raise ValueError(f"{self.game.name} sends no private information, got {payload!r}")
+
     def details(self) -> dict[str, Any]:
         """Extra facts for the game record (winning chain, territory, revealed pieces)."""
         return {}
@@ -139,6 +144,19 @@ class State(ABC):
         """Finishing place per seat (0 = first); equal scores share a place."""
         scores = self.scores()
         return [sum(1 for other in scores if other > mine) for mine in scores]
+
+
+def _literal_ints(model: type[BaseModel], raw: dict[str, Any]) -> dict[str, Any]:
+    """Options arrive as text from the protocol and the CLI; pydantic converts "9" for an
+    int field but not for ``Literal[2, 3]``, so convert those here."""
+    for key, value in raw.items():
+        field = model.model_fields.get(key)
+        if field is None or not isinstance(value, str) or get_origin(field.annotation) is not Literal:
+            continue
+        choices = get_args(field.annotation)
+        if all(type(c) is int for c in choices) and value.lstrip("-").isdigit():
+            raw[key] = int(value)
+    return raw
 
 
 def format_option_value(value: Any) -> str:

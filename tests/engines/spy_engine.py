@@ -1,0 +1,20 @@
+"""A random engine that also writes every line it receives to the file named in argv[1]."""
+
+import sys
+
+from engines.random_engine import RandomEngine
+from protocol.sdk import run
+
+
+def main() -> None:
+    with open(sys.argv[1], "a", encoding="utf-8") as transcript:
+        def lines():
+            for line in sys.stdin:
+                transcript.write(line)
+                transcript.flush()
+                yield line
+        run(RandomEngine(), stdin=lines())
+
+
+if __name__ == "__main__":
+    main()

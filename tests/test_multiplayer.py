@@ -1,0 +1,65 @@
+"""Three-seat games and hidden information through real engine subprocesses."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.engine import EngineProcess, EngineSpec
+from arena.match import TimeControl, play_game
+from arena.rules import make_game
+
+ROOT = Path(__file__).resolve().parent.parent
+SPY = str(Path(__file__).resolve().parent / "engines" / "spy_engine.py")
+
+
+def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path):
+    game = make_game("posies", {"players": 3, "variant": 2})
+    transcripts = [tmp_path / f"seat{s}.txt" for s in range(3)]
+    procs = [EngineProcess(EngineSpec(f"spy{s}", (sys.executable, SPY, str(t)), cwd=str(ROOT)))
+             for s, t in enumerate(transcripts)]
+    for p in procs:
+        p.start()
+    try:
+        rec = play_game(game, procs, seed=77, time_control=TimeControl(movetime_ms=2000)).record
+    finally:
+        for p in procs:
+            p.quit()
+    assert rec["termination"] == "normal", rec["reason"]
+    referee = game.initial_state(77)
+    for seat, path in enumerate(transcripts):
+        text = path.read_text()
+        private = re.findall(r"^private (.*)$", text, re.M)
+        assert private == referee.private_info(seat)  # its own colour, once
+        before_end = text.split("gameover")[0]
+        assert before_end.count("hidden") == 1        # no other seat's piece, ever
+        assert f"newgame posies {seat} 3 " in text
+    # the record shows the hidden posies only because the game is over
+    assert [f"hidden {c}" for c in rec["details"]["hidden"]] == [referee.private_info(s)[0] for s in range(3)]
+    assert len(rec["places"]) == 3 and min(rec["places"]) == 0
+
+
+def test_three_player_tournament_ranks_full_tables(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "arena", "run", "tournaments/posies3.toml", "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(l) for l in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 6 and {len(r["players"]) for r in records} == {3}
+    seats = {}
+    for r in records:
+        assert r["termination"] == "normal", r["reason"]
+        for seat, name in enumerate(r["players"]):
+            seats[(name, seat)] = seats.get((name, seat), 0) + 1
+    assert set(seats.values()) == {2}  # every engine in every seat equally often
+    assert len({r["setup"] for r in records}) == 1  # one setup, played in every seat order
+    results = json.loads((out / "results.json").read_text())
+    for row in results["standings"]:
+        assert row["1st"] + row["2nd"] + row["3rd"] == row["games"] == 6
+    assert "1st" in proc.stdout and "3rd" in proc.stdout
+    verify = subprocess.run([sys.executable, "-m", "arena", "verify", str(out / "games.jsonl")],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert verify.returncode == 0
+    for verdict, r in zip(map(json.loads, verify.stdout.splitlines()), records):
+        assert verdict["scores"] == r["scores"]
