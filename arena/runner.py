@@ -25,6 +25,7 @@ from tabulate import tabulate
 from .engine import EngineFault, EngineProcess, EngineSpec
 from .match import GameResult, TimeControl, forfeit_before_start, play_game
 from .ratings import standings, table_rows
+from .report import render_report
 from .rules import Game, make_game
 from .scheduler import ScheduledGame, round_robin
 from .storage import GameStore
@@ -200,6 +201,8 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
         "standings": [dict(zip(headers, row)) for row in table],
     }
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    page = render_report(f"arena · {t.name}", results, headers, table, records)
+    (out / "report.html").write_text(page, encoding="utf-8")
     text = tabulate(table, headers=headers, floatfmt=".2f")
     return RunSummary(played, resumed, headers, table, text, out)
 

@@ -1,0 +1,60 @@
+"""The HTML report, opened in a real headless Chromium."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
+
+TOURNAMENT = f"""
+name = "report"
+game = "hex"
+rounds = 2
+[options]
+size = 5
+[time_control]
+movetime_ms = 2000
+[[engines]]
+name = "random"
+command = ["{{python}}", "-m", "engines.random_engine"]
+[[engines]]
+name = "pathfinder"
+command = ["{{python}}", "-m", "engines.hex_pathfinder"]
+[[engines]]
+name = "hostile"
+command = ["{{python}}", "{HOSTILE}"]
+"""
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium(tmp_path, *args):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert browser, "Chromium is needed for this test; the README's test command installs it"
+    return subprocess.run([browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_report_renders_in_a_browser_with_untrusted_text_escaped(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text(TOURNAMENT)
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "\x1b" not in run.stdout  # terminal escapes from the engine never reach the terminal
+    report = out / "report.html"
+    dom = chromium(tmp_path, "--dump-dom", report.as_uri()).stdout
+    assert "<title>arena · report</title>" in dom          # the onerror handler never ran
+    assert "<img" not in dom and "&lt;img/src=x/onerror" in dom
+    results = json.loads((out / "results.json").read_text())
+    for row in results["standings"]:
+        assert f'<td class="name">{row["engine"]}</td>' in dom
+    assert "Cross table" in dom and "illegal" in dom
+    shot = tmp_path / "report.png"
+    chromium(tmp_path, f"--screenshot={shot}", "--window-size=1000,800", report.as_uri())
+    assert shot.exists() and shot.stat().st_size > 5000
