@@ -185,6 +185,7 @@ class EngineProcess:
 
     def go(self, position_line: str, go_line: str, limit: float) -> Reply:
         """Send the position and ``go``; wait at most ``limit`` seconds for the answer."""
+        self._discard_unsolicited()
         start = time.monotonic()
         deadline = start + limit
         self.send(f"{position_line}\n{go_line}", deadline)
@@ -259,10 +260,14 @@ class EngineProcess:
             self._fill(deadline, code, reason)
 
     def _fill(self, deadline: float, code: str, reason: str) -> None:
-        assert self._selector is not None
         timeout = deadline - time.monotonic()
         if timeout <= 0:
             raise EngineFault(code, reason)
+        self._pump(timeout)
+
+    def _pump(self, timeout: float) -> None:
+        """Move whatever the engine wrote within ``timeout`` into the buffers."""
+        assert self._selector is not None
         for key, _ in self._selector.select(timeout):
             chunk = self._read_chunk(key.fileobj)
             if chunk is None:
@@ -277,6 +282,15 @@ class EngineProcess:
                     self.stderr_tail += chunk[: STDERR_KEEP - len(self.stderr_tail)]
             else:
                 self._selector.unregister(key.fileobj)
+
+    def _discard_unsolicited(self) -> None:
+        """Lines that came while nothing was asked (PROTOCOL.md section 4): info is logged,
+        anything else, above all a second move, is a violation rather than a future answer."""
+        self._pump(0)
+        while self._buffer.find(b"\n") >= 0:
+            msg = self._read_message(0.0, "protocol", "unreachable: a full line is buffered")
+            if not isinstance(msg, Info):
+                raise EngineFault("protocol", f"{_describe(msg)} sent when no answer was asked for")
 
     @staticmethod
     def _read_chunk(stream) -> bytes | None:

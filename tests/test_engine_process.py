@@ -95,6 +95,8 @@ for line in sys.stdin:
     ('elif w[0] == "go": sys.exit(3)', "crash", "exit code 3"),
     ('elif w[0] == "go": raise RuntimeError("out of ideas")', "crash", "RuntimeError: out of ideas"),
     ('elif w[0] == "go": out("resign")', "resign", "resigned"),
+    ('elif w[0] == "go": out("move " + "abcde"[len(w) % 5] + "1"); out("move e5")', "protocol",
+     "'move e5' sent when no answer was asked for"),
 ])
 def test_misbehaving_engine_loses_with_a_recorded_reason(tmp_path, python_engine, action, code, reason):
     result = faulty_game(tmp_path, python_engine, HEADER + "    " + action + "\n")
