@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import shlex
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,6 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     except ConfigError as exc:
         raise Failure(str(exc)) from None
     out = out or Path("out") / t.name
-    _setup_logging(out, quiet)
 
     def progress(record: dict[str, Any], done: int, total: int) -> None:
         if not quiet:
@@ -61,15 +61,27 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
             click.echo(f"[{done}/{total}] game {record['id']}: {names}: {_result_text(record)}")
 
     try:
+        _setup_logging(out, quiet)
         summary = run_tournament(t, out, workers, progress)
     except StorageError as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt:
         raise Failure(f"interrupted; finished games are kept in {out}. Run the same command to resume.") from None
+    except (OSError, sqlite3.Error) as exc:
+        raise Failure(f"{out}: cannot write the results ({exc}). Check that the output folder is "
+                      f"writable and the disk has room, or choose another with --out.") from None
     click.echo(f"\n{t.name}: {t.data.game}, {summary.played} games played"
                + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else ""))
     click.echo(summary.table)
+    for name, why in summary.dropped.items():
+        click.echo(f"\ndropped: {name}: {why}")
     click.echo(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}")
+    if summary.errors:
+        for error in summary.errors:
+            click.echo(f"arena: {error}", err=True)
+        click.echo(f"arena: {len(summary.errors)} game(s) were not recorded; run the same command "
+                   f"again to play them", err=True)
+        sys.exit(1)
 
 
 @main.command()
@@ -117,7 +129,7 @@ def play(game_name: str, options: tuple[str, ...], movetime: int, margin: int, s
 
 
 @main.command()
-@click.argument("records", type=click.File("r", encoding="utf-8"))
+@click.argument("records", type=click.File("rb"))  # bytes: a non-UTF-8 line is reported by number
 def verify(records) -> None:
     """Check game records (JSON Lines; '-' for stdin) against the rules.
 
@@ -126,7 +138,7 @@ def verify(records) -> None:
     """
     all_ok = True
     try:
-        for verdict in verify_lines(records, records.name):
+        for verdict in verify_lines(records, getattr(records, "name", "<stdin>")):
             all_ok &= verdict["ok"]
             click.echo(json.dumps(verdict))
     except RecordError as exc:

@@ -5,7 +5,9 @@ non-blocking with a deadline, lines are bounded, and whatever goes wrong
 surfaces as one :class:`EngineFault` carrying the termination code recorded in
 the game (``handshake``, ``timeout``, ``protocol``, ``crash``).  The process
 runs in its own process group so that killing it also kills any children it
-forked, and it is always reaped.
+forked, and it is always reaped; :mod:`arena.proctree` adds an environment tag
+(children that left the group are found and killed too) and death with the
+arena process that started it.
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from typing import Sequence
 from protocol import codec
 from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
 
+from . import proctree
+
 log = logging.getLogger("arena.engine")
 
-HANDSHAKE_TIMEOUT = 10.0
+HANDSHAKE_TIMEOUT = 10.0  # default limit for the handshake and for each isready
 QUIT_GRACE = 1.0
+EXIT_WAIT = 0.25          # after end of file, how long to wait for the exit status
 STDERR_KEEP = 64 * 1024
 INFO_KEEP = 1024
 INFO_LINES_PER_GAME = 10_000
@@ -52,6 +57,7 @@ class EngineSpec:
     options: tuple[tuple[str, str], ...] = ()
     memory_mb: int | None = None      # address-space limit, enforced by the kernel
     cpu_seconds: int | None = None    # CPU-time limit per process
+    handshake_ms: int | None = None   # handshake / isready limit (default HANDSHAKE_TIMEOUT)
 
 
 @dataclass
@@ -65,6 +71,7 @@ class Reply:
 @dataclass
 class EngineProcess:
     spec: EngineSpec
+    run_tag: str = ""                 # tags every process of one tournament run (proctree)
     proc: subprocess.Popen[bytes] | None = None
     identity: dict[str, str] = field(default_factory=dict)
     declared_options: list[OptionDecl] = field(default_factory=list)
@@ -72,12 +79,18 @@ class EngineProcess:
     _buffer: bytearray = field(default_factory=bytearray)
     _selector: selectors.BaseSelector | None = None
     _eof: bool = False
+    _exited: bool = False             # the process ended (its stdout may still be open)
+    _pidfd: int | None = None
+    _tag: str = ""
     _info_lines: int = 0
 
     # -- life cycle -----------------------------------------------------------
 
     def start(self) -> None:
         """Start the process and complete the handshake, or raise EngineFault."""
+        self._tag = proctree.new_tag()
+        self._buffer.clear()
+        self._eof = self._exited = False
         try:
             self.proc = subprocess.Popen(
                 list(self.spec.command),
@@ -85,35 +98,43 @@ class EngineProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self.spec.cwd,
+                env=proctree.tagged_environment(self._tag, self.run_tag),
                 start_new_session=True,
-                preexec_fn=self._limits() if (self.spec.memory_mb or self.spec.cpu_seconds) else None,
+                preexec_fn=proctree.child_setup(self.spec.memory_mb, self.spec.cpu_seconds),
             )
         except OSError as exc:
             raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: {exc.strerror}") from None
+        except subprocess.SubprocessError as exc:
+            raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: {exc}") from None
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             os.set_blocking(stream.fileno(), False)
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
         self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
+        self._watch_exit()
         self._handshake()
 
-    def _limits(self):
-        memory = self.spec.memory_mb
-        cpu = self.spec.cpu_seconds
+    def _watch_exit(self) -> None:
+        """Wake the reader when the engine exits, even if a child keeps its stdout open."""
+        assert self.proc is not None and self._selector is not None
+        try:
+            self._pidfd = os.pidfd_open(self.proc.pid)
+        except (AttributeError, OSError):
+            return  # no pidfd (old kernel): an exit is seen at end of file or at the deadline
+        self._selector.register(self._pidfd, selectors.EVENT_READ, "exit")
 
-        def apply() -> None:  # runs in the child between fork and exec
-            import resource
-            if memory:
-                resource.setrlimit(resource.RLIMIT_AS, (memory << 20, memory << 20))
-            if cpu:
-                resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        return apply
+    @property
+    def start_limit(self) -> float:
+        """Seconds allowed for the handshake and for each isready."""
+        ms = self.spec.handshake_ms
+        return ms / 1000 if ms else HANDSHAKE_TIMEOUT
 
     def _handshake(self) -> None:
-        deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+        limit = self.start_limit
+        deadline = time.monotonic() + limit
         self.send(f"arena {codec.VERSION}", deadline)
         while True:
-            msg = self._read_message(deadline, "handshake", "no arenaok within 10 s of 'arena 1'")
+            msg = self._read_message(deadline, "handshake", f"no arenaok within {limit:g} s of 'arena 1'")
             if isinstance(msg, ArenaOk):
                 if msg.version != codec.VERSION:
                     raise EngineFault("handshake", f"engine speaks protocol {msg.version}, arena speaks {codec.VERSION}")
@@ -123,19 +144,20 @@ class EngineProcess:
             elif isinstance(msg, OptionDecl):
                 self.declared_options.append(msg)
             elif not isinstance(msg, Info):
-                raise EngineFault("protocol", f"unexpected line during handshake: {msg!r}")
+                raise EngineFault("protocol", f"unexpected {_describe(msg)} during the handshake")
         for name, value in self.spec.options:
             self.send(f"setoption {name} {value}", deadline)
 
     @property
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None and not self._eof
+        return (self.proc is not None and self.proc.poll() is None
+                and not self._eof and not self._exited)
 
     def quit(self) -> None:
         """Ask the engine to exit, then make sure its whole process group is gone."""
         if self.proc is None:
             return
-        if self.proc.poll() is None and not self._eof:
+        if self.alive:
             try:
                 self.send("quit", time.monotonic() + QUIT_GRACE)
                 self.proc.wait(QUIT_GRACE)
@@ -144,7 +166,7 @@ class EngineProcess:
         self.kill()
 
     def kill(self) -> None:
-        """Kill the process group (children included) and reap the process."""
+        """Kill the process group and every tagged process that left it, and reap."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -153,9 +175,14 @@ class EngineProcess:
         except (ProcessLookupError, PermissionError):
             pass
         proc.wait()
+        proctree.kill_tagged(self._tag)
+        self._drain_stderr(proc)
         if self._selector is not None:
             self._selector.close()
             self._selector = None
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             try:
                 stream.close()
@@ -171,13 +198,14 @@ class EngineProcess:
         lines = [codec.format_newgame(game, seat, players, option_tokens), f"seed {seed}"]
         lines += [f"private {p}" for p in private]
         lines.append("isready")
-        deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+        deadline = time.monotonic() + self.start_limit
         self.send("\n".join(lines), deadline)
         self._await_ready(deadline)
 
     def _await_ready(self, deadline: float) -> None:
+        reason = f"no readyok within {self.start_limit:g} s of 'isready'"
         while True:
-            msg = self._read_message(deadline, "handshake", "no readyok within 10 s of 'isready'")
+            msg = self._read_message(deadline, "handshake", reason)
             if isinstance(msg, ReadyOk):
                 return
             if not isinstance(msg, Info):
@@ -255,8 +283,8 @@ class EngineProcess:
                     raise EngineFault("protocol", "line is not valid UTF-8") from None
             if len(buffer) > codec.MAX_LINE:
                 raise EngineFault("protocol", f"line longer than {codec.MAX_LINE} bytes")
-            if self._eof:
-                raise EngineFault("crash", self._exit_description("closed its output"))
+            if self._eof or self._exited:
+                raise EngineFault("crash", self._crash_description())
             self._fill(deadline, code, reason)
 
     def _fill(self, deadline: float, code: str, reason: str) -> None:
@@ -269,6 +297,9 @@ class EngineProcess:
         """Move whatever the engine wrote within ``timeout`` into the buffers."""
         assert self._selector is not None
         for key, _ in self._selector.select(timeout):
+            if key.data == "exit":
+                self._on_exit()
+                continue
             chunk = self._read_chunk(key.fileobj)
             if chunk is None:
                 continue
@@ -278,10 +309,29 @@ class EngineProcess:
                 else:
                     self._eof = True
             elif chunk:
-                if len(self.stderr_tail) < STDERR_KEEP:
-                    self.stderr_tail += chunk[: STDERR_KEEP - len(self.stderr_tail)]
+                self._keep_stderr(chunk)
             else:
                 self._selector.unregister(key.fileobj)
+
+    def _on_exit(self) -> None:
+        """The process ended: take what it wrote before exiting, then expect nothing more
+        (a child that inherited its stdout may keep the pipe open indefinitely)."""
+        assert self._selector is not None and self.proc is not None and self.proc.stdout is not None
+        self._selector.unregister(self._pidfd)
+        for _ in range(16):  # bounded: a child could keep writing
+            chunk = self._read_chunk(self.proc.stdout)
+            if not chunk:
+                self._eof = chunk == b""
+                break
+            self._buffer += chunk
+        self._exited = True
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        """Keep the last STDERR_KEEP bytes (a crash's last words are at the end)."""
+        tail = self.stderr_tail
+        tail += chunk
+        if len(tail) > STDERR_KEEP:
+            del tail[: len(tail) - STDERR_KEEP]
 
     def _discard_unsolicited(self) -> None:
         """Lines that came while nothing was asked (PROTOCOL.md section 4): info is logged,
@@ -304,12 +354,18 @@ class EngineProcess:
                 return b""
             raise
 
+    def _crash_description(self) -> str:
+        what = "closed its output" if self._eof else "exited (a child process still holds its output)"
+        if self._buffer:
+            what += f" after a partial line {codec.sanitize(self._buffer[:60].decode(errors='replace'), 60)!r}"
+        return self._exit_description(what)
+
     def _exit_description(self, what: str) -> str:
         proc = self.proc
         if proc is None:
             return f"engine {what}"
         try:
-            code = proc.wait(0.5)
+            code = proc.wait(EXIT_WAIT)
         except subprocess.TimeoutExpired:
             return f"engine {what} (process still running)"
         if code < 0:
@@ -323,11 +379,24 @@ class EngineProcess:
 
     def _last_stderr_line(self) -> str:
         """The engine's last words on stderr (often a traceback's last line), for the record."""
-        if self.proc is not None and self.proc.stderr is not None:
-            while (chunk := self._read_chunk(self.proc.stderr)) and len(self.stderr_tail) < STDERR_KEEP:
-                self.stderr_tail += chunk[: STDERR_KEEP - len(self.stderr_tail)]
+        if self.proc is not None:
+            self._drain_stderr(self.proc)
         lines = [l for l in self.stderr_tail.decode(errors="replace").splitlines() if l.strip()]
         return f"; last stderr line: {codec.sanitize(lines[-1], 160)!r}" if lines else ""
+
+    def _drain_stderr(self, proc: subprocess.Popen[bytes]) -> None:
+        """Take what is waiting on stderr now, without blocking."""
+        if proc.stderr is None or proc.stderr.closed:
+            return
+        for _ in range(16):  # bounded: a child could keep writing
+            if not (chunk := self._read_chunk(proc.stderr)):
+                break
+            self._keep_stderr(chunk)
+
+    def stderr_text(self) -> str:
+        """The kept stderr tail as printable lines (untrusted text: sanitized)."""
+        lines = self.stderr_tail.decode(errors="replace").splitlines()
+        return "\n".join(codec.sanitize(line, INFO_KEEP) for line in lines if line.strip())
 
     def _log_info(self, text: str) -> None:
         self._info_lines += 1

@@ -47,9 +47,13 @@ def derive_seed(*parts: object) -> int:
 
 
 class _Forfeit(Exception):
-    def __init__(self, seat: int, code: str, reason: str) -> None:
+    """The game is lost by ``seats`` (usually one; several only when dropped engines meet)."""
+
+    def __init__(self, seat: int | Sequence[int], code: str, reason: str) -> None:
         super().__init__(reason)
-        self.seat, self.code, self.reason = seat, code, reason
+        self.seats = (seat,) if isinstance(seat, int) else tuple(seat)
+        self.seat, self.code = self.seats[0], code
+        self.reason = codec.sanitize(reason, 400)  # engine text may be inside: keep it printable
 
 
 def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
@@ -77,9 +81,10 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
     return GameResult(record, [forfeit.seat] if forfeit and forfeit.code not in ("illegal", "resign") else [])
 
 
-def forfeit_before_start(game: Game, seed: int, names: Sequence[str], seat: int,
+def forfeit_before_start(game: Game, seed: int, names: Sequence[str], seat: int | Sequence[int],
                          code: str, reason: str) -> dict[str, Any]:
-    """The record of a game lost before its first move (an engine would not start)."""
+    """The record of a game lost before its first move (an engine would not start, or
+    was dropped); ``seat`` may list several seats, who then share the last place."""
     state = game.initial_state(seed)
     return _record(game, state, names, seed, [], [], _Forfeit(seat, code, reason))
 
@@ -135,10 +140,11 @@ def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_se
         "times_ms": times_ms,
     }
     if forfeit is not None:
-        scores, places = _forfeit_result(state, forfeit.seat)
+        scores, places = _forfeit_result(state, forfeit.seats)
+        who = ", ".join(f"{names[s]} (seat {s})" for s in forfeit.seats)
         record.update(
             termination=forfeit.code,
-            reason=f"{names[forfeit.seat]} (seat {forfeit.seat}): {forfeit.reason}",
+            reason=f"{who}: {forfeit.reason}",
             forfeit_seat=forfeit.seat,
             winner=places.index(0) if places.count(0) == 1 else None,
             scores=scores,
@@ -158,21 +164,23 @@ def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_se
     return record
 
 
-def _forfeit_result(state: State, offender: int) -> tuple[list[float], list[int]]:
+def _forfeit_result(state: State, offenders: Sequence[int]) -> tuple[list[float], list[int]]:
     """Scores and places after a forfeit (PROTOCOL.md section 7): the offender is last
-    alone; with more than two seats the others are placed by their scores so far."""
+    alone (several offenders share the last place); with more than two seats the
+    others are placed by their scores so far."""
     players = state.game.players
+    bad = set(offenders)
+    flat = [0.0 if seat in bad else 1.0 for seat in range(players)]
     if players == 2:
-        scores = [0.0 if seat == offender else 1.0 for seat in range(2)]
-        return scores, [1 if seat == offender else 0 for seat in range(2)]
-    try:
-        scores = list(state.scores())
-    except ValueError:  # a game without running scores: the others share first place
-        scores = [1.0] * players
-        scores[offender] = 0.0
-    others = [scores[s] for s in range(players) if s != offender]
-    places = [sum(1 for o in others if o > scores[s]) for s in range(players)]
-    places[offender] = players - 1
+        scores = flat
+    else:
+        try:
+            scores = [float(s) for s in state.scores()]
+        except ValueError:  # a game without running scores: the others share first place
+            scores = flat
+    others = [scores[s] for s in range(players) if s not in bad]
+    places = [len(others) if seat in bad else sum(1 for o in others if o > scores[seat])
+              for seat in range(players)]
     return scores, places
 
 

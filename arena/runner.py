@@ -14,16 +14,18 @@ import logging
 import multiprocessing
 import os
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import multiprocessing_logging
 from tabulate import tabulate
 
+from . import proctree
 from .engine import EngineFault, EngineProcess, EngineSpec
 from .match import GameResult, TimeControl, forfeit_before_start, play_game
+from .pool import Lost, WorkerPool
 from .ratings import standings, table_rows
 from .report import render_report
 from .rules import Game, make_game
@@ -43,6 +45,9 @@ class WorkerConfig:
     options: dict[str, Any]
     engines: dict[str, EngineSpec]
     time_control: TimeControl
+    run_tag: str = ""                                  # proctree.RUN_TAG of this run
+    max_failures: dict[str, int] = field(default_factory=dict)  # per engine, 0 = never drop
+    coordinator: int = 0                               # pid the workers must die with
 
 
 # -- worker side --------------------------------------------------------------
@@ -51,10 +56,12 @@ _worker: "_Worker | None" = None
 
 
 class _Worker:
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: WorkerConfig, dropped: Sequence[int] = ()) -> None:
         self.config = config
         self.game: Game = make_game(config.game, config.options)
         self.engines: dict[str, EngineProcess] = {}
+        self.names = list(config.engines)
+        self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
 
     def engine(self, name: str) -> EngineProcess:
         """A running engine for ``name``; raises EngineFault if it cannot start."""
@@ -62,28 +69,43 @@ class _Worker:
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = EngineProcess(self.config.engines[name])
+            proc = EngineProcess(self.config.engines[name], run_tag=self.config.run_tag)
             self.engines[name] = proc
             proc.start()
         return proc
 
     def play(self, scheduled: ScheduledGame) -> dict[str, Any]:
+        """The record of one game; never raises (a bug must not stop the tournament)."""
+        try:
+            return self._play(scheduled)
+        except Exception as exc:
+            log.exception("game %d: internal error; the game is not recorded", scheduled.index)
+            for name in scheduled.seats:
+                self.discard(name)
+            return {"id": scheduled.index, "internal_error": f"{type(exc).__name__}: {exc}"}
+
+    def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
+        dropped = [seat for seat, name in enumerate(scheduled.seats)
+                   if self.dropped and self.dropped[self.names.index(name)]]
+        if dropped:
+            limits = sorted({self.config.max_failures.get(scheduled.seats[s], 0) for s in dropped})
+            reason = (f"dropped from the tournament after {' / '.join(map(str, limits))} consecutive "
+                      f"failures (max_failures); not started")
+            return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, dropped,
+                                                     "dropped", reason), scheduled)
         procs: list[EngineProcess] = []
         for seat, name in enumerate(scheduled.seats):
             try:
                 procs.append(self.engine(name))
             except EngineFault as exc:
-                self.retire(name)
-                return self._no_start_record(scheduled, seat, exc)
+                self.discard(name)
+                return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
+                                                         exc.code, exc.reason), scheduled)
         result: GameResult = play_game(self.game, procs, seed=scheduled.seed,
                                        time_control=self.config.time_control, names=scheduled.seats)
         for seat in result.faulted_seats:
-            self.retire(scheduled.seats[seat])
+            self.discard(scheduled.seats[seat])
         return self._finish(result.record, scheduled)
-
-    def _no_start_record(self, scheduled: ScheduledGame, seat: int, exc: EngineFault) -> dict[str, Any]:
-        record = forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat, exc.code, exc.reason)
-        return self._finish(record, scheduled)
 
     def _finish(self, record: dict[str, Any], scheduled: ScheduledGame) -> dict[str, Any]:
         record["id"] = scheduled.index
@@ -94,21 +116,43 @@ class _Worker:
         return record
 
     def retire(self, name: str) -> None:
+        """Stop a healthy engine: quit, a grace period, then kill."""
         proc = self.engines.pop(name, None)
         if proc is not None:
             proc.quit()
+
+    def discard(self, name: str) -> None:
+        """Kill an engine that faulted (no grace: it broke the contract) and keep its
+        last stderr output in the log; the next game starts a fresh process."""
+        proc = self.engines.pop(name, None)
+        if proc is None:
+            return
+        proc.kill()
+        tail = proc.stderr_text()
+        if tail:
+            log.warning("%s: last %d bytes of stderr:\n%s", name, len(proc.stderr_tail), tail)
 
     def shutdown(self) -> None:
         for name in list(self.engines):
             self.retire(name)
 
 
-def _init_worker(config: WorkerConfig) -> None:
+def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | None) -> None:
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
-    _worker = _Worker(config)
+    if lock_fd is not None:
+        # Let go of the inherited lock on the output folder (pointing the descriptor at
+        # /dev/null keeps its number valid), so that a dead coordinator frees it at once.
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, lock_fd)
+        os.close(null)
+    _worker = _Worker(config, dropped)
     Finalize(_worker, _worker.shutdown, exitpriority=10)
-    signal.signal(signal.SIGTERM, _terminate_worker)  # pool.terminate(): kill our engines first
+    signal.signal(signal.SIGTERM, _terminate_worker)  # terminate(): kill our engines first
+    # Die with the coordinator even when it is killed with -9 and cannot clean up.
+    proctree.set_parent_death_signal(signal.SIGTERM)
+    if config.coordinator and os.getppid() != config.coordinator:
+        _terminate_worker(signal.SIGTERM, None)  # it died before the signal was armed
 
 
 def _terminate_worker(signum: int, frame: object) -> None:
@@ -145,6 +189,42 @@ class RunSummary:
     rows: list[list[Any]]
     table: str
     out: Path
+    dropped: dict[str, str] = field(default_factory=dict)  # engine -> why (max_failures)
+    errors: list[str] = field(default_factory=list)        # games not recorded: arena's own failures
+
+
+# Faults that count towards max_failures: the engine could not run or talk.  Its time
+# losses, illegal moves and resignations are results: they neither count nor reset.
+FAILURES = frozenset({"crash", "handshake", "protocol"})
+
+
+class FailureTracker:
+    """Consecutive failures per engine, in the order games finish, and the drop rule:
+    an engine with ``max_failures`` (> 0) failures in a row is dropped.  A game the
+    engine played through without any fault of its own resets its count."""
+
+    def __init__(self, max_failures: dict[str, int]) -> None:
+        self.max_failures = max_failures
+        self.streak = dict.fromkeys(max_failures, 0)
+        self.dropped: dict[str, str] = {}
+
+    def update(self, record: dict[str, Any]) -> list[str]:
+        """Count one finished game; return the engines it gets dropped."""
+        newly = []
+        for seat, name in enumerate(record["players"]):
+            if record["termination"] == "dropped" or name in self.dropped:
+                continue
+            if record["forfeit_seat"] == seat:
+                if record["termination"] in FAILURES:
+                    self.streak[name] += 1
+            elif record["engine_seeds"]:  # the game was announced: this engine ran fine
+                self.streak[name] = 0
+            limit = self.max_failures[name]
+            if limit and self.streak[name] >= limit:
+                self.dropped[name] = (f"{limit} consecutive failures, the last in game {record['id']}: "
+                                      f"{record['termination']}: {record['reason']}")
+                newly.append(name)
+        return newly
 
 
 def run_tournament(t: Tournament, out: Path, workers: int | None = None,
@@ -152,43 +232,104 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
     """Play every scheduled game not yet in ``out``'s database, then rate and report."""
     workers = workers or t.data.workers
     schedule = round_robin([e.name for e in t.engines], t.game.players, t.data.rounds, t.data.seed)
-    config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
-                          {e.name: e for e in t.engines}, t.time_control)
     with GameStore(out) as store:
         store.open(fingerprint(t))
+        run_tag = _new_run(store)
+        config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
+                              {e.name: e for e in t.engines}, t.time_control,
+                              run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid())
         done = store.done_ids()
         todo = [g for g in schedule if g.index not in done]
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
-        _play_all(config, todo, workers, store, progress, len(schedule), len(done))
+        try:
+            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done))
+        finally:
+            proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
-    return _report(t, out, records, played=len(todo), resumed=len(done))
+    dropped = _dropped_in(records) | tracker.dropped
+    return _report(t, out, records, played=len(todo) - len(errors), resumed=len(done),
+                   dropped=dropped, errors=errors)
+
+
+def _new_run(store: GameStore) -> str:
+    """Sweep up processes of an earlier run on this folder that was killed with -9
+    (it could not clean up), then tag this run's processes."""
+    previous = store.get_meta("run_tag")
+    if previous and proctree.kill_tagged(previous, proctree.RUN_TAG):
+        log.warning("killed processes left behind by an earlier run on this folder")
+    tag = proctree.new_tag()
+    store.set_meta("run_tag", tag)
+    return tag
+
+
+def _dropped_in(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Engines dropped in this or an earlier run, from their 'dropped' forfeits."""
+    dropped = {}
+    for r in records:
+        if r["termination"] == "dropped":
+            for seat, place in enumerate(r["places"]):  # the dropped seats share the last place
+                if place == max(r["places"]) and r["players"][seat] not in dropped:
+                    dropped[r["players"][seat]] = f"dropped (max_failures); first forfeit in game {r['id']}"
+    return dropped
 
 
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int) -> None:
+              progress, total: int, already: int) -> tuple[FailureTracker, list[str]]:
+    tracker = FailureTracker(config.max_failures)
+    errors: list[str] = []
     if not todo:
-        return
+        return tracker, errors
     multiprocessing_logging.install_mp_handler()
-    ctx = multiprocessing.get_context("fork")  # workers inherit the log handler
-    pool = ctx.Pool(min(workers, len(todo)), initializer=_init_worker, initargs=(config,))
+    names = list(config.engines)
+    ctx = multiprocessing.get_context("fork")
+    dropped = ctx.RawArray("b", len(names))  # the drop rule, shared with the workers
+    pool = WorkerPool(min(workers, len(todo)), _play_in_worker, _init_worker,
+                      (config, dropped, store.lock_fd))
     finished = already
+    previous_handler = _sigterm_as_interrupt()
     try:
-        for record in pool.imap_unordered(_play_in_worker, todo):
+        for record in pool.imap_unordered(todo):
+            if isinstance(record, Lost) or "internal_error" in record:
+                errors.append(_error_text(record))
+                log.error("%s", errors[-1])
+                continue
             store.add(record)
+            for name in tracker.update(record):
+                dropped[names.index(name)] = 1
+                log.warning("%s dropped after %s", name, tracker.dropped[name])
             finished += 1
             if progress:
                 progress(record, finished, total)
         pool.close()
     except BaseException:
-        pool.terminate()  # Ctrl-C or error: workers die, their engines get EOF and are killed below
+        pool.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
         raise
     finally:
-        pool.join()
+        if previous_handler is not None:
+            signal.signal(signal.SIGTERM, previous_handler)
         multiprocessing_logging.uninstall_mp_handler()
+    return tracker, errors
 
 
-def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int) -> RunSummary:
+def _sigterm_as_interrupt():
+    """Make SIGTERM stop a run like Ctrl-C does (finished games kept, engines killed)."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+    try:
+        return signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        return None
+
+
+def _error_text(result: Any) -> str:
+    if isinstance(result, Lost):
+        return f"game {result.task.index} not recorded: {result.reason}"
+    return f"game {result['id']} not recorded: internal error {result['internal_error']} (see arena.log)"
+
+
+def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int,
+            dropped: dict[str, str], errors: list[str]) -> RunSummary:
     players = t.game.players
     rows = standings([e.name for e in t.engines], records, players)
     headers, table = table_rows(rows, players)
@@ -199,12 +340,14 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
         "games": len(records),
         "terminations": _count(r["termination"] for r in records),
         "standings": [dict(zip(headers, row)) for row in table],
+        "dropped": dropped,
+        "not_recorded": errors,
     }
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     page = render_report(f"arena · {t.name}", results, headers, table, records)
     (out / "report.html").write_text(page, encoding="utf-8")
     text = tabulate(table, headers=headers, floatfmt=".2f")
-    return RunSummary(played, resumed, headers, table, text, out)
+    return RunSummary(played, resumed, headers, table, text, out, dropped, errors)
 
 
 def _count(values) -> dict[str, int]:

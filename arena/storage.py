@@ -70,6 +70,21 @@ class GameStore:
         self._lock_file.write(str(os.getpid()))
         self._lock_file.flush()
 
+    @property
+    def lock_fd(self) -> int | None:
+        """The lock file's descriptor; forked workers must let go of it (see runner)."""
+        return self._lock_file.fileno() if self._lock_file is not None else None
+
+    def get_meta(self, key: str) -> str | None:
+        assert self.db is not None
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        assert self.db is not None
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
     def close(self) -> None:
         if self.db is not None:
             self.db.close()

@@ -36,6 +36,8 @@ class EngineEntry(_Strict):
     cwd: str | None = None
     memory_mb: int | None = Field(None, gt=0)
     cpu_seconds: int | None = Field(None, gt=0)
+    handshake_ms: int | None = Field(None, gt=0, le=600_000)
+    max_failures: int = Field(3, ge=0)
 
     @field_validator("name")
     @classmethod
@@ -59,7 +61,7 @@ class TimeControlEntry(_Strict):
 
 
 class TournamentFile(_Strict):
-    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str = Field(min_length=1, max_length=64)
     game: str
     options: dict[str, Any] = {}
     rounds: int = Field(1, ge=1, le=10_000)
@@ -67,6 +69,15 @@ class TournamentFile(_Strict):
     workers: int = Field(1, ge=1, le=256)
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
     engines: list[EngineEntry] = Field(min_length=2)
+
+    @field_validator("name")
+    @classmethod
+    def _folder_name(cls, name: str) -> str:
+        # The name becomes a folder under out/: no separators, no '.', '..' or hidden names.
+        if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", name):
+            raise ValueError("use letters, digits and _ . - only, not starting with '.' "
+                             "(the name is the output folder's name)")
+        return name
 
     @field_validator("engines")
     @classmethod
@@ -92,6 +103,11 @@ class Tournament:
     @property
     def name(self) -> str:
         return self.data.name
+
+    @property
+    def max_failures(self) -> dict[str, int]:
+        """Per engine: consecutive failures after which it is dropped (0: never)."""
+        return {e.name: e.max_failures for e in self.data.engines}
 
 
 def load_tournament(path: str | Path) -> Tournament:
@@ -127,7 +143,8 @@ def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
     command = [sys.executable if part == "{python}" else part for part in entry.command]
     command[0] = resolve_program(command[0], cwd, f"{path}: engine {entry.name!r}")
     options = tuple((k, _option_text(v)) for k, v in entry.options.items())
-    return EngineSpec(entry.name, tuple(command), str(cwd), options, entry.memory_mb, entry.cpu_seconds)
+    return EngineSpec(entry.name, tuple(command), str(cwd), options, entry.memory_mb, entry.cpu_seconds,
+                      entry.handshake_ms)
 
 
 def resolve_program(program: str, cwd: Path, where: str) -> str:
@@ -155,7 +172,7 @@ def _describe(err: Any) -> str:
     if err["type"] == "extra_forbidden":
         return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
     if err["type"] == "missing":
-        return f"missing key {where!r}"
+        return f"missing key {where!r}; add it (see README for an example file)"
     got = repr(err.get("input"))
     got = got if len(got) <= 60 else got[:57] + "..."
-    return f"key {where!r}: {err['msg']} (got {got})"
+    return f"key {where!r}: {err['msg'].removeprefix('Value error, ')} (got {got})"

@@ -73,9 +73,21 @@ def parse_line(number: int, line: str, source: str) -> dict[str, Any]:
     return record
 
 
-def verify_lines(lines: Iterable[str], source: str) -> Iterator[dict[str, Any]]:
-    """Verdicts for each non-blank line; raises RecordError naming the bad line."""
+def _decoded(lines: Iterable[str | bytes], source: str) -> Iterator[str]:
+    """The lines as text; a line that is not UTF-8 (a binary file) is a RecordError."""
     for number, line in enumerate(lines, 1):
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RecordError(f"{source}, line {number}: not UTF-8 text; records are JSON Lines (one "
+                                  f"JSON object a line, UTF-8), as arena run writes to games.jsonl") from None
+        yield line
+
+
+def verify_lines(lines: Iterable[str | bytes], source: str) -> Iterator[dict[str, Any]]:
+    """Verdicts for each non-blank line; raises RecordError naming the bad line."""
+    for number, line in enumerate(_decoded(lines, source), 1):
         if not line.strip():
             continue
         record = parse_line(number, line, source)

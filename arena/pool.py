@@ -1,0 +1,156 @@
+"""A process pool that survives the death of its workers.
+
+``multiprocessing.Pool`` loses the task of a worker that dies (kill -9, the OOM
+killer, a crash in native code) and then waits for its result forever.  Here
+each worker gets one task at a time over its own pipe, and the coordinator
+watches every worker's sentinel: a worker that dies without answering is
+replaced, and its task is queued again up to ``retries`` times before it is
+given up as :class:`Lost`.  :meth:`WorkerPool.terminate` sends SIGTERM (a worker
+kills its engines on it) and SIGKILL to any worker still alive after a grace
+period.  Workers are forked, so they inherit the coordinator's logging.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable, Iterable, Iterator
+
+log = logging.getLogger("arena.runner")
+
+TERMINATE_GRACE = 3.0
+
+
+@dataclass
+class Lost:
+    """A task given up because its workers kept dying."""
+
+    task: Any
+    reason: str
+
+
+_NOTHING = object()
+
+
+def _salvage(conn: Connection) -> Any:
+    """A result a dead worker sent before it died, or _NOTHING."""
+    try:
+        if conn.poll():
+            return conn.recv()
+    except (EOFError, OSError):
+        pass
+    return _NOTHING
+
+
+def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, func: Callable[[Any], Any]) -> None:
+    initializer(*initargs)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        conn.send(func(task))
+
+
+class WorkerPool:
+    def __init__(self, size: int, func: Callable[[Any], Any], initializer: Callable[..., None],
+                 initargs: tuple = (), retries: int = 1) -> None:
+        self.size = size
+        self.func = func
+        self.initializer = initializer
+        self.initargs = initargs
+        self.retries = retries
+        self.ctx = multiprocessing.get_context("fork")
+        self.workers: dict[Connection, multiprocessing.process.BaseProcess] = {}
+        self.busy: dict[Connection, tuple[Any, int]] = {}  # task and how often it was retried
+
+    def _spawn(self) -> Connection:
+        ours, theirs = self.ctx.Pipe()
+        proc = self.ctx.Process(target=_serve, args=(theirs, self.initializer, self.initargs, self.func),
+                                daemon=True, name=f"worker-{len(self.workers) + 1}")
+        proc.start()
+        theirs.close()
+        self.workers[ours] = proc
+        return ours
+
+    def imap_unordered(self, tasks: Iterable[Any]) -> Iterator[Any]:
+        """Results (or :class:`Lost`) in the order they finish."""
+        queue: deque[tuple[Any, int]] = deque((task, 0) for task in tasks)
+        idle = [self._spawn() for _ in range(min(self.size, len(queue)))]
+        while queue or self.busy:
+            while queue and idle:
+                conn = idle.pop()
+                self.busy[conn] = queue.popleft()
+                try:
+                    conn.send(self.busy[conn][0])
+                except OSError:
+                    pass  # dead already: its sentinel says so below
+            sentinels = {proc.sentinel: conn for conn, proc in self.workers.items()}
+            ready = wait([*self.busy, *sentinels])
+            for conn in [c for c in ready if isinstance(c, Connection)]:
+                try:
+                    result = conn.recv()
+                except (EOFError, OSError):
+                    continue  # died mid-answer: handled with the sentinels
+                del self.busy[conn]
+                idle.append(conn)
+                yield result
+            for sentinel in [s for s in ready if s in sentinels]:
+                conn = sentinels[sentinel]
+                if conn in self.busy and (result := _salvage(conn)) is not _NOTHING:
+                    del self.busy[conn]  # it answered before it died
+                    yield result
+                lost = self._bury(conn, queue)
+                if conn in idle:
+                    idle.remove(conn)
+                if lost is not None:
+                    yield lost
+                if queue:
+                    idle.append(self._spawn())
+
+    def _bury(self, conn: Connection, queue: deque[tuple[Any, int]]) -> Lost | None:
+        """Forget a dead worker; queue its task again or give it up."""
+        proc = self.workers.pop(conn)
+        proc.join()
+        conn.close()
+        if conn not in self.busy:
+            log.error("%s died while idle (exit code %s); starting another", proc.name, proc.exitcode)
+            return None
+        task, retried = self.busy.pop(conn)
+        log.error("%s died (exit code %s) in the middle of %r", proc.name, proc.exitcode, task)
+        if retried < self.retries:
+            queue.appendleft((task, retried + 1))
+            return None
+        return Lost(task, f"its worker process died {retried + 1} times (last exit code {proc.exitcode})")
+
+    def close(self) -> None:
+        """Let every worker finish (they quit their engines) and wait for them."""
+        for conn in self.workers:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+        self._join()
+
+    def terminate(self) -> None:
+        """SIGTERM every worker (each kills its engines), SIGKILL the ones that linger."""
+        for proc in self.workers.values():
+            if proc.is_alive():
+                proc.terminate()
+        self._join()
+
+    def _join(self) -> None:
+        for proc in self.workers.values():
+            proc.join(TERMINATE_GRACE)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        for conn in self.workers:
+            conn.close()
+        self.workers.clear()
+        self.busy.clear()

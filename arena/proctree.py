@@ -1,0 +1,132 @@
+"""Keeping an engine's processes on a leash (Linux).
+
+Three layers, because each one alone can be escaped:
+
+* the engine runs in its own process group (``start_new_session``), and
+  killing the group kills every child that stayed in it;
+* every process gets environment tags that its descendants inherit: one
+  unique per engine start (:data:`ENGINE_TAG`) and one per tournament run
+  (:data:`RUN_TAG`), so a child that called ``setsid`` or was double-forked
+  away is still found by :func:`kill_tagged`, even after it was re-parented to
+  init, and a run can sweep up after an earlier run that was killed with -9;
+* the engine gets ``PR_SET_PDEATHSIG = SIGKILL``, so it dies with the
+  arena process that started it even when that process is killed with -9 and
+  cleans up nothing.
+
+What still escapes (documented in docs/reliability.md): a descendant that
+replaces its environment with ``execve`` and also leaves the process group,
+or one running as another user.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import os
+import resource
+import signal
+import threading
+import time
+import uuid
+from typing import Callable
+
+log = logging.getLogger("arena.engine")
+
+ENGINE_TAG = "ARENA_ENGINE_ID"
+RUN_TAG = "ARENA_RUN_ID"
+PR_SET_PDEATHSIG = 1
+_SWEEP_ROUNDS = 10
+
+try:
+    _prctl = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux / no libc: the other layers still apply
+    _prctl = None
+
+
+def new_tag() -> str:
+    return uuid.uuid4().hex
+
+
+def tagged_environment(engine_tag: str, run_tag: str | None = None) -> dict[str, str]:
+    """This process's environment plus the tags an engine (and its children) will carry."""
+    env = dict(os.environ)
+    env[ENGINE_TAG] = engine_tag
+    if run_tag:
+        env[RUN_TAG] = run_tag
+    return env
+
+
+def set_parent_death_signal(sig: int) -> bool:
+    """Ask the kernel to send ``sig`` to this process when its parent thread exits."""
+    if _prctl is None:
+        return False
+    return _prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+
+
+def child_setup(memory_mb: int | None, cpu_seconds: int | None) -> Callable[[], None]:
+    """The function run in the engine between fork and exec: resource limits, and
+    death with its parent.  Parent death is only tied to the main thread, since the
+    kernel fires it when the *thread* that forked exits."""
+    parent = os.getpid()
+    tie_to_parent = threading.current_thread() is threading.main_thread()
+
+    def setup() -> None:
+        if memory_mb:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+        if cpu_seconds:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        if tie_to_parent and set_parent_death_signal(signal.SIGKILL) and os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)  # the parent died before the signal was armed
+    return setup
+
+
+def tagged_pids(tag: str, key: str = ENGINE_TAG) -> list[int]:
+    """Live processes (zombies excluded) whose environment carries ``key=tag``."""
+    needle = f"\0{key}={tag}\0".encode()
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = b"\0" + f.read() + b"\0"
+        except OSError:  # gone, or not ours to read
+            continue
+        if needle in environ and not _is_zombie(entry):
+            found.append(int(entry))
+    return found
+
+
+def _is_zombie(pid: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2:][:1] in (b"Z", b"X")
+
+
+def kill_tagged(tag: str, key: str = ENGINE_TAG) -> int:
+    """SIGKILL every process carrying ``tag``, repeating while new ones appear (a
+    child may fork between the scan and the kill).  Returns how many were killed."""
+    killed: set[int] = set()
+    for _ in range(_SWEEP_ROUNDS):
+        pids = set(tagged_pids(tag, key)) - {os.getpid()}
+        if not pids:
+            break
+        for pid in pids - killed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            killed.add(pid)
+        if pids <= killed:
+            time.sleep(0.005)  # killed, not yet dead: give the kernel a moment
+    if killed:
+        log.warning("killed %d stray engine process(es) that had left the process group", len(killed))
+    return len(killed)

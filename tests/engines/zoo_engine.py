@@ -1,0 +1,179 @@
+"""The fault zoo: a Hex engine (swap off) that misbehaves in one chosen way.
+
+    zoo_engine.py FAULT[+FAULT...] [N]
+
+It plays the first free cell until its N-th ``go`` (default 1) and then shows
+FAULT (see misbehave() and main()).  Start-up faults ignore N; several faults
+joined by '+' combine (e.g. ``fork+slow``).  It uses the
+standard library only, so it starts in a few milliseconds.  Every process it
+creates writes its pid to $ZOO_PIDS (if set), so tests can check that all of
+them are gone afterwards.
+"""
+
+import os
+import signal
+import sys
+import time
+
+FAULTS = (sys.argv[1] if len(sys.argv) > 1 else "good").split("+")
+FAULT = FAULTS[0]
+AT = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def note_pid() -> None:
+    if os.environ.get("ZOO_PIDS"):
+        with open(os.environ["ZOO_PIDS"], "a") as f:
+            f.write(f"{os.getpid()}\n")
+
+
+def out(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def sleep_forever() -> None:
+    while True:
+        time.sleep(60)
+
+
+def spawn(detach: bool = False, hold_output: bool = True) -> None:
+    """Fork a child that outlives us; ``detach`` leaves the process group (setsid)."""
+    if os.fork() == 0:
+        if detach:
+            os.setsid()
+        if not hold_output:
+            os.close(1)
+        note_pid()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sleep_forever()
+
+
+def first_free(size: int, moves: list[str]) -> str:
+    taken = set(moves)
+    for row in range(1, size + 1):
+        for col in LETTERS[:size]:
+            if f"{col}{row}" not in taken:
+                return f"{col}{row}"
+    return "a1"
+
+
+def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
+    """Act out ``fault`` in reply to a go; return only if a move should follow."""
+    if fault == "crash":
+        sys.stderr.write("zoo: giving up\n")
+        sys.exit(3)
+    elif fault == "hang":
+        sleep_forever()
+    elif fault == "late":
+        time.sleep(movetime_ms / 1000 + 0.4)
+        return
+    elif fault == "garbage":
+        sys.stdout.buffer.write(b"\xff\xfe\x00garbage\n")
+        sys.stdout.flush()
+    elif fault == "wrong_command":
+        out("bestmove e5")
+    elif fault == "escapes":
+        out("\x1b]0;pwned\x07\x1b[2Jhello \x9b31m")
+    elif fault == "illegal":
+        out(f"move {moves[0] if moves else 'zz99'}")
+    elif fault == "other_game":
+        out("move e1-e4")
+    elif fault == "double_move":
+        out(f"move {first_free(SIZE, moves)}")
+        out(f"move {first_free(SIZE, moves)}")
+    elif fault == "flood_forever":
+        while True:
+            out("info flooding " + "x" * 100)
+    elif fault == "signal":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif fault == "memory":
+        hog = []
+        while True:
+            hog.append(bytearray(16 << 20))
+    elif fault == "cpu":
+        while True:
+            pass
+    elif fault == "close_stdout":
+        os.close(1)
+        sleep_forever()
+    elif fault == "partial":
+        sys.stdout.write("move a")
+        sys.stdout.flush()
+        sleep_forever()
+    elif fault == "partial_exit":
+        sys.stdout.write("move a")
+        sys.stdout.flush()
+        os._exit(0)
+    elif fault == "long_line":
+        sys.stdout.write("info " + "y" * 100_000)
+        sys.stdout.flush()
+        sleep_forever()
+    elif fault == "child_holds_output":
+        spawn()
+        os._exit(4)
+    elif fault == "resign":
+        out("resign")
+    else:
+        return
+    sleep_forever()
+
+
+def main() -> None:
+    global SIZE
+    note_pid()
+    if "crash_start" in FAULTS:
+        sys.stderr.write("zoo: cannot load my weights\n")
+        sys.exit(2)
+    if "fork" in FAULTS:
+        spawn()
+    if "fork_setsid" in FAULTS:
+        spawn(detach=True, hold_output=False)
+    if "ignore_signals" in FAULTS:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    SIZE, moves, gos = 5, [], 0
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "arena":
+            if FAULT == "silent_start":
+                sleep_forever()
+            out(f"id name zoo-{FAULT}")
+            if FAULT == "escape_name":
+                out("id name \x1b[2J\x1b]0;owned\x07evil\x9b1m")
+            out("arenaok 1")
+            if FAULT == "close_stdin":
+                os.close(0)
+                sleep_forever()
+        elif words[0] == "newgame":
+            for option in words[4:]:
+                key, _, value = option.partition("=")
+                if key == "size":
+                    SIZE = int(value)
+        elif words[0] == "isready":
+            out("readyok")
+        elif words[0] == "position":
+            moves = words[3:]
+        elif words[0] == "go":
+            gos += 1
+            movetime = int(words[words.index("movetime") + 1]) if "movetime" in words else 1000
+            if "flood_info" in FAULTS:
+                sys.stdout.write("info depth 1 nodes 42 pv a1 b2 c3\n" * 20_000)
+            if "flood_stderr" in FAULTS:
+                sys.stderr.write(("e" * 1023 + "\n") * 2048)  # 2 MiB
+                sys.stderr.flush()
+            if "slow" in FAULTS:  # well-behaved, but games take a while (for kill tests)
+                time.sleep(0.01)
+            if gos == AT:
+                for fault in FAULTS:
+                    misbehave(fault, moves, movetime)
+            out(f"move {first_free(SIZE, moves)}")
+        elif words[0] == "quit":
+            if "ignore_signals" in FAULTS:
+                sleep_forever()
+            break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,267 @@
+"""The fault zoo through the runner's real worker path (start, play, restart, cleanup).
+
+Each misbehaving engine (tests/engines/zoo_engine.py, zoo_engine.c) plays one game
+against a well-behaved zoo engine.  For every fault: the game is recorded with the
+precise termination and reason, it is detected within the time limit plus a small
+margin, the opponent keeps its process and is not blamed, and afterwards no process
+that either engine started is left (checked by an environment marker every
+descendant inherits).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from arena import proctree
+from arena.engine import EngineProcess, EngineSpec
+from arena.match import TimeControl
+from arena.runner import WorkerConfig, _Worker
+from arena.scheduler import ScheduledGame
+
+HERE = Path(__file__).resolve().parent
+ZOO = str(HERE / "engines" / "zoo_engine.py")
+ZOO_C = HERE / "engines" / "zoo_engine.c"
+MOVETIME, MARGIN = 300, 100
+LIMIT = (MOVETIME + MARGIN) / 1000
+SLACK = 1.0  # start-up of two engines plus scheduling noise on a busy machine
+
+
+@pytest.fixture(scope="session")
+def zoo_c(tmp_path_factory):
+    binary = tmp_path_factory.mktemp("zoo") / "zoo_engine"
+    subprocess.run(["gcc", "-O1", "-o", str(binary), str(ZOO_C)], check=True)
+    return str(binary)
+
+
+@pytest.fixture
+def marker(tmp_path, monkeypatch):
+    """Every process the engines start inherits ZOO_PIDS=<file> and writes its pid there."""
+    path = tmp_path / "pids"
+    monkeypatch.setenv("ZOO_PIDS", str(path))
+    return path
+
+
+def survivors(marker: Path) -> list[int]:
+    return proctree.tagged_pids(str(marker), key="ZOO_PIDS")
+
+
+def started_pids(marker: Path) -> list[int]:
+    return [int(p) for p in marker.read_text().split()] if marker.exists() else []
+
+
+def zoo(fault: str, at: int = 1, **limits) -> EngineSpec:
+    return EngineSpec(f"zoo-{fault}", (sys.executable, ZOO, fault, str(at)), **limits)
+
+
+GOOD = EngineSpec("good", (sys.executable, ZOO, "good"))
+
+
+def play_one(bad: EngineSpec, bad_seat: int = 0, movetime: int = MOVETIME):
+    """One game in a worker; returns the record, its wall time and the worker."""
+    config = WorkerConfig("zoo", "hex", {"size": 5, "swap": False}, {bad.name: bad, GOOD.name: GOOD},
+                          TimeControl(movetime_ms=movetime, margin_ms=MARGIN))
+    worker = _Worker(config)
+    seats = (bad.name, GOOD.name) if bad_seat == 0 else (GOOD.name, bad.name)
+    t0 = time.monotonic()
+    record = worker.play(ScheduledGame(0, 0, seats, seed=1))
+    return record, time.monotonic() - t0, worker
+
+
+def check_fault(record, worker, bad_seat, code, reason):
+    assert record["termination"] == code, record["reason"]
+    assert reason in record["reason"]
+    assert record["forfeit_seat"] == bad_seat
+    assert record["winner"] == 1 - bad_seat and record["places"][bad_seat] == 1
+    good = worker.engines["good"]
+    assert good.alive  # the opponent keeps its process for its next game
+
+
+def check_clean(worker, marker):
+    worker.shutdown()
+    assert started_pids(marker), "the zoo engines did not record their pids"
+    assert survivors(marker) == []
+
+
+IN_GAME = [
+    # fault, misbehave at its N-th go, termination, reason (part), detection budget (s)
+    ("crash", 2, "crash", "exit code 3; last stderr line: 'zoo: giving up'", 0),
+    ("hang", 1, "timeout", "no move within 400 ms", LIMIT),
+    ("late", 1, "timeout", "no move within 400 ms", LIMIT),
+    ("garbage", 1, "protocol", "line is not valid UTF-8", 0),
+    ("wrong_command", 1, "protocol", "not a protocol v1 engine line: 'bestmove e5'", 0),
+    ("illegal", 2, "illegal", "is already occupied", 0),
+    ("other_game", 1, "illegal", "illegal move 'e1-e4'", 0),
+    ("double_move", 1, "protocol", "sent when no answer was asked for", 0),
+    ("flood_forever", 1, "timeout", "no move within 400 ms", LIMIT),
+    ("signal", 1, "crash", "killed by signal SIGSEGV", 0),
+    ("close_stdout", 1, "crash", "closed its output (process still running)", 0.25),
+    ("partial", 1, "timeout", "no move within 400 ms", LIMIT),
+    ("partial_exit", 1, "crash", "closed its output after a partial line 'move a': exit code 0", 0),
+    ("long_line", 1, "protocol", "line longer than 65536 bytes", 0),
+    ("child_holds_output", 1, "crash", "exited (a child process still holds its output): exit code 4", 0),
+    ("resign", 1, "resign", "resigned", 0),
+]
+
+
+@pytest.mark.parametrize("fault,at,code,reason,budget", IN_GAME, ids=[f[0] for f in IN_GAME])
+def test_fault_during_the_game(marker, fault, at, code, reason, budget):
+    record, elapsed, worker = play_one(zoo(fault, at))
+    check_fault(record, worker, 0, code, reason)
+    assert elapsed < budget + SLACK
+    # every move before the fault is kept (a second move is caught at the next go)
+    assert len(record["moves"]) == 2 * (at - 1) + (2 if fault == "double_move" else 0)
+    check_clean(worker, marker)
+
+
+def test_late_reply_is_never_read_as_a_move(marker):
+    record, _, worker = play_one(zoo("late", 2))
+    assert record["termination"] == "timeout" and len(record["moves"]) == 2
+    check_clean(worker, marker)
+
+
+START = [
+    ("crash_start", {}, "crash", "exit code 2; last stderr line: 'zoo: cannot load my weights'", 0),
+    ("silent_start", {"handshake_ms": 500}, "handshake", "no arenaok within 0.5 s of 'arena 1'", 0.5),
+    ("close_stdin", {}, "crash", "closed its input", 0),
+]
+
+
+@pytest.mark.parametrize("fault,limits,code,reason,budget", START, ids=[f[0] for f in START])
+def test_fault_at_start_loses_the_game_and_spares_the_opponent(marker, fault, limits, code, reason, budget):
+    record, elapsed, worker = play_one(zoo(fault, **limits), bad_seat=1)
+    check_fault(record, worker, 1, code, reason)
+    assert elapsed < budget + SLACK and record["moves"] == []
+    check_clean(worker, marker)
+
+
+def test_an_engine_that_faulted_is_restarted_and_the_opponent_is_reused(marker):
+    bad = zoo("crash", 2)
+    config = WorkerConfig("zoo", "hex", {"size": 5, "swap": False}, {bad.name: bad, GOOD.name: GOOD},
+                          TimeControl(movetime_ms=MOVETIME, margin_ms=MARGIN))
+    worker = _Worker(config)
+    first = worker.play(ScheduledGame(0, 0, (bad.name, GOOD.name), seed=1))
+    good_pid = worker.engines["good"].proc.pid
+    second = worker.play(ScheduledGame(1, 0, (GOOD.name, bad.name), seed=1))
+    assert first["termination"] == second["termination"] == "crash"
+    assert worker.engines["good"].proc.pid == good_pid
+    assert len(started_pids(marker)) == 3  # good once, the crashing engine twice
+    check_clean(worker, marker)
+
+
+@pytest.mark.parametrize("fault", ["fork", "fork_setsid", "ignore_signals"])
+def test_children_and_stubborn_engines_are_gone_after_the_game(marker, fault):
+    record, _, worker = play_one(zoo(fault))
+    assert record["termination"] == "normal"
+    check_clean(worker, marker)
+    assert len(started_pids(marker)) == (2 if fault == "ignore_signals" else 3)
+
+
+def test_a_faulting_engine_with_a_detached_child_leaves_nothing(marker):
+    """The child left the process group (setsid) and closed its pipes: only the
+    environment tag finds it."""
+    spec = EngineSpec("setsid-crash", (sys.executable, "-c", textwrap.dedent(f"""
+        import os, runpy, sys
+        sys.argv = [{ZOO!r}, "crash", "2"]
+        if os.fork() == 0:
+            os.setsid(); os.close(0); os.close(1); os.close(2)
+            open(os.environ["ZOO_PIDS"], "a").write(f"{{os.getpid()}}\\n")
+            import time; time.sleep(600)
+        runpy.run_path(sys.argv[0], run_name="__main__")
+    """)))
+    record, _, worker = play_one(spec)
+    assert record["termination"] == "crash"
+    check_clean(worker, marker)
+
+
+@pytest.mark.parametrize("fault", ["flood_info", "flood_stderr"])
+def test_floods_of_info_lines_and_stderr_do_not_slow_the_referee(marker, fault):
+    """20,000 info lines (or 2 MiB of stderr) before every move: the game is normal and
+    each move still arrives well inside the 300 ms limit."""
+    record, _, worker = play_one(zoo(fault))
+    assert record["termination"] == "normal"
+    assert max(record["times_ms"]) < MOVETIME
+    if fault == "flood_stderr":
+        tail = worker.engines[f"zoo-{fault}"].stderr_tail
+        assert len(tail) == 64 * 1024  # only the last 64 KiB are kept
+    check_clean(worker, marker)
+
+
+def test_untrusted_text_from_engines_is_stripped_of_control_characters(marker):
+    record, _, worker = play_one(zoo("escapes"))
+    assert record["termination"] == "protocol"
+    assert not any(ch in record["reason"] for ch in "\x1b\x07\x9b")
+    assert "hello" in record["reason"]
+    named = EngineProcess(zoo("escape_name"))
+    named.start()
+    try:
+        assert named.identity["name"] == "]0;ownedevil1m" or "\x1b" not in named.identity["name"]
+        assert not any(ch in named.identity["name"] for ch in "\x1b\x07\x9b")
+    finally:
+        named.kill()
+    check_clean(worker, marker)
+
+
+def test_memory_limit_from_the_spec(marker):
+    record, elapsed, worker = play_one(zoo("memory", memory_mb=200), movetime=5000)
+    check_fault(record, worker, 0, "crash", "MemoryError")
+    assert elapsed < 5
+    check_clean(worker, marker)
+
+
+def test_cpu_limit_from_the_spec(marker):
+    record, elapsed, worker = play_one(zoo("cpu", cpu_seconds=1), movetime=8000)
+    check_fault(record, worker, 0, "crash", "killed by signal SIGXCPU")
+    assert elapsed < 8
+    check_clean(worker, marker)
+
+
+C_FAULTS = [
+    ("segv", {}, "crash", "killed by signal SIGSEGV"),
+    ("abort", {}, "crash", "killed by signal SIGABRT"),
+    ("hog", {"memory_mb": 64}, "crash", "exit code 1; last stderr line: 'zoo: out of memory'"),
+    ("partial_exit", {}, "crash", "partial line 'move a'"),
+]
+
+
+@pytest.mark.parametrize("fault,limits,code,reason", C_FAULTS, ids=[f[0] for f in C_FAULTS])
+def test_compiled_engine_faults(marker, zoo_c, fault, limits, code, reason):
+    record, elapsed, worker = play_one(EngineSpec(f"c-{fault}", (zoo_c, fault, "2"), **limits))
+    check_fault(record, worker, 0, code, reason)
+    assert elapsed < SLACK + 1 and len(record["moves"]) == 2
+    check_clean(worker, marker)
+
+
+def test_compiled_engine_with_a_detached_child(marker, zoo_c):
+    record, _, worker = play_one(EngineSpec("c-setsid", (zoo_c, "setsid_child")))
+    assert record["termination"] == "normal"
+    check_clean(worker, marker)
+    assert len(started_pids(marker)) == 3
+
+
+def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
+    """kill -9 of the arena process: the engine gets SIGKILL from the kernel
+    (PR_SET_PDEATHSIG); its own children are left to the run's sweep."""
+    host = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(HERE.parent)!r})
+        from arena.engine import EngineProcess, EngineSpec
+        proc = EngineProcess(EngineSpec("z", ({sys.executable!r}, {ZOO!r}, "fork")), run_tag="run-{os.getpid()}")
+        proc.start()
+        print(proc.proc.pid, flush=True)
+        time.sleep(600)
+    """)], stdout=subprocess.PIPE, text=True)
+    engine_pid = int(host.stdout.readline())
+    host.send_signal(signal.SIGKILL)
+    host.wait()
+    deadline = time.monotonic() + 2
+    while engine_pid in survivors(marker) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert engine_pid not in survivors(marker)
+    assert proctree.kill_tagged(f"run-{os.getpid()}", key=proctree.RUN_TAG) >= 1  # the forked child
+    assert survivors(marker) == []

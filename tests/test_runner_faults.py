@@ -1,0 +1,260 @@
+"""The runner under stress: a tournament full of broken engines, Ctrl-C, kill -9,
+a killed worker, two runners on one folder, and the pieces that make these safe."""
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena import proctree
+from arena.match import TimeControl
+from arena.pool import Lost, WorkerPool
+from arena.runner import FailureTracker, WorkerConfig, _Worker
+from arena.scheduler import ScheduledGame
+from arena.storage import GameStore
+
+ROOT = Path(__file__).resolve().parent.parent
+ZOO = str(ROOT / "tests" / "engines" / "zoo_engine.py")
+
+
+def engine_block(name: str, fault: str = "good", at: int = 1, extra: str = "") -> str:
+    return f'[[engines]]\nname = "{name}"\ncommand = ["{{python}}", "{ZOO}", "{fault}", "{at}"]\n{extra}\n'
+
+
+def tournament(tmp_path: Path, engines: str, rounds: int = 1, workers: int = 2) -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text(f"""
+name = "zoo"
+game = "hex"
+rounds = {rounds}
+seed = 3
+workers = {workers}
+[options]
+size = 5
+swap = false
+[time_control]
+movetime_ms = 200
+margin_ms = 100
+{engines}""")
+    return path
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The environment for arena: every process it starts inherits ZOO_PIDS=<marker>."""
+    marker = tmp_path / "pids"
+    return dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT)), marker
+
+
+def survivors(marker: Path) -> list[int]:
+    return proctree.tagged_pids(str(marker), key="ZOO_PIDS")
+
+
+def wait_until(condition, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def run(path: Path, out: Path, env, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), *extra],
+                          capture_output=True, text=True, env=env[0], cwd=ROOT, timeout=120)
+
+
+def start(path: Path, out: Path, env) -> subprocess.Popen:
+    """A run in its own process group, like a job started from a terminal."""
+    return subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env[0],
+                            cwd=ROOT, start_new_session=True)
+
+
+def resumed_and_played(stdout: str) -> bool:
+    """The second run found games of the first and played the rest."""
+    found = re.search(r"(\d+) games played, (\d+) resumed", stdout)
+    return bool(found) and int(found[1]) > 0 and int(found[2]) > 0
+
+
+def stored(out: Path) -> list[dict]:
+    db = sqlite3.connect(out / "arena.db")
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return [json.loads(r[0]) for r in db.execute("SELECT record FROM games ORDER BY id")]
+    finally:
+        db.close()
+
+
+def jsonl_ids(out: Path) -> list[int]:
+    return sorted(json.loads(line)["id"] for line in (out / "games.jsonl").read_text().splitlines())
+
+
+BROKEN = {  # engine name -> (zoo fault, its N, extra TOML, the termination it causes)
+    "crasher": ("crash", 2, "max_failures = 0", "crash"),  # 0: never dropped
+    "hanger": ("hang", 1, "", "timeout"),                 # time losses never drop an engine
+    "babbler": ("garbage", 1, "max_failures = 0", "protocol"),
+    "hog": ("memory", 1, "memory_mb = 64\nmax_failures = 0", "crash"),
+    "never_starts": ("crash_start", 1, "max_failures = 2", "crash"),
+}
+
+
+def test_a_tournament_of_broken_engines_finishes_with_every_game_intact(tmp_path, env):
+    engines = engine_block("good") + engine_block("detached", "fork_setsid")
+    engines += "".join(engine_block(name, fault, at, extra) for name, (fault, at, extra, _) in BROKEN.items())
+    out = tmp_path / "out"
+    proc = run(tournament(tmp_path, engines), out, env)
+    assert proc.returncode == 0, proc.stderr
+    records = stored(out)
+    assert [r["id"] for r in records] == list(range(7 * 6)) == jsonl_ids(out)
+    for r in records:
+        broken = [seat for seat, name in enumerate(r["players"]) if name in BROKEN]
+        if not broken:
+            assert r["termination"] == "normal", r["reason"]
+            continue
+        loser = r["players"][r["forfeit_seat"]]
+        assert r["forfeit_seat"] in broken and r["places"][r["forfeit_seat"]] == 1
+        assert r["termination"] in (BROKEN[loser][3], "dropped"), r["reason"]
+    # the engine that never starts: two failures in a row, then dropped without being started
+    theirs = [r["termination"] for r in records if "never_starts" in r["players"]]
+    assert 2 <= theirs.count("crash") <= 2 + 2 and theirs.count("dropped") == 12 - theirs.count("crash")
+    results = json.loads((out / "results.json").read_text())
+    assert list(results["dropped"]) == ["never_starts"]
+    assert "dropped: never_starts: 2 consecutive failures" in proc.stdout
+    assert "cannot load my weights" in proc.stdout
+    assert subprocess.run([sys.executable, "-m", "arena", "verify", str(out / "games.jsonl")],
+                          capture_output=True, cwd=ROOT).returncode == 0
+    assert survivors(env[1]) == []
+
+
+SLOW = engine_block("slow1", "slow") + engine_block("slow2", "fork+slow")
+
+
+def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env):
+    path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
+    first = start(path, out, env)
+    wait_until(lambda: (out / "games.jsonl").exists() and len(jsonl_ids(out)) >= 2)
+    second = run(path, out, env)  # a second runner on the same folder is refused
+    assert second.returncode == 2 and "another arena run is using" in second.stderr
+    assert "Traceback" not in second.stderr
+    os.killpg(first.pid, signal.SIGINT)  # what the terminal sends to the whole job
+    _, err = first.communicate(timeout=30)
+    assert first.returncode == 2 and "interrupted; finished games are kept" in err
+    kept = [r["id"] for r in stored(out)]
+    assert kept and len(kept) < 12 and jsonl_ids(out) == kept
+    assert survivors(env[1]) == []
+    again = run(path, out, env)
+    assert again.returncode == 0 and f"{len(kept)} resumed" in again.stdout
+    assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
+
+
+def test_kill_9_of_the_runner_loses_nothing_and_resumes_at_once(tmp_path, env):
+    path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
+    first = start(path, out, env)
+    wait_until(lambda: (out / "games.jsonl").exists() and len(jsonl_ids(out)) >= 2)
+    os.kill(first.pid, signal.SIGKILL)
+    first.communicate()
+    wait_until(lambda: survivors(env[1]) == [], timeout=5)  # workers and engines die with it
+    again = run(path, out, env)  # the lock died with the runner: no refusal
+    assert again.returncode == 0, again.stderr
+    assert resumed_and_played(again.stdout)
+    assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
+
+
+def test_kill_9_of_the_whole_job_is_swept_up_by_the_next_run(tmp_path, env):
+    """Runner and workers killed at once: the engines die with their workers, but an
+    engine's child has nobody left to kill it, until the next run on the folder."""
+    path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
+    first = start(path, out, env)
+    wait_until(lambda: (out / "games.jsonl").exists() and len(jsonl_ids(out)) >= 2)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.communicate()
+    time.sleep(0.3)
+    assert survivors(env[1])  # the forked children of the engines
+    again = run(path, out, env)
+    assert again.returncode == 0, again.stderr
+    assert resumed_and_played(again.stdout)
+    assert "left behind by an earlier run" in (out / "arena.log").read_text()
+    assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
+    assert survivors(env[1]) == []
+
+
+def test_a_worker_killed_mid_game_is_replaced_and_its_game_replayed(tmp_path, env):
+    path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
+    first = start(path, out, env)
+    wait_until(lambda: (out / "games.jsonl").exists() and len(jsonl_ids(out)) >= 1)
+    children = Path(f"/proc/{first.pid}/task/{first.pid}/children").read_text().split()
+    os.kill(int(children[0]), signal.SIGKILL)
+    _, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
+    assert "died (exit code -9) in the middle of" in (out / "arena.log").read_text()
+    assert survivors(env[1]) == []
+
+
+# -- the pieces ---------------------------------------------------------------
+
+
+def _die_on_two(task: int) -> int:
+    if task == 2:
+        os._exit(9)
+    return task * 10
+
+
+def test_pool_replaces_dead_workers_retries_once_then_gives_up():
+    pool = WorkerPool(2, _die_on_two, lambda: None, retries=1)
+    results = list(pool.imap_unordered([1, 2, 3, 4]))
+    pool.close()
+    assert sorted(r for r in results if not isinstance(r, Lost)) == [10, 30, 40]
+    [lost] = [r for r in results if isinstance(r, Lost)]
+    assert lost.task == 2 and "died 2 times" in lost.reason and "exit code 9" in lost.reason
+
+
+def record(players, termination="normal", forfeit=None, started=True, id=0):
+    return {"id": id, "players": players, "termination": termination, "forfeit_seat": forfeit,
+            "engine_seeds": [1, 2] if started else [], "reason": "r"}
+
+
+def test_drop_rule_counts_consecutive_failures_only():
+    tracker = FailureTracker({"a": 3, "b": 0, "c": 3})
+    assert tracker.update(record(["a", "c"], "crash", 0, started=False)) == []
+    assert tracker.update(record(["c", "a"], "handshake", 1)) == []
+    assert tracker.update(record(["a", "c"])) == []          # a played a clean game: streak reset
+    for i in range(2):
+        assert tracker.update(record(["a", "b"], "protocol", 0)) == []
+    assert tracker.update(record(["b", "a"], "timeout", 1)) == []  # a time loss is a result
+    assert tracker.update(record(["a", "b"], "crash", 0, id=7)) == ["a"]
+    assert tracker.dropped["a"].startswith("3 consecutive failures, the last in game 7: crash")
+    for i in range(5):
+        assert tracker.update(record(["b", "c"], "crash", 0)) == []  # max_failures = 0: never
+
+
+def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
+    spec_cmd = (sys.executable, ZOO, "good")
+    from arena.engine import EngineSpec
+    config = WorkerConfig("t", "hex", {"size": 5, "swap": False},
+                          {"a": EngineSpec("a", spec_cmd), "b": EngineSpec("b", spec_cmd)},
+                          TimeControl(movetime_ms=300))
+    worker = _Worker(config)
+    monkeypatch.setattr(worker.game, "initial_state", lambda seed: 1 / 0)
+    result = worker.play(ScheduledGame(5, 0, ("a", "b"), 1))
+    assert result == {"id": 5, "internal_error": "ZeroDivisionError: division by zero"}
+    assert worker.engines == {}
+
+
+def test_each_game_is_one_transaction(tmp_path):
+    with GameStore(tmp_path) as store:
+        store.open("f")
+        game = {"id": 0, "round": 0, "players": ["a", "b"], "termination": "normal", "winner": 0}
+        store.add(game)
+        with pytest.raises(sqlite3.IntegrityError):
+            store.add(game)
+        with pytest.raises(KeyError):
+            store.add({"id": 1, "round": 0})
+        assert store.done_ids() == {0}
+    assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 1
