@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from .bench import SECTIONS as BENCH_SECTIONS
 from .engine import EngineFault, EngineProcess, EngineSpec
 from .match import TimeControl, play_game
 from .rules import GAMES, OptionError, make_game
@@ -144,6 +145,24 @@ def verify(records) -> None:
     except RecordError as exc:
         raise Failure(str(exc)) from None
     sys.exit(0 if all_ok else 1)
+
+
+@main.command()
+@click.option("--quick", is_flag=True, help="Tiny sizes, one run each: proves the benchmark works (CI).")
+@click.option("--section", "-s", "sections", multiple=True, type=click.Choice(BENCH_SECTIONS),
+              help="Run only this section (repeatable; default: all).")
+@click.option("--repeats", "-r", type=click.IntRange(1, 100), help="Runs per figure (default 5, quick 1).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write every figure to this JSON file.")
+def bench(quick: bool, sections: tuple[str, ...], repeats: int | None, json_path: Path | None) -> None:
+    """Measure the referee and the manager next to baselines (docs/performance.md)."""
+    from .bench import run_bench
+
+    try:
+        run_bench(quick=quick, sections=sections or BENCH_SECTIONS, repeats=repeats,
+                  json_path=json_path, echo=click.echo)
+    except (OSError, RuntimeError) as exc:
+        raise Failure(f"bench: {exc}") from None
 
 
 # -- helpers ----------------------------------------------------------------

@@ -167,3 +167,61 @@ def test_random_games_always_end_with_a_winner_and_replay_identically(size, seed
     assert replay.winner() == state.winner() and replay.cells == state.cells
     # clones taken along the way were not affected by later moves
     assert all(not s.is_terminal() for s in snapshots)
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.integers(2, 9), seed=st.integers(0, 2**32), swap=st.booleans())
+def test_random_move_draws_exactly_like_choice_of_legal_moves(size, seed, swap):
+    # random_move is a fast sampler: same move and same rng state as rng.choice(legal_moves()).
+    game = make_game("hex", {"size": size, "swap": swap})
+    state = game.initial_state()
+    mine, reference = random.Random(seed), random.Random(seed)
+    while not state.is_terminal():
+        move = state.random_move(mine)
+        assert move == reference.choice(state.legal_moves())
+        state.play(move)
+    assert mine.random() == reference.random()
+    with pytest.raises(ValueError, match="over"):
+        state.random_move(mine)
+
+
+def test_wins_are_detected_at_the_move_that_connects_like_a_flood_fill_says():
+    # The incremental edge marks against a plain breadth-first search after every move.
+    def connected(state, colour):
+        board, n = state.game.board, state.game.options.size
+        axis = 0 if colour == 0 else 1
+        seen = [i for i, rc in enumerate(board.coords) if rc[axis] == 0 and state.cells[i] == colour]
+        reach = set(seen)
+        while seen:
+            cell = seen.pop()
+            if board.coords[cell][axis] == n - 1:
+                return True
+            for nb in board.neighbours[cell]:
+                if nb not in reach and state.cells[nb] == colour:
+                    reach.add(nb)
+                    seen.append(nb)
+        return False
+
+    rng = random.Random(7)
+    for _ in range(200):
+        state = make_game("hex", {"size": rng.randint(2, 8)}).initial_state()
+        while not state.is_terminal():
+            mover = state.current_player()
+            state.play(rng.choice(state.legal_moves()))
+            assert state.is_terminal() == connected(state, mover)
+            assert not connected(state, 1 - mover)
+
+
+def test_legal_moves_stay_right_when_asked_for_only_late_or_after_a_clone():
+    moves = ["c3", "swap", "a1", "b2", "e5"]
+    state = play(moves[:2], size=5)
+    early = state.clone()
+    assert len(early.legal_moves()) == 24            # tracking starts here, on the clone only
+    for move in moves[2:]:
+        state.play(move)
+        early.play(move)
+    expected = sorted(set(state.game.board.names) - {"a1", "b2", "e5", "c3"})
+    assert sorted(state.legal_moves()) == sorted(early.legal_moves()) == expected
+    other = early.clone()
+    other.play("d4")
+    assert "d4" in early.legal_moves() and "d4" not in other.legal_moves()

@@ -1,15 +1,30 @@
 """Hex on an n x n rhombus, with the optional swap rule (docs/rules/hex.md).
 
 Seat 0 is Red: moves first and joins the top and bottom rows.  Seat 1 is Blue
-and joins the left and right columns.  Connectivity is tracked incrementally
-with a union-find over the cells plus four virtual edge nodes, so a move costs
-a handful of list operations whatever the board size.
+and joins the left and right columns.
+
+A move costs a few C-level list operations whatever the board size, which
+matters because the referee checks every move an engine sends.  Every stone
+carries a *mark* saying whether its group touches none, the first or the
+second of its colour's edges; a group touching both has won.  Summing the
+marks of a cell's neighbours (one ``sum(itemgetter(...)(marks))``) gives, per
+colour, how many neighbouring stones are in groups touching no edge, the first
+edge, the second edge: three 3-bit counters (a cell has at most 6
+neighbours), Red's in bits 0-8, Blue's in bits 9-17.  When a new stone joins a
+group to an edge, the stones of that group still marked "no edge" are
+relabelled by a flood fill; a stone is relabelled at most once per game (from
+"no edge" to one edge; both edges end the game), so the fills cost O(cells)
+over a whole game.  This is OpenSpiel's edge-flag scheme, with the neighbour
+scan done in C.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
-from typing import Any
+from operator import itemgetter
+from random import Random
+from typing import Any, Callable
 
 from pydantic import Field
 
@@ -20,6 +35,10 @@ EMPTY = -1
 RED, BLUE = 0, 1
 COLOUR_NAMES = ("Red", "Blue")
 SWAP = "swap"
+
+# MARKS[colour][edges]: a stone's mark; edges is 0 (none), 1 (first edge) or 2 (second edge).
+MARKS = ((1, 1 << 3, 1 << 6), (1 << 9, 1 << 12, 1 << 15))
+FIRST_EDGE, SECOND_EDGE, NO_EDGE = 0o70, 0o700, 0o7   # counter masks, for Red's bits
 
 
 class HexOptions(GameOptions):
@@ -34,30 +53,40 @@ class HexGame(Game):
 
     def __init__(self, options: HexOptions) -> None:
         super().__init__(options)
-        self.board = Board.rhombus(options.size)
-        n = options.size
-        cells = len(self.board)
-        # Virtual nodes: TOP, BOTTOM (Red's edges), LEFT, RIGHT (Blue's edges).
-        self.top, self.bottom, self.left, self.right = cells, cells + 1, cells + 2, cells + 3
-        self.edge_links: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-        for i, (r, c) in enumerate(self.board.coords):
-            red = tuple(e for e, hit in ((self.top, r == 0), (self.bottom, r == n - 1)) if hit)
-            blue = tuple(e for e, hit in ((self.left, c == 0), (self.right, c == n - 1)) if hit)
-            self.edge_links.append((red, blue))
+        self.board = board = Board.rhombus(options.size)
+        last = options.size - 1
+        # Per cell name: its index, a getter of its neighbours' marks, and per colour its
+        # edge bits (1: the colour's first edge, Red top / Blue left; 2: the second).
+        self.cells_by_name: dict[str, tuple[int, Callable[[list[int]], tuple[int, ...]], tuple[int, int]]] = {
+            name: (i, _getter(board.neighbours[i]), (_edge_bits(r, last), _edge_bits(c, last)))
+            for i, (name, (r, c)) in enumerate(zip(board.names, board.coords))}
 
     def initial_state(self, seed: int = 0) -> "HexState":
         return HexState(self)
 
 
+def _edge_bits(line: int, last: int) -> int:
+    return (line == 0) | (line == last) << 1
+
+
+def _getter(cells: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    return itemgetter(*cells) if len(cells) > 1 else lambda marks: (marks[cells[0]],)
+
+
 class HexState(State):
-    __slots__ = ("game", "cells", "parent", "_moves", "_winner")
+    __slots__ = ("game", "cells", "_marks", "_moves", "_winner", "_empty", "_by_name", "_names")
 
     def __init__(self, game: HexGame) -> None:
         self.game = game
         self.cells = [EMPTY] * len(game.board)
-        self.parent = list(range(len(game.board) + 4))
+        self._marks = [0] * len(game.board)
         self._moves: list[str] = []
         self._winner: int | None = None
+        # The empty cells in board order, kept once legal_moves() or random_move() asked
+        # for them (a referee replaying moves never does).
+        self._empty: list[int] | None = None
+        # The game's tables, one attribute lookup away on the hot path.
+        self._by_name, self._names = game.cells_by_name, game.board.names
 
     # -- queries --------------------------------------------------------------
 
@@ -88,26 +117,84 @@ class HexState(State):
     def legal_moves(self) -> list[str]:
         if self._winner is not None:
             return []
-        names = self.game.board.names
-        legal = [names[i] for i, v in enumerate(self.cells) if v == EMPTY]
+        empty = self._empty if self._empty is not None else self._track_empty()
+        legal = list(map(self._names.__getitem__, empty))
         if self.swap_allowed():
             legal.append(SWAP)
         return legal
 
+    def random_move(self, rng: Random) -> str:
+        """Exactly ``rng.choice(self.legal_moves())`` (the same draws from ``rng``, so the
+        same move and the same rng state afterwards), without building the list."""
+        empty = self._empty
+        if empty is None or len(self._moves) == 1 or self._winner is not None:
+            legal = self.legal_moves()  # also starts keeping self._empty
+            if not legal:
+                raise ValueError("the game is over")
+            return rng.choice(legal)
+        n = len(empty)  # Random.choice's rejection sampling (_randbelow), inlined for speed
+        k = n.bit_length()
+        r = rng.getrandbits(k)
+        while r >= n:
+            r = rng.getrandbits(k)
+        return self._names[empty[r]]
+
+    def _track_empty(self) -> list[int]:
+        self._empty = [i for i, v in enumerate(self.cells) if v == EMPTY]
+        return self._empty
+
     # -- moves ----------------------------------------------------------------
 
     def play(self, move: str) -> None:
+        try:
+            cell, neighbour_marks, edges_by_colour = self._by_name[move]
+        except KeyError:
+            return self._play_other(move)
+        cells = self.cells
+        if cells[cell] != EMPTY or self._winner is not None:
+            return self._play_other(move)
+        moves = self._moves
+        colour = len(moves) & 1
+        marks = self._marks
+        counts = sum(neighbour_marks(marks))
+        if colour:
+            counts >>= 9
+        edges = edges_by_colour[colour]
+        if counts & FIRST_EDGE:
+            edges |= 1
+        if counts & SECOND_EDGE:
+            edges |= 2
+        cells[cell] = colour
+        if edges == 3:
+            self._winner = colour
+        else:
+            mark = marks[cell] = MARKS[colour][edges]
+            if edges and counts & NO_EDGE:
+                self._relabel(cell, colour, mark)
+        empty = self._empty
+        if empty is not None:
+            del empty[bisect_left(empty, cell)]
+        moves.append(move)
+
+    def _play_other(self, move: str) -> None:
+        """Everything but a stone on an empty cell of a game in progress: swap or an error."""
         if self._winner is not None:
             raise IllegalMove(move, "the game is over")
-        cell = self.game.board.lookup(move)
-        if cell is None:
-            if move == SWAP:
-                return self._swap()
-            raise IllegalMove(move, self._not_a_cell(move))
-        if self.cells[cell] != EMPTY:
+        if move == SWAP:
+            return self._swap()
+        if move in self._by_name:
             raise IllegalMove(move, f"{move} is already occupied")
-        self._place(cell, len(self._moves) & 1)
-        self._moves.append(move)
+        raise IllegalMove(move, self._not_a_cell(move))
+
+    def _relabel(self, start: int, colour: int, mark: int) -> None:
+        """Give ``mark`` to every stone of ``start``'s group (it just reached an edge)."""
+        cells, marks, neighbours = self.cells, self._marks, self.game.board.neighbours
+        todo = [start]
+        while todo:
+            for n in neighbours[todo.pop()]:
+                if cells[n] == colour and marks[n] != mark:
+                    marks[n] = mark
+                    todo.append(n)
 
     def _not_a_cell(self, move: str) -> str:
         n = self.game.options.size
@@ -122,38 +209,15 @@ class HexState(State):
         board = self.game.board
         first = board.index(self._moves[0])
         r, c = board.coords[first]
+        mirror = board.at(c, r)
+        # The board now holds one Blue stone: on a board of side >= 2 it touches at most one edge.
         self.cells[first] = EMPTY
-        self.parent = list(range(len(self.parent)))
-        self._place(board.at(c, r), BLUE)
+        self._marks[first] = 0
+        self.cells[mirror] = BLUE
+        self._marks[mirror] = MARKS[BLUE][self._by_name[board.names[mirror]][2][BLUE]]
+        if self._empty is not None:
+            self._track_empty()
         self._moves.append(SWAP)
-
-    def _place(self, cell: int, colour: int) -> None:
-        game = self.game
-        cells, parent = self.cells, self.parent
-        cells[cell] = colour
-        find = self._find
-        root = find(cell)
-        for edge in game.edge_links[cell][colour]:
-            other = find(edge)
-            if other != root:
-                parent[other] = root
-        for n in game.board.neighbours[cell]:
-            if cells[n] == colour:
-                other = find(n)
-                if other != root:
-                    parent[other] = root
-        if colour == RED:
-            if find(game.top) == find(game.bottom):
-                self._winner = RED
-        elif find(game.left) == find(game.right):
-            self._winner = BLUE
-
-    def _find(self, x: int) -> int:
-        parent = self.parent
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
 
     # -- the rest -------------------------------------------------------------
 
@@ -161,9 +225,11 @@ class HexState(State):
         other = HexState.__new__(HexState)
         other.game = self.game
         other.cells = self.cells[:]
-        other.parent = self.parent[:]
+        other._marks = self._marks[:]
         other._moves = self._moves[:]
         other._winner = self._winner
+        other._empty = self._empty[:] if self._empty is not None else None
+        other._by_name, other._names = self._by_name, self._names
         return other
 
     def winning_chain(self) -> list[str]:

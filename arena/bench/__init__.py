@@ -1,0 +1,115 @@
+"""``arena bench``: what the referee and the tournament manager cost, next to baselines.
+
+Five sections (docs/performance.md explains each method and shows a run):
+
+1. referee  - random playouts and moves validated per second, per game on one core;
+              OpenSpiel's Hex on the same games when open-spiel is installed.
+2. manager  - the manager's own CPU and wall time per move in a real tournament
+              between two instant engines, next to a raw pipe ping-pong.
+3. scaling  - games per second with 1..cores workers and CPU-bound engines.
+4. memory   - peak RSS of the coordinator and of each worker.
+5. clock    - what the referee charges an engine that sleeps a known time.
+
+Every figure is the median of ``repeats`` runs, baselines measured in the same run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from tabulate import tabulate
+
+from .common import instant_engine, machine
+
+SECTIONS = ("referee", "manager", "scaling", "memory", "clock")
+
+
+@dataclass(frozen=True)
+class Plan:
+    repeats: int
+    referee_budget_s: float     # time to fill with playouts per game and repeat
+    manager_rounds: int         # 2 games per round
+    manager_size: int
+    scaling_rounds: int
+    scaling_size: int
+    scaling_busy_us: int        # CPU each engine burns per move
+    memory_rounds: int
+    clock_games: int
+    clock_size: int
+    clock_sleep_us: int
+
+
+FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11,
+            scaling_rounds=12, scaling_size=9, scaling_busy_us=2000, memory_rounds=10,
+            clock_games=4, clock_size=11, clock_sleep_us=5000)
+QUICK = Plan(repeats=1, referee_budget_s=0.02, manager_rounds=3, manager_size=7,
+             scaling_rounds=2, scaling_size=5, scaling_busy_us=300, memory_rounds=1,
+             clock_games=1, clock_size=5, clock_sleep_us=2000)
+
+
+class Report:
+    """Collects printed text and the JSON figures."""
+
+    def __init__(self, echo: Callable[[str], None]) -> None:
+        self.echo = echo
+        self.data: dict[str, Any] = {}
+        self.targets: list[dict[str, Any]] = []
+
+    def table(self, rows: list[list[Any]], headers: list[str], numeric: bool = True) -> None:
+        align = ("left",) + ("right" if numeric else "left",) * (len(headers) - 1)
+        self.echo(tabulate([[_cell(v) for v in row] for row in rows], headers=headers,
+                           disable_numparse=True, colalign=align))
+
+    def target(self, what: str, measured: str, met: bool | None) -> None:
+        self.targets.append({"target": what, "measured": measured,
+                             "status": "n/a" if met is None else "met" if met else "MISSED"})
+
+
+def run_bench(*, quick: bool = False, sections: tuple[str, ...] = SECTIONS, repeats: int | None = None,
+              json_path: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    plan = QUICK if quick else FULL
+    if repeats:
+        plan = replace(plan, repeats=repeats)
+    report = Report(echo)
+    echo(f"arena bench{' --quick (tiny sizes: proves it works, figures are not meaningful)' if quick else ''}")
+    echo(f"machine: {machine()}")
+    echo(f"every figure is the median of {plan.repeats} run(s); baselines are measured in the same run")
+    report.data["machine"] = machine()
+    report.data["plan"] = plan.__dict__
+    engine = instant_engine() if set(sections) - {"referee"} else None
+    if engine is not None:
+        echo(f"instant engine: {engine.note}")
+        report.data["instant_engine"] = engine.kind
+    from . import sections as run
+    for name in SECTIONS:
+        if name in sections:
+            getattr(run, name)(plan, engine, report)
+    _targets(report)
+    if json_path is not None:
+        report.data["targets"] = report.targets
+        json_path.write_text(json.dumps(report.data, indent=2) + "\n", encoding="utf-8")
+        echo(f"\nfigures written to {json_path}")
+    return report.data
+
+
+def _cell(value: Any) -> str:
+    """Numbers to three significant figures at least, with thousands separators."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, int) or abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
+
+
+def _targets(report: Report) -> None:
+    if not report.targets:
+        return
+    report.echo("\nTargets")
+    report.table([[t["target"], t["measured"], t["status"]] for t in report.targets],
+                 ["target", "measured", "status"], numeric=False)
+
+
+__all__ = ["SECTIONS", "Plan", "run_bench"]

@@ -1,0 +1,102 @@
+"""Runs one tournament in a fresh process and prints what it cost as one JSON line.
+
+Used by ``arena bench`` (see arena/bench/tournaments.py): the parent writes a
+tournament file, starts ``python -m arena.bench.child CONFIG``, and subtracts the
+engines' own CPU (which they report at exit) from this process tree's.
+
+CPU accounting: ``RUSAGE_SELF`` is the coordinator; ``RUSAGE_CHILDREN`` covers
+every descendant that was waited for: the pool's workers (joined at the end)
+and, through them, the engines (each reaped by its worker).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+class RssSampler(threading.Thread):
+    """Polls the peak RSS (VmHWM) of this process's direct children (the workers)."""
+
+    def __init__(self, interval: float) -> None:
+        super().__init__(daemon=True)
+        self.interval = interval
+        self.peaks: dict[int, int] = {}
+        self.available = True
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.interval):
+            self.sample()
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join()
+
+    def sample(self) -> None:
+        for pid in self._children():
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        self.peaks[pid] = max(self.peaks.get(pid, 0), int(line.split()[1]))
+            except (OSError, ValueError):
+                pass
+
+    def _children(self) -> list[int]:
+        pids: list[int] = []
+        try:
+            for task in os.listdir("/proc/self/task"):
+                pids += map(int, Path(f"/proc/self/task/{task}/children").read_text().split())
+        except OSError:
+            self.available = False
+        return pids
+
+
+def _cpu(usage: resource.struct_rusage) -> float:
+    return usage.ru_utime + usage.ru_stime
+
+
+def main(config_path: str) -> None:
+    config = json.loads(Path(config_path).read_text())
+    from ..cli import _setup_logging
+    from ..runner import run_tournament
+    from ..tournament import load_tournament
+
+    tournament = load_tournament(config["file"])
+    out = Path(config["out"])
+    _setup_logging(out, quiet=True)  # as `arena run` does
+    sampler = RssSampler(0.05) if config.get("sample_rss") else None
+    self0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall0 = time.perf_counter()
+    if sampler:
+        sampler.start()
+    run_tournament(tournament, out, config["workers"])
+    wall = time.perf_counter() - wall0
+    if sampler:
+        sampler.stop()
+    self1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    terminations: dict[str, int] = {}
+    for record in records:
+        terminations[record["termination"]] = terminations.get(record["termination"], 0) + 1
+    print(json.dumps({
+        "games": len(records),
+        "plies": sum(len(r["moves"]) for r in records),
+        "moves": [r["moves"] for r in records],
+        "terminations": terminations,
+        "wall_s": wall,
+        "coordinator_cpu_s": _cpu(self1) - _cpu(self0),
+        "children_cpu_s": _cpu(kids1) - _cpu(kids0),
+        "coordinator_rss_kib": self1.ru_maxrss,
+        "largest_child_rss_kib": kids1.ru_maxrss,
+        "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
+    }))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

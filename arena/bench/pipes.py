@@ -1,0 +1,81 @@
+"""The baseline every manager figure is compared with: a raw line round trip over pipes.
+
+The parent writes the very bytes the referee would write for a move (the
+``position`` line and the ``go`` line) with one ``os.write`` and blocks in
+``os.read`` until the reply's newline: no selector, no deadline, no parsing, no
+rules.  The peer is either a minimal Python loop (the issue's "two Python
+processes over pipes") or the C instant engine itself (same engine work as in
+the tournament).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from protocol import codec
+
+# Reads lines, answers each 'go' with a move-sized reply: the least a Python peer can do.
+PYTHON_PEER = (
+    "import sys\n"
+    "read, out = sys.stdin.buffer.readline, sys.stdout.buffer\n"
+    "while line := read():\n"
+    "    if line.startswith(b'go'):\n"
+    "        out.write(b'move f6\\n'); out.flush()\n"
+)
+WARMUP = 100
+MIN_ROUND_TRIPS = 20_000  # short runs catch the scheduler before it settles the two processes
+
+
+@dataclass
+class RoundTrip:
+    wall_us: float       # per round trip
+    cpu_us: float        # the parent's own CPU per round trip
+
+
+def move_messages(games: Sequence[Sequence[str]], go_line: str) -> list[bytes]:
+    """What the referee writes for every move of these games (setup ``start``)."""
+    messages = []
+    for moves in games:
+        for ply in range(len(moves)):
+            messages.append(f"{codec.format_position('start', moves[:ply])}\n{go_line}\n".encode())
+    return messages
+
+
+def ping_pong(peer: Sequence[str], messages: Sequence[bytes]) -> RoundTrip:
+    """Send each message (cycling through them up to MIN_ROUND_TRIPS), wait for a
+    one-line answer; time the lot."""
+    messages = list(messages) * -(-MIN_ROUND_TRIPS // len(messages))
+    proc = subprocess.Popen(list(peer), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None
+    out, inp = proc.stdin.fileno(), proc.stdout.fileno()
+    write, read = os.write, os.read
+
+    def run(batch: Sequence[bytes]) -> None:
+        for message in batch:
+            write(out, message)
+            reply = read(inp, 65536)
+            while not reply.endswith(b"\n"):
+                more = read(inp, 65536)
+                if not more:
+                    raise RuntimeError(f"ping-pong peer {peer[0]} closed its output")
+                reply += more
+
+    try:
+        run(messages[:WARMUP])
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        run(messages)
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    finally:
+        proc.stdin.close()
+        proc.wait()
+        proc.stdout.close()
+    return RoundTrip(wall / len(messages) * 1e6, cpu / len(messages) * 1e6)
+
+
+def python_peer() -> tuple[str, ...]:
+    return (sys.executable, "-c", PYTHON_PEER)

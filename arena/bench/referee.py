@@ -1,0 +1,200 @@
+"""Section 1: how fast each referee is, on one core, without any process around it.
+
+*Random playouts*: from each game's start, play a random legal move until the game
+ends (``state.random_move(rng)`` where a state offers it, else
+``rng.choice(state.legal_moves())``).  *Moves validated*: replay the recorded
+games through ``play()``, the referee's work for every move an engine sends.
+Where OpenSpiel is installed, its Hex is driven the same way from Python on the
+same seeds; with the swap rule off both libraries list legal moves in the same
+order, so the playouts are the very same games (checked and printed).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..rules import GAMES, Game, make_game
+from .common import med
+
+PLY_CAP = 100_000  # a game that does not end by then is reported, not waited for
+
+
+@dataclass
+class RefereeFigures:
+    game: str
+    options: str
+    playouts: int                 # playouts per repeat
+    plies: int                    # total plies of those playouts
+    playouts_per_s: list[float] = field(default_factory=list)
+    moves_validated_per_s: list[float] = field(default_factory=list)
+
+    @property
+    def us_per_validated_move(self) -> float:
+        return 1e6 / med(self.moves_validated_per_s)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "options": self.options, "playouts": self.playouts,
+                "plies_per_game": self.plies / self.playouts,
+                "playouts_per_s": med(self.playouts_per_s),
+                "moves_validated_per_s": med(self.moves_validated_per_s),
+                "us_per_validated_move": self.us_per_validated_move}
+
+
+def random_playout(game: Game, seed: int) -> list[str]:
+    """One random game from ``seed``'s setup, with ``random.Random(seed)`` choosing moves."""
+    state = game.initial_state(seed)
+    rng = random.Random(seed)
+    sample = getattr(state, "random_move", None)
+    play, is_terminal = state.play, state.is_terminal
+    if sample is not None:
+        for _ in range(PLY_CAP):
+            if is_terminal():
+                return state.moves
+            play(sample(rng))
+    else:
+        legal_moves = state.legal_moves
+        choice = rng.choice
+        for _ in range(PLY_CAP):
+            if is_terminal():
+                return state.moves
+            play(choice(legal_moves()))
+    raise RuntimeError(f"{game.name}: a random game did not end within {PLY_CAP} plies")
+
+
+def _timed_playouts(game: Game, seeds: range) -> tuple[float, list[list[str]]]:
+    start = time.thread_time()
+    games = [random_playout(game, seed) for seed in seeds]
+    return time.thread_time() - start, games
+
+
+def _timed_replays(game: Game, seeds: range, games: list[list[str]]) -> float:
+    """CPU seconds to validate every move of ``games`` through ``play()``."""
+    states = [game.initial_state(seed) for seed in seeds]
+    start = time.thread_time()
+    for state, moves in zip(states, games):
+        play = state.play
+        for move in moves:
+            play(move)
+    return time.thread_time() - start
+
+
+def calibrate(run: Callable[[int], float], budget_s: float, cap: int = 100_000) -> int:
+    """How many items (playouts) fill about ``budget_s``, doubling from one."""
+    count = 1
+    while count < cap:
+        if run(count) >= budget_s / 2:
+            break
+        count *= 2
+    return count
+
+
+def measure_game(name: str, options: dict[str, Any], repeats: int, budget_s: float) -> RefereeFigures:
+    game = make_game(name, options)
+    count = calibrate(lambda n: _timed_playouts(game, range(n))[0], budget_s)
+    seeds = range(count)
+    figures: RefereeFigures | None = None
+    for _ in range(repeats):
+        elapsed, games = _timed_playouts(game, seeds)
+        plies = sum(len(g) for g in games)
+        if figures is None:
+            shown = " ".join(f"{k}={v}" for k, v in game.options.model_dump().items())
+            figures = RefereeFigures(name, shown, count, plies)
+        figures.playouts_per_s.append(count / elapsed)
+        figures.moves_validated_per_s.append(plies / _timed_replays(game, seeds, games))
+    assert figures is not None
+    return figures
+
+
+def all_games(repeats: int, budget_s: float, note: Callable[[str], None]) -> list[RefereeFigures]:
+    """Every registered ruleset at its default options; a game that fails is skipped with a note."""
+    results = []
+    for name in GAMES:
+        try:
+            results.append(measure_game(name, {}, repeats, budget_s))
+        except Exception as exc:  # a ruleset still being written must not sink the bench
+            note(f"{name}: skipped ({type(exc).__name__}: {exc})")
+    return results
+
+
+# -- OpenSpiel ------------------------------------------------------------------
+
+
+@dataclass
+class OpenSpielFigures:
+    version: str
+    playouts: int
+    identical: bool
+    arena_playouts_per_s: list[float] = field(default_factory=list)
+    openspiel_playouts_per_s: list[float] = field(default_factory=list)
+    arena_validated_per_s: list[float] = field(default_factory=list)
+    openspiel_validated_per_s: list[float] = field(default_factory=list)
+
+    @property
+    def playout_ratio(self) -> float:
+        return med(self.arena_playouts_per_s) / med(self.openspiel_playouts_per_s)
+
+    @property
+    def validation_ratio(self) -> float:
+        return med(self.arena_validated_per_s) / med(self.openspiel_validated_per_s)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"openspiel_version": self.version, "playouts": self.playouts,
+                "identical_games": self.identical,
+                "arena_playouts_per_s": med(self.arena_playouts_per_s),
+                "openspiel_playouts_per_s": med(self.openspiel_playouts_per_s),
+                "playout_ratio": self.playout_ratio,
+                "arena_moves_validated_per_s": med(self.arena_validated_per_s),
+                "openspiel_moves_validated_per_s": med(self.openspiel_validated_per_s),
+                "validation_ratio": self.validation_ratio}
+
+
+def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures | None:
+    """arena's Hex against OpenSpiel's on the same seeds, alternating run by run; None
+    when OpenSpiel is not installed (``pip install -e '.[bench]'``)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    from importlib.metadata import version
+
+    game = make_game("hex", {"size": size, "swap": False})
+    spiel = pyspiel.load_game("hex", {"board_size": size})
+    count = calibrate(lambda n: _timed_playouts(game, range(n))[0], budget_s)
+    seeds = range(count)
+    _, games = _timed_playouts(game, seeds)
+    spiel_games = [_spiel_playout(spiel, seed) for seed in seeds]
+    index = game.board.index
+    actions = [[index(m) for m in moves] for moves in games]  # row-major, as OpenSpiel numbers cells
+    figures = OpenSpielFigures(version("open-spiel"), count, actions == spiel_games)
+    plies = sum(len(g) for g in games)
+    for _ in range(repeats):
+        figures.arena_playouts_per_s.append(count / _timed_playouts(game, seeds)[0])
+        start = time.thread_time()
+        for seed in seeds:
+            _spiel_playout(spiel, seed)
+        figures.openspiel_playouts_per_s.append(count / (time.thread_time() - start))
+        figures.arena_validated_per_s.append(plies / _timed_replays(game, seeds, games))
+        states = [spiel.new_initial_state() for _ in actions]
+        start = time.thread_time()
+        for state, moves in zip(states, actions):
+            apply = state.apply_action
+            for action in moves:
+                apply(action)
+        figures.openspiel_validated_per_s.append(plies / (time.thread_time() - start))
+    return figures
+
+
+def _spiel_playout(spiel: Any, seed: int) -> list[int]:
+    """OpenSpiel's best Python driving of the same random game."""
+    state = spiel.new_initial_state()
+    rng = random.Random(seed)
+    choice = rng.choice
+    apply, legal, is_terminal = state.apply_action, state.legal_actions, state.is_terminal
+    for _ in range(PLY_CAP):
+        if is_terminal():
+            return state.history()
+        apply(choice(legal()))
+    raise RuntimeError("an OpenSpiel Hex game did not end")

@@ -1,0 +1,162 @@
+"""The five sections of ``arena bench``: measure, print a table, note the targets."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from protocol import codec
+
+from ..rules import make_game
+from .clock import clock_accuracy
+from .common import InstantEngine, med
+from .pipes import RoundTrip, move_messages, ping_pong, python_peer
+from .referee import all_games, openspiel_hex, random_playout
+from .tournaments import TournamentRun, machine_parallel_wall, play_tournament
+
+if TYPE_CHECKING:
+    from . import Plan, Report
+
+FASTCHESS_CPU_US = 35.0  # the issue's figure for fastchess on this kind of machine (not measured here)
+
+GO_LINE = codec.format_go(None, None, 1000)   # what the benchmark tournaments send
+
+
+def _median_round_trip(peer: tuple[str, ...], messages: list[bytes], repeats: int) -> RoundTrip:
+    trips = [ping_pong(peer, messages) for _ in range(repeats)]
+    return RoundTrip(med([t.wall_us for t in trips]), med([t.cpu_us for t in trips]))
+
+
+def referee(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    report.echo("\n1. Referee speed per game (one core, no processes)")
+    games = [random_playout(make_game("hex", {"size": 11}), seed) for seed in range(20)]
+    pipe = _median_round_trip(python_peer(), move_messages(games, GO_LINE), plan.repeats)
+    figures = all_games(plan.repeats, plan.referee_budget_s, lambda text: report.echo(f"   {text}"))
+    rows = []
+    for f in figures:
+        ratio = f.us_per_validated_move / pipe.wall_us
+        rows.append([f.game, f.options, med(f.playouts_per_s), f.plies / f.playouts,
+                     med(f.moves_validated_per_s), f.us_per_validated_move, ratio])
+        limit = 5 if f.game == "hexgo" else 1
+        report.target(f"{f.game}: validating a move <= {limit} pipe round trip{'s' if limit > 1 else ''}",
+                      f"{f.us_per_validated_move:.2f} us = {ratio:.2f} round trips", ratio <= limit)
+    report.table(rows, ["game", "options", "playouts/s", "plies/game", "moves validated/s",
+                        "us/validated move", "x pipe round trip"])
+    report.echo(f"pipe round trip (Python <-> Python, Hex 11x11 position+go lines): {pipe.wall_us:.1f} us")
+    report.data["referee"] = {"games": [f.as_dict() for f in figures], "pipe_round_trip_us": pipe.wall_us}
+    spiel = openspiel_hex(11, plan.repeats, plan.referee_budget_s)
+    if spiel is None:
+        report.echo("OpenSpiel: not installed (pip install -e '.[bench]'); comparison skipped")
+        report.target("Hex 11x11 random playouts >= 1.5x OpenSpiel", "open-spiel not installed", None)
+        return
+    report.echo(f"\nHex 11x11 without swap against OpenSpiel {spiel.version}, {spiel.playouts} playouts, "
+                f"same seeds, alternating runs; identical games: {'yes' if spiel.identical else 'NO'}")
+    report.table([
+        ["random playouts/s", med(spiel.arena_playouts_per_s), med(spiel.openspiel_playouts_per_s),
+         spiel.playout_ratio],
+        ["moves validated/s", med(spiel.arena_validated_per_s), med(spiel.openspiel_validated_per_s),
+         spiel.validation_ratio],
+    ], ["", "arena", "OpenSpiel", "arena / OpenSpiel"])
+    report.data["referee"]["openspiel_hex11"] = spiel.as_dict()
+    report.target("Hex 11x11 random playouts >= 1.5x OpenSpiel", f"{spiel.playout_ratio:.2f}x",
+                  spiel.playout_ratio >= 1.5)
+
+
+def manager(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    assert engine is not None
+    report.echo(f"\n2. Manager overhead per move (Hex {plan.manager_size}x{plan.manager_size}, "
+                f"two instant engines, 1 worker, {2 * plan.manager_rounds} games)")
+    runs: list[TournamentRun] = []
+    py_trips: list[RoundTrip] = []
+    c_trips: list[RoundTrip] = []
+    for _ in range(plan.repeats):  # interleaved, so load changes hit all three alike
+        run = play_tournament(engine, workers=1, rounds=plan.manager_rounds, size=plan.manager_size)
+        runs.append(run)
+        messages = move_messages(run.moves, GO_LINE)
+        py_trips.append(ping_pong(python_peer(), messages))
+        c_trips.append(ping_pong(engine.argv, messages))
+    moves = runs[0].plies
+    cpu = med([r.manager_cpu_s / r.plies * 1e6 for r in runs])
+    wall = med([r.wall_s / r.plies * 1e6 for r in runs])
+    engine_cpu = med([r.engine_cpu_s / r.plies * 1e6 for r in runs])
+    py_wall, c_wall = med([t.wall_us for t in py_trips]), med([t.wall_us for t in c_trips])
+    c_cpu = med([t.cpu_us for t in c_trips])
+    report.table([
+        ["manager CPU per move (us)", cpu, f"fastchess: {FASTCHESS_CPU_US:.0f} (the issue's figure)",
+         cpu / FASTCHESS_CPU_US],
+        ["", "", f"raw ping-pong, parent CPU: {c_cpu:.1f}", cpu / c_cpu],
+        ["wall time per move (us)", wall, f"raw ping-pong Python<->Python: {py_wall:.1f}", wall / py_wall],
+        ["", "", f"raw ping-pong Python<->C engine: {c_wall:.1f}", wall / c_wall],
+    ], ["figure", "arena", "baseline", "ratio"])
+    report.echo(f"{moves:,} moves per run; the engines' own CPU ({engine_cpu:.1f} us/move, "
+                f"{runs[0].engine_processes} processes) is excluded from the manager's")
+    report.data["manager"] = {"moves": moves, "manager_cpu_us_per_move": cpu, "wall_us_per_move": wall,
+                              "engine_cpu_us_per_move": engine_cpu,
+                              "pingpong_python_wall_us": py_wall, "pingpong_c_wall_us": c_wall,
+                              "pingpong_c_parent_cpu_us": c_cpu}
+    report.target(f"manager CPU <= {FASTCHESS_CPU_US:.0f} us per move", f"{cpu:.1f} us", cpu <= FASTCHESS_CPU_US)
+    report.target("wall per move <= 3x raw ping-pong (Python<->Python)",
+                  f"{wall:.1f} us = {wall / py_wall:.2f}x", wall <= 3 * py_wall)
+
+
+def scaling(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    assert engine is not None
+    cores = os.cpu_count() or 1
+    report.echo(f"\n3. Parallel scaling (Hex {plan.scaling_size}x{plan.scaling_size}, engines burning "
+                f"{plan.scaling_busy_us} us CPU per move, {2 * plan.scaling_rounds} games)")
+    counts = list(range(1, cores + 1))
+    rates: dict[int, list[float]] = {k: [] for k in counts}
+    raw: dict[int, list[float]] = {k: [] for k in counts}
+    for _ in range(plan.repeats):
+        for k in counts:  # interleaved, arena and the bare machine side by side
+            run = play_tournament(engine, workers=k, rounds=plan.scaling_rounds, size=plan.scaling_size,
+                                  engine_args=("--busy-us", str(plan.scaling_busy_us)))
+            rates[k].append(run.games / run.wall_s)
+            raw[k].append(1 / machine_parallel_wall(engine, processes=k, moves=run.plies,
+                                                    size=plan.scaling_size, busy_us=plan.scaling_busy_us))
+    base, raw_base = med(rates[1]), med(raw[1])
+    rows = [[k, med(rates[k]), med(rates[k]) / (k * base) * 100, med(raw[k]) / (k * raw_base) * 100]
+            for k in counts]
+    report.table(rows, ["workers", "games/s", "efficiency vs 1 worker (%)",
+                        "machine alone: same CPU work in k processes (%)"])
+    report.data["scaling"] = [{"workers": k, "games_per_s": r, "efficiency": e / 100, "machine_efficiency": m / 100}
+                              for k, r, e, m in rows]
+    if cores >= 2:
+        eff, machine_eff = rows[1][2], rows[1][3]
+        report.target(">= 90% parallel efficiency at 2 workers",
+                      f"{eff:.0f}% (the machine alone: {machine_eff:.0f}%)", eff >= 90)
+
+
+def memory(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    assert engine is not None
+    workers = os.cpu_count() or 1
+    report.echo(f"\n4. Memory (peak RSS; Hex 11x11 tournament, instant engines, {workers} workers)")
+    runs = [play_tournament(engine, workers=workers, rounds=plan.memory_rounds, size=11, sample_rss=True)
+            for _ in range(plan.repeats)]
+    rows = [["coordinator", med([r.coordinator_rss_kib for r in runs]) / 1024]]
+    sampled = [r.worker_rss_kib for r in runs if r.worker_rss_kib]
+    if sampled and all(len(s) == len(sampled[0]) for s in sampled):
+        rows += [[f"worker {i + 1}", med([s[i] for s in sampled]) / 1024] for i in range(len(sampled[0]))]
+    else:
+        rows.append(["largest worker (or engine)", med([r.largest_child_rss_kib for r in runs]) / 1024])
+    report.table(rows, ["process", "peak RSS (MiB)"])
+    report.data["memory_mib"] = {name: value for name, value in rows}
+
+
+def clock(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    assert engine is not None
+    report.echo(f"\n5. Clock accuracy (an engine sleeping {plan.clock_sleep_us / 1000:g} ms per move, "
+                f"Hex {plan.clock_size}x{plan.clock_size})")
+    runs = [clock_accuracy(engine, games=plan.clock_games, size=plan.clock_size, sleep_us=plan.clock_sleep_us)
+            for _ in range(plan.repeats)]
+    figures = [r.as_dict() for r in runs]
+    pick = lambda key: med([f[key] for f in figures])
+    report.table([
+        ["referee's measurement (Reply.elapsed)", pick("measured_error_median_ms"), pick("measured_error_p99_ms")],
+        ["charged in the record (times_ms, whole ms)", pick("recorded_error_median_ms"),
+         pick("recorded_error_p99_ms")],
+    ], ["referee minus engine's own time", "median (ms)", "99th percentile (ms)"], )
+    report.echo(f"{runs[0].moves} moves per run")
+    report.data["clock"] = {key: pick(key) for key in figures[0]}
+    err = pick("measured_error_median_ms")
+    report.target("clock error median <= 1 ms", f"{err:.3f} ms", abs(err) <= 1)

@@ -1,0 +1,86 @@
+"""Sections 2-4: real tournaments (``run_tournament``, workers, storage and all)
+between instant engines, each in a fresh child process (arena/bench/child.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .common import ROOT, InstantEngine, read_engine_stats
+
+
+@dataclass
+class TournamentRun:
+    workers: int
+    games: int
+    plies: int
+    moves: list[list[str]]
+    terminations: dict[str, int]
+    wall_s: float
+    coordinator_cpu_s: float
+    children_cpu_s: float        # workers + engines
+    engine_cpu_s: float          # what the engines reported for themselves
+    engine_processes: int
+    coordinator_rss_kib: int
+    largest_child_rss_kib: int
+    worker_rss_kib: list[int] | None
+
+    @property
+    def manager_cpu_s(self) -> float:
+        """Coordinator and workers, engines excluded."""
+        return self.coordinator_cpu_s + self.children_cpu_s - self.engine_cpu_s
+
+
+def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: int,
+                    engine_args: Sequence[str] = (), sample_rss: bool = False) -> TournamentRun:
+    """A Hex round-robin between two copies of the instant engine (2 x rounds games)."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        folder = Path(tmp)
+        stats = folder / "stats"
+        stats.mkdir()
+        command = [*engine.argv, "--stats", str(stats), *engine_args]
+        engines = "".join(f'\n[[engines]]\nname = "{name}"\ncommand = {json.dumps(command)}\n'
+                          for name in ("instant-a", "instant-b"))
+        (folder / "bench.toml").write_text(
+            f'name = "bench"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
+            f"[options]\nsize = {size}\nswap = true\n[time_control]\nmovetime_ms = 1000\n{engines}")
+        config = {"file": str(folder / "bench.toml"), "out": str(folder / "out"),
+                  "workers": workers, "sample_rss": sample_rss}
+        (folder / "config.json").write_text(json.dumps(config))
+        done = subprocess.run([sys.executable, "-m", "arena.bench.child", str(folder / "config.json")],
+                              capture_output=True, text=True, cwd=ROOT)
+        if done.returncode != 0:
+            raise RuntimeError(f"benchmark tournament failed: {done.stderr.strip()[-2000:]}")
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        engine_stats = read_engine_stats(stats)
+    if set(result["terminations"]) != {"normal"}:
+        raise RuntimeError(f"benchmark games did not all end normally: {result['terminations']}")
+    return TournamentRun(workers=workers, engine_cpu_s=sum(s["cpu_us"] for s in engine_stats) / 1e6,
+                         engine_processes=len(engine_stats), **result)
+
+
+def machine_parallel_wall(engine: InstantEngine, *, processes: int, moves: int, size: int,
+                          busy_us: int) -> float:
+    """Seconds for ``processes`` copies of the busy engine to make ``moves`` moves between
+    them with no arena at all (input from a file, output discarded): what the machine
+    itself gives in parallel, the ceiling for arena's scaling."""
+    share = -(-moves // processes)
+    script = f"newgame hex 0 2 size={size}\nseed 1\n" + "position start moves\ngo\n" * share
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        path = Path(tmp) / "moves.txt"
+        path.write_text(script)
+        start = time.perf_counter()
+        procs = []
+        for _ in range(processes):
+            with open(path, "rb") as feed:
+                procs.append(subprocess.Popen([*engine.argv, "--busy-us", str(busy_us)], stdin=feed,
+                                              stdout=subprocess.DEVNULL))
+        for proc in procs:
+            proc.wait()
+        return time.perf_counter() - start

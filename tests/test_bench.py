@@ -1,0 +1,50 @@
+"""`arena bench --quick` through the real CLI: every section prints figures.
+
+No timing assertions: the figures depend on the machine; this proves the
+benchmark runs end to end (instant engine build, tournaments in child
+processes, ping-pong, clock, targets) and reports what it measured.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
+
+
+def test_quick_bench_prints_every_section_with_numbers(tmp_path):
+    out = tmp_path / "bench.json"
+    done = subprocess.run([sys.executable, "-m", "arena", "bench", "--quick", "--json", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    sections = ["1. Referee speed", "2. Manager overhead", "3. Parallel scaling", "4. Memory",
+                "5. Clock accuracy", "Targets"]
+    positions = [text.index(title) for title in sections]
+    assert positions == sorted(positions)
+    for title, start, end in zip(sections, positions, positions[1:] + [len(text)]):
+        body = text[start:end]
+        assert NUMBER.search(body.split("\n", 1)[1]), f"no figures under {title!r}"
+    for game in ("hex", "groups", "bases", "posies"):
+        assert re.search(rf"^{game}\s+\S.*\d", text, re.M), f"no referee row for {game}"
+    assert "pipe round trip" in text and "raw ping-pong" in text
+    data = json.loads(out.read_text())
+    assert data["manager"]["manager_cpu_us_per_move"] > 0
+    assert data["manager"]["wall_us_per_move"] > 0
+    assert [row["workers"] for row in data["scaling"]][0] == 1
+    assert data["memory_mib"]["coordinator"] > 0
+    assert data["clock"]["moves"] > 0
+    assert {t["status"] for t in data["targets"]} <= {"met", "MISSED", "n/a"}
+
+
+def test_python_instant_engine_plays_a_legal_game():
+    """The stand-in used when gcc is missing speaks the protocol and plays legal Hex."""
+    engine = f"{sys.executable} {ROOT / 'benchmarks' / 'instant_engine.py'}"
+    done = subprocess.run([sys.executable, "-m", "arena", "play", "--game", "hex", "-O", "size=5",
+                           engine, engine], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout.strip().splitlines()[-1])
+    assert record["termination"] == "normal" and record["winner"] in (0, 1)
