@@ -13,6 +13,9 @@ Three layers, because each one alone can be escaped:
   arena process that started it even when that process is killed with -9 and
   cleans up nothing.
 
+Engines also get ``oom_score_adj = 1000``: when memory runs out, the kernel
+kills an engine (its descendants inherit the score) rather than arena.
+
 What still escapes (documented in docs/reliability.md): a descendant that
 replaces its environment with ``execve`` and also leaves the process group,
 or one running as another user.
@@ -65,13 +68,19 @@ def set_parent_death_signal(sig: int) -> bool:
 
 
 def child_setup(memory_mb: int | None, cpu_seconds: int | None) -> Callable[[], None]:
-    """The function run in the engine between fork and exec: resource limits, and
-    death with its parent.  Parent death is only tied to the main thread, since the
-    kernel fires it when the *thread* that forked exits."""
+    """The function run in the engine between fork and exec: resource limits, first in
+    line for the OOM killer (an engine eating all memory dies, not arena), and death
+    with its parent.  Parent death is only tied to the main thread, since the kernel
+    fires it when the *thread* that forked exits."""
     parent = os.getpid()
     tie_to_parent = threading.current_thread() is threading.main_thread()
 
     def setup() -> None:
+        try:
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write("1000")
+        except OSError:
+            pass
         if memory_mb:
             resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
         if cpu_seconds:

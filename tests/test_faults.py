@@ -265,3 +265,14 @@ def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
     assert engine_pid not in survivors(marker)
     assert proctree.kill_tagged(f"run-{os.getpid()}", key=proctree.RUN_TAG) >= 1  # the forked child
     assert survivors(marker) == []
+
+
+def test_engines_are_first_in_line_for_the_oom_killer(marker):
+    """Without a memory limit, an engine that eats all memory is what the kernel kills."""
+    proc = EngineProcess(GOOD)
+    proc.start()
+    try:
+        assert Path(f"/proc/{proc.proc.pid}/oom_score_adj").read_text().strip() == "1000"
+    finally:
+        proc.quit()
+    assert survivors(marker) == []

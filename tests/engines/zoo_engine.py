@@ -79,9 +79,8 @@ def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
         out(f"move {moves[0] if moves else 'zz99'}")
     elif fault == "other_game":
         out("move e1-e4")
-    elif fault == "double_move":
-        out(f"move {first_free(SIZE, moves)}")
-        out(f"move {first_free(SIZE, moves)}")
+    elif fault == "double_move":  # one write: both lines are there before the next go
+        out(f"move {first_free(SIZE, moves)}\nmove {first_free(SIZE, moves)}")
     elif fault == "flood_forever":
         while True:
             out("info flooding " + "x" * 100)
@@ -142,10 +141,11 @@ def main() -> None:
             out(f"id name zoo-{FAULT}")
             if FAULT == "escape_name":
                 out("id name \x1b[2J\x1b]0;owned\x07evil\x9b1m")
-            out("arenaok 1")
-            if FAULT == "close_stdin":
+            if FAULT == "close_stdin":  # closed before arenaok: the referee's next write fails
                 os.close(0)
+                out("arenaok 1")
                 sleep_forever()
+            out("arenaok 1")
         elif words[0] == "newgame":
             for option in words[4:]:
                 key, _, value = option.partition("=")

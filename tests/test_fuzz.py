@@ -1,0 +1,226 @@
+"""Property tests: random and mutated input never crashes arena, and every rejection
+carries a reason.
+
+- protocol lines from an engine (the parser and the referee's line reader, over a
+  real pipe) and from the referee (the SDK's parser);
+- move strings for every game, in the opening and in the middle of a game;
+- records for ``arena verify`` and tournament files for ``arena run``.
+"""
+
+import json
+import os
+import random
+import selectors
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.engine import EngineFault, EngineProcess, EngineSpec
+from arena.rules import GAMES, IllegalMove, make_game
+from arena.tournament import ConfigError, load_tournament
+from arena.verify import RecordError, verify_lines
+from protocol import codec
+from protocol.codec import ProtocolError
+
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+VALID_ENGINE_LINES = [
+    "id name RandomBot", "id author Jane Doe", "option name depth type int default 3 min 1 max 9",
+    "arenaok 1", "readyok", "move e5", "move c3,e5,g2", "move c3-c5/f2", "resign",
+    "info depth 3 score 0.52", "",
+]
+VALID_COMMANDS = [
+    "arena 1", "setoption depth 5", "newgame hex 0 2 size=9 swap=true", "seed 8812", "isready",
+    "private hidden green", "position start moves e5 swap", "go time 59000,60000 inc 0,0 movetime 5000",
+    "gameover 1 0 Blue connected", "quit",
+]
+NASTY = "\x00\x1b\x07\x7f\x9b\r\t \u2028\ufeff\udcff=,-/"
+
+
+@st.composite
+def mutated(draw, valid: list[str]) -> str:
+    """A valid line with a few random edits: insert, delete, replace, duplicate."""
+    line = list(draw(st.sampled_from(valid)))
+    for _ in range(draw(st.integers(1, 4))):
+        pos = draw(st.integers(0, len(line)))
+        op = draw(st.sampled_from(["insert", "delete", "replace", "duplicate"]))
+        char = draw(st.one_of(st.sampled_from(NASTY), st.characters()))
+        if op == "insert" or not line:
+            line.insert(pos, char)
+        elif op == "delete":
+            del line[min(pos, len(line) - 1)]
+        elif op == "replace":
+            line[min(pos, len(line) - 1)] = char
+        else:
+            line[pos:pos] = line[: draw(st.integers(0, len(line)))]
+    return "".join(line)
+
+
+def engine_lines() -> st.SearchStrategy[str]:
+    return st.one_of(st.text(max_size=200), mutated(VALID_ENGINE_LINES))
+
+
+@FAST
+@given(engine_lines())
+def test_engine_line_parser_returns_a_message_or_a_reasoned_protocol_error(line):
+    try:
+        msg = codec.parse_engine_line(line)
+    except ProtocolError as exc:
+        assert str(exc)
+        assert not any(ch in str(exc) for ch in "\x1b\x07\x9b")  # the reason quotes safely
+    else:
+        if msg is not None:
+            codec.format_engine_message(msg)
+
+
+@FAST
+@given(st.one_of(st.text(max_size=200), mutated(VALID_COMMANDS)))
+def test_command_parser_returns_a_command_or_a_reasoned_protocol_error(line):
+    try:
+        codec.parse_command(line)
+    except ProtocolError as exc:
+        assert str(exc)
+
+
+def reader_over_pipe(payload: bytes) -> EngineProcess:
+    """An EngineProcess reading ``payload`` (then end of file) from a real pipe."""
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, payload)
+    os.close(write_fd)
+    proc = EngineProcess(EngineSpec("fuzz", ("none",)))
+    stream = os.fdopen(read_fd, "rb", buffering=0)
+    os.set_blocking(read_fd, False)
+    proc._selector = selectors.DefaultSelector()
+    proc._selector.register(stream, selectors.EVENT_READ, "out")
+    proc._fuzz_stream = stream
+    return proc
+
+
+@FAST
+@given(st.one_of(
+    st.binary(max_size=4000),
+    st.lists(st.one_of(engine_lines(), st.text(max_size=30)), max_size=20).map(
+        lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")),
+))
+def test_referee_line_reader_turns_any_byte_stream_into_messages_or_one_fault(payload):
+    proc = reader_over_pipe(payload)
+    try:
+        for _ in range(len(payload) + 2):
+            try:
+                proc._read_message(time.monotonic() + 5, "timeout", "no move")
+            except EngineFault as exc:
+                assert exc.code in ("protocol", "crash") and exc.reason
+                break
+        else:
+            pytest.fail("the stream never ended")
+    finally:
+        proc._selector.close()
+        proc._fuzz_stream.close()
+
+
+def positions(game_name: str) -> list:
+    """The opening and two positions reached by random legal moves."""
+    game = make_game(game_name)
+    states = []
+    for seed, plies in ((1, 0), (2, 3), (3, 12)):
+        state = game.initial_state(seed)
+        rng = random.Random(seed)
+        for _ in range(plies):
+            if state.is_terminal():
+                break
+            sampler = getattr(state, "random_move", None)
+            state.play(sampler(rng) if sampler else rng.choice(state.legal_moves()))
+        states.append(state)
+    return states
+
+
+MOVE_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,-/" + NASTY
+
+
+@pytest.mark.parametrize("game_name", sorted(GAMES))
+def test_every_referee_rejects_random_moves_with_a_reason_and_an_unchanged_state(game_name):
+    states = positions(game_name)
+    legal = [m for s in states if not s.is_terminal() for m in s.legal_moves()[:50]] or ["a1"]
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.sampled_from(range(len(states))),
+           st.one_of(st.text(alphabet=MOVE_CHARS, max_size=16), st.text(max_size=12), mutated(legal)))
+    def check(which, move):
+        state = states[which].clone()
+        before = list(state.moves)
+        try:
+            state.play(move)
+        except IllegalMove as exc:
+            assert isinstance(exc.reason, str) and exc.reason.strip()
+            assert state.moves == before
+        else:
+            assert len(state.moves) == len(before) + 1
+
+    check()
+
+
+RECORD_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 2**70) | st.floats() | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=8,
+)
+
+
+@st.composite
+def records(draw) -> str:
+    record = draw(st.dictionaries(st.sampled_from(["game", "moves", "options", "seed", "setup", "x"]),
+                                  RECORD_VALUES, max_size=6))
+    if draw(st.booleans()):
+        record["game"] = draw(st.sampled_from(sorted(GAMES) + ["chess"]))
+    if draw(st.booleans()):
+        record["moves"] = draw(st.lists(st.text(alphabet=MOVE_CHARS, max_size=8), max_size=6))
+    if draw(st.booleans()):
+        record["options"] = draw(st.dictionaries(st.sampled_from(["size", "swap", "players", "variant", "q"]),
+                                                 RECORD_VALUES, max_size=3))
+    text = json.dumps(record)
+    return draw(st.sampled_from([text, text[: draw(st.integers(0, len(text)))]]))
+
+
+@FAST
+@given(st.lists(records(), min_size=1, max_size=3))
+def test_verify_gives_verdicts_or_one_error_naming_the_line(lines):
+    try:
+        for verdict in verify_lines(lines, "fuzz.jsonl"):
+            assert set(verdict) == {"ok", "error", "over", "winner", "scores", "plies"}
+            if not verdict["ok"]:
+                assert verdict["error"]["reason"]
+    except RecordError as exc:
+        assert str(exc).startswith("fuzz.jsonl, line ")
+
+
+TOURNAMENT = """name = "fuzz"
+game = "hex"
+rounds = 2
+seed = 1
+[options]
+size = 7
+[time_control]
+movetime_ms = 500
+[[engines]]
+name = "a"
+command = ["true"]
+max_failures = 2
+[[engines]]
+name = "b"
+command = ["true"]
+memory_mb = 100
+"""
+
+
+@FAST
+@given(mutated([TOURNAMENT]))
+def test_tournament_files_load_or_give_one_config_error(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("t") / "t.toml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        load_tournament(path)
+    except ConfigError as exc:
+        message = str(exc)
+        assert message.startswith(str(path)) and "\n" not in message.strip()
