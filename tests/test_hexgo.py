@@ -181,8 +181,18 @@ def test_non_string_move_is_illegal():
         play("e5").play(None)  # type: ignore[arg-type]
 
 
-def test_tokens_are_case_insensitive_and_recorded_in_lower_case():
-    assert play("E5 SWAP").moves == ["e5", "swap"]
+@pytest.mark.parametrize("moves,token,meant,size", [
+    ("", "E5", "e5", 5), ("e5", "SWAP", "swap", 5), ("e5", "Swap", "swap", 5),
+    ("", " e5", "e5", 5), ("", "e5\n", "e5", 5),
+    ("", "\u212a7", "k7", 13),                      # the Kelvin sign lower-cases to k
+])
+def test_tokens_are_exact_lower_case_like_every_arena_game(moves, token, meant, size):
+    # PROTOCOL.md section 6: one rule for all games (Hex rejects C3 too).
+    state = play(moves, size=size)
+    text = reason(state, token)
+    assert "cell names are lower case" in text and repr(meant) in text
+    state.play(meant)
+    assert state.moves[-1] == meant
 
 
 def test_occupied_house_is_illegal():

@@ -369,20 +369,24 @@ class HexGoState(State):
             raise IllegalMove(str(move), "a move is a token such as 'e5' or 'swap'")
         if self._over:
             raise IllegalMove(move, f"the game is over ({self._end_reason})")
-        token = move.strip().lower()
-        h = self.geo.board.lookup(token)
+        h = self.geo.board.lookup(move)
         if h is None:
-            if token == SWAP:
+            if move == SWAP:
                 return self._swap(move)
-            raise IllegalMove(move, self._not_a_house())
+            raise IllegalMove(move, self._not_a_house(move))
         colour = self.to_move()
         outcome = self._evaluate(h, colour, move)
         self._commit(h, colour, outcome)
-        self._moves.append(token)
+        self._moves.append(move)
         self._update_end()
 
-    def _not_a_house(self) -> str:
+    def _not_a_house(self, move: str) -> str:
         board = self.geo.board
+        meant = move.strip().lower()
+        if board.lookup(meant) is not None or meant == SWAP:
+            # One rule for every arena game (PROTOCOL.md section 6): tokens are exact.
+            return (f"move tokens are exact: cell names are lower case and a token has no "
+                    f"spaces, so write {meant!r}")
         size = self.game.options.size
         return (f"not a house of the size-{size} HexGo board, nor 'swap': a house "
                 f"is a column letter a-{chr(96 + board.cols)} and a "
