@@ -172,6 +172,15 @@ def test_garbage_tokens_are_illegal_with_a_reason(token):
     assert illegal(state, token)
 
 
+@pytest.mark.parametrize("token, meant", [
+    ("C3-d3", "'c3'"), ("c3-D3", "'d3'"), (" c3-d3", "'c3'"), ("c3-d3\n", "'d3'"),
+])
+def test_upper_case_or_padded_cells_are_rejected_naming_the_cell_meant(token, meant):
+    # PROTOCOL.md section 6: tokens are exact, cell names lower case (as in Hex and HexGo).
+    text = illegal(position({"c3": "p", "d3": "p", "a7": "u", "b7": "u"}), token)
+    assert "cell names are lower case" in text and f"write {meant}" in text
+
+
 # -- splits ---------------------------------------------------------------------------
 
 

@@ -270,6 +270,11 @@ class PosiesState(State):
     def _cell(self, move: str, name: str) -> int:
         cell = self.game.board.lookup(name)
         if cell is None:
+            meant = name.strip().lower()
+            if self.game.board.lookup(meant) is not None:
+                # One rule for every arena game (PROTOCOL.md section 6): tokens are exact.
+                raise IllegalMove(move, f"{name!r} is not a point: move tokens are exact, cell "
+                                  f"names are lower case and a token has no spaces, so write {meant!r}")
             raise IllegalMove(move, f"{name!r} is not a point of the 51-point board "
                               "(rows 1-7, e.g. d1..i1, a4..i4, a7..f7)")
         return cell
