@@ -61,6 +61,8 @@ class PosiesGame(Game):
         # Rays east, south-east and south-west: each straight line once, and
         # every cell on them has a larger index than the start.
         self.rays = tuple(tuple(tuple(board.ray(i, d)) for d in (0, 1, 2)) for i in board)
+        # between[(a, b)], a < b on one straight line: the points strictly between them.
+        self.between = {(a, ray[k]): ray[:k] for a in board for ray in self.rays[a] for k in range(len(ray))}
 
     @property
     def players(self) -> int:
@@ -197,21 +199,28 @@ class PosiesState(State):
         are adjacent or joined by posies), so at most one group can split."""
         cells, neighbours = self.cells, self.game.neighbours
         border = {n for n in neighbours[a] + neighbours[b] if cells[n] != EMPTY} - {a, b}
-        if self._connected_within(border):
-            return []  # every remaining posy of the group reaches this connected border
+        # Every remaining posy of the group reaches the border; the line between a and b
+        # (all posies) often joins the posies around a to those around b.
+        if self._connected_within(border.union(self.game.between.get((a, b), ()))):
+            return []
         groups: list[list[int]] = []
-        seen = {a, b}
+        left = cells[:]  # posies not yet put in a group
+        left[a] = left[b] = EMPTY
+        unreached = len(border) - 1  # border posies the first group has yet to reach
         for start in border:
-            if start in seen:
+            if left[start] == EMPTY:
                 continue
-            seen.add(start)
-            group, frontier = [start], [start]
-            while frontier:
-                for n in neighbours[frontier.pop()]:
-                    if n not in seen and cells[n] != EMPTY:
-                        seen.add(n)
+            left[start] = EMPTY
+            group = [start]
+            for cell in group:  # breadth first (the list grows as it is read), so that
+                for n in neighbours[cell]:  # the first group meets the border soon
+                    if left[n] != EMPTY:
+                        left[n] = EMPTY
                         group.append(n)
-                        frontier.append(n)
+                        if not groups and n in border:
+                            unreached -= 1
+                            if not unreached:
+                                return []  # the whole border in one group: nothing splits
             groups.append(group)
         return groups if len(groups) > 1 else []
 
@@ -261,7 +270,7 @@ class PosiesState(State):
         parts = pair.split("-")
         if len(parts) != 2 or (slash and not rest):
             raise IllegalMove(move, syntax)
-        a, b = (self._cell(move, p) for p in parts)
+        a, b = self._cell(move, parts[0]), self._cell(move, parts[1])
         choice = self._cell(move, rest) if slash else None
         if a == b:
             raise IllegalMove(move, f"{parts[0]} is named twice: remove two different posies")
@@ -289,7 +298,7 @@ class PosiesState(State):
                               f"{COLOUR_NAMES[cells[b]]}: the two posies removed must be of like colour")
         if b in self.game.adjacent[a]:
             return
-        between = self.game.board.line_between(a, b)
+        between = self.game.between.get((a, b))
         if between is None:
             raise IllegalMove(move, f"{names[a]} and {names[b]} are neither adjacent nor on one "
                               "straight line: non-adjacent posies must be joined by a straight line of posies")
