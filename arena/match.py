@@ -57,12 +57,16 @@ class _Forfeit(Exception):
 
 
 def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
-              time_control: TimeControl, names: Sequence[str] | None = None) -> GameResult:
+              time_control: TimeControl, names: Sequence[str] | None = None,
+              opening: Sequence[str] = ()) -> GameResult:
     """Play one game; ``engines[seat]`` must be started.  ``seed`` fixes the setup
-    and the engines' per-game seeds."""
+    and the engines' per-game seeds; ``opening`` (checked when the book was loaded)
+    is played before the engines take over."""
     started = datetime.now(timezone.utc)
     t0 = time.monotonic()
     state = game.initial_state(seed)
+    for move in opening:
+        state.play(move)
     names = list(names or [e.spec.name for e in engines])
     # Keyed by engine name too, so mirrored seat orders of one setup are different games.
     engine_seeds = [derive_seed(seed, "engine", seat, name) for seat, name in enumerate(names)]
@@ -77,6 +81,8 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
                      times_ms, forfeit)
     record["started"] = started.isoformat(timespec="seconds")
     record["duration_s"] = round(time.monotonic() - t0, 3)
+    if opening:
+        record["opening_plies"] = len(opening)  # the first moves were the book's, untimed
     _tell_result(engines, record)
     return GameResult(record, [forfeit.seat] if forfeit and forfeit.code not in ("illegal", "resign") else [])
 

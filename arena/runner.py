@@ -22,6 +22,8 @@ from typing import Any, Callable, Sequence
 import multiprocessing_logging
 from tabulate import tabulate
 
+from protocol import codec
+
 from . import proctree
 from .engine import EngineFault, EngineProcess, EngineSpec
 from .match import GameResult, TimeControl, forfeit_before_start, play_game
@@ -82,7 +84,8 @@ class _Worker:
             log.exception("game %d: internal error; the game is not recorded", scheduled.index)
             for name in scheduled.seats:
                 self.discard(name)
-            return {"id": scheduled.index, "internal_error": f"{type(exc).__name__}: {exc}"}
+            return {"id": scheduled.index,
+                    "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
 
     def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
         dropped = [seat for seat, name in enumerate(scheduled.seats)
@@ -102,7 +105,8 @@ class _Worker:
                 return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
                                                          exc.code, exc.reason), scheduled)
         result: GameResult = play_game(self.game, procs, seed=scheduled.seed,
-                                       time_control=self.config.time_control, names=scheduled.seats)
+                                       time_control=self.config.time_control, names=scheduled.seats,
+                                       opening=scheduled.opening)
         for seat in result.faulted_seats:
             self.discard(scheduled.seats[seat])
         return self._finish(result.record, scheduled)
@@ -176,9 +180,11 @@ def fingerprint(t: Tournament) -> str:
     ``rounds`` is left out on purpose: raising it extends a finished tournament,
     since the schedule lists games round by round."""
     data = t.data
-    key = json.dumps({"game": data.game, "options": t.game.options.model_dump(),
-                      "seed": data.seed, "engines": [e.name for e in data.engines]}, sort_keys=True)
-    return hashlib.sha256(key.encode()).hexdigest()
+    fields = {"game": data.game, "options": t.game.options.model_dump(),
+              "seed": data.seed, "engines": [e.name for e in data.engines]}
+    if t.openings:  # only when set, so folders made before openings existed still resume
+        fields["openings"] = t.openings
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
 @dataclass
@@ -231,7 +237,8 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                    progress: Callable[[dict[str, Any], int, int], None] | None = None) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report."""
     workers = workers or t.data.workers
-    schedule = round_robin([e.name for e in t.engines], t.game.players, t.data.rounds, t.data.seed)
+    schedule = round_robin([e.name for e in t.engines], t.game.players, t.data.rounds, t.data.seed,
+                           t.openings)
     with GameStore(out) as store:
         store.open(fingerprint(t))
         run_tag = _new_run(store)

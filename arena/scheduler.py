@@ -14,6 +14,7 @@ from itertools import combinations, permutations
 from typing import Sequence
 
 from .match import derive_seed
+from .openings import Opening, opening_for
 
 
 @dataclass(frozen=True)
@@ -22,18 +23,23 @@ class ScheduledGame:
     round: int
     seats: tuple[str, ...]     # engine name per seat
     seed: int
+    opening: Opening = ()      # moves played before the engines take over
 
 
-def round_robin(engines: Sequence[str], players: int, rounds: int, master_seed: int) -> list[ScheduledGame]:
+def round_robin(engines: Sequence[str], players: int, rounds: int, master_seed: int,
+                openings: Sequence[Opening] = ()) -> list[ScheduledGame]:
     """Every table of ``players`` engines, every seat order, ``rounds`` times.
 
-    Games are ordered round by round so that a partial run covers all tables.
+    Games are ordered round by round so that a partial run covers all tables.  With
+    an opening book, all seat orders of a table in a round share one opening, like
+    they share a seed.
     """
     games: list[ScheduledGame] = []
     tables = list(combinations(engines, players))
     for rnd in range(rounds):
         for table_no, table in enumerate(tables):
             seed = derive_seed(master_seed, "round", rnd, "table", table_no)
+            opening = opening_for(list(openings), rnd, table_no, len(tables))
             for seats in permutations(table):
-                games.append(ScheduledGame(len(games), rnd, tuple(seats), seed))
+                games.append(ScheduledGame(len(games), rnd, tuple(seats), seed, opening))
     return games

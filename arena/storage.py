@@ -54,7 +54,7 @@ class GameStore:
             self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
         elif row[0] != fingerprint:
             raise StorageError(
-                f"{self.db_path} holds games of a different tournament (the file's game, options, "
+                f"{self.db_path} holds games of a different tournament (the file's game, options, openings, "
                 f"engines or seed changed). Use another --out folder, or delete it to start over.")
         self._rewrite_jsonl()
 

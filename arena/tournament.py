@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .engine import EngineSpec
 from .match import TimeControl
+from .openings import Opening, OpeningsError, load_openings
 from .rules import Game, OptionError, make_game
 
 
@@ -68,6 +69,7 @@ class TournamentFile(_Strict):
     seed: int = Field(0, ge=0)
     workers: int = Field(1, ge=1, le=256)
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
+    openings: str | None = None      # opening book, relative to this file (arena/openings.py)
     engines: list[EngineEntry] = Field(min_length=2)
 
     @field_validator("name")
@@ -92,11 +94,13 @@ class TournamentFile(_Strict):
 class Tournament:
     """A validated tournament: the file's data plus the built game and engine specs."""
 
-    def __init__(self, path: Path, data: TournamentFile, game: Game, engines: list[EngineSpec]) -> None:
+    def __init__(self, path: Path, data: TournamentFile, game: Game, engines: list[EngineSpec],
+                 openings: list[Opening] | None = None) -> None:
         self.path = path
         self.data = data
         self.game = game
         self.engines = engines
+        self.openings = openings or []
         tc = data.time_control
         self.time_control = TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms)
 
@@ -133,7 +137,13 @@ def load_tournament(path: str | Path) -> Tournament:
                           f"{game.players} engines, the file lists {len(data.engines)}")
     base = path.resolve().parent
     engines = [_engine_spec(path, base, entry) for entry in data.engines]
-    return Tournament(path, data, game, engines)
+    openings = None
+    if data.openings is not None:
+        try:
+            openings = load_openings(base / data.openings, game)
+        except OpeningsError as exc:
+            raise ConfigError(f"{path}: openings: {exc}") from None
+    return Tournament(path, data, game, engines, openings)
 
 
 def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:

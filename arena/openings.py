@@ -1,0 +1,59 @@
+"""Opening books: move sequences played before the engines take over.
+
+A book is a text file with one opening a line: move tokens separated by spaces,
+as in a ``position`` command.  Blank lines and lines starting with ``#`` are
+skipped.  Every opening is checked against the rules now, so that a typo fails
+before any game starts, and stored in the referee's canonical spelling.  Games
+with a random setup (Posies) have no book: an opening would not fit every board.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .rules import Game, IllegalMove
+
+Opening = tuple[str, ...]
+
+
+class OpeningsError(ValueError):
+    """A book that cannot be used; the message names the line and the fix."""
+
+
+def load_openings(path: Path, game: Game) -> list[Opening]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise OpeningsError(f"cannot read the openings file {str(path)!r} ({reason}); the path is "
+                            f"relative to the tournament file") from None
+    if game.initial_state(0).setup_token() != "start":
+        raise OpeningsError(f"{game.name} deals a random setup, so a fixed opening cannot fit every "
+                            f"game; remove the 'openings' key")
+    book = [_check(path, number, line.split(), game)
+            for number, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.lstrip().startswith("#")]
+    if not book:
+        raise OpeningsError(f"{path}: no openings in the file (one opening a line: moves separated "
+                            f"by spaces)")
+    return book
+
+
+def _check(path: Path, number: int, moves: list[str], game: Game) -> Opening:
+    state = game.initial_state(0)
+    for ply, move in enumerate(moves, 1):
+        if state.is_terminal():
+            break
+        try:
+            state.play(move)
+        except IllegalMove as exc:
+            raise OpeningsError(f"{path}, line {number}: move {ply} {move!r} is illegal: {exc.reason}; "
+                                f"fix or remove this opening") from None
+    if state.is_terminal():
+        raise OpeningsError(f"{path}, line {number}: the game is over after this opening; shorten it")
+    return tuple(state.moves)
+
+
+def opening_for(book: list[Opening], round_no: int, table_no: int, tables: int) -> Opening:
+    """The opening of one table in one round: the book in order, then again from the top."""
+    return book[(round_no * tables + table_no) % len(book)] if book else ()

@@ -1,0 +1,99 @@
+"""Opening books: checked when the tournament file is loaded, each opening played from
+every seat, recorded and verifiable."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.scheduler import round_robin
+from arena.tournament import ConfigError, load_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+ZOO = ROOT / "tests" / "engines" / "zoo_engine.py"
+
+
+def tournament(tmp_path: Path, book: str | None, game: str = "hex", options: str = "size = 5\nswap = false",
+               rounds: int = 2) -> Path:
+    if book is not None:
+        (tmp_path / "book.txt").write_text(book)
+    path = tmp_path / "t.toml"
+    path.write_text(f"""
+name = "book"
+game = "{game}"
+rounds = {rounds}
+seed = 4
+{'openings = "book.txt"' if book is not None else ''}
+[options]
+{options}
+[time_control]
+movetime_ms = 500
+[[engines]]
+name = "a"
+command = ["{{python}}", "{ZOO}", "good"]
+[[engines]]
+name = "b"
+command = ["{{python}}", "{ZOO}", "good"]
+[[engines]]
+name = "c"
+command = ["{{python}}", "{ZOO}", "good"]
+""")
+    return path
+
+
+def test_book_is_loaded_in_canonical_spelling_skipping_comments(tmp_path):
+    t = load_tournament(tournament(tmp_path, "# first moves\nc3\n\n  c3 d3 \n"))
+    assert t.openings == [("c3",), ("c3", "d3")]
+
+
+def test_each_opening_is_played_from_every_seat_and_the_book_is_cycled():
+    book = [("c3",), ("b2", "d4"), ("e5",)]
+    games = round_robin(["a", "b", "c"], 2, 2, 1, book)
+    by_table = {}
+    for g in games:
+        by_table.setdefault((g.round, frozenset(g.seats)), set()).add(g.opening)
+    assert all(len(openings) == 1 for openings in by_table.values())  # both seat orders share it
+    assert [g.opening for g in games[::2]] == [book[i % 3] for i in range(6)]
+    assert all(g.opening == () for g in round_robin(["a", "b"], 2, 1, 1))
+
+
+@pytest.mark.parametrize("book,game,options,message", [
+    ("c3 c3\n", "hex", "size = 5", "book.txt, line 1: move 2 'c3' is illegal"),
+    ("c3\nzz9\n", "hex", "size = 5", "book.txt, line 2: move 1 'zz9' is illegal"),
+    ("a1 b1 a2 b2 a3\n", "hex", "size = 3", "line 1: the game is over after this opening"),
+    ("# nothing\n\n", "hex", "size = 5", "no openings in the file"),
+    ("c3\n", "posies", "players = 2", "posies deals a random setup"),
+    (None, "hex", "size = 5", "cannot read the openings file"),
+])
+def test_bad_books_are_refused_naming_the_line_and_the_fix(tmp_path, book, game, options, message):
+    path = tournament(tmp_path, book, game, options)
+    if book is None:
+        path.write_text(path.read_text().replace('seed = 4', 'seed = 4\nopenings = "missing.txt"'))
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+    with pytest.raises(ConfigError):
+        load_tournament(path)
+
+
+def test_a_tournament_with_a_book_records_and_verifies_its_games(tmp_path):
+    path, out = tournament(tmp_path, "c3\nb2 d4\n", rounds=1), tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), "-q"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 6
+    for r in records:
+        opening = ["c3"] if r["opening_plies"] == 1 else ["b2", "d4"]
+        assert r["moves"][: r["opening_plies"]] == opening and r["termination"] == "normal"
+        assert len(r["times_ms"]) == len(r["moves"]) - r["opening_plies"]
+    verify = subprocess.run([sys.executable, "-m", "arena", "verify", str(out / "games.jsonl")],
+                            capture_output=True, cwd=ROOT)
+    assert verify.returncode == 0
+    # a different book is a different tournament: the folder is not resumed into
+    (tmp_path / "book.txt").write_text("e5\n")
+    again = CliRunner().invoke(main, ["run", str(path), "--out", str(out)])
+    assert again.exit_code == 2 and "different tournament" in again.output
