@@ -243,6 +243,20 @@ def test_illegal_move_reasons(move: str, expected: str) -> None:
     assert expected in reason(play([]), move)
 
 
+def test_off_board_corner_reason_does_not_list_it_as_a_cell() -> None:
+    # a1 and i9 are corners of the a-i x 1-9 grid cut off the hexagon: the reason must say so,
+    # not offer "a1..i9" as the range of cells.
+    for move in ("a1-a5", "e5-i9"):
+        text = reason(play([]), move)
+        assert "cut-off corners" in text and "a1..i9" not in text, text
+    with pytest.raises(OptionError, match="cut-off corners"):
+        make_game("bases", {"layout": "a1,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5"})
+
+
+def test_long_junk_is_shortened_in_the_reason() -> None:
+    assert len(reason(play([]), "x" * 10_000 + "-c6")) < 300
+
+
 def test_non_string_moves_are_rejected_cleanly() -> None:
     assert "malformed" in reason(play([]), None)  # type: ignore[arg-type]
 

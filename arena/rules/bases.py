@@ -46,6 +46,15 @@ LAYOUT_SYNTAX = ("'standard' or three comma-separated cell lists joined by '/': 
                  + "/".join(",".join(part) for part in STANDARD_CELLS))
 
 
+def not_a_cell(name: str) -> str:
+    """Why ``name`` is not a cell; the board is a hexagon, so a1 and the other corners of
+    the a-i x 1-9 grid are not cells (long junk is shortened)."""
+    shown = repr(name) if len(name) <= 20 else repr(name[:20]) + "..."
+    return (f"{shown} is not a cell of the 61-hex board: a lower-case column a-i and row 1-9 "
+            "inside the hexagon, e.g. e5 (a1, i9 and the other cut-off corners of the grid are "
+            "not cells; see docs/rules/bases.md)")
+
+
 @dataclass(frozen=True)
 class Layout:
     """Cell indices of the two bases (indexed by seat) and of the black hexes."""
@@ -60,7 +69,7 @@ def _parse_part(part: str, what: str, size: int) -> tuple[int, ...]:
     for name in names:
         cell = BOARD.lookup(name)
         if cell is None:
-            raise ValueError(f"{what}: {name!r} is not a cell of the 61-hex board (a1..i9, e.g. e5)")
+            raise ValueError(f"{what}: {not_a_cell(name)}")
         cells.append(cell)
     if len(set(cells)) != len(cells):
         dup = next(n for n in names if names.count(n) > 1)
@@ -231,7 +240,7 @@ class BasesState(State):
         src, dst = lookup(src_name), lookup(dst_name)
         if src is None or dst is None:
             bad = src_name if src is None else dst_name
-            raise IllegalMove(move, f"{bad!r} is not a cell of the 61-hex board (a1..i9, e.g. e5)")
+            raise IllegalMove(move, not_a_cell(bad))
         return src, dst
 
     def _check(self, move: str, src: int, dst: int) -> None:
