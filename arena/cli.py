@@ -18,7 +18,7 @@ import click
 
 from .bench import SECTIONS as BENCH_SECTIONS
 from .engine import EngineFault, EngineProcess, EngineSpec
-from .match import TimeControl, play_game
+from .match import TimeControl, play_game, starting_state
 from .rules import GAMES, OptionError, make_game
 from .storage import StorageError
 from .tournament import ConfigError, load_tournament, resolve_program
@@ -116,7 +116,7 @@ def play(game_name: str, options: tuple[str, ...], movetime: int, margin: int, s
         for proc in procs:
             proc.quit()
     rec = result.record
-    state = game.initial_state(seed)
+    state, _ = starting_state(game, seed, rec["players"])
     for move in rec["moves"]:
         state.play(move)
     click.echo(state.render())

@@ -64,10 +64,10 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
     is played before the engines take over."""
     started = datetime.now(timezone.utc)
     t0 = time.monotonic()
-    state = game.initial_state(seed)
+    names = list(names or [e.spec.name for e in engines])
+    state, deal = starting_state(game, seed, names)
     for move in opening:
         state.play(move)
-    names = list(names or [e.spec.name for e in engines])
     # Keyed by engine name too, so mirrored seat orders of one setup are different games.
     engine_seeds = [derive_seed(seed, "engine", seat, name) for seat, name in enumerate(names)]
     times_ms: list[int] = []
@@ -79,6 +79,7 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
         forfeit = exc
     record = _record(game, state, names, seed, engine_seeds,
                      times_ms, forfeit)
+    record["deal"] = deal
     record["started"] = started.isoformat(timespec="seconds")
     record["duration_s"] = round(time.monotonic() - t0, 3)
     if opening:
@@ -91,8 +92,17 @@ def forfeit_before_start(game: Game, seed: int, names: Sequence[str], seat: int 
                          code: str, reason: str) -> dict[str, Any]:
     """The record of a game lost before its first move (an engine would not start, or
     was dropped); ``seat`` may list several seats, who then share the last place."""
+    state, deal = starting_state(game, seed, names)
+    return {**_record(game, state, names, seed, [], [], _Forfeit(seat, code, reason)), "deal": deal}
+
+
+def starting_state(game: Game, seed: int, names: Sequence[str]) -> tuple[State, int]:
+    """The setup ``seed`` gives, shared by every seat order of a table, with its hidden
+    part dealt afresh for this seat order, so no game's secrets repeat in another."""
+    deal = derive_seed(seed, "deal", *names)
     state = game.initial_state(seed)
-    return _record(game, state, names, seed, [], [], _Forfeit(seat, code, reason))
+    state.deal(deal)
+    return state, deal
 
 
 def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine_seeds: list[int]) -> None:

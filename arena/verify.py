@@ -1,7 +1,7 @@
 """Re-checking game records against the rules (``arena verify``).
 
 Input: JSON Lines, one record a line with at least ``game`` and ``moves``
-(``options``, ``seed`` and ``setup`` optional; other keys ignored, so records
+(``options``, ``seed``, ``deal`` and ``setup`` optional; other keys ignored, so records
 written by ``arena run`` verify as they are).  Output: one JSON verdict a line.
 """
 
@@ -47,6 +47,11 @@ def _initial_state(game, record: dict[str, Any]):
         state = game.initial_state(seed)
         if setup is not None and state.setup_token() != setup:
             raise ValueError(f"'setup' does not match the setup that seed {seed} produces")
+        deal = record.get("deal")
+        if deal is not None:
+            if not isinstance(deal, int) or isinstance(deal, bool) or deal < 0:
+                raise ValueError("'deal' must be a non-negative integer")
+            state.deal(deal)
         return state
     if setup is not None:
         if not isinstance(setup, str):

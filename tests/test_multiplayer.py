@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from arena.engine import EngineProcess, EngineSpec
-from arena.match import TimeControl, play_game
+from arena.match import TimeControl, play_game, starting_state
 from arena.rules import make_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +27,7 @@ def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path)
         for p in procs:
             p.quit()
     assert rec["termination"] == "normal", rec["reason"]
-    referee = game.initial_state(77)
+    referee, _ = starting_state(game, 77, rec["players"])
     for seat, path in enumerate(transcripts):
         text = path.read_text()
         private = re.findall(r"^private (.*)$", text, re.M)
@@ -54,6 +54,9 @@ def test_three_player_tournament_ranks_full_tables(tmp_path):
             seats[(name, seat)] = seats.get((name, seat), 0) + 1
     assert set(seats.values()) == {2}  # every engine in every seat equally often
     assert len({r["setup"] for r in records}) == 1  # one setup, played in every seat order
+    assert len({r["deal"] for r in records}) == 6   # ... with its hidden posies dealt per game
+    hidden_by_seat_order = {tuple(r["details"]["hidden"]) for r in records}
+    assert len(hidden_by_seat_order) > 1
     results = json.loads((out / "results.json").read_text())
     for row in results["standings"]:
         assert row["1st"] + row["2nd"] + row["3rd"] == row["games"] == 6

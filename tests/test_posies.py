@@ -498,3 +498,22 @@ def test_play_never_raises_anything_but_illegal_move(seed, plies, token):
         assert exc.reason and state.cells == cells
     else:
         assert len(state.moves) == played + 1  # a non-canonical spelling of a legal move
+
+
+def test_deal_redraws_only_the_hidden_posies_and_only_before_the_first_move():
+    game = make_game("posies", {"players": 3, "variant": 2})
+    base = game.initial_state(5)
+    dealt = {tuple(base.hidden)}
+    for deal in range(12):
+        state = game.initial_state(5)
+        state.deal(deal)
+        assert state.setup_token() == base.setup_token() and state.cells == base.cells
+        assert sorted(state.hidden) == sorted(base.hidden)
+        dealt.add(tuple(state.hidden))
+    assert len(dealt) > 1
+    state.play(state.legal_moves()[0])
+    with pytest.raises(ValueError, match="before the first move"):
+        state.deal(1)
+    plain = make_game("posies", {"players": 2, "variant": 0}).initial_state(5)
+    plain.deal(3)
+    assert plain.hidden == [None, None]

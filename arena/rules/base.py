@@ -131,6 +131,10 @@ class State(ABC):
         """Protocol ``private`` payloads for ``seat`` only (hidden pieces); usually none."""
         return []
 
+    def deal(self, seed: int) -> None:
+        """Draw the private part of the setup (hidden pieces) from its own seed, before the
+        first move.  Games without hidden information have nothing to draw."""
+
     def apply_private(self, seat: int, payload: str) -> None:
         """Learn a ``private`` payload meant for ``seat`` (engine side); raises ValueError
         for payloads the game does not send."""

@@ -77,14 +77,16 @@ class PosiesGame(Game):
         cells = [EMPTY] * len(order)
         for k, cell in enumerate(order):
             cells[cell] = COLOURS[k % 3]
-        hidden: list[int | None] = [None] * self.players
-        bag: int | None = None
-        if self.options.variant == 2:
-            draw = list(COLOURS)
-            rng.shuffle(draw)
-            hidden = draw[: self.players]
-            bag = draw[2] if self.players == 2 else None
+        hidden, bag = self._draw_from_bag(rng)
         return PosiesState(self, cells, hidden, bag)
+
+    def _draw_from_bag(self, rng: random.Random) -> tuple[list[int | None], int | None]:
+        """Variant 2: each seat draws one of the three set-aside posies."""
+        if self.options.variant != 2:
+            return [None] * self.players, None
+        draw = list(COLOURS)
+        rng.shuffle(draw)
+        return draw[: self.players], (draw[2] if self.players == 2 else None)
 
     def state_from_setup(self, setup: str) -> "PosiesState":
         """The position of a setup token; hidden posies are unknown (see apply_private)."""
@@ -342,6 +344,14 @@ class PosiesState(State):
         if self.game.options.variant != 2 or colour is None:
             return []
         return [f"{HIDDEN_PREFIX} {COLOUR_NAMES[colour]}"]
+
+    def deal(self, seed: int) -> None:
+        """Draw the hidden posies again from their own seed, so that a board played in
+        every seat order does not repeat its secrets (an engine that saw one game's
+        final scores could otherwise tell every seat's hidden colour in the next)."""
+        if self._moves:
+            raise ValueError("the hidden posies are drawn before the first move")
+        self.hidden, self.bag = self.game._draw_from_bag(random.Random(seed))
 
     def apply_private(self, seat: int, payload: str) -> None:
         """Learn a ``private`` payload for ``seat`` (an engine learns its own hidden posy)."""
