@@ -244,6 +244,8 @@ class EngineProcess:
         while data:
             try:
                 written = os.write(fd, data)
+                if written == len(data):
+                    return  # the usual case: the pipe took it all
                 data = data[written:]
             except BlockingIOError:
                 self._wait_writable(fd, deadline)

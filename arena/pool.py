@@ -82,36 +82,42 @@ class WorkerPool:
         """Results (or :class:`Lost`) in the order they finish."""
         queue: deque[tuple[Any, int]] = deque((task, 0) for task in tasks)
         idle = [self._spawn() for _ in range(min(self.size, len(queue)))]
+        self._dispatch(queue, idle)
         while queue or self.busy:
-            while queue and idle:
-                conn = idle.pop()
-                self.busy[conn] = queue.popleft()
-                try:
-                    conn.send(self.busy[conn][0])
-                except OSError:
-                    pass  # dead already: its sentinel says so below
             sentinels = {proc.sentinel: conn for conn, proc in self.workers.items()}
             ready = wait([*self.busy, *sentinels])
+            done: list[Any] = []
             for conn in [c for c in ready if isinstance(c, Connection)]:
                 try:
-                    result = conn.recv()
+                    done.append(conn.recv())
                 except (EOFError, OSError):
                     continue  # died mid-answer: handled with the sentinels
                 del self.busy[conn]
                 idle.append(conn)
-                yield result
             for sentinel in [s for s in ready if s in sentinels]:
                 conn = sentinels[sentinel]
                 if conn in self.busy and (result := _salvage(conn)) is not _NOTHING:
                     del self.busy[conn]  # it answered before it died
-                    yield result
+                    done.append(result)
                 lost = self._bury(conn, queue)
                 if conn in idle:
                     idle.remove(conn)
                 if lost is not None:
-                    yield lost
+                    done.append(lost)
                 if queue:
                     idle.append(self._spawn())
+            self._dispatch(queue, idle)  # first, so workers play on while the caller stores results
+            yield from done
+
+    def _dispatch(self, queue: deque[tuple[Any, int]], idle: list[Connection]) -> None:
+        """Give every idle worker its next task."""
+        while queue and idle:
+            conn = idle.pop()
+            self.busy[conn] = queue.popleft()
+            try:
+                conn.send(self.busy[conn][0])
+            except OSError:
+                pass  # dead already: its sentinel says so at the next wait
 
     def _bury(self, conn: Connection, queue: deque[tuple[Any, int]]) -> Lost | None:
         """Forget a dead worker; queue its task again or give it up."""
