@@ -225,3 +225,24 @@ def test_legal_moves_stay_right_when_asked_for_only_late_or_after_a_clone():
     other = early.clone()
     other.play("d4")
     assert "d4" in early.legal_moves() and "d4" not in other.legal_moves()
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.integers(2, 7), seed=st.integers(0, 2**32))
+def test_a_clone_played_out_leaves_the_original_untouched(size, seed):
+    # Every part of the state (stones, edge marks, empty list, moves) must be copied: a clone
+    # played to its end must not change the original's later legal moves, winner or chain.
+    rng = random.Random(seed)
+    game = make_game("hex", {"size": size})
+    state = game.initial_state()
+    while not state.is_terminal():
+        if rng.random() < 0.5:
+            state.legal_moves()                    # start tracking the empty cells
+        branch = state.clone()
+        while not branch.is_terminal():
+            branch.play(rng.choice(branch.legal_moves()))
+        state.play(rng.choice(state.legal_moves()))
+    replay = game.initial_state()
+    for move in state.moves:
+        replay.play(move)
+    assert (replay.winner(), replay.details(), replay.render()) == (state.winner(), state.details(), state.render())
