@@ -121,14 +121,14 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
     clocks = [tc.base_ms] * players if tc.base_ms is not None else None
     incs = [tc.inc_ms] * players if clocks is not None else None
     setup = state.setup_token()
+    # Without a game clock the limit and the go line are the same for every move.
+    limit, go_line = _move_limit(tc, None), codec.format_go(None, None, tc.movetime_ms)
     while not state.is_terminal():
         seat = state.current_player()
-        allowed_ms = min(t for t in (tc.movetime_ms, clocks[seat] if clocks else None, MAX_MOVE_MS)
-                         if t is not None)
-        go_line = codec.format_go(clocks, incs, tc.movetime_ms)
+        if clocks is not None:
+            limit, go_line = _move_limit(tc, clocks[seat]), codec.format_go(clocks, incs, tc.movetime_ms)
         try:
-            reply = engines[seat].go(codec.format_position(setup, state.moves), go_line,
-                                     (max(allowed_ms, 0) + tc.margin_ms) / 1000)
+            reply = engines[seat].go(codec.format_position(setup, state.moves), go_line, limit)
         except EngineFault as exc:
             raise _Forfeit(seat, exc.code, exc.reason) from None
         elapsed_ms = round(reply.elapsed * 1000)
@@ -141,6 +141,13 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
             raise _Forfeit(seat, "illegal", f"illegal move {codec.sanitize(exc.move, 60)!r}: {exc.reason}") from None
         if clocks is not None:
             clocks[seat] += tc.inc_ms - elapsed_ms
+
+
+def _move_limit(tc: TimeControl, clock_ms: int | None) -> float:
+    """Seconds an engine gets for a move: the tightest of movetime, its clock and the
+    ceiling, plus the margin."""
+    allowed_ms = min(t for t in (tc.movetime_ms, clock_ms, MAX_MOVE_MS) if t is not None)
+    return (max(allowed_ms, 0) + tc.margin_ms) / 1000
 
 
 def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_seeds: list[int],
