@@ -14,8 +14,10 @@ from typing import Sequence, Union
 VERSION = 1
 MAX_LINE = 64 * 1024
 
-# Escape sequences first, so their parameters go with them; then lone control characters.
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Escape sequences first, so their parameters go with them (CSI and OSC, in their 7-bit
+# ESC forms and 8-bit C1 forms \x9b and \x9d); then lone control characters.
+_CONTROL = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+                      r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class ProtocolError(ValueError):

@@ -196,12 +196,11 @@ def test_untrusted_text_from_engines_is_stripped_of_control_characters(marker):
     record, _, worker = play_one(zoo("escapes"))
     assert record["termination"] == "protocol"
     assert not any(ch in record["reason"] for ch in "\x1b\x07\x9b")
-    assert "hello" in record["reason"]
+    assert "hello" in record["reason"] and "31m" not in record["reason"]  # 8-bit CSI too
     named = EngineProcess(zoo("escape_name"))
     named.start()
     try:
-        assert named.identity["name"] == "]0;ownedevil1m" or "\x1b" not in named.identity["name"]
-        assert not any(ch in named.identity["name"] for ch in "\x1b\x07\x9b")
+        assert named.identity["name"] == "evil"  # escape sequences removed with their parameters
     finally:
         named.kill()
     check_clean(worker, marker)
