@@ -15,13 +15,14 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import select
 import selectors
 import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from protocol import codec
 from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
@@ -81,6 +82,7 @@ class EngineProcess:
     _eof: bool = False
     _exited: bool = False             # the process ended (its stdout may still be open)
     _pidfd: int | None = None
+    _news: Any = None                 # select.poll over stdout and the pidfd: did anything come?
     _tag: str = ""
     _info_lines: int = 0
 
@@ -112,6 +114,7 @@ class EngineProcess:
         self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
         self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
         self._watch_exit()
+        self._news = _poll_for(self.proc.stdout.fileno(), self._pidfd)
         self._handshake()
 
     def _watch_exit(self) -> None:
@@ -183,6 +186,7 @@ class EngineProcess:
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
+        self._news = None
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             try:
                 stream.close()
@@ -338,6 +342,8 @@ class EngineProcess:
     def _discard_unsolicited(self) -> None:
         """Lines that came while nothing was asked (PROTOCOL.md section 4): info is logged,
         anything else, above all a second move, is a violation rather than a future answer."""
+        if not self._buffer and self._news is not None and not self._news.poll(0):
+            return  # nothing came (the usual case): one system call, no selector round
         self._pump(0)
         while self._buffer.find(b"\n") >= 0:
             msg = self._read_message(0.0, "protocol", "unreachable: a full line is buffered")
@@ -404,6 +410,17 @@ class EngineProcess:
         self._info_lines += 1
         if self._info_lines <= INFO_LINES_PER_GAME and log.isEnabledFor(logging.DEBUG):
             log.debug("%s info %s", self.spec.name, codec.sanitize(text, INFO_KEEP))
+
+
+def _poll_for(*fds: int | None) -> Any:
+    """A select.poll watching these descriptors for input, or None where there is no poll()."""
+    if not hasattr(select, "poll"):
+        return None
+    poll = select.poll()
+    for fd in fds:
+        if fd is not None:
+            poll.register(fd, select.POLLIN)
+    return poll
 
 
 def _describe(msg: codec.EngineMessage) -> str:
