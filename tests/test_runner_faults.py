@@ -135,14 +135,18 @@ def test_a_tournament_of_broken_engines_finishes_with_every_game_intact(tmp_path
 SLOW = engine_block("slow1", "slow") + engine_block("slow2", "fork+slow")
 
 
-def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env):
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, how):
     path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
     first = start(path, out, env)
     wait_until(lambda: (out / "games.jsonl").exists() and len(jsonl_ids(out)) >= 2)
     second = run(path, out, env)  # a second runner on the same folder is refused
     assert second.returncode == 2 and "another arena run is using" in second.stderr
     assert "Traceback" not in second.stderr
-    os.killpg(first.pid, signal.SIGINT)  # what the terminal sends to the whole job
+    if how == "ctrl-c":
+        os.killpg(first.pid, signal.SIGINT)  # what the terminal sends to the whole job
+    else:
+        os.kill(first.pid, signal.SIGTERM)  # what kill and service managers send to the runner
     _, err = first.communicate(timeout=30)
     assert first.returncode == 2 and "interrupted; finished games are kept" in err
     kept = [r["id"] for r in stored(out)]
