@@ -27,7 +27,7 @@ PYTHON_PEER = (
     "    if line.startswith(b'go'):\n"
     "        out.write(b'move f6\\n'); out.flush()\n"
 )
-WARMUP = 100
+WARMUP = 1000
 MIN_ROUND_TRIPS = 20_000  # short runs catch the scheduler before it settles the two processes
 
 

@@ -91,32 +91,42 @@ def calibrate(run: Callable[[int], float], budget_s: float, cap: int = 100_000) 
     return count
 
 
-def measure_game(name: str, options: dict[str, Any], repeats: int, budget_s: float) -> RefereeFigures:
-    game = make_game(name, options)
-    count = calibrate(lambda n: _timed_playouts(game, range(n))[0], budget_s)
-    seeds = range(count)
-    figures: RefereeFigures | None = None
-    for _ in range(repeats):
-        elapsed, games = _timed_playouts(game, seeds)
-        plies = sum(len(g) for g in games)
-        if figures is None:
-            shown = " ".join(f"{k}={v}" for k, v in game.options.model_dump().items())
-            figures = RefereeFigures(name, shown, count, plies)
-        figures.playouts_per_s.append(count / elapsed)
-        figures.moves_validated_per_s.append(plies / _timed_replays(game, seeds, games))
-    assert figures is not None
-    return figures
+@dataclass
+class _Subject:
+    game: Game
+    seeds: range
+    games: list[list[str]]
+    figures: RefereeFigures
+
+    def measure(self) -> None:
+        elapsed, _ = _timed_playouts(self.game, self.seeds)
+        self.figures.playouts_per_s.append(len(self.seeds) / elapsed)
+        self.figures.moves_validated_per_s.append(self.figures.plies / _timed_replays(self.game, self.seeds, self.games))
 
 
-def all_games(repeats: int, budget_s: float, note: Callable[[str], None]) -> list[RefereeFigures]:
-    """Every registered ruleset at its default options; a game that fails is skipped with a note."""
-    results = []
+def _subject(name: str, budget_s: float) -> _Subject:
+    game = make_game(name, {})
+    seeds = range(calibrate(lambda n: _timed_playouts(game, range(n))[0], budget_s))
+    _, games = _timed_playouts(game, seeds)
+    shown = " ".join(f"{k}={v}" for k, v in game.options.model_dump().items())
+    return _Subject(game, seeds, games, RefereeFigures(name, shown, len(seeds), sum(map(len, games))))
+
+
+def all_games(repeats: int, budget_s: float, note: Callable[[str], None],
+              between: Callable[[], None] = lambda: None) -> list[RefereeFigures]:
+    """Every registered ruleset at its default options, a game that fails skipped with a
+    note; ``between`` runs before each round over the games (to interleave a baseline)."""
+    subjects = []
     for name in GAMES:
         try:
-            results.append(measure_game(name, {}, repeats, budget_s))
+            subjects.append(_subject(name, budget_s))
         except Exception as exc:  # a ruleset still being written must not sink the bench
             note(f"{name}: skipped ({type(exc).__name__}: {exc})")
-    return results
+    for _ in range(repeats):
+        between()
+        for subject in subjects:
+            subject.measure()
+    return [subject.figures for subject in subjects]
 
 
 # -- OpenSpiel ------------------------------------------------------------------

@@ -22,19 +22,19 @@ FASTCHESS_CPU_US = 35.0  # the issue's figure for fastchess on this kind of mach
 GO_LINE = codec.format_go(None, None, 1000)   # what the benchmark tournaments send
 
 
-def _median_round_trip(peer: tuple[str, ...], messages: list[bytes], repeats: int) -> RoundTrip:
-    trips = [ping_pong(peer, messages) for _ in range(repeats)]
-    return RoundTrip(med([t.wall_us for t in trips]), med([t.cpu_us for t in trips]))
-
-
 def referee(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
     report.echo("\n1. Referee speed per game (one core, no processes)")
     games = [random_playout(make_game("hex", {"size": 11}), seed) for seed in range(20)]
-    pipe = _median_round_trip(python_peer(), move_messages(games, GO_LINE), plan.repeats)
-    figures = all_games(plan.repeats, plan.referee_budget_s, lambda text: report.echo(f"   {text}"))
+    messages = move_messages(games, GO_LINE)
+    trips: list[float] = []
+    figures = all_games(plan.repeats, plan.referee_budget_s, lambda text: report.echo(f"   {text}"),
+                        between=lambda: trips.append(ping_pong(python_peer(), messages).wall_us))
+    # Round trips on this shared VM are bimodal (about 8 or 50 us, depending on the host's
+    # scheduling of the two vCPUs); the fastest one seen is the strictest yardstick.
+    pipe = min(trips)
     rows = []
     for f in figures:
-        ratio = f.us_per_validated_move / pipe.wall_us
+        ratio = f.us_per_validated_move / pipe
         rows.append([f.game, f.options, med(f.playouts_per_s), f.plies / f.playouts,
                      med(f.moves_validated_per_s), f.us_per_validated_move, ratio])
         limit = 5 if f.game == "hexgo" else 1
@@ -42,8 +42,10 @@ def referee(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
                       f"{f.us_per_validated_move:.2f} us = {ratio:.2f} round trips", ratio <= limit)
     report.table(rows, ["game", "options", "playouts/s", "plies/game", "moves validated/s",
                         "us/validated move", "x pipe round trip"])
-    report.echo(f"pipe round trip (Python <-> Python, Hex 11x11 position+go lines): {pipe.wall_us:.1f} us")
-    report.data["referee"] = {"games": [f.as_dict() for f in figures], "pipe_round_trip_us": pipe.wall_us}
+    report.echo(f"pipe round trip (Python <-> Python, Hex 11x11 position+go lines, between the rounds): "
+                f"fastest {pipe:.1f} us (the yardstick), median {med(trips):.1f} us")
+    report.data["referee"] = {"games": [f.as_dict() for f in figures], "pipe_round_trip_us": pipe,
+                              "pipe_round_trip_median_us": med(trips)}
     spiel = openspiel_hex(11, plan.repeats, plan.referee_budget_s)
     if spiel is None:
         report.echo("OpenSpiel: not installed (pip install -e '.[bench]'); comparison skipped")
