@@ -63,6 +63,8 @@ def _cpu(usage: resource.struct_rusage) -> float:
 
 def main(config_path: str) -> None:
     config = json.loads(Path(config_path).read_text())
+    if config.get("cpus"):  # like `taskset`: workers and engines inherit the mask
+        os.sched_setaffinity(0, config["cpus"])
     from ..cli import _setup_logging
     from ..runner import run_tournament
     from ..tournament import load_tournament
@@ -70,7 +72,7 @@ def main(config_path: str) -> None:
     tournament = load_tournament(config["file"])
     out = Path(config["out"])
     _setup_logging(out, quiet=True)  # as `arena run` does
-    sampler = RssSampler(0.05) if config.get("sample_rss") else None
+    sampler = RssSampler(0.01) if config.get("sample_rss") else None
     self0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     wall0 = time.perf_counter()
     if sampler:

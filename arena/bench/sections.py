@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
 
 from protocol import codec
 
@@ -17,6 +18,7 @@ from .tournaments import TournamentRun, machine_parallel_wall, play_tournament
 if TYPE_CHECKING:
     from . import Plan, Report
 
+PLACEMENTS = {"free": "free (default)", "pinned": "pinned to one core"}
 FASTCHESS_CPU_US = 35.0  # the issue's figure for fastchess on this kind of machine (not measured here)
 
 GO_LINE = codec.format_go(None, None, 1000)   # what the benchmark tournaments send
@@ -68,37 +70,64 @@ def manager(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
     assert engine is not None
     report.echo(f"\n2. Manager overhead per move (Hex {plan.manager_size}x{plan.manager_size}, "
                 f"two instant engines, 1 worker, {2 * plan.manager_rounds} games)")
-    runs: list[TournamentRun] = []
-    py_trips: list[RoundTrip] = []
-    c_trips: list[RoundTrip] = []
-    for _ in range(plan.repeats):  # interleaved, so load changes hit all three alike
-        run = play_tournament(engine, workers=1, rounds=plan.manager_rounds, size=plan.manager_size)
-        runs.append(run)
-        messages = move_messages(run.moves, GO_LINE)
-        py_trips.append(ping_pong(python_peer(), messages))
-        c_trips.append(ping_pong(engine.argv, messages))
-    moves = runs[0].plies
-    cpu = med([r.manager_cpu_s / r.plies * 1e6 for r in runs])
-    wall = med([r.wall_s / r.plies * 1e6 for r in runs])
-    engine_cpu = med([r.engine_cpu_s / r.plies * 1e6 for r in runs])
-    py_wall, c_wall = med([t.wall_us for t in py_trips]), med([t.wall_us for t in c_trips])
-    c_cpu = med([t.cpu_us for t in c_trips])
-    report.table([
-        ["manager CPU per move (us)", cpu, f"fastchess: {FASTCHESS_CPU_US:.0f} (the issue's figure)",
-         cpu / FASTCHESS_CPU_US],
-        ["", "", f"raw ping-pong, parent CPU: {c_cpu:.1f}", cpu / c_cpu],
-        ["wall time per move (us)", wall, f"raw ping-pong Python<->Python: {py_wall:.1f}", wall / py_wall],
-        ["", "", f"raw ping-pong Python<->C engine: {c_wall:.1f}", wall / c_wall],
-    ], ["figure", "arena", "baseline", "ratio"])
-    report.echo(f"{moves:,} moves per run; the engines' own CPU ({engine_cpu:.1f} us/move, "
-                f"{runs[0].engine_processes} processes) is excluded from the manager's")
-    report.data["manager"] = {"moves": moves, "manager_cpu_us_per_move": cpu, "wall_us_per_move": wall,
-                              "engine_cpu_us_per_move": engine_cpu,
-                              "pingpong_python_wall_us": py_wall, "pingpong_c_wall_us": c_wall,
-                              "pingpong_c_parent_cpu_us": c_cpu}
-    report.target(f"manager CPU <= {FASTCHESS_CPU_US:.0f} us per move", f"{cpu:.1f} us", cpu <= FASTCHESS_CPU_US)
+    allowed = sorted(os.sched_getaffinity(0))
+    # Free: the scheduler places processes (the default). Pinned: the whole tree on one core,
+    # as `taskset -c N arena run` does; on a VM every wake-up of a process on another vCPU
+    # can cost tens of microseconds, which pinning avoids.
+    placements = {"free": allowed, "pinned": allowed[-1:]} if len(allowed) > 1 else {"free": allowed}
+    runs: dict[str, list[TournamentRun]] = {p: [] for p in placements}
+    py_trips: dict[str, list[RoundTrip]] = {p: [] for p in placements}
+    c_trips: dict[str, list[RoundTrip]] = {p: [] for p in placements}
+    for _ in range(plan.repeats):  # interleaved, so load changes hit all alike
+        for placement, cpus in placements.items():
+            run = play_tournament(engine, workers=1, rounds=plan.manager_rounds, size=plan.manager_size,
+                                  cpus=cpus)
+            runs[placement].append(run)
+            messages = move_messages(run.moves, GO_LINE)
+            with _pinned(cpus):
+                py_trips[placement].append(ping_pong(python_peer(), messages))
+                c_trips[placement].append(ping_pong(engine.argv, messages))
+    figures = {p: _manager_figures(runs[p], py_trips[p], c_trips[p]) for p in placements}
+    report.table([[PLACEMENTS[p], f["cpu"], f["pingpong_parent_cpu"], f["cpu"] / f["pingpong_parent_cpu"],
+                   f["cpu"] / FASTCHESS_CPU_US] for p, f in figures.items()],
+                 ["manager CPU per move (us)", "arena", "raw ping-pong, parent CPU", "ratio",
+                  f"x fastchess ({FASTCHESS_CPU_US:.0f}, the issue's figure)"])
+    report.echo("")
+    report.table([[PLACEMENTS[p], f["wall"], f["pingpong_python"], f["wall"] / f["pingpong_python"], f["pingpong_c"],
+                   f["wall"] / f["pingpong_c"]] for p, f in figures.items()],
+                 ["wall time per move (us)", "arena", "raw ping-pong Py<->Py", "ratio",
+                  "raw ping-pong Py<->C engine", "ratio"])
+    free = figures["free"]
+    report.echo(f"{free['moves']:,} moves per run; the engines' own CPU ({free['engine_cpu']:.1f} us/move) "
+                "is excluded from the manager's")
+    report.data["manager"] = figures
+    pinned = figures.get("pinned")
+    also = lambda key: f" (pinned: {pinned[key]:.1f} us)" if pinned else ""
+    report.target(f"manager CPU <= {FASTCHESS_CPU_US:.0f} us per move", f"{free['cpu']:.1f} us{also('cpu')}",
+                  free["cpu"] <= FASTCHESS_CPU_US)
     report.target("wall per move <= 3x raw ping-pong (Python<->Python)",
-                  f"{wall:.1f} us = {wall / py_wall:.2f}x", wall <= 3 * py_wall)
+                  f"{free['wall']:.1f} us = {free['wall'] / free['pingpong_python']:.2f}x",
+                  free["wall"] <= 3 * free["pingpong_python"])
+
+
+def _manager_figures(runs: list[TournamentRun], py: list[RoundTrip], c: list[RoundTrip]) -> dict[str, float]:
+    return {"moves": runs[0].plies,
+            "cpu": med([r.manager_cpu_s / r.plies * 1e6 for r in runs]),
+            "wall": med([r.wall_s / r.plies * 1e6 for r in runs]),
+            "engine_cpu": med([r.engine_cpu_s / r.plies * 1e6 for r in runs]),
+            "pingpong_python": med([t.wall_us for t in py]), "pingpong_c": med([t.wall_us for t in c]),
+            "pingpong_parent_cpu": med([t.cpu_us for t in c])}
+
+
+@contextmanager
+def _pinned(cpus: list[int]) -> Iterator[None]:
+    """This process (and the children it starts meanwhile) on ``cpus`` only."""
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
 
 
 def scaling(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
@@ -136,9 +165,9 @@ def memory(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None
     runs = [play_tournament(engine, workers=workers, rounds=plan.memory_rounds, size=11, sample_rss=True)
             for _ in range(plan.repeats)]
     rows = [["coordinator", med([r.coordinator_rss_kib for r in runs]) / 1024]]
-    sampled = [r.worker_rss_kib for r in runs if r.worker_rss_kib]
-    if sampled and all(len(s) == len(sampled[0]) for s in sampled):
-        rows += [[f"worker {i + 1}", med([s[i] for s in sampled]) / 1024] for i in range(len(sampled[0]))]
+    sampled = [r.worker_rss_kib for r in runs if r.worker_rss_kib and len(r.worker_rss_kib) == workers]
+    if sampled:
+        rows += [[f"worker {i + 1}", med([s[i] for s in sampled]) / 1024] for i in range(workers)]
     else:
         rows.append(["largest worker (or engine)", med([r.largest_child_rss_kib for r in runs]) / 1024])
     report.table(rows, ["process", "peak RSS (MiB)"])

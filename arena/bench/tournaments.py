@@ -38,8 +38,10 @@ class TournamentRun:
 
 
 def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: int,
-                    engine_args: Sequence[str] = (), sample_rss: bool = False) -> TournamentRun:
-    """A Hex round-robin between two copies of the instant engine (2 x rounds games)."""
+                    engine_args: Sequence[str] = (), sample_rss: bool = False,
+                    cpus: Sequence[int] = ()) -> TournamentRun:
+    """A Hex round-robin between two copies of the instant engine (2 x rounds games);
+    ``cpus``: pin the whole process tree to these cores, as ``taskset`` would."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         folder = Path(tmp)
         stats = folder / "stats"
@@ -51,7 +53,7 @@ def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: i
             f'name = "bench"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
             f"[options]\nsize = {size}\nswap = true\n[time_control]\nmovetime_ms = 1000\n{engines}")
         config = {"file": str(folder / "bench.toml"), "out": str(folder / "out"),
-                  "workers": workers, "sample_rss": sample_rss}
+                  "workers": workers, "sample_rss": sample_rss, "cpus": list(cpus)}
         (folder / "config.json").write_text(json.dumps(config))
         done = subprocess.run([sys.executable, "-m", "arena.bench.child", str(folder / "config.json")],
                               capture_output=True, text=True, cwd=ROOT)
