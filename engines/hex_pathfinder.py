@@ -8,7 +8,7 @@ It swaps, like the seed's computer player, when Red's first stone is off the edg
 
 from collections import deque
 
-from arena.rules.hex import BLUE, EMPTY, RED, SWAP, HexState
+from arena.rules.hex import EMPTY, RED, SWAP, HexState
 from protocol.sdk import Clock, Engine, run
 
 UNREACHABLE = 10_000

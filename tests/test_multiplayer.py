@@ -2,13 +2,13 @@
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 from arena.engine import EngineProcess, EngineSpec
 from arena.match import TimeControl, play_game, starting_state
 from arena.rules import make_game
+from helpers import run_arena
 
 ROOT = Path(__file__).resolve().parent.parent
 SPY = str(Path(__file__).resolve().parent / "engines" / "spy_engine.py")
@@ -42,8 +42,7 @@ def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path)
 
 def test_three_player_tournament_ranks_full_tables(tmp_path):
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "arena", "run", "tournaments/posies3.toml", "--out", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    proc = run_arena("run", "tournaments/posies3.toml", "--out", out)
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(l) for l in (out / "games.jsonl").read_text().splitlines()]
     assert len(records) == 6 and {len(r["players"]) for r in records} == {3}
@@ -61,8 +60,7 @@ def test_three_player_tournament_ranks_full_tables(tmp_path):
     for row in results["standings"]:
         assert row["1st"] + row["2nd"] + row["3rd"] == row["games"] == 6
     assert "1st" in proc.stdout and "3rd" in proc.stdout
-    verify = subprocess.run([sys.executable, "-m", "arena", "verify", str(out / "games.jsonl")],
-                            capture_output=True, text=True, cwd=ROOT)
+    verify = run_arena("verify", out / "games.jsonl")
     assert verify.returncode == 0
     for verdict, r in zip(map(json.loads, verify.stdout.splitlines()), records):
         assert verdict["scores"] == r["scores"]

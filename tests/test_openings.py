@@ -2,8 +2,6 @@
 every seat, recorded and verifiable."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,37 +10,17 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.scheduler import round_robin
 from arena.tournament import ConfigError, load_tournament
-
-ROOT = Path(__file__).resolve().parent.parent
-ZOO = ROOT / "tests" / "engines" / "zoo_engine.py"
+from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 
 def tournament(tmp_path: Path, book: str | None, game: str = "hex", options: str = "size = 5\nswap = false",
                rounds: int = 2) -> Path:
     if book is not None:
         (tmp_path / "book.txt").write_text(book)
-    path = tmp_path / "t.toml"
-    path.write_text(f"""
-name = "book"
-game = "{game}"
-rounds = {rounds}
-seed = 4
-{'openings = "book.txt"' if book is not None else ''}
-[options]
-{options}
-[time_control]
-movetime_ms = 500
-[[engines]]
-name = "a"
-command = ["{{python}}", "{ZOO}", "good"]
-[[engines]]
-name = "b"
-command = ["{{python}}", "{ZOO}", "good"]
-[[engines]]
-name = "c"
-command = ["{{python}}", "{ZOO}", "good"]
-""")
-    return path
+    engines = "".join(engine_toml(name, "{python}", ZOO, "good") for name in "abc")
+    return write_tournament(tmp_path, engines, name="book", game=game, options=options, rounds=rounds,
+                            seed=4, time_control="movetime_ms = 500",
+                            extra='openings = "book.txt"' if book is not None else "")
 
 
 def test_book_is_loaded_in_canonical_spelling_skipping_comments(tmp_path):
@@ -81,8 +59,7 @@ def test_bad_books_are_refused_naming_the_line_and_the_fix(tmp_path, book, game,
 
 def test_a_tournament_with_a_book_records_and_verifies_its_games(tmp_path):
     path, out = tournament(tmp_path, "c3\nb2 d4\n", rounds=1), tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), "-q"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = run_arena("run", path, "--out", out, "-q")
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     assert len(records) == 6
@@ -90,8 +67,7 @@ def test_a_tournament_with_a_book_records_and_verifies_its_games(tmp_path):
         opening = ["c3"] if r["opening_plies"] == 1 else ["b2", "d4"]
         assert r["moves"][: r["opening_plies"]] == opening and r["termination"] == "normal"
         assert len(r["times_ms"]) == len(r["moves"]) - r["opening_plies"]
-    verify = subprocess.run([sys.executable, "-m", "arena", "verify", str(out / "games.jsonl")],
-                            capture_output=True, cwd=ROOT)
+    verify = run_arena("verify", out / "games.jsonl")
     assert verify.returncode == 0
     # a different book is a different tournament: the folder is not resumed into
     (tmp_path / "book.txt").write_text("e5\n")

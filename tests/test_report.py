@@ -3,30 +3,15 @@
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import engine_toml, run_arena, write_tournament
+
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
 
-TOURNAMENT = f"""
-name = "report"
-game = "hex"
-rounds = 2
-[options]
-size = 5
-[time_control]
-movetime_ms = 2000
-[[engines]]
-name = "random"
-command = ["{{python}}", "-m", "engines.random_engine"]
-[[engines]]
-name = "pathfinder"
-command = ["{{python}}", "-m", "engines.hex_pathfinder"]
-[[engines]]
-name = "hostile"
-command = ["{{python}}", "{HOSTILE}"]
-"""
+ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
+           + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+           + engine_toml("hostile", "{python}", str(HOSTILE)))
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -40,11 +25,9 @@ def chromium(tmp_path, *args):
 
 
 def test_report_renders_in_a_browser_with_untrusted_text_escaped(tmp_path):
-    path = tmp_path / "t.toml"
-    path.write_text(TOURNAMENT)
+    path = write_tournament(tmp_path, ENGINES, name="report", rounds=2, workers=1)
     out = tmp_path / "out"
-    run = subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    run = run_arena("run", path, "--out", out)
     assert run.returncode == 0, run.stderr
     assert "\x1b" not in run.stdout  # terminal escapes from the engine never reach the terminal
     report = out / "report.html"

@@ -19,31 +19,16 @@ from arena.pool import Lost, WorkerPool
 from arena.runner import FailureTracker, WorkerConfig, _Worker
 from arena.scheduler import ScheduledGame
 from arena.storage import GameStore
-
-ROOT = Path(__file__).resolve().parent.parent
-ZOO = str(ROOT / "tests" / "engines" / "zoo_engine.py")
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 
 def engine_block(name: str, fault: str = "good", at: int = 1, extra: str = "") -> str:
-    return f'[[engines]]\nname = "{name}"\ncommand = ["{{python}}", "{ZOO}", "{fault}", "{at}"]\n{extra}\n'
+    return engine_toml(name, "{python}", ZOO, fault, str(at), extra=extra)
 
 
 def tournament(tmp_path: Path, engines: str, rounds: int = 1, workers: int = 2) -> Path:
-    path = tmp_path / "t.toml"
-    path.write_text(f"""
-name = "zoo"
-game = "hex"
-rounds = {rounds}
-seed = 3
-workers = {workers}
-[options]
-size = 5
-swap = false
-[time_control]
-movetime_ms = 200
-margin_ms = 100
-{engines}""")
-    return path
+    return write_tournament(tmp_path, engines, name="zoo", options="size = 5\nswap = false", rounds=rounds,
+                            seed=3, workers=workers, time_control="movetime_ms = 200\nmargin_ms = 100")
 
 
 @pytest.fixture
@@ -65,13 +50,12 @@ def wait_until(condition, timeout: float = 20.0) -> None:
 
 
 def run(path: Path, out: Path, env, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), *extra],
-                          capture_output=True, text=True, env=env[0], cwd=ROOT, timeout=120)
+    return run_arena("run", path, "--out", out, *extra, env=env[0], timeout=120)
 
 
 def start(path: Path, out: Path, env) -> subprocess.Popen:
     """A run in its own process group, like a job started from a terminal."""
-    return subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), "-q"],
+    return subprocess.Popen(arena_cmd("run", path, "--out", out, "-q"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env[0],
                             cwd=ROOT, start_new_session=True)
 

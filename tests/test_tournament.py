@@ -2,9 +2,7 @@
 
 import json
 import sqlite3
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,47 +10,27 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.ratings import standings
 from arena.scheduler import round_robin
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def arena(*args, input=None):
-    """Run the installed CLI as a real process (workers, logging and exit codes included)."""
-    return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True,
-                          text=True, input=input, cwd=ROOT, timeout=300)
+from helpers import engine_toml, run_arena as arena, write_tournament
 
 
-def write_tournament(tmp_path, text):
+ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
+           + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+           + engine_toml("random2", "{python}", "-m", "engines.random_engine"))
+
+
+def hex5(tmp_path, rounds=3):
+    return write_tournament(tmp_path, ENGINES, name="hex5", rounds=rounds, seed=9)
+
+
+def write_text(tmp_path, text):
     path = tmp_path / "t.toml"
     path.write_text(text)
     return path
 
 
-HEX5 = """
-name = "hex5"
-game = "hex"
-rounds = 3
-seed = 9
-workers = 2
-[options]
-size = 5
-[time_control]
-movetime_ms = 2000
-[[engines]]
-name = "random"
-command = ["{python}", "-m", "engines.random_engine"]
-[[engines]]
-name = "pathfinder"
-command = ["{python}", "-m", "engines.hex_pathfinder"]
-[[engines]]
-name = "random2"
-command = ["{python}", "-m", "engines.random_engine"]
-"""
-
-
 def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
     out = tmp_path / "out"
-    proc = arena("run", write_tournament(tmp_path, HEX5), "--workers", 2, "--out", out)
+    proc = arena("run", hex5(tmp_path), "--workers", 2, "--out", out)
     assert proc.returncode == 0, proc.stderr
     expected_games = 3 * 2 * 3  # pairings x seat orders x rounds
     db = sqlite3.connect(out / "arena.db")
@@ -87,10 +65,10 @@ def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
 
 def test_rerun_resumes_without_replaying_or_duplicating(tmp_path):
     out = tmp_path / "out"
-    path = write_tournament(tmp_path, HEX5.replace("rounds = 3", "rounds = 1"))
+    path = hex5(tmp_path, rounds=1)
     assert arena("run", path, "--out", out, "-q").returncode == 0
     # raise the rounds: only the new games are played
-    path.write_text(HEX5.replace("rounds = 3", "rounds = 2"))
+    hex5(tmp_path, rounds=2)
     proc = arena("run", path, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "6 games played, 6 resumed" in proc.stdout
@@ -133,7 +111,7 @@ def test_schedule_plays_every_seat_order_equally_with_shared_seeds():
     ("name = '../escape'\ngame = 'hex'\n", "name"),
 ])
 def test_bad_tournament_files_give_one_clear_message(tmp_path, text, message):
-    path = write_tournament(tmp_path, text)
+    path = write_text(tmp_path, text)
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert message in result.output and str(path) in result.output
