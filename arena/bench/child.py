@@ -40,12 +40,9 @@ class RssSampler(threading.Thread):
 
     def sample(self) -> None:
         for pid in self._children():
-            try:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmHWM:"):
-                        self.peaks[pid] = max(self.peaks.get(pid, 0), int(line.split()[1]))
-            except (OSError, ValueError):
-                pass
+            peak = _peak_rss_kib(pid)
+            if peak is not None:
+                self.peaks[pid] = max(self.peaks.get(pid, 0), peak)
 
     def _children(self) -> list[int]:
         pids: list[int] = []
@@ -55,6 +52,19 @@ class RssSampler(threading.Thread):
         except OSError:
             self.available = False
         return pids
+
+
+def _peak_rss_kib(pid: int | str = "self") -> int | None:
+    """A process's peak RSS (VmHWM) in KiB.  For the coordinator itself this, not
+    ru_maxrss: Linux carries ru_maxrss across exec, so it would include the RSS of the
+    benchmark process this one was forked from."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def _cpu(usage: resource.struct_rusage) -> float:
@@ -94,7 +104,7 @@ def main(config_path: str) -> None:
         "wall_s": wall,
         "coordinator_cpu_s": _cpu(self1) - _cpu(self0),
         "children_cpu_s": _cpu(kids1) - _cpu(kids0),
-        "coordinator_rss_kib": self1.ru_maxrss,
+        "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
         "largest_child_rss_kib": kids1.ru_maxrss,
         "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
     }))

@@ -155,7 +155,7 @@ def scaling(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
     if cores >= 2:
         eff, machine_eff = rows[1][2], rows[1][3]
         report.target(">= 90% parallel efficiency at 2 workers",
-                      f"{eff:.0f}% (the machine alone: {machine_eff:.0f}%)", eff >= 90)
+                      f"{eff:.1f}% (the machine alone: {machine_eff:.1f}%)", eff >= 90)
 
 
 def memory(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
