@@ -227,17 +227,15 @@ class PosiesState(State):
         return groups if len(groups) > 1 else []
 
     def _connected_within(self, cells: set[int]) -> bool:
-        if len(cells) < 2:
-            return True
-        adjacent = self.game.adjacent
-        start = next(iter(cells))
-        seen, frontier = {start}, [start]
-        while frontier:
-            for n in adjacent[frontier.pop()] & cells:
-                if n not in seen:
-                    seen.add(n)
-                    frontier.append(n)
-        return len(seen) == len(cells)
+        neighbours = self.game.neighbours
+        left = set(cells)  # not reached yet
+        todo = [left.pop()] if left else []
+        while todo and left:
+            for n in neighbours[todo.pop()]:
+                if n in left:
+                    left.remove(n)
+                    todo.append(n)
+        return not left
 
     @staticmethod
     def _smallest(groups: list[list[int]]) -> list[list[int]]:
