@@ -149,6 +149,17 @@ class Board:
         dr, dc = rb - ra, cb - ca
         return max(abs(dr), abs(dc), abs(dr + dc))
 
+    def ring_around_pair(self, a: int, b: int) -> tuple[int, ...]:
+        """The 8 cells around two adjacent cells, clockwise, OFF_BOARD where the ring leaves
+        the board.  Consecutive ones (the last and the first too) are adjacent, no two
+        others are: cells left on the ring are connected through it iff they form one arc."""
+        d = next((k for k in range(6) if self.step[k][a] == b), None)
+        if d is None:
+            raise ValueError(f"{self.names[a]} and {self.names[b]} are not adjacent")
+        s = self.step
+        return (s[(d + 5) % 6][b], s[d][b], s[(d + 1) % 6][b], s[(d + 2) % 6][b],
+                s[(d + 2) % 6][a], s[(d + 3) % 6][a], s[(d + 4) % 6][a], s[(d + 5) % 6][a])
+
     # -- sides ----------------------------------------------------------------
 
     def hexhex_sides(self) -> tuple[frozenset[int], ...]:

@@ -1,3 +1,5 @@
+import pytest
+
 from arena.hexgrid import OFF_BOARD, Board, connected_components, reachable
 
 
@@ -58,3 +60,21 @@ def test_components_and_reachable():
 def test_render_shifts_rows():
     text = Board.rhombus(3).render(lambda i: ".")
     assert text.splitlines()[1:] == ["  1 . . .", "  2  . . .", "  3   . . ."]
+
+
+def test_ring_around_a_pair_is_a_cycle_of_the_eight_cells_around_it():
+    b = Board.hexhex(5)
+    for a in b:
+        for c in b.neighbours[a]:
+            ring = b.ring_around_pair(a, c)
+            around = (set(b.neighbours[a]) | set(b.neighbours[c])) - {a, c}
+            assert {x for x in ring if x != OFF_BOARD} == around and len(ring) == 8
+            for i, x in enumerate(ring):
+                for j, y in enumerate(ring):
+                    if OFF_BOARD not in (x, y) and x != y:
+                        assert (y in b.neighbours[x]) == ((i - j) % 8 in (1, 7))
+    e5 = b.index("e5")
+    assert [b.name(x) for x in b.ring_around_pair(e5, b.index("f5"))] == \
+        ["g4", "g5", "f6", "e6", "d6", "d5", "e4", "f4"]
+    with pytest.raises(ValueError, match="not adjacent"):
+        b.ring_around_pair(e5, b.index("g5"))
