@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..hexgrid import Board
+from ..hexgrid import OFF_BOARD, Board
 from .base import Game, GameOptions, IllegalMove, OptionError, State
 
 EMPTY = -1
@@ -63,6 +63,11 @@ class PosiesGame(Game):
         self.rays = tuple(tuple(tuple(board.ray(i, d)) for d in (0, 1, 2)) for i in board)
         # between[(a, b)], a < b on one straight line: the points strictly between them.
         self.between = {(a, ray[k]): ray[:k] for a in board for ray in self.rays[a] for k in range(len(ray))}
+        # rings[(a, b)], a < b adjacent: the 8 points around them with one bit each, in
+        # cyclic order (points off the board left out).
+        self.rings = {(a, b): tuple((p, 1 << i) for i, p in enumerate(board.ring_around_pair(a, b))
+                                    if p != OFF_BOARD)
+                      for a in board for b in board.neighbours[a] if a < b}
 
     @property
     def players(self) -> int:
@@ -110,6 +115,20 @@ class PosiesGame(Game):
             raise OptionError(f"posies setup token has {have}: the board starts with "
                               f"{PER_COLOUR} posies of each colour")
         return cells
+
+
+# ARCS[mask]: how many separate arcs the set bits of an 8-bit ring mask form.
+ARCS = tuple(sum(1 for i in range(8) if mask >> i & 1 and not mask >> (i - 1) % 8 & 1) or int(mask == 255)
+             for mask in range(256))
+
+
+def _arcs(ring: tuple[tuple[int, int], ...], cells: list[int]) -> int:
+    """How many separate arcs of posies lie on a ring of (point, bit) pairs."""
+    mask = 0
+    for point, bit in ring:
+        if cells[point] != EMPTY:
+            mask |= bit
+    return ARCS[mask]
 
 
 class PosiesState(State):
@@ -200,10 +219,14 @@ class PosiesState(State):
         or [] when it does not fall apart.  a and b are always in one group (they
         are adjacent or joined by posies), so at most one group can split."""
         cells, neighbours = self.cells, self.game.neighbours
+        # Every remaining posy of the group reaches the border (the posies next to a or b):
+        # if the border is connected, nothing splits.
+        ring = self.game.rings.get((a, b))
+        if ring is not None and _arcs(ring, cells) <= 1:
+            return []  # adjacent pair: the border is a ring, connected iff it is one arc
         border = {n for n in neighbours[a] + neighbours[b] if cells[n] != EMPTY} - {a, b}
-        # Every remaining posy of the group reaches the border; the line between a and b
-        # (all posies) often joins the posies around a to those around b.
-        if self._connected_within(border.union(self.game.between.get((a, b), ()))):
+        # A pair on a line keeps the posies between them, which often join the two ends.
+        if ring is None and self._connected_within(border.union(self.game.between.get((a, b), ()))):
             return []
         groups: list[list[int]] = []
         left = cells[:]  # posies not yet put in a group
