@@ -255,7 +255,7 @@ class HexState(State):
                 if nb not in came_from and self.cells[nb] == colour:
                     came_from[nb] = cell
                     queue.append(nb)
-        raise AssertionError("winner without a chain")  # unreachable: union-find says connected
+        raise AssertionError("winner without a chain")  # unreachable: the edge marks say connected
 
     def details(self) -> dict[str, Any]:
         return {"winning_chain": self.winning_chain()} if self._winner is not None else {}
