@@ -218,6 +218,14 @@ def connected_components(cells: Iterable[int], neighbours: Sequence[Sequence[int
     return groups
 
 
+def find_root(parent: list[int], x: int) -> int:
+    """Union-find root of ``x``, halving the path on the way (groups and families)."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
 def reachable(starts: Iterable[int], neighbours: Sequence[Sequence[int]],
               passable: Callable[[int], bool]) -> set[int]:
     """All cells reachable from ``starts`` through cells for which ``passable`` holds.

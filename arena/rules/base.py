@@ -79,15 +79,16 @@ class State(ABC):
     """One position.  Mutated only by :meth:`play`; use :meth:`clone` to branch."""
 
     game: Game
+    _moves: list[str]  # every state keeps its canonical move list here
 
     @property
-    @abstractmethod
     def moves(self) -> list[str]:
         """Canonical tokens of the moves played so far (do not modify)."""
+        return self._moves
 
-    @abstractmethod
     def current_player(self) -> int:
-        """Seat to move; undefined once the game is over."""
+        """Seat to move; undefined once the game is over.  Default: seats take turns."""
+        return len(self._moves) % self.game.players
 
     @abstractmethod
     def is_terminal(self) -> bool: ...

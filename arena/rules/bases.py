@@ -165,13 +165,6 @@ class BasesState(State):
 
     # -- queries --------------------------------------------------------------
 
-    @property
-    def moves(self) -> list[str]:
-        return self._moves
-
-    def current_player(self) -> int:
-        return len(self._moves) & 1
-
     def is_terminal(self) -> bool:
         return self._over
 

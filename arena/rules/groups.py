@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from pydantic import Field
 
-from ..hexgrid import Board
+from ..hexgrid import Board, find_root
 from .base import Game, GameOptions, IllegalMove, State
 
 EMPTY = -1
@@ -90,10 +90,6 @@ class GroupsState(State):
         self._result: tuple[int | None, int, list[int], list[int]] | None = None
 
     # -- queries --------------------------------------------------------------
-
-    @property
-    def moves(self) -> list[str]:
-        return self._moves
 
     def current_player(self) -> int:
         ply = len(self._moves)
@@ -236,11 +232,7 @@ class GroupsState(State):
         self.empty -= 1
 
     def _find(self, x: int) -> int:
-        parent = self.parent
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
+        return find_root(self.parent, x)
 
     def _finish(self) -> None:
         white, black = self.group_sizes(WHITE), self.group_sizes(BLACK)

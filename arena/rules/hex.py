@@ -90,13 +90,6 @@ class HexState(State):
 
     # -- queries --------------------------------------------------------------
 
-    @property
-    def moves(self) -> list[str]:
-        return self._moves
-
-    def current_player(self) -> int:
-        return len(self._moves) & 1
-
     def is_terminal(self) -> bool:
         return self._winner is not None
 

@@ -40,7 +40,7 @@ from typing import Any, Iterable, NamedTuple
 
 from pydantic import Field, model_validator
 
-from ..hexgrid import OFF_BOARD, Board
+from ..hexgrid import OFF_BOARD, Board, find_root
 from .base import Game, GameOptions, IllegalMove, State
 
 EMPTY, BLACK, WHITE = -1, 0, 1
@@ -282,10 +282,6 @@ class HexGoState(State):
         self.captures: list[tuple[int, int, list[str], list[str]]] = []
 
     # -- seats and colours ------------------------------------------------------
-
-    @property
-    def moves(self) -> list[str]:
-        return self._moves
 
     def current_player(self) -> int:
         return (len(self._moves) + self._seat_offset) & 1
@@ -535,11 +531,7 @@ class HexGoState(State):
         return out
 
     def _find(self, x: int) -> int:
-        parent = self.parent
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
+        return find_root(self.parent, x)
 
     def _update_end(self) -> None:
         if len(self._moves) >= self.game.options.max_plies:

@@ -147,13 +147,6 @@ class PosiesState(State):
 
     # -- queries --------------------------------------------------------------
 
-    @property
-    def moves(self) -> list[str]:
-        return self._moves
-
-    def current_player(self) -> int:
-        return len(self._moves) % self.game.players
-
     def is_terminal(self) -> bool:
         if self._over is None:
             self._over = not self._pairs(first_only=True)  # a list, not a generator: faster
