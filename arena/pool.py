@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 log = logging.getLogger("arena.runner")
 
@@ -59,8 +60,10 @@ def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, 
 
 class WorkerPool:
     def __init__(self, size: int, func: Callable[[Any], Any], initializer: Callable[..., None],
-                 initargs: tuple = (), retries: int = 1) -> None:
+                 initargs: tuple = (), retries: int = 1, cores: Sequence[int] = ()) -> None:
         self.size = size
+        self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
+        self.core_of: dict[Connection, int] = {}
         self.func = func
         self.initializer = initializer
         self.initargs = initargs
@@ -76,6 +79,11 @@ class WorkerPool:
         proc.start()
         theirs.close()
         self.workers[ours] = proc
+        if self.cores:
+            # Before its first task, so every engine it starts inherits the mask.
+            core = min(self.cores, key=lambda c: sum(1 for used in self.core_of.values() if used == c))
+            os.sched_setaffinity(proc.pid, {core})
+            self.core_of[ours] = core
         return ours
 
     def imap_unordered(self, tasks: Iterable[Any]) -> Iterator[Any]:
@@ -122,6 +130,7 @@ class WorkerPool:
     def _bury(self, conn: Connection, queue: deque[tuple[Any, int]]) -> Lost | None:
         """Forget a dead worker; queue its task again or give it up."""
         proc = self.workers.pop(conn)
+        self.core_of.pop(conn, None)
         proc.join()
         conn.close()
         if conn not in self.busy:

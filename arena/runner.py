@@ -50,6 +50,7 @@ class WorkerConfig:
     run_tag: str = ""                                  # proctree.RUN_TAG of this run
     max_failures: dict[str, int] = field(default_factory=dict)  # per engine, 0 = never drop
     coordinator: int = 0                               # pid the workers must die with
+    affinity: bool = False                             # one core per worker and its engines
 
 
 # -- worker side --------------------------------------------------------------
@@ -244,7 +245,8 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         run_tag = _new_run(store)
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
                               {e.name: e for e in t.engines}, t.time_control,
-                              run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid())
+                              run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
+                              affinity=t.data.affinity)
         done = store.done_ids()
         todo = [g for g in schedule if g.index not in done]
         log.info("%s: %d games scheduled, %d already played, %d workers",
@@ -292,7 +294,8 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
     ctx = multiprocessing.get_context("fork")
     dropped = ctx.RawArray("b", len(names))  # the drop rule, shared with the workers
     pool = WorkerPool(min(workers, len(todo)), _play_in_worker, _init_worker,
-                      (config, dropped, store.lock_fd))
+                      (config, dropped, store.lock_fd),
+                      cores=sorted(os.sched_getaffinity(0)) if config.affinity else ())
     finished = already
     previous_handler = _sigterm_as_interrupt()
     try:

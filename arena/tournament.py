@@ -68,6 +68,7 @@ class TournamentFile(_Strict):
     rounds: int = Field(1, ge=1, le=10_000)
     seed: int = Field(0, ge=0)
     workers: int = Field(1, ge=1, le=256)
+    affinity: bool = False           # pin each worker and its engines to one core
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
     openings: str | None = None      # opening book, relative to this file (arena/openings.py)
     engines: list[EngineEntry] = Field(min_length=2)

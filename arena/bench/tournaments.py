@@ -39,9 +39,10 @@ class TournamentRun:
 
 def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: int,
                     engine_args: Sequence[str] = (), sample_rss: bool = False,
-                    cpus: Sequence[int] = ()) -> TournamentRun:
+                    cpus: Sequence[int] = (), affinity: bool = False) -> TournamentRun:
     """A Hex round-robin between two copies of the instant engine (2 x rounds games);
-    ``cpus``: pin the whole process tree to these cores, as ``taskset`` would."""
+    ``cpus``: pin the whole process tree to these cores, as ``taskset`` would;
+    ``affinity``: the tournament file's ``affinity = true`` (one core per worker)."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         folder = Path(tmp)
         stats = folder / "stats"
@@ -51,6 +52,7 @@ def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: i
                           for name in ("instant-a", "instant-b"))
         (folder / "bench.toml").write_text(
             f'name = "bench"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
+            f"affinity = {'true' if affinity else 'false'}\n"
             f"[options]\nsize = {size}\nswap = true\n[time_control]\nmovetime_ms = 1000\n{engines}")
         config = {"file": str(folder / "bench.toml"), "out": str(folder / "out"),
                   "workers": workers, "sample_rss": sample_rss, "cpus": list(cpus)}
