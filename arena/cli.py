@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shlex
 import sqlite3
 import sys
@@ -59,7 +60,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     def progress(record: dict[str, Any], done: int, total: int) -> None:
         if not quiet:
             names = " vs ".join(record["players"])
-            click.echo(f"[{done}/{total}] game {record['id']}: {names}: {_result_text(record)}")
+            _say(f"[{done}/{total}] game {record['id']}: {names}: {_result_text(record)}")
 
     try:
         _setup_logging(out, quiet)
@@ -71,12 +72,12 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     except (OSError, sqlite3.Error) as exc:
         raise Failure(f"{out}: cannot write the results ({exc}). Check that the output folder is "
                       f"writable and the disk has room, or choose another with --out.") from None
-    click.echo(f"\n{t.name}: {t.data.game}, {summary.played} games played"
-               + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else ""))
-    click.echo(summary.table)
+    _say(f"\n{t.name}: {t.data.game}, {summary.played} games played"
+         + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else ""))
+    _say(summary.table)
     for name, why in summary.dropped.items():
-        click.echo(f"\ndropped: {name}: {why}")
-    click.echo(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}")
+        _say(f"\ndropped: {name}: {why}")
+    _say(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}")
     if summary.errors:
         for error in summary.errors:
             click.echo(f"arena: {error}", err=True)
@@ -166,6 +167,17 @@ def bench(quick: bool, sections: tuple[str, ...], repeats: int | None, json_path
 
 
 # -- helpers ----------------------------------------------------------------
+
+
+def _say(text: str) -> None:
+    """Print a line; once the reader has gone (``arena run | head``) print nothing more but
+    keep playing: a tournament's results live in its output folder, not on stdout."""
+    try:
+        click.echo(text)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+import subprocess
 import sys
 
 import pytest
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.ratings import standings
 from arena.scheduler import round_robin
-from helpers import engine_toml, run_arena as arena, write_tournament
+from helpers import ROOT, arena_cmd, engine_toml, run_arena as arena, write_tournament
 
 
 ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
@@ -168,3 +169,15 @@ def test_verify_contract():
 def test_verify_unreadable_input_exits_2_naming_the_line(line, message):
     result = CliRunner().invoke(main, ["verify", "-"], input=line + "\n")
     assert result.exit_code == 2 and message in result.output
+
+
+def test_a_reader_that_goes_away_does_not_stop_the_tournament(tmp_path):
+    """`arena run ... | head -1`: progress stops, the games go on and are all stored."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(arena_cmd("run", hex5(tmp_path, rounds=2), "--out", out),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(timeout=300) == 0, proc.stderr.read()
+    assert len((out / "games.jsonl").read_text().splitlines()) == 12
+    assert (out / "results.json").exists()
