@@ -145,9 +145,10 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
 
 def _move_limit(tc: TimeControl, clock_ms: int | None) -> float:
     """Seconds an engine gets for a move: the tightest of movetime, its clock and the
-    ceiling, plus the margin."""
+    ceiling, plus the margin.  A clock overdrawn within the margin stays overdrawn, so the
+    margin is spent once per game, not granted afresh each move to a clock that ran out."""
     allowed_ms = min(t for t in (tc.movetime_ms, clock_ms, MAX_MOVE_MS) if t is not None)
-    return (max(allowed_ms, 0) + tc.margin_ms) / 1000
+    return max(allowed_ms + tc.margin_ms, 0) / 1000
 
 
 def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_seeds: list[int],

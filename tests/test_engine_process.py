@@ -124,3 +124,26 @@ def test_engine_that_never_answers_the_handshake(tmp_path):
 def test_missing_program_is_a_clear_fault():
     with pytest.raises(EngineFault, match="cannot start"):
         EngineProcess(EngineSpec("x", ("/nonexistent/engine",))).start()
+
+
+def test_a_clock_that_ran_out_is_not_refilled_by_the_margin(tmp_path, python_engine):
+    # 50 ms a move against a 1 ms clock and a 200 ms margin: every move fits the margin, but
+    # the overdraft adds up, so the engine must lose on time within a few moves.
+    body = HEADER + textwrap.indent(textwrap.dedent("""\
+        elif w[0] == "position": played = set(w[3:])
+        elif w[0] == "go":
+            time.sleep(0.05)
+            out("move " + next(c + r for r in "12345" for c in "abcde" if c + r not in played))
+        """), "    ")
+    bad = script_engine(tmp_path, body)
+    procs = [EngineProcess(bad), EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
+    for p in procs:
+        p.start()
+    try:
+        rec = play_game(make_game("hex", {"size": 5, "swap": False}), procs, seed=1,
+                        time_control=TimeControl(base_ms=1, margin_ms=200)).record
+    finally:
+        for p in procs:
+            p.quit()
+    assert (rec["termination"], rec["forfeit_seat"]) == ("timeout", 0)
+    assert len(rec["times_ms"]) < 12
