@@ -115,7 +115,7 @@ def _parse_option(line: str, rest: str) -> OptionDecl:
     fields: dict[str, str] = {}
     key = None
     for word in words:
-        if word in ("name", "type", "default", "min", "max") and key != "name_value":
+        if word in ("name", "type", "default", "min", "max"):
             key = word
             fields[key] = ""
         elif key is None:
