@@ -63,7 +63,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
             _say(f"[{done}/{total}] game {record['id']}: {names}: {_result_text(record)}")
 
     try:
-        _setup_logging(out, quiet)
+        _setup_logging(out)
         summary = run_tournament(t, out, workers, progress)
     except StorageError as exc:
         raise Failure(str(exc)) from None
@@ -124,7 +124,10 @@ def play(game_name: str, options: tuple[str, ...], movetime: int, margin: int, s
     click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
     text = json.dumps(rec, indent=None)
     if record:
-        record.write_text(text + "\n", encoding="utf-8")
+        try:
+            record.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise Failure(f"{record}: cannot write the record ({exc.strerror}); choose another --record path") from None
         click.echo(f"record: {record}")
     else:
         click.echo(text)
@@ -212,7 +215,7 @@ def _result_text(record: dict[str, Any]) -> str:
     return f"{outcome} ({record['termination']}: {record['reason']})"
 
 
-def _setup_logging(out: Path, quiet: bool) -> None:
+def _setup_logging(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(out / "arena.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))

@@ -126,7 +126,7 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
     while not state.is_terminal():
         seat = state.current_player()
         if clocks is not None:
-            limit, go_line = _move_limit(tc, clocks[seat]), codec.format_go(clocks, incs, tc.movetime_ms)
+            limit, go_line = _move_limit(tc, clocks[seat]), codec.format_go([max(c, 0) for c in clocks], incs, tc.movetime_ms)
         try:
             reply = engines[seat].go(codec.format_position(setup, state.moves), go_line, limit)
         except EngineFault as exc:

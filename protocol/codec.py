@@ -15,9 +15,10 @@ VERSION = 1
 MAX_LINE = 64 * 1024
 
 # Escape sequences first, so their parameters go with them (CSI and OSC, in their 7-bit
-# ESC forms and 8-bit C1 forms \x9b and \x9d); then lone control characters.
+# ESC forms and 8-bit C1 forms \x9b and \x9d); then lone control characters, tabs and line
+# breaks included, and the Unicode bidi controls that can make shown text read backwards.
 _CONTROL = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-                      r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+                      r"|[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class ProtocolError(ValueError):

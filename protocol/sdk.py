@@ -67,8 +67,9 @@ class Engine:
         self.private: list[str] = []
         self.option_values: dict[str, str] = {name: str(d) for name, (_, d) in self.options.items()}
 
-    def choose_move(self, state: State, clock: Clock) -> str:
-        """Return the move token for ``state`` (this engine's seat is to move)."""
+    def choose_move(self, state: State, clock: Clock) -> str | None:
+        """Return the move token for ``state`` (this engine's seat is to move), or None
+        to resign."""
         raise NotImplementedError
 
     def on_option(self, name: str, value: str) -> None:
@@ -124,7 +125,8 @@ class _Session:
             case Go(time, inc, movetime):
                 assert self.state is not None, "go before position"
                 clock = Clock(engine.seat, time, inc, movetime)
-                self.send(f"move {engine.choose_move(self.state.clone(), clock)}")
+                move = engine.choose_move(self.state.clone(), clock)
+                self.send("resign" if move is None else f"move {move}")
             case GameOver(scores, reason):
                 engine.on_game_over(scores, reason)
             case Quit():
@@ -149,6 +151,11 @@ def run(engine: Engine, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout
     """Serve the protocol on stdin/stdout until ``quit`` or end of input."""
     session = _Session(engine, stdout)
     for line in stdin:
-        cmd = codec.parse_command(line)
+        try:
+            cmd = codec.parse_command(line)
+        except codec.ProtocolError as exc:
+            # A later protocol version may add commands: note it and carry on.
+            sys.stderr.write(f"arena sdk: ignored {exc}\n")
+            continue
         if cmd is not None and not session.handle(cmd):
             break

@@ -59,3 +59,8 @@ def test_parser_never_raises_anything_but_protocol_error(line):
             parse(line)
         except ProtocolError:
             pass
+
+
+def test_sanitize_removes_line_breaks_tabs_and_bidi_controls():
+    assert codec.sanitize("evil\nname\tx") == "evilnamex"
+    assert codec.sanitize("abc\u202edcba\u2066x\u2069") == "abcdcbax"

@@ -147,3 +147,19 @@ def test_a_clock_that_ran_out_is_not_refilled_by_the_margin(tmp_path, python_eng
             p.quit()
     assert (rec["termination"], rec["forfeit_seat"]) == ("timeout", 0)
     assert len(rec["times_ms"]) < 12
+
+
+def test_sdk_resigns_on_none_and_ignores_commands_it_does_not_know():
+    import io
+
+    from protocol.sdk import Engine, run
+
+    class Quitter(Engine):
+        def choose_move(self, state, clock):
+            return None
+
+    out = io.StringIO()
+    run(Quitter(), stdin=io.StringIO("arena 1\nfuturecommand 7\nnewgame hex 0 2 size=3 swap=true\n"
+                                     "isready\nposition start moves\ngo movetime 10\nquit\n"), stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[-2:] == ["readyok", "resign"] and "arenaok 1" in lines

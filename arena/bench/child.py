@@ -81,7 +81,7 @@ def main(config_path: str) -> None:
 
     tournament = load_tournament(config["file"])
     out = Path(config["out"])
-    _setup_logging(out, quiet=True)  # as `arena run` does
+    _setup_logging(out)  # as `arena run` does
     sampler = RssSampler(0.01) if config.get("sample_rss") else None
     self0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     wall0 = time.perf_counter()
