@@ -267,11 +267,17 @@ class PosiesState(State):
     # -- moves ----------------------------------------------------------------
 
     def play(self, move: str) -> None:
-        if self.is_terminal():
-            raise IllegalMove(move, "the game is over: no pair of like-coloured posies can be removed")
-        a, b, choice = self._parse(move)
-        self._check_pair(move, a, b)
-        kept = self._kept_group(move, a, b, choice)
+        # A legal removal proves the game is not over, so the search for any removable
+        # pair is only needed to explain why a move was refused.
+        try:
+            a, b, choice = self._parse(move)
+            self._check_pair(move, a, b)
+            kept = self._kept_group(move, a, b, choice)
+        except IllegalMove:
+            if self.is_terminal():
+                raise IllegalMove(move, "the game is over: no pair of like-coloured posies "
+                                  "can be removed") from None
+            raise
         names = self.game.names
         token = f"{names[a]}-{names[b]}"
         if choice is not None:
