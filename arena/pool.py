@@ -12,9 +12,11 @@ period.  Workers are forked, so they inherit the coordinator's logging.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import multiprocessing
 import os
+import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -64,6 +66,7 @@ class WorkerPool:
         self.size = size
         self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
         self.core_of: dict[Connection, int] = {}
+        self._numbers = itertools.count(1)  # a replacement worker gets a new name in the log
         self.func = func
         self.initializer = initializer
         self.initargs = initargs
@@ -75,7 +78,7 @@ class WorkerPool:
     def _spawn(self) -> Connection:
         ours, theirs = self.ctx.Pipe()
         proc = self.ctx.Process(target=_serve, args=(theirs, self.initializer, self.initargs, self.func),
-                                daemon=True, name=f"worker-{len(self.workers) + 1}")
+                                daemon=True, name=f"worker-{next(self._numbers)}")
         proc.start()
         theirs.close()
         self.workers[ours] = proc
@@ -160,8 +163,10 @@ class WorkerPool:
         self._join()
 
     def _join(self) -> None:
+        # One grace period for all workers together, not one each.
+        deadline = time.monotonic() + TERMINATE_GRACE
         for proc in self.workers.values():
-            proc.join(TERMINATE_GRACE)
+            proc.join(max(0.0, deadline - time.monotonic()))
             if proc.is_alive():
                 proc.kill()
                 proc.join()
