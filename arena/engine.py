@@ -279,6 +279,8 @@ class EngineProcess:
         buffer = self._buffer
         while True:
             newline = buffer.find(b"\n")
+            if newline > codec.MAX_LINE:  # bytes, whatever the characters (the codec counts those)
+                raise EngineFault("protocol", f"line longer than {codec.MAX_LINE} bytes")
             if newline >= 0:
                 raw = bytes(buffer[:newline])
                 del buffer[: newline + 1]

@@ -95,6 +95,7 @@ for line in sys.stdin:
     ('elif w[0] == "go": sys.exit(3)', "crash", "exit code 3"),
     ('elif w[0] == "go": raise RuntimeError("out of ideas")', "crash", "RuntimeError: out of ideas"),
     ('elif w[0] == "go": out("resign")', "resign", "resigned"),
+    ('elif w[0] == "go": out("info " + "\u20ac" * 30000)', "protocol", "longer than 65536 bytes"),
     ('elif w[0] == "go": out("move " + "abcde"[len(w) % 5] + "1"); out("move e5")', "protocol",
      "'move e5' sent when no answer was asked for"),
 ])
