@@ -112,7 +112,7 @@ def play(game_name: str, options: tuple[str, ...], movetime: int, margin: int, s
             except EngineFault as exc:
                 raise Failure(f"engine {seat} ({commands[seat]}) failed to start: {exc.reason}") from None
         result = play_game(game, procs, seed=seed, time_control=TimeControl(movetime_ms=movetime, margin_ms=margin),
-                           names=[p.identity.get("name", s.name) for p, s in zip(procs, specs)])
+                           names=_seat_names([p.identity.get("name", s.name) for p, s in zip(procs, specs)]))
     finally:
         for proc in procs:
             proc.quit()
@@ -170,6 +170,11 @@ def bench(quick: bool, sections: tuple[str, ...], repeats: int | None, json_path
 
 
 # -- helpers ----------------------------------------------------------------
+
+
+def _seat_names(names: list[str]) -> list[str]:
+    """Engine names, with the seat added where two engines call themselves the same."""
+    return [f"{name}-{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
 
 
 def _say(text: str) -> None:

@@ -181,3 +181,12 @@ def test_a_reader_that_goes_away_does_not_stop_the_tournament(tmp_path):
     assert proc.wait(timeout=300) == 0, proc.stderr.read()
     assert len((out / "games.jsonl").read_text().splitlines()) == 12
     assert (out / "results.json").exists()
+
+
+def test_play_tells_two_engines_with_the_same_name_apart(tmp_path):
+    record = tmp_path / "game.json"
+    engine = f"{sys.executable} -m engines.random_engine"
+    proc = arena("play", "--game", "hex", "-O", "size=4", "--record", record, engine, engine)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(record.read_text())["players"] == ["random-0", "random-1"]
+    assert "random-0 vs random-1: random-" in proc.stdout
