@@ -6,6 +6,7 @@ finished, so a tournament's table is a pure function of its games.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -84,3 +85,80 @@ def table_rows(rows: Sequence[Standing], players: int) -> tuple[list[str], list[
 
 def _ordinal(n: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+@dataclass
+class HeadToHead:
+    """One engine's results against one opponent (a tie on places counts as a draw)."""
+
+    engine: str
+    opponent: str
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def points(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+
+def head_to_head(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], HeadToHead]:
+    """Results of every ordered pair of engines that met, from each game's places."""
+    pairs: dict[tuple[str, str], HeadToHead] = {}
+    for record in records:
+        seats = list(zip(record["players"], record["places"]))
+        for me, mine in seats:
+            for other, theirs in seats:
+                if me == other:
+                    continue
+                pair = pairs.setdefault((me, other), HeadToHead(me, other))
+                if mine < theirs:
+                    pair.wins += 1
+                elif mine > theirs:
+                    pair.losses += 1
+                else:
+                    pair.draws += 1
+    return pairs
+
+
+def elo_estimate(wins: int, losses: int, draws: int) -> tuple[float | None, float | None, float]:
+    """Elo difference, its 95% margin and the likelihood of superiority, as cutechess
+    reports them; the difference is None when one side scored everything (unbounded)."""
+    games = wins + losses + draws
+    los = 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * (wins + losses)))) if wins + losses else 0.5
+    if not games:
+        return None, None, los
+    score = (wins + 0.5 * draws) / games
+    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score ** 2) / games
+    spread = 1.959964 * math.sqrt(variance / games)
+    low, high = _elo(score - spread), _elo(score + spread)
+    margin = (high - low) / 2 if low is not None and high is not None else None
+    return _elo(score), margin, los
+
+
+def _elo(score: float) -> float | None:
+    return None if not 0 < score < 1 else -400 * math.log10(1 / score - 1)
+
+
+def head_to_head_rows(pairs: dict[tuple[str, str], HeadToHead],
+                      order: Sequence[str]) -> tuple[list[str], list[list[Any]]]:
+    """One row per pair of engines, the better ranked one first (``order``: standings)."""
+    headers = ["engine", "opponent", "games", "wins", "losses", "draws", "score %", "elo diff", "± 95%", "LOS %"]
+    rank = {name: i for i, name in enumerate(order)}
+    rows = []
+    for (a, b), pair in sorted(pairs.items(), key=lambda kv: (rank[kv[0][0]], rank[kv[0][1]])):
+        if rank[a] > rank[b]:
+            continue
+        elo, margin, los = elo_estimate(pair.wins, pair.losses, pair.draws)
+        rows.append([a, b, pair.games, pair.wins, pair.losses, pair.draws,
+                     round(100 * pair.points / pair.games, 1), _shown(elo), _shown(margin),
+                     round(100 * los, 1)])
+    return headers, rows
+
+
+def _shown(value: float | None) -> float | str:
+    return "inf" if value is None else round(value, 1) + 0.0  # no "-0.0"

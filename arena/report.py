@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
+from .ratings import HeadToHead, head_to_head
 from .rules.base import format_option_value
 
 STYLE = """
@@ -33,6 +34,7 @@ def render_report(title: str, summary: dict[str, Any], headers: Sequence[str],
         f"{summary['games']} games</p>",
         _table("Standings", headers, rows, name_column=1),
         _cross_table(records),
+        _head_to_head(summary["head_to_head"]),
         _table("Terminations", ["termination", "games"],
                sorted(summary["terminations"].items()), name_column=0),
         _faults(records),
@@ -62,17 +64,20 @@ def _cls(i: int, name_column: int) -> str:
 def _cross_table(records: Sequence[dict[str, Any]]) -> str:
     """Points each engine (row) took from each opponent (column), over all their games."""
     names = sorted({n for r in records for n in r["players"]})
-    points = {(a, b): [0.0, 0] for a in names for b in names if a != b}
-    for record in records:
-        for me, my_place in zip(record["players"], record["places"]):
-            for other, their_place in zip(record["players"], record["places"]):
-                if me != other:
-                    cell = points[(me, other)]
-                    cell[0] += 1.0 if my_place < their_place else 0.5 if my_place == their_place else 0.0
-                    cell[1] += 1
-    rows = [[a] + ["—" if a == b else f"{points[(a, b)][0]:g}/{points[(a, b)][1]}" for b in names]
-            for a in names]
+    pairs = head_to_head(records)
+    rows = [[a] + ["—" if a == b else _points(pairs.get((a, b))) for b in names] for a in names]
     return _table("Cross table (points / games against the column)", ["engine", *names], rows, name_column=0)
+
+
+def _head_to_head(rows: Sequence[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
+    return _table("Head to head (Elo difference with its 95% margin; LOS: likelihood of superiority)",
+                  list(rows[0]), [list(r.values()) for r in rows], name_column=0)
+
+
+def _points(pair: HeadToHead | None) -> str:
+    return f"{pair.points:g}/{pair.games}" if pair else "0/0"
 
 
 def _faults(records: Sequence[dict[str, Any]]) -> str:

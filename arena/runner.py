@@ -28,7 +28,7 @@ from . import proctree
 from .engine import EngineFault, EngineProcess, EngineSpec
 from .match import GameResult, TimeControl, forfeit_before_start, play_game
 from .pool import Lost, WorkerPool
-from .ratings import standings, table_rows
+from .ratings import head_to_head, head_to_head_rows, standings, table_rows
 from .report import render_report
 from .rules import Game, make_game
 from .scheduler import ScheduledGame, round_robin
@@ -343,6 +343,7 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
     players = t.game.players
     rows = standings([e.name for e in t.engines], records, players)
     headers, table = table_rows(rows, players)
+    pair_headers, pair_rows = head_to_head_rows(head_to_head(records), [s.engine for s in rows])
     results = {
         "tournament": t.name,
         "game": t.data.game,
@@ -350,6 +351,7 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
         "games": len(records),
         "terminations": _count(r["termination"] for r in records),
         "standings": [dict(zip(headers, row)) for row in table],
+        "head_to_head": [dict(zip(pair_headers, row)) for row in pair_rows],
         "dropped": dropped,
         "not_recorded": errors,
     }
@@ -357,6 +359,8 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
     page = render_report(f"arena · {t.name}", results, headers, table, records)
     (out / "report.html").write_text(page, encoding="utf-8")
     text = tabulate(table, headers=headers, floatfmt=".2f")
+    if pair_rows:
+        text += "\n\n" + tabulate(pair_rows, headers=pair_headers, floatfmt=".1f")
     return RunSummary(played, resumed, headers, table, text, out, dropped, errors)
 
 

@@ -37,7 +37,7 @@ def test_report_renders_in_a_browser_with_untrusted_text_escaped(tmp_path):
     results = json.loads((out / "results.json").read_text())
     for row in results["standings"]:
         assert f'<td class="name">{row["engine"]}</td>' in dom
-    assert "Cross table" in dom and "illegal" in dom
+    assert "Cross table" in dom and "illegal" in dom and "Head to head" in dom
     shot = tmp_path / "report.png"
     chromium(tmp_path, f"--screenshot={shot}", "--window-size=1000,800", report.as_uri())
     assert shot.exists() and shot.stat().st_size > 5000

@@ -61,6 +61,11 @@ def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
     for header in ("rank", "engine", "games", "wins", "losses", "draws", "score %", "mu", "sigma", "mu-3sigma"):
         assert header in proc.stdout
     assert "pathfinder" in proc.stdout.split("mu-3sigma")[1].splitlines()[2]
+    # head to head: every pair once, the better ranked first, adding up to the standings
+    pairs = results["head_to_head"]
+    assert len(pairs) == 3 and all(p["games"] == 6 for p in pairs)
+    assert sum(p["wins"] + p["losses"] for p in pairs) == expected_games
+    assert "LOS %" in proc.stdout
     assert (out / "arena.log").exists()
 
 
