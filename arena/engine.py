@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import math
 import os
 import select
 import selectors
@@ -21,7 +22,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from protocol import codec
 from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
@@ -36,6 +37,9 @@ EXIT_WAIT = 0.25          # after end of file, how long to wait for the exit sta
 STDERR_KEEP = 64 * 1024
 INFO_KEEP = 1024
 INFO_LINES_PER_GAME = 10_000
+
+
+Reason = str | Callable[[], str]  # why a deadline fault happened, or how to say it when it does
 
 
 class EngineFault(Exception):
@@ -81,7 +85,8 @@ class EngineProcess:
     _eof: bool = False
     _exited: bool = False             # the process ended (its stdout may still be open)
     _pidfd: int | None = None
-    _news: Any = None                 # select.poll over stdout and the pidfd: did anything come?
+    _news: Any = None                 # select.poll over stdout, stderr and the pidfd: did anything come?
+    _stdout_fd: int = -1
     _tag: str = ""
     _info_lines: int = 0
 
@@ -113,7 +118,8 @@ class EngineProcess:
         self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
         self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
         self._watch_exit()
-        self._news = _poll_for(self.proc.stdout.fileno(), self._pidfd)
+        self._stdout_fd = self.proc.stdout.fileno()
+        self._news = _poll_for(self._stdout_fd, self.proc.stderr.fileno(), self._pidfd)
         self._handshake()
 
     def _watch_exit(self) -> None:
@@ -220,7 +226,7 @@ class EngineProcess:
         start = time.monotonic()
         deadline = start + limit
         self.send(f"{position_line}\n{go_line}", deadline)
-        reason = f"no move within {limit * 1000:.0f} ms"
+        reason = lambda: f"no move within {limit * 1000:.0f} ms"  # formatted only on a timeout
         while True:
             msg = self._read_message(deadline, "timeout", reason)
             if isinstance(msg, Move):
@@ -262,7 +268,7 @@ class EngineProcess:
                 if time.monotonic() >= deadline:
                     raise EngineFault("timeout", "engine stopped reading its input")
 
-    def _read_message(self, deadline: float, code: str, reason: str) -> codec.EngineMessage:
+    def _read_message(self, deadline: float, code: str, reason: Reason) -> codec.EngineMessage:
         """The next non-empty protocol message, or EngineFault(code, reason) at the deadline."""
         while True:
             line = self._read_line(deadline, code, reason)
@@ -275,7 +281,7 @@ class EngineProcess:
             if msg is not None:
                 return msg
 
-    def _read_line(self, deadline: float, code: str, reason: str) -> str:
+    def _read_line(self, deadline: float, code: str, reason: Reason) -> str:
         buffer = self._buffer
         while True:
             newline = buffer.find(b"\n")
@@ -294,14 +300,29 @@ class EngineProcess:
                 raise EngineFault("crash", self._crash_description())
             self._fill(deadline, code, reason)
 
-    def _fill(self, deadline: float, code: str, reason: str) -> None:
+    def _fill(self, deadline: float, code: str, reason: Reason) -> None:
         timeout = deadline - time.monotonic()
         if timeout <= 0:
-            raise EngineFault(code, reason)
+            raise EngineFault(code, reason if isinstance(reason, str) else reason())
         self._pump(timeout)
 
     def _pump(self, timeout: float) -> None:
         """Move whatever the engine wrote within ``timeout`` into the buffers."""
+        if self._news is not None:
+            # The usual wake-up is the answer alone on stdout: one poll() and one read,
+            # without a selector round (0.7 us of Python per wait); anything else (stderr,
+            # the exit, several at once) goes through the selector, then without waiting.
+            events = self._news.poll(math.ceil(timeout * 1000))
+            if not events:
+                return
+            if len(events) == 1 and events[0][0] == self._stdout_fd:
+                chunk = self._read_chunk(self.proc.stdout)
+                if chunk:
+                    self._buffer += chunk
+                elif chunk is not None:
+                    self._eof = True
+                return
+            timeout = 0
         assert self._selector is not None
         for key, _ in self._selector.select(timeout):
             if key.data == "exit":
@@ -318,13 +339,20 @@ class EngineProcess:
             elif chunk:
                 self._keep_stderr(chunk)
             else:
-                self._selector.unregister(key.fileobj)
+                self._unwatch(key.fileobj)
+
+    def _unwatch(self, fileobj: Any) -> None:
+        """Stop watching a stream that ended (else poll() would report it again and again)."""
+        assert self._selector is not None
+        self._selector.unregister(fileobj)
+        if self._news is not None:
+            self._news.unregister(fileobj)
 
     def _on_exit(self) -> None:
         """The process ended: take what it wrote before exiting, then expect nothing more
         (a child that inherited its stdout may keep the pipe open indefinitely)."""
         assert self._selector is not None and self.proc is not None and self.proc.stdout is not None
-        self._selector.unregister(self._pidfd)
+        self._unwatch(self._pidfd)
         for _ in range(16):  # bounded: a child could keep writing
             chunk = self._read_chunk(self.proc.stdout)
             if not chunk:

@@ -120,15 +120,16 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
     players = len(engines)
     clocks = [tc.base_ms] * players if tc.base_ms is not None else None
     incs = [tc.inc_ms] * players if clocks is not None else None
-    setup = state.setup_token()
     # Without a game clock the limit and the go line are the same for every move.
     limit, go_line = _move_limit(tc, None), codec.format_go(None, None, tc.movetime_ms)
+    # Grown by one token per move rather than joined afresh (play() appends one canonical token).
+    position = codec.format_position(state.setup_token(), state.moves)
     while not state.is_terminal():
         seat = state.current_player()
         if clocks is not None:
             limit, go_line = _move_limit(tc, clocks[seat]), codec.format_go([max(c, 0) for c in clocks], incs, tc.movetime_ms)
         try:
-            reply = engines[seat].go(codec.format_position(setup, state.moves), go_line, limit)
+            reply = engines[seat].go(position, go_line, limit)
         except EngineFault as exc:
             raise _Forfeit(seat, exc.code, exc.reason) from None
         elapsed_ms = round(reply.elapsed * 1000)
@@ -139,6 +140,7 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
             state.play(reply.move)
         except IllegalMove as exc:
             raise _Forfeit(seat, "illegal", f"illegal move {codec.sanitize(exc.move, 60)!r}: {exc.reason}") from None
+        position += " " + state.moves[-1]
         if clocks is not None:
             clocks[seat] += tc.inc_ms - elapsed_ms
 
