@@ -11,12 +11,9 @@ class RandomEngine(Engine):
     author = "arena"
 
     def choose_move(self, state, clock: Clock) -> str:
-        # Games whose full move list is huge (Groups) offer their own fast sampler
-        # (not uniform over legal_moves(); see that game's rules doc).
-        sampler = getattr(state, "random_move", None)
-        if sampler is not None:
-            return sampler(self.rng)
-        return self.rng.choice(state.legal_moves())
+        # rng.choice(legal_moves()), except where the full move list is huge (Groups): that
+        # game's sampler is not uniform over legal_moves(); see its rules doc.
+        return state.random_move(self.rng)
 
 
 def main() -> None:

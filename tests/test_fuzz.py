@@ -130,8 +130,7 @@ def positions(game_name: str) -> list:
         for _ in range(plies):
             if state.is_terminal():
                 break
-            sampler = getattr(state, "random_move", None)
-            state.play(sampler(rng) if sampler else rng.choice(state.legal_moves()))
+            state.play(state.random_move(rng))
         states.append(state)
     return states
 

@@ -185,6 +185,38 @@ def test_random_move_draws_exactly_like_choice_of_legal_moves(size, seed, swap):
         state.random_move(mine)
 
 
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(2, 9), seed=st.integers(0, 2**32), swap=st.booleans(),
+       before=st.integers(0, 6), budget=st.integers(0, 90))
+def test_playout_plays_the_very_moves_of_choice_of_legal_moves(size, seed, swap, before, budget):
+    # The fused playout against the plain loop, from the start or after a few moves (the swap
+    # ply included), stopping at the end or after ``budget`` plies, whichever comes first.
+    game = make_game("hex", {"size": size, "swap": swap})
+    mine, reference = game.initial_state(), game.initial_state()
+    rng = random.Random(seed)
+    for _ in range(before):
+        if mine.is_terminal():
+            break
+        move = rng.choice(mine.legal_moves())
+        mine.play(move)
+        reference.play(move)
+    mine_rng, reference_rng = random.Random(seed + 1), random.Random(seed + 1)
+    ended = mine.playout(mine_rng, budget)
+    for _ in range(budget):
+        if reference.is_terminal():
+            break
+        reference.play(reference_rng.choice(reference.legal_moves()))
+    assert ended == reference.is_terminal()
+    assert mine.moves == reference.moves and mine.winner() == reference.winner()
+    assert mine.render() == reference.render() and mine.legal_moves() == reference.legal_moves()
+    assert mine_rng.random() == reference_rng.random()
+    if not ended:                                     # the playout's state plays on normally
+        move = rng.choice(reference.legal_moves())
+        mine.play(move)
+        reference.play(move)
+        assert mine.is_terminal() == reference.is_terminal()
+
+
 def test_wins_are_detected_at_the_move_that_connects_like_a_flood_fill_says():
     # The incremental edge marks against a plain breadth-first search after every move.
     def connected(state, colour):
@@ -239,6 +271,8 @@ def test_a_clone_played_out_leaves_the_original_untouched(size, seed):
         if rng.random() < 0.5:
             state.legal_moves()                    # start tracking the empty cells
         branch = state.clone()
+        if rng.random() < 0.5:
+            branch.playout(rng, 10_000)             # writes through the clone's own lists
         while not branch.is_terminal():
             branch.play(rng.choice(branch.legal_moves()))
         state.play(rng.choice(state.legal_moves()))

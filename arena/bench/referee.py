@@ -1,12 +1,16 @@
 """Section 1: how fast each referee is, on one core, without any process around it.
 
-*Random playouts*: from each game's start, play a random legal move until the game
-ends (``state.random_move(rng)`` where a state offers it, else
-``rng.choice(state.legal_moves())``).  *Moves validated*: replay the recorded
-games through ``play()``, the referee's work for every move an engine sends.
-Where OpenSpiel is installed, its Hex is driven the same way from Python on the
-same seeds; with the swap rule off both libraries list legal moves in the same
-order, so the playouts are the very same games (checked and printed).
+*Random playouts*: from each game's start, ``state.playout(rng)``: a random legal
+move (``state.random_move(rng)``, ``rng.choice(state.legal_moves())`` unless the
+game has a faster sampler) until the game ends; Hex fuses that loop.  *Moves
+validated*: replay the recorded games through ``play()``, the referee's work for
+every move an engine sends.  Where OpenSpiel is installed, its Hex is driven from
+Python on the same seeds the way OpenSpiel's own Python rollouts do it
+(``rng.choice(state.legal_actions())``, as ``RandomRolloutEvaluator`` in
+``open_spiel/python/algorithms/mcts.py``) and, for reference, with the driver
+keeping the list of empty cells itself; with the swap rule off both libraries list
+legal moves in the same order, so the playouts are the very same games (checked
+and printed).
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 from ..rules import GAMES, Game, make_game
+from ..rules.base import State
 from .common import med
 
 PLY_CAP = 100_000  # a game that does not end by then is reported, not waited for
@@ -43,30 +49,19 @@ class RefereeFigures:
                 "us_per_validated_move": self.us_per_validated_move}
 
 
-def random_playout(game: Game, seed: int) -> list[str]:
-    """One random game from ``seed``'s setup, with ``random.Random(seed)`` choosing moves."""
+def random_playout(game: Game, seed: int, stepwise: bool = False) -> list[str]:
+    """One random game from ``seed``'s setup, with ``random.Random(seed)`` choosing moves;
+    ``stepwise``: through the base class's plain loop even where a game fuses it."""
     state = game.initial_state(seed)
-    rng = random.Random(seed)
-    sample = getattr(state, "random_move", None)
-    play, is_terminal = state.play, state.is_terminal
-    if sample is not None:
-        for _ in range(PLY_CAP):
-            if is_terminal():
-                return state.moves
-            play(sample(rng))
-    else:
-        legal_moves = state.legal_moves
-        choice = rng.choice
-        for _ in range(PLY_CAP):
-            if is_terminal():
-                return state.moves
-            play(choice(legal_moves()))
-    raise RuntimeError(f"{game.name}: a random game did not end within {PLY_CAP} plies")
+    playout = partial(State.playout, state) if stepwise else state.playout
+    if not playout(random.Random(seed), PLY_CAP):
+        raise RuntimeError(f"{game.name}: a random game did not end within {PLY_CAP} plies")
+    return state.moves
 
 
-def _timed_playouts(game: Game, seeds: range) -> tuple[float, list[list[str]]]:
+def _timed_playouts(game: Game, seeds: range, stepwise: bool = False) -> tuple[float, list[list[str]]]:
     start = time.thread_time()
-    games = [random_playout(game, seed) for seed in seeds]
+    games = [random_playout(game, seed, stepwise) for seed in seeds]
     return time.thread_time() - start, games
 
 
@@ -138,13 +133,23 @@ class OpenSpielFigures:
     playouts: int
     identical: bool
     arena_playouts_per_s: list[float] = field(default_factory=list)
+    arena_stepwise_playouts_per_s: list[float] = field(default_factory=list)
     openspiel_playouts_per_s: list[float] = field(default_factory=list)
+    openspiel_own_list_playouts_per_s: list[float] = field(default_factory=list)
     arena_validated_per_s: list[float] = field(default_factory=list)
     openspiel_validated_per_s: list[float] = field(default_factory=list)
 
     @property
     def playout_ratio(self) -> float:
         return med(self.arena_playouts_per_s) / med(self.openspiel_playouts_per_s)
+
+    @property
+    def stepwise_playout_ratio(self) -> float:
+        return med(self.arena_stepwise_playouts_per_s) / med(self.openspiel_playouts_per_s)
+
+    @property
+    def own_list_playout_ratio(self) -> float:
+        return med(self.arena_playouts_per_s) / med(self.openspiel_own_list_playouts_per_s)
 
     @property
     def validation_ratio(self) -> float:
@@ -154,8 +159,12 @@ class OpenSpielFigures:
         return {"openspiel_version": self.version, "playouts": self.playouts,
                 "identical_games": self.identical,
                 "arena_playouts_per_s": med(self.arena_playouts_per_s),
+                "arena_stepwise_playouts_per_s": med(self.arena_stepwise_playouts_per_s),
                 "openspiel_playouts_per_s": med(self.openspiel_playouts_per_s),
+                "openspiel_own_list_playouts_per_s": med(self.openspiel_own_list_playouts_per_s),
                 "playout_ratio": self.playout_ratio,
+                "stepwise_playout_ratio": self.stepwise_playout_ratio,
+                "own_list_playout_ratio": self.own_list_playout_ratio,
                 "arena_moves_validated_per_s": med(self.arena_validated_per_s),
                 "openspiel_moves_validated_per_s": med(self.openspiel_validated_per_s),
                 "validation_ratio": self.validation_ratio}
@@ -175,17 +184,18 @@ def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures 
     count = calibrate(lambda n: _timed_playouts(game, range(n))[0], budget_s)
     seeds = range(count)
     _, games = _timed_playouts(game, seeds)
-    spiel_games = [_spiel_playout(spiel, seed) for seed in seeds]
     index = game.board.index
     actions = [[index(m) for m in moves] for moves in games]  # row-major, as OpenSpiel numbers cells
-    figures = OpenSpielFigures(version("open-spiel"), count, actions == spiel_games)
+    identical = (actions == [_spiel_playout(spiel, seed) for seed in seeds]
+                 == [_spiel_own_list_playout(spiel, seed) for seed in seeds]
+                 and games == _timed_playouts(game, seeds, stepwise=True)[1])
+    figures = OpenSpielFigures(version("open-spiel"), count, identical)
     plies = sum(len(g) for g in games)
     for _ in range(repeats):
         figures.arena_playouts_per_s.append(count / _timed_playouts(game, seeds)[0])
-        start = time.thread_time()
-        for seed in seeds:
-            _spiel_playout(spiel, seed)
-        figures.openspiel_playouts_per_s.append(count / (time.thread_time() - start))
+        figures.openspiel_playouts_per_s.append(count / _timed(_spiel_playout, spiel, seeds))
+        figures.arena_stepwise_playouts_per_s.append(count / _timed_playouts(game, seeds, stepwise=True)[0])
+        figures.openspiel_own_list_playouts_per_s.append(count / _timed(_spiel_own_list_playout, spiel, seeds))
         figures.arena_validated_per_s.append(plies / _timed_replays(game, seeds, games))
         states = [spiel.new_initial_state() for _ in actions]
         start = time.thread_time()
@@ -197,8 +207,15 @@ def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures 
     return figures
 
 
+def _timed(playout: Callable[[Any, int], list[int]], spiel: Any, seeds: range) -> float:
+    start = time.thread_time()
+    for seed in seeds:
+        playout(spiel, seed)
+    return time.thread_time() - start
+
+
 def _spiel_playout(spiel: Any, seed: int) -> list[int]:
-    """OpenSpiel's best Python driving of the same random game."""
+    """The same random game driven as OpenSpiel's own Python rollouts are."""
     state = spiel.new_initial_state()
     rng = random.Random(seed)
     choice = rng.choice
@@ -208,3 +225,21 @@ def _spiel_playout(spiel: Any, seed: int) -> list[int]:
             return state.history()
         apply(choice(legal()))
     raise RuntimeError("an OpenSpiel Hex game did not end")
+
+
+def _spiel_own_list_playout(spiel: Any, seed: int) -> list[int]:
+    """The same random game with the driver keeping the empty cells itself, so that
+    OpenSpiel never builds a list of legal actions: the least Python can ask of it (and
+    a driver that knows Hex's rules, which is the referee's job)."""
+    state = spiel.new_initial_state()
+    getrandbits = random.Random(seed).getrandbits
+    empty = list(range(spiel.num_distinct_actions()))
+    apply, is_terminal = state.apply_action, state.is_terminal
+    while not is_terminal():
+        n = len(empty)  # Random.choice's draw
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        apply(empty.pop(r))
+    return state.history()

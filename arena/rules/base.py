@@ -14,6 +14,7 @@ whitespace, e.g. ``e5``, ``swap``, ``c3,e5,g2`` or ``c3-c7``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from random import Random
 from typing import Any, ClassVar, Literal, Mapping, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -103,6 +104,26 @@ class State(ABC):
     @abstractmethod
     def legal_moves(self) -> list[str]:
         """Every legal move token for the player to move (empty when terminal)."""
+
+    def random_move(self, rng: Random) -> str:
+        """A random legal move: ``rng.choice(self.legal_moves())``.  Games whose move
+        lists are long override it with a sampler that does not build the list."""
+        legal = self.legal_moves()
+        if not legal:
+            raise ValueError("the game is over")
+        return rng.choice(legal)
+
+    def playout(self, rng: Random, max_plies: int) -> bool:
+        """Play :meth:`random_move` until the game ends (True) or ``max_plies`` more
+        plies have been played (False): the rollout of Monte Carlo engines and the
+        bench's random games.  Games may override it with a faster loop that plays
+        the very same moves."""
+        play, sample, is_terminal = self.play, self.random_move, self.is_terminal
+        for _ in range(max_plies):
+            if is_terminal():
+                return True
+            play(sample(rng))
+        return is_terminal()
 
     @abstractmethod
     def scores(self) -> list[float]:

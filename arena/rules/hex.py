@@ -15,7 +15,9 @@ group to an edge, the stones of that group still marked "no edge" are
 relabelled by a flood fill; a stone is relabelled at most once per game (from
 "no edge" to one edge; both edges end the game), so the fills cost O(cells)
 over a whole game.  This is OpenSpiel's edge-flag scheme, with the neighbour
-scan done in C.
+scan done in C.  ``playout`` (a random game to its end, as Monte Carlo engines
+and the bench play them) runs the same placement code in one loop, without the
+per-move token parsing and empty-cell search of ``random_move`` plus ``play``.
 """
 
 from __future__ import annotations
@@ -55,11 +57,11 @@ class HexGame(Game):
         super().__init__(options)
         self.board = board = Board.rhombus(options.size)
         last = options.size - 1
-        # Per cell name: its index, a getter of its neighbours' marks, and per colour its
-        # edge bits (1: the colour's first edge, Red top / Blue left; 2: the second).
-        self.cells_by_name: dict[str, tuple[int, Callable[[list[int]], tuple[int, ...]], tuple[int, int]]] = {
-            name: (i, _getter(board.neighbours[i]), (_edge_bits(r, last), _edge_bits(c, last)))
-            for i, (name, (r, c)) in enumerate(zip(board.names, board.coords))}
+        self.index_by_name = {name: i for i, name in enumerate(board.names)}
+        # Per cell: a getter of its neighbours' marks, and per colour its edge bits
+        # (1: the colour's first edge, Red top / Blue left; 2: its second edge).
+        self.neighbour_marks = [_getter(cells) for cells in board.neighbours]
+        self.edge_bits = [(_edge_bits(r, last), _edge_bits(c, last)) for r, c in board.coords]
 
     def initial_state(self, seed: int = 0) -> "HexState":
         return HexState(self)
@@ -73,20 +75,54 @@ def _getter(cells: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
     return itemgetter(*cells) if len(cells) > 1 else lambda marks: (marks[cells[0]],)
 
 
-class HexState(State):
-    __slots__ = ("game", "cells", "_marks", "_moves", "_winner", "_empty", "_by_name", "_names")
+def _placer(game: HexGame, cells: list[int], marks: list[int]) -> Callable[[int, int], bool]:
+    """``place(cell, colour)``: put a stone on an empty cell of these lists, update the
+    edge marks, and say whether it joins the colour's two edges (the moves, the empty
+    list and the winner are the caller's).  A closure: its tables are local variables,
+    which CPython reads faster than attributes, and it is the one copy of the move
+    logic that both ``play`` and ``playout`` call."""
+    neighbour_marks, edge_bits, neighbours = game.neighbour_marks, game.edge_bits, game.board.neighbours
 
-    def __init__(self, game: HexGame) -> None:
+    def place(cell: int, colour: int) -> bool:
+        counts = sum(neighbour_marks[cell](marks))
+        if colour:
+            counts >>= 9
+        edges = edge_bits[cell][colour]
+        if counts & FIRST_EDGE:
+            edges |= 1
+        if counts & SECOND_EDGE:
+            edges |= 2
+        cells[cell] = colour
+        if edges == 3:
+            return True
+        mark = marks[cell] = MARKS[colour][edges]
+        if edges and counts & NO_EDGE:
+            # The group just reached an edge: relabel its stones still marked "no edge".
+            todo = [cell]
+            while todo:
+                for n in neighbours[todo.pop()]:
+                    if cells[n] == colour and marks[n] != mark:
+                        marks[n] = mark
+                        todo.append(n)
+        return False
+
+    return place
+
+
+class HexState(State):
+    __slots__ = ("game", "cells", "_marks", "_moves", "_winner", "_empty", "_index", "_names", "_place")
+
+    def __init__(self, game: HexGame, cells: list[int] | None = None, marks: list[int] | None = None) -> None:
         self.game = game
-        self.cells = [EMPTY] * len(game.board)
-        self._marks = [0] * len(game.board)
+        self.cells = cells if cells is not None else [EMPTY] * len(game.board)
+        self._marks = marks if marks is not None else [0] * len(game.board)
         self._moves: list[str] = []
         self._winner: int | None = None
         # The empty cells in board order, kept once legal_moves() or random_move() asked
         # for them (a referee replaying moves never does).
         self._empty: list[int] | None = None
-        # The game's tables, one attribute lookup away on the hot path.
-        self._by_name, self._names = game.cells_by_name, game.board.names
+        self._index, self._names = game.index_by_name, game.board.names
+        self._place = _placer(game, self.cells, self._marks)
 
     # -- queries --------------------------------------------------------------
 
@@ -121,10 +157,7 @@ class HexState(State):
         same move and the same rng state afterwards), without building the list."""
         empty = self._empty
         if empty is None or len(self._moves) == 1 or self._winner is not None:
-            legal = self.legal_moves()  # also starts keeping self._empty
-            if not legal:
-                raise ValueError("the game is over")
-            return rng.choice(legal)
+            return super().random_move(rng)  # also starts keeping self._empty
         n = len(empty)  # Random.choice's rejection sampling (_randbelow), inlined for speed
         k = n.bit_length()
         r = rng.getrandbits(k)
@@ -140,34 +173,45 @@ class HexState(State):
 
     def play(self, move: str) -> None:
         try:
-            cell, neighbour_marks, edges_by_colour = self._by_name[move]
+            cell = self._index[move]
         except KeyError:
             return self._play_other(move)
-        cells = self.cells
-        if cells[cell] != EMPTY or self._winner is not None:
+        if self.cells[cell] != EMPTY or self._winner is not None:
             return self._play_other(move)
-        moves = self._moves
-        colour = len(moves) & 1
-        marks = self._marks
-        counts = sum(neighbour_marks(marks))
-        if colour:
-            counts >>= 9
-        edges = edges_by_colour[colour]
-        if counts & FIRST_EDGE:
-            edges |= 1
-        if counts & SECOND_EDGE:
-            edges |= 2
-        cells[cell] = colour
-        if edges == 3:
+        colour = len(self._moves) & 1
+        if self._place(cell, colour):
             self._winner = colour
-        else:
-            mark = marks[cell] = MARKS[colour][edges]
-            if edges and counts & NO_EDGE:
-                self._relabel(cell, colour, mark)
         empty = self._empty
         if empty is not None:
             del empty[bisect_left(empty, cell)]
-        moves.append(move)
+        self._moves.append(move)
+
+    def playout(self, rng: Random, max_plies: int) -> bool:
+        """The base class's loop (``random_move`` then ``play`` until the end), fused: the
+        same draws from ``rng``, so the very same moves, without parsing the tokens it
+        has just drawn or searching the empty list for the cell it has just picked."""
+        while self.game.options.swap and len(self._moves) < 2 and self._winner is None and max_plies > 0:
+            self.play(self.random_move(rng))  # up to the swap ply, the long way
+            max_plies -= 1
+        if self._winner is not None:
+            return True
+        empty = self._empty if self._empty is not None else self._track_empty()
+        moves, names, place = self._moves, self._names, self._place
+        getrandbits = rng.getrandbits
+        colour = len(moves) & 1
+        for _ in range(max_plies):
+            n = len(empty)  # Random.choice's draw, as in random_move
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            cell = empty.pop(r)
+            moves.append(names[cell])
+            if place(cell, colour):
+                self._winner = colour
+                return True
+            colour ^= 1
+        return False
 
     def _play_other(self, move: str) -> None:
         """Everything but a stone on an empty cell of a game in progress: swap or an error."""
@@ -175,19 +219,9 @@ class HexState(State):
             raise IllegalMove(move, "the game is over")
         if move == SWAP:
             return self._swap()
-        if move in self._by_name:
+        if move in self._index:
             raise IllegalMove(move, f"{move} is already occupied")
         raise IllegalMove(move, self._not_a_cell(move))
-
-    def _relabel(self, start: int, colour: int, mark: int) -> None:
-        """Give ``mark`` to every stone of ``start``'s group (it just reached an edge)."""
-        cells, marks, neighbours = self.cells, self._marks, self.game.board.neighbours
-        todo = [start]
-        while todo:
-            for n in neighbours[todo.pop()]:
-                if cells[n] == colour and marks[n] != mark:
-                    marks[n] = mark
-                    todo.append(n)
 
     def _not_a_cell(self, move: str) -> str:
         n = self.game.options.size
@@ -207,7 +241,7 @@ class HexState(State):
         self.cells[first] = EMPTY
         self._marks[first] = 0
         self.cells[mirror] = BLUE
-        self._marks[mirror] = MARKS[BLUE][self._by_name[board.names[mirror]][2][BLUE]]
+        self._marks[mirror] = MARKS[BLUE][self.game.edge_bits[mirror][BLUE]]
         if self._empty is not None:
             self._track_empty()
         self._moves.append(SWAP)
@@ -215,14 +249,10 @@ class HexState(State):
     # -- the rest -------------------------------------------------------------
 
     def clone(self) -> "HexState":
-        other = HexState.__new__(HexState)
-        other.game = self.game
-        other.cells = self.cells[:]
-        other._marks = self._marks[:]
+        other = HexState(self.game, self.cells[:], self._marks[:])
         other._moves = self._moves[:]
         other._winner = self._winner
         other._empty = self._empty[:] if self._empty is not None else None
-        other._by_name, other._names = self._by_name, self._names
         return other
 
     def winning_chain(self) -> list[str]:
