@@ -37,6 +37,12 @@ EXIT_WAIT = 0.25          # after end of file, how long to wait for the exit sta
 STDERR_KEEP = 64 * 1024
 INFO_KEEP = 1024
 INFO_LINES_PER_GAME = 10_000
+# An engine whose last answer took at most this long is waited for by polling without
+# sleeping, for up to this long, when it may run on another CPU than ours: on a VM a
+# process that sleeps and is woken from another vCPU pays about 20 us of CPU and 25 us
+# of latency, more than the spin costs (docs/performance.md).  An engine that thinks
+# is waited for by sleeping at once; one on our own CPU needs that CPU to answer.
+SPIN_S = 50e-6
 
 
 Reason = str | Callable[[], str]  # why a deadline fault happened, or how to say it when it does
@@ -89,6 +95,9 @@ class EngineProcess:
     _stdout_fd: int = -1
     _tag: str = ""
     _info_lines: int = 0
+    _may_spin: bool = False           # can the engine run on another CPU than this process?
+    _quick: bool = False              # did it answer the last go within SPIN_S?
+    _spinning: bool = False           # spin before sleeping in the current wait
 
     # -- life cycle -----------------------------------------------------------
 
@@ -120,6 +129,7 @@ class EngineProcess:
         self._watch_exit()
         self._stdout_fd = self.proc.stdout.fileno()
         self._news = _poll_for(self._stdout_fd, self.proc.stderr.fileno(), self._pidfd)
+        self._may_spin = _several_cpus()
         self._handshake()
 
     def _watch_exit(self) -> None:
@@ -227,14 +237,18 @@ class EngineProcess:
         deadline = start + limit
         self.send(f"{position_line}\n{go_line}", deadline)
         reason = lambda: f"no move within {limit * 1000:.0f} ms"  # formatted only on a timeout
-        while True:
-            msg = self._read_message(deadline, "timeout", reason)
-            if isinstance(msg, Move):
-                return Reply(msg.token, time.monotonic() - start)
-            if isinstance(msg, Resign):
-                return Reply(None, time.monotonic() - start)
-            if not isinstance(msg, Info):
-                raise EngineFault("protocol", f"expected a move, got {_describe(msg)}")
+        self._spinning = self._quick
+        try:
+            while True:
+                msg = self._read_message(deadline, "timeout", reason)
+                if isinstance(msg, (Move, Resign)):
+                    elapsed = time.monotonic() - start
+                    self._quick = self._may_spin and elapsed <= SPIN_S
+                    return Reply(msg.token if isinstance(msg, Move) else None, elapsed)
+                if not isinstance(msg, Info):
+                    raise EngineFault("protocol", f"expected a move, got {_describe(msg)}")
+        finally:
+            self._spinning = False
 
     def game_over(self, line: str) -> None:
         """Tell the engine the result; an engine that cannot take it is left for quit()."""
@@ -312,7 +326,7 @@ class EngineProcess:
             # The usual wake-up is the answer alone on stdout: one poll() and one read,
             # without a selector round (0.7 us of Python per wait); anything else (stderr,
             # the exit, several at once) goes through the selector, then without waiting.
-            events = self._news.poll(math.ceil(timeout * 1000))
+            events = self._spin(timeout) if self._spinning else self._news.poll(math.ceil(timeout * 1000))
             if not events:
                 return
             if len(events) == 1 and events[0][0] == self._stdout_fd:
@@ -340,6 +354,19 @@ class EngineProcess:
                 self._keep_stderr(chunk)
             else:
                 self._unwatch(key.fileobj)
+
+    def _spin(self, timeout: float) -> list[tuple[int, int]]:
+        """poll() without sleeping for up to SPIN_S, then sleeping for the rest of ``timeout``."""
+        poll, now = self._news.poll, time.monotonic
+        until = now() + min(SPIN_S, timeout)
+        while True:
+            events = poll(0)
+            if events:
+                return events
+            left = until - now()
+            if left <= 0:
+                self._spinning = False  # a slow answer this time: sleep from now on
+                return poll(math.ceil((timeout - SPIN_S) * 1000)) if timeout > SPIN_S else []
 
     def _unwatch(self, fileobj: Any) -> None:
         """Stop watching a stream that ended (else poll() would report it again and again)."""
@@ -439,6 +466,14 @@ class EngineProcess:
         self._info_lines += 1
         if self._info_lines <= INFO_LINES_PER_GAME and log.isEnabledFor(logging.DEBUG):
             log.debug("%s info %s", self.spec.name, codec.sanitize(text, INFO_KEEP))
+
+
+def _several_cpus() -> bool:
+    """Whether this process (and so an engine it starts) may run on more than one CPU."""
+    try:
+        return len(os.sched_getaffinity(0)) > 1
+    except (AttributeError, OSError):
+        return (os.cpu_count() or 1) > 1
 
 
 def _poll_for(*fds: int | None) -> Any:

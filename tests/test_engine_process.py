@@ -1,10 +1,13 @@
 """The referee side of the protocol against real engine subprocesses."""
 
+import os
 import sys
 import textwrap
+import time
 
 import pytest
 
+import arena.engine as engine_module
 from arena.engine import EngineFault, EngineProcess, EngineSpec
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
@@ -110,7 +113,6 @@ def test_misbehaving_engine_loses_with_a_recorded_reason(tmp_path, python_engine
 def test_engine_that_never_answers_the_handshake(tmp_path):
     spec = script_engine(tmp_path, "import time\ntime.sleep(60)\n")
     proc = EngineProcess(spec)
-    import arena.engine as engine_module
     old = engine_module.HANDSHAKE_TIMEOUT
     engine_module.HANDSHAKE_TIMEOUT = 0.5
     try:
@@ -164,3 +166,80 @@ def test_sdk_resigns_on_none_and_ignores_commands_it_does_not_know():
                                      "isready\nposition start moves\ngo movetime 10\nquit\n"), stdout=out)
     lines = out.getvalue().splitlines()
     assert lines[-2:] == ["readyok", "resign"] and "arenaok 1" in lines
+
+
+SCRIPTED_GOS = """
+import sys, time
+gos = 0
+def out(s):
+    sys.stdout.write(s + "\\n"); sys.stdout.flush()
+for line in sys.stdin:
+    w = line.split()
+    if not w: continue
+    if w[0] == "arena": out("arenaok 1")
+    elif w[0] == "isready": out("readyok")
+    elif w[0] == "quit": break
+    elif w[0] == "go":
+        gos += 1
+        what = PLAN[gos - 1]
+        if what == "exit": sys.exit(4)
+        time.sleep({"slow": 0.3, "hang": 60}.get(what, 0))
+        out(f"move m{gos}")
+"""
+
+several_cpus = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+
+
+def planned_engine(tmp_path, monkeypatch, plan, spin_s):
+    # SPIN_S raised so that a Python engine's answer counts as quick on any machine.
+    monkeypatch.setattr(engine_module, "SPIN_S", spin_s)
+    proc = EngineProcess(script_engine(tmp_path, f"PLAN = {plan!r}\n" + SCRIPTED_GOS))
+    proc.start()
+    return proc
+
+
+@several_cpus
+def test_quick_answers_are_awaited_spinning_and_a_slow_one_switches_to_sleeping(tmp_path, monkeypatch):
+    proc = planned_engine(tmp_path, monkeypatch, ["quick", "quick", "slow", "quick", "quick"], 0.2)
+    try:
+        answers, quick = [], []
+        for _ in range(5):
+            answers.append(proc.go("position start", "go movetime 2000", 2.0).move)
+            quick.append(proc._quick)
+    finally:
+        proc.quit()
+    assert answers == ["m1", "m2", "m3", "m4", "m5"]
+    assert quick == [True, True, False, True, True]
+
+
+@several_cpus
+@pytest.mark.parametrize("fault,code", [("hang", "timeout"), ("exit", "crash")])
+def test_a_fault_while_spinning_is_caught_at_the_move_limit(tmp_path, monkeypatch, fault, code):
+    proc = planned_engine(tmp_path, monkeypatch, ["quick", "quick", fault], 5.0)
+    try:
+        for _ in range(2):
+            proc.go("position start", "go movetime 2000", 2.0)
+        assert proc._quick
+        start = time.monotonic()
+        with pytest.raises(EngineFault) as err:
+            proc.go("position start", "go movetime 300", 0.3)
+        waited = time.monotonic() - start
+    finally:
+        proc.quit()
+    assert err.value.code == code
+    assert waited < 2.0  # the move limit (0.3 s) ends the spin, not the 5 s spin window
+
+
+def test_an_engine_on_our_only_cpu_is_never_spun_for(tmp_path, monkeypatch):
+    mask = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(mask)})  # as `affinity = true` pins a worker and its engines
+    try:
+        proc = planned_engine(tmp_path, monkeypatch, ["quick"] * 3, 0.2)
+    finally:
+        os.sched_setaffinity(0, mask)
+    try:
+        for _ in range(3):
+            assert proc.go("position start", "go movetime 2000", 2.0).move
+            assert not proc._quick
+    finally:
+        proc.quit()
