@@ -2,15 +2,17 @@
 
 The parent writes the very bytes the referee would write for a move (the
 ``position`` line and the ``go`` line) with one ``os.write`` and blocks in
-``os.read`` until the reply's newline: no selector, no deadline, no parsing, no
-rules.  The peer is either a minimal Python loop (the issue's "two Python
-processes over pipes") or the C instant engine itself (same engine work as in
-the tournament).
+``os.read`` until the reply's newline (optionally spinning before it blocks, as
+arena's reader does for quick engines on another CPU): no selector, no deadline,
+no parsing, no rules.  The peer is either a minimal Python loop (the issue's "two
+Python processes over pipes") or the C instant engine itself (same engine work as
+in the tournament).
 """
 
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 import time
@@ -46,14 +48,33 @@ def move_messages(games: Sequence[Sequence[str]], go_line: str) -> list[bytes]:
     return messages
 
 
-def ping_pong(peer: Sequence[str], messages: Sequence[bytes]) -> RoundTrip:
+def ping_pong(peer: Sequence[str], messages: Sequence[bytes], spin_s: float = 0.0) -> RoundTrip:
     """Send each message (cycling through them up to MIN_ROUND_TRIPS), wait for a
-    one-line answer; time the lot."""
+    one-line answer; time the lot.  ``spin_s``: before blocking, try non-blocking
+    reads for up to this long (what arena's engine reader does for quick engines
+    that may run on another CPU)."""
     messages = list(messages) * -(-MIN_ROUND_TRIPS // len(messages))
     proc = subprocess.Popen(list(peer), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     assert proc.stdin is not None and proc.stdout is not None
     out, inp = proc.stdin.fileno(), proc.stdout.fileno()
-    write, read = os.write, os.read
+    write, read, now = os.write, os.read, time.monotonic
+    if spin_s:
+        os.set_blocking(inp, False)
+        wait = select.poll()
+        wait.register(inp, select.POLLIN)
+
+    def read_spinning(fd: int, size: int) -> bytes:
+        until = now() + spin_s
+        while True:
+            try:
+                return os.read(fd, size)
+            except BlockingIOError:
+                if now() >= until:
+                    wait.poll()
+                    return os.read(fd, size)
+
+    if spin_s:
+        read = read_spinning
 
     def run(batch: Sequence[bytes]) -> None:
         for message in batch:
