@@ -37,11 +37,13 @@ EXIT_WAIT = 0.25          # after end of file, how long to wait for the exit sta
 STDERR_KEEP = 64 * 1024
 INFO_KEEP = 1024
 INFO_LINES_PER_GAME = 10_000
-# An engine whose last answer took at most this long is waited for by polling without
-# sleeping, for up to this long, when it may run on another CPU than ours: on a VM a
-# process that sleeps and is woken from another vCPU pays about 20 us of CPU and 25 us
-# of latency, more than the spin costs (docs/performance.md).  An engine that thinks
-# is waited for by sleeping at once; one on our own CPU needs that CPU to answer.
+# An engine that answers quickly is waited for by polling without sleeping, for up to
+# this long, when it may run on another CPU than ours: on a VM a process that sleeps
+# and is woken from another vCPU pays about 20 us of CPU and 25 us of latency, more
+# than the spin costs (docs/performance.md).  "Quickly": the last spin caught the
+# answer, or, waited for asleep, it came within twice this (the wake-up's own
+# latency allowed for).  An engine that thinks is waited for by sleeping; one on our
+# own CPU needs that CPU to answer, so it is never spun for.
 SPIN_S = 50e-6
 
 
@@ -96,7 +98,7 @@ class EngineProcess:
     _tag: str = ""
     _info_lines: int = 0
     _may_spin: bool = False           # can the engine run on another CPU than this process?
-    _quick: bool = False              # did it answer the last go within SPIN_S?
+    _quick: bool = False              # expect the next answer within SPIN_S?
     _spinning: bool = False           # spin before sleeping in the current wait
 
     # -- life cycle -----------------------------------------------------------
@@ -237,13 +239,14 @@ class EngineProcess:
         deadline = start + limit
         self.send(f"{position_line}\n{go_line}", deadline)
         reason = lambda: f"no move within {limit * 1000:.0f} ms"  # formatted only on a timeout
-        self._spinning = self._quick
+        self._spinning = spun = self._quick
         try:
             while True:
                 msg = self._read_message(deadline, "timeout", reason)
                 if isinstance(msg, (Move, Resign)):
                     elapsed = time.monotonic() - start
-                    self._quick = self._may_spin and elapsed <= SPIN_S
+                    # _spin stops spinning on a miss, so _spinning says whether it caught this one.
+                    self._quick = self._may_spin and (self._spinning if spun else elapsed <= 2 * SPIN_S)
                     return Reply(msg.token if isinstance(msg, Move) else None, elapsed)
                 if not isinstance(msg, Info):
                     raise EngineFault("protocol", f"expected a move, got {_describe(msg)}")
