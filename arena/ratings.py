@@ -37,11 +37,19 @@ class Standing:
         return self.mu - 3 * self.sigma
 
 
+def has_result(record: dict[str, Any]) -> bool:
+    """False for a game every seat forfeited (only engines that were all dropped can
+    meet like that: a game in progress ends at its first fault).  All seats then share
+    the one place, which would read as a draw; it is no result instead, kept in the
+    records and left out of standings, ratings and head to head."""
+    return record["termination"] == "normal" or len(set(record["places"])) > 1
+
+
 def standings(engines: Sequence[str], records: Iterable[dict[str, Any]], players: int) -> list[Standing]:
     """Tally and rate ``records`` (sorted here by ``id``); best first by mu - 3 sigma."""
     table = {name: Standing(name, places=[0] * players) for name in engines}
     ratings = {name: ENV.create_rating() for name in engines}
-    for record in sorted(records, key=lambda r: r["id"]):
+    for record in sorted(filter(has_result, records), key=lambda r: r["id"]):
         names, places = record["players"], record["places"]
         groups = [(ratings[n],) for n in names]
         for name, (rating,) in zip(names, ENV.rate(groups, ranks=places)):
@@ -109,7 +117,7 @@ class HeadToHead:
 def head_to_head(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], HeadToHead]:
     """Results of every ordered pair of engines that met, from each game's places."""
     pairs: dict[tuple[str, str], HeadToHead] = {}
-    for record in records:
+    for record in filter(has_result, records):
         seats = list(zip(record["players"], record["places"]))
         for me, mine in seats:
             for other, theirs in seats:

@@ -208,6 +208,33 @@ def record(players, termination="normal", forfeit=None, started=True, id=0):
             "engine_seeds": [1, 2] if started else [], "reason": "r"}
 
 
+def test_a_game_every_seat_forfeited_is_no_result(tmp_path, env):
+    # Two engines that never start, dropped after one failure each, go on meeting each other:
+    # those games are stored but are no result, not draws, in standings and head to head.
+    engines = (engine_block("healthy") + engine_block("dud1", "crash_start", extra="max_failures = 1")
+               + engine_block("dud2", "crash_start", extra="max_failures = 1"))
+    path, out = tournament(tmp_path, engines, rounds=3, workers=1), tmp_path / "out"
+    proc = run(path, out, env)
+    assert proc.returncode == 0, proc.stderr
+    records = stored(out)
+    duds = [r for r in records if set(r["players"]) == {"dud1", "dud2"}]
+    assert len(duds) == 6 and all(r["places"] == [0, 0] for r in duds)
+    assert any(r["termination"] == "dropped" for r in duds)
+    both_dropped = [r for r in duds if r["termination"] == "dropped" and "dud1" in r["reason"] and "dud2" in r["reason"]]
+    assert both_dropped, [r["reason"] for r in duds]
+    results = json.loads((out / "results.json").read_text())
+    rows = {row["engine"]: row for row in results["standings"]}
+    assert rows["healthy"]["games"] == rows["healthy"]["wins"] == 12
+    for dud in ("dud1", "dud2"):
+        # 6 games against healthy, and of the 6 against the other dud only the ones a live
+        # engine lost by its own fault (before both were dropped) count
+        assert rows[dud]["games"] == 6 + len(duds) - len(both_dropped)
+        assert rows[dud]["draws"] == 0
+    pair = [p for p in results["head_to_head"] if {p["engine"], p["opponent"]} == {"dud1", "dud2"}]
+    assert all(p["draws"] == 0 for p in pair)
+    assert sum(p["wins"] + p["losses"] + p["draws"] for p in pair) == 2 * (len(duds) - len(both_dropped))
+
+
 def test_drop_rule_counts_consecutive_failures_only():
     tracker = FailureTracker({"a": 3, "b": 0, "c": 3})
     assert tracker.update(record(["a", "c"], "crash", 0, started=False)) == []
