@@ -42,7 +42,7 @@ def has_result(record: dict[str, Any]) -> bool:
     meet like that: a game in progress ends at its first fault).  All seats then share
     the one place, which would read as a draw; it is no result instead, kept in the
     records and left out of standings, ratings and head to head."""
-    return record["termination"] == "normal" or len(set(record["places"])) > 1
+    return record.get("termination", "normal") == "normal" or len(set(record["places"])) > 1
 
 
 def standings(engines: Sequence[str], records: Iterable[dict[str, Any]], players: int) -> list[Standing]:
