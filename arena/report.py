@@ -1,4 +1,5 @@
-"""The HTML report of a tournament: standings, cross table and how games ended.
+"""The HTML report of a tournament: standings, cross and head-to-head tables, how games
+ended, dropped engines and games that could not be recorded.
 
 Everything that came from a tournament file or an engine (names, reasons) is
 untrusted text: it goes through :func:`html.escape` and nothing else, and the
@@ -37,7 +38,9 @@ def render_report(title: str, summary: dict[str, Any], headers: Sequence[str],
         _head_to_head(summary["head_to_head"]),
         _table("Terminations", ["termination", "games"],
                sorted(summary["terminations"].items()), name_column=0),
+        _dropped(summary["dropped"]),
         _faults(records),
+        _not_recorded(summary["not_recorded"]),
         "</body></html>",
     ]
     return "\n".join(p for p in parts if p)
@@ -86,3 +89,17 @@ def _faults(records: Sequence[dict[str, Any]]) -> str:
         return ""
     rows = [[r["id"], " vs ".join(r["players"]), r["termination"], r["reason"]] for r in faults[:200]]
     return _table("Games not ended by the rules", ["game", "players", "termination", "reason"], rows, name_column=3)
+
+
+def _dropped(dropped: dict[str, str]) -> str:
+    if not dropped:
+        return ""
+    return _table("Dropped engines (max_failures): their remaining games were lost without starting them",
+                  ["engine", "why"], sorted(dropped.items()), name_column=0)
+
+
+def _not_recorded(errors: Sequence[str]) -> str:
+    if not errors:
+        return ""
+    return _table("Games not recorded (internal errors and lost workers; see arena.log)", ["what happened"],
+                  [[e] for e in errors], name_column=0)

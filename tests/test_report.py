@@ -5,13 +5,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from helpers import engine_toml, run_arena, write_tournament
+from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
 
 ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
            + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
-           + engine_toml("hostile", "{python}", str(HOSTILE)))
+           + engine_toml("hostile", "{python}", str(HOSTILE))
+           + engine_toml("dud", "{python}", ZOO, "crash_start", "1", extra="max_failures = 1"))
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -38,6 +39,7 @@ def test_report_renders_in_a_browser_with_untrusted_text_escaped(tmp_path):
     for row in results["standings"]:
         assert f'<td class="name">{row["engine"]}</td>' in dom
     assert "Cross table" in dom and "illegal" in dom and "Head to head" in dom
+    assert "Dropped engines" in dom and '<td class="name">dud</td>' in dom and "1 consecutive failures" in dom
     shot = tmp_path / "report.png"
     chromium(tmp_path, f"--screenshot={shot}", "--window-size=1000,800", report.as_uri())
     assert shot.exists() and shot.stat().st_size > 5000
