@@ -11,8 +11,7 @@ class RandomEngine(Engine):
     author = "arena"
 
     def choose_move(self, state, clock: Clock) -> str:
-        # rng.choice(legal_moves()), except where the full move list is huge (Groups): that
-        # game's sampler is not uniform over legal_moves(); see its rules doc.
+        # As rng.choice(legal_moves()), without building the list where it is huge (Groups).
         return state.random_move(self.rng)
 
 

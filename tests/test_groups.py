@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from itertools import combinations
 
 import pytest
@@ -306,6 +307,23 @@ def test_random_move_is_always_legal(seed: int, size: int) -> None:
             assert move in set(state.legal_moves())
         state.play(move)
         assert state.moves[-1] == move            # random_move gives canonical tokens
+
+
+def test_random_move_is_uniform_over_legal_moves() -> None:
+    # A position where White has three groups, so singles, pairs and triples are legal.
+    state, rng = new(3), random.Random(1)
+    while state.max_stones() < 3:
+        state.play(state.random_move(rng))
+    legal = state.legal_moves()
+    assert {len(m.split(",")) for m in legal} == {1, 2, 3}
+    per_move = 200
+    counts = Counter(state.random_move(rng) for _ in range(per_move * len(legal)))
+    assert set(counts) == set(legal)
+    chi_square = sum((counts[m] - per_move) ** 2 / per_move for m in legal)
+    # Chi-square with len(legal) - 1 degrees of freedom: mean df, sd sqrt(2 df); 6 sd is far
+    # beyond chance, while a sampler that favours a stone count is off by hundreds of sd.
+    df = len(legal) - 1
+    assert chi_square < df + 6 * (2 * df) ** 0.5, (chi_square, df)
 
 
 @FAST

@@ -9,13 +9,14 @@ full the players' group sizes are compared from the largest down.
 Groups are tracked with a union-find (sizes at the roots) and a running group
 count per colour, so a move costs a few list operations.  legal_moves() builds
 per-cell "conflict" bitmasks once and enumerates compatible pairs and triples
-with bit tricks; random_move() samples a legal move without enumerating.
+with bit tricks; random_move() draws uniformly from them without enumerating.
 """
 
 from __future__ import annotations
 
 import re
 from itertools import zip_longest
+from math import comb
 from random import Random
 from typing import Any, Sequence
 
@@ -295,37 +296,26 @@ class GroupsState(State):
         return legal
 
     def random_move(self, rng: Random) -> str:
-        """A random legal move without enumerating legal_moves().
+        """A move drawn uniformly from legal_moves() without enumerating it.
 
-        Picks a stone count uniformly from 1..max_stones(), then adds vacant
-        cells in random order while they stay compatible with those already
-        chosen (may end with fewer stones when the board is crowded).  Not
-        uniform over legal_moves(), which is dominated by three-stone moves.
+        Rejection sampling: draw a set of 1..max_stones() vacant cells, every such set
+        equally likely (its size weighted by how many sets of that size there are),
+        until the set is a legal move.  Every legal move is such a set, so each is
+        drawn with the same chance; a single stone is always legal, so it ends.
         """
         if self.empty == 0:
             raise ValueError("the game is over")
-        cells, find, player = self.cells, self._find, self.current_player()
-        neighbours = self.game.board.neighbours
-        want = rng.randint(1, self.max_stones())
-        order = [i for i, v in enumerate(cells) if v == EMPTY]
-        rng.shuffle(order)
-        chosen: list[int] = []
-        blocked: set[int] = set()       # cells adjacent to a chosen stone
-        grown: set[int] = set()         # roots of groups a chosen stone grows
-        for cell in order:
-            if cell in blocked:
+        empties = [i for i, v in enumerate(self.cells) if v == EMPTY]
+        sizes = range(1, min(self.max_stones(), len(empties)) + 1)
+        weights = [comb(len(empties), m) for m in sizes]
+        player, names = self.current_player(), self.game.board.names
+        while True:
+            stones = sorted(rng.sample(empties, rng.choices(sizes, weights)[0]))
+            try:
+                self._check_placement("", stones, player)
+            except IllegalMove:
                 continue
-            roots = {find(n) for n in neighbours[cell] if cells[n] == player}
-            if roots & grown:
-                continue
-            chosen.append(cell)
-            if len(chosen) == want:
-                break
-            blocked.update(neighbours[cell])
-            grown |= roots
-        chosen.sort()
-        names = self.game.board.names
-        return ",".join([names[c] for c in chosen])
+            return ",".join([names[c] for c in stones])
 
     # -- the rest -------------------------------------------------------------
 
