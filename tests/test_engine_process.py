@@ -168,17 +168,7 @@ def test_sdk_resigns_on_none_and_ignores_commands_it_does_not_know():
     assert lines[-2:] == ["readyok", "resign"] and "arenaok 1" in lines
 
 
-SCRIPTED_GOS = """
-import sys, time
-gos = 0
-def out(s):
-    sys.stdout.write(s + "\\n"); sys.stdout.flush()
-for line in sys.stdin:
-    w = line.split()
-    if not w: continue
-    if w[0] == "arena": out("arenaok 1")
-    elif w[0] == "isready": out("readyok")
-    elif w[0] == "quit": break
+SCRIPTED_GOS = "gos = 0\n" + HEADER + """\
     elif w[0] == "go":
         gos += 1
         what = PLAN[gos - 1]
