@@ -68,7 +68,7 @@ class EngineSpec:
     cwd: str | None = None
     options: tuple[tuple[str, str], ...] = ()
     memory_mb: int | None = None      # address-space limit, enforced by the kernel
-    cpu_seconds: int | None = None    # CPU-time limit per process
+    cpu_seconds: int | None = None    # CPU-time limit per game, per process
     handshake_ms: int | None = None   # handshake / isready limit (default HANDSHAKE_TIMEOUT)
 
 
@@ -100,12 +100,14 @@ class EngineProcess:
     _may_spin: bool = False           # can the engine run on another CPU than this process?
     _quick: bool = False              # expect the next answer within SPIN_S?
     _spinning: bool = False           # spin before sleeping in the current wait
+    _cpu_limit: float | None = None   # CPU seconds (since its start) this game's budget ends at
 
     # -- life cycle -----------------------------------------------------------
 
     def start(self) -> None:
         """Start the process and complete the handshake, or raise EngineFault."""
         self._tag = proctree.new_tag()
+        self._cpu_limit = None
         self._buffer.clear()
         self._eof = self._exited = False
         try:
@@ -216,6 +218,9 @@ class EngineProcess:
                  seed: int, private: Sequence[str]) -> None:
         """Announce a game and wait for ``readyok``."""
         self._info_lines = 0
+        if self.spec.cpu_seconds and self.proc is not None:
+            # cpu_seconds is a budget per game: an engine is reused from game to game.
+            self._cpu_limit = proctree.extend_cpu_limit(self.proc.pid, self.spec.cpu_seconds)
         lines = [codec.format_newgame(game, seat, players, option_tokens), f"seed {seed}"]
         lines += [f"private {p}" for p in private]
         lines.append("isready")
@@ -235,6 +240,8 @@ class EngineProcess:
     def go(self, position_line: str, go_line: str, limit: float) -> Reply:
         """Send the position and ``go``; wait at most ``limit`` seconds for the answer."""
         self._discard_unsolicited()
+        if self._cpu_limit is not None:
+            self._check_cpu_limit()
         start = time.monotonic()
         deadline = start + limit
         self.send(f"{position_line}\n{go_line}", deadline)
@@ -252,6 +259,16 @@ class EngineProcess:
                     raise EngineFault("protocol", f"expected a move, got {_describe(msg)}")
         finally:
             self._spinning = False
+
+    def _check_cpu_limit(self) -> None:
+        """The kernel's SIGXCPU ends an engine at its CPU limit, unless the engine catches
+        it; one that did and went on is ended here, a second later, as RLIMIT_CPU's own
+        hard limit would (arena cannot raise a hard limit game by game without privileges)."""
+        assert self.proc is not None and self._cpu_limit is not None
+        used = proctree.cpu_time_used(self.proc.pid)
+        if used is not None and used >= self._cpu_limit + 1:
+            raise EngineFault("crash", f"used more than its cpu_seconds = {self.spec.cpu_seconds} s of CPU "
+                                       "in this game and ignored SIGXCPU")
 
     def game_over(self, line: str) -> None:
         """Tell the engine the result; an engine that cannot take it is left for quit()."""

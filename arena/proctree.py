@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+import math
 import os
 import resource
 import signal
@@ -84,7 +85,11 @@ def child_setup(memory_mb: int | None, cpu_seconds: int | None) -> Callable[[], 
         if memory_mb:
             resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
         if cpu_seconds:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+            # The soft limit (SIGXCPU) is raised game by game (extend_cpu_limit), which an
+            # unprivileged process may do only up to the hard limit: keep the inherited one.
+            _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+            soft = cpu_seconds if hard == resource.RLIM_INFINITY else min(cpu_seconds, hard)
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
         if tie_to_parent and set_parent_death_signal(signal.SIGKILL) and os.getppid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)  # the parent died before the signal was armed
     return setup
@@ -112,12 +117,45 @@ def tagged_pids(tag: str, key: str = ENGINE_TAG) -> list[int]:
 
 
 def _is_zombie(pid: str) -> bool:
+    stat = _stat_fields(pid)
+    return stat is None or stat[0] in (b"Z", b"X")
+
+
+def _stat_fields(pid: int | str) -> list[bytes] | None:
+    """/proc/PID/stat after the command name (field 3, the state, first); None if gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
     except OSError:
-        return True
-    return stat[stat.rfind(b")") + 2:][:1] in (b"Z", b"X")
+        return None
+    return stat[stat.rfind(b")") + 2:].split()
+
+
+def cpu_time_used(pid: int) -> float | None:
+    """CPU seconds (user + system, all threads) a process has used; None if it is gone."""
+    stat = _stat_fields(pid)
+    if stat is None:
+        return None
+    return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def extend_cpu_limit(pid: int, seconds: int) -> float | None:
+    """Let a running process use ``seconds`` more CPU from now before SIGXCPU (its
+    RLIMIT_CPU soft limit, within its hard limit; the kernel counts whole seconds, so
+    up to one more).  Returns the end of the budget, in CPU seconds since the process
+    started, or None if the process is gone."""
+    used = cpu_time_used(pid)
+    if used is None:
+        return None
+    try:
+        _, hard = resource.prlimit(pid, resource.RLIMIT_CPU)
+        soft = math.ceil(used + seconds)
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard))
+    except (ProcessLookupError, PermissionError):
+        return None
+    return used + seconds
 
 
 def kill_tagged(tag: str, key: str = ENGINE_TAG) -> int:

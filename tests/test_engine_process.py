@@ -6,6 +6,7 @@ import textwrap
 import time
 
 import pytest
+from conftest import ROOT
 
 import arena.engine as engine_module
 from arena.engine import EngineFault, EngineProcess, EngineSpec
@@ -233,3 +234,67 @@ def test_an_engine_on_our_only_cpu_is_never_spun_for(tmp_path, monkeypatch):
             assert not proc._quick
     finally:
         proc.quit()
+
+
+BURNER = """
+import signal, sys, time
+sys.path.insert(0, {root!r})
+from protocol.sdk import Engine, run
+
+if {ignore_sigxcpu}:
+    signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+
+class Burner(Engine):
+    name = "burner"
+
+    def on_new_game(self):
+        self.burnt = False
+
+    def choose_move(self, state, clock):
+        if not self.burnt:  # the first move of every game burns this much CPU
+            self.burnt = True
+            until = time.process_time() + {burn}
+            while time.process_time() < until:
+                pass
+        return state.legal_moves()[0]
+
+run(Burner())
+"""
+
+
+def burner(tmp_path, burn: float, ignore_sigxcpu: bool) -> EngineSpec:
+    spec = script_engine(tmp_path, BURNER.format(root=str(ROOT), burn=burn, ignore_sigxcpu=ignore_sigxcpu))
+    return EngineSpec("burner", spec.command, cpu_seconds=1)
+
+
+def test_cpu_seconds_is_a_budget_per_game_for_a_reused_engine(tmp_path, python_engine):
+    # 0.7 s of CPU per game against a 1 s limit: three games in one process use 2.1 s.
+    procs = [EngineProcess(burner(tmp_path, 0.7, False)),
+             EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
+    for p in procs:
+        p.start()
+    try:
+        records = [play_game(make_game("hex", {"size": 5}), procs, seed=seed,
+                             time_control=TimeControl(movetime_ms=5000)).record for seed in range(3)]
+        pid_kept = procs[0].alive
+    finally:
+        for p in procs:
+            p.quit()
+    assert [r["termination"] for r in records] == ["normal"] * 3, [r["reason"] for r in records]
+    assert pid_kept
+
+
+def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, python_engine):
+    procs = [EngineProcess(burner(tmp_path, 2.2, True)),
+             EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
+    for p in procs:
+        p.start()
+    try:
+        record = play_game(make_game("hex", {"size": 5}), procs, seed=1,
+                           time_control=TimeControl(movetime_ms=5000)).record
+    finally:
+        for p in procs:
+            p.quit()
+    assert record["termination"] == "crash" and record["forfeit_seat"] == 0
+    assert "cpu_seconds = 1 s" in record["reason"] and "ignored SIGXCPU" in record["reason"]
+    assert len(record["moves"]) == 2  # its first, over-long move still counted; the next was refused
