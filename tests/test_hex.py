@@ -1,5 +1,7 @@
 """Every rule of the Hex seed (003), through the referee's public interface."""
 
+import copy
+import pickle
 import random
 
 import pytest
@@ -280,3 +282,19 @@ def test_a_clone_played_out_leaves_the_original_untouched(size, seed):
     for move in state.moves:
         replay.play(move)
     assert (replay.winner(), replay.details(), replay.render()) == (state.winner(), state.details(), state.render())
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_deep_copies_and_pickles_play_on_their_own_board(how):
+    # A state keeps a closure over its own lists: copies must get their own (engines deepcopy
+    # states to search, and multiprocessing pickles them).
+    state = play(["c3", "swap", "a1"], size=5)
+    state.legal_moves()
+    copied = copy.deepcopy(state) if how == "deepcopy" else pickle.loads(pickle.dumps(state))
+    assert copied.render() == state.render() and copied.moves == state.moves
+    before = state.render()
+    copied.playout(random.Random(3), 10_000)
+    assert state.render() == before and len(state.legal_moves()) == 23 and not state.is_terminal()
+    assert copied.is_terminal() and copied.winner() is not None
+    replay = play(copied.moves, size=5)
+    assert replay.render() == copied.render() and replay.winner() == copied.winner()

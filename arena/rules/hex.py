@@ -248,6 +248,16 @@ class HexState(State):
 
     # -- the rest -------------------------------------------------------------
 
+    def __getstate__(self) -> tuple[Any, ...]:
+        # For copy.deepcopy and pickle: the placement closure is rebuilt, not copied, so
+        # that a copy writes to its own lists (and a closure cannot be pickled).
+        return self.game, self.cells, self._marks, self._moves, self._winner, self._empty
+
+    def __setstate__(self, saved: tuple[Any, ...]) -> None:
+        game, cells, marks, moves, winner, empty = saved
+        HexState.__init__(self, game, cells, marks)
+        self._moves, self._winner, self._empty = moves, winner, empty
+
     def clone(self) -> "HexState":
         other = HexState(self.game, self.cells[:], self._marks[:])
         other._moves = self._moves[:]
