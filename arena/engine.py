@@ -43,7 +43,8 @@ INFO_LINES_PER_GAME = 10_000
 # than the spin costs (docs/performance.md).  "Quickly": the last spin caught the
 # answer, or, waited for asleep, it came within twice this (the wake-up's own
 # latency allowed for).  An engine that thinks is waited for by sleeping; one on our
-# own CPU needs that CPU to answer, so it is never spun for.
+# own CPU needs that CPU to answer, so it is never spun for; nor is any engine when every
+# CPU has a game (runner: the spin would take CPU another game's engine could use).
 SPIN_S = 50e-6
 
 
@@ -84,6 +85,7 @@ class Reply:
 class EngineProcess:
     spec: EngineSpec
     run_tag: str = ""                 # tags every process of one tournament run (proctree)
+    spin: bool = True                 # may spin for quick engines (SPIN_S): not when every CPU has a game
     proc: subprocess.Popen[bytes] | None = None
     identity: dict[str, str] = field(default_factory=dict)
     declared_options: list[OptionDecl] = field(default_factory=list)
@@ -133,7 +135,7 @@ class EngineProcess:
         self._watch_exit()
         self._stdout_fd = self.proc.stdout.fileno()
         self._news = _poll_for(self._stdout_fd, self.proc.stderr.fileno(), self._pidfd)
-        self._may_spin = _several_cpus()
+        self._may_spin = self.spin and _several_cpus()
         self._handshake()
 
     def _watch_exit(self) -> None:
@@ -252,8 +254,8 @@ class EngineProcess:
                 msg = self._read_message(deadline, "timeout", reason)
                 if isinstance(msg, (Move, Resign)):
                     elapsed = time.monotonic() - start
-                    # _spin stops spinning on a miss, so _spinning says whether it caught this one.
-                    self._quick = self._may_spin and (self._spinning if spun else elapsed <= 2 * SPIN_S)
+                    caught = spun and self._spinning  # _spin stops spinning when it misses
+                    self._quick = self._may_spin and (caught if spun else elapsed <= 2 * SPIN_S)
                     return Reply(msg.token if isinstance(msg, Move) else None, elapsed)
                 if not isinstance(msg, Info):
                     raise EngineFault("protocol", f"expected a move, got {_describe(msg)}")

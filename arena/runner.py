@@ -51,6 +51,7 @@ class WorkerConfig:
     max_failures: dict[str, int] = field(default_factory=dict)  # per engine, 0 = never drop
     coordinator: int = 0                               # pid the workers must die with
     affinity: bool = False                             # one core per worker and its engines
+    spin: bool = True                                  # some CPU has no game: spin for quick engines
 
 
 # -- worker side --------------------------------------------------------------
@@ -72,7 +73,7 @@ class _Worker:
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = EngineProcess(self.config.engines[name], run_tag=self.config.run_tag)
+            proc = EngineProcess(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
             self.engines[name] = proc
             proc.start()
         return proc
@@ -243,12 +244,13 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
     with GameStore(out) as store:
         store.open(fingerprint(t))
         run_tag = _new_run(store)
+        done = store.done_ids()
+        todo = [g for g in schedule if g.index not in done]
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
                               {e.name: e for e in t.engines}, t.time_control,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
-                              affinity=t.data.affinity)
-        done = store.done_ids()
-        todo = [g for g in schedule if g.index not in done]
+                              affinity=t.data.affinity,
+                              spin=min(workers, len(todo)) < len(os.sched_getaffinity(0)))
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:

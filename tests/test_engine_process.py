@@ -178,13 +178,14 @@ SCRIPTED_GOS = "gos = 0\n" + HEADER + """\
         out(f"move m{gos}")
 """
 
-several_cpus = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+several_cpus = pytest.mark.skipif(CPUS < 2, reason="needs two CPUs")
 
 
-def planned_engine(tmp_path, monkeypatch, plan, spin_s):
+def planned_engine(tmp_path, monkeypatch, plan, spin_s, spin=True):
     # SPIN_S raised so that a Python engine's answer counts as quick on any machine.
     monkeypatch.setattr(engine_module, "SPIN_S", spin_s)
-    proc = EngineProcess(script_engine(tmp_path, f"PLAN = {plan!r}\n" + SCRIPTED_GOS))
+    proc = EngineProcess(script_engine(tmp_path, f"PLAN = {plan!r}\n" + SCRIPTED_GOS), spin=spin)
     proc.start()
     return proc
 
@@ -221,11 +222,14 @@ def test_a_fault_while_spinning_is_caught_at_the_move_limit(tmp_path, monkeypatc
     assert waited < 2.0  # the move limit (0.3 s) ends the spin, not the 5 s spin window
 
 
-def test_an_engine_on_our_only_cpu_is_never_spun_for(tmp_path, monkeypatch):
+@pytest.mark.parametrize("how", ["our only CPU", "spin=False"])
+def test_an_engine_is_never_spun_for_on_our_only_cpu_or_when_told_not_to(tmp_path, monkeypatch, how):
     mask = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(mask)})  # as `affinity = true` pins a worker and its engines
+    if how == "our only CPU":
+        os.sched_setaffinity(0, {min(mask)})  # as `affinity = true` pins a worker and its engines
     try:
-        proc = planned_engine(tmp_path, monkeypatch, ["quick"] * 3, 0.2)
+        # spin=False: what the runner passes when every CPU has a game
+        proc = planned_engine(tmp_path, monkeypatch, ["quick"] * 3, 0.2, spin=how != "spin=False")
     finally:
         os.sched_setaffinity(0, mask)
     try:
