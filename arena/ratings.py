@@ -37,37 +37,55 @@ class Standing:
         return self.mu - 3 * self.sigma
 
 
-def has_result(record: dict[str, Any]) -> bool:
-    """False for a game every seat forfeited (only engines that were all dropped can
-    meet like that: a game in progress ends at its first fault).  All seats then share
-    the one place, which would read as a draw; it is no result instead, kept in the
-    records and left out of standings, ratings and head to head."""
-    return record.get("termination", "normal") == "normal" or len(set(record["places"])) > 1
+def forfeited(record: dict[str, Any]) -> set[int]:
+    """Seats that lost the game by forfeit.  A forfeit puts the offenders alone at the
+    bottom (arena/match.py), so they are the seats at the worst place of a game that
+    did not end normally."""
+    if record["termination"] == "normal":
+        return set()
+    worst = max(record["places"])
+    return {seat for seat, place in enumerate(record["places"]) if place == worst}
+
+
+def opponents(record: dict[str, Any], seat: int, offenders: set[int]) -> list[int]:
+    """The seats ``seat`` has a result against.  Two seats that both forfeited have
+    none: the shared place would read as a draw between engines that did not play each
+    other (usually two engines dropped by max_failures meeting)."""
+    both_out = seat in offenders
+    return [other for other in range(len(record["places"]))
+            if other != seat and not (both_out and other in offenders)]
 
 
 def standings(engines: Sequence[str], records: Iterable[dict[str, Any]], players: int) -> list[Standing]:
-    """Tally and rate ``records`` (sorted here by ``id``); best first by mu - 3 sigma."""
+    """Tally and rate ``records`` (sorted here by ``id``); best first by mu - 3 sigma.
+    A game several seats forfeited is tallied (without results between the offenders)
+    but not rated: TrueSkill would take their shared place for a draw."""
     table = {name: Standing(name, places=[0] * players) for name in engines}
     ratings = {name: ENV.create_rating() for name in engines}
-    for record in sorted(filter(has_result, records), key=lambda r: r["id"]):
-        names, places = record["players"], record["places"]
-        groups = [(ratings[n],) for n in names]
-        for name, (rating,) in zip(names, ENV.rate(groups, ranks=places)):
-            ratings[name] = rating
-        for name, place in zip(names, places):
-            _tally(table[name], place, places)
+    for record in sorted(records, key=lambda r: r["id"]):
+        names, places, offenders = record["players"], record["places"], forfeited(record)
+        if len(offenders) < 2:
+            groups = [(ratings[n],) for n in names]
+            for name, (rating,) in zip(names, ENV.rate(groups, ranks=places)):
+                ratings[name] = rating
+        for seat, name in enumerate(names):
+            _tally(table[name], places[seat], [places[o] for o in opponents(record, seat, offenders)])
     for name, rating in ratings.items():
         table[name].mu, table[name].sigma = rating.mu, rating.sigma
     return sorted(table.values(), key=lambda s: (-s.conservative, s.engine))
 
 
-def _tally(row: Standing, place: int, places: Sequence[int]) -> None:
+def _tally(row: Standing, place: int, others: Sequence[int]) -> None:
+    """Count one game for an engine at ``place`` against opponents at places ``others``
+    (none: no result, nothing counted)."""
+    if not others:
+        return
     row.games += 1
     row.places[place] += 1
-    better = sum(1 for p in places if p < place)
-    tied = sum(1 for p in places if p == place) - 1
-    row.opponents += len(places) - 1
-    row.points += (len(places) - 1 - better - tied) + 0.5 * tied
+    better = sum(1 for p in others if p < place)
+    tied = sum(1 for p in others if p == place)
+    row.opponents += len(others)
+    row.points += (len(others) - better - tied) + 0.5 * tied
     if better == 0 and tied == 0:
         row.wins += 1
     elif better == 0:
@@ -117,13 +135,13 @@ class HeadToHead:
 def head_to_head(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], HeadToHead]:
     """Results of every ordered pair of engines that met, from each game's places."""
     pairs: dict[tuple[str, str], HeadToHead] = {}
-    for record in filter(has_result, records):
-        seats = list(zip(record["players"], record["places"]))
-        for me, mine in seats:
-            for other, theirs in seats:
-                if me == other:
-                    continue
-                pair = pairs.setdefault((me, other), HeadToHead(me, other))
+    for record in records:
+        names, places, offenders = record["players"], record["places"], forfeited(record)
+        for seat, me in enumerate(names):
+            mine = places[seat]
+            for other in opponents(record, seat, offenders):
+                theirs = places[other]
+                pair = pairs.setdefault((me, names[other]), HeadToHead(me, names[other]))
                 if mine < theirs:
                     pair.wins += 1
                 elif mine > theirs:

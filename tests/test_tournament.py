@@ -84,8 +84,8 @@ def test_rerun_resumes_without_replaying_or_duplicating(tmp_path):
 
 def test_ratings_do_not_depend_on_finishing_order():
     schedule = round_robin(["a", "b", "c"], 2, 2, 1)
-    records = [{"id": g.index, "players": list(g.seats), "places": [0, 1] if g.index % 3 else [1, 0]}
-               for g in schedule]
+    records = [{"id": g.index, "players": list(g.seats), "places": [0, 1] if g.index % 3 else [1, 0],
+                "termination": "normal"} for g in schedule]
     forward = standings(["a", "b", "c"], records, 2)
     backward = standings(["a", "b", "c"], list(reversed(records)), 2)
     assert [(s.engine, s.mu, s.sigma) for s in forward] == [(s.engine, s.mu, s.sigma) for s in backward]
