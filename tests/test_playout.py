@@ -6,7 +6,6 @@ import random
 import pytest
 
 from arena.rules import GAMES, make_game
-from arena.rules.base import State
 
 
 @pytest.mark.parametrize("game_name", sorted(GAMES))
@@ -15,28 +14,30 @@ def test_playout_plays_random_move_until_the_end_or_the_budget(game_name, seed):
     game = make_game(game_name)
     budget = 7
     state, rng = game.initial_state(seed), random.Random(seed)
-    assert state.playout(rng, budget) is state.is_terminal()
-    assert len(state.moves) <= budget
+    ended = state.playout(rng, budget)
+    assert ended is state.is_terminal() and (len(state.moves) == budget or ended)
     reference, reference_rng = game.initial_state(seed), random.Random(seed)
     for _ in range(budget):
         if not reference.is_terminal():
             reference.play(reference.random_move(reference_rng))
     assert state.moves == reference.moves
-    assert state.playout(rng, 100_000) is True
+    assert state.playout(rng, 100_000) is True        # and the rest of the game
     assert state.is_terminal() and len(state.scores()) == game.players
+    moves = len(state.moves)
+    assert state.playout(rng, 10) is True and len(state.moves) == moves   # over: nothing more
     replay = game.initial_state(seed)
-    for move in state.moves:                     # every move was legal
+    for move in state.moves:                          # every move was legal
         replay.play(move)
     assert replay.is_terminal() and replay.scores() == state.scores()
     with pytest.raises(ValueError, match="over"):
         state.random_move(rng)
 
 
-def test_the_default_random_move_is_choice_of_legal_moves():
-    # Bases has no sampler of its own, so it shows the base class's.
-    game = make_game("bases")
-    state, mine, reference = game.initial_state(), random.Random(5), random.Random(5)
-    for _ in range(20):
-        move = State.random_move(state, mine)
+@pytest.mark.parametrize("game_name", ["bases", "hexgo", "posies"])
+def test_random_move_draws_like_choice_of_legal_moves_where_a_game_has_no_sampler(game_name):
+    game = make_game(game_name)
+    state, mine, reference = game.initial_state(3), random.Random(5), random.Random(5)
+    while not state.is_terminal():
+        move = state.random_move(mine)
         assert move == reference.choice(state.legal_moves())
         state.play(move)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from protocol import codec
 
@@ -57,24 +57,7 @@ def ping_pong(peer: Sequence[str], messages: Sequence[bytes], spin_s: float = 0.
     proc = subprocess.Popen(list(peer), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     assert proc.stdin is not None and proc.stdout is not None
     out, inp = proc.stdin.fileno(), proc.stdout.fileno()
-    write, read, now = os.write, os.read, time.monotonic
-    if spin_s:
-        os.set_blocking(inp, False)
-        wait = select.poll()
-        wait.register(inp, select.POLLIN)
-
-    def read_spinning(fd: int, size: int) -> bytes:
-        until = now() + spin_s
-        while True:
-            try:
-                return os.read(fd, size)
-            except BlockingIOError:
-                if now() >= until:
-                    wait.poll()
-                    return os.read(fd, size)
-
-    if spin_s:
-        read = read_spinning
+    write, read = os.write, _spinning_reader(inp, spin_s) if spin_s else os.read
 
     def run(batch: Sequence[bytes]) -> None:
         for message in batch:
@@ -96,6 +79,26 @@ def ping_pong(peer: Sequence[str], messages: Sequence[bytes], spin_s: float = 0.
         proc.wait()
         proc.stdout.close()
     return RoundTrip(wall / len(messages) * 1e6, cpu / len(messages) * 1e6)
+
+
+def _spinning_reader(fd: int, spin_s: float) -> Callable[[int, int], bytes]:
+    """An ``os.read`` for ``fd`` that tries non-blocking reads for up to ``spin_s`` before
+    it blocks in ``poll()``."""
+    os.set_blocking(fd, False)
+    wait = select.poll()
+    wait.register(fd, select.POLLIN)
+    now = time.monotonic
+
+    def read(fd: int, size: int) -> bytes:
+        until = now() + spin_s
+        while True:
+            try:
+                return os.read(fd, size)
+            except BlockingIOError:
+                if now() >= until:
+                    wait.poll()
+                    return os.read(fd, size)
+    return read
 
 
 def python_peer() -> tuple[str, ...]:

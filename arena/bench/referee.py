@@ -236,7 +236,7 @@ def _spiel_own_list_playout(spiel: Any, seed: int) -> list[int]:
     empty = list(range(spiel.num_distinct_actions()))
     apply, is_terminal = state.apply_action, state.is_terminal
     while not is_terminal():
-        n = len(empty)  # Random.choice's draw
+        n = len(empty)  # draw_below(getrandbits, n), inlined as in HexState.playout
         k = n.bit_length()
         r = getrandbits(k)
         while r >= n:

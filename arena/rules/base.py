@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from random import Random
-from typing import Any, ClassVar, Literal, Mapping, get_args, get_origin
+from typing import Any, Callable, ClassVar, Literal, Mapping, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -170,6 +170,18 @@ class State(ABC):
         """Finishing place per seat (0 = first); equal scores share a place."""
         scores = self.scores()
         return [sum(1 for other in scores if other > mine) for mine in scores]
+
+
+def draw_below(getrandbits: Callable[[int], int], n: int) -> int:
+    """A random index below ``n`` drawn exactly as ``Random.choice`` draws it (its
+    ``_randbelow``: rejection sampling on ``n.bit_length()`` random bits), so that a
+    sampler over a list it keeps itself makes the same choice, with the same draws,
+    as ``rng.choice`` of that list."""
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
 
 
 def _literal_ints(model: type[BaseModel], raw: dict[str, Any]) -> dict[str, Any]:

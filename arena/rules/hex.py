@@ -31,7 +31,7 @@ from typing import Any, Callable
 from pydantic import Field
 
 from ..hexgrid import Board
-from .base import Game, GameOptions, IllegalMove, State
+from .base import Game, GameOptions, IllegalMove, State, draw_below
 
 EMPTY = -1
 RED, BLUE = 0, 1
@@ -158,12 +158,7 @@ class HexState(State):
         empty = self._empty
         if empty is None or len(self._moves) == 1 or self._winner is not None:
             return super().random_move(rng)  # also starts keeping self._empty
-        n = len(empty)  # Random.choice's rejection sampling (_randbelow), inlined for speed
-        k = n.bit_length()
-        r = rng.getrandbits(k)
-        while r >= n:
-            r = rng.getrandbits(k)
-        return self._names[empty[r]]
+        return self._names[empty[draw_below(rng.getrandbits, len(empty))]]
 
     def _track_empty(self) -> list[int]:
         self._empty = [i for i, v in enumerate(self.cells) if v == EMPTY]
@@ -190,9 +185,11 @@ class HexState(State):
         """The base class's loop (``random_move`` then ``play`` until the end), fused: the
         same draws from ``rng``, so the very same moves, without parsing the tokens it
         has just drawn or searching the empty list for the cell it has just picked."""
-        while self.game.options.swap and len(self._moves) < 2 and self._winner is None and max_plies > 0:
-            self.play(self.random_move(rng))  # up to the swap ply, the long way
-            max_plies -= 1
+        if self.game.options.swap and len(self._moves) < 2:
+            played = len(self._moves)  # up to the swap ply (swap is one of the moves), the long way
+            if super().playout(rng, min(max_plies, 2 - played)):
+                return True
+            max_plies -= len(self._moves) - played
         if self._winner is not None:
             return True
         empty = self._empty if self._empty is not None else self._track_empty()
@@ -200,7 +197,7 @@ class HexState(State):
         getrandbits = rng.getrandbits
         colour = len(moves) & 1
         for _ in range(max_plies):
-            n = len(empty)  # Random.choice's draw, as in random_move
+            n = len(empty)  # draw_below(getrandbits, n), inlined: a call per ply costs 10%
             k = n.bit_length()
             r = getrandbits(k)
             while r >= n:
