@@ -266,39 +266,30 @@ run(Burner())
 """
 
 
-def burner(tmp_path, burn: float, ignore_sigxcpu: bool) -> EngineSpec:
-    spec = script_engine(tmp_path, BURNER.format(root=str(ROOT), burn=burn, ignore_sigxcpu=ignore_sigxcpu))
-    return EngineSpec("burner", spec.command, cpu_seconds=1)
+def burner_games(tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, games: int) -> list[dict]:
+    """Records of ``games`` Hex games, one engine process each side for all of them: a
+    burner (``burn`` s of CPU on its first move of each game, cpu_seconds = 1) against random."""
+    source = BURNER.format(root=str(ROOT), burn=burn, ignore_sigxcpu=ignore_sigxcpu)
+    procs = [EngineProcess(EngineSpec("burner", script_engine(tmp_path, source).command, cpu_seconds=1)),
+             EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
+    for p in procs:
+        p.start()
+    try:
+        return [play_game(make_game("hex", {"size": 5}), procs, seed=seed,
+                          time_control=TimeControl(movetime_ms=5000)).record for seed in range(games)]
+    finally:
+        for p in procs:
+            p.quit()
 
 
 def test_cpu_seconds_is_a_budget_per_game_for_a_reused_engine(tmp_path, python_engine):
     # 0.7 s of CPU per game against a 1 s limit: three games in one process use 2.1 s.
-    procs = [EngineProcess(burner(tmp_path, 0.7, False)),
-             EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
-    for p in procs:
-        p.start()
-    try:
-        records = [play_game(make_game("hex", {"size": 5}), procs, seed=seed,
-                             time_control=TimeControl(movetime_ms=5000)).record for seed in range(3)]
-        pid_kept = procs[0].alive
-    finally:
-        for p in procs:
-            p.quit()
+    records = burner_games(tmp_path, python_engine, 0.7, False, games=3)
     assert [r["termination"] for r in records] == ["normal"] * 3, [r["reason"] for r in records]
-    assert pid_kept
 
 
 def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, python_engine):
-    procs = [EngineProcess(burner(tmp_path, 2.2, True)),
-             EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
-    for p in procs:
-        p.start()
-    try:
-        record = play_game(make_game("hex", {"size": 5}), procs, seed=1,
-                           time_control=TimeControl(movetime_ms=5000)).record
-    finally:
-        for p in procs:
-            p.quit()
+    [record] = burner_games(tmp_path, python_engine, 2.2, True, games=1)
     assert record["termination"] == "crash" and record["forfeit_seat"] == 0
     assert "cpu_seconds = 1 s" in record["reason"] and "ignored SIGXCPU" in record["reason"]
     assert len(record["moves"]) == 2  # its first, over-long move still counted; the next was refused
