@@ -385,8 +385,7 @@ class EngineProcess:
             events = poll(0)
             if events:
                 return events
-            left = until - now()
-            if left <= 0:
+            if now() >= until:
                 self._spinning = False  # a slow answer this time: sleep from now on
                 return poll(math.ceil((timeout - SPIN_S) * 1000)) if timeout > SPIN_S else []
 
