@@ -135,7 +135,7 @@ class EngineProcess:
         self._watch_exit()
         self._stdout_fd = self.proc.stdout.fileno()
         self._news = _poll_for(self._stdout_fd, self.proc.stderr.fileno(), self._pidfd)
-        self._may_spin = self.spin and _several_cpus()
+        self._may_spin = self.spin and len(proctree.usable_cpus()) > 1
         self._handshake()
 
     def _watch_exit(self) -> None:
@@ -487,14 +487,6 @@ class EngineProcess:
         self._info_lines += 1
         if self._info_lines <= INFO_LINES_PER_GAME and log.isEnabledFor(logging.DEBUG):
             log.debug("%s info %s", self.spec.name, codec.sanitize(text, INFO_KEEP))
-
-
-def _several_cpus() -> bool:
-    """Whether this process (and so an engine it starts) may run on more than one CPU."""
-    try:
-        return len(os.sched_getaffinity(0)) > 1
-    except (AttributeError, OSError):
-        return (os.cpu_count() or 1) > 1
 
 
 def _poll_for(*fds: int | None) -> Any:

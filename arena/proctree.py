@@ -48,6 +48,19 @@ except (OSError, AttributeError):  # not Linux / no libc: the other layers still
     _prctl = None
 
 
+def usable_cpus() -> list[int]:
+    """The CPUs this process may run on (its affinity mask where the system has one)."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return list(range(os.cpu_count() or 1))
+
+
+def can_pin() -> bool:
+    """Whether processes can be pinned to CPUs here (``affinity = true``)."""
+    return hasattr(os, "sched_setaffinity")
+
+
 def new_tag() -> str:
     return uuid.uuid4().hex
 

@@ -250,7 +250,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                               {e.name: e for e in t.engines}, t.time_control,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
                               affinity=t.data.affinity,
-                              spin=min(workers, len(todo)) < len(os.sched_getaffinity(0)))
+                              spin=min(workers, len(todo)) < len(proctree.usable_cpus()))
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:
@@ -292,12 +292,14 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
     if not todo:
         return tracker, errors
     multiprocessing_logging.install_mp_handler()
+    if config.affinity and not proctree.can_pin():
+        log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
     names = list(config.engines)
     ctx = multiprocessing.get_context("fork")
     dropped = ctx.RawArray("b", len(names))  # the drop rule, shared with the workers
     pool = WorkerPool(min(workers, len(todo)), _play_in_worker, _init_worker,
                       (config, dropped, store.lock_fd),
-                      cores=sorted(os.sched_getaffinity(0)) if config.affinity else ())
+                      cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else ())
     finished = already
     previous_handler = _sigterm_as_interrupt()
     try:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from arena.pool import WorkerPool
-from helpers import engine_toml, run_arena, write_tournament
+from helpers import ROOT, engine_toml, run_arena, write_tournament
 
 
 def _masks(_task):
@@ -49,3 +49,17 @@ def test_a_tournament_with_affinity_plays_to_the_end(tmp_path):
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
     assert proc.returncode == 0, proc.stderr
     assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == 4
+
+
+def test_without_cpu_affinity_a_tournament_still_runs_and_says_it_cannot_pin(tmp_path):
+    # As on systems without sched_getaffinity / sched_setaffinity (macOS, for one).
+    engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + \
+        engine_toml("r2", "{python}", "-m", "engines.random_engine")
+    path = write_tournament(tmp_path, engines, rounds=1, extra="affinity = true")
+    code = ("import os, sys; del os.sched_getaffinity, os.sched_setaffinity; "
+            "from arena.cli import main; sys.argv[0] = 'arena'; main()")
+    proc = subprocess.run([sys.executable, "-c", code, "run", str(path), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "games played" in proc.stdout
+    assert "workers are not pinned" in (tmp_path / "out" / "arena.log").read_text()
