@@ -221,14 +221,21 @@ class EngineProcess:
         """Announce a game and wait for ``readyok``."""
         self._info_lines = 0
         if self.spec.cpu_seconds and self.proc is not None:
-            # cpu_seconds is a budget per game: an engine is reused from game to game.
-            self._cpu_limit = proctree.extend_cpu_limit(self.proc.pid, self.spec.cpu_seconds)
+            self._renew_cpu_budget(self.proc.pid, self.spec.cpu_seconds)
         lines = [codec.format_newgame(game, seat, players, option_tokens), f"seed {seed}"]
         lines += [f"private {p}" for p in private]
         lines.append("isready")
         deadline = time.monotonic() + self.start_limit
         self.send("\n".join(lines), deadline)
         self._await_ready(deadline)
+
+    def _renew_cpu_budget(self, pid: int, seconds: int) -> None:
+        """cpu_seconds is a budget per game, and an engine is reused from game to game: give
+        each of its processes (a wrapper script's child too, found by the engine's tag)
+        ``seconds`` more from what it has used."""
+        for other in set(proctree.tagged_pids(self._tag)) - {pid}:
+            proctree.extend_cpu_limit(other, seconds)
+        self._cpu_limit = proctree.extend_cpu_limit(pid, seconds)
 
     def _await_ready(self, deadline: float) -> None:
         reason = f"no readyok within {self.start_limit:g} s of 'isready'"

@@ -154,21 +154,35 @@ def cpu_time_used(pid: int) -> float | None:
 
 def extend_cpu_limit(pid: int, seconds: int) -> float | None:
     """Let a running process use ``seconds`` more CPU from now before SIGXCPU (its
-    RLIMIT_CPU soft limit, within its hard limit; the kernel counts whole seconds, so
-    up to one more).  Returns the end of the budget, in CPU seconds since the process
-    started, or None if the process is gone."""
+    RLIMIT_CPU soft limit; the kernel counts whole seconds, so up to one more).  A
+    finite hard limit inherited from arena's own environment (``ulimit -t``) caps it.
+    Returns the end of the budget, in CPU seconds since the process started, or None
+    if the process is gone or its limit cannot be changed."""
     used = cpu_time_used(pid)
     if used is None:
         return None
+    end = used + seconds
     try:
         _, hard = resource.prlimit(pid, resource.RLIMIT_CPU)
-        soft = math.ceil(used + seconds)
-        if hard != resource.RLIM_INFINITY:
-            soft = min(soft, hard)
+        if hard != resource.RLIM_INFINITY and hard < end:
+            _warn_once(f"the CPU-time hard limit arena inherited ({hard} s, ulimit -t) caps cpu_seconds: "
+                       "engines die at it, counted over their whole life")
+            end = float(hard)
+        soft = math.ceil(end) if hard == resource.RLIM_INFINITY else min(math.ceil(end), hard)
         resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard))
-    except (ProcessLookupError, PermissionError):
+    except (OSError, ValueError) as exc:  # gone, not ours, or no prlimit here
+        log.debug("cannot extend the CPU limit of %d: %s", pid, exc)
         return None
-    return used + seconds
+    return end
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("%s", message)
 
 
 def kill_tagged(tag: str, key: str = ENGINE_TAG) -> int:

@@ -1,6 +1,9 @@
 """The referee side of the protocol against real engine subprocesses."""
 
+import logging
 import os
+import resource
+import subprocess
 import sys
 import textwrap
 import time
@@ -9,6 +12,7 @@ import pytest
 from conftest import ROOT
 
 import arena.engine as engine_module
+from arena import proctree
 from arena.engine import EngineFault, EngineProcess, EngineSpec
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
@@ -266,11 +270,16 @@ run(Burner())
 """
 
 
-def burner_games(tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, games: int) -> list[dict]:
+def burner_games(tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, games: int,
+                 wrapped: bool = False) -> list[dict]:
     """Records of ``games`` Hex games, one engine process each side for all of them: a
-    burner (``burn`` s of CPU on its first move of each game, cpu_seconds = 1) against random."""
+    burner (``burn`` s of CPU on its first move of each game, cpu_seconds = 1) against random;
+    ``wrapped``: started by a shell that stays its parent, as wrapper scripts do."""
     source = BURNER.format(root=str(ROOT), burn=burn, ignore_sigxcpu=ignore_sigxcpu)
-    procs = [EngineProcess(EngineSpec("burner", script_engine(tmp_path, source).command, cpu_seconds=1)),
+    command = script_engine(tmp_path, source).command
+    if wrapped:
+        command = ("sh", "-c", " ".join(command) + "; exit $?")  # two commands: sh cannot exec
+    procs = [EngineProcess(EngineSpec("burner", command, cpu_seconds=1)),
              EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
     for p in procs:
         p.start()
@@ -282,10 +291,25 @@ def burner_games(tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, gam
             p.quit()
 
 
-def test_cpu_seconds_is_a_budget_per_game_for_a_reused_engine(tmp_path, python_engine):
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_cpu_seconds_is_a_budget_per_game_for_a_reused_engine(tmp_path, python_engine, wrapped):
     # 0.7 s of CPU per game against a 1 s limit: three games in one process use 2.1 s.
-    records = burner_games(tmp_path, python_engine, 0.7, False, games=3)
+    records = burner_games(tmp_path, python_engine, 0.7, False, games=3, wrapped=wrapped)
     assert [r["termination"] for r in records] == ["normal"] * 3, [r["reason"] for r in records]
+
+
+def test_an_inherited_cpu_hard_limit_caps_the_budget(caplog):
+    # As under `ulimit -t 3`: the budget cannot go past the hard limit, and arena says so.
+    child = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (1, 3)))
+    try:
+        with caplog.at_level(logging.WARNING, logger="arena.engine"):
+            assert proctree.extend_cpu_limit(child.pid, 5) == 3.0
+        assert resource.prlimit(child.pid, resource.RLIMIT_CPU) == (3, 3)
+        assert "caps cpu_seconds" in caplog.text
+    finally:
+        child.kill()
+        child.wait()
+    assert proctree.extend_cpu_limit(child.pid, 5) is None   # gone: nothing to extend
 
 
 def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, python_engine):
