@@ -298,3 +298,5 @@ def test_deep_copies_and_pickles_play_on_their_own_board(how):
     assert copied.is_terminal() and copied.winner() is not None
     replay = play(copied.moves, size=5)
     assert replay.render() == copied.render() and replay.winner() == copied.winner()
+    if how == "deepcopy":
+        assert copied.game is state.game                  # the rules are shared, as clone() does

@@ -5,6 +5,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from arena.report import render_report
 from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
@@ -39,7 +40,19 @@ def test_report_renders_in_a_browser_with_untrusted_text_escaped(tmp_path):
     for row in results["standings"]:
         assert f'<td class="name">{row["engine"]}</td>' in dom
     assert "Cross table" in dom and "illegal" in dom and "Head to head" in dom
-    assert "Dropped engines" in dom and '<td class="name">dud</td>' in dom and "1 consecutive failures" in dom
+    assert "Dropped engines" in dom
+    assert '<td class="name">dud</td><td>1 consecutive failures, the last in game' in dom   # its row
     shot = tmp_path / "report.png"
     chromium(tmp_path, f"--screenshot={shot}", "--window-size=1000,800", report.as_uri())
     assert shot.exists() and shot.stat().st_size > 5000
+
+
+def test_games_not_recorded_are_listed_escaped():
+    # A lost worker or an internal error leaves a game unrecorded; the report says which.
+    summary = {"game": "hex", "options": {"size": 5}, "games": 0, "head_to_head": [], "terminations": {},
+               "dropped": {}, "not_recorded": ["game 7 not recorded: internal error <b>boom</b>"]}
+    page = render_report("t", summary, ["rank", "engine"], [], [])
+    assert "Games not recorded" in page
+    assert '<td class="name">game 7 not recorded: internal error &lt;b&gt;boom&lt;/b&gt;</td>' in page
+    empty = render_report("t", {**summary, "not_recorded": []}, ["rank", "engine"], [], [])
+    assert "Games not recorded" not in empty and "Dropped engines" not in empty

@@ -245,9 +245,12 @@ class HexState(State):
 
     # -- the rest -------------------------------------------------------------
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> "HexState":
+        return self.clone()  # the game is shared: immutable, and large next to a position
+
     def __getstate__(self) -> tuple[Any, ...]:
-        # For copy.deepcopy and pickle: the placement closure is rebuilt, not copied, so
-        # that a copy writes to its own lists (and a closure cannot be pickled).
+        # For pickle: the placement closure is rebuilt, not copied, so that a copy writes
+        # to its own lists (and a closure cannot be pickled).
         return self.game, self.cells, self._marks, self._moves, self._winner, self._empty
 
     def __setstate__(self, saved: tuple[Any, ...]) -> None:
