@@ -101,8 +101,7 @@ def child_setup(memory_mb: int | None, cpu_seconds: int | None) -> Callable[[], 
             # The soft limit (SIGXCPU) is raised game by game (extend_cpu_limit), which an
             # unprivileged process may do only up to the hard limit: keep the inherited one.
             _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-            soft = cpu_seconds if hard == resource.RLIM_INFINITY else min(cpu_seconds, hard)
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+            resource.setrlimit(resource.RLIMIT_CPU, (_within(hard, cpu_seconds), hard))
         if tie_to_parent and set_parent_death_signal(signal.SIGKILL) and os.getppid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)  # the parent died before the signal was armed
     return setup
@@ -168,12 +167,16 @@ def extend_cpu_limit(pid: int, seconds: int) -> float | None:
             _warn_once(f"the CPU-time hard limit arena inherited ({hard} s, ulimit -t) caps cpu_seconds: "
                        "engines die at it, counted over their whole life")
             end = float(hard)
-        soft = math.ceil(end) if hard == resource.RLIM_INFINITY else min(math.ceil(end), hard)
-        resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard))
+        resource.prlimit(pid, resource.RLIMIT_CPU, (_within(hard, math.ceil(end)), hard))
     except (OSError, ValueError) as exc:  # gone, not ours, or no prlimit here
         log.debug("cannot extend the CPU limit of %d: %s", pid, exc)
         return None
     return end
+
+
+def _within(hard: int, value: int) -> int:
+    """``value``, or the hard limit where that is finite and lower."""
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
 _warned: set[str] = set()
