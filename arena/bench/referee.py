@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any, Callable
 
@@ -132,42 +132,39 @@ class OpenSpielFigures:
     version: str
     playouts: int
     identical: bool
+    # per run, per second of thread CPU
     arena_playouts_per_s: list[float] = field(default_factory=list)
     arena_stepwise_playouts_per_s: list[float] = field(default_factory=list)
     openspiel_playouts_per_s: list[float] = field(default_factory=list)
     openspiel_own_list_playouts_per_s: list[float] = field(default_factory=list)
-    arena_validated_per_s: list[float] = field(default_factory=list)
-    openspiel_validated_per_s: list[float] = field(default_factory=list)
+    arena_moves_validated_per_s: list[float] = field(default_factory=list)
+    openspiel_moves_validated_per_s: list[float] = field(default_factory=list)
+
+    def _ratio(self, arena: str, openspiel: str) -> float:
+        return med(getattr(self, arena)) / med(getattr(self, openspiel))
 
     @property
     def playout_ratio(self) -> float:
-        return med(self.arena_playouts_per_s) / med(self.openspiel_playouts_per_s)
+        return self._ratio("arena_playouts_per_s", "openspiel_playouts_per_s")
 
     @property
     def stepwise_playout_ratio(self) -> float:
-        return med(self.arena_stepwise_playouts_per_s) / med(self.openspiel_playouts_per_s)
+        return self._ratio("arena_stepwise_playouts_per_s", "openspiel_playouts_per_s")
 
     @property
     def own_list_playout_ratio(self) -> float:
-        return med(self.arena_playouts_per_s) / med(self.openspiel_own_list_playouts_per_s)
+        return self._ratio("arena_playouts_per_s", "openspiel_own_list_playouts_per_s")
 
     @property
     def validation_ratio(self) -> float:
-        return med(self.arena_validated_per_s) / med(self.openspiel_validated_per_s)
+        return self._ratio("arena_moves_validated_per_s", "openspiel_moves_validated_per_s")
 
     def as_dict(self) -> dict[str, Any]:
+        rates = {f.name: med(getattr(self, f.name)) for f in fields(self) if f.name.endswith("_per_s")}
+        ratios = {name: getattr(self, name) for name in
+                  ("playout_ratio", "stepwise_playout_ratio", "own_list_playout_ratio", "validation_ratio")}
         return {"openspiel_version": self.version, "playouts": self.playouts,
-                "identical_games": self.identical,
-                "arena_playouts_per_s": med(self.arena_playouts_per_s),
-                "arena_stepwise_playouts_per_s": med(self.arena_stepwise_playouts_per_s),
-                "openspiel_playouts_per_s": med(self.openspiel_playouts_per_s),
-                "openspiel_own_list_playouts_per_s": med(self.openspiel_own_list_playouts_per_s),
-                "playout_ratio": self.playout_ratio,
-                "stepwise_playout_ratio": self.stepwise_playout_ratio,
-                "own_list_playout_ratio": self.own_list_playout_ratio,
-                "arena_moves_validated_per_s": med(self.arena_validated_per_s),
-                "openspiel_moves_validated_per_s": med(self.openspiel_validated_per_s),
-                "validation_ratio": self.validation_ratio}
+                "identical_games": self.identical, **rates, **ratios}
 
 
 def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures | None:
@@ -196,14 +193,14 @@ def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures 
         figures.openspiel_playouts_per_s.append(count / _timed(_spiel_playout, spiel, seeds))
         figures.arena_stepwise_playouts_per_s.append(count / _timed_playouts(game, seeds, stepwise=True)[0])
         figures.openspiel_own_list_playouts_per_s.append(count / _timed(_spiel_own_list_playout, spiel, seeds))
-        figures.arena_validated_per_s.append(plies / _timed_replays(game, seeds, games))
+        figures.arena_moves_validated_per_s.append(plies / _timed_replays(game, seeds, games))
         states = [spiel.new_initial_state() for _ in actions]
         start = time.thread_time()
         for state, moves in zip(states, actions):
             apply = state.apply_action
             for action in moves:
                 apply(action)
-        figures.openspiel_validated_per_s.append(plies / (time.thread_time() - start))
+        figures.openspiel_moves_validated_per_s.append(plies / (time.thread_time() - start))
     return figures
 
 

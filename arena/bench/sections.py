@@ -73,7 +73,7 @@ def referee(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
          med(spiel.openspiel_playouts_per_s), spiel.stepwise_playout_ratio],
         ["random playouts/s: playout() / driver keeps the empty cells", med(spiel.arena_playouts_per_s),
          med(spiel.openspiel_own_list_playouts_per_s), spiel.own_list_playout_ratio],
-        ["moves validated/s", med(spiel.arena_validated_per_s), med(spiel.openspiel_validated_per_s),
+        ["moves validated/s", med(spiel.arena_moves_validated_per_s), med(spiel.openspiel_moves_validated_per_s),
          spiel.validation_ratio],
     ], ["arena / OpenSpiel", "arena", "OpenSpiel", "ratio"])
     report.data["referee"]["openspiel_hex11"] = spiel.as_dict()
