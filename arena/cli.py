@@ -117,7 +117,7 @@ def play(game_name: str, options: tuple[str, ...], movetime: int, margin: int, s
         for proc in procs:
             proc.quit()
     rec = result.record
-    state, _ = starting_state(game, seed, rec["players"])
+    state, _ = starting_state(game, seed, deal=rec["deal"])
     for move in rec["moves"]:
         state.play(move)
     click.echo(state.render())
