@@ -1,0 +1,7 @@
+"""arena: a referee and tournament runner for hex-board abstract games.
+
+A game's data passes three stages, one package each: ``rules/`` (the games), ``engine/``
+(driving one engine process) and, above ``match.py`` (one game under the referee),
+``tournament/`` (what to play and on which worker) and ``results/`` (storage, ratings, checks,
+reports). ``cli.py`` is the thin command-line layer over them; ``bench/`` measures them.
+"""

@@ -18,12 +18,12 @@ from typing import Any
 import click
 
 from .bench import SECTIONS as BENCH_SECTIONS
-from .engine import EngineFault, EngineProcess, EngineSpec
+from .engine.process import EngineFault, EngineProcess, EngineSpec
 from .match import TimeControl, play_game, starting_state
+from .results.store import StorageError
+from .results.verify import RecordError, verify_lines
 from .rules import GAMES, OptionError, make_game
-from .storage import StorageError
-from .tournament import ConfigError, load_tournament, resolve_program
-from .verify import RecordError, verify_lines
+from .tournament.config import ConfigError, load_tournament, resolve_program
 
 
 class Failure(click.ClickException):
@@ -49,7 +49,7 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No per-game progress lines.")
 def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool) -> None:
     """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
-    from .runner import run_tournament
+    from .tournament.runner import run_tournament
 
     try:
         t = load_tournament(tournament_file)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from protocol import codec
 
-from .engine import EngineFault, EngineProcess
+from .engine.process import EngineFault, EngineProcess
 from .rules import Game, IllegalMove, State
 
 MAX_MOVE_MS = 600_000  # per-move ceiling when no time control is set

@@ -1,6 +1,6 @@
 """Encoding and decoding of protocol v1 lines (see PROTOCOL.md).
 
-Pure functions shared by the referee (arena.engine) and the engine SDK, so the
+Pure functions shared by the referee (arena.engine.process) and the engine SDK, so the
 two sides cannot drift apart.  Parsing never raises anything but
 :class:`ProtocolError`, whose message quotes the offending line safely.
 """

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from arena.pool import WorkerPool
+from arena.tournament.pool import WorkerPool
 from helpers import ROOT, engine_toml, run_arena, write_tournament
 
 

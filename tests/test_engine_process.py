@@ -11,9 +11,9 @@ import time
 import pytest
 from conftest import ROOT
 
-import arena.engine as engine_module
-from arena import proctree
-from arena.engine import EngineFault, EngineProcess, EngineSpec
+import arena.engine.process as engine_module
+from arena.engine import proctree
+from arena.engine.process import EngineFault, EngineProcess, EngineSpec
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
 

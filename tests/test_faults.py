@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import proctree
-from arena.engine import EngineProcess, EngineSpec
+from arena.engine import proctree
+from arena.engine.process import EngineProcess, EngineSpec
 from arena.match import TimeControl
-from arena.runner import WorkerConfig, _Worker
-from arena.scheduler import ScheduledGame
+from arena.tournament.runner import WorkerConfig, _Worker
+from arena.tournament.schedule import ScheduledGame
 
 HERE = Path(__file__).resolve().parent
 ZOO = str(HERE / "engines" / "zoo_engine.py")
@@ -270,7 +270,7 @@ def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
     host = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(HERE.parent)!r})
-        from arena.engine import EngineProcess, EngineSpec
+        from arena.engine.process import EngineProcess, EngineSpec
         proc = EngineProcess(EngineSpec("z", ({sys.executable!r}, {ZOO!r}, "fork")), run_tag="run-{os.getpid()}")
         proc.start()
         print(proc.proc.pid, flush=True)

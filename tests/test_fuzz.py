@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.engine import EngineFault, EngineProcess, EngineSpec
+from arena.engine.process import EngineFault, EngineProcess, EngineSpec
 from arena.rules import GAMES, IllegalMove, make_game
-from arena.tournament import ConfigError, load_tournament
-from arena.verify import RecordError, verify_lines
+from arena.tournament.config import ConfigError, load_tournament
+from arena.results.verify import RecordError, verify_lines
 from protocol import codec
 from protocol.codec import ProtocolError
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.hexgrid import Board, connected_components
+from arena.rules.hexgrid import Board, connected_components
 from arena.rules import IllegalMove, OptionError, make_game
 from arena.rules.groups import BLACK, WHITE, GroupsGame, GroupsState, decide
 

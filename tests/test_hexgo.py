@@ -12,7 +12,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from arena.hexgrid import Board, connected_components, reachable
+from arena.rules.hexgrid import Board, connected_components, reachable
 from arena.rules import IllegalMove, OptionError, make_game
 from arena.rules.hexgo import BLACK, WHITE, HexGoState
 

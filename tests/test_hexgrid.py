@@ -1,6 +1,6 @@
 import pytest
 
-from arena.hexgrid import OFF_BOARD, Board, connected_components, reachable
+from arena.rules.hexgrid import OFF_BOARD, Board, connected_components, reachable
 
 
 def test_rhombus_names_and_neighbour_convention():

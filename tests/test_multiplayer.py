@@ -5,7 +5,7 @@ import re
 import sys
 from pathlib import Path
 
-from arena.engine import EngineProcess, EngineSpec
+from arena.engine.process import EngineProcess, EngineSpec
 from arena.match import TimeControl, play_game, starting_state
 from arena.rules import make_game
 from helpers import run_arena

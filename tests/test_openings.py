@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.scheduler import round_robin
-from arena.tournament import ConfigError, load_tournament
+from arena.tournament.schedule import round_robin
+from arena.tournament.config import ConfigError, load_tournament
 from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 

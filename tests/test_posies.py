@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.hexgrid import connected_components
+from arena.rules.hexgrid import connected_components
 from arena.rules import IllegalMove, OptionError, make_game
 from arena.rules.posies import EMPTY, LETTERS, PosiesState
 

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from arena.match import forfeit_before_start
-from arena.ratings import ENV, elo_estimate, head_to_head, head_to_head_rows, standings
+from arena.results.ratings import ENV, elo_estimate, head_to_head, head_to_head_rows, standings
 from arena.rules import make_game
 
 

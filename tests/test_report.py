@@ -5,7 +5,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from arena.report import render_report
+from arena.results.report import render_report
 from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import proctree
+from arena.engine import proctree
 from arena.match import TimeControl
-from arena.pool import Lost, WorkerPool
-from arena.runner import FailureTracker, WorkerConfig, _Worker
-from arena.scheduler import ScheduledGame
-from arena.storage import GameStore
+from arena.tournament.pool import Lost, WorkerPool
+from arena.tournament.runner import FailureTracker, WorkerConfig, _Worker
+from arena.tournament.schedule import ScheduledGame
+from arena.results.store import GameStore
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 
@@ -258,7 +258,7 @@ def test_drop_rule_counts_consecutive_failures_only():
 
 def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
     spec_cmd = (sys.executable, ZOO, "good")
-    from arena.engine import EngineSpec
+    from arena.engine.process import EngineSpec
     config = WorkerConfig("t", "hex", {"size": 5, "swap": False},
                           {"a": EngineSpec("a", spec_cmd), "b": EngineSpec("b", spec_cmd)},
                           TimeControl(movetime_ms=300))

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.ratings import standings
-from arena.scheduler import round_robin
+from arena.results.ratings import standings
+from arena.tournament.schedule import round_robin
 from helpers import ROOT, arena_cmd, engine_toml, run_arena as arena, write_tournament
 
 

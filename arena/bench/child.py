@@ -76,8 +76,8 @@ def main(config_path: str) -> None:
     if config.get("cpus"):  # like `taskset`: workers and engines inherit the mask
         os.sched_setaffinity(0, config["cpus"])
     from ..cli import _setup_logging
-    from ..runner import run_tournament
-    from ..tournament import load_tournament
+    from ..tournament.runner import run_tournament
+    from ..tournament.config import load_tournament
 
     tournament = load_tournament(config["file"])
     out = Path(config["out"])

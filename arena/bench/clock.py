@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import EngineProcess, EngineSpec
+from ..engine.process import EngineProcess, EngineSpec
 from ..match import TimeControl, play_game
 from ..rules import make_game
 from .common import InstantEngine, med, percentile, read_engine_stats

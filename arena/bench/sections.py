@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from protocol import codec
 
-from ..engine import SPIN_S
+from ..engine.process import SPIN_S
 from ..rules import make_game
 from .clock import clock_accuracy
 from .common import InstantEngine, med

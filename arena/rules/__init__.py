@@ -1,4 +1,10 @@
-"""Registry of rulesets: game name -> Game class, imported on first use."""
+"""The rules of the five games, pure and deterministic, behind one ``Game``/``State`` interface.
+
+``base.py`` defines that interface (options, legal moves, play, results, playouts); each game is
+one module (``hex.py``, ``groups.py``, ``bases.py``, ``hexgo.py``, ``posies.py``), and
+``hexgrid.py`` is the hex geometry they all stand on (cells, names, neighbours, lines,
+rendering). This module is the registry: game name -> ``Game`` class, imported on first use.
+"""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from ..hexgrid import OFF_BOARD, Board
+from .hexgrid import OFF_BOARD, Board
 from .base import Game, GameOptions, IllegalMove, State
 
 BOARD = Board.hexhex(5)

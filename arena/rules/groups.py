@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 from pydantic import Field
 
-from ..hexgrid import Board, find_root
+from .hexgrid import Board, find_root
 from .base import Game, GameOptions, IllegalMove, State
 
 EMPTY = -1

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from pydantic import Field
 
-from ..hexgrid import Board
+from .hexgrid import Board
 from .base import Game, GameOptions, IllegalMove, State, draw_below
 
 EMPTY = -1

@@ -40,7 +40,7 @@ from typing import Any, Iterable, NamedTuple
 
 from pydantic import Field, model_validator
 
-from ..hexgrid import OFF_BOARD, Board, find_root
+from .hexgrid import OFF_BOARD, Board, find_root
 from .base import Game, GameOptions, IllegalMove, State
 
 EMPTY, BLACK, WHITE = -1, 0, 1

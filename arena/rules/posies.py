@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..hexgrid import OFF_BOARD, Board
+from .hexgrid import OFF_BOARD, Board
 from .base import Game, GameOptions, IllegalMove, OptionError, State
 
 EMPTY = -1

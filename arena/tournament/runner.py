@@ -24,16 +24,16 @@ from tabulate import tabulate
 
 from protocol import codec
 
-from . import proctree
-from .engine import EngineFault, EngineProcess, EngineSpec
-from .match import GameResult, TimeControl, forfeit_before_start, play_game
+from ..engine import proctree
+from ..engine.process import EngineFault, EngineProcess, EngineSpec
+from ..match import GameResult, TimeControl, forfeit_before_start, play_game
+from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
+from ..results.report import render_report
+from ..results.store import GameStore
+from ..rules import Game, make_game
+from .config import Tournament
 from .pool import Lost, WorkerPool
-from .ratings import head_to_head, head_to_head_rows, standings, table_rows
-from .report import render_report
-from .rules import Game, make_game
-from .scheduler import ScheduledGame, round_robin
-from .storage import GameStore
-from .tournament import Tournament
+from .schedule import ScheduledGame, round_robin
 
 log = logging.getLogger("arena.runner")
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import combinations, permutations
 from typing import Sequence
 
-from .match import derive_seed
+from ..match import derive_seed
 from .openings import Opening, opening_for
 
 

@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .engine import EngineSpec
-from .match import TimeControl
+from ..engine.process import EngineSpec
+from ..match import TimeControl
+from ..rules import Game, OptionError, make_game
 from .openings import Opening, OpeningsError, load_openings
-from .rules import Game, OptionError, make_game
 
 
 class ConfigError(Exception):
@@ -70,7 +70,7 @@ class TournamentFile(_Strict):
     workers: int = Field(1, ge=1, le=256)
     affinity: bool = False           # pin each worker and its engines to one core
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
-    openings: str | None = None      # opening book, relative to this file (arena/openings.py)
+    openings: str | None = None      # opening book, relative to this file (arena/tournament/openings.py)
     engines: list[EngineEntry] = Field(min_length=2)
 
     @field_validator("name")

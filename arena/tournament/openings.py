@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .rules import Game, IllegalMove
+from ..rules import Game, IllegalMove
 
 Opening = tuple[str, ...]
 

@@ -12,7 +12,7 @@ import html
 from typing import Any, Sequence
 
 from .ratings import HeadToHead, head_to_head
-from .rules.base import format_option_value
+from ..rules.base import format_option_value
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }

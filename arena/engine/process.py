@@ -5,7 +5,7 @@ non-blocking with a deadline, lines are bounded, and whatever goes wrong
 surfaces as one :class:`EngineFault` carrying the termination code recorded in
 the game (``handshake``, ``timeout``, ``protocol``, ``crash``).  The process
 runs in its own process group so that killing it also kills any children it
-forked, and it is always reaped; :mod:`arena.proctree` adds an environment tag
+forked, and it is always reaped; :mod:`arena.engine.proctree` adds an environment tag
 (children that left the group are found and killed too) and death with the
 arena process that started it.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Iterator
 
-from .rules import IllegalMove, OptionError, make_game
+from ..rules import IllegalMove, OptionError, make_game
 
 
 class RecordError(Exception):

@@ -1,0 +1,7 @@
+"""What a tournament leaves behind, and what is computed from it.
+
+``store.py`` writes every finished game to SQLite and JSON Lines and holds the folder's lock;
+``ratings.py`` computes TrueSkill standings and the head-to-head Elo / LOS table;
+``verify.py`` re-checks game records against the rules; ``report.py`` renders the HTML report
+(engine text escaped). Nothing here starts an engine.
+"""
