@@ -66,3 +66,16 @@ def test_sanitize_shows_lone_control_characters_escaped_not_deleted():
     assert codec.sanitize("b3\x00") == "b3\\x00"  # not 'b3', which would read as a cell
     assert codec.sanitize("abc\u202edcba\u2066x\u2069") == "abc\\u202edcba\\u2066x\\u2069"
     assert codec.sanitize(codec.sanitize("\x9b\x00")) == codec.sanitize("\x9b\x00")  # idempotent
+
+
+def test_a_line_of_exactly_max_line_is_valid_and_one_more_is_not():
+    exact = "info " + "x" * (codec.MAX_LINE - len("info "))
+    assert len(exact) == codec.MAX_LINE == 64 * 1024
+    assert codec.parse_engine_line(exact) == Info("x" * (codec.MAX_LINE - len("info ")))
+    with pytest.raises(ProtocolError, match="longer than 65536"):
+        codec.parse_engine_line(exact + "x")
+
+
+def test_a_move_token_is_kept_exactly_as_sent():
+    assert codec.parse_engine_line("move A1") == Move("A1")
+    assert codec.parse_engine_line("move C3-c5/F2") == Move("C3-c5/F2")
