@@ -21,7 +21,7 @@ _CONTROL = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x
                       r"|[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-_ASCII_INT = re.compile(r"-?[0-9]{1,18}")
+_ASCII_INT = re.compile(r"-?[0-9]{1,20}")  # 20 digits: any 64-bit number
 _ASCII_NUMBER = re.compile(r"-?[0-9]{1,18}(?:\.[0-9]{1,18})?")
 
 
@@ -51,7 +51,7 @@ def quote(text: str, limit: int = 200) -> str:
 
 
 def ascii_int(text: str, signed: bool = False) -> int:
-    """A protocol number: ASCII digits only, at most 18 of them.  ``int()`` alone would take
+    """A protocol number: ASCII digits only, at most 20 of them.  ``int()`` alone would take
     other scripts' digits, ``_`` and spaces, and ``str.isdigit()`` says yes to superscripts
     that ``int()`` then rejects; raises ProtocolError for anything else."""
     if _ASCII_INT.fullmatch(text) is None or (text.startswith("-") and not signed):

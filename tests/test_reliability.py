@@ -39,6 +39,11 @@ def test_referee_numbers_in_other_digits_are_protocol_errors(line):
         codec.parse_command(line)
 
 
+def test_every_64_bit_seed_still_parses():
+    assert codec.parse_command(f"seed {2**64 - 1}") == codec.Seed(2**64 - 1)
+    assert codec.parse_command("go time -5,10 movetime 7").time == (-5, 10)
+
+
 def test_a_superscript_version_costs_the_engine_its_game_not_the_tournament(marker):
     record, _, worker = play_one(zoo("unicode_version"), bad_seat=1)
     assert "internal_error" not in record, record
