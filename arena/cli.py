@@ -47,14 +47,27 @@ def main() -> None:
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: out/<tournament name>). Re-running resumes it.")
 @click.option("--quiet", "-q", is_flag=True, help="No per-game progress lines.")
-def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool) -> None:
+@click.option("--cluster", "cluster_address", metavar="ADDRESS",
+              help="Play on a Dask cluster: tcp://HOST:PORT of its scheduler, or local:N to start N "
+                   "workers here (default: the file's [cluster] address; docs/cluster.md).")
+def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool,
+        cluster_address: str | None) -> None:
     """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
+    from .tournament.cluster import ClusterError, ClusterSpec
     from .tournament.runner import run_tournament
 
     try:
         t = load_tournament(tournament_file)
     except ConfigError as exc:
         raise Failure(str(exc)) from None
+    cluster = None
+    if cluster_address or t.data.cluster:
+        where = "--cluster" if cluster_address else f"{tournament_file}: [cluster] address"
+        try:
+            cluster = ClusterSpec.parse(cluster_address or t.data.cluster.address,
+                                        echo=lambda text: click.echo(text, err=True))
+        except ClusterError as exc:
+            raise Failure(f"{where}: {exc}") from None
     out = out or Path("out") / t.name
 
     def progress(record: dict[str, Any], done: int, total: int) -> None:
@@ -64,8 +77,8 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
 
     try:
         _setup_logging(out)
-        summary = run_tournament(t, out, workers, progress)
-    except StorageError as exc:
+        summary = run_tournament(t, out, workers, progress, cluster=cluster)
+    except (StorageError, ClusterError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt:
         raise Failure(f"interrupted; finished games are kept in {out}. Run the same command to resume.") from None

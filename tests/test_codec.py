@@ -64,3 +64,16 @@ def test_parser_never_raises_anything_but_protocol_error(line):
 def test_sanitize_removes_line_breaks_tabs_and_bidi_controls():
     assert codec.sanitize("evil\nname\tx") == "evilnamex"
     assert codec.sanitize("abc\u202edcba\u2066x\u2069") == "abcdcbax"
+
+
+def test_a_line_of_exactly_max_line_is_valid_and_one_more_is_not():
+    exact = "info " + "x" * (codec.MAX_LINE - len("info "))
+    assert len(exact) == codec.MAX_LINE == 64 * 1024
+    assert codec.parse_engine_line(exact) == Info("x" * (codec.MAX_LINE - len("info ")))
+    with pytest.raises(ProtocolError, match="longer than 65536"):
+        codec.parse_engine_line(exact + "x")
+
+
+def test_a_move_token_is_kept_exactly_as_sent():
+    assert codec.parse_engine_line("move A1") == Move("A1")
+    assert codec.parse_engine_line("move C3-c5/F2") == Move("C3-c5/F2")

@@ -84,18 +84,22 @@ def _tally(row: Standing, place: int, others: Sequence[int]) -> None:
     (none: no result, nothing counted)."""
     if not others:
         return
+    points, outcome = game_outcome(place, others)
     row.games += 1
     row.places[place] += 1
+    row.opponents += len(others)
+    row.points += points
+    setattr(row, outcome, getattr(row, outcome) + 1)
+
+
+def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
+    """Points (1 per opponent placed below, 0.5 per opponent level) and the counter the game
+    adds to: ``"wins"`` (ahead of all), ``"draws"`` (level with the best of the others) or
+    ``"losses"``, for one engine at ``place`` against opponents at places ``others``."""
     better = sum(1 for p in others if p < place)
     tied = sum(1 for p in others if p == place)
-    row.opponents += len(others)
-    row.points += (len(others) - better - tied) + 0.5 * tied
-    if better == 0 and tied == 0:
-        row.wins += 1
-    elif better == 0:
-        row.draws += 1
-    else:
-        row.losses += 1
+    points = (len(others) - better - tied) + 0.5 * tied
+    return points, "losses" if better else "draws" if tied else "wins"
 
 
 def table_rows(rows: Sequence[Standing], players: int) -> tuple[list[str], list[list[Any]]]:

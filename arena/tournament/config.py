@@ -61,6 +61,10 @@ class TimeControlEntry(_Strict):
         return self
 
 
+class ClusterEntry(_Strict):
+    address: str = Field(min_length=1)  # tcp://HOST:PORT of a Dask scheduler, or local:N (docs/cluster.md)
+
+
 class TournamentFile(_Strict):
     name: str = Field(min_length=1, max_length=64)
     game: str
@@ -72,6 +76,7 @@ class TournamentFile(_Strict):
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
     openings: str | None = None      # opening book, relative to this file (arena/tournament/openings.py)
     engines: list[EngineEntry] = Field(min_length=2)
+    cluster: ClusterEntry | None = None  # play on a Dask cluster (override with --cluster)
 
     @field_validator("name")
     @classmethod

@@ -236,8 +236,12 @@ class FailureTracker:
 
 
 def run_tournament(t: Tournament, out: Path, workers: int | None = None,
-                   progress: Callable[[dict[str, Any], int, int], None] | None = None) -> RunSummary:
-    """Play every scheduled game not yet in ``out``'s database, then rate and report."""
+                   progress: Callable[[dict[str, Any], int, int], None] | None = None,
+                   cluster: Any = None) -> RunSummary:
+    """Play every scheduled game not yet in ``out``'s database, then rate and report.
+
+    ``cluster`` (a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games on a
+    Dask cluster instead of local worker processes; storing and rating stay here."""
     workers = workers or t.data.workers
     schedule = round_robin([e.name for e in t.engines], t.game.players, t.data.rounds, t.data.seed,
                            t.openings)
@@ -257,7 +261,8 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:
-            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done))
+            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done),
+                                        cluster)
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
@@ -288,21 +293,33 @@ def _dropped_in(records: list[dict[str, Any]]) -> dict[str, str]:
     return dropped
 
 
+class _LocalGames:
+    """The game executor of a local run: arena's worker pool, and the drop rule shared
+    with its workers.  (A cluster run uses cluster.ClusterGames, same interface.)"""
+
+    def __init__(self, config: WorkerConfig, size: int, lock_fd: int | None) -> None:
+        if config.affinity and not proctree.can_pin():
+            log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
+        self.names = list(config.engines)
+        self.dropped = multiprocessing.get_context("fork").RawArray("b", len(self.names))
+        self.pool = WorkerPool(size, _play_in_worker, _init_worker, (config, self.dropped, lock_fd),
+                               cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else ())
+        self.imap_unordered = self.pool.imap_unordered
+        self.close = self.pool.close
+        self.terminate = self.pool.terminate
+
+    def drop(self, name: str) -> None:
+        self.dropped[self.names.index(name)] = 1
+
+
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int) -> tuple[FailureTracker, list[str]]:
+              progress, total: int, already: int, cluster: Any = None) -> tuple[FailureTracker, list[str]]:
     tracker = FailureTracker(config.max_failures)
     errors: list[str] = []
     if not todo:
         return tracker, errors
+    pool = cluster.open(config) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd)
     multiprocessing_logging.install_mp_handler()
-    if config.affinity and not proctree.can_pin():
-        log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
-    names = list(config.engines)
-    ctx = multiprocessing.get_context("fork")
-    dropped = ctx.RawArray("b", len(names))  # the drop rule, shared with the workers
-    pool = WorkerPool(min(workers, len(todo)), _play_in_worker, _init_worker,
-                      (config, dropped, store.lock_fd),
-                      cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else ())
     finished = already
     previous_handler = _sigterm_as_interrupt()
     try:
@@ -313,7 +330,7 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
                 continue
             store.add(record)
             for name in tracker.update(record):
-                dropped[names.index(name)] = 1
+                pool.drop(name)
                 log.warning("%s dropped after %s", name, tracker.dropped[name])
             finished += 1
             if progress:

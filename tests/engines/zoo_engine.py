@@ -19,6 +19,9 @@ FAULTS = (sys.argv[1] if len(sys.argv) > 1 else "good").split("+")
 FAULT = FAULTS[0]
 AT = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# Faults that send the move on a line padded with trailing blanks (still a valid line)
+# to this many bytes: protocol/codec.py's MAX_LINE, and one byte more.
+PADDED = {"line_exact": 64 * 1024, "line_over": 64 * 1024 + 1}
 
 
 def note_pid() -> None:
@@ -77,6 +80,8 @@ def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
         out("\x1b]0;pwned\x07\x1b[2Jhello \x9b31m")
     elif fault == "illegal":
         out(f"move {moves[0] if moves else 'zz99'}")
+    elif fault == "shout":  # the right cell in capitals, which is not its token
+        out(f"move {first_free(SIZE, moves).upper()}")
     elif fault == "other_game":
         out("move e1-e4")
     elif fault == "double_move":  # one write: both lines are there before the next go
@@ -168,7 +173,8 @@ def main() -> None:
             if gos == AT:
                 for fault in FAULTS:
                     misbehave(fault, moves, movetime)
-            out(f"move {first_free(SIZE, moves)}")
+            move = f"move {first_free(SIZE, moves)}"
+            out(move.ljust(PADDED[FAULT]) if gos == AT and FAULT in PADDED else move)
         elif words[0] == "quit":
             if "ignore_signals" in FAULTS:
                 sleep_forever()
