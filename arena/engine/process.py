@@ -71,6 +71,8 @@ class EngineSpec:
     memory_mb: int | None = None      # address-space limit, enforced by the kernel
     cpu_seconds: int | None = None    # CPU-time limit per game, per process
     handshake_ms: int | None = None   # handshake / isready limit (default HANDSHAKE_TIMEOUT)
+    protocol: str = "arena"           # "arena" (protocol v1, this module) or "gtp" (gtp.py)
+    init: tuple[str, ...] = ()        # GTP only: commands sent after start-up, answers checked
 
 
 @dataclass

@@ -24,7 +24,7 @@ from tabulate import tabulate
 
 from protocol import codec
 
-from ..engine import proctree
+from ..engine import open_engine, proctree
 from ..engine.process import EngineFault, EngineProcess, EngineSpec
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
@@ -73,7 +73,7 @@ class _Worker:
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = EngineProcess(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
+            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
             self.engines[name] = proc
             proc.start()
         return proc
