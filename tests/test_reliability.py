@@ -199,3 +199,22 @@ def test_hidden_posies_are_dealt_from_a_secret_not_from_the_seed(tmp_path):
     assert len(deals) == 3 and derive_seed(5, "deal", *names) not in deals
     plain = make_game("hex", {"size": 5})
     assert new_deal(plain, 5, names) == new_deal(plain, 5, names)  # no secrets: reruns identical
+
+
+def test_a_gtp_answer_read_after_the_limit_is_a_time_loss(marker, monkeypatch):
+    """The GTP bridge too: the genmove answer is judged by the measured time."""
+    from arena.engine.gtp import GtpEngine
+    real = GtpEngine._read_response
+
+    def slow(self, deadline, code, reason, lines):
+        answer = real(self, deadline, code, reason, lines)
+        if callable(reason):  # the genmove wait (set-up commands give their reason as text)
+            time.sleep((MOVETIME + MARGIN) / 1000 + 0.05)
+        return answer
+    monkeypatch.setattr(GtpEngine, "_read_response", slow)
+    spec = EngineSpec("gtp", (sys.executable, str(ROOT / "tests" / "engines" / "gtp_hex_engine.py")),
+                      protocol="gtp")
+    record, _, worker = play_one(spec)
+    check_fault(record, worker, 0, "timeout", "answered after 4")
+    assert "over the limit of 400 ms" in record["reason"]
+    check_clean(worker, marker)
