@@ -70,7 +70,7 @@ def slow_zoo(*names: str) -> str:
 def cluster():
     """A LocalCluster of two worker processes, one thread each."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local:
+                                  dashboard_address=":0") as local:
         with distributed.Client(local) as client:
             yield local, client
 
@@ -164,7 +164,7 @@ def test_a_worker_that_cannot_start_an_engine_is_named_before_any_game(tmp_path,
                             time_control="movetime_ms = 500")
     monkeypatch.setenv("BOTS", str(bots))
     monkeypatch.setenv("ZOO_PIDS", str(tmp_path / "pids"))
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
         with distributed.Client(local) as client:
             env = dict(os.environ, BOTS=str(tmp_path / "missing"), PYTHONPATH=str(ROOT))
             worker = dask_worker(local.scheduler_address, "no-bots-here", env)

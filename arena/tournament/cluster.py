@@ -43,7 +43,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arena.cluster")
 
-IN_FLIGHT_PER_THREAD = 2   # tasks queued per worker thread: enough to keep it busy
+# Tasks in flight: enough that no worker thread waits for the coordinator's next task
+# (a Dask round trip is milliseconds, more on a loaded machine), few enough that an
+# engine dropped by max_failures is not started for many games already submitted.
+IN_FLIGHT_PER_THREAD = 2
+MIN_IN_FLIGHT = 8
 BOUNCES = 3                # times a game may land on workers that cannot start its engines
 STALE_S = 600.0            # a run's idle engines on a worker are quit after this long unused
 CONNECT_TIMEOUT_S = 30.0
@@ -201,6 +205,8 @@ class ClusterSpec:
 class ClusterGames:
     """The runner's game executor on a Dask cluster (same interface as its local pool)."""
 
+    task = staticmethod(_play)  # what a game's task runs (the coordinator benchmark swaps it)
+
     def __init__(self, spec: ClusterSpec, config: WorkerConfig) -> None:
         try:
             import distributed
@@ -230,7 +236,8 @@ class ClusterGames:
         try:
             if n is not None:
                 self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                        dashboard_address=None, silence_logs=logging.ERROR)
+                                                        dashboard_address=":0", silence_logs=logging.ERROR)
+                log.info("Dask dashboard: %s", self.cluster.dashboard_link)
                 return distributed.Client(self.cluster)
             return distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError) as exc:
@@ -278,7 +285,7 @@ class ClusterGames:
         seen: set[int] = set()
 
         def fill() -> None:
-            capacity = IN_FLIGHT_PER_THREAD * max(1, self._threads())
+            capacity = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_THREAD * self._threads())
             while queue and pending.count() < capacity:
                 game = queue.popleft()
                 future = self._submit(game, bounces.get(game.index, 0))
@@ -305,7 +312,7 @@ class ClusterGames:
         # refuses it (EngineUnavailable) rather than leaving it waiting for ever.
         good = [w for w in self.client.scheduler_info()["workers"] if w not in self.bad] if self.bad else []
         where = {"workers": good, "allow_other_workers": True} if good else {}
-        return self.client.submit(_play, self.config, game, tuple(self.dropped), pure=False,
+        return self.client.submit(self.task, self.config, game, tuple(self.dropped), pure=False,
                                   key=f"arena-{self.config.run_tag[:12]}-game-{game.index}-{attempt}", **where)
 
     def _outcome(self, future: "Future", game: ScheduledGame, bounces: dict[int, int],
