@@ -313,7 +313,10 @@ def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_mom
             run.terminate()
         elif workers:  # the pool replaces it and plays on; then the run is stopped too
             victim = min(workers)
-            os.kill(victim, signal.SIGTERM)
+            try:
+                os.kill(victim, signal.SIGTERM)
+            except ProcessLookupError:
+                pass  # it had just been replaced
             gone_by = time.monotonic() + 1.0
             while alive(victim) and time.monotonic() < gone_by:
                 time.sleep(0.01)
@@ -478,7 +481,8 @@ def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
         if "Traceback" in err and "arena" not in err:
             continue  # the interpreter was still starting
         assert "Traceback" not in err and "Logging error" not in err, (delay, err)
-        assert run.returncode in (0, 2) and len(err.splitlines()) <= 1, (delay, err)
+        # -SIGINT: the signal came while the interpreter was already shutting down, after the line
+        assert run.returncode in (0, 2, -signal.SIGINT) and len(err.splitlines()) <= 1, (delay, err)
 
 
 @pytest.mark.timeout(120)
