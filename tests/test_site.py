@@ -261,6 +261,8 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
                                       for r in page.locator("#faults tbody tr").all())}
     headers = page.locator("#faults thead th").all_text_contents()
     assert int(faults["hostile"][headers.index("illegal")]) == len(illegal)
+    stats = page.locator("#engine-stats tbody tr td:first-child").all_text_contents()
+    assert sorted(stats) == sorted(row["engine"] for row in results["standings"])
     # The games list, filtered in the browser; the hostile move's text is shown, not run.
     page.goto((site / "games.html").as_uri())
     total = results["games"]

@@ -29,6 +29,8 @@ from typing import Any, Sequence
 import jinja2
 
 from . import boards, pages, plots
+from ..elo import fit_elo
+from ..stats import engine_stats
 from ...rules import make_game
 
 HERE = Path(__file__).resolve().parent
@@ -87,12 +89,13 @@ class SiteWriter:
         for name in ASSETS:
             _write(self.folder / "assets" / name, (HERE / "static" / name).read_text(encoding="utf-8"))
         time_control = (data.settings or {}).get("time_control")
+        written = set(manifest["games"])
         for record in data.records:
-            key = str(record["id"])
-            if key not in manifest["games"] or not (self.folder / "games" / f"{key}.html").exists():
-                manifest["games"][key] = self._game_page(data, record, time_control, manifest)
-        movers = {int(k): v["movers"] for k, v in manifest["games"].items()}
-        self._summary_pages(data, movers, manifest)
+            if record["id"] not in written or not (self.folder / "games" / f"{record['id']}.html").exists():
+                self._game_page(data, record, time_control, manifest)
+                written.add(record["id"])
+        manifest["games"] = sorted(written)
+        self._summary_pages(data)
         _write(self._manifest_path, json.dumps(manifest, separators=(",", ":")))
         return self.folder / "index.html"
 
@@ -106,13 +109,13 @@ class SiteWriter:
             except (OSError, ValueError):
                 self._manifest = None
         if self._manifest is None or self._manifest.get("version") != version:
-            self._manifest = {"version": version, "games": {}, "boards": []}
+            self._manifest = {"version": version, "games": [], "boards": []}
         return self._manifest
 
     # -- one game -------------------------------------------------------------
 
     def _game_page(self, data: SiteData, record: dict[str, Any], time_control: Any,
-                   manifest: dict[str, Any]) -> dict[str, Any]:
+                   manifest: dict[str, Any]) -> None:
         replayed = boards.replay(record)
         key = replayed["board"]
         if key not in manifest["boards"] or not (self.folder / "boards" / f"{key}.js").exists():
@@ -127,7 +130,6 @@ class SiteWriter:
             moves=pages.move_rows(record, frames, time_control),
             result=pages.result_text(record), root="../")
         _write(self.folder / "games" / f"{record['id']}.html", page)
-        return {"movers": pages.movers_of(replayed), "plies": len(record["moves"])}
 
     # -- the summary pages ----------------------------------------------------
 
@@ -138,12 +140,13 @@ class SiteWriter:
                 "games": len(data.records), "progress": data.progress if summary else None,
                 "written": written}
 
-    def _summary_pages(self, data: SiteData, movers: dict[int, str], manifest: dict[str, Any]) -> None:
+    def _summary_pages(self, data: SiteData) -> None:
         tables = pages.summary_tables(data.game, data.options, data.engines, data.records)
+        elo = pages.elo_table(fit_elo(data.records, tables["order"]))
+        stats = pages.stats_table(data.game, engine_stats(data.records, tables["order"]))
         results = data.results or {}
         site = self._site_context(data)
-        plot_files = self._plots(tables, results)
-        fault_headers, fault_rows = pages.engine_faults(tables["order"], data.records, movers)
+        plot_files = self._plots(tables, elo, results)
         terminations: dict[str, int] = {}
         for r in data.records:
             terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
@@ -151,17 +154,20 @@ class SiteWriter:
                   "dropped": results.get("dropped", {}), "not_recorded": results.get("not_recorded", []),
                   "terminations": sorted(terminations.items()), "sprt": results.get("sprt"),
                   "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
-                  "elo": None, "stats": None}
+                  "elo": elo, "stats": stats}
         for name, extra in (("index.html", {}), ("crosstable.html", {}),
-                            ("engines.html", {"fault_headers": fault_headers, "fault_rows": fault_rows}),
+                            ("engines.html", {}),
                             ("settings.html", {"settings": data.settings}),
                             ("games.html", {"engines": tables["order"],
                                             "termination_names": sorted(terminations)})):
             _write(self.folder / name, self.env.get_template(name).render(**common, **extra))
-        _write(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"], manifest))
+        _write(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"]))
 
-    def _plots(self, tables: dict[str, Any], results: dict[str, Any]) -> dict[str, str]:
+    def _plots(self, tables: dict[str, Any], elo: dict[str, Any], results: dict[str, Any]) -> dict[str, str]:
         files = {}
+        if len(elo["plotted"]) > 1:
+            _write(self.folder / "plots" / "elo.svg", plots.elo_plot(elo["plotted"]))
+            files["elo"] = "plots/elo.svg"
         if data_points := {k: v for k, v in tables["history"].items() if v}:
             _write(self.folder / "plots" / "ratings.svg", plots.ratings_plot(data_points))
             files["ratings"] = "plots/ratings.svg"
@@ -175,16 +181,15 @@ class SiteWriter:
             files["sprt"] = "plots/sprt.svg"
         return files
 
-    def _games_index(self, data: SiteData, engines: Sequence[str], manifest: dict[str, Any]) -> str:
+    def _games_index(self, data: SiteData, engines: Sequence[str]) -> str:
         """One compact row per game for the games list: the browser filters and pages it."""
         names = list(engines)
         codes = sorted({r["termination"] for r in data.records})
         rows = []
         for r in data.records:
-            info = manifest["games"].get(str(r["id"]), {})
             winner = -1 if r["winner"] is None else r["winner"]
             rows.append([r["id"], r["round"], [names.index(p) for p in r["players"]],
-                         codes.index(r["termination"]), winner, info.get("plies", len(r["moves"])),
+                         codes.index(r["termination"]), winner, len(r["moves"]),
                          r.get("reason", "")])
         index = {"engines": names, "terminations": codes, "games": rows}
         return "window.ARENA_INDEX = " + json.dumps(index, separators=(",", ":")) + ";\n"

@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from ...rules import Game, State, make_game
+from ..verify import initial_state
 
 RADIUS = 20.0                   # circumradius of one hexagon, in SVG units
 WIDTH = math.sqrt(3) * RADIUS   # distance between neighbouring centres
@@ -134,9 +135,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     line, and in the last frame only, what the end of the game reveals.
     """
     game = make_game(record["game"], record["options"])
-    state = game.initial_state(record.get("seed", 0))
-    if "deal" in record:
-        state.deal(record["deal"])
+    state = initial_state(game, record)
     name = game.name
     codes = cell_codes(name, state)
     frames: list[dict[str, Any]] = [{"set": [[i, c] for i, c in enumerate(codes) if c],
@@ -155,9 +154,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         })
         codes = now
     frames[-1]["end"] = _ending(game, state, record)
-    to_move = 0 if state.is_terminal() else state.current_player()
-    return {"board": board_key(game), "cells": len(codes), "frames": frames, "to_move": to_move,
-            "colours": _seat_colours(state)}
+    return {"board": board_key(game), "cells": len(codes), "frames": frames, "colours": _seat_colours(state)}
 
 
 def _seat_colours(state: State) -> list[str]:
