@@ -170,7 +170,7 @@ def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms
     points = dict.fromkeys(seat_names, 0.0)
     for played in play_series(game, procs, seat_names, games=games, seed=seed, time_control=tc):
         rec = played.record
-        state, _ = starting_state(game, rec["seed"], rec["players"])
+        state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
         for move in rec["moves"]:
             state.play(move)
         if games > 1:
