@@ -23,6 +23,7 @@ HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = pytest.mark.timeout(180)  # a browser, and a real tournament run
 EVIL = "<script>document.title='pwned'</script><b>evil</b>\x1b[2J\x1b]0;title\x07"
 
 # The page's code for each value of the rules' state.cells, written out here on purpose
