@@ -124,10 +124,12 @@ class SiteWriter:
                    "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n")
             manifest["boards"].append(key)
         frames = replayed["frames"]
+        moves = pages.move_rows(record, frames, time_control)
         page = self.env.get_template("game.html").render(
             site=self._site_context(data, summary=False), record=record, board=key, colours=replayed["colours"],
-            frames={"frames": frames, "cells": replayed["cells"], "game": record["game"]},
-            moves=pages.move_rows(record, frames, time_control),
+            data={"frames": frames, "cells": replayed["cells"], "game": record["game"],
+                  "players": record["players"], "moves": moves},
+            plies=len(moves), clocks=any(m[4] is not None for m in moves),
             result=pages.result_text(record), root="../")
         _write(self.folder / "games" / f"{record['id']}.html", page)
 
@@ -174,10 +176,11 @@ class SiteWriter:
         if len(tables["order"]) > 1 and any(v is not None for row in tables["matrix"] for v in row):
             _write(self.folder / "plots" / "scores.svg", plots.score_matrix_plot(tables["order"], tables["matrix"]))
             files["scores"] = "plots/scores.svg"
-        sprt = results.get("sprt")
-        if isinstance(sprt, dict) and sprt.get("llr_history") and "lower" in sprt and "upper" in sprt:
-            _write(self.folder / "plots" / "sprt.svg",
-                   plots.sprt_plot(sprt["llr_history"], sprt["lower"], sprt["upper"]))
+        sprt = results.get("sprt")  # the runner's SPRT section: bounds and the LLR after each pair
+        if isinstance(sprt, dict) and sprt.get("llr_history") and "lower_bound" in sprt:
+            label = f"{sprt.get('engine', '')} vs {sprt.get('opponent', '')}: {sprt.get('decision', '')}"
+            _write(self.folder / "plots" / "sprt.svg", plots.sprt_plot(
+                sprt["llr_history"], sprt["lower_bound"], sprt["upper_bound"], label))
             files["sprt"] = "plots/sprt.svg"
         return files
 

@@ -101,9 +101,10 @@ def _pct(value: float | None) -> float | str:
 
 
 def move_rows(record: dict[str, Any], frames: list[dict[str, Any]],
-              time_control: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """One row per ply: who moved, the move, its time and, under a game clock, the mover's
-    clock after it (opening-book plies are untimed)."""
+              time_control: dict[str, Any] | None) -> list[list[Any]]:
+    """One row per ply: [ply, seat, move, ms, clock, book]: who moved, the move, its time
+    and, under a game clock, the mover's clock after it (opening-book plies are untimed:
+    ``book`` is 1, ``ms`` null)."""
     opening = record.get("opening_plies", 0)
     times = record.get("times_ms", [])
     base = (time_control or {}).get("base_ms")
@@ -118,8 +119,7 @@ def move_rows(record: dict[str, Any], frames: list[dict[str, Any]],
         if clocks is not None and ms is not None:
             clocks[seat] += inc - ms
             clock = clocks[seat]
-        rows.append({"ply": ply, "seat": seat, "engine": record["players"][seat], "move": move,
-                     "ms": ms, "clock": clock, "book": k < 0})
+        rows.append([ply, seat, move, ms, clock, int(k < 0)])
     return rows
 
 
