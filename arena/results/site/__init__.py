@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -75,8 +76,9 @@ def _code_version() -> str:
 class SiteWriter:
     """Writes a site into ``folder``; call :meth:`write` again to refresh it."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, parallel: bool = True) -> None:
         self.folder = folder
+        self.parallel = parallel  # many new game pages: write them in forked processes
         self.env = _environment()
         self._manifest_path = folder / ".manifest.json"
         self._manifest: dict[str, Any] | None = None
@@ -88,14 +90,26 @@ class SiteWriter:
         manifest = self._load_manifest(data)
         for name in ASSETS:
             _write(self.folder / "assets" / name, (HERE / "static" / name).read_text(encoding="utf-8"))
-        time_control = (data.settings or {}).get("time_control")
         written = set(manifest["games"])
-        for record in data.records:
-            if record["id"] not in written or not (self.folder / "games" / f"{record['id']}.html").exists():
-                self._game_page(data, record, time_control, manifest)
-                written.add(record["id"])
-        manifest["games"] = sorted(written)
-        self._summary_pages(data)
+        todo = [r for r in data.records
+                if r["id"] not in written or not (self.folder / "games" / f"{r['id']}.html").exists()]
+        self._boards(todo, manifest)
+        processes = min(os.cpu_count() or 1, MAX_PROCESSES) if self.parallel else 1
+        if len(todo) >= PARALLEL_FROM and processes > 1:
+            # Forked workers write the game pages while this process writes the summary.
+            global _JOB
+            _JOB = (self, data)
+            chunks = [[r["id"] for r in todo[k::processes]] for k in range(processes)]
+            with multiprocessing.get_context("fork").Pool(processes) as pool:
+                pending = pool.map_async(_write_games_in_child, chunks)
+                self._summary_pages(data)
+                pending.get()
+            _JOB = None
+        else:
+            for record in todo:
+                self._game_page(data, record)
+            self._summary_pages(data)
+        manifest["games"] = sorted(written | {r["id"] for r in todo})
         _write(self._manifest_path, json.dumps(manifest, separators=(",", ":")))
         return self.folder / "index.html"
 
@@ -114,17 +128,23 @@ class SiteWriter:
 
     # -- one game -------------------------------------------------------------
 
-    def _game_page(self, data: SiteData, record: dict[str, Any], time_control: Any,
-                   manifest: dict[str, Any]) -> None:
+    def _boards(self, records: list[dict[str, Any]], manifest: dict[str, Any]) -> None:
+        """The geometry file of every board these games are played on."""
+        games = {json.dumps([r["game"], r["options"]], sort_keys=True): r for r in records}
+        for record in games.values():
+            game = make_game(record["game"], record["options"])
+            key = boards.board_key(game)
+            if key not in manifest["boards"] or not (self.folder / "boards" / f"{key}.js").exists():
+                geometry = boards.board_geometry(game)
+                _write(self.folder / "boards" / f"{key}.js",
+                       "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n")
+                manifest["boards"].append(key)
+
+    def _game_page(self, data: SiteData, record: dict[str, Any]) -> None:
         replayed = boards.replay(record)
         key = replayed["board"]
-        if key not in manifest["boards"] or not (self.folder / "boards" / f"{key}.js").exists():
-            geometry = boards.board_geometry(make_game(record["game"], record["options"]))
-            _write(self.folder / "boards" / f"{key}.js",
-                   "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n")
-            manifest["boards"].append(key)
         frames = replayed["frames"]
-        moves = pages.move_rows(record, frames, time_control)
+        moves = pages.move_rows(record, frames, (data.settings or {}).get("time_control"))
         page = self.env.get_template("game.html").render(
             site=self._site_context(data, summary=False), record=record, board=key, colours=replayed["colours"],
             data={"frames": frames, "cells": replayed["cells"], "game": record["game"],
@@ -196,6 +216,20 @@ class SiteWriter:
                          r.get("reason", "")])
         index = {"engines": names, "terminations": codes, "games": rows}
         return "window.ARENA_INDEX = " + json.dumps(index, separators=(",", ":")) + ";\n"
+
+
+PARALLEL_FROM = 200   # new game pages worth forking for
+MAX_PROCESSES = 4
+_JOB: tuple[SiteWriter, SiteData] | None = None  # what forked workers inherit
+
+
+def _write_games_in_child(ids: list[int]) -> None:
+    assert _JOB is not None
+    writer, data = _JOB
+    wanted = set(ids)
+    for record in data.records:
+        if record["id"] in wanted:
+            writer._game_page(data, record)
 
 
 def _write(path: Path, text: str) -> None:
