@@ -52,8 +52,12 @@ def page(browser):
     pg = context.new_page()
     pg.errors = []
     pg.on("pageerror", lambda exc: pg.errors.append(str(exc)))
+    requests: list[str] = []
+    pg.on("request", lambda request: requests.append(request.url))
     yield pg
     context.close()
+    # Self-contained: everything a page loaded came from the site's folder on disk.
+    assert requests and all(url.startswith("file://") for url in requests), requests
 
 
 def artifacts(tmp_path: Path) -> Path:

@@ -49,7 +49,7 @@ FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11
             clock_games=4, clock_size=11, clock_sleep_us=5000)
 QUICK = Plan(repeats=1, referee_budget_s=0.02, manager_rounds=3, manager_size=7,
              scaling_rounds=2, scaling_size=5, scaling_busy_us=300, memory_rounds=1,
-             clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=40)
+             clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=20)
 
 
 class Report:

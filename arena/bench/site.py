@@ -26,7 +26,7 @@ ENGINES = ["alpha", "beta", "gamma", "delta"]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGE_LOADS = 5
+PAGE_LOADS = 5   # per page (one in a quick run)
 
 
 def synthetic_records(games: int, size: int = 11, seed: int = 1) -> list[dict[str, Any]]:
@@ -71,7 +71,7 @@ def site(plan: "Plan", report: "Report") -> None:
             write_site(folder, data)
             refreshes.append(time.perf_counter() - start)
             size_mib = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
-            for page, seconds in _load_times(folder).items():
+            for page, seconds in _load_times(folder, PAGE_LOADS if games >= 1000 else 1).items():
                 loads[page].extend(seconds)
     rows: list[list[Any]] = [["whole build", med(builds)], ["refresh (game pages already written)", med(refreshes)]]
     report.table(rows, ["site", "seconds (median)"])
@@ -95,7 +95,7 @@ def site(plan: "Plan", report: "Report") -> None:
                       index_ms < 1000 if games >= 10_000 else None)
 
 
-def _load_times(folder: Path) -> dict[str, list[float]]:
+def _load_times(folder: Path, loads: int) -> dict[str, list[float]]:
     """Seconds from navigation start to the end of the load event, per page."""
     try:
         from playwright.sync_api import sync_playwright
@@ -108,7 +108,7 @@ def _load_times(folder: Path) -> dict[str, list[float]]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             for page_name in ("index.html", "games.html", "games/0.html"):
-                for _ in range(PAGE_LOADS):
+                for _ in range(loads):
                     page = browser.new_page()  # a fresh page each time: nothing cached in memory
                     page.goto((folder / page_name).as_uri(), wait_until="load")
                     ms = page.evaluate("() => { const n = performance.getEntriesByType('navigation')[0];"
