@@ -95,7 +95,8 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     _say(summary.table)
     for name, why in summary.dropped.items():
         _say(f"\ndropped: {name}: {why}")
-    _say(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}")
+    _say(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}"
+         f"  report: {out / 'report' / 'index.html'}")
     if summary.errors:
         for error in summary.errors:
             click.echo(f"arena: {error}", err=True)
@@ -215,6 +216,27 @@ def verify(records) -> None:
     except RecordError as exc:
         raise Failure(str(exc)) from None
     sys.exit(0 if all_ok else 1)
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "-o", "site", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the site (default: FOLDER/report).")
+def report(folder: Path, site: Path | None) -> None:
+    """Write the static report site of a results FOLDER (the --out of 'arena run').
+
+    The site opens from disk (index.html) or any web host: standings, cross table,
+    engines, settings, a filterable list of games and a viewer for every game.
+    """
+    from .results.site import SiteError, load_folder, write_site
+
+    try:
+        index = write_site(site or folder / "report", load_folder(folder))
+    except SiteError as exc:
+        raise Failure(str(exc)) from None
+    except OSError as exc:
+        raise Failure(f"{site or folder / 'report'}: cannot write the site ({exc}); choose another --out") from None
+    click.echo(f"report: {index}")
 
 
 @main.command()

@@ -29,7 +29,7 @@ from ..engine.trace import Transcript, end_trace, trace_path
 from ..engine.process import EngineFault, EngineProcess, EngineSpec
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
-from ..results.report import render_report
+from ..results.site.live import LiveSite, tournament_settings
 from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import Tournament
@@ -268,7 +268,10 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                            t.openings)
     with GameStore(out) as store:
         store.open(fingerprint(t))
+        store.set_meta("settings", tournament_settings(t))  # for 'arena report' later
         run_tag = _new_run(store)
+        site = LiveSite(out / "report", t, list(store.records()))
+        progress = site.wrap(progress)
         done = store.done_ids()
         todo = [g for g in schedule if g.index not in done]
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
@@ -288,7 +291,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         records = list(store.records())
     dropped = _dropped_in(records) | tracker.dropped
     return _report(t, out, records, played=len(todo) - len(errors), resumed=len(done),
-                   dropped=dropped, errors=errors)
+                   dropped=dropped, errors=errors, site=site)
 
 
 def _new_run(store: GameStore) -> str:
@@ -383,7 +386,7 @@ def _error_text(result: Any) -> str:
 
 
 def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int,
-            dropped: dict[str, str], errors: list[str]) -> RunSummary:
+            dropped: dict[str, str], errors: list[str], site: LiveSite) -> RunSummary:
     players = t.game.players
     rows = standings([e.name for e in t.engines], records, players)
     headers, table = table_rows(rows, players)
@@ -400,8 +403,7 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
         "not_recorded": errors,
     }
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    page = render_report(f"arena · {t.name}", results, headers, table, records)
-    (out / "report.html").write_text(page, encoding="utf-8")
+    site.finish(records, results)
     text = tabulate(table, headers=headers, floatfmt=".2f")
     if pair_rows:
         text += "\n\n" + tabulate(pair_rows, headers=pair_headers, floatfmt=".1f")
