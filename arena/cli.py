@@ -179,7 +179,7 @@ def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms
 def _show_game(game: Any, played: Any, games: int, record: Path | None, points: dict[str, float]) -> None:
     """Print one finished game of ``arena play``, append its record, count its points."""
     rec = played.record
-    state, _ = starting_state(game, rec["seed"], rec["players"])
+    state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
     for move in rec["moves"]:
         state.play(move)
     if games > 1:

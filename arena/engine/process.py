@@ -177,7 +177,7 @@ class EngineProcess:
             elif not isinstance(msg, Info):
                 raise EngineFault("protocol", f"unexpected {_describe(msg)} during the handshake")
         for name, value in self.spec.options:
-            self.send(f"setoption {name} {value}", deadline)
+            self.send(codec.format_setoption(name, value), deadline)
 
     @property
     def alive(self) -> bool:
@@ -268,6 +268,9 @@ class EngineProcess:
                 msg = self._read_message(deadline, "timeout", reason)
                 if isinstance(msg, (Move, Resign)):
                     elapsed = time.monotonic() - start
+                    if elapsed > limit:  # the measured time decides, even for a line already read
+                        raise EngineFault("timeout", f"{_describe(msg)} came after {elapsed * 1000:.0f} ms, "
+                                                     f"over the limit of {limit * 1000:.0f} ms")
                     caught = spun and self._spinning  # _spin stops spinning when it misses
                     self._quick = self._may_spin and (caught if spun else elapsed <= 2 * SPIN_S)
                     return Reply(msg.token if isinstance(msg, Move) else None, elapsed)
@@ -328,6 +331,9 @@ class EngineProcess:
                 msg = codec.parse_engine_line(line)
             except ProtocolError as exc:
                 raise EngineFault("protocol", str(exc)) from None
+            except Exception:  # a parser bug: still the engine's line, never a crash of the run
+                log.exception("%s: cannot parse %s", self.spec.name, codec.quote(line))
+                raise EngineFault("protocol", f"unreadable line {codec.quote(line)}") from None
             if isinstance(msg, Info):
                 self._log_info(msg.text)
             if msg is not None:
@@ -462,7 +468,7 @@ class EngineProcess:
     def _crash_description(self) -> str:
         what = "closed its output" if self._eof else "exited (a child process still holds its output)"
         if self._buffer:
-            what += f" after a partial line {codec.sanitize(self._buffer[:60].decode(errors='replace'), 60)!r}"
+            what += f" after a partial line {codec.quote(self._buffer[:60].decode(errors='replace'), 60)}"
         return self._exit_description(what)
 
     def _exit_description(self, what: str) -> str:
@@ -492,7 +498,7 @@ class EngineProcess:
                  if l.strip() and not _STACK_FRAME.match(l)][-STDERR_LINES_SHOWN:]
         if not lines:
             return ""
-        shown = " | ".join(repr(codec.sanitize(l.strip(), 90)) for l in lines)
+        shown = " | ".join(codec.quote(l.strip(), 90) for l in lines)
         where = f" (all of it: {self.stderr_home})" if self.stderr_home else ""
         return f"; last stderr line{'s' if len(lines) > 1 else ''}: {shown}{where}"
 

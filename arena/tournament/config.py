@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from protocol import codec
+
 from ..engine.process import EngineSpec
 from ..match import TimeControl
 from ..rules import Game, OptionError, make_game
@@ -182,6 +184,11 @@ def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
     command = [sys.executable if part == "{python}" else part for part in entry.command]
     command[0] = resolve_program(command[0], cwd, f"{path}: engine {entry.name!r}")
     options = tuple((k, _option_text(v)) for k, v in entry.options.items())
+    for name, value in options:
+        # Sent as "setoption NAME VALUE": a space or a line break would change the command
+        if (problem := codec.option_problem(name, value)) is not None:
+            raise ConfigError(f"{path}: engine {entry.name!r}: options: {problem}; "
+                              f"protocol options are one word = one line")
     return EngineSpec(entry.name, tuple(command), str(cwd), options, entry.memory_mb, entry.cpu_seconds,
                       entry.handshake_ms, entry.protocol, tuple(entry.init))
 

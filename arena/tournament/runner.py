@@ -33,7 +33,7 @@ from ..results.site.live import LiveSite, tournament_settings
 from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import Tournament
-from .pool import Lost, WorkerPool
+from .pool import Lost, WorkerPool, ask_coordinator
 from .schedule import ScheduledGame, round_robin
 
 log = logging.getLogger("arena.runner")
@@ -97,8 +97,7 @@ class _Worker:
                     "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
 
     def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
-        dropped = [seat for seat, name in enumerate(scheduled.seats)
-                   if self.dropped and self.dropped[self.names.index(name)]]
+        dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
         if dropped:
             limits = sorted({self.config.max_failures.get(scheduled.seats[s], 0) for s in dropped})
             reason = (f"dropped from the tournament after {' / '.join(map(str, limits))} consecutive "
@@ -132,6 +131,16 @@ class _Worker:
                  f"{' '.join(self.game.option_tokens())}; "
                  + ", ".join(f"seat {s} {n}" for s, n in enumerate(scheduled.seats)))
         return Transcript(trace_path(Path(self.config.trace_dir), scheduled.index), title)
+
+    def _is_dropped(self, name: str) -> bool:
+        """Dropped by the drop rule.  Before it starts an engine, a worker asks the
+        coordinator, which answers once it has counted every game result that reached it:
+        the shared flag alone could be a game late (the next game is dispatched while the
+        last one is being stored), and an engine would start once more than max_failures."""
+        if self.dropped and self.dropped[self.names.index(name)]:
+            return True
+        running = name in self.engines and self.engines[name].alive
+        return not running and not ask_coordinator(name, default=True)
 
     def _finish(self, record: dict[str, Any], scheduled: ScheduledGame) -> dict[str, Any]:
         record["id"] = scheduled.index
@@ -320,13 +329,15 @@ class _LocalGames:
     """The game executor of a local run: arena's worker pool, and the drop rule shared
     with its workers.  (A cluster run uses cluster.ClusterGames, same interface.)"""
 
-    def __init__(self, config: WorkerConfig, size: int, lock_fd: int | None) -> None:
+    def __init__(self, config: WorkerConfig, size: int, lock_fd: int | None,
+                 may_start: Callable[[str], bool]) -> None:
         if config.affinity and not proctree.can_pin():
             log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
         self.names = list(config.engines)
         self.dropped = multiprocessing.get_context("fork").RawArray("b", len(self.names))
         self.pool = WorkerPool(size, _play_in_worker, _init_worker, (config, self.dropped, lock_fd),
-                               cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else ())
+                               cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
+                               answer=may_start)  # asked before a worker starts an engine
         self.imap_unordered = self.pool.imap_unordered
         self.close = self.pool.close
         self.terminate = self.pool.terminate
@@ -341,7 +352,8 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
     errors: list[str] = []
     if not todo:
         return tracker, errors
-    pool = cluster.open(config) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd)
+    pool = cluster.open(config) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd,
+                                                            may_start=lambda name: name not in tracker.dropped)
     multiprocessing_logging.install_mp_handler()
     finished = already
     previous_handler = _sigterm_as_interrupt()
