@@ -498,7 +498,7 @@ class EngineProcess:
                  if l.strip() and not _STACK_FRAME.match(l)][-STDERR_LINES_SHOWN:]
         if not lines:
             return ""
-        shown = " | ".join(codec.quote(l.strip(), 90) for l in lines)
+        shown = " | ".join(codec.quote(l.strip(), 160 if len(lines) == 1 else 90) for l in lines)
         where = f" (all of it: {self.stderr_home})" if self.stderr_home else ""
         return f"; last stderr line{'s' if len(lines) > 1 else ''}: {shown}{where}"
 
