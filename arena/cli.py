@@ -200,6 +200,30 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
         click.echo(f"trace: {played.trace}")
 
 
+@main.command("check-engine", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--game", "-g", "games", multiple=True, type=click.Choice(sorted(GAMES)),
+              help="A game to check (repeatable; default: the engine's 'id games', else hex).")
+@click.option("--protocol", "-p", type=click.Choice(["arena", "gtp"]), default="arena", show_default=True)
+@click.option("--handshake-ms", type=click.IntRange(1, 600_000), default=10_000, show_default=True,
+              help="Time allowed for the handshake and each isready.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def check_engine(games: tuple[str, ...], protocol: str, handshake_ms: int, command: tuple[str, ...]) -> None:
+    """Run the conformance checks on the engine started by COMMAND (one quoted command line,
+    or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
+    from .engine.conformance import Conformance, format_check
+
+    spec = _spec_from_command(0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0],
+                              protocol)
+    spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms)
+    failed = 0
+    for check in Conformance(spec, games).run():
+        failed += check.passed is not True
+        for line in format_check(check):
+            click.echo(line)
+    click.echo("all checks passed" if not failed else f"{failed} check(s) failed or skipped")
+    sys.exit(1 if failed else 0)
+
+
 @main.command()
 @click.argument("records", type=click.File("rb"))  # bytes: a non-UTF-8 line is reported by number
 def verify(records) -> None:
