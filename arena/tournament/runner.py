@@ -25,8 +25,9 @@ from tabulate import tabulate
 from protocol import codec
 
 from ..engine import open_engine, proctree
-from ..engine.process import EngineFault, EngineProcess, EngineSpec
-from ..match import GameResult, TimeControl, forfeit_before_start, play_game
+from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
+from ..engine.trace import Transcript, end_trace, trace_path
+from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
 from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
 from ..results.site.live import LiveSite, tournament_settings
 from ..results.store import GameStore
@@ -52,6 +53,8 @@ class WorkerConfig:
     coordinator: int = 0                               # pid the workers must die with
     affinity: bool = False                             # one core per worker and its engines
     spin: bool = True                                  # some CPU has no game: spin for quick engines
+    trace_dir: str = ""                                # --trace: one transcript per game here
+    stderr_home: str = ""                              # where faulted engines' stderr is kept
 
 
 # -- worker side --------------------------------------------------------------
@@ -66,16 +69,21 @@ class _Worker:
         self.engines: dict[str, EngineProcess] = {}
         self.names = list(config.engines)
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
+        self.stopping = False   # SIGTERM came: kill the engines, no grace, no waiting
 
-    def engine(self, name: str) -> EngineProcess:
-        """A running engine for ``name``; raises EngineFault if it cannot start."""
+    def engine(self, name: str, trace: Any = None) -> EngineProcess:
+        """A running engine for ``name`` (``trace``: its transcript, from its start-up
+        on if it starts now); raises EngineFault if it cannot start."""
         proc = self.engines.get(name)
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
+            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin,
+                               stderr_home=self.config.stderr_home)
             self.engines[name] = proc
+            proc.trace = trace
             proc.start()
+        proc.trace = trace
         return proc
 
     def play(self, scheduled: ScheduledGame) -> dict[str, Any]:
@@ -97,20 +105,33 @@ class _Worker:
                       f"failures (max_failures); not started")
             return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, dropped,
                                                      "dropped", reason), scheduled)
-        procs: list[EngineProcess] = []
-        for seat, name in enumerate(scheduled.seats):
-            try:
-                procs.append(self.engine(name))
-            except EngineFault as exc:
-                self.discard(name)
-                return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
-                                                         exc.code, exc.reason), scheduled)
-        result: GameResult = play_game(self.game, procs, seed=scheduled.seed,
-                                       time_control=self.config.time_control, names=scheduled.seats,
-                                       opening=scheduled.opening)
-        for seat in result.faulted_seats:
-            self.discard(scheduled.seats[seat])
-        return self._finish(result.record, scheduled)
+        transcript = self._transcript(scheduled)
+        try:
+            procs: list[EngineProcess] = []
+            for seat, name in enumerate(scheduled.seats):
+                try:
+                    procs.append(self.engine(name, transcript and transcript.seat(seat, name)))
+                except EngineFault as exc:
+                    self.discard(name)
+                    return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
+                                                             exc.code, exc.reason), scheduled)
+            result: GameResult = play_game(self.game, procs, seed=scheduled.seed,
+                                           time_control=self.config.time_control, names=scheduled.seats,
+                                           opening=scheduled.opening)
+            for seat in result.faulted_seats:
+                self.discard(scheduled.seats[seat])
+            return self._finish(result.record, scheduled)
+        finally:
+            if transcript is not None:
+                end_trace(transcript, [p for p in self.engines.values() if p.trace is not None])
+
+    def _transcript(self, scheduled: ScheduledGame) -> Transcript | None:
+        if not self.config.trace_dir:
+            return None
+        title = (f"{self.config.tournament} game {scheduled.index}: {self.config.game} "
+                 f"{' '.join(self.game.option_tokens())}; "
+                 + ", ".join(f"seat {s} {n}" for s, n in enumerate(scheduled.seats)))
+        return Transcript(trace_path(Path(self.config.trace_dir), scheduled.index), title)
 
     def _is_dropped(self, name: str) -> bool:
         """Dropped by the drop rule.  Before it starts an engine, a worker asks the
@@ -135,6 +156,7 @@ class _Worker:
         proc = self.engines.pop(name, None)
         if proc is not None:
             proc.quit()
+            self._kill_adopted()
 
     def discard(self, name: str) -> None:
         """Kill an engine that faulted (no grace: it broke the contract) and keep its
@@ -143,17 +165,43 @@ class _Worker:
         if proc is None:
             return
         proc.kill()
+        proc.trace = None
+        self._kill_adopted()
         tail = proc.stderr_text()
         if tail:
             log.warning("%s: last %d bytes of stderr:\n%s", name, len(proc.stderr_tail), tail)
 
+    def _kill_adopted(self) -> None:
+        """Processes an engine left behind that the process group and the tag missed
+        (re-parented to this worker, a subreaper): killed whenever an engine stops."""
+        proctree.kill_adopted({p.proc.pid for p in self.engines.values() if p.proc is not None})
+
     def shutdown(self) -> None:
+        if self.stopping:
+            self.kill_now()
+            return
         for name in list(self.engines):
             self.retire(name)
+
+    def kill_now(self) -> None:
+        """Kill every engine and what it started without waiting on any process object:
+        after a signal the interrupted code may hold their locks (subprocess's wait lock).
+        The kernel reaps them once this worker exits."""
+        for proc in self.engines.values():
+            if proc.proc is not None:
+                try:
+                    os.killpg(proc.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            proctree.kill_tagged(proc._tag)
+        proctree.kill_adopted(set())
 
 
 def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | None) -> None:
     global _worker
+    # Die with the coordinator even when it is killed with -9 and cannot clean up (before
+    # anything else: until the handler below is set, SIGTERM simply ends the worker).
+    proctree.set_parent_death_signal(signal.SIGTERM)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     if lock_fd is not None:
         # Let go of the inherited lock on the output folder (pointing the descriptor at
@@ -161,20 +209,23 @@ def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | No
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, lock_fd)
         os.close(null)
+    proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
     _worker = _Worker(config, dropped)
     Finalize(_worker, _worker.shutdown, exitpriority=10)
     signal.signal(signal.SIGTERM, _terminate_worker)  # terminate(): kill our engines first
-    # Die with the coordinator even when it is killed with -9 and cannot clean up.
-    proctree.set_parent_death_signal(signal.SIGTERM)
     if config.coordinator and os.getppid() != config.coordinator:
         _terminate_worker(signal.SIGTERM, None)  # it died before the signal was armed
 
 
 def _terminate_worker(signum: int, frame: object) -> None:
+    """SIGTERM (the pool's terminate(), or the coordinator died): unwind whatever the worker
+    was doing by raising, and kill the engines on the way out (Finalize -> shutdown ->
+    kill_now), outside this handler.  A handler that killed and waited for the engines
+    itself could block for ever on the wait lock of the very code it interrupted."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one stop is enough
     if _worker is not None:
-        for proc in _worker.engines.values():
-            proc.kill()
-    os._exit(128 + signum)
+        _worker.stopping = True
+    raise SystemExit(128 + signum)
 
 
 def _play_in_worker(scheduled: ScheduledGame) -> dict[str, Any]:
@@ -246,7 +297,7 @@ class FailureTracker:
 
 def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                    progress: Callable[[dict[str, Any], int, int], None] | None = None,
-                   cluster: Any = None) -> RunSummary:
+                   cluster: Any = None, trace: bool = False) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report.
 
     ``cluster`` (a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games on a
@@ -266,7 +317,9 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                               {e.name: e for e in t.engines}, t.time_control,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
                               affinity=t.data.affinity,
-                              spin=min(workers, len(todo)) < len(proctree.usable_cpus()))
+                              spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
+                              trace_dir=str(out / "traces") if trace else "",
+                              stderr_home=str(out / "arena.log"))
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:
@@ -312,15 +365,29 @@ class _LocalGames:
             log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
         self.names = list(config.engines)
         self.dropped = multiprocessing.get_context("fork").RawArray("b", len(self.names))
+        limit = _watchdog_limit(config)
         self.pool = WorkerPool(size, _play_in_worker, _init_worker, (config, self.dropped, lock_fd),
                                cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
-                               answer=may_start)  # asked before a worker starts an engine
+                               answer=may_start,  # asked before a worker starts an engine
+                               time_limit=lambda game: limit)
         self.imap_unordered = self.pool.imap_unordered
         self.close = self.pool.close
         self.terminate = self.pool.terminate
 
     def drop(self, name: str) -> None:
         self.dropped[self.names.index(name)] = 1
+
+
+WATCHDOG_GRACE = 30.0  # seconds past a game's longest possible duration before its worker counts as hung
+
+
+def _watchdog_limit(config: WorkerConfig) -> float | None:
+    """How long a worker may take for any game: the longest game the slowest-starting
+    engines can play, plus a grace (kills, sweeps and a busy machine)."""
+    game = make_game(config.game, config.options)
+    slowest = sorted(config.engines.values(), key=lambda s: (s.protocol == "gtp", s.handshake_ms or HANDSHAKE_TIMEOUT * 1000))
+    longest = longest_game_s(game, config.time_control, slowest[-game.players:])
+    return None if longest is None else longest + WATCHDOG_GRACE
 
 
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
