@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.engine import gtp
+from arena.engine.conformance import declaration_problem
 from arena.engine.gtp import GtpEngine
 from arena.engine.process import EngineFault, EngineProcess, EngineSpec
 from arena.rules import GAMES, IllegalMove, make_game
@@ -65,7 +66,8 @@ def mutated(draw, valid: list[str]) -> str:
 TRICKY_DIGITS = "0123456789_+-.\u00b9\u00b2\u00b3\u2070\u2081\u2460\u0661\u06f5\u0966\uff11\U0001d7ce"
 NUMBER_TEXT = st.one_of(st.text(st.sampled_from(TRICKY_DIGITS), min_size=1, max_size=6),
                         st.text(st.characters(categories=("Nd", "No", "Nl")), max_size=24))
-ENGINE_HEADS = ["arenaok ", "option name depth type int default ", "option name d type int min ",
+ENGINE_HEADS = ["arenaok ", "option name depth type int default ", "option name d type int default 3 min ",
+                "option name d type int default 1 min 0 max ", "option name b type bool default ",
                 "id name ", "move ", "info depth ", "readyok ", "resign "]
 COMMAND_HEADS = ["arena ", "seed ", "newgame hex ", "newgame hex 0 ", "go movetime ", "go time ", "go inc 1,",
                  "gameover ", "setoption depth ", "position start moves "]
@@ -79,9 +81,16 @@ def engine_lines() -> st.SearchStrategy[str]:
     return st.one_of(st.text(max_size=200), mutated(VALID_ENGINE_LINES), with_numbers(ENGINE_HEADS))
 
 
-# Every parser of text that comes from the other side: (parse, what it may raise).  The
-# engine's text is parsed by the codec on the referee side; a GTP bridge adds its own.
-ENGINE_TEXT_PARSERS = [codec.parse_engine_line]
+def checked_option_line(line: str) -> None:
+    """The conformance checker's reading of an option declaration (its numbers too)."""
+    msg = codec.parse_engine_line(line)
+    if isinstance(msg, codec.OptionDecl):
+        declaration_problem(msg)
+
+
+# Every parser of text that comes from the other side (each may raise ProtocolError only).
+# The GTP bridge's reader has its own test below.
+ENGINE_TEXT_PARSERS = [codec.parse_engine_line, checked_option_line]
 REFEREE_TEXT_PARSERS = [codec.parse_command]
 
 

@@ -541,3 +541,10 @@ def test_bench_reports_a_game_that_ended_by_a_fault_instead_of_aborting():
                           workers=1, rounds=1, size=5, note=notes.append)
     assert run.terminations == {"crash": 2}
     assert notes and "2 of 2 benchmark games ended by a fault (2 crash)" in notes[0]
+
+
+def test_a_cluster_size_in_other_digits_is_a_clear_error():
+    from arena.tournament.cluster import ClusterError, ClusterSpec
+    for address in ("local:\u00b2", "local:\u0662", "local:1_0"):
+        with pytest.raises(ClusterError, match="write local:N"):
+            ClusterSpec.parse(address)

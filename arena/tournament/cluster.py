@@ -203,7 +203,7 @@ class ClusterSpec:
         text = text.strip()
         if text.startswith("local:"):
             count = text.removeprefix("local:")
-            if not count.isdigit() or not 1 <= int(count) <= 256:
+            if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= 256:  # "2" yes, a superscript no
                 raise ClusterError(f"cluster {text!r}: write local:N with N from 1 to 256 worker processes")
         elif "://" not in text:
             raise ClusterError(f"cluster {text!r}: give a Dask scheduler address such as tcp://host:8786, "
