@@ -101,17 +101,18 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
-def children(parent: int) -> list[int]:
-    """Live processes (zombies included) whose parent is ``parent``."""
-    found = []
+def _process_entries() -> list[str]:
+    """The /proc entries of every process (their pids as text); empty without /proc."""
     try:
-        entries = os.listdir("/proc")
+        return [entry for entry in os.listdir("/proc") if entry.isdigit()]
     except OSError:
         return []
-    for entry in entries:
-        if entry.isdigit() and (stat := _stat_fields(entry)) is not None and int(stat[1]) == parent:
-            found.append(int(entry))
-    return found
+
+
+def children(parent: int) -> list[int]:
+    """Processes (zombies included) whose parent is ``parent``."""
+    return [int(entry) for entry in _process_entries()
+            if (stat := _stat_fields(entry)) is not None and int(stat[1]) == parent]
 
 
 def kill_adopted(keep: set[int]) -> int:
@@ -204,13 +205,7 @@ def tagged_pids(tag: str, key: str = ENGINE_TAG) -> list[int]:
     """Live processes (zombies excluded) whose environment carries ``key=tag``."""
     needle = f"\0{key}={tag}\0".encode()
     found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
+    for entry in _process_entries():
         try:
             with open(f"/proc/{entry}/environ", "rb") as f:
                 environ = b"\0" + f.read() + b"\0"
