@@ -104,7 +104,8 @@ for line in sys.stdin:
     ('elif w[0] == "go": raise RuntimeError("out of ideas")', "crash", "RuntimeError: out of ideas"),
     ('elif w[0] == "go": out("resign")', "resign", "resigned"),
     ('elif w[0] == "go": out("info " + "\u20ac" * 30000)', "protocol", "longer than 65536 bytes"),
-    ('elif w[0] == "go": out("move " + "abcde"[len(w) % 5] + "1"); out("move e5")', "protocol",
+    # one write: both lines are there before the next go (else the second may be read as its answer)
+    ('elif w[0] == "go": out("move " + "abcde"[len(w) % 5] + "1\\nmove e5")', "protocol",
      "'move e5' sent when no answer was asked for"),
 ])
 def test_misbehaving_engine_loses_with_a_recorded_reason(tmp_path, python_engine, action, code, reason):
