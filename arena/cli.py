@@ -77,7 +77,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     _say(summary.table)
     for name, why in summary.dropped.items():
         _say(f"\ndropped: {name}: {why}")
-    _say(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}")
+    _say(f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)")
     if summary.errors:
         for error in summary.errors:
             click.echo(f"arena: {error}", err=True)
@@ -149,6 +149,22 @@ def verify(records) -> None:
     except RecordError as exc:
         raise Failure(str(exc)) from None
     sys.exit(0 if all_ok else 1)
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "md", "csv", "json"]), default="table",
+              show_default=True, help="Plain tables, Markdown, CSV (one row per engine) or results.json.")
+def results(folder: Path, fmt: str) -> None:
+    """Print the standings, Bradley-Terry Elo, head to head and per-engine statistics of the
+    tournament in FOLDER (finished or still running), without changing the folder."""
+    from .results.export import render, summarize_folder
+
+    try:
+        summary = summarize_folder(folder)
+    except StorageError as exc:
+        raise Failure(str(exc)) from None
+    _say(render(summary, fmt).rstrip("\n"))
 
 
 @main.command()

@@ -184,3 +184,12 @@ def test_bootstrap_intervals_cover_the_true_elo_with_draws():
             total += 1
             covered += r.low <= truth[r.engine] <= r.high   # the truth's mean is 0, like the anchor
     assert 0.9 <= covered / total <= 0.985, covered / total    # 250 intervals around 95%
+
+
+def test_a_field_without_upsets_rates_the_engine_in_the_middle():
+    records = [game(0, "a", "b", 1), game(1, "b", "c", 1), game(2, "a", "c", 1), game(3, "c", "d", 1),
+               game(4, "b", "d", 1), game(5, "a", "d", 1), game(6, "d", "e", 1)]
+    fit = fit_elo(records)
+    assert [(r.engine, r.bound) for r in fit.ratings] == [
+        ("a", "above"), ("b", "above"), ("c", None), ("d", "below"), ("e", "below")]
+    assert fit.rating("c").elo == 0

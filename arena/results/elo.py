@@ -282,7 +282,7 @@ def _normal_quantile(p: float) -> float:
 
 def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
     """The engines whose ratings are finite (the largest group the results connect both
-    ways, ties broken by results played, then by name) and the bound of every other one."""
+    ways) and the bound of every other one."""
     n = len(data.names)
     took = [set() for _ in range(n)]     # took[i]: engines i took points from
     gave = [set() for _ in range(n)]     # gave[i]: engines that took points from i
@@ -303,8 +303,13 @@ def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
             groups.append(sorted(k for k in down[i] if i in down[k]))
     if not groups:
         return [], {i: "unconnected" for i in range(n)}
-    best = max(groups, key=lambda g: (len(g), sum(played[k] for k in g),
-                                      [-ord(c) for c in min(data.names[k] for k in g)]))
+    within = [sum(c for (i, j), (c, _) in data.pairs.items() if i in g and j in g) for g in groups]
+    balance = [abs(sum(1 for k in range(n) if g[0] in down[k] and k not in g)
+                   - sum(1 for k in down[g[0]] if k not in g)) for g in groups]
+    # The largest group, the best measured one, then the one in the middle of the others
+    # (A > B > C with no upsets rates B), then by name.
+    best = groups[min(range(len(groups)), key=lambda k: (-len(groups[k]), -within[k], balance[k],
+                                                       min(data.names[i] for i in groups[k])))]
     anchor = best[0]
     bounds = {}
     for i in range(n):

@@ -98,25 +98,6 @@ def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
     return points, "losses" if better else "draws" if tied else "wins"
 
 
-def table_rows(rows: Sequence[Standing], players: int) -> tuple[list[str], list[list[Any]]]:
-    """Headers and rows for tabulate and results.json."""
-    headers = ["rank", "engine", "games", "wins", "losses", "draws", "score %", "mu", "sigma", "mu-3sigma"]
-    if players > 2:
-        headers[6:6] = [_ordinal(i + 1) for i in range(players)]
-    out = []
-    for rank, s in enumerate(rows, 1):
-        row: list[Any] = [rank, s.engine, s.games, s.wins, s.losses, s.draws]
-        if players > 2:
-            row += list(s.places or [])
-        row += [round(s.score_pct, 1), round(s.mu, 2), round(s.sigma, 2), round(s.conservative, 2)]
-        out.append(row)
-    return headers, out
-
-
-def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
-
-
 @dataclass
 class HeadToHead:
     """One engine's results against one opponent (a tie on places counts as a draw)."""
