@@ -101,7 +101,7 @@ def test_a_folder_made_before_settings_were_stored_still_resumes(played):
     assert run(path, out).exit_code == 0 and games(out) == 4
     settings = json.loads(sqlite3.connect(out / "arena.db").execute(
         "SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
-    assert settings["rounds"] == 2 and "workers" not in settings
+    assert settings["rounds"] == 2 and settings["engines"][0]["name"] == "r1"
 
 
 def test_changes_and_fingerprint_ignore_only_growth():

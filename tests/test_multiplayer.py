@@ -33,7 +33,7 @@ def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path)
     rec = play(game, [EngineSpec(f"spy{s}", (sys.executable, SPY, str(t)), cwd=str(ROOT))
                       for s, t in enumerate(transcripts)], seed=77)
     assert rec["termination"] == "normal", rec["reason"]
-    referee, _ = starting_state(game, 77, rec["players"])
+    referee, _ = starting_state(game, 77, deal=rec["deal"])
     for seat, path in enumerate(transcripts):
         text = path.read_text()
         private = re.findall(r"^private (.*)$", text, re.M)

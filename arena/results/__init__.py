@@ -4,6 +4,7 @@
 ``ratings.py`` computes TrueSkill standings and the head-to-head Elo / LOS table;
 ``elo.py`` fits Bradley–Terry Elo over the whole field (intervals, LOS matrix);
 ``stats.py`` tallies per-engine statistics (seats, swaps, terminations, time, depth, speed);
-``verify.py`` re-checks game records against the rules; ``report.py`` renders the HTML report
-(engine text escaped). Nothing here starts an engine.
+``verify.py`` re-checks game records against the rules; ``site/`` writes the static report site
+(standings, plots, a viewer for every game; engine text escaped by Jinja2). Nothing here starts
+an engine.
 """

@@ -22,7 +22,7 @@ from tabulate import tabulate
 
 from ..rules import OptionError, make_game
 from .elo import EloFit, fit_elo
-from .ratings import HeadToHead, Standing, elo_estimate, head_to_head, head_to_head_rows, standings
+from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
 from .stats import EngineStats, engine_stats, seat_name
 from .store import StorageError, read_folder
 
@@ -242,10 +242,6 @@ def _interval_text(low: float | None, high: float | None, elo: float | None) -> 
     return f"[{_num(low, '-inf')}, {_num(high, '+inf')}]"
 
 
-def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
-
-
 TABLES = (("Standings", standings_table), ("Bradley-Terry Elo", elo_table),
           ("Head to head", head_to_head_table), ("Per-engine statistics", stats_table))
 
@@ -325,8 +321,8 @@ def summarize_folder(folder: Path) -> Summary:
         players = make_game(game_name, options).players
     except OptionError as exc:
         raise StorageError(f"{folder}: the stored settings do not make a game ({exc})") from None
-    engines = list(settings["engines"]) if settings else []
-    name = (records[0].get("tournament") if records else None) or folder.name
+    engines = [e["name"] for e in settings["engines"]] if settings else []
+    name = (settings or {}).get("name") or (records[0].get("tournament") if records else None) or folder.name
     return summarize(records, engines, tournament=name, game=game_name, options=options, players=players,
                      settings=settings, fingerprint=meta.get("fingerprint"),
                      dropped=json.loads(meta.get("dropped") or "{}"))

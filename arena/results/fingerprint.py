@@ -21,24 +21,24 @@ import hashlib
 import json
 from typing import Any, Mapping
 
-FREE = ("name", "workers", "affinity")
+FREE = ("name", "workers", "affinity", "cluster")   # how and where games run, not how they go
 FREE_PER_ENGINE = ("max_failures",)
 GROWABLE = ("rounds", "sprt.max_games", "sprt.max_pairs")
 
 
 def tournament_settings(t: Any) -> dict[str, Any]:
-    """The settings of a loaded :class:`~arena.tournament.config.Tournament`, as JSON data."""
+    """The settings of a loaded :class:`~arena.tournament.config.Tournament`, as JSON data:
+    the tournament file as validated, with each engine as it is started (resolved command and
+    folder) and the openings' moves in place of the book's path."""
     data = t.data.model_dump(mode="json")
-    for key in FREE:
-        data.pop(key, None)
     data["options"] = t.game.options.model_dump(mode="json")   # with the defaults filled in
     entries = {e["name"]: e for e in data.pop("engines")}
-    engines = {}
+    engines = []
     for spec in t.engines:
-        entry = {k: v for k, v in entries.get(spec.name, {}).items() if k not in FREE_PER_ENGINE}
+        entry = dict(entries.get(spec.name, {}))
         entry.update(_jsonable(dataclasses.asdict(spec)))        # as started: resolved paths
         entry.setdefault("protocol", "arena")
-        engines[spec.name] = entry
+        engines.append(entry)
     data["engines"] = engines
     if data.get("openings") is not None:
         data["openings"] = {"moves_sha256": _digest([list(o) for o in t.openings]),
@@ -58,18 +58,15 @@ def legacy_fingerprint(t: Any) -> str:
 
 
 def fingerprint(settings: Mapping[str, Any]) -> str:
-    """The hash of the settings without the growable keys (they are checked apart)."""
-    fixed = json.loads(json.dumps(settings))
-    for path in GROWABLE:
-        _pop(fixed, path)
-    return _digest(fixed)
+    """The hash of the settings without the free and growable keys."""
+    return _digest(_fixed(settings, GROWABLE))
 
 
 def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """What differs between two settings that would stop a resume, one line each, e.g.
     ``time_control.movetime_ms: 1000 -> 2000``; growable keys only when they went down."""
     out: list[str] = []
-    _diff(old, new, "", out)
+    _diff(_fixed(old, ()), _fixed(new, ()), "", out)
     for path in GROWABLE:
         before, after = _get(old, path), _get(new, path)
         if isinstance(before, int) and isinstance(after, int) and after < before:
@@ -78,9 +75,21 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _fixed(settings: Mapping[str, Any], leave_out: tuple[str, ...]) -> dict[str, Any]:
+    """The settings that must stay: engines keyed by name, free keys and ``leave_out`` out."""
+    fixed = json.loads(json.dumps(settings))
+    for path in FREE + leave_out:
+        _pop(fixed, path)
+    engines = fixed.get("engines")
+    if isinstance(engines, list):
+        fixed["engines"] = {e.get("name"): {k: v for k, v in e.items() if k not in FREE_PER_ENGINE}
+                            for e in engines if isinstance(e, dict)}
+    return fixed
+
+
 def _diff(old: Any, new: Any, where: str, out: list[str]) -> None:
     if where in GROWABLE:
-        return
+        return  # checked apart: it may go up
     if isinstance(old, Mapping) and isinstance(new, Mapping):
         for key in sorted(set(old) | set(new), key=str):
             path = f"{where}.{key}" if where else str(key)

@@ -56,18 +56,22 @@ def opponents(record: dict[str, Any], seat: int, offenders: set[int]) -> list[in
             if other != seat and not (both_out and other in offenders)]
 
 
-def standings(engines: Sequence[str], records: Iterable[dict[str, Any]], players: int) -> list[Standing]:
+def standings(engines: Sequence[str], records: Iterable[dict[str, Any]], players: int,
+              history: dict[str, list[tuple[int, float, float]]] | None = None) -> list[Standing]:
     """Tally and rate ``records`` (sorted here by ``id``); best first by mu - 3 sigma.
     A game several seats forfeited is tallied (without results between the offenders)
-    but not rated: TrueSkill would take their shared place for a draw."""
+    but not rated: TrueSkill would take their shared place for a draw.  ``history``, if
+    given, gets (games rated so far, mu, sigma) per engine after each game it was in."""
     table = {name: Standing(name, places=[0] * players) for name in engines}
     ratings = {name: ENV.create_rating() for name in engines}
-    for record in sorted(records, key=lambda r: r["id"]):
+    for count, record in enumerate(sorted(records, key=lambda r: r["id"]), 1):
         names, places, offenders = record["players"], record["places"], forfeited(record)
         if len(offenders) < 2:
             groups = [(ratings[n],) for n in names]
             for name, (rating,) in zip(names, ENV.rate(groups, ranks=places)):
                 ratings[name] = rating
+                if history is not None:
+                    history.setdefault(name, []).append((count, rating.mu, rating.sigma))
         for seat, name in enumerate(names):
             _tally(table[name], places[seat], [places[o] for o in opponents(record, seat, offenders)])
     for name, rating in ratings.items():
@@ -96,6 +100,25 @@ def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
     tied = sum(1 for p in others if p == place)
     points = (len(others) - better - tied) + 0.5 * tied
     return points, "losses" if better else "draws" if tied else "wins"
+
+
+def table_rows(rows: Sequence[Standing], players: int) -> tuple[list[str], list[list[Any]]]:
+    """Headers and rows for tabulate and results.json."""
+    headers = ["rank", "engine", "games", "wins", "losses", "draws", "score %", "mu", "sigma", "mu-3sigma"]
+    if players > 2:
+        headers[6:6] = [_ordinal(i + 1) for i in range(players)]
+    out = []
+    for rank, s in enumerate(rows, 1):
+        row: list[Any] = [rank, s.engine, s.games, s.wins, s.losses, s.draws]
+        if players > 2:
+            row += list(s.places or [])
+        row += [round(s.score_pct, 1), round(s.mu, 2), round(s.sigma, 2), round(s.conservative, 2)]
+        out.append(row)
+    return headers, out
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
 
 @dataclass

@@ -21,16 +21,16 @@ import multiprocessing_logging
 
 from protocol import codec
 
-from ..engine import proctree
+from ..engine import open_engine, proctree
 from ..engine.process import EngineFault, EngineProcess, EngineSpec
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..results.export import dropped_engines, render, results_document, standings_table, summarize, write_exports
 from ..results.fingerprint import fingerprint, legacy_fingerprint, tournament_settings
-from ..results.report import render_report
+from ..results.site.live import LiveSite
 from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import Tournament
-from .pool import Lost, WorkerPool
+from .pool import Lost, WorkerPool, ask_coordinator
 from .schedule import ScheduledGame, round_robin
 
 log = logging.getLogger("arena.runner")
@@ -71,7 +71,7 @@ class _Worker:
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = EngineProcess(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
+            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
             self.engines[name] = proc
             proc.start()
         return proc
@@ -88,8 +88,7 @@ class _Worker:
                     "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
 
     def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
-        dropped = [seat for seat, name in enumerate(scheduled.seats)
-                   if self.dropped and self.dropped[self.names.index(name)]]
+        dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
         if dropped:
             limits = sorted({self.config.max_failures.get(scheduled.seats[s], 0) for s in dropped})
             reason = (f"dropped from the tournament after {' / '.join(map(str, limits))} consecutive "
@@ -110,6 +109,16 @@ class _Worker:
         for seat in result.faulted_seats:
             self.discard(scheduled.seats[seat])
         return self._finish(result.record, scheduled)
+
+    def _is_dropped(self, name: str) -> bool:
+        """Dropped by the drop rule.  Before it starts an engine, a worker asks the
+        coordinator, which answers once it has counted every game result that reached it:
+        the shared flag alone could be a game late (the next game is dispatched while the
+        last one is being stored), and an engine would start once more than max_failures."""
+        if self.dropped and self.dropped[self.names.index(name)]:
+            return True
+        running = name in self.engines and self.engines[name].alive
+        return not running and not ask_coordinator(name, default=True)
 
     def _finish(self, record: dict[str, Any], scheduled: ScheduledGame) -> dict[str, Any]:
         record["id"] = scheduled.index
@@ -221,14 +230,20 @@ class FailureTracker:
 
 
 def run_tournament(t: Tournament, out: Path, workers: int | None = None,
-                   progress: Callable[[dict[str, Any], int, int], None] | None = None) -> RunSummary:
-    """Play every scheduled game not yet in ``out``'s database, then rate and report."""
+                   progress: Callable[[dict[str, Any], int, int], None] | None = None,
+                   cluster: Any = None) -> RunSummary:
+    """Play every scheduled game not yet in ``out``'s database, then rate and report.
+
+    ``cluster`` (a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games on a
+    Dask cluster instead of local worker processes; storing and rating stay here."""
     workers = workers or t.data.workers
     schedule = round_robin([e.name for e in t.engines], t.game.players, t.data.rounds, t.data.seed,
                            t.openings)
     with GameStore(out) as store:
-        store.open(tournament_settings(t), legacy_fingerprint(t))
+        store.open(tournament_settings(t), legacy_fingerprint(t))  # kept as meta 'settings'
         run_tag = _new_run(store)
+        site = LiveSite(out / "report", t, list(store.records()))
+        progress = site.wrap(progress)
         done = store.done_ids()
         todo = [g for g in schedule if g.index not in done]
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
@@ -239,13 +254,14 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:
-            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done))
+            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done),
+                                        cluster)
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
         dropped = dropped_engines(records) | store.note_dropped(tracker.dropped)
     return _report(t, out, records, played=len(todo) - len(errors), resumed=len(done),
-                   dropped=dropped, errors=errors)
+                   dropped=dropped, errors=errors, site=site)
 
 
 def _new_run(store: GameStore) -> str:
@@ -259,21 +275,36 @@ def _new_run(store: GameStore) -> str:
     return tag
 
 
+class _LocalGames:
+    """The game executor of a local run: arena's worker pool, and the drop rule shared
+    with its workers.  (A cluster run uses cluster.ClusterGames, same interface.)"""
+
+    def __init__(self, config: WorkerConfig, size: int, lock_fd: int | None,
+                 may_start: Callable[[str], bool]) -> None:
+        if config.affinity and not proctree.can_pin():
+            log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
+        self.names = list(config.engines)
+        self.dropped = multiprocessing.get_context("fork").RawArray("b", len(self.names))
+        self.pool = WorkerPool(size, _play_in_worker, _init_worker, (config, self.dropped, lock_fd),
+                               cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
+                               answer=may_start)  # asked before a worker starts an engine
+        self.imap_unordered = self.pool.imap_unordered
+        self.close = self.pool.close
+        self.terminate = self.pool.terminate
+
+    def drop(self, name: str) -> None:
+        self.dropped[self.names.index(name)] = 1
+
+
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int) -> tuple[FailureTracker, list[str]]:
+              progress, total: int, already: int, cluster: Any = None) -> tuple[FailureTracker, list[str]]:
     tracker = FailureTracker(config.max_failures)
     errors: list[str] = []
     if not todo:
         return tracker, errors
+    pool = cluster.open(config) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd,
+                                                            may_start=lambda name: name not in tracker.dropped)
     multiprocessing_logging.install_mp_handler()
-    if config.affinity and not proctree.can_pin():
-        log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
-    names = list(config.engines)
-    ctx = multiprocessing.get_context("fork")
-    dropped = ctx.RawArray("b", len(names))  # the drop rule, shared with the workers
-    pool = WorkerPool(min(workers, len(todo)), _play_in_worker, _init_worker,
-                      (config, dropped, store.lock_fd),
-                      cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else ())
     finished = already
     previous_handler = _sigterm_as_interrupt()
     try:
@@ -284,7 +315,7 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
                 continue
             store.add(record)
             for name in tracker.update(record):
-                dropped[names.index(name)] = 1
+                pool.drop(name)
                 log.warning("%s dropped after %s", name, tracker.dropped[name])
             finished += 1
             if progress:
@@ -317,13 +348,12 @@ def _error_text(result: Any) -> str:
 
 
 def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int,
-            dropped: dict[str, str], errors: list[str]) -> RunSummary:
+            dropped: dict[str, str], errors: list[str], site: LiveSite) -> RunSummary:
     settings = tournament_settings(t)
     summary = summarize(records, [e.name for e in t.engines], tournament=t.name, game=t.data.game,
                         options=t.game.options.model_dump(), players=t.game.players, settings=settings,
                         fingerprint=fingerprint(settings), dropped=dropped, not_recorded=errors)
     write_exports(summary, out)
+    site.finish(records, results_document(summary))
     headers, table = standings_table(summary)
-    page = render_report(f"arena · {t.name}", results_document(summary), headers, table, records)
-    (out / "report.html").write_text(page, encoding="utf-8")
     return RunSummary(played, resumed, headers, table, render(summary, "table"), out, summary.dropped, errors)

@@ -52,6 +52,21 @@ def spawn(detach: bool = False, hold_output: bool = True) -> None:
         sleep_forever()
 
 
+def escape() -> None:
+    """Double-fork a grandchild that calls setsid and execs a sleeper with a clean
+    environment: neither the process group nor the environment tag finds it; only
+    arena's child subreaper (it becomes the grandchild's parent) can."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            note_pid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)"], {})
+        os._exit(0)
+
+
 def first_free(size: int, moves: list[str]) -> str:
     taken = set(moves)
     for row in range(1, size + 1):
@@ -71,6 +86,14 @@ def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
     elif fault == "late":
         time.sleep(movetime_ms / 1000 + 0.4)
         return
+    elif fault == "just_late":  # 5 ms past movetime + the tests' 100 ms margin
+        time.sleep(movetime_ms / 1000 + 0.105)
+        return
+    elif fault == "nul_move":
+        out(f"move {first_free(SIZE, moves)}\0")
+    elif fault == "stop_worker":  # freezes the arena process that started it
+        os.kill(os.getppid(), signal.SIGSTOP)
+
     elif fault == "garbage":
         sys.stdout.buffer.write(b"\xff\xfe\x00garbage\n")
         sys.stdout.flush()
@@ -133,6 +156,8 @@ def main() -> None:
         spawn()
     if "fork_setsid" in FAULTS:
         spawn(detach=True, hold_output=False)
+    if "escape_tree" in FAULTS:
+        escape()
     if "ignore_signals" in FAULTS:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     SIZE, moves, gos = 5, [], 0
@@ -144,6 +169,9 @@ def main() -> None:
             if FAULT == "silent_start":
                 sleep_forever()
             out(f"id name zoo-{FAULT}")
+            if FAULT == "unicode_version":  # isdigit() says yes, int() says no
+                out("arenaok \u00b9")
+                sleep_forever()
             if FAULT == "escape_name":
                 out("id name \x1b[2J\x1b]0;owned\x07evil\x9b1m")
             if FAULT == "close_stdin":  # closed before arenaok: the referee's next write fails
