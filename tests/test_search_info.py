@@ -27,6 +27,7 @@ def test_search_keys_are_read_leniently(text, known, expected):
 
 THINKER = textwrap.dedent('''
     import sys
+    import time
     from protocol.sdk import Engine, run
 
     class Thinker(Engine):
@@ -35,6 +36,7 @@ THINKER = textwrap.dedent('''
 
         def choose_move(self, state, clock):
             self.plies += 1
+            time.sleep(0.005)   # a measurable time, so that nodes per second is defined
             sys.stdout.write(f"info depth {self.plies} nodes {1000 * self.plies}\\n")
             sys.stdout.write("info string free text nodes x\\n")       # ignored, not a fault
             sys.stdout.write(f"info score 0.{self.plies} pv whatever\\n")
