@@ -200,11 +200,17 @@ def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_na
             assert cells_with(page, "gone") == set(capture[2]) | set(capture[3])
     if game_name == "bases":
         assert cells_with(page, "occupied") == set(final.details()["occupied_base"])
-    if game_name == "posies":  # the last removal is marked
+    if game_name == "posies":  # each ply marks the pair it removed and the group the mover kept
         page.keyboard.press("Home")
-        page.keyboard.press("ArrowRight")
-        pair = record["moves"][0].split("/")[0].split("-")
-        assert set(pair) <= cells_with(page, "gone")
+        kept_somewhere = False
+        for ply, (before, after) in enumerate(zip(positions, positions[1:]), 1):
+            page.keyboard.press("ArrowRight")
+            pair = set(record["moves"][ply - 1].split("/")[0].split("-"))
+            emptied = {before.game.board.names[i] for i, (a, b) in enumerate(zip(before.cells, after.cells)) if a != b}
+            assert cells_with(page, "last") == pair and cells_with(page, "gone") == emptied
+            assert cells_with(page, "kept") == emptied - pair
+            kept_somewhere |= bool(emptied - pair)
+        assert kept_somewhere, "pick a seed whose game has a split"
         assert "score" in page.text_content("#status")  # variant 0: scores are public
     assert not page.errors
 
