@@ -359,3 +359,23 @@ def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path
     assert rows["decision"] == "H1" and rows["upper_bound"] == "2.94" and rows["pentanomial"].startswith("LL 0")
     assert page.locator("img[src='plots/sprt.svg']").evaluate("img => img.naturalWidth") > 100
     assert not page.errors
+
+
+def test_the_games_list_pages_and_filters_a_large_index_in_the_browser(page, tmp_path):
+    names = ["a", "b", "c"]
+    records = [random_record("hex", {"size": 2}, i, [names[i % 3], names[(i + 1) % 3]]) for i in range(250)]
+    site = write_site(tmp_path / "site", SiteData("t", "hex", records[0]["options"], names, records)).parent
+    page.goto((site / "games.html").as_uri())
+    assert page.text_content("#count") == "250 of 250 games" and page.text_content("#page") == "page 1 of 3"
+    assert page.locator("#games tbody tr").count() == 100
+    page.click("#next")
+    page.click("#next")
+    assert page.text_content("#page") == "page 3 of 3" and page.locator("#games tbody tr").count() == 50
+    assert page.locator("#games tbody tr a").first.text_content() == "200"
+    page.select_option("#f-engine", label="c")
+    with_c = [r for r in records if "c" in r["players"]]
+    assert page.text_content("#count") == f"{len(with_c)} of 250 games" and page.text_content("#page") == "page 1 of 2"
+    shown = page.locator("#games tbody tr td:nth-child(3)").all_text_contents()
+    assert shown == [" vs ".join(r["players"]) for r in with_c[:100]]
+    won = page.locator("#games tbody tr td:nth-child(4)").all_text_contents()
+    assert won == [f"{r['players'][r['winner']]} wins" for r in with_c[:100]]
