@@ -379,3 +379,14 @@ def test_the_games_list_pages_and_filters_a_large_index_in_the_browser(page, tmp
     assert shown == [" vs ".join(r["players"]) for r in with_c[:100]]
     won = page.locator("#games tbody tr td:nth-child(4)").all_text_contents()
     assert won == [f"{r['players'][r['winner']]} wins" for r in with_c[:100]]
+
+
+def test_a_record_the_rules_cannot_replay_gets_a_page_saying_so(page, tmp_path):
+    good = random_record("hex", {"size": 3}, 1, ["a", "b"])
+    bad = {**random_record("hex", {"size": 3}, 2, ["a", "b"]), "moves": ["a1", "a1<b>"]}
+    site = write_site(tmp_path / "site", SiteData("t", "hex", good["options"], ["a", "b"], [good, bad])).parent
+    page.goto((site / "games" / "2.html").as_uri())
+    text = page.text_content("#replay-error")
+    assert "cannot be replayed" in text and "a1 a1<b>" in text and page.locator("#replay-error b").count() == 0
+    page.goto((site / "games" / "1.html").as_uri())
+    assert page.locator("#board [data-cell]").count() == 9
