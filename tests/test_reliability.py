@@ -421,9 +421,11 @@ def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_pa
 def test_records_arena_verify_cannot_use_give_one_line(tmp_path, line, what):
     path = tmp_path / "r.jsonl"
     path.write_text(line + "\n")
-    proc = run_arena("verify", path)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.startswith(f"arena: {path}, line 1: ") and what in proc.stderr
+    proc = run_arena("verify", path)  # a bad line is a verdict naming it (ok false), exit 1
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr + proc.stdout
+    [verdict] = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert not verdict["ok"] and verdict["error"]["reason"].startswith(f"{path}, line 1: ")
+    assert what in verdict["error"]["reason"]
 
 
 def _played_folder(tmp_path) -> tuple[Path, Path]:
