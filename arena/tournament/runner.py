@@ -25,6 +25,7 @@ from tabulate import tabulate
 from protocol import codec
 
 from ..engine import open_engine, proctree
+from ..engine.declared import preflight
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
@@ -32,7 +33,7 @@ from ..results.ratings import head_to_head, head_to_head_rows, standings, table_
 from ..results.site.live import LiveSite, tournament_settings
 from ..results.store import GameStore
 from ..rules import Game, make_game
-from .config import Tournament
+from .config import ConfigError, Tournament
 from .pool import Lost, WorkerPool, ask_coordinator
 from .schedule import ScheduledGame, round_robin
 
@@ -313,6 +314,8 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         progress = site.wrap(progress)
         done = store.done_ids()
         todo = [g for g in schedule if g.index not in done]
+        if todo:
+            _refuse_undeclared(t, run_tag)
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
                               {e.name: e for e in t.engines}, t.time_control,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
@@ -331,6 +334,15 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
     dropped = _dropped_in(records) | tracker.dropped
     return _report(t, out, records, played=len(todo) - len(errors), resumed=len(done),
                    dropped=dropped, errors=errors, site=site)
+
+
+def _refuse_undeclared(t: Tournament, run_tag: str) -> None:
+    """Before the first game: each engine's options must be ones it declared, with values
+    that fit, and an engine that declares its games must play this one."""
+    problems = [f"engine {spec.name!r}: {p}" for spec in t.engines
+                if (p := preflight(spec, t.data.game, run_tag))]
+    if problems:
+        raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
 
 
 def _new_run(store: GameStore) -> str:
