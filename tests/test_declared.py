@@ -3,6 +3,7 @@ its games ('id games') is not entered for another: both refused before the first
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 
@@ -55,9 +56,18 @@ def test_undeclared_or_unfitting_options_are_refused_before_the_first_game(tmp_p
 
 
 def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path):
-    result = run_arena("run", tournament(tmp_path, "", game="bases", game_options=""), "--out", tmp_path / "o")
+    # With options it is started before the first game: the run is refused.
+    result = run_arena("run", tournament(tmp_path, "options = { depth = 3 }", game="bases", game_options=""),
+                       "--out", tmp_path / "o")
     assert result.returncode == 2
     assert "engine 'declaring': declares that it plays hex, groups ('id games'), not bases" in result.stderr
+    # Without, it is refused when it first starts: its games are lost with that reason.
+    result = run_arena("run", tournament(tmp_path, "max_failures = 1", game="bases", game_options=""),
+                       "--out", tmp_path / "o2", "-q")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in (tmp_path / "o2" / "games.jsonl").read_text().splitlines()]
+    assert {r["termination"] for r in records} <= {"handshake", "dropped"}
+    assert "refused: it declares that it plays hex, groups ('id games'), not bases" in records[0]["reason"]
 
 
 def test_play_refuses_an_undeclared_engine_option(tmp_path):

@@ -25,7 +25,7 @@ from tabulate import tabulate
 from protocol import codec
 
 from ..engine import open_engine, proctree
-from ..engine.declared import preflight
+from ..engine.declared import games_problem, preflight
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
@@ -84,6 +84,8 @@ class _Worker:
             self.engines[name] = proc
             proc.trace = trace
             proc.start()
+            if (problem := games_problem(proc.identity, self.config.game)) is not None:
+                raise EngineFault("handshake", f"refused: it {problem}")
         proc.trace = trace
         return proc
 
@@ -337,10 +339,12 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
 
 
 def _refuse_undeclared(t: Tournament, run_tag: str) -> None:
-    """Before the first game: each engine's options must be ones it declared, with values
-    that fit, and an engine that declares its games must play this one."""
+    """Before the first game, each engine given options is started once: they must be
+    options it declared, with values that fit, and it must play this game if it declares
+    its games.  (Engines without options are not started twice: one that declares other
+    games is refused at its first start, see _Worker.engine.)"""
     problems = [f"engine {spec.name!r}: {p}" for spec in t.engines
-                if (p := preflight(spec, t.data.game, run_tag))]
+                if spec.options and (p := preflight(spec, t.data.game, run_tag))]
     if problems:
         raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
 
