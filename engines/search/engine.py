@@ -43,12 +43,12 @@ class Part:
 
 
 PARTS: dict[str, Part] = {
-    "hex": Part({"easy": 100, "medium": 1000, "hard": 6000},
+    "hex": Part({"easy": 30, "medium": 300, "hard": 6000},
                 lambda e: HexDomain(e.option_values["swap_policy"])),
-    "hexgo": Part({"easy": 20, "medium": 100, "hard": 500}, lambda e: mcts.RulesDomain(2, rave=True)),
-    "groups": Part({"easy": 30, "medium": 150, "hard": 700}, lambda e: GroupsDomain()),
-    "posies": Part({"easy": 15, "medium": 60, "hard": 250}, lambda e: PosiesDomain(e.players)),
-    "bases": Part({"easy": 15, "medium": 80, "hard": 400}, lambda e: mcts.RulesDomain(2)),
+    "hexgo": Part({"easy": 10, "medium": 80, "hard": 1000}, lambda e: mcts.RulesDomain(2, rave=True)),
+    "groups": Part({"easy": 30, "medium": 200, "hard": 1500}, lambda e: GroupsDomain()),
+    "posies": Part({"easy": 40, "medium": 120, "hard": 300}, lambda e: PosiesDomain(e.players)),
+    "bases": Part({"easy": 25, "medium": 120, "hard": 600}, lambda e: mcts.RulesDomain(2)),
 }
 
 

@@ -15,7 +15,7 @@ from random import Random
 
 from arena.rules.groups import EMPTY, GroupsState
 
-from .mcts import ROLLOUT_PLIES, Node, rank_rewards
+from .mcts import Node, Played, rank_rewards
 
 END = "."
 
@@ -37,7 +37,7 @@ class Turn:
 
 class GroupsDomain:
     players = 2
-    rave = False
+    rave = True          # credited per stone: a cell is a move at every step
 
     def root(self, state: GroupsState, rng: Random) -> Turn:
         return Turn(state)
@@ -51,9 +51,7 @@ class GroupsDomain:
             return [names[i] for i, v in enumerate(state.cells) if v == EMPTY]
         moves = [END]
         if len(turn.stones) < state.max_stones():
-            allowed = -1
-            for stone in turn.stones:
-                allowed &= turn.compatible[stone]
+            allowed = _allowed(turn)
             while allowed:
                 low = allowed & -allowed
                 allowed ^= low
@@ -73,28 +71,58 @@ class GroupsDomain:
         other.stones, other.compatible = turn.stones[:], turn.compatible
         return other
 
-    def rollout(self, turn: Turn, rng: Random) -> tuple[list[float], list[str]]:
+    def rollout(self, turn: Turn, rng: Random) -> tuple[list[float], list[Played]]:
         state = turn.state
-        if turn.stones:                        # a turn in progress ends with the stones chosen
-            state.play(turn.token())
+        played: list[Played] = []
+        if turn.stones:
+            seat, chosen = state.current_player(), len(turn.stones)
+            token = _filled(turn, rng)
+            names = state.game.board.names
+            played.extend((seat, names[cell]) for cell in turn.stones[chosen:])
+            state.play(token)
             turn.stones, turn.compatible = [], None
-        state.playout(rng, ROLLOUT_PLIES)
-        return rank_rewards(state.scores()), []
+        while not state.is_terminal():
+            seat, token = state.current_player(), state.random_move(rng)
+            state.play(token)
+            played.extend((seat, cell) for cell in token.split(","))
+        return rank_rewards(state.scores()), played
 
-    def final(self, turn: Turn, root: Node) -> str:
-        """The turn along the tree's most visited steps, down to ``END``, a full turn or
-        the edge of the tree (then the stones chosen so far are the turn)."""
+    def final(self, turn: Turn, root: Node, rng: Random) -> str:
+        """The turn along the tree's most visited steps, down to ``END`` or a full turn;
+        where the tree ends first, the turn is completed at random as rollouts do."""
         turn = self.clone(turn)
         node: Node | None = root
-        while node is not None and node.total_visits:
+        while True:
+            if node is None or not node.total_visits:
+                if not turn.stones:            # a root with one move is not searched
+                    _add(turn, root.moves[0])
+                return _filled(turn, rng)
             i = node.best_move()
             move = node.moves[i]
             if move == END or not _add(turn, move):
-                break
+                return turn.token()
             node = node.children[i]
-        if not turn.stones:                    # a root with one move is not searched
-            _add(turn, root.moves[0])
-        return turn.token()
+
+
+def _filled(turn: Turn, rng: Random) -> str:
+    """The turn's token after adding random allowed stones until no more may follow
+    (uniform random turns mostly have the most stones allowed: there are most of those)."""
+    names = turn.state.game.board.names
+    while len(turn.stones) < turn.state.max_stones():
+        allowed = _allowed(turn)
+        if not allowed:
+            break
+        cells = [i for i in range(allowed.bit_length()) if allowed >> i & 1]
+        _add(turn, names[rng.choice(cells)])
+    return turn.token()
+
+
+def _allowed(turn: Turn) -> int:
+    """Bitmask of the cells that may join the stones chosen so far (higher cells only)."""
+    allowed = -1
+    for stone in turn.stones:
+        allowed &= turn.compatible[stone]
+    return allowed
 
 
 def _add(turn: Turn, move: str) -> bool:
@@ -103,9 +131,4 @@ def _add(turn: Turn, move: str) -> bool:
     if not turn.stones and state.max_stones() > 1:
         turn.compatible = state._compatible([i for i, v in enumerate(state.cells) if v == EMPTY])
     turn.stones.append(state.game.board.lookup(move))
-    if len(turn.stones) >= state.max_stones():
-        return False
-    allowed = -1
-    for stone in turn.stones:
-        allowed &= turn.compatible[stone]
-    return allowed != 0
+    return len(turn.stones) < state.max_stones() and _allowed(turn) != 0

@@ -52,16 +52,21 @@ class Domain(Protocol):
     def play(self, position: Any, move: str) -> None: ...
     def to_move(self, position: Any) -> int: ...
     def clone(self, position: Any) -> Any: ...
-    def rollout(self, position: Any, rng: Random) -> tuple[list[float], list[str]]:
-        """Play to the end; the rewards per seat and the moves played (for RAVE)."""
+    def rollout(self, position: Any, rng: Random) -> tuple[list[float], list[Played]]:
+        """Play to the end; the rewards per seat and, for RAVE, who played what."""
         ...
-    def final(self, position: Any, root: "Node") -> str:
+    def final(self, position: Any, root: "Node", rng: Random) -> str:
         """The move to send, from the searched tree at ``position``."""
         ...
 
 
+Played = tuple[int, str]     # (seat, move): a rollout's moves, for RAVE
+
+
 class RulesDomain:
-    """The rules' ``State`` as it is: a move is a protocol token."""
+    """The rules' ``State`` as it is: a move is a protocol token.  With RAVE the game
+    must alternate seats move by move (Hex, HexGo), which is how the rollout's moves
+    are credited."""
 
     def __init__(self, players: int, rave: bool = False) -> None:
         self.players = players
@@ -82,15 +87,22 @@ class RulesDomain:
     def clone(self, position: Any) -> Any:
         return position.clone()
 
-    def rollout(self, position: Any, rng: Random) -> tuple[list[float], list[str]]:
-        start = len(position.moves)
+    def rollout(self, position: Any, rng: Random) -> tuple[list[float], list[Played]]:
+        start, seat = len(position.moves), position.current_player()
         if position.playout(rng, ROLLOUT_PLIES):
-            rewards = rank_rewards(position.scores())
+            rewards = self.rewards(position, rng)
         else:
             rewards = [0.5] * self.players   # not over after the cap: call it even
-        return rewards, position.moves[start:]
+        if not self.rave:
+            return rewards, []
+        players = self.players
+        return rewards, [((seat + k) % players, move) for k, move in enumerate(position.moves[start:])]
 
-    def final(self, position: Any, root: "Node") -> str:
+    def rewards(self, position: Any, rng: Random) -> list[float]:
+        """Per seat, the reward of a finished game."""
+        return rank_rewards(position.scores())
+
+    def final(self, position: Any, root: "Node", rng: Random) -> str:
         return root.moves[root.best_move()]
 
 
@@ -165,7 +177,7 @@ def search(domain: Domain, state: Any, rng: Random, iterations: int,
         while done < iterations and not (done and out_of_time()):
             _simulate(domain, root, root_position, rng, rave)
             done += 1
-    return SearchResult(domain.final(root_position, root), done, time.perf_counter() - start)
+    return SearchResult(domain.final(root_position, root, rng), done, time.perf_counter() - start)
 
 
 def _expand(domain: Domain, position: Any, rng: Random) -> Node:
@@ -197,25 +209,24 @@ def _simulate(domain: Domain, root: Node, root_position: Any, rng: Random, rave:
 
 
 def _backup(path: list[tuple[Node, int]], rewards: list[float],
-            played: list[str] | None) -> None:
+            played: list[Played] | None) -> None:
     for node, i in path:
         node.total_visits += 1
         node.visits[i] += 1
         node.totals[i] += rewards[node.player]
     if played is None:
         return
-    # RAVE: the tree moves and the rollout's, with the seat that played each (the
-    # domains with RAVE alternate seats move by move).
-    sequence = [node.moves[i] for node, i in path] + played
-    first: dict[str, int] = {}
-    for ply, move in enumerate(sequence):
-        first.setdefault(move, ply)
-    players = len(rewards)
+    # RAVE: a node's move counts as played if its seat played it at or after the node,
+    # in the tree or in the rollout, before anyone else played it.
+    sequence = [(node.player, node.moves[i]) for node, i in path] + played
+    first: dict[str, tuple[int, int]] = {}         # move -> (step, seat) of its first play
+    for step, (seat, move) in enumerate(sequence):
+        first.setdefault(move, (step, seat))
     for depth, (node, _) in enumerate(path):
-        reward = rewards[node.player]
+        reward, player = rewards[node.player], node.player
         index, rn, rt = node.index, node.rave_visits, node.rave_totals
-        for move, ply in first.items():
-            if ply >= depth and (ply - depth) % players == 0:
+        for move, (step, seat) in first.items():
+            if seat == player and step >= depth:
                 i = index.get(move)
                 if i is not None:
                     rn[i] += 1
