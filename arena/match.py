@@ -9,6 +9,8 @@ PROTOCOL.md section 7); it never raises out of :func:`play_game`.
 from __future__ import annotations
 
 import hashlib
+import logging
+import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -16,8 +18,10 @@ from typing import Any, Sequence
 
 from protocol import codec
 
-from .engine.process import EngineFault, EngineProcess
+from .engine.process import EXIT_WAIT, HANDSHAKE_TIMEOUT, QUIT_GRACE, EngineFault, EngineProcess, EngineSpec
 from .rules import Game, IllegalMove, State
+
+log = logging.getLogger("arena.match")
 
 MAX_MOVE_MS = 600_000  # per-move ceiling when no time control is set
 
@@ -96,13 +100,27 @@ def forfeit_before_start(game: Game, seed: int, names: Sequence[str], seat: int 
     return {**_record(game, state, names, seed, [], [], _Forfeit(seat, code, reason)), "deal": deal}
 
 
-def starting_state(game: Game, seed: int, names: Sequence[str]) -> tuple[State, int]:
-    """The setup ``seed`` gives, shared by every seat order of a table, with its hidden
-    part dealt afresh for this seat order, so no game's secrets repeat in another."""
-    deal = derive_seed(seed, "deal", *names)
+def starting_state(game: Game, seed: int, names: Sequence[str] = (),
+                   deal: int | None = None) -> tuple[State, int]:
+    """The setup ``seed`` gives, with its hidden part dealt from ``deal`` (a new deal, see
+    :func:`new_deal`, when None; a replay passes the record's)."""
+    if deal is None:
+        deal = new_deal(game, seed, names)
     state = game.initial_state(seed)
     state.deal(deal)
     return state, deal
+
+
+def new_deal(game: Game, seed: int, names: Sequence[str]) -> int:
+    """The seed of a game's hidden part.  Where seats hide information (Posies variant 2) it
+    is drawn from the operating system's randomness when the game starts and is known only
+    to the referee until the record is written at the end: a deal derived from the master
+    seed could be computed by any engine that reads the tournament file, or that tries
+    small seeds against the public setup.  Other games keep a deal derived from the seed and
+    the seat order, so their reruns are identical."""
+    if game.hides_information:
+        return secrets.randbits(63)
+    return derive_seed(seed, "deal", *names)
 
 
 def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine_seeds: list[int]) -> None:
@@ -139,7 +157,11 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
         try:
             state.play(reply.move)
         except IllegalMove as exc:
-            raise _Forfeit(seat, "illegal", f"illegal move {codec.sanitize(exc.move, 60)!r}: {exc.reason}") from None
+            raise _Forfeit(seat, "illegal", f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
+        except Exception:  # a referee bug on a strange token: the game must still be recorded
+            log.exception("the %s referee failed on move %s", state.game.name, codec.quote(reply.move, 60))
+            raise _Forfeit(seat, "illegal", f"illegal move {codec.quote(reply.move, 60)}: "
+                                            "not a move the referee can read") from None
         position += " " + state.moves[-1]
         if clocks is not None:
             clocks[seat] += tc.inc_ms - elapsed_ms
@@ -151,6 +173,24 @@ def _move_limit(tc: TimeControl, clock_ms: int | None) -> float:
     margin is spent once per game, not granted afresh each move to a clock that ran out."""
     allowed_ms = min(t for t in (tc.movetime_ms, clock_ms, MAX_MOVE_MS) if t is not None)
     return max(allowed_ms + tc.margin_ms, 0) / 1000
+
+
+def longest_game_s(game: Game, tc: TimeControl, specs: Sequence[EngineSpec]) -> float | None:
+    """The longest one game can take in the referee's hands, in seconds, with ``specs`` at
+    the table (None for a game without a ply bound): every seat's start-up, ``isready`` and
+    final ``quit`` at their limits, then every ply at its limit; a GTP engine is also told
+    each move with its start-up limit.  The runner's watchdog adds a grace to it."""
+    plies = game.max_plies
+    if plies is None:
+        return None
+    starts = [s.handshake_ms / 1000 if s.handshake_ms else HANDSHAKE_TIMEOUT for s in specs]
+    seats_s = sum(3 * start + QUIT_GRACE + EXIT_WAIT for start in starts)
+    seats_s += sum(plies * start for start, s in zip(starts, specs) if s.protocol == "gtp")
+    per_move_ms = min(t for t in (tc.movetime_ms, MAX_MOVE_MS) if t is not None) + tc.margin_ms
+    moves_ms = plies * per_move_ms
+    if tc.base_ms is not None:  # a seat's moves together take at most its clock, increments and margins
+        moves_ms = min(moves_ms, len(specs) * (tc.base_ms + plies * (tc.inc_ms + tc.margin_ms)))
+    return seats_s + moves_ms / 1000
 
 
 def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_seeds: list[int],

@@ -52,6 +52,10 @@ class PosiesGame(Game):
     Options = PosiesOptions
     options: PosiesOptions
 
+    @property
+    def max_plies(self) -> int:
+        return len(self.board) // 2  # each ply removes at least two posies
+
     def __init__(self, options: PosiesOptions) -> None:
         super().__init__(options)
         board = self.board = standard_board()
@@ -72,6 +76,10 @@ class PosiesGame(Game):
     @property
     def players(self) -> int:
         return self.options.players
+
+    @property
+    def hides_information(self) -> bool:
+        return self.options.variant == 2
 
     def initial_state(self, seed: int = 0) -> "PosiesState":
         """The seed's setup: 17 rounds of three posies of different colours on random

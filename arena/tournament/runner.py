@@ -24,15 +24,15 @@ from tabulate import tabulate
 
 from protocol import codec
 
-from ..engine import proctree
-from ..engine.process import EngineFault, EngineProcess, EngineSpec
-from ..match import GameResult, TimeControl, forfeit_before_start, play_game
+from ..engine import open_engine, proctree
+from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
+from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
 from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
-from ..results.report import render_report
+from ..results.site.live import LiveSite, tournament_settings
 from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import Tournament
-from .pool import Lost, WorkerPool
+from .pool import Lost, WorkerPool, ask_coordinator
 from .schedule import ScheduledGame, round_robin
 
 log = logging.getLogger("arena.runner")
@@ -66,6 +66,7 @@ class _Worker:
         self.engines: dict[str, EngineProcess] = {}
         self.names = list(config.engines)
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
+        self.stopping = False   # SIGTERM came: kill the engines, no grace, no waiting
 
     def engine(self, name: str) -> EngineProcess:
         """A running engine for ``name``; raises EngineFault if it cannot start."""
@@ -73,7 +74,7 @@ class _Worker:
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = EngineProcess(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
+            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
             self.engines[name] = proc
             proc.start()
         return proc
@@ -90,8 +91,7 @@ class _Worker:
                     "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
 
     def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
-        dropped = [seat for seat, name in enumerate(scheduled.seats)
-                   if self.dropped and self.dropped[self.names.index(name)]]
+        dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
         if dropped:
             limits = sorted({self.config.max_failures.get(scheduled.seats[s], 0) for s in dropped})
             reason = (f"dropped from the tournament after {' / '.join(map(str, limits))} consecutive "
@@ -113,6 +113,16 @@ class _Worker:
             self.discard(scheduled.seats[seat])
         return self._finish(result.record, scheduled)
 
+    def _is_dropped(self, name: str) -> bool:
+        """Dropped by the drop rule.  Before it starts an engine, a worker asks the
+        coordinator, which answers once it has counted every game result that reached it:
+        the shared flag alone could be a game late (the next game is dispatched while the
+        last one is being stored), and an engine would start once more than max_failures."""
+        if self.dropped and self.dropped[self.names.index(name)]:
+            return True
+        running = name in self.engines and self.engines[name].alive
+        return not running and not ask_coordinator(name, default=True)
+
     def _finish(self, record: dict[str, Any], scheduled: ScheduledGame) -> dict[str, Any]:
         record["id"] = scheduled.index
         record["round"] = scheduled.round
@@ -126,6 +136,7 @@ class _Worker:
         proc = self.engines.pop(name, None)
         if proc is not None:
             proc.quit()
+            self._kill_adopted()
 
     def discard(self, name: str) -> None:
         """Kill an engine that faulted (no grace: it broke the contract) and keep its
@@ -134,17 +145,42 @@ class _Worker:
         if proc is None:
             return
         proc.kill()
+        self._kill_adopted()
         tail = proc.stderr_text()
         if tail:
             log.warning("%s: last %d bytes of stderr:\n%s", name, len(proc.stderr_tail), tail)
 
+    def _kill_adopted(self) -> None:
+        """Processes an engine left behind that the process group and the tag missed
+        (re-parented to this worker, a subreaper): killed whenever an engine stops."""
+        proctree.kill_adopted({p.proc.pid for p in self.engines.values() if p.proc is not None})
+
     def shutdown(self) -> None:
+        if self.stopping:
+            self.kill_now()
+            return
         for name in list(self.engines):
             self.retire(name)
+
+    def kill_now(self) -> None:
+        """Kill every engine and what it started without waiting on any process object:
+        after a signal the interrupted code may hold their locks (subprocess's wait lock).
+        The kernel reaps them once this worker exits."""
+        for proc in self.engines.values():
+            if proc.proc is not None:
+                try:
+                    os.killpg(proc.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            proctree.kill_tagged(proc._tag)
+        proctree.kill_adopted(set())
 
 
 def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | None) -> None:
     global _worker
+    # Die with the coordinator even when it is killed with -9 and cannot clean up (before
+    # anything else: until the handler below is set, SIGTERM simply ends the worker).
+    proctree.set_parent_death_signal(signal.SIGTERM)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     if lock_fd is not None:
         # Let go of the inherited lock on the output folder (pointing the descriptor at
@@ -152,20 +188,23 @@ def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | No
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, lock_fd)
         os.close(null)
+    proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
     _worker = _Worker(config, dropped)
     Finalize(_worker, _worker.shutdown, exitpriority=10)
     signal.signal(signal.SIGTERM, _terminate_worker)  # terminate(): kill our engines first
-    # Die with the coordinator even when it is killed with -9 and cannot clean up.
-    proctree.set_parent_death_signal(signal.SIGTERM)
     if config.coordinator and os.getppid() != config.coordinator:
         _terminate_worker(signal.SIGTERM, None)  # it died before the signal was armed
 
 
 def _terminate_worker(signum: int, frame: object) -> None:
+    """SIGTERM (the pool's terminate(), or the coordinator died): unwind whatever the worker
+    was doing by raising, and kill the engines on the way out (Finalize -> shutdown ->
+    kill_now), outside this handler.  A handler that killed and waited for the engines
+    itself could block for ever on the wait lock of the very code it interrupted."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one stop is enough
     if _worker is not None:
-        for proc in _worker.engines.values():
-            proc.kill()
-    os._exit(128 + signum)
+        _worker.stopping = True
+    raise SystemExit(128 + signum)
 
 
 def _play_in_worker(scheduled: ScheduledGame) -> dict[str, Any]:
@@ -236,14 +275,21 @@ class FailureTracker:
 
 
 def run_tournament(t: Tournament, out: Path, workers: int | None = None,
-                   progress: Callable[[dict[str, Any], int, int], None] | None = None) -> RunSummary:
-    """Play every scheduled game not yet in ``out``'s database, then rate and report."""
+                   progress: Callable[[dict[str, Any], int, int], None] | None = None,
+                   cluster: Any = None) -> RunSummary:
+    """Play every scheduled game not yet in ``out``'s database, then rate and report.
+
+    ``cluster`` (a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games on a
+    Dask cluster instead of local worker processes; storing and rating stay here."""
     workers = workers or t.data.workers
     schedule = round_robin([e.name for e in t.engines], t.game.players, t.data.rounds, t.data.seed,
                            t.openings)
     with GameStore(out) as store:
         store.open(fingerprint(t))
+        store.set_meta("settings", tournament_settings(t))  # for 'arena report' later
         run_tag = _new_run(store)
+        site = LiveSite(out / "report", t, list(store.records()))
+        progress = site.wrap(progress)
         done = store.done_ids()
         todo = [g for g in schedule if g.index not in done]
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
@@ -254,13 +300,14 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:
-            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done))
+            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done),
+                                        cluster)
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
     dropped = _dropped_in(records) | tracker.dropped
     return _report(t, out, records, played=len(todo) - len(errors), resumed=len(done),
-                   dropped=dropped, errors=errors)
+                   dropped=dropped, errors=errors, site=site)
 
 
 def _new_run(store: GameStore) -> str:
@@ -285,21 +332,50 @@ def _dropped_in(records: list[dict[str, Any]]) -> dict[str, str]:
     return dropped
 
 
+class _LocalGames:
+    """The game executor of a local run: arena's worker pool, and the drop rule shared
+    with its workers.  (A cluster run uses cluster.ClusterGames, same interface.)"""
+
+    def __init__(self, config: WorkerConfig, size: int, lock_fd: int | None,
+                 may_start: Callable[[str], bool]) -> None:
+        if config.affinity and not proctree.can_pin():
+            log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
+        self.names = list(config.engines)
+        self.dropped = multiprocessing.get_context("fork").RawArray("b", len(self.names))
+        limit = _watchdog_limit(config)
+        self.pool = WorkerPool(size, _play_in_worker, _init_worker, (config, self.dropped, lock_fd),
+                               cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
+                               answer=may_start,  # asked before a worker starts an engine
+                               time_limit=lambda game: limit)
+        self.imap_unordered = self.pool.imap_unordered
+        self.close = self.pool.close
+        self.terminate = self.pool.terminate
+
+    def drop(self, name: str) -> None:
+        self.dropped[self.names.index(name)] = 1
+
+
+WATCHDOG_GRACE = 30.0  # seconds past a game's longest possible duration before its worker counts as hung
+
+
+def _watchdog_limit(config: WorkerConfig) -> float | None:
+    """How long a worker may take for any game: the longest game the slowest-starting
+    engines can play, plus a grace (kills, sweeps and a busy machine)."""
+    game = make_game(config.game, config.options)
+    slowest = sorted(config.engines.values(), key=lambda s: (s.protocol == "gtp", s.handshake_ms or HANDSHAKE_TIMEOUT * 1000))
+    longest = longest_game_s(game, config.time_control, slowest[-game.players:])
+    return None if longest is None else longest + WATCHDOG_GRACE
+
+
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int) -> tuple[FailureTracker, list[str]]:
+              progress, total: int, already: int, cluster: Any = None) -> tuple[FailureTracker, list[str]]:
     tracker = FailureTracker(config.max_failures)
     errors: list[str] = []
     if not todo:
         return tracker, errors
+    pool = cluster.open(config) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd,
+                                                            may_start=lambda name: name not in tracker.dropped)
     multiprocessing_logging.install_mp_handler()
-    if config.affinity and not proctree.can_pin():
-        log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
-    names = list(config.engines)
-    ctx = multiprocessing.get_context("fork")
-    dropped = ctx.RawArray("b", len(names))  # the drop rule, shared with the workers
-    pool = WorkerPool(min(workers, len(todo)), _play_in_worker, _init_worker,
-                      (config, dropped, store.lock_fd),
-                      cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else ())
     finished = already
     previous_handler = _sigterm_as_interrupt()
     try:
@@ -310,7 +386,7 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
                 continue
             store.add(record)
             for name in tracker.update(record):
-                dropped[names.index(name)] = 1
+                pool.drop(name)
                 log.warning("%s dropped after %s", name, tracker.dropped[name])
             finished += 1
             if progress:
@@ -343,7 +419,7 @@ def _error_text(result: Any) -> str:
 
 
 def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int,
-            dropped: dict[str, str], errors: list[str]) -> RunSummary:
+            dropped: dict[str, str], errors: list[str], site: LiveSite) -> RunSummary:
     players = t.game.players
     rows = standings([e.name for e in t.engines], records, players)
     headers, table = table_rows(rows, players)
@@ -360,8 +436,7 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
         "not_recorded": errors,
     }
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    page = render_report(f"arena · {t.name}", results, headers, table, records)
-    (out / "report.html").write_text(page, encoding="utf-8")
+    site.finish(records, results)
     text = tabulate(table, headers=headers, floatfmt=".2f")
     if pair_rows:
         text += "\n\n" + tabulate(pair_rows, headers=pair_headers, floatfmt=".1f")
