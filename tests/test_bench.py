@@ -11,10 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
 
 
+@pytest.mark.timeout(180)   # every section, real processes; minutes on a loaded machine
 def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     out = tmp_path / "bench.json"
     done = subprocess.run([sys.executable, "-m", "arena", "bench", "--quick", "--json", str(out)],

@@ -18,6 +18,9 @@ from engines.search.engine import LEVELS, PARTS, SearchEngine
 from engines.search.mcts import rank_rewards
 from protocol.sdk import Clock
 
+# Real engine processes and searches at full budgets: seconds each, more on a loaded machine.
+pytestmark = pytest.mark.timeout(180)
+
 SEARCH = (sys.executable, "-m", "engines.search")
 RANDOM = (sys.executable, "-m", "engines.random_engine")
 
