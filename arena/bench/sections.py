@@ -1,4 +1,4 @@
-"""The five sections of ``arena bench``: measure, print a table, note the targets."""
+"""The sections of ``arena bench``: measure, print a table, note the targets."""
 
 from __future__ import annotations
 
@@ -230,9 +230,15 @@ def clock(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
     report.target("clock error median <= 1 ms", f"{err:.3f} ms", abs(err) <= 1)
 
 
+def site(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    from .site import site as site_section
+
+    site_section(plan, report)
+
+
 def engines(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
     level = plan.engine_level
-    report.echo(f"\n6. Bundled search engine (level {level}, default game options, one core, "
+    report.echo(f"\n7. Bundled search engine (level {level}, default game options, one core, "
                 f"{plan.repeats} run(s) per position)")
     figures = [search_speed(game, level, plan.repeats) for game in sorted(PARTS)]
     report.table([[f.game, f.budget, f.iterations_per_s, med(f.cpu_s), max(f.cpu_s), max(f.wall_s)]
