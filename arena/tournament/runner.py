@@ -167,9 +167,9 @@ class _Worker:
         proc.kill()
         proc.trace = None
         self._kill_adopted()
-        tail = proc.stderr_text()
+        tail = proc.stderr_text()[-STDERR_LOGGED:]
         if tail:
-            log.warning("%s: last %d bytes of stderr:\n%s", name, len(proc.stderr_tail), tail)
+            log.warning("%s: last %d characters of stderr:\n%s", name, len(tail), tail)
 
     def _kill_adopted(self) -> None:
         """Processes an engine left behind that the process group and the tag missed
@@ -378,6 +378,7 @@ class _LocalGames:
         self.dropped[self.names.index(name)] = 1
 
 
+STDERR_LOGGED = 8192  # of a faulted engine's stderr tail, into arena.log (which has its own cap)
 WATCHDOG_GRACE = 30.0  # seconds past a game's longest possible duration before its worker counts as hung
 
 
