@@ -325,6 +325,9 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         try:
             tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done),
                                         cluster)
+        except BaseException:
+            site.stopped()  # its pages stop reloading themselves
+            raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
