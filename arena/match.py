@@ -75,15 +75,18 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
     # Keyed by engine name too, so mirrored seat orders of one setup are different games.
     engine_seeds = [derive_seed(seed, "engine", seat, name) for seat, name in enumerate(names)]
     times_ms: list[int] = []
+    move_info: list[dict[str, int | float] | None] = []  # aligned with times_ms
     forfeit: _Forfeit | None = None
     try:
         _announce(game, state, engines, engine_seeds)
-        _play_moves(state, engines, time_control, times_ms)
+        _play_moves(state, engines, time_control, times_ms, move_info)
     except _Forfeit as exc:
         forfeit = exc
     record = _record(game, state, names, seed, engine_seeds,
                      times_ms, forfeit)
     record["deal"] = deal
+    if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
+        record["move_info"] = move_info
     record["started"] = started.isoformat(timespec="seconds")
     record["duration_s"] = round(time.monotonic() - t0, 3)
     if opening:
@@ -134,7 +137,7 @@ def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine
 
 
 def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
-                times_ms: list[int]) -> None:
+                times_ms: list[int], move_info: list[dict[str, int | float] | None]) -> None:
     players = len(engines)
     clocks = [tc.base_ms] * players if tc.base_ms is not None else None
     incs = [tc.inc_ms] * players if clocks is not None else None
@@ -152,6 +155,7 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
             raise _Forfeit(seat, exc.code, exc.reason) from None
         elapsed_ms = round(reply.elapsed * 1000)
         times_ms.append(elapsed_ms)
+        move_info.append(reply.info)
         if reply.move is None:
             raise _Forfeit(seat, "resign", "resigned")
         try:
