@@ -140,7 +140,8 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
                 times_ms: list[int], move_info: list[dict[str, int | float] | None]) -> None:
     players = len(engines)
     clocks = [tc.base_ms] * players if tc.base_ms is not None else None
-    incs = [tc.inc_ms] * players if clocks is not None else None
+    incs = [tc.inc_ms] * players if clocks is not None and tc.inc_ms else None  # no 'inc 0,0'
+
     # Without a game clock the limit and the go line are the same for every move.
     limit, go_line = _move_limit(tc, None), codec.format_go(None, None, tc.movetime_ms)
     # Grown by one token per move rather than joined afresh (play() appends one canonical token).
