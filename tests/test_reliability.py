@@ -419,13 +419,14 @@ def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_pa
     ('{"game": 7, "moves": []}', '"game" must be a string (a game name such as "hex"), got a number'),
 ])
 def test_records_arena_verify_cannot_use_give_one_line(tmp_path, line, what):
+    # each unusable record gets its own verdict naming the line; the file goes on
     path = tmp_path / "r.jsonl"
-    path.write_text(line + "\n")
-    proc = run_arena("verify", path)  # a bad line is a verdict naming it (ok false), exit 1
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr + proc.stdout
-    [verdict] = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert not verdict["ok"] and verdict["error"]["reason"].startswith(f"{path}, line 1: ")
-    assert what in verdict["error"]["reason"]
+    path.write_text(line + "\n" + '{"game": "hex", "options": {"size": 3}, "moves": ["a1"]}\n')
+    proc = run_arena("verify", path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and not proc.stderr
+    bad, good = map(json.loads, proc.stdout.splitlines())
+    assert bad["ok"] is False and bad["line"] == 1 and good["ok"] and good["line"] == 2
+    assert bad["error"]["reason"].startswith(f"{path}, line 1: ") and what in bad["error"]["reason"]
 
 
 def _played_folder(tmp_path) -> tuple[Path, Path]:
@@ -543,10 +544,3 @@ def test_bench_reports_a_game_that_ended_by_a_fault_instead_of_aborting():
                           workers=1, rounds=1, size=5, note=notes.append)
     assert run.terminations == {"crash": 2}
     assert notes and "2 of 2 benchmark games ended by a fault (2 crash)" in notes[0]
-
-
-def test_a_cluster_size_in_other_digits_is_a_clear_error():
-    from arena.tournament.cluster import ClusterError, ClusterSpec
-    for address in ("local:\u00b2", "local:\u0662", "local:1_0"):
-        with pytest.raises(ClusterError, match="write local:N"):
-            ClusterSpec.parse(address)
