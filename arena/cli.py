@@ -24,6 +24,7 @@ from .results.store import StorageError
 from .results.verify import RecordError, verify_lines
 from .rules import GAMES, OptionError, make_game
 from .tournament.config import ConfigError, load_tournament, resolve_program
+from .tournament.sprt import sprt_text
 
 
 class Failure(click.ClickException):
@@ -75,6 +76,8 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     _say(f"\n{t.name}: {t.data.game}, {summary.played} games played"
          + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else ""))
     _say(summary.table)
+    if summary.sprt is not None:
+        _say("\n" + sprt_text(summary.sprt))
     for name, why in summary.dropped.items():
         _say(f"\ndropped: {name}: {why}")
     _say(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}")

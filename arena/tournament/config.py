@@ -12,14 +12,15 @@ import shutil
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..engine.process import EngineSpec
 from ..match import TimeControl
 from ..rules import Game, OptionError, make_game
-from .openings import Opening, OpeningsError, load_openings
+from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, load_openings
+from .sprt import SprtSettings
 
 
 class ConfigError(Exception):
@@ -61,6 +62,15 @@ class TimeControlEntry(_Strict):
         return self
 
 
+class OpeningsEntry(_Strict):
+    """``[openings]``: a book and/or random plies (``openings = "book.txt"`` is the short form)."""
+
+    file: str | None = None          # relative to the tournament file
+    order: Literal["sequential", "random"] = "sequential"
+    start: int = Field(1, ge=1)      # the book's first opening to use (1-based)
+    random_plies: int = Field(0, ge=0, le=1000)  # random legal moves after the book's
+
+
 class TournamentFile(_Strict):
     name: str = Field(min_length=1, max_length=64)
     game: str
@@ -70,7 +80,10 @@ class TournamentFile(_Strict):
     workers: int = Field(1, ge=1, le=256)
     affinity: bool = False           # pin each worker and its engines to one core
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
-    openings: str | None = None      # opening book, relative to this file (arena/tournament/openings.py)
+    openings: str | OpeningsEntry | None = None  # book file (relative to this file) or [openings]
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    candidates: list[str] = []       # gauntlet: the engines that play all the others
+    sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/tournament/sprt.py)
     engines: list[EngineEntry] = Field(min_length=2)
 
     @field_validator("name")
@@ -90,6 +103,27 @@ class TournamentFile(_Strict):
         if dupes:
             raise ValueError(f"engine names must be unique; repeated: {', '.join(dupes)}")
         return engines
+
+    @model_validator(mode="after")
+    def _format(self) -> "TournamentFile":
+        names = [e.name for e in self.engines]
+        unknown = [c for c in self.candidates if c not in names]
+        if unknown:
+            raise ValueError(f"candidates: {', '.join(unknown)} not among the engines ({', '.join(names)})")
+        if self.format == "gauntlet" and not self.candidates:
+            raise ValueError("format = \"gauntlet\" needs candidates = [...], the engines that play all others")
+        if self.format == "round-robin" and self.candidates:
+            raise ValueError("candidates only apply to format = \"gauntlet\"; add it or remove candidates")
+        if self.sprt is not None and (len(self.engines) != 2 or self.format != "round-robin"):
+            raise ValueError("[sprt] tests one engine against another: list exactly two engines "
+                             "(the first is the one tested) and no gauntlet")
+        return self
+
+    @property
+    def openings_entry(self) -> OpeningsEntry:
+        if isinstance(self.openings, str):
+            return OpeningsEntry(file=self.openings)
+        return self.openings or OpeningsEntry()
 
 
 class Tournament:
@@ -113,6 +147,10 @@ class Tournament:
     def max_failures(self) -> dict[str, int]:
         """Per engine: consecutive failures after which it is dropped (0: never)."""
         return {e.name: e.max_failures for e in self.data.engines}
+
+    @property
+    def opening_plan(self) -> OpeningPlan:
+        return OpeningPlan(tuple(self.openings), self.data.openings_entry.random_plies, self.game)
 
 
 def load_tournament(path: str | Path) -> Tournament:
@@ -138,13 +176,28 @@ def load_tournament(path: str | Path) -> Tournament:
                           f"{game.players} engines, the file lists {len(data.engines)}")
     base = path.resolve().parent
     engines = [_engine_spec(path, base, entry) for entry in data.engines]
-    openings = None
-    if data.openings is not None:
+    if data.format == "gauntlet" and len(data.engines) - len(data.candidates) < game.players - 1:
+        raise ConfigError(f"{path}: candidates: a gauntlet table has one candidate and {game.players - 1} "
+                          f"other engine(s); list more engines that are not candidates")
+    t = Tournament(path, data, game, engines, _openings(path, base, data, game))
+    if data.openings_entry.random_plies:
+        from .schedule import build_schedule  # every table's random plies, drawn now: fail before any game
         try:
-            openings = load_openings(base / data.openings, game)
+            build_schedule(t)
         except OpeningsError as exc:
             raise ConfigError(f"{path}: openings: {exc}") from None
-    return Tournament(path, data, game, engines, openings)
+    return t
+
+
+def _openings(path: Path, base: Path, data: TournamentFile, game: Game) -> list[Opening] | None:
+    entry = data.openings_entry
+    try:
+        book = load_openings(base / entry.file, game) if entry.file is not None else []
+        if entry.start > max(len(book), 1):
+            raise OpeningsError(f"start = {entry.start} but the book has {len(book)} opening(s)")
+    except OpeningsError as exc:
+        raise ConfigError(f"{path}: openings: {exc}") from None
+    return arrange_book(book, entry.order, entry.start, data.seed) or None
 
 
 def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:

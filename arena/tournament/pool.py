@@ -74,6 +74,7 @@ class WorkerPool:
         self.ctx = multiprocessing.get_context("fork")
         self.workers: dict[Connection, multiprocessing.process.BaseProcess] = {}
         self.busy: dict[Connection, tuple[Any, int]] = {}  # task and how often it was retried
+        self.queue: deque[tuple[Any, int]] = deque()
 
     def _spawn(self) -> Connection:
         ours, theirs = self.ctx.Pipe()
@@ -91,7 +92,7 @@ class WorkerPool:
 
     def imap_unordered(self, tasks: Iterable[Any]) -> Iterator[Any]:
         """Results (or :class:`Lost`) in the order they finish."""
-        queue: deque[tuple[Any, int]] = deque((task, 0) for task in tasks)
+        self.queue = queue = deque((task, 0) for task in tasks)
         idle = [self._spawn() for _ in range(min(self.size, len(queue)))]
         self._dispatch(queue, idle)
         while queue or self.busy:
@@ -119,6 +120,10 @@ class WorkerPool:
                     idle.append(self._spawn())
             self._dispatch(queue, idle)  # first, so workers play on while the caller stores results
             yield from done
+
+    def cancel_queued(self) -> None:
+        """Start no more tasks; the running ones still finish and are yielded."""
+        self.queue.clear()
 
     def _dispatch(self, queue: deque[tuple[Any, int]], idle: list[Connection]) -> None:
         """Give every idle worker its next task."""

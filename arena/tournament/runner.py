@@ -33,7 +33,8 @@ from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import Tournament
 from .pool import Lost, WorkerPool
-from .schedule import ScheduledGame, round_robin
+from .schedule import ScheduledGame, build_schedule
+from .sprt import SprtTest
 
 log = logging.getLogger("arena.runner")
 
@@ -186,6 +187,10 @@ def fingerprint(t: Tournament) -> str:
               "seed": data.seed, "engines": [e.name for e in data.engines]}
     if t.openings:  # only when set, so folders made before openings existed still resume
         fields["openings"] = t.openings
+    if t.data.openings_entry.random_plies:
+        fields["random_plies"] = t.data.openings_entry.random_plies
+    if t.data.format != "round-robin":
+        fields["format"], fields["candidates"] = t.data.format, t.data.candidates
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
@@ -199,6 +204,7 @@ class RunSummary:
     out: Path
     dropped: dict[str, str] = field(default_factory=dict)  # engine -> why (max_failures)
     errors: list[str] = field(default_factory=list)        # games not recorded: arena's own failures
+    sprt: dict[str, Any] | None = None                     # results.json's "sprt" section
 
 
 # Faults that count towards max_failures: the engine could not run or talk.  Its time
@@ -239,13 +245,13 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                    progress: Callable[[dict[str, Any], int, int], None] | None = None) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report."""
     workers = workers or t.data.workers
-    schedule = round_robin([e.name for e in t.engines], t.game.players, t.data.rounds, t.data.seed,
-                           t.openings)
+    schedule = build_schedule(t)
     with GameStore(out) as store:
         store.open(fingerprint(t))
         run_tag = _new_run(store)
         done = store.done_ids()
-        todo = [g for g in schedule if g.index not in done]
+        sprt = sprt_test(t, store.records())
+        todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
                               {e.name: e for e in t.engines}, t.time_control,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
@@ -254,12 +260,12 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:
-            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done))
+            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done), sprt)
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
     dropped = _dropped_in(records) | tracker.dropped
-    return _report(t, out, records, played=len(todo) - len(errors), resumed=len(done),
+    return _report(t, out, records, played=len(records) - len(done), resumed=len(done),
                    dropped=dropped, errors=errors)
 
 
@@ -285,8 +291,19 @@ def _dropped_in(records: list[dict[str, Any]]) -> dict[str, str]:
     return dropped
 
 
+def sprt_test(t: Tournament, records: Any = ()) -> SprtTest | None:
+    """The tournament's SPRT (None without ``[sprt]``), with ``records`` counted."""
+    if t.data.sprt is None:
+        return None
+    first, second = (e.name for e in t.engines)
+    test = SprtTest(t.data.sprt, first, second, max_pairs=t.data.rounds)
+    for record in records:
+        test.add(record)
+    return test
+
+
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int) -> tuple[FailureTracker, list[str]]:
+              progress, total: int, already: int, sprt: SprtTest | None = None) -> tuple[FailureTracker, list[str]]:
     tracker = FailureTracker(config.max_failures)
     errors: list[str] = []
     if not todo:
@@ -313,6 +330,9 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
                 dropped[names.index(name)] = 1
                 log.warning("%s dropped after %s", name, tracker.dropped[name])
             finished += 1
+            if sprt is not None and sprt.decision is None and sprt.add(record):
+                pool.cancel_queued()  # games already running finish and are stored
+                log.info("SPRT: %s after %d pairs (%s)", sprt.decision, sprt.pairs, sprt.status_text())
             if progress:
                 progress(record, finished, total)
         pool.close()
@@ -359,13 +379,15 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
         "dropped": dropped,
         "not_recorded": errors,
     }
+    if (sprt := sprt_test(t, records)) is not None:
+        results["sprt"] = sprt.summary()
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     page = render_report(f"arena · {t.name}", results, headers, table, records)
     (out / "report.html").write_text(page, encoding="utf-8")
     text = tabulate(table, headers=headers, floatfmt=".2f")
     if pair_rows:
         text += "\n\n" + tabulate(pair_rows, headers=pair_headers, floatfmt=".1f")
-    return RunSummary(played, resumed, headers, table, text, out, dropped, errors)
+    return RunSummary(played, resumed, headers, table, text, out, dropped, errors, results.get("sprt"))
 
 
 def _count(values) -> dict[str, int]:
