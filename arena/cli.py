@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import shlex
 import sqlite3
 import sys
@@ -18,7 +19,8 @@ from typing import Any
 import click
 
 from .bench import SECTIONS as BENCH_SECTIONS
-from .engine.process import EngineFault, EngineProcess, EngineSpec
+from .engine import open_engine
+from .engine.process import EngineFault, EngineSpec
 from .match import TimeControl, play_game, starting_state
 from .results.store import StorageError
 from .results.verify import RecordError, verify_lines
@@ -48,14 +50,27 @@ def main() -> None:
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: out/<tournament name>). Re-running resumes it.")
 @click.option("--quiet", "-q", is_flag=True, help="No per-game progress lines.")
-def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool) -> None:
+@click.option("--cluster", "cluster_address", metavar="ADDRESS",
+              help="Play on a Dask cluster: tcp://HOST:PORT of its scheduler, or local:N to start N "
+                   "workers here (default: the file's [cluster] address; docs/cluster.md).")
+def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool,
+        cluster_address: str | None) -> None:
     """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
+    from .tournament.cluster import ClusterError, ClusterSpec
     from .tournament.runner import run_tournament
 
     try:
         t = load_tournament(tournament_file)
     except ConfigError as exc:
         raise Failure(str(exc)) from None
+    cluster = None
+    if cluster_address or t.data.cluster:
+        where = "--cluster" if cluster_address else f"{tournament_file}: [cluster] address"
+        try:
+            cluster = ClusterSpec.parse(cluster_address or t.data.cluster.address,
+                                        echo=lambda text: click.echo(text, err=True))
+        except ClusterError as exc:
+            raise Failure(f"{where}: {exc}") from None
     out = out or Path("out") / t.name
 
     def progress(record: dict[str, Any], done: int, total: int) -> None:
@@ -65,8 +80,8 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
 
     try:
         _setup_logging(out)
-        summary = run_tournament(t, out, workers, progress)
-    except StorageError as exc:
+        summary = run_tournament(t, out, workers, progress, cluster=cluster)
+    except (StorageError, ClusterError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt:
         raise Failure(f"interrupted; finished games are kept in {out}. Run the same command to resume.") from None
@@ -80,7 +95,8 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
         _say("\n" + sprt_text(summary.sprt))
     for name, why in summary.dropped.items():
         _say(f"\ndropped: {name}: {why}")
-    _say(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}")
+    _say(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}"
+         f"  report: {out / 'report' / 'index.html'}")
     if summary.errors:
         for error in summary.errors:
             click.echo(f"arena: {error}", err=True)
@@ -92,48 +108,92 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
 @main.command()
 @click.option("--game", "-g", "game_name", required=True, type=click.Choice(sorted(GAMES)), help="The game to play.")
 @click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
-@click.option("--movetime", type=click.IntRange(1), default=1000, show_default=True, help="Milliseconds per move.")
+@click.option("--movetime", type=click.IntRange(1), help="Milliseconds per move (default 1000 without --base).")
+@click.option("--base", "base_ms", type=click.IntRange(1), help="Clock: milliseconds per engine for the game.")
+@click.option("--inc", "inc_ms", type=click.IntRange(0), default=0, help="Clock: milliseconds added after each move.")
 @click.option("--margin", type=click.IntRange(0), default=100, show_default=True, help="Grace milliseconds per move.")
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Setup and engine seed.")
-@click.option("--record", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON record here.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Setup and engine seed (default: a fresh one, printed).")
+@click.option("--games", "-n", type=click.IntRange(1), default=1, show_default=True,
+              help="Games to play, the seats rotating from game to game.")
+@click.option("--protocol", "-p", "protocols", multiple=True, type=click.Choice(["arena", "gtp"]),
+              help="Protocol of the engines: once for all seats, or once per seat in order (default arena).")
+@click.option("--name", "names", multiple=True, help="Engine name, once per seat in order (default: its id name).")
+@click.option("--engine-option", "-E", "engine_options", multiple=True, metavar="SEAT:NAME=VALUE",
+              help="A declared option sent to the engine in SEAT (0-based) with setoption (repeatable).")
+@click.option("--init", "inits", multiple=True, metavar="SEAT:COMMAND",
+              help="A GTP command sent to the GTP engine in SEAT after start-up (repeatable).")
+@click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
+              help="Append each game's JSON record to this file (JSON Lines).")
 @click.argument("commands", nargs=-1, required=True)
-def play(game_name: str, options: tuple[str, ...], movetime: int, margin: int, seed: int,
-         record: Path | None, commands: tuple[str, ...]) -> None:
-    """Play one game between engine COMMANDS (one quoted command line per seat)."""
+def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms: int | None, inc_ms: int,
+         margin: int, seed: int | None, games: int, protocols: tuple[str, ...], names: tuple[str, ...],
+         engine_options: tuple[str, ...], inits: tuple[str, ...], record: Path | None,
+         commands: tuple[str, ...]) -> None:
+    """Play games between engine COMMANDS (one quoted command line per seat)."""
+    from .tournament.series import play_series
+
     try:
         game = make_game(game_name, _parse_options(options))
     except OptionError as exc:
         raise Failure(str(exc)) from None
     if len(commands) != game.players:
         raise Failure(f"{game_name} with these options has {game.players} seats; give {game.players} engine commands")
-    specs = [_spec_from_command(seat, cmd) for seat, cmd in enumerate(commands)]
-    procs = [EngineProcess(spec) for spec in specs]
+    seats = len(commands)
+    protocol_of = _per_seat("--protocol", protocols, seats, allow_one=True) or ["arena"] * seats
+    given_names = _per_seat("--name", names, seats, allow_one=False)
+    setoptions = _seat_items("--engine-option", engine_options, seats, split_value=True)
+    init_lines = _seat_items("--init", inits, seats, split_value=False)
+    if "gtp" in protocol_of and game_name != "hex":
+        raise Failure(f"--protocol gtp: arena drives GTP engines for hex only, not {game_name}")
+    for seat in range(seats):
+        if protocol_of[seat] == "gtp" and setoptions[seat]:
+            raise Failure(f"--engine-option {seat}:...: seat {seat} speaks GTP; send settings with --init {seat}:COMMAND")
+        if protocol_of[seat] == "arena" and init_lines[seat]:
+            raise Failure(f"--init {seat}:...: seat {seat} speaks protocol v1; use --engine-option {seat}:NAME=VALUE")
+    specs = [_spec_from_command(seat, cmd, protocol_of[seat], setoptions[seat], init_lines[seat])
+             for seat, cmd in enumerate(commands)]
+    if seed is None:
+        seed = secrets.randbits(63)
+    click.echo(f"seed: {seed} (replay with --seed {seed})")
+    tc = TimeControl(movetime_ms=movetime if movetime or base_ms else 1000, base_ms=base_ms,
+                     inc_ms=inc_ms if base_ms else 0, margin_ms=margin)
+    procs = [open_engine(spec) for spec in specs]
     try:
         for seat, proc in enumerate(procs):
             try:
                 proc.start()
             except EngineFault as exc:
                 raise Failure(f"engine {seat} ({commands[seat]}) failed to start: {exc.reason}") from None
-        result = play_game(game, procs, seed=seed, time_control=TimeControl(movetime_ms=movetime, margin_ms=margin),
-                           names=_seat_names([p.identity.get("name", s.name) for p, s in zip(procs, specs)]))
-    finally:
+    except Failure:
         for proc in procs:
-            proc.quit()
-    rec = result.record
-    state, _ = starting_state(game, seed, rec["players"])
-    for move in rec["moves"]:
-        state.play(move)
-    click.echo(state.render())
-    click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
-    text = json.dumps(rec, indent=None)
+            proc.kill()
+        raise
+    seat_names = _seat_names([given_names[s] if given_names else p.identity.get("name", s_.name)
+                              for s, (p, s_) in enumerate(zip(procs, specs))])
+    points = dict.fromkeys(seat_names, 0.0)
+    for played in play_series(game, procs, seat_names, games=games, seed=seed, time_control=tc):
+        rec = played.record
+        state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
+        for move in rec["moves"]:
+            state.play(move)
+        if games > 1:
+            click.echo(f"\ngame {played.number + 1} of {games}")
+        click.echo(state.render())
+        click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
+        _score(points, rec)
+        text = json.dumps(rec, indent=None)
+        if record:
+            try:
+                with record.open("a", encoding="utf-8") as f:
+                    f.write(text + "\n")
+            except OSError as exc:
+                raise Failure(f"{record}: cannot write the record ({exc.strerror}); choose another --record path") from None
+        else:
+            click.echo(text)
+    if games > 1:
+        click.echo("\npoints: " + ", ".join(f"{name} {p:g}" for name, p in points.items()))
     if record:
-        try:
-            record.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise Failure(f"{record}: cannot write the record ({exc.strerror}); choose another --record path") from None
-        click.echo(f"record: {record}")
-    else:
-        click.echo(text)
+        click.echo(f"record: {record} ({games} game(s) appended)")
 
 
 @main.command()
@@ -152,6 +212,27 @@ def verify(records) -> None:
     except RecordError as exc:
         raise Failure(str(exc)) from None
     sys.exit(0 if all_ok else 1)
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "-o", "site", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the site (default: FOLDER/report).")
+def report(folder: Path, site: Path | None) -> None:
+    """Write the static report site of a results FOLDER (the --out of 'arena run').
+
+    The site opens from disk (index.html) or any web host: standings, cross table,
+    engines, settings, a filterable list of games and a viewer for every game.
+    """
+    from .results.site import SiteError, load_folder, write_site
+
+    try:
+        index = write_site(site or folder / "report", load_folder(folder))
+    except SiteError as exc:
+        raise Failure(str(exc)) from None
+    except OSError as exc:
+        raise Failure(f"{site or folder / 'report'}: cannot write the site ({exc}); choose another --out") from None
+    click.echo(f"report: {index}")
 
 
 @main.command()
@@ -201,7 +282,46 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
-def _spec_from_command(seat: int, command: str) -> EngineSpec:
+def _per_seat(flag: str, values: tuple[str, ...], seats: int, allow_one: bool) -> list[str]:
+    """A flag given once per seat (or, if ``allow_one``, once for all of them)."""
+    if not values:
+        return []
+    if allow_one and len(values) == 1:
+        return list(values) * seats
+    if len(values) != seats:
+        raise Failure(f"{flag}: give it once per seat ({seats} times, in seat order)"
+                      + (" or once for all seats" if allow_one else "") + f"; got {len(values)}")
+    return list(values)
+
+
+def _seat_items(flag: str, items: tuple[str, ...], seats: int, split_value: bool) -> list[list]:
+    """``SEAT:NAME=VALUE`` (or ``SEAT:TEXT``) items grouped by seat."""
+    grouped: list[list] = [[] for _ in range(seats)]
+    for item in items:
+        seat, colon, rest = item.partition(":")
+        if not colon or not (seat.isascii() and seat.isdigit()) or int(seat) >= seats:
+            raise Failure(f"{flag} {item!r}: start with the seat number (0 to {seats - 1}) and ':'")
+        if any(ch in rest for ch in "\r\n\x00"):
+            raise Failure(f"{flag} {item!r}: one line only")
+        if split_value:
+            name, eq, value = rest.partition("=")
+            if not eq or not name or " " in name:
+                raise Failure(f"{flag} {item!r}: write SEAT:NAME=VALUE, e.g. {flag} 0:depth=3")
+            grouped[int(seat)].append((name, value))
+        elif rest.strip():
+            grouped[int(seat)].append(rest.strip())
+    return grouped
+
+
+def _score(points: dict[str, float], record: dict[str, Any]) -> None:
+    """Points per engine: 1 a win, shared on a draw (places tied at 0)."""
+    first = [seat for seat, place in enumerate(record["places"]) if place == 0]
+    for seat in first:
+        points[record["players"][seat]] += 1 / len(first)
+
+
+def _spec_from_command(seat: int, command: str, protocol: str = "arena",
+                       options: list[tuple[str, str]] = (), init: list[str] = ()) -> EngineSpec:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
@@ -212,7 +332,7 @@ def _spec_from_command(seat: int, command: str) -> EngineSpec:
         argv[0] = resolve_program(argv[0], Path.cwd(), f"engine {seat}")
     except ConfigError as exc:
         raise Failure(str(exc)) from None
-    return EngineSpec(f"seat{seat}", tuple(argv))
+    return EngineSpec(f"seat{seat}", tuple(argv), options=tuple(options), protocol=protocol, init=tuple(init))
 
 
 def _result_text(record: dict[str, Any]) -> str:

@@ -9,6 +9,8 @@ PROTOCOL.md section 7); it never raises out of :func:`play_game`.
 from __future__ import annotations
 
 import hashlib
+import logging
+import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -18,6 +20,8 @@ from protocol import codec
 
 from .engine.process import EngineFault, EngineProcess
 from .rules import Game, IllegalMove, State
+
+log = logging.getLogger("arena.match")
 
 MAX_MOVE_MS = 600_000  # per-move ceiling when no time control is set
 
@@ -96,13 +100,27 @@ def forfeit_before_start(game: Game, seed: int, names: Sequence[str], seat: int 
     return {**_record(game, state, names, seed, [], [], _Forfeit(seat, code, reason)), "deal": deal}
 
 
-def starting_state(game: Game, seed: int, names: Sequence[str]) -> tuple[State, int]:
-    """The setup ``seed`` gives, shared by every seat order of a table, with its hidden
-    part dealt afresh for this seat order, so no game's secrets repeat in another."""
-    deal = derive_seed(seed, "deal", *names)
+def starting_state(game: Game, seed: int, names: Sequence[str] = (),
+                   deal: int | None = None) -> tuple[State, int]:
+    """The setup ``seed`` gives, with its hidden part dealt from ``deal`` (a new deal, see
+    :func:`new_deal`, when None; a replay passes the record's)."""
+    if deal is None:
+        deal = new_deal(game, seed, names)
     state = game.initial_state(seed)
     state.deal(deal)
     return state, deal
+
+
+def new_deal(game: Game, seed: int, names: Sequence[str]) -> int:
+    """The seed of a game's hidden part.  Where seats hide information (Posies variant 2) it
+    is drawn from the operating system's randomness when the game starts and is known only
+    to the referee until the record is written at the end: a deal derived from the master
+    seed could be computed by any engine that reads the tournament file, or that tries
+    small seeds against the public setup.  Other games keep a deal derived from the seed and
+    the seat order, so their reruns are identical."""
+    if game.hides_information:
+        return secrets.randbits(63)
+    return derive_seed(seed, "deal", *names)
 
 
 def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine_seeds: list[int]) -> None:
@@ -139,7 +157,11 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
         try:
             state.play(reply.move)
         except IllegalMove as exc:
-            raise _Forfeit(seat, "illegal", f"illegal move {codec.sanitize(exc.move, 60)!r}: {exc.reason}") from None
+            raise _Forfeit(seat, "illegal", f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
+        except Exception:  # a referee bug on a strange token: the game must still be recorded
+            log.exception("the %s referee failed on move %s", state.game.name, codec.quote(reply.move, 60))
+            raise _Forfeit(seat, "illegal", f"illegal move {codec.quote(reply.move, 60)}: "
+                                            "not a move the referee can read") from None
         position += " " + state.moves[-1]
         if clocks is not None:
             clocks[seat] += tc.inc_ms - elapsed_ms

@@ -21,15 +21,49 @@ _CONTROL = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x
                       r"|[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+_ASCII_INT = re.compile(r"-?[0-9]{1,20}")  # 20 digits: any 64-bit number
+_ASCII_NUMBER = re.compile(r"-?[0-9]{1,18}(?:\.[0-9]{1,18})?")
+
+
 class ProtocolError(ValueError):
     """A line that is not valid protocol v1 for the side that received it."""
 
 
 def sanitize(text: str, limit: int = 200) -> str:
-    """Untrusted text made safe to show: escape sequences and control characters
-    removed, truncated to ``limit`` characters."""
-    clean = _CONTROL.sub("", text)
+    """Untrusted text made safe to show: escape sequences removed with their parameters,
+    every other control character shown escaped (``\\x00``, ``\\u202e``) rather than
+    deleted, so ``b3\\x00`` is not reported as ``b3``; truncated to ``limit`` characters."""
+    clean = _CONTROL.sub(_escaped, text)
     return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+def _escaped(found: re.Match[str]) -> str:
+    text = found.group()
+    if len(text) > 1:
+        return ""  # an escape sequence: its parameters would be noise
+    code = ord(text)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def quote(text: str, limit: int = 200) -> str:
+    """Untrusted text in quotes for a message (see :func:`sanitize`)."""
+    return f"'{sanitize(text, limit)}'"
+
+
+def ascii_int(text: str, signed: bool = False) -> int:
+    """A protocol number: ASCII digits only, at most 20 of them.  ``int()`` alone would take
+    other scripts' digits, ``_`` and spaces, and ``str.isdigit()`` says yes to superscripts
+    that ``int()`` then rejects; raises ProtocolError for anything else."""
+    if _ASCII_INT.fullmatch(text) is None or (text.startswith("-") and not signed):
+        raise ProtocolError(f"not a number in ASCII digits: {quote(text, 40)}")
+    return int(text)
+
+
+def ascii_float(text: str) -> float:
+    """A protocol decimal number (``-?digits[.digits]``, ASCII only); raises ProtocolError."""
+    if _ASCII_NUMBER.fullmatch(text) is None:
+        raise ProtocolError(f"not a decimal number in ASCII digits: {quote(text, 40)}")
+    return float(text)
 
 
 # -- engine -> referee ----------------------------------------------------------
@@ -89,7 +123,7 @@ def parse_engine_line(line: str) -> EngineMessage:
     rest = rest.strip()
     if head == "move":
         if not rest or " " in rest:
-            raise ProtocolError(f"'move' needs exactly one token: {sanitize(line)!r}")
+            raise ProtocolError(f"'move' needs exactly one token: {quote(line)}")
         return Move(rest)
     if head == "info":
         return Info(rest)
@@ -104,11 +138,13 @@ def parse_engine_line(line: str) -> EngineMessage:
         if key in ("name", "author") and value.strip():
             return Id(key, value.strip())
     elif head == "arenaok":
-        if rest.isdigit():
-            return ArenaOk(int(rest))
+        try:
+            return ArenaOk(ascii_int(rest))
+        except ProtocolError:
+            pass
     elif head == "option":
         return _parse_option(line, rest)
-    raise ProtocolError(f"not a protocol v1 engine line: {sanitize(line)!r}")
+    raise ProtocolError(f"not a protocol v1 engine line: {quote(line)}")
 
 
 def _parse_option(line: str, rest: str) -> OptionDecl:
@@ -120,11 +156,11 @@ def _parse_option(line: str, rest: str) -> OptionDecl:
             key = word
             fields[key] = ""
         elif key is None:
-            raise ProtocolError(f"malformed option line: {sanitize(line)!r}")
+            raise ProtocolError(f"malformed option line: {quote(line)}")
         else:
             fields[key] = (fields[key] + " " + word).strip()
     if not fields.get("name") or fields.get("type") not in ("int", "string", "bool"):
-        raise ProtocolError(f"option needs a name and a type int|string|bool: {sanitize(line)!r}")
+        raise ProtocolError(f"option needs a name and a type int|string|bool: {quote(line)}")
     return OptionDecl(fields["name"], fields["type"], fields.get("default", ""),
                       fields.get("min"), fields.get("max"))
 
@@ -213,6 +249,31 @@ class Quit:
 RefereeCommand = Union[Hello, SetOption, NewGame, Seed, Private, IsReady, Position, Go, GameOver, Quit]
 
 
+_TOKEN = re.compile(r"[!-~]+")  # printable ASCII, no space: a name the engine splits off as one word
+# What may not appear in a one-line value: control characters (line feeds, carriage returns,
+# NUL) and the characters that str.splitlines() and other readers also take as line breaks.
+_NOT_ONE_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def option_problem(name: str, value: str) -> str | None:
+    """Why ``setoption NAME VALUE`` cannot be sent as written, or None: a name must be one
+    token and a value one line, else the engine would read a different command (a value
+    ``"3\\nquit"`` would make it quit)."""
+    if not _TOKEN.fullmatch(name):
+        return f"option name {quote(name, 60)} must be one word of printable ASCII characters (no spaces)"
+    if _NOT_ONE_LINE.search(value):
+        return f"option {name} = {quote(value, 60)} must be one line without control characters"
+    return None
+
+
+def format_setoption(name: str, value: str) -> str:
+    """The ``setoption`` line; raises ValueError for a name or value it cannot carry."""
+    problem = option_problem(name, value)
+    if problem is not None:
+        raise ValueError(problem)
+    return f"setoption {name} {value}"
+
+
 def format_newgame(game: str, seat: int, players: int, option_tokens: Sequence[str]) -> str:
     return " ".join(["newgame", game, str(seat), str(players), *option_tokens])
 
@@ -247,7 +308,7 @@ def format_command(cmd: RefereeCommand) -> str:
         case Hello(version):
             return f"arena {version}"
         case SetOption(name, value):
-            return f"setoption {name} {value}"
+            return format_setoption(name, value)
         case NewGame(game, seat, players, options):
             return format_newgame(game, seat, players, [f"{k}={v}" for k, v in options.items()])
         case Seed(value):
@@ -276,14 +337,14 @@ def parse_command(line: str) -> RefereeCommand | None:
     try:
         match head:
             case "arena":
-                return Hello(int(args[0]))
+                return Hello(ascii_int(args[0]))
             case "setoption":
                 return SetOption(args[0], " ".join(args[1:]))
             case "newgame":
                 options = dict(_split_option(tok) for tok in args[3:])
-                return NewGame(args[0], int(args[1]), int(args[2]), options)
+                return NewGame(args[0], ascii_int(args[1]), ascii_int(args[2]), options)
             case "seed":
-                return Seed(int(args[0]))
+                return Seed(ascii_int(args[0]))
             case "private":
                 return Private(" ".join(args))
             case "isready":
@@ -298,8 +359,8 @@ def parse_command(line: str) -> RefereeCommand | None:
                 numbers = []
                 for word in args:
                     try:
-                        numbers.append(float(word))
-                    except ValueError:
+                        numbers.append(ascii_float(word))
+                    except ProtocolError:
                         break
                 return GameOver(tuple(numbers), " ".join(args[len(numbers):]))
             case "quit":
@@ -307,14 +368,14 @@ def parse_command(line: str) -> RefereeCommand | None:
     except (IndexError, ValueError) as exc:
         if isinstance(exc, ProtocolError):
             raise
-        raise ProtocolError(f"malformed {head!r} command: {sanitize(line)!r}") from None
-    raise ProtocolError(f"unknown command: {sanitize(line)!r}")
+        raise ProtocolError(f"malformed {quote(head, 40)} command: {quote(line)}") from None
+    raise ProtocolError(f"unknown command: {quote(line)}")
 
 
 def _split_option(token: str) -> tuple[str, str]:
     key, eq, value = token.partition("=")
     if not eq or not key:
-        raise ProtocolError(f"game option must be key=value, got {token!r}")
+        raise ProtocolError(f"game option must be key=value, got {quote(token, 60)}")
     return key, value
 
 
@@ -322,10 +383,10 @@ def _parse_go(args: list[str]) -> Go:
     values: dict[str, str] = {}
     for key, value in zip(args[::2], args[1::2]):
         if key not in ("time", "inc", "movetime"):
-            raise ProtocolError(f"unknown go parameter {key!r}")
+            raise ProtocolError(f"unknown go parameter {quote(key, 40)}")
         values[key] = value
     if len(args) % 2:
         raise ProtocolError("go parameters come in key value pairs")
-    per_seat = lambda key: tuple(int(v) for v in values[key].split(",")) if key in values else None
-    movetime = int(values["movetime"]) if "movetime" in values else None
+    per_seat = lambda key: tuple(ascii_int(v, signed=True) for v in values[key].split(",")) if key in values else None
+    movetime = ascii_int(values["movetime"]) if "movetime" in values else None
     return Go(per_seat("time"), per_seat("inc"), movetime)

@@ -48,7 +48,7 @@ def test_malformed_referee_lines_are_rejected(line):
 
 
 def test_sanitize_strips_terminal_escapes_and_truncates():
-    assert codec.sanitize("\x1b[31mred\x1b[0m\x07 ok") == "red ok"
+    assert codec.sanitize("\x1b[31mred\x1b[0m ok") == "red ok"  # sequences go with their parameters
     assert len(codec.sanitize("y" * 500, 50)) == 50
 
 
@@ -61,6 +61,21 @@ def test_parser_never_raises_anything_but_protocol_error(line):
             pass
 
 
-def test_sanitize_removes_line_breaks_tabs_and_bidi_controls():
-    assert codec.sanitize("evil\nname\tx") == "evilnamex"
-    assert codec.sanitize("abc\u202edcba\u2066x\u2069") == "abcdcbax"
+def test_sanitize_shows_lone_control_characters_escaped_not_deleted():
+    assert codec.sanitize("evil\nname\tx\x07") == "evil\\x0aname\\x09x\\x07"
+    assert codec.sanitize("b3\x00") == "b3\\x00"  # not 'b3', which would read as a cell
+    assert codec.sanitize("abc\u202edcba\u2066x\u2069") == "abc\\u202edcba\\u2066x\\u2069"
+    assert codec.sanitize(codec.sanitize("\x9b\x00")) == codec.sanitize("\x9b\x00")  # idempotent
+
+
+def test_a_line_of_exactly_max_line_is_valid_and_one_more_is_not():
+    exact = "info " + "x" * (codec.MAX_LINE - len("info "))
+    assert len(exact) == codec.MAX_LINE == 64 * 1024
+    assert codec.parse_engine_line(exact) == Info("x" * (codec.MAX_LINE - len("info ")))
+    with pytest.raises(ProtocolError, match="longer than 65536"):
+        codec.parse_engine_line(exact + "x")
+
+
+def test_a_move_token_is_kept_exactly_as_sent():
+    assert codec.parse_engine_line("move A1") == Move("A1")
+    assert codec.parse_engine_line("move C3-c5/F2") == Move("C3-c5/F2")

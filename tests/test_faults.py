@@ -62,10 +62,11 @@ def zoo(fault: str, at: int = 1, **limits) -> EngineSpec:
 GOOD = EngineSpec("good", (sys.executable, ZOO, "good"))
 
 
-def play_one(bad: EngineSpec, bad_seat: int = 0, movetime: int = MOVETIME):
+def play_one(bad: EngineSpec, bad_seat: int = 0, movetime: int = MOVETIME,
+             time_control: TimeControl | None = None):
     """One game in a worker; returns the record, its wall time and the worker."""
     config = WorkerConfig("zoo", "hex", {"size": 5, "swap": False}, {bad.name: bad, GOOD.name: GOOD},
-                          TimeControl(movetime_ms=movetime, margin_ms=MARGIN))
+                          time_control or TimeControl(movetime_ms=movetime, margin_ms=MARGIN))
     worker = _Worker(config)
     seats = (bad.name, GOOD.name) if bad_seat == 0 else (GOOD.name, bad.name)
     t0 = time.monotonic()
@@ -97,6 +98,7 @@ IN_GAME = [
     ("wrong_command", 1, "protocol", "not a protocol v1 engine line: 'bestmove e5'", 0),
     ("illegal", 2, "illegal", "is already occupied", 0),
     ("other_game", 1, "illegal", "illegal move 'e1-e4'", 0),
+    ("shout", 1, "illegal", "illegal move 'A1': not a cell", 0),  # kept as sent, never lowered
     ("double_move", 1, "protocol", "sent when no answer was asked for", 0),
     ("flood_forever", 1, "timeout", "no move within 400 ms", LIMIT),
     ("signal", 1, "crash", "killed by signal SIGSEGV", 0),
@@ -104,6 +106,7 @@ IN_GAME = [
     ("partial", 1, "timeout", "no move within 400 ms", LIMIT),
     ("partial_exit", 1, "crash", "closed its output after a partial line 'move a': exit code 0", 0),
     ("long_line", 1, "protocol", "line longer than 65536 bytes", 0),
+    ("line_over", 1, "protocol", "line longer than 65536 bytes", 0),  # a move line one byte too long
     ("child_holds_output", 1, "crash", "exited (a child process still holds its output): exit code 4", 0),
     ("resign", 1, "resign", "resigned", 0),
 ]
@@ -122,6 +125,24 @@ def test_fault_during_the_game(marker, fault, at, code, reason, budget):
 def test_late_reply_is_never_read_as_a_move(marker):
     record, _, worker = play_one(zoo("late", 2))
     assert record["termination"] == "timeout" and len(record["moves"]) == 2
+    check_clean(worker, marker)
+
+
+def test_a_move_line_of_exactly_the_line_limit_is_accepted(marker):
+    record, _, worker = play_one(zoo("line_exact"))
+    assert record["termination"] == "normal", record["reason"]
+    assert record["moves"][0] == "a1"
+    check_clean(worker, marker)
+
+
+@pytest.mark.parametrize("time_control", [
+    TimeControl(movetime_ms=100, margin_ms=1500),  # zoo's late move comes after 0.5 s
+    TimeControl(base_ms=100, margin_ms=2500),      # no movetime in 'go': it comes after 1.4 s
+], ids=["movetime", "clock"])
+def test_a_move_inside_the_margin_is_accepted(marker, time_control):
+    record, _, worker = play_one(zoo("late"), time_control=time_control)
+    assert record["termination"] == "normal", record["reason"]
+    assert record["times_ms"][0] > 100  # past the limit 'go' printed, within the margin
     check_clean(worker, marker)
 
 

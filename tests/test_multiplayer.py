@@ -12,22 +12,28 @@ from helpers import run_arena
 
 ROOT = Path(__file__).resolve().parent.parent
 SPY = str(Path(__file__).resolve().parent / "engines" / "spy_engine.py")
+FORFEIT = str(Path(__file__).resolve().parent / "engines" / "forfeit_engine.py")
+
+
+def play(game, specs: list[EngineSpec], seed: int) -> dict:
+    """The record of one game between these engines, each in its own process."""
+    procs = [EngineProcess(spec) for spec in specs]
+    for p in procs:
+        p.start()
+    try:
+        return play_game(game, procs, seed=seed, time_control=TimeControl(movetime_ms=2000)).record
+    finally:
+        for p in procs:
+            p.quit()
 
 
 def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path):
     game = make_game("posies", {"players": 3, "variant": 2})
     transcripts = [tmp_path / f"seat{s}.txt" for s in range(3)]
-    procs = [EngineProcess(EngineSpec(f"spy{s}", (sys.executable, SPY, str(t)), cwd=str(ROOT)))
-             for s, t in enumerate(transcripts)]
-    for p in procs:
-        p.start()
-    try:
-        rec = play_game(game, procs, seed=77, time_control=TimeControl(movetime_ms=2000)).record
-    finally:
-        for p in procs:
-            p.quit()
+    rec = play(game, [EngineSpec(f"spy{s}", (sys.executable, SPY, str(t)), cwd=str(ROOT))
+                      for s, t in enumerate(transcripts)], seed=77)
     assert rec["termination"] == "normal", rec["reason"]
-    referee, _ = starting_state(game, 77, rec["players"])
+    referee, _ = starting_state(game, 77, deal=rec["deal"])
     for seat, path in enumerate(transcripts):
         text = path.read_text()
         private = re.findall(r"^private (.*)$", text, re.M)
@@ -64,3 +70,20 @@ def test_three_player_tournament_ranks_full_tables(tmp_path):
     assert verify.returncode == 0
     for verdict, r in zip(map(json.loads, verify.stdout.splitlines()), records):
         assert verdict["scores"] == r["scores"]
+
+
+def test_a_mid_game_forfeit_by_the_leader_places_it_last_alone():
+    """Seed 1 with these names: seat 0 leads on points when it plays an illegal move at its
+    4th turn; it takes last place alone, the others are placed by their scores so far."""
+    game = make_game("posies", {"players": 3, "variant": 0})
+    commands = [(sys.executable, FORFEIT, "4"), (sys.executable, "-m", "engines.random_engine"),
+                (sys.executable, "-m", "engines.random_engine")]
+    rec = play(game, [EngineSpec(name, command, cwd=str(ROOT)) for name, command in zip("abc", commands)], seed=1)
+    assert (rec["termination"], rec["forfeit_seat"]) == ("illegal", 0), rec["reason"]
+    replay, _ = starting_state(game, 1, rec["players"])
+    for move in rec["moves"]:
+        replay.play(move)
+    assert not replay.is_terminal() and rec["scores"] == replay.scores()
+    leader, second, third = rec["scores"]
+    assert leader > second > third  # the forfeit came from the leader, mid-game
+    assert rec["places"] == [2, 0, 1] and rec["winner"] == 1

@@ -117,8 +117,12 @@ def test_a_tournament_of_broken_engines_finishes_with_every_game_intact(tmp_path
 
 
 SLOW = engine_block("slow1", "slow") + engine_block("slow2", "fork+slow")
+# Two or three whole runs each, stopped and resumed: more than the suite's per-test timeout
+# allows on a busy machine (each run has its own 120 s limit).
+RUNS = pytest.mark.timeout(120)
 
 
+@RUNS
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, how):
     path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
@@ -141,6 +145,7 @@ def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, ho
     assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
 
 
+@RUNS
 def test_kill_9_of_the_runner_loses_nothing_and_resumes_at_once(tmp_path, env):
     path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
     first = start(path, out, env)
@@ -154,6 +159,7 @@ def test_kill_9_of_the_runner_loses_nothing_and_resumes_at_once(tmp_path, env):
     assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
 
 
+@RUNS
 def test_kill_9_of_the_whole_job_is_swept_up_by_the_next_run(tmp_path, env):
     """Runner and workers killed at once: the engines die with their workers, but an
     engine's child has nobody left to kill it, until the next run on the folder."""
@@ -172,6 +178,7 @@ def test_kill_9_of_the_whole_job_is_swept_up_by_the_next_run(tmp_path, env):
     assert survivors(env[1]) == []
 
 
+@RUNS
 def test_a_worker_killed_mid_game_is_replaced_and_its_game_replayed(tmp_path, env):
     path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
     first = start(path, out, env)

@@ -116,6 +116,7 @@ def _simulate(settings: SprtSettings, truth: np.ndarray, runs: int, seed: int) -
     return decided
 
 
+@pytest.mark.timeout(120)  # a few seconds of CPU; more on a busy machine
 @pytest.mark.parametrize("settings, runs", [
     (SprtSettings(elo0=0, elo1=20, model="logistic"), 2000),
     (SprtSettings(elo0=0, elo1=25, model="normalized", alpha=0.1, beta=0.1), 800),

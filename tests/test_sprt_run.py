@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
 
 PATHFINDER = str(ROOT / "engines" / "hex_pathfinder.py")
@@ -30,6 +32,7 @@ def stored_ids(out: Path) -> list[int]:
     return sorted(json.loads(line)["id"] for line in (out / "games.jsonl").read_text().splitlines())
 
 
+@pytest.mark.timeout(120)
 def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     path = sprt_file(tmp_path, PATHFINDER, RANDOM, "elo0 = 0\nelo1 = 10", rounds=1000)
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
@@ -40,8 +43,9 @@ def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     assert 10 < s["pairs"] < 200 and sum(s["pentanomial"].values()) == s["pairs"]
     assert s["pentanomial"]["WW"] > 0.9 * s["pairs"] and s["elo"]["los"] > 0.99
     assert len(s["llr_history"]) == s["pairs"] and s["llr_history"][-1] == s["llr"]
-    # Only the games that ran when the test decided are played beyond it (2 workers).
-    assert 2 * s["pairs"] <= len(stored_ids(tmp_path / "out")) <= 2 * s["pairs"] + 2
+    # Beyond the decision, only games already handed to the 2 workers are played (the
+    # pool gives a worker its next game before the runner sees the last result).
+    assert 2 * s["pairs"] <= len(stored_ids(tmp_path / "out")) <= 2 * s["pairs"] + 4
     assert "H1 accepted" in proc.stdout and f"after {s['pairs']} pairs" in proc.stdout
     # Running again resumes a decided test: nothing more to play, the same verdict.
     again = run_arena("run", path, "--out", tmp_path / "out", "-q")
@@ -49,11 +53,12 @@ def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     assert sprt_of(tmp_path / "out") == s
 
 
+@pytest.mark.timeout(180)
 def test_kill_and_resume_gives_the_decision_of_an_uninterrupted_run(tmp_path):
     """Random against random: a long test whose decision is known only at its end.
     Uninterrupted with one worker, then with two, killed with -9 and resumed: the same
     decision after the same number of pairs, from the same pentanomial counts."""
-    sprt = 'elo0 = 0\nelo1 = 20\nmodel = "logistic"'
+    sprt = 'elo0 = 0\nelo1 = 40\nmodel = "logistic"'
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     straight = run_arena("run", sprt_file(tmp_path / "a", RANDOM, RANDOM, sprt, 3000, workers=1),

@@ -71,6 +71,8 @@ class EngineSpec:
     memory_mb: int | None = None      # address-space limit, enforced by the kernel
     cpu_seconds: int | None = None    # CPU-time limit per game, per process
     handshake_ms: int | None = None   # handshake / isready limit (default HANDSHAKE_TIMEOUT)
+    protocol: str = "arena"           # "arena" (protocol v1, this module) or "gtp" (gtp.py)
+    init: tuple[str, ...] = ()        # GTP only: commands sent after start-up, answers checked
 
 
 @dataclass
@@ -170,7 +172,7 @@ class EngineProcess:
             elif not isinstance(msg, Info):
                 raise EngineFault("protocol", f"unexpected {_describe(msg)} during the handshake")
         for name, value in self.spec.options:
-            self.send(f"setoption {name} {value}", deadline)
+            self.send(codec.format_setoption(name, value), deadline)
 
     @property
     def alive(self) -> bool:
@@ -261,6 +263,9 @@ class EngineProcess:
                 msg = self._read_message(deadline, "timeout", reason)
                 if isinstance(msg, (Move, Resign)):
                     elapsed = time.monotonic() - start
+                    if elapsed > limit:  # the measured time decides, even for a line already read
+                        raise EngineFault("timeout", f"{_describe(msg)} came after {elapsed * 1000:.0f} ms, "
+                                                     f"over the limit of {limit * 1000:.0f} ms")
                     caught = spun and self._spinning  # _spin stops spinning when it misses
                     self._quick = self._may_spin and (caught if spun else elapsed <= 2 * SPIN_S)
                     return Reply(msg.token if isinstance(msg, Move) else None, elapsed)
@@ -319,6 +324,9 @@ class EngineProcess:
                 msg = codec.parse_engine_line(line)
             except ProtocolError as exc:
                 raise EngineFault("protocol", str(exc)) from None
+            except Exception:  # a parser bug: still the engine's line, never a crash of the run
+                log.exception("%s: cannot parse %s", self.spec.name, codec.quote(line))
+                raise EngineFault("protocol", f"unreadable line {codec.quote(line)}") from None
             if isinstance(msg, Info):
                 self._log_info(msg.text)
             if msg is not None:
@@ -449,7 +457,7 @@ class EngineProcess:
     def _crash_description(self) -> str:
         what = "closed its output" if self._eof else "exited (a child process still holds its output)"
         if self._buffer:
-            what += f" after a partial line {codec.sanitize(self._buffer[:60].decode(errors='replace'), 60)!r}"
+            what += f" after a partial line {codec.quote(self._buffer[:60].decode(errors='replace'), 60)}"
         return self._exit_description(what)
 
     def _exit_description(self, what: str) -> str:
@@ -474,7 +482,7 @@ class EngineProcess:
         if self.proc is not None:
             self._drain_stderr(self.proc)
         lines = [l for l in self.stderr_tail.decode(errors="replace").splitlines() if l.strip()]
-        return f"; last stderr line: {codec.sanitize(lines[-1], 160)!r}" if lines else ""
+        return f"; last stderr line: {codec.quote(lines[-1], 160)}" if lines else ""
 
     def _drain_stderr(self, proc: subprocess.Popen[bytes]) -> None:
         """Take what is waiting on stderr now, without blocking."""

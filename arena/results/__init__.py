@@ -2,6 +2,9 @@
 
 ``store.py`` writes every finished game to SQLite and JSON Lines and holds the folder's lock;
 ``ratings.py`` computes TrueSkill standings and the head-to-head Elo / LOS table;
-``verify.py`` re-checks game records against the rules; ``report.py`` renders the HTML report
-(engine text escaped). Nothing here starts an engine.
+``elo.py`` fits Bradley–Terry Elo over the whole field (intervals, LOS matrix);
+``stats.py`` tallies per-engine statistics (seats, swaps, terminations, time, depth, speed);
+``verify.py`` re-checks game records against the rules; ``site/`` writes the static report site
+(standings, plots, a viewer for every game; engine text escaped by Jinja2). Nothing here starts
+an engine.
 """

@@ -56,18 +56,22 @@ def opponents(record: dict[str, Any], seat: int, offenders: set[int]) -> list[in
             if other != seat and not (both_out and other in offenders)]
 
 
-def standings(engines: Sequence[str], records: Iterable[dict[str, Any]], players: int) -> list[Standing]:
+def standings(engines: Sequence[str], records: Iterable[dict[str, Any]], players: int,
+              history: dict[str, list[tuple[int, float, float]]] | None = None) -> list[Standing]:
     """Tally and rate ``records`` (sorted here by ``id``); best first by mu - 3 sigma.
     A game several seats forfeited is tallied (without results between the offenders)
-    but not rated: TrueSkill would take their shared place for a draw."""
+    but not rated: TrueSkill would take their shared place for a draw.  ``history``, if
+    given, gets (games rated so far, mu, sigma) per engine after each game it was in."""
     table = {name: Standing(name, places=[0] * players) for name in engines}
     ratings = {name: ENV.create_rating() for name in engines}
-    for record in sorted(records, key=lambda r: r["id"]):
+    for count, record in enumerate(sorted(records, key=lambda r: r["id"]), 1):
         names, places, offenders = record["players"], record["places"], forfeited(record)
         if len(offenders) < 2:
             groups = [(ratings[n],) for n in names]
             for name, (rating,) in zip(names, ENV.rate(groups, ranks=places)):
                 ratings[name] = rating
+                if history is not None:
+                    history.setdefault(name, []).append((count, rating.mu, rating.sigma))
         for seat, name in enumerate(names):
             _tally(table[name], places[seat], [places[o] for o in opponents(record, seat, offenders)])
     for name, rating in ratings.items():
@@ -80,18 +84,22 @@ def _tally(row: Standing, place: int, others: Sequence[int]) -> None:
     (none: no result, nothing counted)."""
     if not others:
         return
+    points, outcome = game_outcome(place, others)
     row.games += 1
     row.places[place] += 1
+    row.opponents += len(others)
+    row.points += points
+    setattr(row, outcome, getattr(row, outcome) + 1)
+
+
+def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
+    """Points (1 per opponent placed below, 0.5 per opponent level) and the counter the game
+    adds to: ``"wins"`` (ahead of all), ``"draws"`` (level with the best of the others) or
+    ``"losses"``, for one engine at ``place`` against opponents at places ``others``."""
     better = sum(1 for p in others if p < place)
     tied = sum(1 for p in others if p == place)
-    row.opponents += len(others)
-    row.points += (len(others) - better - tied) + 0.5 * tied
-    if better == 0 and tied == 0:
-        row.wins += 1
-    elif better == 0:
-        row.draws += 1
-    else:
-        row.losses += 1
+    points = (len(others) - better - tied) + 0.5 * tied
+    return points, "losses" if better else "draws" if tied else "wins"
 
 
 def table_rows(rows: Sequence[Standing], players: int) -> tuple[list[str], list[list[Any]]]:

@@ -130,3 +130,23 @@ class GameStore:
             for record in self.records():
                 out.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
         os.replace(tmp, self.jsonl_path)
+
+
+def read_folder(folder: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The meta table and every game record (by id) of a results folder, read-only: no
+    lock, so a running tournament's folder can be read while it plays (WAL keeps each
+    read consistent).  Raises StorageError when the folder holds no arena database."""
+    db_path = folder / "arena.db"
+    if not db_path.is_file():
+        raise StorageError(f"{folder}: no arena.db here; give the output folder of an arena run "
+                           f"(out/<tournament name> by default)")
+    try:
+        db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            records = [json.loads(text) for (text,) in db.execute("SELECT record FROM games ORDER BY id")]
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise StorageError(f"{db_path}: cannot read the games ({exc}); is it an arena results folder?") from None
+    return meta, records

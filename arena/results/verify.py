@@ -20,7 +20,7 @@ class RecordError(Exception):
 def verify_record(record: dict[str, Any]) -> dict[str, Any]:
     """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
     game = make_game(record["game"], record.get("options") or {})
-    state = _initial_state(game, record)
+    state = initial_state(game, record)
     error = None
     for ply, move in enumerate(record["moves"]):
         try:
@@ -39,7 +39,7 @@ def verify_record(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _initial_state(game, record: dict[str, Any]):
+def initial_state(game, record: dict[str, Any]):
     seed, setup = record.get("seed"), record.get("setup")
     if seed is not None:
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:

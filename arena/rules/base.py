@@ -61,6 +61,11 @@ class Game(ABC):
     def players(self) -> int:
         return 2
 
+    @property
+    def hides_information(self) -> bool:
+        """Whether seats hold secrets the others must not learn (see State.deal)."""
+        return False
+
     def option_tokens(self) -> list[str]:
         """All options, defaults filled in, as ``key=value`` protocol tokens."""
         return [f"{k}={format_option_value(v)}" for k, v in self.options.model_dump().items()]

@@ -73,6 +73,10 @@ class PosiesGame(Game):
     def players(self) -> int:
         return self.options.players
 
+    @property
+    def hides_information(self) -> bool:
+        return self.options.variant == 2
+
     def initial_state(self, seed: int = 0) -> "PosiesState":
         """The seed's setup: 17 rounds of three posies of different colours on random
         empty points; in variant 2 the three set-aside posies are then drawn from the bag."""

@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from protocol import codec
+
 from ..engine.process import EngineSpec
 from ..match import TimeControl
 from ..rules import Game, OptionError, make_game
@@ -40,6 +42,25 @@ class EngineEntry(_Strict):
     cpu_seconds: int | None = Field(None, gt=0)
     handshake_ms: int | None = Field(None, gt=0, le=600_000)
     max_failures: int = Field(3, ge=0)
+    protocol: Literal["arena", "gtp"] = "arena"  # gtp: a GTP Hex program (docs/gtp.md)
+    init: list[str] = []                          # gtp: commands sent after start-up, answers checked
+
+    @field_validator("init")
+    @classmethod
+    def _one_line_commands(cls, init: list[str]) -> list[str]:
+        for line in init:
+            if not line.strip() or any(ch in line for ch in "\r\n\x00"):
+                raise ValueError(f"each init entry is one GTP command on one line (got {line!r})")
+        return init
+
+    @model_validator(mode="after")
+    def _protocol_keys(self) -> "EngineEntry":
+        if self.protocol == "gtp" and self.options:
+            raise ValueError("a GTP engine takes no 'options'; send its settings as GTP commands with "
+                             "init = [\"param_mohex max_games 1000\"]")
+        if self.protocol == "arena" and self.init:
+            raise ValueError("'init' is for protocol = \"gtp\" engines; protocol v1 engines take 'options'")
+        return self
 
     @field_validator("name")
     @classmethod
@@ -71,6 +92,10 @@ class OpeningsEntry(_Strict):
     random_plies: int = Field(0, ge=0, le=1000)  # random legal moves after the book's
 
 
+class ClusterEntry(_Strict):
+    address: str = Field(min_length=1)  # tcp://HOST:PORT of a Dask scheduler, or local:N (docs/cluster.md)
+
+
 class TournamentFile(_Strict):
     name: str = Field(min_length=1, max_length=64)
     game: str
@@ -85,6 +110,7 @@ class TournamentFile(_Strict):
     candidates: list[str] = []       # gauntlet: the engines that play all the others
     sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/tournament/sprt.py)
     engines: list[EngineEntry] = Field(min_length=2)
+    cluster: ClusterEntry | None = None  # play on a Dask cluster (override with --cluster)
 
     @field_validator("name")
     @classmethod
@@ -174,6 +200,10 @@ def load_tournament(path: str | Path) -> Tournament:
     if len(data.engines) < game.players:
         raise ConfigError(f"{path}: engines: {data.game} with these options needs at least "
                           f"{game.players} engines, the file lists {len(data.engines)}")
+    gtp = [e.name for e in data.engines if e.protocol == "gtp"]
+    if gtp and data.game != "hex":
+        raise ConfigError(f"{path}: engines: {', '.join(gtp)} speak GTP, which arena drives for hex only; "
+                          f"this tournament is {data.game}")
     base = path.resolve().parent
     engines = [_engine_spec(path, base, entry) for entry in data.engines]
     if data.format == "gauntlet" and len(data.engines) - len(data.candidates) < game.players - 1:
@@ -207,8 +237,13 @@ def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
     command = [sys.executable if part == "{python}" else part for part in entry.command]
     command[0] = resolve_program(command[0], cwd, f"{path}: engine {entry.name!r}")
     options = tuple((k, _option_text(v)) for k, v in entry.options.items())
+    for name, value in options:
+        # Sent as "setoption NAME VALUE": a space or a line break would change the command
+        if (problem := codec.option_problem(name, value)) is not None:
+            raise ConfigError(f"{path}: engine {entry.name!r}: options: {problem}; "
+                              f"protocol options are one word = one line")
     return EngineSpec(entry.name, tuple(command), str(cwd), options, entry.memory_mb, entry.cpu_seconds,
-                      entry.handshake_ms)
+                      entry.handshake_ms, entry.protocol, tuple(entry.init))
 
 
 def resolve_program(program: str, cwd: Path, where: str) -> str:

@@ -38,6 +38,26 @@ class Lost:
 _NOTHING = object()
 
 
+@dataclass(frozen=True)
+class _Question:
+    """A worker's question to the coordinator in the middle of a task (ask_coordinator)."""
+
+    payload: Any
+
+
+_coordinator: Connection | None = None  # in a worker: its pipe to the coordinator
+
+
+def ask_coordinator(payload: Any, default: Any = None) -> Any:
+    """In a worker: the coordinator's ``answer(payload)``, given after it has taken in every
+    result that reached it first (so a decision made on results is never stale by a result
+    already sent).  Outside a pool's worker: ``default``."""
+    if _coordinator is None:
+        return default
+    _coordinator.send(_Question(payload))
+    return _coordinator.recv()
+
+
 def _salvage(conn: Connection) -> Any:
     """A result a dead worker sent before it died, or _NOTHING."""
     try:
@@ -49,6 +69,8 @@ def _salvage(conn: Connection) -> Any:
 
 
 def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, func: Callable[[Any], Any]) -> None:
+    global _coordinator
+    _coordinator = conn
     initializer(*initargs)
     while True:
         try:
@@ -62,8 +84,10 @@ def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, 
 
 class WorkerPool:
     def __init__(self, size: int, func: Callable[[Any], Any], initializer: Callable[..., None],
-                 initargs: tuple = (), retries: int = 1, cores: Sequence[int] = ()) -> None:
+                 initargs: tuple = (), retries: int = 1, cores: Sequence[int] = (),
+                 answer: Callable[[Any], Any] = lambda payload: None) -> None:
         self.size = size
+        self.answer = answer  # answers ask_coordinator() in the workers
         self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
         self.core_of: dict[Connection, int] = {}
         self._numbers = itertools.count(1)  # a replacement worker gets a new name in the log
@@ -99,11 +123,16 @@ class WorkerPool:
             sentinels = {proc.sentinel: conn for conn, proc in self.workers.items()}
             ready = wait([*self.busy, *sentinels])
             done: list[Any] = []
+            questions: list[tuple[Connection, _Question]] = []
             for conn in [c for c in ready if isinstance(c, Connection)]:
                 try:
-                    done.append(conn.recv())
+                    message = conn.recv()
                 except (EOFError, OSError):
                     continue  # died mid-answer: handled with the sentinels
+                if isinstance(message, _Question):
+                    questions.append((conn, message))
+                    continue
+                done.append(message)
                 del self.busy[conn]
                 idle.append(conn)
             for sentinel in [s for s in ready if s in sentinels]:
@@ -120,6 +149,14 @@ class WorkerPool:
                     idle.append(self._spawn())
             self._dispatch(queue, idle)  # first, so workers play on while the caller stores results
             yield from done
+            for conn, question in questions:  # after the caller took in the results
+                self._reply(conn, self.answer(question.payload))
+
+    def _reply(self, conn: Connection, answer: Any) -> None:
+        try:
+            conn.send(answer)
+        except OSError:
+            pass  # dead already: its sentinel says so at the next wait
 
     def cancel_queued(self) -> None:
         """Start no more tasks; the running ones still finish and are yielded."""

@@ -24,15 +24,15 @@ from tabulate import tabulate
 
 from protocol import codec
 
-from ..engine import proctree
+from ..engine import open_engine, proctree
 from ..engine.process import EngineFault, EngineProcess, EngineSpec
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
-from ..results.report import render_report
+from ..results.site.live import LiveSite, tournament_settings
 from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import Tournament
-from .pool import Lost, WorkerPool
+from .pool import Lost, WorkerPool, ask_coordinator
 from .schedule import ScheduledGame, build_schedule
 from .sprt import SprtTest
 
@@ -74,7 +74,7 @@ class _Worker:
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = EngineProcess(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
+            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
             self.engines[name] = proc
             proc.start()
         return proc
@@ -91,8 +91,7 @@ class _Worker:
                     "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
 
     def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
-        dropped = [seat for seat, name in enumerate(scheduled.seats)
-                   if self.dropped and self.dropped[self.names.index(name)]]
+        dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
         if dropped:
             limits = sorted({self.config.max_failures.get(scheduled.seats[s], 0) for s in dropped})
             reason = (f"dropped from the tournament after {' / '.join(map(str, limits))} consecutive "
@@ -113,6 +112,16 @@ class _Worker:
         for seat in result.faulted_seats:
             self.discard(scheduled.seats[seat])
         return self._finish(result.record, scheduled)
+
+    def _is_dropped(self, name: str) -> bool:
+        """Dropped by the drop rule.  Before it starts an engine, a worker asks the
+        coordinator, which answers once it has counted every game result that reached it:
+        the shared flag alone could be a game late (the next game is dispatched while the
+        last one is being stored), and an engine would start once more than max_failures."""
+        if self.dropped and self.dropped[self.names.index(name)]:
+            return True
+        running = name in self.engines and self.engines[name].alive
+        return not running and not ask_coordinator(name, default=True)
 
     def _finish(self, record: dict[str, Any], scheduled: ScheduledGame) -> dict[str, Any]:
         record["id"] = scheduled.index
@@ -242,13 +251,20 @@ class FailureTracker:
 
 
 def run_tournament(t: Tournament, out: Path, workers: int | None = None,
-                   progress: Callable[[dict[str, Any], int, int], None] | None = None) -> RunSummary:
-    """Play every scheduled game not yet in ``out``'s database, then rate and report."""
+                   progress: Callable[[dict[str, Any], int, int], None] | None = None,
+                   cluster: Any = None) -> RunSummary:
+    """Play every scheduled game not yet in ``out``'s database, then rate and report.
+
+    ``cluster`` (a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games on a
+    Dask cluster instead of local worker processes; storing and rating stay here."""
     workers = workers or t.data.workers
     schedule = build_schedule(t)
     with GameStore(out) as store:
         store.open(fingerprint(t))
+        store.set_meta("settings", tournament_settings(t))  # for 'arena report' later
         run_tag = _new_run(store)
+        site = LiveSite(out / "report", t, list(store.records()))
+        progress = site.wrap(progress)
         done = store.done_ids()
         sprt = sprt_test(t, store.records())
         todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
@@ -260,13 +276,14 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:
-            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done), sprt)
+            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done),
+                                        cluster, sprt)
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
     dropped = _dropped_in(records) | tracker.dropped
     return _report(t, out, records, played=len(records) - len(done), resumed=len(done),
-                   dropped=dropped, errors=errors)
+                   dropped=dropped, errors=errors, site=site)
 
 
 def _new_run(store: GameStore) -> str:
@@ -302,21 +319,38 @@ def sprt_test(t: Tournament, records: Any = ()) -> SprtTest | None:
     return test
 
 
+class _LocalGames:
+    """The game executor of a local run: arena's worker pool, and the drop rule shared
+    with its workers.  (A cluster run uses cluster.ClusterGames, same interface.)"""
+
+    def __init__(self, config: WorkerConfig, size: int, lock_fd: int | None,
+                 may_start: Callable[[str], bool]) -> None:
+        if config.affinity and not proctree.can_pin():
+            log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
+        self.names = list(config.engines)
+        self.dropped = multiprocessing.get_context("fork").RawArray("b", len(self.names))
+        self.pool = WorkerPool(size, _play_in_worker, _init_worker, (config, self.dropped, lock_fd),
+                               cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
+                               answer=may_start)  # asked before a worker starts an engine
+        self.imap_unordered = self.pool.imap_unordered
+        self.close = self.pool.close
+        self.terminate = self.pool.terminate
+        self.cancel_queued = self.pool.cancel_queued
+
+    def drop(self, name: str) -> None:
+        self.dropped[self.names.index(name)] = 1
+
+
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int, sprt: SprtTest | None = None) -> tuple[FailureTracker, list[str]]:
+              progress, total: int, already: int, cluster: Any = None,
+              sprt: SprtTest | None = None) -> tuple[FailureTracker, list[str]]:
     tracker = FailureTracker(config.max_failures)
     errors: list[str] = []
     if not todo:
         return tracker, errors
+    pool = cluster.open(config) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd,
+                                                            may_start=lambda name: name not in tracker.dropped)
     multiprocessing_logging.install_mp_handler()
-    if config.affinity and not proctree.can_pin():
-        log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
-    names = list(config.engines)
-    ctx = multiprocessing.get_context("fork")
-    dropped = ctx.RawArray("b", len(names))  # the drop rule, shared with the workers
-    pool = WorkerPool(min(workers, len(todo)), _play_in_worker, _init_worker,
-                      (config, dropped, store.lock_fd),
-                      cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else ())
     finished = already
     previous_handler = _sigterm_as_interrupt()
     try:
@@ -327,7 +361,7 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
                 continue
             store.add(record)
             for name in tracker.update(record):
-                dropped[names.index(name)] = 1
+                pool.drop(name)
                 log.warning("%s dropped after %s", name, tracker.dropped[name])
             finished += 1
             if sprt is not None and sprt.decision is None and sprt.add(record):
@@ -363,7 +397,7 @@ def _error_text(result: Any) -> str:
 
 
 def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int,
-            dropped: dict[str, str], errors: list[str]) -> RunSummary:
+            dropped: dict[str, str], errors: list[str], site: LiveSite) -> RunSummary:
     players = t.game.players
     rows = standings([e.name for e in t.engines], records, players)
     headers, table = table_rows(rows, players)
@@ -382,8 +416,7 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
     if (sprt := sprt_test(t, records)) is not None:
         results["sprt"] = sprt.summary()
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    page = render_report(f"arena · {t.name}", results, headers, table, records)
-    (out / "report.html").write_text(page, encoding="utf-8")
+    site.finish(records, results)
     text = tabulate(table, headers=headers, floatfmt=".2f")
     if pair_rows:
         text += "\n\n" + tabulate(pair_rows, headers=pair_headers, floatfmt=".1f")

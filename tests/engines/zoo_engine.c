@@ -11,10 +11,16 @@
  *   partial_exit writes half a line and exits
  *   setsid_child at start-up forks a child that leaves the process group
  *                (setsid), closes its pipes and sleeps forever; then plays well
+ *   escape_tree  at start-up double-forks a grandchild that calls setsid and
+ *                execs /bin/sleep with an empty environment (no tag to find it
+ *                by); then plays well
+ *   superscript  answers the handshake with "arenaok \u00b9" (a superscript one)
+ *   nul_move     sends its move with a NUL byte after the cell
  * Compiled by the tests into a temporary folder (never committed). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 static void note_pid(void) {
@@ -49,8 +55,23 @@ int main(int argc, char **argv) {
         close(0); close(1); close(2);
         for (;;) pause();
     }
+    if (!strcmp(fault, "escape_tree") && fork() == 0) {
+        setsid();
+        if (fork() == 0) {
+            int null = open("/dev/null", O_RDWR);
+            note_pid();
+            dup2(null, 0); dup2(null, 1); dup2(null, 2);
+            char *args[] = {"sleep", "600", NULL}, *env[] = {NULL};
+            execve("/bin/sleep", args, env);
+        }
+        _exit(0);
+    }
     while (fgets(line, sizeof line, stdin)) {
         if (!strncmp(line, "arena ", 6)) {
+            if (!strcmp(fault, "superscript")) {
+                printf("id name zoo-c-superscript\narenaok \xc2\xb9\n");
+                for (;;) pause();
+            }
             printf("id name zoo-c-%s\narenaok 1\n", fault);
         } else if (!strncmp(line, "newgame ", 8)) {
             const char *s = strstr(line, " size=");
@@ -76,6 +97,12 @@ int main(int argc, char **argv) {
                 if (!strcmp(fault, "partial_exit")) { fputs("move a", stdout); fflush(stdout); _exit(0); }
             }
             first_free(size, moves, cell);
+            if (gos == at && !strcmp(fault, "nul_move")) {
+                printf("move %s", cell);
+                fputc(0, stdout);
+                fputc('\n', stdout);
+                continue;
+            }
             printf("move %s\n", cell);
         } else if (!strncmp(line, "quit", 4)) {
             break;

@@ -19,6 +19,9 @@ FAULTS = (sys.argv[1] if len(sys.argv) > 1 else "good").split("+")
 FAULT = FAULTS[0]
 AT = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# Faults that send the move on a line padded with trailing blanks (still a valid line)
+# to this many bytes: protocol/codec.py's MAX_LINE, and one byte more.
+PADDED = {"line_exact": 64 * 1024, "line_over": 64 * 1024 + 1}
 
 
 def note_pid() -> None:
@@ -49,6 +52,21 @@ def spawn(detach: bool = False, hold_output: bool = True) -> None:
         sleep_forever()
 
 
+def escape() -> None:
+    """Double-fork a grandchild that calls setsid and execs a sleeper with a clean
+    environment: neither the process group nor the environment tag finds it; only
+    arena's child subreaper (it becomes the grandchild's parent) can."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            note_pid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)"], {})
+        os._exit(0)
+
+
 def first_free(size: int, moves: list[str]) -> str:
     taken = set(moves)
     for row in range(1, size + 1):
@@ -68,6 +86,14 @@ def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
     elif fault == "late":
         time.sleep(movetime_ms / 1000 + 0.4)
         return
+    elif fault == "just_late":  # 5 ms past movetime + the tests' 100 ms margin
+        time.sleep(movetime_ms / 1000 + 0.105)
+        return
+    elif fault == "nul_move":
+        out(f"move {first_free(SIZE, moves)}\0")
+    elif fault == "stop_worker":  # freezes the arena process that started it
+        os.kill(os.getppid(), signal.SIGSTOP)
+
     elif fault == "garbage":
         sys.stdout.buffer.write(b"\xff\xfe\x00garbage\n")
         sys.stdout.flush()
@@ -77,6 +103,8 @@ def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
         out("\x1b]0;pwned\x07\x1b[2Jhello \x9b31m")
     elif fault == "illegal":
         out(f"move {moves[0] if moves else 'zz99'}")
+    elif fault == "shout":  # the right cell in capitals, which is not its token
+        out(f"move {first_free(SIZE, moves).upper()}")
     elif fault == "other_game":
         out("move e1-e4")
     elif fault == "double_move":  # one write: both lines are there before the next go
@@ -128,6 +156,8 @@ def main() -> None:
         spawn()
     if "fork_setsid" in FAULTS:
         spawn(detach=True, hold_output=False)
+    if "escape_tree" in FAULTS:
+        escape()
     if "ignore_signals" in FAULTS:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     SIZE, moves, gos = 5, [], 0
@@ -139,6 +169,9 @@ def main() -> None:
             if FAULT == "silent_start":
                 sleep_forever()
             out(f"id name zoo-{FAULT}")
+            if FAULT == "unicode_version":  # isdigit() says yes, int() says no
+                out("arenaok \u00b9")
+                sleep_forever()
             if FAULT == "escape_name":
                 out("id name \x1b[2J\x1b]0;owned\x07evil\x9b1m")
             if FAULT == "close_stdin":  # closed before arenaok: the referee's next write fails
@@ -168,7 +201,8 @@ def main() -> None:
             if gos == AT:
                 for fault in FAULTS:
                     misbehave(fault, moves, movetime)
-            out(f"move {first_free(SIZE, moves)}")
+            move = f"move {first_free(SIZE, moves)}"
+            out(move.ljust(PADDED[FAULT]) if gos == AT and FAULT in PADDED else move)
         elif words[0] == "quit":
             if "ignore_signals" in FAULTS:
                 sleep_forever()

@@ -1,0 +1,470 @@
+"""Bradley–Terry ratings of a whole field on the Elo scale, as Ordo and BayesElo publish them.
+
+The model: engine ``i`` beats engine ``j`` with probability ``1 / (1 + 10 ** ((Ej - Ei) / 400))``.
+:func:`fit_elo` finds the maximum-likelihood Elo of every engine from all the games at once
+(not pair by pair), so an engine's rating uses its results against everyone.
+
+Conventions (each stated in :class:`EloFit` so a published table can say them too):
+
+- **Results.**  Every game gives one result per pair of seats that have a result against
+  each other (:func:`arena.results.ratings.opponents`): a better place is a win, an equal place
+  a draw, counted as half a win and half a loss.  A three-player game is therefore three
+  pairwise results, the ones its places imply.
+- **Anchor.**  Only differences are measured; by default the mean Elo of the rated engines is
+  0 (Ordo's and BayesElo's default), or one named engine is fixed at a given value.
+- **Intervals.**  95% by default, from the curvature of the log-likelihood at its maximum
+  (inverse observed information, the Wald interval).  This treats each pairwise result as
+  independent and a draw as a coin flip, which is exact for decisive two-player games and
+  conservative (wider) when draws are frequent.  :func:`bootstrap_elo` resamples whole games
+  with a recorded seed instead, which accounts for draws and for the pairwise results of one
+  three-player game being related.
+- **Unbounded ratings.**  The maximum exists only where the results connect the engines both
+  ways (each side of any split of the field took points from the other).  The largest such
+  group is rated; an engine outside it has ``elo = None`` and ``bound`` says why: ``"above"``
+  (it took points from the rated group and never lost any to it, so its Elo is unbounded
+  above), ``"below"`` (the reverse) or ``"unconnected"`` (no chain of results links it to the
+  rated group, e.g. it played no game).
+- **LOS.**  The likelihood of superiority of ``a`` over ``b`` is
+  ``Phi((Ea - Eb) / sd(Ea - Eb))`` with the fit's covariance (BayesElo's definition); ``None``
+  where either rating is unbounded.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from .ratings import forfeited, opponents
+
+ELO_PER_NAT = 400 / math.log(10)   # Elo points per unit of the natural-log logistic scale
+Z95 = 1.959963984540054            # two-sided 95% quantile of the normal distribution
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One pairwise result of one game: ``score`` is what ``a`` took from ``b`` (1, 0.5, 0)."""
+
+    game: int | None
+    a: str
+    b: str
+    score: float
+
+
+def pairwise_results(record: Mapping[str, Any]) -> list[PairResult]:
+    """The pairwise results a game's places imply, each unordered pair of seats once."""
+    names, places, offenders = record["players"], record["places"], forfeited(record)
+    out = []
+    for seat, me in enumerate(names):
+        for other in opponents(record, seat, offenders):
+            if other <= seat:
+                continue
+            mine, theirs = places[seat], places[other]
+            score = 1.0 if mine < theirs else 0.0 if mine > theirs else 0.5
+            out.append(PairResult(record.get("id"), me, names[other], score))
+    return out
+
+
+@dataclass
+class EloRating:
+    """One engine's fitted Elo; ``elo``, ``low``, ``high`` and ``stderr`` are None when the
+    rating is unbounded (``bound`` says in which direction, see the module's doc)."""
+
+    engine: str
+    elo: float | None
+    low: float | None
+    high: float | None
+    stderr: float | None
+    games: int        # games with at least one pairwise result for this engine
+    points: float     # pairwise points (a three-player win over two opponents is 2)
+    results: int      # pairwise results (the denominator of points)
+    bound: str | None = None   # None (rated), "above", "below" or "unconnected"
+
+    @property
+    def score(self) -> float | None:
+        """Share of pairwise points, 0..1 (None: no results)."""
+        return self.points / self.results if self.results else None
+
+
+@dataclass
+class EloFit:
+    """The fit over the field: ratings best first, the anchor, and the LOS between engines."""
+
+    ratings: list[EloRating]
+    anchor: str                          # e.g. "mean of rated engines = 0" or "engine 'x' = 0"
+    confidence: float
+    interval_method: str
+    covariance: dict[tuple[str, str], float] = field(default_factory=dict)  # Elo^2, rated engines
+
+    def rating(self, engine: str) -> EloRating:
+        return next(r for r in self.ratings if r.engine == engine)
+
+    def los(self, a: str, b: str) -> float | None:
+        """Likelihood that ``a`` is stronger than ``b`` (0..1); None if either is unbounded."""
+        ra, rb = self.rating(a), self.rating(b)
+        if ra.elo is None or rb.elo is None:
+            return None
+        if a == b:
+            return 0.5
+        c = self.covariance
+        var = c[a, a] + c[b, b] - 2 * c[a, b]
+        diff = ra.elo - rb.elo
+        if var <= 0:
+            return 0.5 if diff == 0 else float(diff > 0)
+        return 0.5 * (1 + math.erf(diff / math.sqrt(2 * var)))
+
+    def los_matrix(self, order: Sequence[str] | None = None) -> list[list[float | None]]:
+        """``matrix[i][j]``: LOS of engine ``order[i]`` over ``order[j]`` (None on the diagonal)."""
+        order = list(order or [r.engine for r in self.ratings])
+        return [[None if a == b else self.los(a, b) for b in order] for a in order]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: numbers as numbers, None (null) where a value is unbounded."""
+        names = [r.engine for r in self.ratings]
+        return {
+            "model": "bradley_terry",
+            "scale": "elo",
+            "anchor": self.anchor,
+            "confidence": self.confidence,
+            "interval_method": self.interval_method,
+            "ratings": [{"engine": r.engine, "elo": _round(r.elo), "low": _round(r.low),
+                         "high": _round(r.high), "stderr": _round(r.stderr), "bound": r.bound,
+                         "games": r.games, "points": r.points, "results": r.results}
+                        for r in self.ratings],
+            "los": {"engines": names,
+                    "matrix": [[_round(v, 4) for v in row] for row in self.los_matrix(names)]},
+        }
+
+
+def _round(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits) + 0.0  # + 0.0: no "-0.0"
+
+
+# -- the fit ------------------------------------------------------------------
+
+
+class _Data:
+    """Pairwise results by game as engine indices ``(i, j, score of i)``, and aggregated by
+    pair of engines (i < j) as ``[results, points of i]``."""
+
+    def __init__(self, names: Sequence[str], games: Sequence[Sequence[tuple[int, int, float]]]) -> None:
+        self.names = list(names)
+        self.games = list(games)
+        self.pairs: dict[tuple[int, int], list[float]] = {}
+        for game in self.games:
+            for i, j, s in game:
+                if i > j:
+                    i, j, s = j, i, 1 - s
+                cell = self.pairs.setdefault((i, j), [0, 0.0])
+                cell[0] += 1
+                cell[1] += s
+
+    @classmethod
+    def of(cls, records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None) -> "_Data":
+        games = [g for g in (pairwise_results(r) for r in records) if g]
+        names = _field(engines, games)
+        index = {n: i for i, n in enumerate(names)}
+        return cls(names, [[(index[p.a], index[p.b], p.score) for p in g] for g in games])
+
+
+def fit_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None = None, *,
+            anchor: str | None = None, anchor_elo: float = 0.0, confidence: float = 0.95) -> EloFit:
+    """Maximum-likelihood Bradley–Terry Elo of every engine in ``records``.
+
+    ``engines`` lists the field (engines without games are reported ``unconnected``);
+    ``anchor`` names an engine fixed at ``anchor_elo`` instead of a field mean of 0.
+    Intervals come from the log-likelihood's curvature (module doc)."""
+    data = _Data.of(records, engines)
+    rated, bounds = _rated_group(data)
+    x, cov = _fit_group(data, rated) if rated else ({}, {})
+    weights, text = _anchor(data.names, rated, anchor, anchor_elo)
+    x, cov = _shifted(x, cov, weights, anchor_elo)
+    z = _z(confidence)
+    intervals = {}
+    for i in rated:
+        sd = math.sqrt(max(cov[i, i], 0.0))
+        intervals[i] = (x[i] - z * sd, x[i] + z * sd, sd)
+    return _assemble(data, rated, bounds, x, cov, intervals, text, confidence,
+                     "curvature of the log-likelihood (Wald)")
+
+
+def bootstrap_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None = None, *,
+                  samples: int = 1000, seed: int = 0, anchor: str | None = None,
+                  anchor_elo: float = 0.0, confidence: float = 0.95) -> EloFit:
+    """:func:`fit_elo` with percentile intervals from ``samples`` resamples of whole games
+    (drawn with ``random.Random(seed)``, so the same seed gives the same intervals).  An
+    engine a resample leaves unbounded counts as -inf or +inf there, so an interval end may
+    be None (unbounded); with the mean anchor, the mean is over the sample's finite ratings.
+    The LOS uses the covariance of the samples in which every rating is finite."""
+    data = _Data.of(records, engines)
+    rated, bounds = _rated_group(data)
+    x, _ = _fit_group(data, rated) if rated else ({}, {})
+    weights, text = _anchor(data.names, rated, anchor, anchor_elo)
+    rng = random.Random(seed)
+    draws: dict[int, list[float]] = {i: [] for i in rated}
+    for _ in range(samples if rated else 0):
+        sample = _Data(data.names, rng.choices(data.games, k=len(data.games)))
+        values = _sample_elo(sample, rated)
+        finite = {i: v for i, v in values.items() if math.isfinite(v)}
+        if anchor is not None:
+            ref = finite.get(data.names.index(anchor))
+        else:
+            ref = sum(finite.values()) / len(finite) if finite else None
+        if ref is None:
+            continue  # the anchor itself is unbounded in this sample: it places nobody
+        for i in rated:
+            draws[i].append(values[i] - ref + anchor_elo)
+    centre = sum(w * x[i] for i, w in weights.items())
+    x = {i: v - centre + anchor_elo for i, v in x.items()}
+    alpha = (1 - confidence) / 2
+    intervals = {}
+    for i in rated:
+        values = sorted(draws[i])
+        finite = [v for v in values if math.isfinite(v)]
+        low, high = _quantile(values, alpha), _quantile(values, 1 - alpha)
+        intervals[i] = (low if math.isfinite(low) else None, high if math.isfinite(high) else None,
+                        _sd(finite) if len(finite) > 1 else None)
+    return _assemble(data, rated, bounds, x, _sample_covariance(draws, rated), intervals, text,
+                     confidence, f"bootstrap over games, {samples} samples, seed {seed}")
+
+
+def _anchor(names: list[str], rated: list[int], anchor: str | None,
+            anchor_elo: float) -> tuple[dict[int, float], str]:
+    """Weights w of the anchor (the ratings are placed so that w.x = anchor_elo) and its text."""
+    if anchor is None:
+        if anchor_elo:
+            raise ValueError("anchor_elo needs an anchor engine (the field's mean is 0)")
+        return {i: 1 / len(rated) for i in rated}, "mean of rated engines = 0"
+    if anchor not in names or names.index(anchor) not in rated:
+        raise ValueError(f"anchor {anchor!r} is not a rated engine of this field")
+    a = names.index(anchor)
+    return {i: float(i == a) for i in rated}, f"engine {anchor!r} = {anchor_elo:g}"
+
+
+def _shifted(x: dict[int, float], cov: dict[tuple[int, int], float], weights: dict[int, float],
+             target: float) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
+    """x' = x - (w.x) + target, and its covariance M Cov M^T with M = I - 1 w^T."""
+    centre = sum(w * x[i] for i, w in weights.items())
+    cw = {i: sum(cov[i, k] * w for k, w in weights.items()) for i in x}
+    wcw = sum(w * cw[i] for i, w in weights.items())
+    moved = {(i, j): cov[i, j] - cw[i] - cw[j] + wcw for i in x for j in x}
+    return {i: v - centre + target for i, v in x.items()}, moved
+
+
+def _field(engines: Sequence[str] | None, games: Sequence[Sequence[PairResult]]) -> list[str]:
+    seen = list(engines or [])
+    for game in games:
+        for p in game:
+            for name in (p.a, p.b):
+                if name not in seen:
+                    seen.append(name)
+    return seen
+
+
+def _z(confidence: float) -> float:
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must be between 0 and 1")
+    return Z95 if confidence == 0.95 else _normal_quantile(0.5 + confidence / 2)
+
+
+def _normal_quantile(p: float) -> float:
+    """Inverse of the standard normal CDF, by bisection on erf (accurate to 1e-12)."""
+    low, high = -40.0, 40.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < p:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
+    """The engines whose ratings are finite (the largest group the results connect both
+    ways, ties broken by results played, then by name) and the bound of every other one."""
+    n = len(data.names)
+    took = [set() for _ in range(n)]     # took[i]: engines i took points from
+    gave = [set() for _ in range(n)]     # gave[i]: engines that took points from i
+    played = [0] * n
+    for (i, j), (count, points) in data.pairs.items():
+        played[i] += count
+        played[j] += count
+        if points > 0:
+            took[i].add(j)
+            gave[j].add(i)
+        if points < count:
+            took[j].add(i)
+            gave[i].add(j)
+    down = [_reach(took, i) for i in range(n)]   # engines i took points from, transitively
+    groups: list[list[int]] = []
+    for i in range(n):
+        if played[i] and not any(i in g for g in groups):
+            groups.append(sorted(k for k in down[i] if i in down[k]))
+    if not groups:
+        return [], {i: "unconnected" for i in range(n)}
+    best = max(groups, key=lambda g: (len(g), sum(played[k] for k in g),
+                                      [-ord(c) for c in min(data.names[k] for k in g)]))
+    anchor = best[0]
+    bounds = {}
+    for i in range(n):
+        if i in best:
+            continue
+        if anchor in down[i]:
+            bounds[i] = "above"
+        elif i in down[anchor]:
+            bounds[i] = "below"
+        else:
+            bounds[i] = "unconnected"
+    return best, bounds
+
+
+def _reach(edges: list[set[int]], start: int) -> set[int]:
+    seen, todo = {start}, [start]
+    while todo:
+        for k in edges[todo.pop()]:
+            if k not in seen:
+                seen.add(k)
+                todo.append(k)
+    return seen
+
+
+def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
+    """Newton's method on the log-likelihood of ``group`` (the first engine held at 0);
+    returns Elo by engine and the covariance (inverse observed information) in Elo^2."""
+    where = {g: k for k, g in enumerate(group)}
+    pairs = [(where[i], where[j], c, s) for (i, j), (c, s) in data.pairs.items()
+             if i in where and j in where]
+    size = len(group)
+    theta = [0.0] * size
+    for _ in range(100):
+        grad, hess = _derivatives(theta, pairs, size)
+        step = _solve([row[1:] for row in hess[1:]], [-g for g in grad[1:]])
+        scale = 1.0
+        while max(abs(v) for v in step or [0]) * scale > 2:  # keep steps sane on lopsided data
+            scale /= 2
+        for k, v in enumerate(step, 1):
+            theta[k] += scale * v
+        if max((abs(v) for v in step), default=0) < 1e-10:
+            break
+    _, hess = _derivatives(theta, pairs, size)
+    inverse = _inverse([[-v for v in row[1:]] for row in hess[1:]])
+    x = {g: theta[where[g]] * ELO_PER_NAT for g in group}
+    cov = {}
+    for a in group:
+        for b in group:
+            ka, kb = where[a], where[b]
+            cov[a, b] = inverse[ka - 1][kb - 1] * ELO_PER_NAT ** 2 if ka and kb else 0.0
+    return x, cov
+
+
+def _derivatives(theta: list[float], pairs, size: int) -> tuple[list[float], list[list[float]]]:
+    grad = [0.0] * size
+    hess = [[0.0] * size for _ in range(size)]
+    for i, j, count, points in pairs:
+        p = 1 / (1 + math.exp(theta[j] - theta[i]))
+        g = points - count * p
+        w = count * p * (1 - p)
+        grad[i] += g
+        grad[j] -= g
+        hess[i][i] -= w
+        hess[j][j] -= w
+        hess[i][j] += w
+        hess[j][i] += w
+    return grad, hess
+
+
+def _sample_elo(data: _Data, group: list[int]) -> dict[int, float]:
+    """One bootstrap sample: Elo of each engine of ``group`` (any offset), +-inf for the
+    ones the sample leaves unbounded, nan for the ones it cannot place at all."""
+    rated, bounds = _rated_group(data)
+    inside = [i for i in rated if i in group]
+    x, _ = _fit_group(data, inside) if inside else ({}, {})
+    side = {"above": math.inf, "below": -math.inf}
+    return {i: x[i] if i in x else side.get(bounds.get(i, ""), math.nan) for i in group}
+
+
+def _sample_covariance(draws: dict[int, list[float]], group: list[int]) -> dict[tuple[int, int], float]:
+    rows = [k for k in range(min((len(v) for v in draws.values()), default=0))
+            if all(math.isfinite(draws[i][k]) for i in group)]
+    cov = {}
+    for a in group:
+        for b in group:
+            if len(rows) < 2:
+                cov[a, b] = 0.0
+                continue
+            ma = sum(draws[a][k] for k in rows) / len(rows)
+            mb = sum(draws[b][k] for k in rows) / len(rows)
+            cov[a, b] = sum((draws[a][k] - ma) * (draws[b][k] - mb) for k in rows) / (len(rows) - 1)
+    return cov
+
+
+def _quantile(values: list[float], q: float) -> float:
+    if not values:
+        return math.nan
+    pos = q * (len(values) - 1)
+    low = math.floor(pos)
+    high = min(low + 1, len(values) - 1)
+    a, b = values[low], values[high]
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a if pos - low < 0.5 else b
+    return a + (b - a) * (pos - low)
+
+
+def _sd(values: list[float]) -> float:
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def _assemble(data: _Data, rated: list[int], bounds: dict[int, str], x: dict[int, float],
+              cov: dict[tuple[int, int], float], intervals: dict[int, tuple], anchor: str,
+              confidence: float, method: str) -> EloFit:
+    """The ratings with their tallies, best first: unbounded above, rated, below, unconnected."""
+    names = data.names
+    games, points, results = [0] * len(names), [0.0] * len(names), [0] * len(names)
+    for game in data.games:
+        for k in {i for pair in game for i in pair[:2]}:
+            games[k] += 1
+        for i, j, s in game:
+            points[i] += s
+            points[j] += 1 - s
+            results[i] += 1
+            results[j] += 1
+    ratings = []
+    for i, name in enumerate(names):
+        if i in rated:
+            low, high, sd = intervals[i]
+            ratings.append(EloRating(name, x[i], low, high, sd, games[i], points[i], results[i]))
+        else:
+            ratings.append(EloRating(name, None, None, None, None, games[i], points[i], results[i],
+                                     bounds[i]))
+    order = {"above": 0, None: 1, "below": 2, "unconnected": 3}
+    ratings.sort(key=lambda r: (order[r.bound], -(r.elo or 0.0), r.engine))
+    named = {(names[i], names[j]): v for (i, j), v in cov.items()}
+    return EloFit(ratings, anchor, confidence, method, named)
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (the fields are small: tens of engines)."""
+    n = len(vector)
+    a = [row[:] + [vector[k]] for k, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        if abs(a[pivot][col]) < 1e-300:
+            raise ZeroDivisionError("singular information matrix")
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(col + 1, n):
+            f = a[r][col] / a[col][col]
+            if f:
+                for c in range(col, n + 1):
+                    a[r][c] -= f * a[col][c]
+    out = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        out[r] = (a[r][n] - sum(a[r][c] * out[c] for c in range(r + 1, n))) / a[r][r]
+    return out
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+    n = len(matrix)
+    columns = [_solve(matrix, [float(r == c) for r in range(n)]) for c in range(n)]
+    return [[columns[c][r] for c in range(n)] for r in range(n)]

@@ -1,0 +1,241 @@
+"""The report site: a static, self-contained HTML site of a results folder.
+
+``report/`` opens from disk (``file://``) or any web host: no server, no network, no
+CDN.  Pages: standings (``index.html``), cross table and head to head
+(``crosstable.html``), engines' statistics and faults (``engines.html``), the list of
+games (``games.html``, filtered and paginated in the browser from one compact index
+script) and the tournament's settings (``settings.html``); one viewer page per game
+(``games/<id>.html``) draws the board from its board's geometry file
+(``boards/<key>.js``) and the frames the referee computed (``boards.replay``).
+
+Games never change once stored, so their pages are written once: ``.manifest.json``
+remembers which ones exist for this version of the site's code and templates, and a
+refresh during a run rewrites only the summary pages and the new games.  Every file is
+written to a temporary name and renamed, so a browser reloading during a run never
+reads half a page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+import jinja2
+
+from . import boards, pages, plots
+from ...rules import make_game
+
+HERE = Path(__file__).resolve().parent
+ASSETS = ("site.css", "viewer.js", "games.js")
+
+
+@dataclass
+class SiteData:
+    """What a site is made from: the stored games and what is known of the tournament."""
+
+    title: str
+    game: str
+    options: dict[str, Any]
+    engines: list[str]
+    records: list[dict[str, Any]]
+    settings: dict[str, Any] | None = None     # the tournament file, as validated
+    results: dict[str, Any] | None = None      # results.json (dropped, not recorded, sprt, ...)
+    progress: tuple[int, int] | None = None    # (finished, scheduled) while a run goes on
+
+
+class SiteError(Exception):
+    """A results folder the site cannot be made from; the message says what to do."""
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["options"] = pages.options_text
+    return env
+
+
+def _code_version() -> str:
+    """Changes whenever the site's code or templates do: game pages are then rewritten."""
+    digest = hashlib.sha256()
+    for path in sorted(HERE.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".html", ".js", ".css"):
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class SiteWriter:
+    """Writes a site into ``folder``; call :meth:`write` again to refresh it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.env = _environment()
+        self._manifest_path = folder / ".manifest.json"
+        self._manifest: dict[str, Any] | None = None
+
+    def write(self, data: SiteData) -> Path:
+        """Write or refresh every page; returns the index page."""
+        for sub in ("games", "boards", "assets", "data", "plots"):
+            (self.folder / sub).mkdir(parents=True, exist_ok=True)
+        manifest = self._load_manifest(data)
+        for name in ASSETS:
+            _write(self.folder / "assets" / name, (HERE / "static" / name).read_text(encoding="utf-8"))
+        time_control = (data.settings or {}).get("time_control")
+        for record in data.records:
+            key = str(record["id"])
+            if key not in manifest["games"] or not (self.folder / "games" / f"{key}.html").exists():
+                manifest["games"][key] = self._game_page(data, record, time_control, manifest)
+        movers = {int(k): v["movers"] for k, v in manifest["games"].items()}
+        self._summary_pages(data, movers, manifest)
+        _write(self._manifest_path, json.dumps(manifest, separators=(",", ":")))
+        return self.folder / "index.html"
+
+    def _load_manifest(self, data: SiteData) -> dict[str, Any]:
+        # Game pages depend on the code, the game and the time control (the clocks).
+        version = _code_version() + json.dumps(
+            [data.game, data.options, (data.settings or {}).get("time_control")], sort_keys=True)
+        if self._manifest is None and self._manifest_path.exists():
+            try:
+                self._manifest = json.loads(self._manifest_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                self._manifest = None
+        if self._manifest is None or self._manifest.get("version") != version:
+            self._manifest = {"version": version, "games": {}, "boards": []}
+        return self._manifest
+
+    # -- one game -------------------------------------------------------------
+
+    def _game_page(self, data: SiteData, record: dict[str, Any], time_control: Any,
+                   manifest: dict[str, Any]) -> dict[str, Any]:
+        replayed = boards.replay(record)
+        key = replayed["board"]
+        if key not in manifest["boards"] or not (self.folder / "boards" / f"{key}.js").exists():
+            geometry = boards.board_geometry(make_game(record["game"], record["options"]))
+            _write(self.folder / "boards" / f"{key}.js",
+                   "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n")
+            manifest["boards"].append(key)
+        frames = replayed["frames"]
+        page = self.env.get_template("game.html").render(
+            site=self._site_context(data, summary=False), record=record, board=key, colours=replayed["colours"],
+            frames={"frames": frames, "cells": replayed["cells"], "game": record["game"]},
+            moves=pages.move_rows(record, frames, time_control),
+            result=pages.result_text(record), root="../")
+        _write(self.folder / "games" / f"{record['id']}.html", page)
+        return {"movers": pages.movers_of(replayed), "plies": len(record["moves"])}
+
+    # -- the summary pages ----------------------------------------------------
+
+    def _site_context(self, data: SiteData, summary: bool = True) -> dict[str, Any]:
+        """The header's facts; a game page, written once, shows none that change."""
+        written = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") if summary else ""
+        return {"title": data.title, "game": data.game, "options": data.options,
+                "games": len(data.records), "progress": data.progress if summary else None,
+                "written": written}
+
+    def _summary_pages(self, data: SiteData, movers: dict[int, str], manifest: dict[str, Any]) -> None:
+        tables = pages.summary_tables(data.game, data.options, data.engines, data.records)
+        results = data.results or {}
+        site = self._site_context(data)
+        plot_files = self._plots(tables, results)
+        fault_headers, fault_rows = pages.engine_faults(tables["order"], data.records, movers)
+        terminations: dict[str, int] = {}
+        for r in data.records:
+            terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
+        common = {"site": site, "root": "", "plots": plot_files, "tables": tables,
+                  "dropped": results.get("dropped", {}), "not_recorded": results.get("not_recorded", []),
+                  "terminations": sorted(terminations.items()), "sprt": results.get("sprt"),
+                  "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
+                  "elo": None, "stats": None}
+        for name, extra in (("index.html", {}), ("crosstable.html", {}),
+                            ("engines.html", {"fault_headers": fault_headers, "fault_rows": fault_rows}),
+                            ("settings.html", {"settings": data.settings}),
+                            ("games.html", {"engines": tables["order"],
+                                            "termination_names": sorted(terminations)})):
+            _write(self.folder / name, self.env.get_template(name).render(**common, **extra))
+        _write(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"], manifest))
+
+    def _plots(self, tables: dict[str, Any], results: dict[str, Any]) -> dict[str, str]:
+        files = {}
+        if data_points := {k: v for k, v in tables["history"].items() if v}:
+            _write(self.folder / "plots" / "ratings.svg", plots.ratings_plot(data_points))
+            files["ratings"] = "plots/ratings.svg"
+        if len(tables["order"]) > 1 and any(v is not None for row in tables["matrix"] for v in row):
+            _write(self.folder / "plots" / "scores.svg", plots.score_matrix_plot(tables["order"], tables["matrix"]))
+            files["scores"] = "plots/scores.svg"
+        sprt = results.get("sprt")
+        if isinstance(sprt, dict) and sprt.get("llr_history") and "lower" in sprt and "upper" in sprt:
+            _write(self.folder / "plots" / "sprt.svg",
+                   plots.sprt_plot(sprt["llr_history"], sprt["lower"], sprt["upper"]))
+            files["sprt"] = "plots/sprt.svg"
+        return files
+
+    def _games_index(self, data: SiteData, engines: Sequence[str], manifest: dict[str, Any]) -> str:
+        """One compact row per game for the games list: the browser filters and pages it."""
+        names = list(engines)
+        codes = sorted({r["termination"] for r in data.records})
+        rows = []
+        for r in data.records:
+            info = manifest["games"].get(str(r["id"]), {})
+            winner = -1 if r["winner"] is None else r["winner"]
+            rows.append([r["id"], r["round"], [names.index(p) for p in r["players"]],
+                         codes.index(r["termination"]), winner, info.get("plies", len(r["moves"])),
+                         r.get("reason", "")])
+        index = {"engines": names, "terminations": codes, "games": rows}
+        return "window.ARENA_INDEX = " + json.dumps(index, separators=(",", ":")) + ";\n"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_site(folder: Path, data: SiteData) -> Path:
+    """Write the whole site of ``data`` into ``folder`` (reusing game pages already there)."""
+    return SiteWriter(folder).write(data)
+
+
+# -- a results folder ---------------------------------------------------------
+
+
+def load_folder(folder: Path) -> SiteData:
+    """The site's data from a results folder (``arena.db``, ``results.json``); the folder
+    may be in use by a run: the database is only read."""
+    db_path = folder / "arena.db"
+    if not db_path.is_file():
+        raise SiteError(f"{folder}: no arena.db here; give the output folder of an 'arena run' "
+                        f"(default out/<tournament name>)")
+    try:
+        db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            records = [json.loads(text) for (text,) in db.execute("SELECT record FROM games ORDER BY id")]
+            row = db.execute("SELECT value FROM meta WHERE key='settings'").fetchone()
+        finally:
+            db.close()
+    except (sqlite3.Error, ValueError) as exc:
+        raise SiteError(f"{db_path}: cannot read the games ({exc}); is it an arena results database?") from None
+    settings = json.loads(row[0]) if row else None
+    results = _read_json(folder / "results.json")
+    first = records[0] if records else {}
+    game = (settings or {}).get("game") or (results or {}).get("game") or first.get("game")
+    if game is None:
+        raise SiteError(f"{folder}: no games and no settings recorded yet; nothing to report")
+    options = (results or {}).get("options") or first.get("options") or make_game(game, (settings or {}).get("options")).options.model_dump()
+    engines = [e["name"] for e in (settings or {}).get("engines", [])]
+    for r in records:
+        engines += [p for p in r["players"] if p not in engines]
+    title = (settings or {}).get("name") or (results or {}).get("tournament") or folder.name
+    return SiteData(f"arena · {title}", game, options, engines, records, settings, results)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

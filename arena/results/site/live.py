@@ -1,0 +1,67 @@
+"""Keeping a run's report site fresh while its games finish.
+
+The runner hands every stored game to :meth:`LiveSite.add`; the site is rewritten at
+most every ``interval`` seconds (and never more often than four times the last
+rewrite took, so a big tournament does not spend its coordinator on pages), and once
+more, complete, by :meth:`LiveSite.finish`.  While a run goes on, the pages reload
+themselves every few seconds.  A page that cannot be written is logged, never fatal:
+the games are in the database, and ``arena report`` rewrites the site from it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from . import SiteData, SiteWriter
+
+log = logging.getLogger("arena.site")
+
+INTERVAL_S = 5.0
+
+
+def tournament_settings(t: Any) -> str:
+    """The tournament file as validated, as JSON (stored with the games for the site)."""
+    return json.dumps(t.data.model_dump(mode="json"), sort_keys=True)
+
+
+class LiveSite:
+    def __init__(self, folder: Path, t: Any, records: list[dict[str, Any]], interval: float = INTERVAL_S) -> None:
+        self.writer = SiteWriter(folder)
+        self.data = SiteData(f"arena · {t.name}", t.data.game, t.game.options.model_dump(),
+                             [e.name for e in t.engines], records, json.loads(tournament_settings(t)))
+        self.interval = interval
+        self._due = time.monotonic() + interval
+
+    def wrap(self, progress: Callable[[dict[str, Any], int, int], None] | None) -> Callable[[dict[str, Any], int, int], None]:
+        """A progress callback that also refreshes the site, then calls ``progress``."""
+        def both(record: dict[str, Any], finished: int, total: int) -> None:
+            self.add(record, finished, total)
+            if progress:
+                progress(record, finished, total)
+        return both
+
+    def add(self, record: dict[str, Any], finished: int, total: int) -> None:
+        self.data.records.append(record)
+        self.data.progress = (finished, total)
+        if time.monotonic() >= self._due:
+            started = time.monotonic()
+            self._write()
+            spent = time.monotonic() - started
+            self._due = time.monotonic() + max(self.interval, 4 * spent)
+
+    def finish(self, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
+        """The final site: every stored game and the results the run wrote."""
+        self.data.records = records
+        self.data.results = results
+        self.data.progress = None
+        self._write()
+
+    def _write(self) -> None:
+        try:
+            self.writer.write(self.data)
+        except Exception:  # a page is never worth a tournament
+            log.exception("could not write the report site in %s; 'arena report' rewrites it", self.writer.folder)

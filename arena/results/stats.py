@@ -1,0 +1,210 @@
+"""Per-engine statistics over the stored game records.
+
+:func:`engine_stats` answers, for every engine: how it scored (overall and by seat), how its
+games ended, how long they lasted, how much time it used per move and, when it reported
+them, how deep it searched and how fast.  Everything is a pure function of the records.
+
+Which record fields are read:
+
+- ``players``, ``places``, ``termination``, ``forfeit_seat``: results (a tie on places is a
+  draw; two seats that both forfeited have no result between them, as in the standings).
+- ``moves`` and ``opening_plies``: game length (plies, the book's included) and who made each
+  move; ``times_ms[k]`` is the time of the engine's move at ply ``opening_plies + k``.
+- ``move_info[k]`` (optional, aligned with ``times_ms``): the ``depth``, ``nodes`` and
+  ``score`` the engine last reported with ``info`` before that move (PROTOCOL.md section 4),
+  or null.
+- Hex and HexGo swaps: a ``swap`` token at the second ply.  The seat that played it
+  "swapped", the seat whose first stone was taken "was swapped".
+
+Who made which move is replayed with the rules (HexGo's swap changes the turn order); a
+record the rules cannot replay still counts its results, without per-move figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..rules import IllegalMove, OptionError, make_game
+from .ratings import forfeited, game_outcome, opponents
+from .verify import initial_state
+
+# Every way a game can be lost other than by the rules (PROTOCOL.md section 7).
+FORFEITS = ("timeout", "illegal", "crash", "protocol", "handshake", "resign", "dropped")
+SEAT_NAMES = {"hex": ("red", "blue"), "bases": ("red", "blue"), "groups": ("white", "black")}
+
+
+@dataclass
+class SeatStats:
+    """An engine's results from one seat; ``points`` over ``results`` pairwise results."""
+
+    seat: int
+    name: str
+    games: int = 0
+    points: float = 0.0
+    results: int = 0
+
+    @property
+    def score(self) -> float | None:
+        return self.points / self.results if self.results else None
+
+
+@dataclass
+class EngineStats:
+    engine: str
+    games: int = 0               # games with a result (see module doc)
+    wins: int = 0                # ahead of every opponent
+    losses: int = 0              # behind at least one opponent
+    draws: int = 0               # otherwise (level with the best opponent)
+    points: float = 0.0
+    results: int = 0
+    seats: list[SeatStats] = field(default_factory=list)
+    swapped: int = 0             # times it answered the first stone with swap
+    was_swapped: int = 0         # times its first stone was swapped
+    terminations: dict[str, int] = field(default_factory=dict)  # its own forfeits, by code
+    opponent_forfeits: int = 0   # games an opponent forfeited
+    plies: int = 0               # summed over its games
+    moves_timed: int = 0
+    time_ms: int = 0
+    max_move_ms: int | None = None
+    depth_sum: float = 0.0
+    depth_moves: int = 0
+    nodes: int = 0
+    nodes_ms: int = 0            # time of the moves that reported nodes
+
+    @property
+    def score(self) -> float | None:
+        return self.points / self.results if self.results else None
+
+    @property
+    def mean_plies(self) -> float | None:
+        return self.plies / self.games if self.games else None
+
+    @property
+    def mean_move_ms(self) -> float | None:
+        return self.time_ms / self.moves_timed if self.moves_timed else None
+
+    @property
+    def mean_depth(self) -> float | None:
+        return self.depth_sum / self.depth_moves if self.depth_moves else None
+
+    @property
+    def nodes_per_second(self) -> float | None:
+        """Reported nodes over the time of the moves that reported them (None: no reports,
+        or they all took 0 ms)."""
+        return self.nodes * 1000 / self.nodes_ms if self.nodes_ms else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (snake_case; null: no data, e.g. no move reported its depth)."""
+        return {
+            "engine": self.engine, "games": self.games, "wins": self.wins, "losses": self.losses,
+            "draws": self.draws, "points": self.points, "score": _round(self.score, 4),
+            "seats": [{"seat": s.seat, "name": s.name, "games": s.games, "points": s.points,
+                       "score": _round(s.score, 4)} for s in self.seats],
+            "swapped": self.swapped, "was_swapped": self.was_swapped,
+            "terminations": dict(self.terminations), "opponent_forfeits": self.opponent_forfeits,
+            "mean_plies": _round(self.mean_plies, 1), "moves_timed": self.moves_timed,
+            "mean_move_ms": _round(self.mean_move_ms, 1), "max_move_ms": self.max_move_ms,
+            "mean_depth": _round(self.mean_depth, 2),
+            "nodes_per_second": _round(self.nodes_per_second, 0),
+        }
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def engine_stats(records: Iterable[Mapping[str, Any]], engines: Sequence[str] = ()) -> dict[str, EngineStats]:
+    """Statistics of every engine in ``engines`` and ``records``, in that order of first
+    appearance."""
+    table: dict[str, EngineStats] = {name: EngineStats(name) for name in engines}
+    movers = _Movers()
+    for record in records:
+        names = record["players"]
+        for name in names:
+            table.setdefault(name, EngineStats(name))
+        _count_results(table, record)
+        _count_moves(table, record, movers.of(record))
+    return table
+
+
+def seat_name(game: str, seat: int) -> str:
+    names = SEAT_NAMES.get(game)
+    return names[seat] if names and seat < len(names) else f"seat {seat}"
+
+
+def _count_results(table: dict[str, EngineStats], record: Mapping[str, Any]) -> None:
+    names, places, offenders = record["players"], record["places"], forfeited(record)
+    for seat, name in enumerate(names):
+        row = table[name]
+        while len(row.seats) < len(names):
+            row.seats.append(SeatStats(len(row.seats), seat_name(record["game"], len(row.seats))))
+        if seat in offenders:
+            code = record["termination"]
+            row.terminations[code] = row.terminations.get(code, 0) + 1
+        elif offenders:
+            row.opponent_forfeits += 1
+        others = [places[o] for o in opponents(record, seat, offenders)]
+        if not others:
+            continue
+        points, outcome = game_outcome(places[seat], others)
+        row.games += 1
+        row.points += points
+        row.results += len(others)
+        row.plies += len(record["moves"])
+        setattr(row, outcome, getattr(row, outcome) + 1)
+        by_seat = row.seats[seat]
+        by_seat.games += 1
+        by_seat.points += points
+        by_seat.results += len(others)
+
+
+def _count_moves(table: dict[str, EngineStats], record: Mapping[str, Any], movers: list[int] | None) -> None:
+    names, moves = record["players"], record["moves"]
+    if record["game"] in ("hex", "hexgo") and len(moves) > 1 and moves[1] == "swap":
+        table[names[1]].swapped += 1  # seat 0 moves first in both games, seat 1 may swap
+        table[names[0]].was_swapped += 1
+    if movers is None:
+        return
+    first = record.get("opening_plies") or 0
+    infos = record.get("move_info") or []
+    for k, ms in enumerate(record.get("times_ms") or []):
+        if first + k >= len(movers):
+            break
+        row = table[names[movers[first + k]]]
+        row.moves_timed += 1
+        row.time_ms += ms
+        row.max_move_ms = ms if row.max_move_ms is None else max(row.max_move_ms, ms)
+        info = infos[k] if k < len(infos) else None
+        if isinstance(info, Mapping):
+            if isinstance(info.get("depth"), (int, float)):
+                row.depth_sum += info["depth"]
+                row.depth_moves += 1
+            if isinstance(info.get("nodes"), int):
+                row.nodes += info["nodes"]
+                row.nodes_ms += ms
+
+
+class _Movers:
+    """The seat that made each move of a record (and the seat to move after the last, whose
+    rejected move may have been timed), by replaying it; games are cached by options."""
+
+    def __init__(self) -> None:
+        self.games: dict[str, Any] = {}
+
+    def of(self, record: Mapping[str, Any]) -> list[int] | None:
+
+        key = f"{record['game']}:{sorted((record.get('options') or {}).items())}"
+        try:
+            game = self.games.get(key) or make_game(record["game"], record.get("options") or {})
+            self.games[key] = game
+            state = initial_state(game, record)
+            seats = []
+            for move in record["moves"]:
+                seats.append(state.current_player())
+                state.play(move)
+            if not state.is_terminal():  # an illegal last move was timed but not recorded
+                seats.append(state.current_player())
+            return seats
+        except (OptionError, IllegalMove, ValueError, KeyError, TypeError):
+            return None

@@ -1,0 +1,364 @@
+"""Playing a tournament's games on a Dask cluster.
+
+The coordinator (``arena run --cluster ADDRESS``) keeps every job it has
+locally: it alone writes the database, commits each game as it arrives and
+rates in schedule order (runner).  Only the playing moves: each game becomes a
+Dask task that runs :meth:`runner._Worker.play`, the very code arena's own
+worker processes run, on a ``_Worker`` cached in the Dask worker process, so
+engines stay alive between games there too.
+
+* Handshake: before any game, every Dask worker starts every engine once
+  (:func:`_handshake`); a worker that cannot is named with the reason and gets
+  no games.  A worker that joins later checks itself before its first game.
+* Worker loss: Dask runs a task whose worker died again on another worker
+  (after ``distributed.scheduler.allowed-failures`` deaths it gives the game
+  up as :class:`~arena.tournament.pool.Lost`); a task has one result, and the
+  coordinator refuses a second record for a game, so nothing counts twice.
+* Only a few tasks per worker thread are in flight, so an engine dropped by
+  ``max_failures`` is not started for games submitted afterwards.
+
+``distributed`` is an optional dependency (the ``cluster`` extra); it is
+imported only when a cluster is used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from ..engine.process import EngineFault, EngineProcess
+from .pool import Lost
+from .runner import WorkerConfig, _Worker
+from .schedule import ScheduledGame
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+log = logging.getLogger("arena.cluster")
+
+IN_FLIGHT_PER_THREAD = 2   # tasks queued per worker thread: enough to keep it busy
+BOUNCES = 3                # times a game may land on workers that cannot start its engines
+STALE_S = 600.0            # a run's idle engines on a worker are quit after this long unused
+CONNECT_TIMEOUT_S = 30.0
+
+
+class ClusterError(Exception):
+    """The cluster cannot be used (unreachable, no worker can play); the message says why."""
+
+
+class EngineUnavailable(Exception):
+    """Raised on a worker that cannot start every engine of the tournament."""
+
+    def __init__(self, address: str, host: str, problems: dict[str, str]) -> None:
+        super().__init__(f"{host}: " + "; ".join(f"engine {n}: {r}" for n, r in problems.items()))
+        self.address = address
+        self.problems = problems
+
+
+# -- worker side: runs inside each Dask worker process --------------------------
+
+
+class _RunState:
+    """One tournament run's engines in one Dask worker process.
+
+    A Dask worker may run several tasks at once (one per thread), so it keeps a
+    set of idle ``_Worker``s and lends one to each game."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        self.config = config
+        self.idle: list[_Worker] = []
+        self.problems: dict[str, str] | None = None  # None until the handshake ran
+        self.used = time.monotonic()
+        self.lock = threading.Lock()
+
+    def handshake(self) -> dict[str, str]:
+        """Start every engine once; {engine: why it cannot start} (empty: all fine).
+        The started engines are kept for the first game."""
+        with self.lock:
+            if self.problems is not None:
+                return self.problems
+        worker = _Worker(self.config)
+        problems: dict[str, str] = {}
+        for name in worker.names:
+            try:
+                worker.engine(name)
+            except EngineFault as exc:
+                worker.discard(name)
+                problems[name] = f"{exc.code}: {exc.reason}"
+        with self.lock:
+            self.problems = problems
+            self.idle.append(worker)
+        return problems
+
+    def play(self, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> dict[str, Any]:
+        problems = self.handshake()
+        if problems:
+            raise EngineUnavailable(_address(), _host(), problems)
+        with self.lock:
+            worker = self.idle.pop() if self.idle else _Worker(self.config)
+        worker.dropped = dropped
+        try:
+            return worker.play(scheduled)
+        finally:
+            with self.lock:
+                self.idle.append(worker)
+                self.used = time.monotonic()
+
+    def shutdown(self) -> None:
+        with self.lock:
+            workers, self.idle = self.idle, []
+        for worker in workers:
+            worker.shutdown()
+
+
+_RUNS: dict[str, _RunState] = {}
+_RUNS_LOCK = threading.Lock()
+
+
+def _state(config: WorkerConfig) -> _RunState:
+    """This run's state in this process; quits the idle engines of runs long unused
+    (a coordinator killed with -9 could not release them)."""
+    now = time.monotonic()
+    with _RUNS_LOCK:
+        state = _RUNS.get(config.run_tag)
+        if state is None:
+            state = _RUNS[config.run_tag] = _RunState(config)
+        stale = [tag for tag, s in _RUNS.items() if tag != config.run_tag and now - s.used > STALE_S]
+        stale_states = [_RUNS.pop(tag) for tag in stale]
+    for s in stale_states:
+        s.shutdown()
+    return state
+
+
+def _host() -> str:
+    return f"{socket.gethostname()} (pid {os.getpid()})"
+
+
+def _address() -> str:
+    from distributed import get_worker
+    try:
+        return get_worker().address
+    except ValueError:  # not in a Dask worker (tests call the worker side directly)
+        return ""
+
+
+def _handshake(config: WorkerConfig) -> dict[str, str]:
+    """Run on every worker by the coordinator before any game."""
+    return _state(config).handshake()
+
+
+def _play(config: WorkerConfig, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> dict[str, Any]:
+    """One game as a Dask task."""
+    return _state(config).play(scheduled, dropped)
+
+
+def _release(run_tag: str) -> None:
+    """Quit this run's engines on a worker (the run is over)."""
+    with _RUNS_LOCK:
+        state = _RUNS.pop(run_tag, None)
+    if state is not None:
+        state.shutdown()
+
+
+# -- coordinator side -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """Where to play: ``local:N`` (a LocalCluster of N worker processes started here)
+    or a Dask scheduler address such as ``tcp://host:8786``."""
+
+    address: str
+    echo: Callable[[str], None] = print  # tells the user about workers that cannot play
+
+    @classmethod
+    def parse(cls, text: str, echo: Callable[[str], None] = print) -> "ClusterSpec":
+        text = text.strip()
+        if text.startswith("local:"):
+            count = text.removeprefix("local:")
+            if not count.isdigit() or not 1 <= int(count) <= 256:
+                raise ClusterError(f"cluster {text!r}: write local:N with N from 1 to 256 worker processes")
+        elif "://" not in text:
+            raise ClusterError(f"cluster {text!r}: give a Dask scheduler address such as tcp://host:8786, "
+                               f"or local:N to start N workers on this machine")
+        return cls(text, echo)
+
+    @property
+    def local_workers(self) -> int | None:
+        return int(self.address.removeprefix("local:")) if self.address.startswith("local:") else None
+
+    def open(self, config: WorkerConfig) -> "ClusterGames":
+        return ClusterGames(self, config)
+
+
+class ClusterGames:
+    """The runner's game executor on a Dask cluster (same interface as its local pool)."""
+
+    def __init__(self, spec: ClusterSpec, config: WorkerConfig) -> None:
+        try:
+            import distributed
+        except ImportError:
+            raise ClusterError("running on a cluster needs Dask distributed: "
+                               "pip install 'arena[cluster]'") from None
+        self.distributed = distributed
+        self.spec = spec
+        # Spinning for quick engines is decided per machine by the local runner; on a
+        # cluster arena cannot know what else shares a worker's CPUs, so it never spins.
+        self.config = dataclasses.replace(config, spin=False, coordinator=0, affinity=False)
+        self.dropped = [0] * len(config.engines)
+        self.names = list(config.engines)
+        self.bad: dict[str, str] = {}          # worker address -> why it cannot play
+        self.cluster = None
+        self.queue: deque[ScheduledGame] = deque()
+        self.client = self._connect()
+        try:
+            self.client.forward_logging("arena", logging.INFO)  # workers' log lines go to arena.log
+            self._check_workers()
+        except BaseException:
+            self._close_client()
+            raise
+
+    def _connect(self) -> "Client":
+        distributed = self.distributed
+        n = self.spec.local_workers
+        try:
+            if n is not None:
+                self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                        dashboard_address=None, silence_logs=logging.ERROR)
+                return distributed.Client(self.cluster)
+            return distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError) as exc:
+            if self.cluster is not None:
+                self.cluster.close()
+            raise ClusterError(f"cannot reach the Dask scheduler at {self.spec.address} ({exc}); start one "
+                               f"with 'dask scheduler' and give its address (see docs/cluster.md)") from None
+
+    def _check_workers(self) -> None:
+        """The handshake: every worker starts every engine, before any game."""
+        workers = list(self.client.scheduler_info()["workers"])
+        if not workers:
+            log.warning("the cluster has no workers yet; games wait for one to join")
+            return
+        answers = self.client.run(_handshake, self.config, on_error="return")
+        for address, answer in answers.items():
+            if isinstance(answer, BaseException):
+                why = f"cannot run arena there: {type(answer).__name__}: {answer}"
+            elif answer:
+                why = "; ".join(f"engine {name}: {reason}" for name, reason in answer.items())
+            else:
+                continue
+            self.bad[address] = why
+            self.spec.echo(f"arena: cluster worker {self._describe(address)} cannot play: {why}; "
+                           f"it gets no games")
+            log.error("cluster worker %s cannot play: %s", address, why)
+        if len(self.bad) == len(answers):
+            raise ClusterError(f"no worker of the cluster at {self.spec.address} can start every engine; "
+                               f"install the engines there (see docs/cluster.md)")
+        log.info("cluster %s: %d workers can play", self.spec.address, len(answers) - len(self.bad))
+
+    def _describe(self, address: str) -> str:
+        info = self.client.scheduler_info()["workers"].get(address, {})
+        name = info.get("name")
+        return f"{address} ({name})" if name not in (None, "", address) else address
+
+    # -- the executor interface ------------------------------------------------
+
+    def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[dict[str, Any] | Lost]:
+        """Records (or :class:`Lost`) in the order games finish."""
+        self.queue = queue = deque(tasks)
+        bounces: dict[int, int] = {}
+        games: dict[str, ScheduledGame] = {}
+        pending = self.distributed.as_completed()
+        seen: set[int] = set()
+
+        def fill() -> None:
+            capacity = IN_FLIGHT_PER_THREAD * max(1, self._threads())
+            while queue and pending.count() < capacity:
+                game = queue.popleft()
+                future = self._submit(game, bounces.get(game.index, 0))
+                games[future.key] = game
+                pending.add(future)
+
+        fill()
+        for future in pending:
+            game = games.pop(future.key)
+            done = self._outcome(future, game, bounces, queue)
+            self._forget(future)
+            fill()  # first, so workers play on while the caller stores the result
+            if done is None:
+                continue
+            if isinstance(done, dict):
+                if done["id"] in seen:
+                    log.error("game %d arrived twice; the second copy is ignored", done["id"])
+                    continue
+                seen.add(done["id"])
+            yield done
+
+    def cancel_queued(self) -> None:
+        """Submit no more games; those already submitted still finish and are yielded."""
+        self.queue.clear()
+
+    def _submit(self, game: ScheduledGame, attempt: int) -> "Future":
+        # Loose restrictions: with only unfit workers left, a game still goes to one, which
+        # refuses it (EngineUnavailable) rather than leaving it waiting for ever.
+        good = [w for w in self.client.scheduler_info()["workers"] if w not in self.bad] if self.bad else []
+        where = {"workers": good, "allow_other_workers": True} if good else {}
+        return self.client.submit(_play, self.config, game, tuple(self.dropped), pure=False,
+                                  key=f"arena-{self.config.run_tag[:12]}-game-{game.index}-{attempt}", **where)
+
+    def _outcome(self, future: "Future", game: ScheduledGame, bounces: dict[int, int],
+                 queue: deque[ScheduledGame]) -> dict[str, Any] | Lost | None:
+        """The game's record, Lost, or None when it goes back in the queue."""
+        try:
+            return future.result()
+        except EngineUnavailable as exc:
+            if exc.address and exc.address not in self.bad:
+                self.bad[exc.address] = str(exc)
+                self.spec.echo(f"arena: cluster worker {exc.address} cannot play: {exc}; it gets no more games")
+                log.error("cluster worker %s cannot play: %s", exc.address, exc)
+            bounces[game.index] = bounces.get(game.index, 0) + 1
+            if bounces[game.index] >= BOUNCES:
+                return Lost(game, f"it landed {BOUNCES} times on cluster workers that cannot start its "
+                                  f"engines (last: {exc})")
+            queue.appendleft(game)
+            return None
+        except self.distributed.scheduler.KilledWorker as exc:
+            return Lost(game, f"the Dask workers playing it died too often ({exc})")
+        except Exception as exc:  # a bug or a broken worker: the tournament goes on
+            return Lost(game, f"its Dask task failed: {type(exc).__name__}: {exc}")
+
+    def _forget(self, future: "Future") -> None:
+        future.release()
+
+    def _threads(self) -> int:
+        workers = self.client.scheduler_info()["workers"]
+        return sum(info.get("nthreads", 1) for address, info in workers.items() if address not in self.bad)
+
+    def drop(self, name: str) -> None:
+        """Games submitted from now on forfeit ``name`` without starting it."""
+        self.dropped[self.names.index(name)] = 1
+
+    def close(self) -> None:
+        """Quit the engines on every worker and disconnect (a LocalCluster is shut down)."""
+        try:
+            self.client.run(_release, self.config.run_tag, on_error="ignore")
+        except Exception as exc:  # the cluster going away at the end costs no game
+            log.warning("could not release the engines on the cluster: %s", exc)
+        self._close_client()
+
+    def terminate(self) -> None:
+        self.close()
+
+    def _close_client(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()

@@ -1,0 +1,214 @@
+"""Tournaments on a real Dask cluster (LocalCluster worker processes, `dask worker`
+processes): the same table as a local run, a worker killed mid-tournament, an engine
+missing on one worker, a coordinator killed with -9."""
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from arena.tournament.cluster import ClusterSpec  # noqa: E402
+from arena.tournament.config import load_tournament  # noqa: E402
+from arena.tournament.runner import run_tournament  # noqa: E402
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament  # noqa: E402
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def stored(out: Path) -> list[dict]:
+    db = sqlite3.connect(out / "arena.db")
+    try:
+        return [json.loads(r[0]) for r in db.execute("SELECT record FROM games ORDER BY id")]
+    finally:
+        db.close()
+
+
+def stored_count(out: Path) -> int:
+    try:
+        db = sqlite3.connect(out / "arena.db")
+        try:
+            return db.execute("SELECT count(*) FROM games").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+def jsonl_ids(out: Path) -> list[int]:
+    return sorted(json.loads(line)["id"] for line in (out / "games.jsonl").read_text().splitlines())
+
+
+def wait_until(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def deterministic_engines() -> str:
+    return (engine_toml("random", "{python}", "-m", "engines.random_engine")
+            + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+            + engine_toml("random2", "{python}", "-m", "engines.random_engine"))
+
+
+def slow_zoo(*names: str) -> str:
+    """Well-behaved engines whose games take a while, so a kill lands mid-game."""
+    return "".join(engine_toml(name, "{python}", ZOO, "good+slow") for name in names)
+
+
+@pytest.fixture
+def cluster():
+    """A LocalCluster of two worker processes, one thread each."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local:
+        with distributed.Client(local) as client:
+            yield local, client
+
+
+def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
+    path = write_tournament(tmp_path, deterministic_engines(), rounds=2, seed=11, workers=2)
+    local = run_arena("run", path, "--out", tmp_path / "local", "-q")
+    assert local.returncode == 0, local.stderr
+    # The same file with a [cluster] section (not part of the tournament's identity).
+    clustered = tmp_path / "c.toml"
+    clustered.write_text(path.read_text() + '\n[cluster]\naddress = "local:2"\n')
+    remote = run_arena("run", clustered, "--out", tmp_path / "cluster", "-q")
+    assert remote.returncode == 0, remote.stderr
+    assert "Traceback" not in remote.stderr
+    a = json.loads((tmp_path / "local" / "results.json").read_text())
+    b = json.loads((tmp_path / "cluster" / "results.json").read_text())
+    assert a["games"] == b["games"] == 12
+    assert a["standings"] == b["standings"]
+    assert a["head_to_head"] == b["head_to_head"]
+    moves = lambda out: [(r["id"], r["players"], r["moves"], r["winner"]) for r in stored(out)]  # noqa: E731
+    assert moves(tmp_path / "local") == moves(tmp_path / "cluster")
+    assert local.stdout.split("\n\n")[1] == remote.stdout.split("\n\n")[1]  # the printed table
+
+
+def test_bad_cluster_address_is_a_clear_error(tmp_path):
+    path = write_tournament(tmp_path, deterministic_engines())
+    for address, words in (("nowhere", "tcp://host:8786"), ("local:0", "local:N")):
+        result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", address)
+        assert result.returncode == 2
+        assert words in result.stderr and "Traceback" not in result.stderr
+    path.write_text(path.read_text() + '\n[cluster]\naddress = "scheduler"\n')
+    result = run_arena("run", path, "--out", tmp_path / "out")
+    assert result.returncode == 2 and "[cluster] address" in result.stderr and str(path) in result.stderr
+
+
+def test_a_worker_killed_mid_game_has_its_game_played_again_once(tmp_path, cluster):
+    local, client = cluster
+    path = write_tournament(tmp_path, slow_zoo("a", "b", "c"), options="size = 5\nswap = false", rounds=2,
+                            seed=3, time_control="movetime_ms = 500\nmargin_ms = 200")
+    t = load_tournament(path)
+    out = tmp_path / "out"
+    pids = client.run(os.getpid)
+    killed: dict[str, object] = {}
+
+    def kill_a_busy_worker() -> None:
+        def busy():
+            processing = client.processing()
+            for address, keys in processing.items():
+                if keys and stored_count(out) >= 1:
+                    return address, keys[0]
+            return None
+        deadline = time.monotonic() + 60
+        while (found := busy()) is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if found:
+            killed["address"], killed["key"] = found
+            os.kill(pids[found[0]], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_a_busy_worker)
+    killer.start()
+    summary = run_tournament(t, out, cluster=ClusterSpec(local.scheduler_address))
+    killer.join()
+    assert killed, "no game was in progress to kill"
+    game_id = int(str(killed["key"]).split("-game-")[1].split("-")[0])
+    records = stored(out)
+    assert [r["id"] for r in records] == list(range(12))  # every game once, the killed one included
+    assert jsonl_ids(out) == list(range(12))
+    assert summary.errors == [] and summary.played == 12
+    assert all(r["termination"] == "normal" for r in records)
+    assert records[game_id]["moves"]
+    assert pids[killed["address"]] not in client.run(os.getpid).values()  # it was really killed
+
+
+def dask_worker(scheduler: str, name: str, env: dict) -> subprocess.Popen:
+    dask = Path(sys.executable).with_name("dask")
+    command = [str(dask), "worker", scheduler] if dask.exists() else [sys.executable, "-m", "distributed.cli.dask_worker", scheduler]
+    return subprocess.Popen([*command, "--nworkers", "1", "--nthreads", "1", "--name", name, "--no-dashboard"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_a_worker_that_cannot_start_an_engine_is_named_before_any_game(tmp_path, monkeypatch):
+    # The engine lives under $BOTS, which points to an empty folder on one worker.
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    shutil.copy(ZOO, bots / "zoo_engine.py")
+    wrapper = tmp_path / "bot.sh"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$BOTS/zoo_engine.py" good\n')
+    wrapper.chmod(0o755)
+    engines = engine_toml("a", str(wrapper)) + engine_toml("b", str(wrapper))
+    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=3, seed=3,
+                            time_control="movetime_ms = 500")
+    monkeypatch.setenv("BOTS", str(bots))
+    monkeypatch.setenv("ZOO_PIDS", str(tmp_path / "pids"))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        with distributed.Client(local) as client:
+            env = dict(os.environ, BOTS=str(tmp_path / "missing"), PYTHONPATH=str(ROOT))
+            worker = dask_worker(local.scheduler_address, "no-bots-here", env)
+            try:
+                client.wait_for_workers(2, timeout=60)
+                result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", local.scheduler_address,
+                                   env=dict(os.environ, PYTHONPATH=str(ROOT)))
+            finally:
+                worker.terminate()
+                worker.wait(30)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "cannot play" in line]
+    assert len(lines) == 1, result.stderr
+    assert "no-bots-here" in lines[0] and "engine a" in lines[0] and "engine b" in lines[0]
+    assert "zoo_engine.py" in lines[0]  # the engine's own complaint, from its stderr
+    assert "gets no games" in lines[0]
+    records = stored(tmp_path / "out")
+    assert [r["id"] for r in records] == list(range(6))
+    assert all(r["termination"] == "normal" for r in records)
+    # The good worker kept its two engines alive for all six games.
+    assert len((tmp_path / "pids").read_text().split()) == 2
+
+
+def test_a_coordinator_killed_with_9_resumes_from_its_database(tmp_path):
+    marker = tmp_path / "pids"
+    env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
+    path = write_tournament(tmp_path, slow_zoo("a", "b", "c"), options="size = 5\nswap = false", rounds=2,
+                            seed=3, time_control="movetime_ms = 500\nmargin_ms = 200")
+    out = tmp_path / "out"
+    first = subprocess.Popen(arena_cmd("run", path, "--out", out, "-q", "--cluster", "local:2"), cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: stored_count(out) >= 2)
+    finally:
+        first.kill()
+        first.wait()
+    before = stored_count(out)
+    assert before < 12
+    second = run_arena("run", path, "--out", out, "--cluster", "local:2", env=env, timeout=150)
+    assert second.returncode == 0, second.stderr
+    assert f"resumed from an earlier run" in second.stdout
+    records = stored(out)
+    assert [r["id"] for r in records] == list(range(12))
+    assert jsonl_ids(out) == list(range(12))
+    # Nothing the killed run started is left: its Dask workers died with it, their engines too.
+    from arena.engine import proctree
+    wait_until(lambda: not proctree.tagged_pids(str(marker), key="ZOO_PIDS"), timeout=20)

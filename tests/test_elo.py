@@ -1,0 +1,186 @@
+"""Bradley–Terry Elo over the field: hand-computed values, the likelihood's score equations,
+unbounded ratings, and coverage of the 95% intervals on results drawn from known Elo."""
+
+import math
+import random
+
+import pytest
+
+from arena.match import forfeit_before_start
+from arena.results.elo import ELO_PER_NAT, bootstrap_elo, fit_elo, pairwise_results
+from arena.rules import make_game
+
+
+def game(k, a, b, result):
+    """A two-seat record: result 1 (a wins), 0 (b wins) or 0.5 (same place: a draw)."""
+    places = [0, 1] if result == 1 else [1, 0] if result == 0 else [0, 0]
+    return {"id": k, "players": [a, b], "places": places, "termination": "normal"}
+
+
+def simulate(truth, per_pair, rng, draw_rate=0.0):
+    """A round robin of ``per_pair`` games per pair with outcomes drawn from Elo ``truth``.
+    With draws, a draw replaces a decisive result in proportion so the expected score stays
+    the Bradley–Terry one (the score model the fit assumes)."""
+    names = list(truth)
+    records = []
+    for x, a in enumerate(names):
+        for b in names[x + 1:]:
+            p = 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
+            draw = draw_rate * 2 * min(p, 1 - p)
+            for _ in range(per_pair):
+                u = rng.random()
+                result = 0.5 if u < draw else 1 if u < draw + p - draw / 2 else 0
+                records.append(game(len(records), a, b, result))
+    return records
+
+
+def test_two_engines_match_the_closed_form():
+    # 3 wins of 4: p = 0.75, difference 400 log10(3) = 190.85, split around the mean anchor.
+    records = [game(k, "a", "b", 1 if k < 3 else 0) for k in range(4)]
+    fit = fit_elo(records)
+    a, b = fit.rating("a"), fit.rating("b")
+    assert a.elo == pytest.approx(200 * math.log10(3)) and b.elo == pytest.approx(-a.elo)
+    # Information of the difference: n p (1 - p) = 0.75 in natural units; half of it each side.
+    sd_diff = ELO_PER_NAT / math.sqrt(0.75)
+    assert a.stderr == pytest.approx(sd_diff / 2)
+    assert a.low == pytest.approx(a.elo - 1.959964 * sd_diff / 2, abs=1e-3)
+    assert fit.los("a", "b") == pytest.approx(0.5 * (1 + math.erf(a.elo * 2 / sd_diff / math.sqrt(2))))
+    assert fit.anchor == "mean of rated engines = 0"
+    pinned = fit_elo(records, anchor="b", anchor_elo=1500)
+    assert pinned.rating("b").elo == 1500 and pinned.rating("b").stderr == 0
+    assert pinned.rating("a").elo == pytest.approx(1500 + 400 * math.log10(3))
+    assert pinned.rating("a").stderr == pytest.approx(sd_diff)
+    assert pinned.anchor == "engine 'b' = 1500"
+    assert pinned.los("a", "b") == pytest.approx(fit.los("a", "b"))
+
+
+def test_draws_count_as_half():
+    records = [game(0, "a", "b", 1), game(1, "a", "b", 0), game(2, "a", "b", 0.5), game(3, "b", "a", 0.5)]
+    fit = fit_elo(records)
+    assert fit.rating("a").elo == pytest.approx(0, abs=1e-9) and fit.rating("a").points == 2
+    # 1 win 3 draws: score 5/8, difference 400 log10(5/3).
+    fit = fit_elo([game(0, "a", "b", 1)] + [game(k, "a", "b", 0.5) for k in (1, 2, 3)])
+    assert fit.rating("a").elo - fit.rating("b").elo == pytest.approx(400 * math.log10(5 / 3))
+
+
+def test_the_fit_solves_the_score_equations_of_the_whole_field():
+    # At the maximum every engine's expected points equal its actual points; a cycle of
+    # uneven results has no pairwise shortcut, so this checks the joint fit.
+    rng = random.Random(4)
+    records = simulate({"a": 120, "b": 0, "c": -40, "d": -200}, 12, rng)
+    fit = fit_elo(records)
+    elo = {r.engine: r.elo for r in fit.ratings}
+    expected = dict.fromkeys(elo, 0.0)
+    for pair in (p for r in records for p in pairwise_results(r)):
+        e = 1 / (1 + 10 ** ((elo[pair.b] - elo[pair.a]) / 400))
+        expected[pair.a] += e
+        expected[pair.b] += 1 - e
+    for r in fit.ratings:
+        assert expected[r.engine] == pytest.approx(r.points, abs=1e-6)
+    assert sum(elo.values()) == pytest.approx(0, abs=1e-6)
+    assert [r.engine for r in fit.ratings] == sorted(elo, key=lambda n: -elo[n])
+
+
+def test_a_cycle_is_level():
+    records = []
+    for a, b in (("a", "b"), ("b", "c"), ("c", "a")):
+        records += [game(len(records), a, b, 1), game(len(records) + 1, a, b, 1), game(len(records) + 2, a, b, 0)]
+    fit = fit_elo(records)
+    for r in fit.ratings:
+        assert r.elo == pytest.approx(0, abs=1e-9)
+    assert fit.los("a", "b") == pytest.approx(0.5)
+
+
+def test_three_player_games_give_the_pairwise_results_their_places_imply():
+    record = {"id": 7, "players": ["x", "y", "z"], "places": [1, 0, 1], "termination": "normal"}
+    pairs = {(p.a, p.b): p.score for p in pairwise_results(record)}
+    assert pairs == {("x", "y"): 0.0, ("x", "z"): 0.5, ("y", "z"): 1.0}
+    # Two dropped engines meeting have no result against each other (as in the standings).
+    dropped = {**forfeit_before_start(make_game("posies", {"players": 3}), 1, ["d1", "ok", "d2"], [0, 2],
+                                      "dropped", "dropped"), "id": 0}
+    assert {(p.a, p.b) for p in pairwise_results(dropped)} == {("d1", "ok"), ("ok", "d2")}
+    fit = fit_elo([record] * 3 + [{**record, "places": [0, 1, 2]}])
+    assert fit.rating("y").games == 4 and fit.rating("y").results == 8
+
+
+def test_unbounded_ratings_are_none_with_their_direction():
+    records = [game(0, "a", "b", 1), game(1, "a", "b", 0), game(2, "top", "a", 1), game(3, "top", "b", 1),
+               game(4, "b", "low", 1)]
+    fit = fit_elo(records, ["a", "b", "top", "low", "idle"])
+    assert [(r.engine, r.bound) for r in fit.ratings] == [
+        ("top", "above"), ("a", None), ("b", None), ("low", "below"), ("idle", "unconnected")]
+    assert fit.rating("top").elo is None and fit.rating("top").low is None
+    assert fit.los("top", "a") is None and fit.los("a", "b") == pytest.approx(0.5)
+    data = fit.as_dict()
+    assert data["ratings"][0]["elo"] is None and data["los"]["matrix"][0][1] is None
+    assert data["los"]["engines"] == ["top", "a", "b", "low", "idle"]
+    with pytest.raises(ValueError, match="not a rated engine"):
+        fit_elo(records, anchor="top")
+
+
+def test_los_matrix_is_complementary():
+    fit = fit_elo(simulate({"a": 50, "b": 0, "c": -50}, 20, random.Random(1)))
+    names = [r.engine for r in fit.ratings]
+    m = fit.los_matrix(names)
+    for i in range(3):
+        assert m[i][i] is None
+        for j in range(3):
+            if i != j:
+                assert m[i][j] + m[j][i] == pytest.approx(1)
+
+
+@pytest.mark.parametrize("draw_rate", [0.0, 0.3])
+def test_intervals_cover_the_true_elo_at_about_95_percent(draw_rate):
+    truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
+    mean = sum(truth.values()) / len(truth)
+    rng = random.Random(2024 + int(draw_rate * 10))
+    covered = total = 0
+    for _ in range(400):
+        fit = fit_elo(simulate(truth, 16, rng, draw_rate))
+        for r in fit.ratings:
+            total += 1
+            covered += r.low <= truth[r.engine] - mean <= r.high
+    rate = covered / total
+    if draw_rate == 0:
+        assert 0.935 <= rate <= 0.965, rate     # 2000 intervals: 95% +- 1.5 points
+    else:
+        assert 0.95 <= rate <= 0.995, rate      # draws as coin flips: conservative, as documented
+
+
+def test_bootstrap_intervals_are_reproducible_and_agree_with_the_curvature():
+    records = simulate({"a": 100, "b": 0, "c": -100}, 60, random.Random(9))
+    wald = fit_elo(records)
+    boot = bootstrap_elo(records, samples=300, seed=5)
+    again = bootstrap_elo(records, samples=300, seed=5)
+    assert boot.as_dict() == again.as_dict()
+    assert boot.interval_method == "bootstrap over games, 300 samples, seed 5"
+    for r in wald.ratings:
+        b = boot.rating(r.engine)
+        assert b.elo == pytest.approx(r.elo)
+        assert b.stderr == pytest.approx(r.stderr, rel=0.2)
+        assert b.low == pytest.approx(r.low, abs=0.5 * r.stderr)
+        assert b.high == pytest.approx(r.high, abs=0.5 * r.stderr)
+
+
+def test_bootstrap_sees_that_draws_make_results_less_noisy():
+    records = simulate({"a": 60, "b": 0}, 300, random.Random(3), draw_rate=0.6)
+    wald, boot = fit_elo(records), bootstrap_elo(records, samples=300, seed=1)
+    assert boot.rating("a").stderr < 0.85 * wald.rating("a").stderr
+
+
+def test_bootstrap_with_a_named_anchor():
+    records = simulate({"a": 100, "b": 0, "c": -100}, 40, random.Random(11))
+    boot = bootstrap_elo(records, samples=200, seed=2, anchor="c", anchor_elo=1000)
+    assert boot.rating("c").elo == 1000 and boot.rating("c").low == 1000 == boot.rating("c").high
+    assert boot.rating("a").low < boot.rating("a").elo < boot.rating("a").high
+
+
+def test_bootstrap_intervals_cover_the_true_elo_with_draws():
+    truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
+    rng, covered, total = random.Random(77), 0, 0
+    for k in range(50):
+        fit = bootstrap_elo(simulate(truth, 16, rng, 0.3), samples=150, seed=k)
+        for r in fit.ratings:
+            total += 1
+            covered += r.low <= truth[r.engine] <= r.high   # the truth's mean is 0, like the anchor
+    assert 0.9 <= covered / total <= 0.985, covered / total    # 250 intervals around 95%

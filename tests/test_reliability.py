@@ -1,0 +1,201 @@
+"""Faults found by a fault zoo outside the project, each now handled (docs/reliability.md):
+numbers engines write, late moves, the drop rule's race, option injection, secret deals,
+control characters in reasons."""
+
+import json
+import sys
+import time
+
+import pytest
+
+from arena.engine.process import EngineProcess, EngineSpec
+from arena.match import TimeControl, derive_seed, new_deal, play_game
+from arena.rules import make_game
+from arena.tournament.config import ConfigError, load_tournament
+from arena.results.store import GameStore
+from arena.tournament.runner import run_tournament
+from arena.tournament.pool import WorkerPool, ask_coordinator
+from protocol import codec
+from protocol.codec import ProtocolError
+from helpers import ROOT, ZOO, engine_toml, run_arena, write_tournament
+from test_faults import GOOD, MARGIN, MOVETIME, check_clean, check_fault, marker, play_one, zoo, zoo_c  # noqa: F401
+
+
+SPY = str(ROOT / "tests" / "engines" / "spy_engine.py")
+
+
+# -- numbers in engine text are ASCII digits ------------------------------------
+
+@pytest.mark.parametrize("number", ["\u00b9", "\u0661", "\uff11", "1_0", "+1", "1 2", "9" * 5000])
+def test_a_version_in_other_digits_is_a_protocol_error(number):
+    with pytest.raises(ProtocolError):
+        codec.parse_engine_line(f"arenaok {number}")
+
+
+@pytest.mark.parametrize("line", ["seed \u00b2", "arena \u0661", "newgame hex \u00b9 2", "go movetime \u00b9",
+                                  "go time 1_000,2", "seed " + "9" * 5000])
+def test_referee_numbers_in_other_digits_are_protocol_errors(line):
+    with pytest.raises(ProtocolError):
+        codec.parse_command(line)
+
+
+def test_every_64_bit_seed_still_parses():
+    assert codec.parse_command(f"seed {2**64 - 1}") == codec.Seed(2**64 - 1)
+    assert codec.parse_command("go time -5,10 movetime 7").time == (-5, 10)
+
+
+def test_a_superscript_version_costs_the_engine_its_game_not_the_tournament(marker):
+    record, _, worker = play_one(zoo("unicode_version"), bad_seat=1)
+    assert "internal_error" not in record, record
+    check_fault(record, worker, 1, "protocol", "not a protocol v1 engine line: 'arenaok \u00b9'")
+    check_clean(worker, marker)
+
+
+def test_a_compiled_engine_with_a_superscript_version(marker, zoo_c):
+    record, _, worker = play_one(EngineSpec("c-sup", (zoo_c, "superscript")), bad_seat=1)
+    check_fault(record, worker, 1, "protocol", "'arenaok \u00b9'")
+    check_clean(worker, marker)
+
+
+def test_arena_play_with_a_superscript_version_says_so_in_one_line():
+    proc = run_arena("play", "-g", "hex", "-O", "size=5", "-O", "swap=false", "--movetime", "200",
+                     f"{sys.executable} {ZOO} unicode_version", f"{sys.executable} {ZOO} good", timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "failed to start: not a protocol v1 engine line: 'arenaok \u00b9'" in proc.stderr
+
+
+def test_a_parser_bug_on_an_engine_line_is_a_protocol_fault(monkeypatch):
+    """Defence in depth: whatever the parser raises, the line is the engine's fault."""
+    def broken(line):
+        raise KeyError(line)
+    monkeypatch.setattr(codec, "parse_engine_line", broken)
+    proc = EngineProcess(GOOD)
+    with pytest.raises(Exception) as caught:
+        proc.start()
+    proc.kill()
+    assert getattr(caught.value, "code", None) == "protocol" and "unreadable line 'id name" in caught.value.reason
+
+
+# -- control characters are shown, not deleted -----------------------------------
+
+def test_a_nul_in_a_move_is_shown_escaped_in_the_reason(marker):
+    record, _, worker = play_one(zoo("nul_move"))
+    check_fault(record, worker, 0, "illegal", "illegal move 'a1\\x00'")
+    check_clean(worker, marker)
+
+
+def test_a_compiled_engine_with_a_nul_in_its_move(marker, zoo_c):
+    record, _, worker = play_one(EngineSpec("c-nul", (zoo_c, "nul_move", "2")))
+    check_fault(record, worker, 0, "illegal", "\\x00'")
+    check_clean(worker, marker)
+
+
+# -- late moves always lose -----------------------------------------------------
+
+def test_a_move_just_after_the_limit_is_a_time_loss(marker):
+    """5 ms past movetime + margin: the measured time decides, whatever the poll saw."""
+    for _ in range(3):
+        record, _, worker = play_one(zoo("just_late"))
+        check_fault(record, worker, 0, "timeout", "")
+        check_clean(worker, marker)
+
+
+def test_a_line_read_after_the_deadline_is_late_even_if_it_came_in_time(marker, monkeypatch):
+    """The engine answers at once but the referee reads the pipe only after the limit (a
+    busy machine): the line is already buffered, and still the measured time decides."""
+    real = EngineProcess._read_chunk
+
+    def slow_read(stream):
+        chunk = real(stream)
+        if chunk and chunk.startswith(b"move"):
+            time.sleep((MOVETIME + MARGIN) / 1000 + 0.05)
+        return chunk
+    monkeypatch.setattr(EngineProcess, "_read_chunk", staticmethod(slow_read))
+    monkeypatch.setattr(EngineProcess, "_spin", lambda self, timeout: [])  # always through _read_chunk
+    record, _, worker = play_one(zoo("good"))
+    assert record["termination"] == "timeout", record["reason"]
+    assert "'move a1' came after 4" in record["reason"] and "over the limit of 400 ms" in record["reason"]
+    check_clean(worker, marker)
+
+
+# -- the drop rule never starts an engine past its limit ---------------------------
+
+def _ask_on_odd(task: int):
+    return ask_coordinator(task) if task % 2 else ("done", task)
+
+
+def test_a_workers_question_is_answered_after_the_results_that_came_before_it():
+    seen: list[int] = []
+    pool = WorkerPool(1, _ask_on_odd, lambda: None, answer=lambda task: list(seen))
+    for result in pool.imap_unordered([0, 1, 2, 3]):
+        if result[0] == "done":
+            seen.append(result[1])
+        else:
+            assert result == sorted(result) and result[-1] == max(seen)
+    pool.close()
+    assert ask_coordinator("anything", default="alone") == "alone"  # not in a worker
+
+
+def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):
+    """workers = 1: the next game is dispatched while the last one is being stored (made
+    slow here, as on a busy disk), before it is counted; the worker asks the coordinator
+    before it starts an engine, so the dud starts exactly twice."""
+    engines = engine_toml("good", "{python}", ZOO, "good")
+    engines += engine_toml("dud", "{python}", ZOO, "crash_start", extra="max_failures = 2")
+    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=3, workers=1,
+                            time_control="movetime_ms = 200")
+    slow_add = GameStore.add
+    monkeypatch.setattr(GameStore, "add", lambda self, record: (time.sleep(0.2), slow_add(self, record)))
+    run_tournament(load_tournament(path), tmp_path / "out")
+    records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    assert [r["termination"] for r in records] == ["crash"] * 2 + ["dropped"] * 4
+
+
+# -- options cannot inject protocol lines ------------------------------------------
+
+@pytest.mark.parametrize("option,what", [
+    ('depth = "3\\nquit"', "must be one line"),
+    ('depth = "3\\rquit"', "must be one line"),
+    ('depth = "3\\u2028quit"', "must be one line"),
+    ('"my depth" = 3', "must be one word"),
+    ('"" = 3', "must be one word"),
+])
+def test_an_option_that_would_inject_a_command_is_refused_at_load(tmp_path, option, what):
+    engines = (engine_toml("a", "{python}", ZOO, extra=f"[engines.options]\n{option}")
+               + engine_toml("b", "{python}", ZOO))
+    path = write_tournament(tmp_path, engines)
+    with pytest.raises(ConfigError, match=what):
+        load_tournament(path)
+    proc = run_arena("run", path, "--out", tmp_path / "out")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "engine 'a': options:" in proc.stderr
+
+
+def test_setoption_lines_are_never_formatted_raw():
+    assert codec.format_setoption("depth", "3 and more") == "setoption depth 3 and more"
+    for name, value in [("depth", "3\nquit"), ("de pth", "3"), ("depth", "\x00")]:
+        with pytest.raises(ValueError):
+            codec.format_setoption(name, value)
+
+
+# -- hidden posies come from a secret ------------------------------------------
+
+def test_hidden_posies_are_dealt_from_a_secret_not_from_the_seed(tmp_path):
+    """The master seed is in the tournament file, and arena play's seeds are small: a deal
+    derived from them could be recomputed by an engine.  Each game deals afresh."""
+    game = make_game("posies", {"players": 2, "variant": 2})
+    names = ["a", "b"]
+    engines = [EngineProcess(EngineSpec(n, (sys.executable, SPY, str(tmp_path / n)))) for n in names]
+    deals = set()
+    for engine in engines:
+        engine.start()
+    try:
+        for _ in range(3):
+            rec = play_game(game, engines, seed=5, time_control=TimeControl(movetime_ms=2000), names=names).record
+            assert rec["termination"] == "normal", rec["reason"]
+            deals.add(rec["deal"])
+    finally:
+        for engine in engines:
+            engine.quit()
+    assert len(deals) == 3 and derive_seed(5, "deal", *names) not in deals
+    plain = make_game("hex", {"size": 5})
+    assert new_deal(plain, 5, names) == new_deal(plain, 5, names)  # no secrets: reruns identical

@@ -1,0 +1,298 @@
+"""The report site, opened from disk in a real headless Chromium driven by Playwright.
+
+Screenshots go to $ARENA_ARTIFACTS when it is set (CI keeps them), else to the test's
+temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from arena.results.site import SiteData, write_site
+from arena.rules import make_game
+from helpers import ZOO, engine_toml, run_arena, write_tournament
+
+HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+EVIL = "<script>document.title='pwned'</script><b>evil</b>\x1b[2J\x1b]0;title\x07"
+
+# The page's code for each value of the rules' state.cells, written out here on purpose
+# (not imported from the site): the test checks the site against the rules themselves.
+EXPECTED = {
+    "hex": {-1: "", 0: "red", 1: "blue"},
+    "groups": {-1: "", 0: "white", 1: "black"},
+    "hexgo": {-1: "", 0: "black", 1: "white"},
+    "posies": {-1: "", 0: "pink", 1: "purple", 2: "green"},
+    "bases": {0: "", 1: "red", 2: "blue", 3: "wall"},
+}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert Path(CHROMIUM).exists(), "Chromium is needed for this test; the README's test command installs it"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda exc: pg.errors.append(str(exc)))
+    yield pg
+    context.close()
+
+
+def artifacts(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("ARENA_ARTIFACTS") or tmp_path / "artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def shot(page, tmp_path: Path, name: str) -> Path:
+    path = artifacts(tmp_path) / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 5000
+    return path
+
+
+# -- one game of each game, stepped through ply by ply ------------------------
+
+
+def random_record(game_name: str, options: dict, seed: int, players: list[str], first: tuple[str, ...] = ()) -> dict:
+    """A finished game of random moves, recorded as arena's runner records it."""
+    game = make_game(game_name, options)
+    state = game.initial_state(seed)
+    deal = 987_654_321_000 + seed  # long enough not to appear in a page by chance
+    state.deal(deal)
+    for move in first:
+        state.play(move)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    return {"id": seed, "round": 0, "game": game_name, "options": game.options.model_dump(), "seed": seed,
+            "deal": deal, "setup": state.setup_token(), "engine_seeds": [1, 2], "players": players,
+            "moves": list(state.moves), "times_ms": [3 + k % 5 for k in range(len(state.moves))],
+            "termination": "normal", "reason": state.end_reason(), "forfeit_seat": None,
+            "winner": state.winner(), "scores": state.scores(), "places": state.places(),
+            "details": state.details()}
+
+
+def referee_positions(record: dict) -> list:
+    """The referee's state after every ply of ``record``."""
+    game = make_game(record["game"], record["options"])
+    state = game.initial_state(record["seed"])
+    state.deal(record["deal"])
+    positions = [state.clone()]
+    for move in record["moves"]:
+        state.play(move)
+        positions.append(state.clone())
+    return positions
+
+
+def shown_cells(page) -> dict[str, str]:
+    return page.evaluate("() => Object.fromEntries(Array.from(document.querySelectorAll('#board [data-cell]'))"
+                         ".map(n => [n.dataset.cell, n.dataset.state]))")
+
+
+def cells_with(page, cls: str) -> set[str]:
+    return set(page.evaluate(f"() => Array.from(document.querySelectorAll('#board .{cls}')).map(n => n.dataset.cell)"))
+
+
+def step_through(page, record: dict) -> list:
+    """Go to the start, then press the right arrow through the game, checking every ply."""
+    positions = referee_positions(record)
+    board = positions[0].game.board
+    codes = EXPECTED[record["game"]]
+    page.click("#first")
+    for ply, state in enumerate(positions):
+        if ply:
+            page.keyboard.press("ArrowRight")
+        assert page.input_value("#ply") == str(ply)
+        expected = {board.names[i]: codes[v] for i, v in enumerate(state.cells)}
+        assert shown_cells(page) == expected, f"{record['game']} ply {ply}"
+    return positions
+
+
+def site_of(tmp_path: Path, records: list[dict], engines: list[str]) -> Path:
+    first = records[0]
+    data = SiteData("arena · viewer", first["game"], first["options"], engines, records,
+                    {"time_control": {"base_ms": 60000, "inc_ms": 100}})
+    return write_site(tmp_path / "site", data).parent
+
+
+def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path):
+    record = random_record("hex", {"size": 5}, 3, ["red-bot", EVIL], first=("b2", "swap"))
+    site = site_of(tmp_path, [record], ["red-bot", EVIL])
+    page.goto((site / "games" / "3.html").as_uri())
+    assert page.title() == "Game 3 · arena · viewer"
+    final = referee_positions(record)[-1]
+    # It opens at the end, the winning chain glowing.
+    assert cells_with(page, "chain") == set(final.winning_chain()) and final.winning_chain()
+    shot(page, tmp_path, "hex-end")
+    step_through(page, record)
+    assert cells_with(page, "chain") == set(final.winning_chain())
+    page.click("#first")
+    assert cells_with(page, "chain") == set() and set(shown_cells(page).values()) == {""}
+    # The swap: Red's b2 leaves, a Blue stone appears on the mirrored cell b2 (on the diagonal).
+    page.fill("#ply", "2")
+    page.dispatch_event("#ply", "change")
+    assert shown_cells(page)["b2"] == "blue" and cells_with(page, "last") == {"b2"}
+    page.click("#moves tr[data-ply='1']")
+    assert shown_cells(page)["b2"] == "red" and page.input_value("#ply") == "1"
+    page.keyboard.press("End")
+    assert page.input_value("#ply") == str(len(record["moves"]))
+    assert page.text_content("#board [data-cell='c3'] title") == "c3"
+    # Engine text: shown as text, nothing of it run or parsed.
+    assert EVIL.replace("\x1b", "\ufffd") not in page.content()
+    assert page.locator("strong.player").nth(1).text_content() == EVIL
+    assert page.title() == "Game 3 · arena · viewer" and page.locator("#players b").count() == 0
+    assert not page.errors
+
+
+@pytest.mark.parametrize("game_name, options, seed", [
+    ("groups", {"size": 3}, 5),
+    ("hexgo", {"size": 3}, 0),        # a game with captures
+    ("bases", {"max_plies": 40}, 1),  # a base occupied
+    ("posies", {"variant": 0, "players": 3}, 5),
+])
+def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_name, options, seed):
+    players = ["alpha", "beta", "gamma"][: make_game(game_name, options).players]
+    record = random_record(game_name, options, seed, players)
+    site = site_of(tmp_path, [record], players)
+    page.goto((site / "games" / f"{seed}.html").as_uri())
+    shot(page, tmp_path, f"{game_name}-end")
+    positions = step_through(page, record)
+    final = positions[-1]
+    if game_name == "hexgo":  # captured stones are marked where they were; territory at the end
+        details = final.details()
+        shown = cells_with(page, "territory-black") | cells_with(page, "territory-white")
+        empty = {h for houses in details["territory_houses"] for h in houses
+                 if final.cells[final.game.board.index(h)] == -1}
+        assert shown == empty
+        assert final.captures, "pick a seed whose game has captures"
+        for capture in final.captures:  # (ply index, colour, blocked, dominated)
+            page.fill("#ply", str(capture[0] + 1))
+            page.dispatch_event("#ply", "change")
+            assert cells_with(page, "gone") == set(capture[2]) | set(capture[3])
+    if game_name == "bases":
+        assert cells_with(page, "occupied") == set(final.details()["occupied_base"])
+    if game_name == "posies":  # the last removal is marked
+        page.keyboard.press("Home")
+        page.keyboard.press("ArrowRight")
+        pair = record["moves"][0].split("/")[0].split("-")
+        assert set(pair) <= cells_with(page, "gone")
+        assert "score" in page.text_content("#status")  # variant 0: scores are public
+    assert not page.errors
+
+
+def test_hidden_posies_appear_only_at_the_end(page, tmp_path):
+    record = random_record("posies", {"variant": 2}, 11, ["alpha", "beta"])
+    site = site_of(tmp_path, [record], ["alpha", "beta"])
+    final = referee_positions(record)[-1]
+    hidden = final.details()["hidden"]
+    # The page holds the record's deal seed nowhere, and the hidden colours only in its last frame.
+    source = (site / "games" / "11.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script id="game-data" type="application/json">(.*?)</script>', source).group(1))
+    assert str(record["deal"]) not in source and '"deal"' not in source
+    assert all("hidden" not in json.dumps(frame) for frame in data["frames"][:-1])
+    page.goto((site / "games" / "11.html").as_uri() + "#ply=0")
+    step_through(page, record)
+    page.keyboard.press("Home")
+    for ply in range(len(record["moves"])):
+        assert page.is_hidden("#end")
+        text = page.inner_text("main")
+        assert "hidden posy" not in text and "score" not in page.text_content("#status"), ply
+        page.keyboard.press("ArrowRight")
+    assert page.is_visible("#end")
+    end = page.text_content("#end")
+    for seat, colour in enumerate(hidden):
+        assert f"{record['players'][seat]}: score {final.scores()[seat]:g}, hidden posy {colour}" in end
+    assert f"left in the bag: {final.details()['bag']}" in end
+    shot(page, tmp_path, "posies-hidden-revealed")
+    assert not page.errors
+
+
+# -- a real run: the site replaces the old single page --------------------------
+
+ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
+           + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+           + engine_toml("hostile", "{python}", str(HOSTILE))
+           + engine_toml("dud", "{python}", ZOO, "crash_start", "1", extra="max_failures = 1"))
+
+
+def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
+    path = write_tournament(tmp_path, ENGINES, name="report", rounds=2, workers=1)
+    out = tmp_path / "out"
+    run = run_arena("run", path, "--out", out)
+    assert run.returncode == 0, run.stderr
+    assert "\x1b" not in run.stdout  # terminal escapes from the engine never reach the terminal
+    site = out / "report"
+    page.goto((site / "index.html").as_uri())
+    assert page.title() == "arena · report"          # no onerror handler ran
+    assert page.locator("main img[src='x']").count() == 0
+    results = json.loads((out / "results.json").read_text())
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    illegal = [r for r in records if r["termination"] == "illegal"]
+    assert illegal and all(r["players"][r["forfeit_seat"]] == "hostile" for r in illegal)
+    shown = page.locator("#standings tbody tr td:nth-child(2)").all_text_contents()
+    assert shown == [row["engine"] for row in results["standings"]]
+    dropped = page.locator("#dropped tbody tr").first.locator("td").all_text_contents()
+    assert dropped[0] == "dud" and dropped[1].startswith("1 consecutive failures, the last in game")
+    assert page.locator("img[src='plots/ratings.svg']").count() == 1
+    shot(page, tmp_path, "standings")
+    page.goto((site / "crosstable.html").as_uri())
+    assert page.locator("#head-to-head tbody tr").count() == len(results["head_to_head"])
+    assert page.locator("#cross tbody tr").count() == 4
+    page.goto((site / "engines.html").as_uri())
+    faults = {row[0]: row for row in (r.locator("td").all_text_contents()
+                                      for r in page.locator("#faults tbody tr").all())}
+    headers = page.locator("#faults thead th").all_text_contents()
+    assert int(faults["hostile"][headers.index("illegal")]) == len(illegal)
+    # The games list, filtered in the browser; the hostile move's text is shown, not run.
+    page.goto((site / "games.html").as_uri())
+    total = results["games"]
+    assert page.text_content("#count") == f"{total} of {total} games"
+    page.select_option("#f-termination", "illegal")
+    assert page.text_content("#count") == f"{len(illegal)} of {total} games"
+    reasons = page.locator("#games tbody td:nth-child(7)").all_text_contents()
+    assert all("<img/src=x/onerror=document.title='pwned'>" in r for r in reasons)
+    page.select_option("#f-engine", label="dud")
+    page.select_option("#f-termination", "")
+    with_dud = sum("dud" in r["players"] for r in records)
+    assert page.text_content("#count") == f"{with_dud} of {total} games"
+    page.locator("#games tbody a").first.click()
+    assert page.title().startswith("Game ")
+    assert page.locator("#board [data-cell]").count() == 25
+    shot(page, tmp_path, "game-of-dud")
+    page.goto((site / "settings.html").as_uri())
+    assert "hex_pathfinder" in page.text_content("#settings")
+    assert not page.errors
+    # 'arena report' writes the same site again from the folder alone.
+    again = run_arena("report", out, "-o", tmp_path / "again")
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again" / "games" / "0.html").read_text() == (site / "games" / "0.html").read_text()
+
+
+def test_games_not_recorded_and_bad_folders(tmp_path):
+    record = random_record("hex", {"size": 3}, 1, ["a", "b"])
+    data = SiteData("t", "hex", record["options"], ["a", "b"], [record],
+                    results={"not_recorded": ["game 7 not recorded: internal error <b>boom</b>"]})
+    index = write_site(tmp_path / "site", data).read_text()
+    assert '<td class="name">game 7 not recorded: internal error &lt;b&gt;boom&lt;/b&gt;</td>' in index
+    empty = write_site(tmp_path / "site2", SiteData("t", "hex", record["options"], ["a", "b"], [record])).read_text()
+    assert "Games not recorded" not in empty and "Dropped engines" not in empty
+    bad = run_arena("report", tmp_path / "nowhere")
+    assert bad.returncode == 2 and "no arena.db here" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,0 +1,112 @@
+"""Per-engine statistics: results by seat, swaps, terminations, game length, time per move,
+reported depth and speed, over records the rules produced and over a real tournament."""
+
+import random
+
+import pytest
+
+from arena.match import forfeit_before_start
+from arena.results.ratings import standings
+from arena.results.stats import engine_stats
+from arena.results.store import read_folder
+from arena.rules import make_game
+from helpers import engine_toml, run_arena, write_tournament
+
+
+def played(game_name, options, names, moves=(), *, seed=0, rng_seed=1, times=None, info=None, gid=0):
+    """A finished record: ``moves`` first, then random legal moves to the end."""
+    game = make_game(game_name, options)
+    state = game.initial_state(seed)
+    for move in moves:
+        state.play(move)
+    rng = random.Random(rng_seed)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    plies = len(state.moves)
+    return {"id": gid, "game": game_name, "options": game.options.model_dump(), "seed": seed,
+            "setup": state.setup_token(), "players": list(names), "moves": list(state.moves),
+            "times_ms": times if times is not None else [10 * (k + 1) for k in range(plies)],
+            "move_info": info, "termination": "normal", "forfeit_seat": None,
+            "winner": state.winner(), "scores": state.scores(), "places": state.places()}
+
+
+def test_hex_results_by_colour_swaps_and_time_per_move():
+    r1 = played("hex", {"size": 4}, ["a", "b"], ["b2", "swap"], gid=0)
+    r2 = played("hex", {"size": 4}, ["b", "a"], ["c3"], rng_seed=5, gid=1)
+    stats = engine_stats([r1, r2], ["a", "b"])
+    a, b = stats["a"], stats["b"]
+    assert a.games == b.games == 2 and a.wins + b.wins == 2 and a.draws == 0
+    assert (a.swapped, a.was_swapped, b.swapped, b.was_swapped) == (0, 1, 1, 0)
+    assert [s.name for s in a.seats] == ["red", "blue"] and [s.games for s in a.seats] == [1, 1]
+    a_red = r1["places"][0] == 0
+    assert a.seats[0].points == float(a_red) and a.seats[0].score == float(a_red)
+    # In Hex seats alternate: seat 0 made the even plies, each timed 10 * (ply + 1) ms.
+    a_times = [10 * (k + 1) for k in range(len(r1["moves"])) if k % 2 == 0]
+    a_times += [10 * (k + 1) for k in range(len(r2["moves"])) if k % 2 == 1]
+    assert a.moves_timed == len(a_times) and a.max_move_ms == max(a_times)
+    assert a.mean_move_ms == pytest.approx(sum(a_times) / len(a_times))
+    assert a.mean_plies == pytest.approx((len(r1["moves"]) + len(r2["moves"])) / 2)
+    assert a.mean_depth is None and a.nodes_per_second is None
+
+
+def test_hexgo_swap_changes_who_moves_and_times_follow_the_rules():
+    # After a HexGo swap seat 0 moves again (PROTOCOL.md section 6): a replay, not alternation.
+    record = played("hexgo", {"size": 3}, ["p", "q"], ["b2", "swap"], rng_seed=3)
+    game = make_game("hexgo", {"size": 3})
+    state, movers = game.initial_state(0), []
+    for move in record["moves"]:
+        movers.append(state.current_player())
+        state.play(move)
+    assert movers[:3] == [0, 1, 0]
+    stats = engine_stats([record])
+    assert stats["q"].swapped == 1 and stats["p"].was_swapped == 1
+    assert stats["p"].moves_timed == movers.count(0) and stats["q"].moves_timed == movers.count(1)
+    assert [s.name for s in stats["p"].seats] == ["seat 0", "seat 1"]
+
+
+def test_reported_depth_and_nodes_give_mean_depth_and_speed():
+    record = played("hex", {"size": 3}, ["a", "b"], ["a1", "b1", "a2", "b2", "a3"],
+                    times=[100, 50, 300, 50, 0],
+                    info=[{"depth": 4, "nodes": 1000, "score": 0.5}, None, {"depth": 6, "nodes": 5000},
+                          {"score": -1}, {"nodes": 7}])
+    a = engine_stats([record])["a"]
+    assert a.mean_depth == 5 and a.depth_moves == 2
+    assert a.nodes_per_second == pytest.approx(6007 * 1000 / 400)  # the 0 ms move adds no time
+    assert a.as_dict()["nodes_per_second"] == round(6007 * 1000 / 400)
+
+
+def test_forfeits_are_counted_for_the_offender_and_three_seat_results_pairwise():
+    posies = make_game("posies", {"players": 3})
+    dropped = {**forfeit_before_start(posies, 2, ["x", "y", "z"], [0, 2], "dropped", "gone"), "id": 0}
+    crash = {**forfeit_before_start(make_game("hex", {"size": 4}), 0, ["x", "y"], 1, "crash", "boom"), "id": 1}
+    stats = engine_stats([dropped, crash])
+    x, y, z = stats["x"], stats["y"], stats["z"]
+    assert x.terminations == {"dropped": 1} and z.terminations == {"dropped": 1}
+    assert y.terminations == {"crash": 1} and y.opponent_forfeits == 1 and x.opponent_forfeits == 1
+    assert y.wins == 1 and y.losses == 1 and y.points == 2 and y.results == 3
+    assert x.games == 2 and x.results == 2 and x.points == 1   # no result between x and z
+    assert x.mean_move_ms is None and x.as_dict()["max_move_ms"] is None
+
+
+def test_a_record_the_rules_cannot_replay_keeps_its_results():
+    record = played("hex", {"size": 3}, ["a", "b"])
+    record["moves"] = ["zz9"] + record["moves"]
+    stats = engine_stats([record])
+    assert stats["a"].games == 1 and stats["a"].moves_timed == 0
+
+
+def test_statistics_of_a_real_tournament_add_up(tmp_path):
+    engines = (engine_toml("r1", "{python}", "-m", "engines.random_engine")
+               + engine_toml("r2", "{python}", "-m", "engines.random_engine"))
+    out = tmp_path / "out"
+    proc = run_arena("run", write_tournament(tmp_path, engines, rounds=2, seed=3), "-q", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    _, records = read_folder(out)
+    stats = engine_stats(records, ["r1", "r2"])
+    table = {s.engine: s for s in standings(["r1", "r2"], records, 2)}
+    for name, s in stats.items():
+        assert (s.games, s.wins, s.losses, s.draws) == (table[name].games, table[name].wins,
+                                                        table[name].losses, table[name].draws)
+        assert s.moves_timed > 0 and s.max_move_ms >= s.mean_move_ms >= 0
+        assert sum(seat.games for seat in s.seats) == s.games == 4
+    assert sum(s.moves_timed for s in stats.values()) == sum(len(r["moves"]) for r in records)
