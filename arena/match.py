@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from protocol import codec
 
-from .engine.process import EngineFault, EngineProcess
+from .engine.process import EXIT_WAIT, HANDSHAKE_TIMEOUT, QUIT_GRACE, EngineFault, EngineProcess, EngineSpec
 from .rules import Game, IllegalMove, State
 
 log = logging.getLogger("arena.match")
@@ -173,6 +173,24 @@ def _move_limit(tc: TimeControl, clock_ms: int | None) -> float:
     margin is spent once per game, not granted afresh each move to a clock that ran out."""
     allowed_ms = min(t for t in (tc.movetime_ms, clock_ms, MAX_MOVE_MS) if t is not None)
     return max(allowed_ms + tc.margin_ms, 0) / 1000
+
+
+def longest_game_s(game: Game, tc: TimeControl, specs: Sequence[EngineSpec]) -> float | None:
+    """The longest one game can take in the referee's hands, in seconds, with ``specs`` at
+    the table (None for a game without a ply bound): every seat's start-up, ``isready`` and
+    final ``quit`` at their limits, then every ply at its limit; a GTP engine is also told
+    each move with its start-up limit.  The runner's watchdog adds a grace to it."""
+    plies = game.max_plies
+    if plies is None:
+        return None
+    starts = [s.handshake_ms / 1000 if s.handshake_ms else HANDSHAKE_TIMEOUT for s in specs]
+    seats_s = sum(3 * start + QUIT_GRACE + EXIT_WAIT for start in starts)
+    seats_s += sum(plies * start for start, s in zip(starts, specs) if s.protocol == "gtp")
+    per_move_ms = min(t for t in (tc.movetime_ms, MAX_MOVE_MS) if t is not None) + tc.margin_ms
+    moves_ms = plies * per_move_ms
+    if tc.base_ms is not None:  # a seat's moves together take at most its clock, increments and margins
+        moves_ms = min(moves_ms, len(specs) * (tc.base_ms + plies * (tc.inc_ms + tc.margin_ms)))
+    return seats_s + moves_ms / 1000
 
 
 def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_seeds: list[int],

@@ -70,7 +70,7 @@ def slow_zoo(*names: str) -> str:
 def cluster():
     """A LocalCluster of two worker processes, one thread each."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local:
+                                  dashboard_address=":0") as local:
         with distributed.Client(local) as client:
             yield local, client
 
@@ -151,20 +151,62 @@ def dask_worker(scheduler: str, name: str, env: dict) -> subprocess.Popen:
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def test_a_worker_that_cannot_start_an_engine_is_named_before_any_game(tmp_path, monkeypatch):
-    # The engine lives under $BOTS, which points to an empty folder on one worker.
+def bots_tournament(tmp_path: Path, rounds: int = 3, fault: str = "good") -> Path:
+    """Two engines that live under $BOTS: a worker whose $BOTS is an empty folder lacks them."""
     bots = tmp_path / "bots"
     bots.mkdir()
     shutil.copy(ZOO, bots / "zoo_engine.py")
     wrapper = tmp_path / "bot.sh"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$BOTS/zoo_engine.py" good\n')
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$BOTS/zoo_engine.py" {fault}\n')
     wrapper.chmod(0o755)
     engines = engine_toml("a", str(wrapper)) + engine_toml("b", str(wrapper))
-    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=3, seed=3,
-                            time_control="movetime_ms = 500")
-    monkeypatch.setenv("BOTS", str(bots))
+    return write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=rounds, seed=3,
+                            time_control="movetime_ms = 500\nmargin_ms = 300")
+
+
+def test_a_cluster_where_no_worker_can_start_the_engines_is_refused(tmp_path):
+    path = bots_tournament(tmp_path)
+    env = dict(os.environ, BOTS=str(tmp_path / "missing"), PYTHONPATH=str(ROOT))
+    result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", "local:1", env=env)
+    assert result.returncode == 2, result.stderr
+    assert "cannot play" in result.stderr and "no worker of the cluster" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert stored_count(tmp_path / "out") == 0
+
+
+def test_a_worker_that_joins_later_without_the_engines_sends_its_game_back(tmp_path, monkeypatch):
+    path = bots_tournament(tmp_path, rounds=12, fault="good+slow")
+    monkeypatch.setenv("BOTS", str(tmp_path / "bots"))
+    out = tmp_path / "out"
+    said: list[str] = []
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+        env = dict(os.environ, BOTS=str(tmp_path / "missing"), PYTHONPATH=str(ROOT))
+        late: list[subprocess.Popen] = []
+
+        def join_when_playing() -> None:
+            wait_until(lambda: stored_count(out) >= 1)
+            late.append(dask_worker(local.scheduler_address, "late-without-bots", env))
+
+        joiner = threading.Thread(target=join_when_playing)
+        joiner.start()
+        try:
+            summary = run_tournament(load_tournament(path), out, cluster=ClusterSpec(local.scheduler_address, said.append))
+        finally:
+            joiner.join()
+            for worker in late:
+                worker.terminate()
+                worker.wait(30)
+    assert summary.errors == [] and summary.played == 24
+    assert [r["id"] for r in stored(out)] == list(range(24))
+    refusals = [line for line in said if "cannot play" in line]
+    assert len(refusals) == 1 and "gets no more games" in refusals[0], said
+
+
+def test_a_worker_that_cannot_start_an_engine_is_named_before_any_game(tmp_path, monkeypatch):
+    path = bots_tournament(tmp_path)
+    monkeypatch.setenv("BOTS", str(tmp_path / "bots"))
     monkeypatch.setenv("ZOO_PIDS", str(tmp_path / "pids"))
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
         with distributed.Client(local) as client:
             env = dict(os.environ, BOTS=str(tmp_path / "missing"), PYTHONPATH=str(ROOT))
             worker = dask_worker(local.scheduler_address, "no-bots-here", env)

@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.engine import gtp
+from arena.engine.gtp import GtpEngine
 from arena.engine.process import EngineFault, EngineProcess, EngineSpec
 from arena.rules import GAMES, IllegalMove, make_game
 from arena.tournament.config import ConfigError, load_tournament
@@ -116,12 +118,12 @@ def test_command_parser_returns_a_command_or_a_reasoned_protocol_error(line):
         assert str(exc)
 
 
-def reader_over_pipe(payload: bytes) -> EngineProcess:
-    """An EngineProcess reading ``payload`` (then end of file) from a real pipe."""
+def reader_over_pipe(payload: bytes, kind: type[EngineProcess] = EngineProcess) -> EngineProcess:
+    """An EngineProcess (or a GtpEngine) reading ``payload`` (then end of file) from a real pipe."""
     read_fd, write_fd = os.pipe()
     os.write(write_fd, payload)
     os.close(write_fd)
-    proc = EngineProcess(EngineSpec("fuzz", ("none",)))
+    proc = kind(EngineSpec("fuzz", ("none",)))
     stream = os.fdopen(read_fd, "rb", buffering=0)
     os.set_blocking(read_fd, False)
     proc._selector = selectors.DefaultSelector()
@@ -256,3 +258,31 @@ def test_tournament_files_load_or_give_one_config_error(tmp_path_factory, text):
     except ConfigError as exc:
         message = str(exc)
         assert message.startswith(str(path)) and "\n" not in message.strip()
+
+
+GTP_RESPONSES = ["= ", "=", "= e5", "=12 swap-pieces", "? unknown command", "= resign", "",
+                 "= boardsize\nclear_board\nplay\ngenmove\n"]
+
+
+@FAST
+@given(st.one_of(
+    st.binary(max_size=2000),
+    st.lists(st.one_of(mutated(GTP_RESPONSES), st.text(max_size=30), with_numbers(["=", "?", "= "])),
+             max_size=20).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")),
+))
+def test_gtp_responses_of_any_bytes_are_answers_or_one_fault(payload):
+    """The GTP bridge's reader: arbitrary bytes give responses, then one EngineFault."""
+    proc = reader_over_pipe(payload, GtpEngine)
+    try:
+        for _ in range(len(payload) + 2):
+            try:
+                answer = proc._read_response(time.monotonic() + 5, "timeout", "no answer", lines=True)
+            except EngineFault as exc:
+                assert exc.code in ("protocol", "crash") and exc.reason
+                break
+            gtp.from_gtp(answer.text, swapped=True, size=5)  # any answer: a token for the referee
+        else:
+            pytest.fail("the stream never ended")
+    finally:
+        proc._selector.close()
+        proc._fuzz_stream.close()

@@ -3,22 +3,30 @@ numbers engines write, late moves, the drop rule's race, option injection, secre
 control characters in reasons."""
 
 import json
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from arena.engine import proctree
 from arena.engine.process import EngineProcess, EngineSpec
 from arena.match import TimeControl, derive_seed, new_deal, play_game
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament
 from arena.results.store import GameStore
 from arena.tournament.runner import run_tournament
-from arena.tournament.pool import WorkerPool, ask_coordinator
+from arena.tournament.pool import Lost, WorkerPool, ask_coordinator
 from protocol import codec
 from protocol.codec import ProtocolError
-from helpers import ROOT, ZOO, engine_toml, run_arena, write_tournament
-from test_faults import GOOD, MARGIN, MOVETIME, check_clean, check_fault, marker, play_one, zoo, zoo_c  # noqa: F401
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
+from test_faults import (GOOD, MARGIN, MOVETIME, check_clean, check_fault, marker, play_one,  # noqa: F401
+                         survivors, zoo, zoo_c)
 
 
 SPY = str(ROOT / "tests" / "engines" / "spy_engine.py")
@@ -199,3 +207,186 @@ def test_hidden_posies_are_dealt_from_a_secret_not_from_the_seed(tmp_path):
     assert len(deals) == 3 and derive_seed(5, "deal", *names) not in deals
     plain = make_game("hex", {"size": 5})
     assert new_deal(plain, 5, names) == new_deal(plain, 5, names)  # no secrets: reruns identical
+
+
+def test_a_gtp_answer_read_after_the_limit_is_a_time_loss(marker, monkeypatch):
+    """The GTP bridge too: the genmove answer is judged by the measured time."""
+    from arena.engine.gtp import GtpEngine
+    real = GtpEngine._read_response
+
+    def slow(self, deadline, code, reason, lines):
+        answer = real(self, deadline, code, reason, lines)
+        if callable(reason):  # the genmove wait (set-up commands give their reason as text)
+            time.sleep((MOVETIME + MARGIN) / 1000 + 0.05)
+        return answer
+    monkeypatch.setattr(GtpEngine, "_read_response", slow)
+    spec = EngineSpec("gtp", (sys.executable, str(ROOT / "tests" / "engines" / "gtp_hex_engine.py")),
+                      protocol="gtp")
+    record, _, worker = play_one(spec)
+    check_fault(record, worker, 0, "timeout", "answered after 4")
+    assert "over the limit of 400 ms" in record["reason"]
+    check_clean(worker, marker)
+
+
+# -- workers: signals, hangs, escaped descendants -----------------------------------
+
+def _hold_the_wait_lock(path: str) -> None:
+    """A task that starts an engine and then holds its Popen wait lock, as code that a
+    SIGTERM interrupts inside Popen.wait() does."""
+    from arena.tournament import runner
+    engine = runner._worker.engine("good")
+    engine.proc._waitpid_lock.acquire()
+    with open(path, "w") as f:
+        f.write(str(engine.proc.pid))
+    time.sleep(60)
+
+
+def test_sigterm_stops_a_worker_at_once_even_inside_a_wait(marker, tmp_path):
+    from arena.tournament import pool as pool_module
+    from arena.tournament.runner import WorkerConfig, _init_worker
+    config = WorkerConfig("t", "hex", {"size": 5, "swap": False}, {"good": GOOD},
+                          TimeControl(movetime_ms=MOVETIME), coordinator=os.getpid())
+    ctx = multiprocessing.get_context("fork")
+    ours, theirs = ctx.Pipe()
+    worker = ctx.Process(target=pool_module._serve, args=(theirs, _init_worker, (config, (), None),
+                                                          _hold_the_wait_lock))
+    worker.start()
+    pid_file = tmp_path / "engine.pid"
+    ours.send(str(pid_file))
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text()):
+        assert time.monotonic() < deadline and worker.is_alive()
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    worker.terminate()
+    worker.join(5)
+    stopped = time.monotonic() - t0
+    if worker.is_alive():
+        worker.kill()
+        worker.join()
+    assert stopped < 1.0, f"the worker took {stopped:.1f} s to stop"
+    assert worker.exitcode == 128 + signal.SIGTERM
+    wait_gone(marker)
+
+
+def wait_gone(marker, timeout: float = 3.0) -> None:
+    deadline = time.monotonic() + timeout
+    while survivors(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert survivors(marker) == []
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+SLOW_PAIR = engine_toml("slow1", "{python}", ZOO, "slow") + engine_toml("slow2", "{python}", ZOO, "fork+slow")
+
+
+@pytest.mark.timeout(120)
+def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_moment(tmp_path):
+    """kill -9 or SIGTERM of the coordinator, or SIGTERM of a worker, at random moments
+    (fixed seed): every worker and every engine process is gone within seconds."""
+    rng = random.Random(18)
+    path = write_tournament(tmp_path, SLOW_PAIR, options="size = 5\nswap = false", rounds=20, workers=2,
+                            time_control="movetime_ms = 200")
+    for attempt in range(8):
+        marker = tmp_path / f"pids{attempt}"
+        env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
+        run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"out{attempt}", "-q"), cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        delay, how = rng.uniform(0.2, 2.0), rng.choice(["kill -9", "sigterm", "sigterm a worker"])
+        end = time.monotonic() + delay
+        workers: set[int] = set()
+        while time.monotonic() < end:  # every worker this run ever had
+            workers |= set(proctree.children(run.pid))
+            time.sleep(0.01)
+        workers |= set(proctree.children(run.pid))
+        if how == "kill -9":
+            run.kill()
+        elif how == "sigterm":
+            run.terminate()
+        elif workers:  # the pool replaces it and plays on; then the run is stopped too
+            victim = min(workers)
+            os.kill(victim, signal.SIGTERM)
+            gone_by = time.monotonic() + 1.0
+            while alive(victim) and time.monotonic() < gone_by:
+                time.sleep(0.01)
+            assert not alive(victim), f"attempt {attempt}: a worker outlived SIGTERM by 1 s"
+            workers |= set(proctree.children(run.pid))
+            run.terminate()
+        else:
+            run.terminate()
+        try:
+            run.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            pytest.fail(f"attempt {attempt} ({how} after {delay:.2f} s): the run did not end")
+        deadline = time.monotonic() + 5
+        while any(map(alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not [w for w in workers if alive(w)], f"attempt {attempt}: {how} after {delay:.2f} s"
+        wait_gone(marker, 5)
+
+
+def test_a_stopped_worker_is_killed_and_its_game_played_elsewhere(tmp_path, monkeypatch, caplog):
+    """An engine sends SIGSTOP to its worker (once): the watchdog kills the worker and
+    its engines after the game's longest possible duration plus a grace, and the game
+    is played again by a new worker; the tournament finishes."""
+    from arena.tournament import runner
+    monkeypatch.setattr(runner, "WATCHDOG_GRACE", 1.0)
+    marker = tmp_path / "pids"
+    monkeypatch.setenv("ZOO_PIDS", str(marker))
+    monkeypatch.setenv("ZOO_ONCE", str(tmp_path / "stopped-once"))
+    engines = (engine_toml("good", "{python}", ZOO, "good", extra="handshake_ms = 200")
+               + engine_toml("stopper", "{python}", ZOO, "stop_worker", "2", extra="handshake_ms = 200"))
+    path = write_tournament(tmp_path, engines, options="size = 3\nswap = false", rounds=1, workers=1,
+                            time_control="movetime_ms = 50\nmargin_ms = 50")
+    t0 = time.monotonic()
+    summary = runner.run_tournament(load_tournament(path), tmp_path / "out")
+    elapsed = time.monotonic() - t0
+    assert summary.errors == [] and summary.played == 2
+    records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    assert [r["termination"] for r in records] == ["normal", "normal"]
+    assert "has not finished" in caplog.text and "hung (killed after" in caplog.text
+    assert elapsed < 30
+    wait_gone(marker)
+
+
+def test_pool_watchdog_gives_up_a_task_whose_workers_keep_hanging():
+    pool = WorkerPool(1, _hang_on_two, lambda: None, retries=1, time_limit=lambda task: 0.5)
+    t0 = time.monotonic()
+    results = list(pool.imap_unordered([1, 2, 3]))
+    pool.close()
+    assert sorted(r for r in results if not isinstance(r, Lost)) == [1, 3]
+    [lost] = [r for r in results if isinstance(r, Lost)]
+    assert lost.task == 2 and "died 2 times (it last hung)" in lost.reason
+    assert time.monotonic() - t0 < 5
+
+
+def _hang_on_two(task: int) -> int:
+    if task == 2:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    return task
+
+
+@pytest.mark.parametrize("kind", ["python", "c"])
+def test_a_descendant_that_leaves_the_group_and_drops_its_tags_is_killed(tmp_path, zoo_c, kind):
+    """A grandchild that called setsid and exec'd with an empty environment: neither the
+    process group nor the tag finds it; the worker, a child subreaper, adopts and kills it."""
+    marker = tmp_path / "pids"
+    env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
+    command = ("{python}", ZOO, "escape_tree") if kind == "python" else (zoo_c, "escape_tree")
+    engines = engine_toml("escaper", *command) + engine_toml("good", "{python}", ZOO, "good")
+    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=1, workers=1,
+                            time_control="movetime_ms = 200")
+    proc = run_arena("run", path, "--out", tmp_path / "out", "-q", env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    started = [int(p) for p in marker.read_text().split()]
+    assert len(started) >= 3  # the escaper, its grandchild (no tag, own session), good
+    assert [pid for pid in started if alive(pid)] == []
+    assert "left behind outside its process group" in (tmp_path / "out" / "arena.log").read_text()

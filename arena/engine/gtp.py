@@ -113,7 +113,7 @@ class GtpEngine(EngineProcess):
             self.identity["version"] = codec.sanitize(version.text.strip(), 80)
         listed = self.command("list_commands", deadline, "handshake", reason, lines=True)
         if not listed.ok:
-            raise EngineFault("handshake", f"'list_commands' failed: {codec.sanitize(listed.text, 120)!r}")
+            raise EngineFault("handshake", f"'list_commands' failed: {codec.quote(listed.text, 120)}")
         self.commands = frozenset(line.strip() for line in listed.text.splitlines() if line.strip())
         missing = [c for c in REQUIRED_COMMANDS if c not in self.commands]
         if missing:
@@ -172,6 +172,9 @@ class GtpEngine(EngineProcess):
         answer = self.command(f"genmove {colour}", deadline, "timeout",
                               lambda: f"no move within {limit * 1000:.0f} ms")
         elapsed = time.monotonic() - start
+        if elapsed > limit:  # the measured time decides, even for an answer already buffered
+            raise EngineFault("timeout", f"'genmove {colour}' answered after {elapsed * 1000:.0f} ms, "
+                                         f"over the limit of {limit * 1000:.0f} ms")
         if not answer.ok:
             raise EngineFault("protocol", f"'genmove {colour}' answered '? {codec.sanitize(answer.text, 120)}'")
         if answer.text.strip().lower() == "resign":
@@ -224,7 +227,7 @@ class GtpEngine(EngineProcess):
             pass  # the empty line that ended the previous response
         match = _RESPONSE.fullmatch(line.strip())
         if match is None:
-            raise EngineFault("protocol", f"not a GTP response: {codec.sanitize(line, 120)!r}")
+            raise EngineFault("protocol", f"not a GTP response: {codec.quote(line, 120)}")
         body = [match.group(3) or ""]
         if lines:
             while (more := self._read_line(deadline, code, reason)).strip():
@@ -242,4 +245,4 @@ class GtpEngine(EngineProcess):
         while self._buffer.find(b"\n") >= 0:
             line = self._read_line(0.0, "protocol", "unreachable: a full line is buffered")
             if line.strip():
-                raise EngineFault("protocol", f"{codec.sanitize(line, 80)!r} sent when no answer was asked for")
+                raise EngineFault("protocol", f"{codec.quote(line, 80)} sent when no answer was asked for")

@@ -16,9 +16,15 @@ Three layers, because each one alone can be escaped:
 Engines also get ``oom_score_adj = 1000``: when memory runs out, the kernel
 kills an engine (its descendants inherit the score) rather than arena.
 
-What still escapes (documented in docs/reliability.md): a descendant that
-replaces its environment with ``execve`` and also leaves the process group,
-or one running as another user.
+A fourth layer closes the gap the first two leave: a worker is a *child
+subreaper* (``PR_SET_CHILD_SUBREAPER``), so a descendant of an engine whose
+parent dies is re-parented to the worker rather than to init, even after it
+left the process group and dropped the environment tag; the worker kills such
+adopted processes (:func:`kill_adopted`) whenever it stops an engine.
+
+What still escapes (documented in docs/reliability.md): where subreapers do not
+exist, a descendant that replaces its environment with ``execve`` and also
+leaves the process group; a process running as another user.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ log = logging.getLogger("arena.engine")
 ENGINE_TAG = "ARENA_ENGINE_ID"
 RUN_TAG = "ARENA_RUN_ID"
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 _SWEEP_ROUNDS = 10
 
 try:
@@ -79,6 +86,92 @@ def set_parent_death_signal(sig: int) -> bool:
     if _prctl is None:
         return False
     return _prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+
+
+_subreaper = False  # this process adopts its orphaned descendants (become_subreaper)
+
+
+def become_subreaper() -> bool:
+    """Make this process the one its orphaned descendants are re-parented to (Linux 3.4+),
+    so an engine's grandchild that left the process group and dropped the environment
+    tag is still ours to find (:func:`kill_adopted`)."""
+    global _subreaper
+    if _prctl is not None and _prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+        _subreaper = True
+    return _subreaper
+
+
+def children(parent: int) -> list[int]:
+    """Live processes (zombies included) whose parent is ``parent``."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.isdigit() and (stat := _stat_fields(entry)) is not None and int(stat[1]) == parent:
+            found.append(int(entry))
+    return found
+
+
+def kill_adopted(keep: set[int]) -> int:
+    """In a subreaper: SIGKILL and reap every child of this process except ``keep`` (the
+    engines it started itself), i.e. the descendants of engines that it adopted.  A
+    no-op elsewhere, where this process's other children are not ours to kill."""
+    if not _subreaper:
+        return 0
+    killed = 0
+    for _ in range(_SWEEP_ROUNDS):
+        strays = set(children(os.getpid())) - keep
+        if not strays:
+            break
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+            killed += 1
+        for pid in strays:
+            _reap(pid)
+    if killed:
+        log.warning("killed %d process(es) that an engine left behind outside its process group", killed)
+    return killed
+
+
+def _reap(pid: int, timeout: float = 0.5) -> None:
+    """Collect a killed child's exit status (never waitpid(-1): that would steal the
+    status of an engine subprocess.Popen is waiting for)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done or time.monotonic() >= deadline:
+            return
+        time.sleep(0.001)
+
+
+def kill_tree(root: int) -> int:
+    """SIGKILL ``root`` and all its descendants, found by their parent links (frozen with
+    SIGSTOP first, so none forks while the tree is walked).  For a worker that hangs: a
+    subreaper's tree holds every process its engines started, wherever they went."""
+    doomed: list[int] = []
+    frontier = [root]
+    while frontier:
+        pid = frontier.pop()
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            continue
+        doomed.append(pid)
+        frontier += [child for child in children(pid) if child not in doomed]
+    for pid in doomed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return len(doomed)
 
 
 def child_setup(memory_mb: int | None, cpu_seconds: int | None) -> Callable[[], None]:

@@ -62,6 +62,11 @@ class Game(ABC):
         return 2
 
     @property
+    def max_plies(self) -> int | None:
+        """The most plies a game can last (None: no bound); the runner's watchdog uses it."""
+        return None
+
+    @property
     def hides_information(self) -> bool:
         """Whether seats hold secrets the others must not learn (see State.deal)."""
         return False

@@ -122,6 +122,10 @@ class BasesGame(Game):
     Options = BasesOptions
     options: BasesOptions
 
+    @property
+    def max_plies(self) -> int:
+        return self.options.max_plies
+
     def __init__(self, options: BasesOptions) -> None:
         super().__init__(options)
         board = BOARD

@@ -43,6 +43,10 @@ class GroupsGame(Game):
     Options = GroupsOptions
     options: GroupsOptions
 
+    @property
+    def max_plies(self) -> int:
+        return len(self.board)  # each ply places at least one stone
+
     def __init__(self, options: GroupsOptions) -> None:
         super().__init__(options)
         self.board = Board.hexhex(options.size)

@@ -53,6 +53,10 @@ class HexGame(Game):
     Options = HexOptions
     options: HexOptions
 
+    @property
+    def max_plies(self) -> int:
+        return len(self.board) + 1  # every cell, and the swap
+
     def __init__(self, options: HexOptions) -> None:
         super().__init__(options)
         self.board = board = Board.rhombus(options.size)

@@ -210,6 +210,10 @@ class HexGoGame(Game):
     Options = HexGoOptions
     options: HexGoOptions
 
+    @property
+    def max_plies(self) -> int:
+        return self.options.max_plies
+
     def __init__(self, options: HexGoOptions) -> None:
         super().__init__(options)
         self.geo = geometry(options.size)

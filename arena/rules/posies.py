@@ -52,6 +52,10 @@ class PosiesGame(Game):
     Options = PosiesOptions
     options: PosiesOptions
 
+    @property
+    def max_plies(self) -> int:
+        return len(self.board) // 2  # each ply removes at least two posies
+
     def __init__(self, options: PosiesOptions) -> None:
         super().__init__(options)
         board = self.board = standard_board()

@@ -23,7 +23,9 @@ imported only when a cluster is used.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
+import itertools
 import logging
 import os
 import socket
@@ -43,10 +45,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arena.cluster")
 
-IN_FLIGHT_PER_THREAD = 2   # tasks queued per worker thread: enough to keep it busy
+# Tasks in flight: enough that no worker thread waits for the coordinator's next task
+# (a Dask round trip is milliseconds, more on a loaded machine), few enough that an
+# engine dropped by max_failures is not started for many games already submitted.
+IN_FLIGHT_PER_THREAD = 2
+MIN_IN_FLIGHT = 8
 BOUNCES = 3                # times a game may land on workers that cannot start its engines
 STALE_S = 600.0            # a run's idle engines on a worker are quit after this long unused
 CONNECT_TIMEOUT_S = 30.0
+STUCK_CHECK_S = 5.0        # how often games tied to vanished workers are looked for
 
 
 class ClusterError(Exception):
@@ -120,13 +127,18 @@ class _RunState:
 
 _RUNS: dict[str, _RunState] = {}
 _RUNS_LOCK = threading.Lock()
+_exit_hooked = False
 
 
 def _state(config: WorkerConfig) -> _RunState:
     """This run's state in this process; quits the idle engines of runs long unused
     (a coordinator killed with -9 could not release them)."""
+    global _exit_hooked
     now = time.monotonic()
     with _RUNS_LOCK:
+        if not _exit_hooked:
+            atexit.register(_release_all)  # a worker that stops quits its engines
+            _exit_hooked = True
         state = _RUNS.get(config.run_tag)
         if state is None:
             state = _RUNS[config.run_tag] = _RunState(config)
@@ -157,6 +169,14 @@ def _handshake(config: WorkerConfig) -> dict[str, str]:
 def _play(config: WorkerConfig, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> dict[str, Any]:
     """One game as a Dask task."""
     return _state(config).play(scheduled, dropped)
+
+
+def _release_all() -> None:
+    with _RUNS_LOCK:
+        states = list(_RUNS.values())
+        _RUNS.clear()
+    for state in states:
+        state.shutdown()
 
 
 def _release(run_tag: str) -> None:
@@ -201,6 +221,8 @@ class ClusterSpec:
 class ClusterGames:
     """The runner's game executor on a Dask cluster (same interface as its local pool)."""
 
+    task = staticmethod(_play)  # what a game's task runs (the coordinator benchmark swaps it)
+
     def __init__(self, spec: ClusterSpec, config: WorkerConfig) -> None:
         try:
             import distributed
@@ -231,7 +253,8 @@ class ClusterGames:
         try:
             if n is not None:
                 self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                        dashboard_address=None, silence_logs=logging.ERROR)
+                                                        dashboard_address=":0", silence_logs=logging.ERROR)
+                log.info("Dask dashboard: %s", self.cluster.dashboard_link)
                 return distributed.Client(self.cluster)
             return distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError) as exc:
@@ -242,8 +265,7 @@ class ClusterGames:
 
     def _check_workers(self) -> None:
         """The handshake: every worker starts every engine, before any game."""
-        workers = list(self.client.scheduler_info()["workers"])
-        if not workers:
+        if not self._workers():
             log.warning("the cluster has no workers yet; games wait for one to join")
             return
         answers = self.client.run(_handshake, self.config, on_error="return")
@@ -264,7 +286,7 @@ class ClusterGames:
         log.info("cluster %s: %d workers can play", self.spec.address, len(answers) - len(self.bad))
 
     def _describe(self, address: str) -> str:
-        info = self.client.scheduler_info()["workers"].get(address, {})
+        info = self._workers().get(address, {})
         name = info.get("name")
         return f"{address} ({name})" if name not in (None, "", address) else address
 
@@ -274,44 +296,62 @@ class ClusterGames:
         """Records (or :class:`Lost`) in the order games finish."""
         self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
-        games: dict[str, ScheduledGame] = {}
-        pending = self.distributed.as_completed()
+        pending: dict["Future", tuple[ScheduledGame, list[str]]] = {}  # game, workers it may run on
         seen: set[int] = set()
+        attempts = itertools.count()
 
         def fill() -> None:
-            capacity = IN_FLIGHT_PER_THREAD * max(1, self._threads())
-            while queue and pending.count() < capacity:
+            capacity = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_THREAD * self._threads())
+            while queue and len(pending) < capacity:
                 game = queue.popleft()
-                future = self._submit(game, bounces.get(game.index, 0))
-                games[future.key] = game
-                pending.add(future)
+                pending.update([self._submit(game, next(attempts))])
 
-        fill()
-        for future in pending:
-            game = games.pop(future.key)
-            done = self._outcome(future, game, bounces, queue)
-            self._forget(future)
-            fill()  # first, so workers play on while the caller stores the result
-            if done is None:
+        while queue or pending:
+            for future in [f for f in pending if f.cancelled()]:  # e.g. the scheduler restarted
+                queue.appendleft(pending.pop(future)[0])
+            fill()
+            try:
+                done = self.distributed.wait(list(pending), timeout=STUCK_CHECK_S, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                self._rescue(pending, queue)
                 continue
-            if isinstance(done, dict):
-                if done["id"] in seen:
-                    log.error("game %d arrived twice; the second copy is ignored", done["id"])
+            for future in done:
+                game, _ = pending.pop(future)
+                outcome = self._outcome(future, game, bounces, queue)
+                future.release()
+                fill()  # first, so workers play on while the caller stores the result
+                if outcome is None:
                     continue
-                seen.add(done["id"])
-            yield done
+                if isinstance(outcome, dict):
+                    if outcome["id"] in seen:
+                        log.error("game %d arrived twice; the second copy is ignored", outcome["id"])
+                        continue
+                    seen.add(outcome["id"])
+                yield outcome
 
     def cancel_queued(self) -> None:
         """Submit no more games; those already submitted still finish and are yielded."""
         self.queue.clear()
 
-    def _submit(self, game: ScheduledGame, attempt: int) -> "Future":
-        # Loose restrictions: with only unfit workers left, a game still goes to one, which
-        # refuses it (EngineUnavailable) rather than leaving it waiting for ever.
-        good = [w for w in self.client.scheduler_info()["workers"] if w not in self.bad] if self.bad else []
-        where = {"workers": good, "allow_other_workers": True} if good else {}
-        return self.client.submit(_play, self.config, game, tuple(self.dropped), pure=False,
-                                  key=f"arena-{self.config.run_tag[:12]}-game-{game.index}-{attempt}", **where)
+    def _submit(self, game: ScheduledGame, attempt: int) -> tuple["Future", tuple[ScheduledGame, list[str]]]:
+        # Only once a worker turned out unable to play are games tied to the others; a
+        # game tied to workers that are all gone is submitted again (_rescue).
+        good = [w for w in self._workers() if w not in self.bad] if self.bad else []
+        future = self.client.submit(self.task, self.config, game, tuple(self.dropped), pure=False,
+                                    key=f"arena-{self.config.run_tag[:12]}-game-{game.index}-{attempt}",
+                                    workers=good or None)
+        return future, (game, good)
+
+    def _rescue(self, pending: dict["Future", tuple[ScheduledGame, list[str]]],
+                queue: deque[ScheduledGame]) -> None:
+        """Take back the games waiting for workers that are gone (their replacements have
+        new addresses) and queue them again."""
+        alive = set(self._workers())
+        for future, (game, allowed) in list(pending.items()):
+            if allowed and future.status == "pending" and not alive.intersection(allowed):
+                del pending[future]
+                future.cancel()
+                queue.appendleft(game)
 
     def _outcome(self, future: "Future", game: ScheduledGame, bounces: dict[int, int],
                  queue: deque[ScheduledGame]) -> dict[str, Any] | Lost | None:
@@ -334,12 +374,11 @@ class ClusterGames:
         except Exception as exc:  # a bug or a broken worker: the tournament goes on
             return Lost(game, f"its Dask task failed: {type(exc).__name__}: {exc}")
 
-    def _forget(self, future: "Future") -> None:
-        future.release()
+    def _workers(self) -> dict[str, dict[str, Any]]:
+        return self.client.scheduler_info()["workers"]
 
     def _threads(self) -> int:
-        workers = self.client.scheduler_info()["workers"]
-        return sum(info.get("nthreads", 1) for address, info in workers.items() if address not in self.bad)
+        return sum(info.get("nthreads", 1) for address, info in self._workers().items() if address not in self.bad)
 
     def drop(self, name: str) -> None:
         """Games submitted from now on forfeit ``name`` without starting it."""

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from ..engine import proctree
+
 log = logging.getLogger("arena.runner")
 
 TERMINATE_GRACE = 3.0
@@ -85,8 +87,12 @@ def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, 
 class WorkerPool:
     def __init__(self, size: int, func: Callable[[Any], Any], initializer: Callable[..., None],
                  initargs: tuple = (), retries: int = 1, cores: Sequence[int] = (),
-                 answer: Callable[[Any], Any] = lambda payload: None) -> None:
+                 answer: Callable[[Any], Any] = lambda payload: None,
+                 time_limit: Callable[[Any], float | None] = lambda task: None) -> None:
         self.size = size
+        self.time_limit = time_limit  # seconds a task may take before its worker counts as hung
+        self.started: dict[Connection, float] = {}
+        self.hung: dict[Connection, float] = {}  # workers killed by the watchdog, and their limit
         self.answer = answer  # answers ask_coordinator() in the workers
         self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
         self.core_of: dict[Connection, int] = {}
@@ -121,7 +127,8 @@ class WorkerPool:
         self._dispatch(queue, idle)
         while queue or self.busy:
             sentinels = {proc.sentinel: conn for conn, proc in self.workers.items()}
-            ready = wait([*self.busy, *sentinels])
+            ready = wait([*self.busy, *sentinels], self._until_overdue())
+            self._kill_overdue()
             done: list[Any] = []
             questions: list[tuple[Connection, _Question]] = []
             for conn in [c for c in ready if isinstance(c, Connection)]:
@@ -152,6 +159,27 @@ class WorkerPool:
             for conn, question in questions:  # after the caller took in the results
                 self._reply(conn, self.answer(question.payload))
 
+    def _until_overdue(self) -> float | None:
+        """Seconds until the first busy worker runs out of time (None: no limit)."""
+        ends = [self.started[conn] + limit for conn, (task, _) in self.busy.items()
+                if conn not in self.hung and (limit := self.time_limit(task)) is not None]
+        return max(0.0, min(ends) - time.monotonic()) if ends else None
+
+    def _kill_overdue(self) -> None:
+        """The watchdog: a worker that has not finished its task in time (stopped by a
+        signal, stuck in a system call, deadlocked) is killed with everything it started;
+        its sentinel then fires and the task is played again like a dead worker's."""
+        now = time.monotonic()
+        for conn, (task, _) in list(self.busy.items()):
+            limit = self.time_limit(task)
+            if conn in self.hung or limit is None or now - self.started[conn] < limit:
+                continue
+            proc = self.workers[conn]
+            log.error("%s has not finished %r within %.0f s, the longest it can take: killing it and "
+                      "its engines", proc.name, task, limit)
+            self.hung[conn] = limit
+            proctree.kill_tree(proc.pid)
+
     def _reply(self, conn: Connection, answer: Any) -> None:
         try:
             conn.send(answer)
@@ -167,6 +195,7 @@ class WorkerPool:
         while queue and idle:
             conn = idle.pop()
             self.busy[conn] = queue.popleft()
+            self.started[conn] = time.monotonic()
             try:
                 conn.send(self.busy[conn][0])
             except OSError:
@@ -176,17 +205,21 @@ class WorkerPool:
         """Forget a dead worker; queue its task again or give it up."""
         proc = self.workers.pop(conn)
         self.core_of.pop(conn, None)
+        self.started.pop(conn, None)
+        hung = self.hung.pop(conn, None)
         proc.join()
         conn.close()
         if conn not in self.busy:
             log.error("%s died while idle (exit code %s); starting another", proc.name, proc.exitcode)
             return None
         task, retried = self.busy.pop(conn)
-        log.error("%s died (exit code %s) in the middle of %r", proc.name, proc.exitcode, task)
+        what = f"hung (killed after {hung:.0f} s)" if hung is not None else f"died (exit code {proc.exitcode})"
+        log.error("%s %s in the middle of %r", proc.name, what, task)
         if retried < self.retries:
             queue.appendleft((task, retried + 1))
             return None
-        return Lost(task, f"its worker process died {retried + 1} times (last exit code {proc.exitcode})")
+        last = "it last hung" if hung is not None else f"last exit code {proc.exitcode}"
+        return Lost(task, f"its worker process died {retried + 1} times ({last})")
 
     def close(self) -> None:
         """Let every worker finish (they quit their engines) and wait for them."""

@@ -25,8 +25,8 @@ from tabulate import tabulate
 from protocol import codec
 
 from ..engine import open_engine, proctree
-from ..engine.process import EngineFault, EngineProcess, EngineSpec
-from ..match import GameResult, TimeControl, forfeit_before_start, play_game
+from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
+from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
 from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
 from ..results.site.live import LiveSite, tournament_settings
 from ..results.store import GameStore
@@ -67,6 +67,7 @@ class _Worker:
         self.engines: dict[str, EngineProcess] = {}
         self.names = list(config.engines)
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
+        self.stopping = False   # SIGTERM came: kill the engines, no grace, no waiting
 
     def engine(self, name: str) -> EngineProcess:
         """A running engine for ``name``; raises EngineFault if it cannot start."""
@@ -136,6 +137,7 @@ class _Worker:
         proc = self.engines.pop(name, None)
         if proc is not None:
             proc.quit()
+            self._kill_adopted()
 
     def discard(self, name: str) -> None:
         """Kill an engine that faulted (no grace: it broke the contract) and keep its
@@ -144,17 +146,42 @@ class _Worker:
         if proc is None:
             return
         proc.kill()
+        self._kill_adopted()
         tail = proc.stderr_text()
         if tail:
             log.warning("%s: last %d bytes of stderr:\n%s", name, len(proc.stderr_tail), tail)
 
+    def _kill_adopted(self) -> None:
+        """Processes an engine left behind that the process group and the tag missed
+        (re-parented to this worker, a subreaper): killed whenever an engine stops."""
+        proctree.kill_adopted({p.proc.pid for p in self.engines.values() if p.proc is not None})
+
     def shutdown(self) -> None:
+        if self.stopping:
+            self.kill_now()
+            return
         for name in list(self.engines):
             self.retire(name)
+
+    def kill_now(self) -> None:
+        """Kill every engine and what it started without waiting on any process object:
+        after a signal the interrupted code may hold their locks (subprocess's wait lock).
+        The kernel reaps them once this worker exits."""
+        for proc in self.engines.values():
+            if proc.proc is not None:
+                try:
+                    os.killpg(proc.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            proctree.kill_tagged(proc._tag)
+        proctree.kill_adopted(set())
 
 
 def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | None) -> None:
     global _worker
+    # Die with the coordinator even when it is killed with -9 and cannot clean up (before
+    # anything else: until the handler below is set, SIGTERM simply ends the worker).
+    proctree.set_parent_death_signal(signal.SIGTERM)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     if lock_fd is not None:
         # Let go of the inherited lock on the output folder (pointing the descriptor at
@@ -162,20 +189,23 @@ def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | No
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, lock_fd)
         os.close(null)
+    proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
     _worker = _Worker(config, dropped)
     Finalize(_worker, _worker.shutdown, exitpriority=10)
     signal.signal(signal.SIGTERM, _terminate_worker)  # terminate(): kill our engines first
-    # Die with the coordinator even when it is killed with -9 and cannot clean up.
-    proctree.set_parent_death_signal(signal.SIGTERM)
     if config.coordinator and os.getppid() != config.coordinator:
         _terminate_worker(signal.SIGTERM, None)  # it died before the signal was armed
 
 
 def _terminate_worker(signum: int, frame: object) -> None:
+    """SIGTERM (the pool's terminate(), or the coordinator died): unwind whatever the worker
+    was doing by raising, and kill the engines on the way out (Finalize -> shutdown ->
+    kill_now), outside this handler.  A handler that killed and waited for the engines
+    itself could block for ever on the wait lock of the very code it interrupted."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one stop is enough
     if _worker is not None:
-        for proc in _worker.engines.values():
-            proc.kill()
-    os._exit(128 + signum)
+        _worker.stopping = True
+    raise SystemExit(128 + signum)
 
 
 def _play_in_worker(scheduled: ScheduledGame) -> dict[str, Any]:
@@ -329,9 +359,11 @@ class _LocalGames:
             log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
         self.names = list(config.engines)
         self.dropped = multiprocessing.get_context("fork").RawArray("b", len(self.names))
+        limit = _watchdog_limit(config)
         self.pool = WorkerPool(size, _play_in_worker, _init_worker, (config, self.dropped, lock_fd),
                                cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
-                               answer=may_start)  # asked before a worker starts an engine
+                               answer=may_start,  # asked before a worker starts an engine
+                               time_limit=lambda game: limit)
         self.imap_unordered = self.pool.imap_unordered
         self.close = self.pool.close
         self.terminate = self.pool.terminate
@@ -339,6 +371,18 @@ class _LocalGames:
 
     def drop(self, name: str) -> None:
         self.dropped[self.names.index(name)] = 1
+
+
+WATCHDOG_GRACE = 30.0  # seconds past a game's longest possible duration before its worker counts as hung
+
+
+def _watchdog_limit(config: WorkerConfig) -> float | None:
+    """How long a worker may take for any game: the longest game the slowest-starting
+    engines can play, plus a grace (kills, sweeps and a busy machine)."""
+    game = make_game(config.game, config.options)
+    slowest = sorted(config.engines.values(), key=lambda s: (s.protocol == "gtp", s.handshake_ms or HANDSHAKE_TIMEOUT * 1000))
+    longest = longest_game_s(game, config.time_control, slowest[-game.players:])
+    return None if longest is None else longest + WATCHDOG_GRACE
 
 
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,

@@ -91,7 +91,12 @@ def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
         return
     elif fault == "nul_move":
         out(f"move {first_free(SIZE, moves)}\0")
-    elif fault == "stop_worker":  # freezes the arena process that started it
+    elif fault == "stop_worker":  # freezes the arena process that started it (once, with $ZOO_ONCE)
+        once = os.environ.get("ZOO_ONCE")
+        if once and os.path.exists(once):
+            return
+        if once:
+            open(once, "w").close()
         os.kill(os.getppid(), signal.SIGSTOP)
 
     elif fault == "garbage":

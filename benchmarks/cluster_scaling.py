@@ -1,0 +1,174 @@
+"""What scales on a Dask cluster, measured (docs/cluster.md).
+
+    python benchmarks/cluster_scaling.py [--workers 1,2,4,8] [--sleep-ms 10] [--rounds 2]
+                                         [--coordinator-games 2000] [--quick]
+
+1. Games per second against the number of workers, with engines that sleep a known
+   time per move (benchmarks/instant_engine.py --sleep-us): a LocalCluster of N
+   worker processes (``--cluster local:N``) next to arena's own N local workers,
+   same tournament, same seeds.  "ideal" is N workers doing nothing but sleeping.
+2. The most games per second one coordinator can take: a cluster run whose tasks
+   return a stored game's record at once (no engines), so the figure is Dask's
+   dispatch plus storing (SQLite commit, JSON Lines) plus rating, all coordinator
+   work.  The coordinator's storing and rating alone are timed too.
+
+Every figure is from a real ``run_tournament``; the machine may be shared, so the
+script prints its load average next to the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.results.ratings import standings  # noqa: E402
+from arena.results.store import GameStore  # noqa: E402
+from arena.tournament.cluster import ClusterGames, ClusterSpec  # noqa: E402
+from arena.tournament.config import load_tournament  # noqa: E402
+from arena.tournament.runner import FailureTracker, run_tournament  # noqa: E402
+
+ENGINE = ROOT / "benchmarks" / "instant_engine.py"
+ENGINES = 4  # 6 tables x 2 seat orders = 12 games per round
+
+
+def tournament_file(folder: Path, *, sleep_ms: float, rounds: int, workers: int) -> Path:
+    engines = "".join(f'[[engines]]\nname = "e{i}"\ncommand = ["{{python}}", "{ENGINE}", "--sleep-us", '
+                      f'"{int(sleep_ms * 1000)}"]\n' for i in range(ENGINES))
+    path = folder / f"sleepy-{workers}.toml"
+    path.write_text(f'name = "sleepy"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
+                    f'[options]\nsize = 7\nswap = false\n[time_control]\nmovetime_ms = 5000\n{engines}')
+    return path
+
+
+class _Timed(ClusterSpec):
+    """A cluster spec that notes when the cluster is ready (handshake done), so startup
+    is not counted in games per second."""
+
+    def open(self, config):
+        games = super().open(config)
+        READY.append(time.perf_counter())
+        return games
+
+
+READY: list[float] = []
+
+
+def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float, list[dict]]:
+    """Seconds from the first game's dispatch to the last game stored, and the records."""
+    READY.clear()
+    start = time.perf_counter()
+    arrivals: list[float] = []
+    run_tournament(load_tournament(path), out, progress=lambda r, d, t: arrivals.append(time.perf_counter()),
+                   cluster=cluster)
+    begin = READY[0] if READY else start
+    return arrivals[-1] - begin, stored_records(out)
+
+
+def stored_records(out: Path) -> list[dict]:
+    db = sqlite3.connect(out / "arena.db")
+    try:
+        return [json.loads(r[0]) for r in db.execute("SELECT record FROM games ORDER BY id")]
+    finally:
+        db.close()
+
+
+def scaling(folder: Path, counts: list[int], sleep_ms: float, rounds: int) -> None:
+    print(f"\n1. games/s against workers: Hex 7x7, {ENGINES} engines sleeping {sleep_ms:g} ms per move, "
+          f"{ENGINES * (ENGINES - 1) // 2 * 2 * rounds} games per run")
+    print(f"{'workers':>7} {'plies':>6} {'ideal g/s':>10} {'local g/s':>10} {'cluster g/s':>12} "
+          f"{'cluster/ideal':>13} {'cluster/local':>13}")
+    for n in counts:
+        path = tournament_file(folder, sleep_ms=sleep_ms, rounds=rounds, workers=n)
+        local_s, records = timed_run(path, folder / f"local-{n}", None)
+        cluster_s, cluster_records = timed_run(path, folder / f"cluster-{n}", _Timed(f"local:{n}", print))
+        assert [r["moves"] for r in records] == [r["moves"] for r in cluster_records], "different games"
+        plies = sum(len(r["moves"]) for r in records)
+        ideal = len(records) / (plies * sleep_ms / 1000 / n)
+        local, cluster = len(records) / local_s, len(records) / cluster_s
+        print(f"{n:>7} {plies:>6} {ideal:>10.2f} {local:>10.2f} {cluster:>12.2f} {cluster / ideal:>13.2f} "
+              f"{cluster / local:>13.2f}")
+
+
+def _canned(config, scheduled, dropped):
+    """A game's task that plays nothing: the template record, renamed for this game."""
+    record = dict(TEMPLATE)
+    record.update(id=scheduled.index, round=scheduled.round, players=list(scheduled.seats),
+                  tournament=config.tournament)
+    return record
+
+
+TEMPLATE: dict = {}
+
+
+class _Instant(ClusterGames):
+    task = staticmethod(_canned)
+
+
+class _InstantSpec(_Timed):
+    def open(self, config):
+        games = _Instant(self, config)
+        READY.append(time.perf_counter())
+        return games
+
+
+def coordinator(folder: Path, games: int, template: dict, workers: int) -> None:
+    TEMPLATE.clear()
+    TEMPLATE.update(template)
+    rounds = max(1, games // (ENGINES * (ENGINES - 1)))
+    path = tournament_file(folder, sleep_ms=0, rounds=rounds, workers=workers)
+    seconds, records = timed_run(path, folder / "instant", _InstantSpec(f"local:{workers}", print))
+    print(f"\n2. one coordinator's ceiling: {len(records)} games whose tasks return a "
+          f"{len(template['moves'])}-ply record at once, local:{workers}")
+    print(f"   dispatch + store + rate, end to end: {len(records) / seconds:8.0f} games/s")
+    # The coordinator's own parts, without Dask.
+    with GameStore(folder / "store-only") as store:
+        store.open("bench")
+        tracker = FailureTracker({f"e{i}": 3 for i in range(ENGINES)})
+        start = time.perf_counter()
+        for record in records:
+            store.add(record)
+            tracker.update(record)
+        store_s = time.perf_counter() - start
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        standings([f"e{i}" for i in range(ENGINES)], records, 2)
+        times.append(time.perf_counter() - start)
+    rate_s = statistics.median(times)
+    print(f"   storing alone (commit + JSON Lines + drop rule): {len(records) / store_s:8.0f} games/s")
+    print(f"   rating alone (TrueSkill over all games, median of 3): {len(records) / rate_s:8.0f} games/s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", default="1,2,4,8", help="worker counts, comma-separated")
+    parser.add_argument("--sleep-ms", type=float, default=10.0, help="engine sleep per move")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--coordinator-games", type=int, default=2000)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: proves the script works")
+    args = parser.parse_args()
+    counts = [int(n) for n in args.workers.split(",")]
+    if args.quick:
+        counts, args.rounds, args.coordinator_games = [1, 2], 1, 100
+    print(f"cpus: {len(os.sched_getaffinity(0))}, load average before: {os.getloadavg()[0]:.2f} "
+          f"(a shared machine: other jobs run too)")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        scaling(folder, counts, args.sleep_ms, args.rounds)
+        template = stored_records(folder / f"local-{counts[0]}")[0]
+        coordinator(folder, args.coordinator_games, template, workers=2)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
