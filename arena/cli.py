@@ -19,8 +19,8 @@ from typing import Any
 import click
 
 from .bench import SECTIONS as BENCH_SECTIONS
-from .engine import open_engine
-from .engine.process import EngineFault, EngineSpec
+from .engine.process import EngineSpec
+from .engine.trace import trace_path
 from .match import TimeControl, play_game, starting_state
 from .results.store import StorageError
 from .results.verify import RecordError, verify_lines
@@ -50,10 +50,12 @@ def main() -> None:
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: out/<tournament name>). Re-running resumes it.")
 @click.option("--quiet", "-q", is_flag=True, help="No per-game progress lines.")
+@click.option("--trace", is_flag=True, help="Write a transcript of each game into DIR/traces (every line both "
+                                             "ways, stderr, timestamps), as cutechess-cli's -debug.")
 @click.option("--cluster", "cluster_address", metavar="ADDRESS",
               help="Play on a Dask cluster: tcp://HOST:PORT of its scheduler, or local:N to start N "
                    "workers here (default: the file's [cluster] address; docs/cluster.md).")
-def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool,
+def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool, trace: bool,
         cluster_address: str | None) -> None:
     """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
     from .tournament.cluster import ClusterError, ClusterSpec
@@ -76,11 +78,12 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     def progress(record: dict[str, Any], done: int, total: int) -> None:
         if not quiet:
             names = " vs ".join(record["players"])
-            _say(f"[{done}/{total}] game {record['id']}: {names}: {_result_text(record)}")
+            _say(f"[{done}/{total}] game {record['id']}: {names}: {_result_text(record)}"
+                 + (f"  trace: {trace_path(out / 'traces', record['id'])}" if trace else ""))
 
     try:
         _setup_logging(out)
-        summary = run_tournament(t, out, workers, progress, cluster=cluster)
+        summary = run_tournament(t, out, workers, progress, cluster=cluster, trace=trace)
     except (StorageError, ClusterError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt:
@@ -124,13 +127,17 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
               help="A GTP command sent to the GTP engine in SEAT after start-up (repeatable).")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
               help="Append each game's JSON record to this file (JSON Lines).")
+@click.option("--trace", "trace_dir", is_flag=False, flag_value="traces", default=None,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Write a transcript of each game (every line both ways, stderr, timestamps) "
+                   "into this folder (default with no value: traces).")
 @click.argument("commands", nargs=-1, required=True)
 def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms: int | None, inc_ms: int,
          margin: int, seed: int | None, games: int, protocols: tuple[str, ...], names: tuple[str, ...],
          engine_options: tuple[str, ...], inits: tuple[str, ...], record: Path | None,
-         commands: tuple[str, ...]) -> None:
+         trace_dir: Path | None, commands: tuple[str, ...]) -> None:
     """Play games between engine COMMANDS (one quoted command line per seat)."""
-    from .tournament.series import play_series
+    from .tournament.series import StartFailure, play_series
 
     try:
         game = make_game(game_name, _parse_options(options))
@@ -157,43 +164,67 @@ def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms
     click.echo(f"seed: {seed} (replay with --seed {seed})")
     tc = TimeControl(movetime_ms=movetime if movetime or base_ms else 1000, base_ms=base_ms,
                      inc_ms=inc_ms if base_ms else 0, margin_ms=margin)
-    procs = [open_engine(spec) for spec in specs]
+    points: dict[str, float] = {}
+    series = play_series(game, specs, given_names or [None] * seats, games=games, seed=seed,
+                         time_control=tc, trace_dir=trace_dir)
     try:
-        for seat, proc in enumerate(procs):
-            try:
-                proc.start()
-            except EngineFault as exc:
-                raise Failure(f"engine {seat} ({commands[seat]}) failed to start: {exc.reason}") from None
-    except Failure:
-        for proc in procs:
-            proc.kill()
-        raise
-    seat_names = _seat_names([given_names[s] if given_names else p.identity.get("name", s_.name)
-                              for s, (p, s_) in enumerate(zip(procs, specs))])
-    points = dict.fromkeys(seat_names, 0.0)
-    for played in play_series(game, procs, seat_names, games=games, seed=seed, time_control=tc):
-        rec = played.record
-        state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
-        for move in rec["moves"]:
-            state.play(move)
-        if games > 1:
-            click.echo(f"\ngame {played.number + 1} of {games}")
-        click.echo(state.render())
-        click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
-        _score(points, rec)
-        text = json.dumps(rec, indent=None)
-        if record:
-            try:
-                with record.open("a", encoding="utf-8") as f:
-                    f.write(text + "\n")
-            except OSError as exc:
-                raise Failure(f"{record}: cannot write the record ({exc.strerror}); choose another --record path") from None
-        else:
-            click.echo(text)
+        for played in series:
+            _show_game(game, played, games, record, points)
+    except StartFailure as exc:
+        where = f" (transcript: {trace_dir})" if trace_dir else " (run with --trace to see the exchange)"
+        raise Failure(f"engine {exc.index} ({commands[exc.index]}) failed to start: {exc.fault.reason}{where}") from None
     if games > 1:
         click.echo("\npoints: " + ", ".join(f"{name} {p:g}" for name, p in points.items()))
     if record:
         click.echo(f"record: {record} ({games} game(s) appended)")
+
+
+def _show_game(game: Any, played: Any, games: int, record: Path | None, points: dict[str, float]) -> None:
+    """Print one finished game of ``arena play``, append its record, count its points."""
+    rec = played.record
+    state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
+    for move in rec["moves"]:
+        state.play(move)
+    if games > 1:
+        click.echo(f"\ngame {played.number + 1} of {games}")
+    click.echo(state.render())
+    click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
+    _score(points, rec)
+    text = json.dumps(rec, indent=None)
+    if record:
+        try:
+            with record.open("a", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError as exc:
+            raise Failure(f"{record}: cannot write the record ({exc.strerror}); choose another --record path") from None
+    else:
+        click.echo(text)
+    if played.trace:
+        click.echo(f"trace: {played.trace}")
+
+
+@main.command("check-engine", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--game", "-g", "games", multiple=True, type=click.Choice(sorted(GAMES)),
+              help="A game to check (repeatable; default: the engine's 'id games', else hex).")
+@click.option("--protocol", "-p", type=click.Choice(["arena", "gtp"]), default="arena", show_default=True)
+@click.option("--handshake-ms", type=click.IntRange(1, 600_000), default=10_000, show_default=True,
+              help="Time allowed for the handshake and each isready.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def check_engine(games: tuple[str, ...], protocol: str, handshake_ms: int, command: tuple[str, ...]) -> None:
+    """Run the conformance checks on the engine started by COMMAND (one quoted command line,
+    or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
+    from .engine.conformance import Conformance, format_check
+
+    spec = _spec_from_command(0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0],
+                              protocol)
+    spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms)
+    failed = 0
+    for check in Conformance(spec, games).run():
+        failed += check.passed is not True
+        for line in format_check(check):
+            click.echo(line)
+    click.echo("all checks passed" if not failed else f"{failed} check(s) failed or skipped")
+    sys.exit(1 if failed else 0)
 
 
 @main.command()
@@ -256,11 +287,6 @@ def bench(quick: bool, sections: tuple[str, ...], repeats: int | None, json_path
 # -- helpers ----------------------------------------------------------------
 
 
-def _seat_names(names: list[str]) -> list[str]:
-    """Engine names, with the seat added where two engines call themselves the same."""
-    return [f"{name}-{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
-
-
 def _say(text: str) -> None:
     """Print a line; once the reader has gone (``arena run | head``) print nothing more but
     keep playing: a tournament's results live in its output folder, not on stdout."""
@@ -316,8 +342,8 @@ def _seat_items(flag: str, items: tuple[str, ...], seats: int, split_value: bool
 def _score(points: dict[str, float], record: dict[str, Any]) -> None:
     """Points per engine: 1 a win, shared on a draw (places tied at 0)."""
     first = [seat for seat, place in enumerate(record["places"]) if place == 0]
-    for seat in first:
-        points[record["players"][seat]] += 1 / len(first)
+    for seat, name in enumerate(record["players"]):
+        points[name] = points.get(name, 0.0) + (1 / len(first) if seat in first else 0.0)
 
 
 def _spec_from_command(seat: int, command: str, protocol: str = "arena",

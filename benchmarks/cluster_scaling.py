@@ -63,15 +63,16 @@ class _Timed(ClusterSpec):
 READY: list[float] = []
 
 
-def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float, list[dict]]:
-    """Seconds from the first game's dispatch to the last game stored, and the records."""
+def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float, float, list[dict]]:
+    """Seconds from the start to the last game stored, of which the cluster's start-up
+    (connecting, or starting a LocalCluster, and the handshake), and the records."""
     READY.clear()
     start = time.perf_counter()
     arrivals: list[float] = []
     run_tournament(load_tournament(path), out, progress=lambda r, d, t: arrivals.append(time.perf_counter()),
                    cluster=cluster)
-    begin = READY[0] if READY else start
-    return arrivals[-1] - begin, stored_records(out)
+    startup = READY[0] - start if READY else 0.0
+    return arrivals[-1] - start, startup, stored_records(out)
 
 
 def stored_records(out: Path) -> list[dict]:
@@ -84,19 +85,22 @@ def stored_records(out: Path) -> list[dict]:
 
 def scaling(folder: Path, counts: list[int], sleep_ms: float, rounds: int) -> None:
     print(f"\n1. games/s against workers: Hex 7x7, {ENGINES} engines sleeping {sleep_ms:g} ms per move, "
-          f"{ENGINES * (ENGINES - 1) // 2 * 2 * rounds} games per run")
-    print(f"{'workers':>7} {'plies':>6} {'ideal g/s':>10} {'local g/s':>10} {'cluster g/s':>12} "
-          f"{'cluster/ideal':>13} {'cluster/local':>13}")
+          f"{ENGINES * (ENGINES - 1) // 2 * 2 * rounds} games per run, the same games in every run")
+    print("   local: N arena workers; cluster: --cluster local:N; whole run = start to last game stored;\n"
+          "   playing = after the cluster's start-up (LocalCluster + handshake); ideal = N workers only sleeping")
+    print(f"{'workers':>7} {'ideal g/s':>10} {'local g/s':>10} {'cluster g/s':>12} {'start-up s':>11} "
+          f"{'playing g/s':>12} {'playing/ideal':>14} {'cluster/local':>14}")
     for n in counts:
         path = tournament_file(folder, sleep_ms=sleep_ms, rounds=rounds, workers=n)
-        local_s, records = timed_run(path, folder / f"local-{n}", None)
-        cluster_s, cluster_records = timed_run(path, folder / f"cluster-{n}", _Timed(f"local:{n}", print))
+        local_s, _, records = timed_run(path, folder / f"local-{n}", None)
+        cluster_s, startup, cluster_records = timed_run(path, folder / f"cluster-{n}", _Timed(f"local:{n}", print))
         assert [r["moves"] for r in records] == [r["moves"] for r in cluster_records], "different games"
         plies = sum(len(r["moves"]) for r in records)
         ideal = len(records) / (plies * sleep_ms / 1000 / n)
         local, cluster = len(records) / local_s, len(records) / cluster_s
-        print(f"{n:>7} {plies:>6} {ideal:>10.2f} {local:>10.2f} {cluster:>12.2f} {cluster / ideal:>13.2f} "
-              f"{cluster / local:>13.2f}")
+        playing = len(records) / (cluster_s - startup)
+        print(f"{n:>7} {ideal:>10.2f} {local:>10.2f} {cluster:>12.2f} {startup:>11.2f} {playing:>12.2f} "
+              f"{playing / ideal:>14.2f} {cluster / local:>14.2f}")
 
 
 def _canned(config, scheduled, dropped):
@@ -126,7 +130,8 @@ def coordinator(folder: Path, games: int, template: dict, workers: int) -> None:
     TEMPLATE.update(template)
     rounds = max(1, games // (ENGINES * (ENGINES - 1)))
     path = tournament_file(folder, sleep_ms=0, rounds=rounds, workers=workers)
-    seconds, records = timed_run(path, folder / "instant", _InstantSpec(f"local:{workers}", print))
+    seconds, startup, records = timed_run(path, folder / "instant", _InstantSpec(f"local:{workers}", print))
+    seconds -= startup
     print(f"\n2. one coordinator's ceiling: {len(records)} games whose tasks return a "
           f"{len(template['moves'])}-ply record at once, local:{workers}")
     print(f"   dispatch + store + rate, end to end: {len(records) / seconds:8.0f} games/s")

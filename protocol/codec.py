@@ -135,7 +135,7 @@ def parse_engine_line(line: str) -> EngineMessage:
         return _RESIGN
     if head == "id":
         key, _, value = rest.partition(" ")
-        if key in ("name", "author") and value.strip():
+        if key in ("name", "author", "games") and value.strip():
             return Id(key, value.strip())
     elif head == "arenaok":
         try:

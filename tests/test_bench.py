@@ -11,10 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
 
 
+@pytest.mark.timeout(180)  # every section, Chromium included, on a machine that may be shared
 def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     out = tmp_path / "bench.json"
     done = subprocess.run([sys.executable, "-m", "arena", "bench", "--quick", "--json", str(out)],
@@ -22,7 +25,7 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     assert done.returncode == 0, done.stderr
     text = done.stdout
     sections = ["1. Referee speed", "2. Manager overhead", "3. Parallel scaling", "4. Memory",
-                "5. Clock accuracy", "Targets"]
+                "5. Clock accuracy", "6. Report site", "Targets"]
     positions = [text.index(title) for title in sections]
     assert positions == sorted(positions)
     for title, start, end in zip(sections, positions, positions[1:] + [len(text)]):
@@ -36,6 +39,7 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     assert [row["workers"] for row in data["scaling"]][0] == 1
     assert data["memory_mib"]["coordinator"] > 0
     assert data["clock"]["moves"] > 0
+    assert data["site"]["build_s"] > 0 and data["site"]["load_ms"]["index.html"] > 0
     assert {t["status"] for t in data["targets"]} <= {"met", "MISSED", "n/a"}
 
 

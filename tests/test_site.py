@@ -23,6 +23,7 @@ HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = pytest.mark.timeout(180)  # a browser, and a real tournament run
 EVIL = "<script>document.title='pwned'</script><b>evil</b>\x1b[2J\x1b]0;title\x07"
 
 # The page's code for each value of the rules' state.cells, written out here on purpose
@@ -51,8 +52,12 @@ def page(browser):
     pg = context.new_page()
     pg.errors = []
     pg.on("pageerror", lambda exc: pg.errors.append(str(exc)))
+    requests: list[str] = []
+    pg.on("request", lambda request: requests.append(request.url))
     yield pg
     context.close()
+    # Self-contained: everything a page loaded came from the site's folder on disk.
+    assert requests and all(url.startswith("file://") for url in requests), requests
 
 
 def artifacts(tmp_path: Path) -> Path:
@@ -142,6 +147,10 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
     # It opens at the end, the winning chain glowing.
     assert cells_with(page, "chain") == set(final.winning_chain()) and final.winning_chain()
     shot(page, tmp_path, "hex-end")
+    # The move list: every move with its time and the mover's clock (60 s + 0.1 s a move).
+    rows = [r.locator("td").all_text_contents() for r in page.locator("#moves tbody tr").all()]
+    assert [r[2] for r in rows[1:]] == record["moves"] and [r[3] for r in rows[1:]] == list(map(str, record["times_ms"]))
+    assert rows[2][1] == EVIL and rows[1][4] == str(60000 + 100 - record["times_ms"][0])
     step_through(page, record)
     assert cells_with(page, "chain") == set(final.winning_chain())
     page.click("#first")
@@ -252,6 +261,9 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     dropped = page.locator("#dropped tbody tr").first.locator("td").all_text_contents()
     assert dropped[0] == "dud" and dropped[1].startswith("1 consecutive failures, the last in game")
     assert page.locator("img[src='plots/ratings.svg']").count() == 1
+    elo = page.locator("#elo tbody tr td:first-child").all_text_contents()
+    assert sorted(elo) == sorted(shown)
+    assert 'http-equiv="refresh"' not in (site / "index.html").read_text()  # the run is over
     shot(page, tmp_path, "standings")
     page.goto((site / "crosstable.html").as_uri())
     assert page.locator("#head-to-head tbody tr").count() == len(results["head_to_head"])
@@ -261,6 +273,8 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
                                       for r in page.locator("#faults tbody tr").all())}
     headers = page.locator("#faults thead th").all_text_contents()
     assert int(faults["hostile"][headers.index("illegal")]) == len(illegal)
+    stats = page.locator("#engine-stats tbody tr td:first-child").all_text_contents()
+    assert sorted(stats) == sorted(row["engine"] for row in results["standings"])
     # The games list, filtered in the browser; the hostile move's text is shown, not run.
     page.goto((site / "games.html").as_uri())
     total = results["games"]
@@ -296,3 +310,41 @@ def test_games_not_recorded_and_bad_folders(tmp_path):
     assert "Games not recorded" not in empty and "Dropped engines" not in empty
     bad = run_arena("report", tmp_path / "nowhere")
     assert bad.returncode == 2 and "no arena.db here" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path):
+    from arena.results.site.live import LiveSite
+    from arena.tournament.config import load_tournament
+
+    t = load_tournament(write_tournament(tmp_path, ENGINES, name="live", options="size = 3"))
+    records = [random_record("hex", {"size": 3}, seed, ["random", "pathfinder"]) for seed in range(3)]
+    live = LiveSite(tmp_path / "report", t, [], interval=3600)
+    live._due = 0  # the first game is past due
+    live.add(records[0], 1, 24)
+    index = (tmp_path / "report" / "index.html").read_text()
+    assert "running: 1 of 24 games finished" in index and 'http-equiv="refresh"' in index
+    live.add(records[1], 2, 24)  # within the interval: not rewritten
+    assert "running: 1 of 24" in (tmp_path / "report" / "index.html").read_text()
+    assert not (tmp_path / "report" / "games" / "1.html").exists()
+    live.finish(records, {"dropped": {}, "not_recorded": []})
+    index = (tmp_path / "report" / "index.html").read_text()
+    assert "running:" not in index and 'http-equiv="refresh"' not in index and "3 games" in index
+    assert all((tmp_path / "report" / "games" / f"{r['id']}.html").exists() for r in records)
+    game_page = (tmp_path / "report" / "games" / "0.html").read_text()
+    assert 'http-equiv="refresh"' not in game_page  # a finished game's page never changes
+
+
+def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path):
+    record = random_record("hex", {"size": 3}, 1, ["new", "old"])
+    sprt = {"engine": "new", "opponent": "old", "model": "pentanomial", "elo0": 0, "elo1": 10,
+            "lower_bound": -2.94, "upper_bound": 2.94, "decision": "H1", "pairs": 4, "llr": 3.1,
+            "pentanomial": {"LL": 0, "LD": 0, "DD": 1, "WD": 1, "WW": 2}, "llr_history": [0.5, 1.2, 2.0, 3.1]}
+    data = SiteData("t", "hex", record["options"], ["new", "old"], [record], results={"sprt": sprt})
+    site = write_site(tmp_path / "site", data).parent
+    svg = (site / "plots" / "sprt.svg").read_text()
+    assert svg.startswith("<?xml") and "<svg" in svg
+    page.goto((site / "index.html").as_uri())
+    rows = dict(r.locator("th, td").all_text_contents() for r in page.locator("#sprt tr").all())
+    assert rows["decision"] == "H1" and rows["upper_bound"] == "2.94" and rows["pentanomial"].startswith("LL 0")
+    assert page.locator("img[src='plots/sprt.svg']").evaluate("img => img.naturalWidth") > 100
+    assert not page.errors

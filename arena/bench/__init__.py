@@ -9,6 +9,7 @@ Five sections (docs/performance.md explains each method and shows a run):
 3. scaling  - games per second with 1..cores workers and CPU-bound engines.
 4. memory   - peak RSS of the coordinator and of each worker.
 5. clock    - what the referee charges an engine that sleeps a known time.
+6. site     - building the report site of 10,000 games, and loading its pages in Chromium.
 
 Every figure is the median of ``repeats`` runs, baselines measured in the same run.
 """
@@ -24,7 +25,7 @@ from tabulate import tabulate
 
 from .common import instant_engine, machine
 
-SECTIONS = ("referee", "manager", "scaling", "memory", "clock")
+SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Plan:
     clock_games: int
     clock_size: int
     clock_sleep_us: int
+    site_games: int = 10_000   # synthetic games in the report site
 
 
 FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11,
@@ -47,7 +49,7 @@ FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11
             clock_games=4, clock_size=11, clock_sleep_us=5000)
 QUICK = Plan(repeats=1, referee_budget_s=0.02, manager_rounds=3, manager_size=7,
              scaling_rounds=2, scaling_size=5, scaling_busy_us=300, memory_rounds=1,
-             clock_games=1, clock_size=5, clock_sleep_us=2000)
+             clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=20)
 
 
 class Report:
@@ -79,7 +81,7 @@ def run_bench(*, quick: bool = False, sections: tuple[str, ...] = SECTIONS, repe
     echo(f"every figure is the median of {plan.repeats} run(s); baselines are measured in the same run")
     report.data["machine"] = machine()
     report.data["plan"] = plan.__dict__
-    engine = instant_engine() if set(sections) - {"referee"} else None
+    engine = instant_engine() if set(sections) - {"referee", "site"} else None
     if engine is not None:
         echo(f"instant engine: {engine.note}")
         report.data["instant_engine"] = engine.kind

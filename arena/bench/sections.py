@@ -1,4 +1,4 @@
-"""The five sections of ``arena bench``: measure, print a table, note the targets."""
+"""The sections of ``arena bench``: measure, print a table, note the targets."""
 
 from __future__ import annotations
 
@@ -226,3 +226,9 @@ def clock(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
     report.data["clock"] = {key: pick(key) for key in figures[0]}
     err = pick("measured_error_median_ms")
     report.target("clock error median <= 1 ms", f"{err:.3f} ms", abs(err) <= 1)
+
+
+def site(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    from .site import site as site_section
+
+    site_section(plan, report)

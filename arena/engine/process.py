@@ -16,6 +16,7 @@ import errno
 import logging
 import math
 import os
+import re
 import select
 import selectors
 import signal
@@ -37,6 +38,8 @@ EXIT_WAIT = 0.25          # after end of file, how long to wait for the exit sta
 STDERR_KEEP = 64 * 1024
 INFO_KEEP = 1024
 INFO_LINES_PER_GAME = 10_000
+STDERR_LINES_SHOWN = 3    # stderr lines quoted in a crash's reason
+_STACK_FRAME = re.compile(r"\s+(at |File \")|\s*\^+\s*$")  # JavaScript / Python frames, '^' markers
 # An engine that answers quickly is waited for by polling without sleeping, for up to
 # this long, when it may run on another CPU than ours: on a VM a process that sleeps
 # and is woken from another vCPU pays about 20 us of CPU and 25 us of latency, more
@@ -105,6 +108,8 @@ class EngineProcess:
     _quick: bool = False              # expect the next answer within SPIN_S?
     _spinning: bool = False           # spin before sleeping in the current wait
     _cpu_limit: float | None = None   # CPU seconds (since its start) this game's budget ends at
+    trace: Any = None                 # a trace.SeatTrace while a game is transcribed (--trace)
+    stderr_home: str = ""             # where the whole stderr tail goes (named in crash reasons)
 
     # -- life cycle -----------------------------------------------------------
 
@@ -296,6 +301,8 @@ class EngineProcess:
     def send(self, text: str, deadline: float) -> None:
         """Write lines without ever blocking past ``deadline``."""
         assert self.proc is not None and self.proc.stdin is not None
+        if self.trace is not None:
+            self.trace.sent(text)
         data = (text + "\n").encode()
         fd = self.proc.stdin.fileno()
         while data:
@@ -341,6 +348,8 @@ class EngineProcess:
             if newline >= 0:
                 raw = bytes(buffer[:newline])
                 del buffer[: newline + 1]
+                if self.trace is not None:
+                    self.trace.received(raw.decode(errors="backslashreplace").rstrip("\r"))
                 try:
                     return raw.decode().rstrip("\r")
                 except UnicodeDecodeError:
@@ -426,6 +435,8 @@ class EngineProcess:
 
     def _keep_stderr(self, chunk: bytes) -> None:
         """Keep the last STDERR_KEEP bytes (a crash's last words are at the end)."""
+        if self.trace is not None:
+            self.trace.stderr(chunk)
         tail = self.stderr_tail
         tail += chunk
         if len(tail) > STDERR_KEEP:
@@ -478,11 +489,18 @@ class EngineProcess:
         return f"engine {what}: {status}{self._last_stderr_line()}"
 
     def _last_stderr_line(self) -> str:
-        """The engine's last words on stderr (often a traceback's last line), for the record."""
+        """The engine's last words on stderr, for the record: its last few lines, without
+        stack-frame lines (a Node.js crash ends with frames and a version line, the error
+        is above them), and where the rest is."""
         if self.proc is not None:
             self._drain_stderr(self.proc)
-        lines = [l for l in self.stderr_tail.decode(errors="replace").splitlines() if l.strip()]
-        return f"; last stderr line: {codec.quote(lines[-1], 160)}" if lines else ""
+        lines = [l for l in self.stderr_tail.decode(errors="replace").splitlines()[-40:]
+                 if l.strip() and not _STACK_FRAME.match(l)][-STDERR_LINES_SHOWN:]
+        if not lines:
+            return ""
+        shown = " | ".join(codec.quote(l.strip(), 160 if len(lines) == 1 else 90) for l in lines)
+        where = f" (all of it: {self.stderr_home})" if self.stderr_home else ""
+        return f"; last stderr line{'s' if len(lines) > 1 else ''}: {shown}{where}"
 
     def _drain_stderr(self, proc: subprocess.Popen[bytes]) -> None:
         """Take what is waiting on stderr now, without blocking."""

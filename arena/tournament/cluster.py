@@ -253,7 +253,7 @@ class ClusterGames:
         try:
             if n is not None:
                 self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                        dashboard_address=":0", silence_logs=logging.ERROR)
+                                                        dashboard_address=":0", silence_logs=logging.CRITICAL)
                 log.info("Dask dashboard: %s", self.cluster.dashboard_link)
                 return distributed.Client(self.cluster)
             return distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)

@@ -26,6 +26,7 @@ from protocol import codec
 
 from ..engine import open_engine, proctree
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
+from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
 from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
 from ..results.site.live import LiveSite, tournament_settings
@@ -53,6 +54,8 @@ class WorkerConfig:
     coordinator: int = 0                               # pid the workers must die with
     affinity: bool = False                             # one core per worker and its engines
     spin: bool = True                                  # some CPU has no game: spin for quick engines
+    trace_dir: str = ""                                # --trace: one transcript per game here
+    stderr_home: str = ""                              # where faulted engines' stderr is kept
 
 
 # -- worker side --------------------------------------------------------------
@@ -69,15 +72,19 @@ class _Worker:
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
         self.stopping = False   # SIGTERM came: kill the engines, no grace, no waiting
 
-    def engine(self, name: str) -> EngineProcess:
-        """A running engine for ``name``; raises EngineFault if it cannot start."""
+    def engine(self, name: str, trace: Any = None) -> EngineProcess:
+        """A running engine for ``name`` (``trace``: its transcript, from its start-up
+        on if it starts now); raises EngineFault if it cannot start."""
         proc = self.engines.get(name)
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin)
+            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin,
+                               stderr_home=self.config.stderr_home)
             self.engines[name] = proc
+            proc.trace = trace
             proc.start()
+        proc.trace = trace
         return proc
 
     def play(self, scheduled: ScheduledGame) -> dict[str, Any]:
@@ -99,20 +106,33 @@ class _Worker:
                       f"failures (max_failures); not started")
             return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, dropped,
                                                      "dropped", reason), scheduled)
-        procs: list[EngineProcess] = []
-        for seat, name in enumerate(scheduled.seats):
-            try:
-                procs.append(self.engine(name))
-            except EngineFault as exc:
-                self.discard(name)
-                return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
-                                                         exc.code, exc.reason), scheduled)
-        result: GameResult = play_game(self.game, procs, seed=scheduled.seed,
-                                       time_control=self.config.time_control, names=scheduled.seats,
-                                       opening=scheduled.opening)
-        for seat in result.faulted_seats:
-            self.discard(scheduled.seats[seat])
-        return self._finish(result.record, scheduled)
+        transcript = self._transcript(scheduled)
+        try:
+            procs: list[EngineProcess] = []
+            for seat, name in enumerate(scheduled.seats):
+                try:
+                    procs.append(self.engine(name, transcript and transcript.seat(seat, name)))
+                except EngineFault as exc:
+                    self.discard(name)
+                    return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
+                                                             exc.code, exc.reason), scheduled)
+            result: GameResult = play_game(self.game, procs, seed=scheduled.seed,
+                                           time_control=self.config.time_control, names=scheduled.seats,
+                                           opening=scheduled.opening)
+            for seat in result.faulted_seats:
+                self.discard(scheduled.seats[seat])
+            return self._finish(result.record, scheduled)
+        finally:
+            if transcript is not None:
+                end_trace(transcript, [p for p in self.engines.values() if p.trace is not None])
+
+    def _transcript(self, scheduled: ScheduledGame) -> Transcript | None:
+        if not self.config.trace_dir:
+            return None
+        title = (f"{self.config.tournament} game {scheduled.index}: {self.config.game} "
+                 f"{' '.join(self.game.option_tokens())}; "
+                 + ", ".join(f"seat {s} {n}" for s, n in enumerate(scheduled.seats)))
+        return Transcript(trace_path(Path(self.config.trace_dir), scheduled.index), title)
 
     def _is_dropped(self, name: str) -> bool:
         """Dropped by the drop rule.  Before it starts an engine, a worker asks the
@@ -146,6 +166,7 @@ class _Worker:
         if proc is None:
             return
         proc.kill()
+        proc.trace = None
         self._kill_adopted()
         tail = proc.stderr_text()
         if tail:
@@ -282,7 +303,7 @@ class FailureTracker:
 
 def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                    progress: Callable[[dict[str, Any], int, int], None] | None = None,
-                   cluster: Any = None) -> RunSummary:
+                   cluster: Any = None, trace: bool = False) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report.
 
     ``cluster`` (a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games on a
@@ -302,7 +323,9 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                               {e.name: e for e in t.engines}, t.time_control,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
                               affinity=t.data.affinity,
-                              spin=min(workers, len(todo)) < len(proctree.usable_cpus()))
+                              spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
+                              trace_dir=str(out / "traces") if trace else "",
+                              stderr_home=str(out / "arena.log"))
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
         try:

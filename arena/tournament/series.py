@@ -9,76 +9,113 @@ is the series seed itself), so every setup is played from every seat.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Iterator, Sequence
 
 from ..engine import open_engine
 from ..engine.process import EngineFault, EngineProcess, EngineSpec
+from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import TimeControl, derive_seed, forfeit_before_start, play_game
 from ..rules import Game
 
 
 @dataclass
 class SeriesGame:
-    """One finished game: its record and the engine index in each seat."""
+    """One finished game: its record, the engine index in each seat, its transcript."""
 
     number: int
     record: dict[str, Any]
     order: list[int]
+    trace: Path | None = None
+
+
+class StartFailure(Exception):
+    """An engine could not start for the first game (nothing was played)."""
+
+    def __init__(self, index: int, fault: EngineFault) -> None:
+        super().__init__(fault.reason)
+        self.index, self.fault = index, fault
 
 
 def round_seed(seed: int, round_: int) -> int:
     return seed if round_ == 0 else derive_seed(seed, "round", round_)
 
 
-def play_series(game: Game, started: Sequence[EngineProcess], names: Sequence[str], *, games: int, seed: int,
-                time_control: TimeControl,
-                tracer: Callable[[int, Sequence[EngineProcess]], Any] | None = None) -> Iterator[SeriesGame]:
-    """Play ``games`` games between ``started`` engines (one per seat of the first
-    game); yields each game as it ends and quits the engines at the end.
-    ``tracer(number, engines)``, if given, is called before each game."""
+def unique_names(names: Sequence[str]) -> list[str]:
+    """Engine names, with the seat added where two engines call themselves the same."""
+    return [f"{name}-{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
+
+
+def play_series(game: Game, specs: Sequence[EngineSpec], names: Sequence[str | None], *, games: int,
+                seed: int, time_control: TimeControl, trace_dir: Path | None = None) -> Iterator[SeriesGame]:
+    """Play ``games`` games; yields each as it ends and quits the engines at the end.
+    ``names[i]`` None: engine ``i``'s own ``id name``.  Raises StartFailure if an engine
+    cannot start for the first game; later, that is a lost game like any fault."""
     players = game.players
-    specs = [engine.spec for engine in started]
-    engines: list[EngineProcess | None] = list(started)
+    engines: list[EngineProcess | None] = [None] * len(specs)
+    resolved: list[str] | None = None
     try:
         for number in range(games):
             order = [(seat + number) % players for seat in range(players)]
-            seat_names = [names[i] for i in order]
             gseed = round_seed(seed, number // players)
-            seated: list[EngineProcess] = []
-            failed = None
-            for seat, index in enumerate(order):
-                try:
-                    seated.append(_running(engines, specs, index))
-                except EngineFault as exc:
-                    failed = forfeit_before_start(game, gseed, seat_names, seat, exc.code, exc.reason)
-                    _discard(engines, index)
-                    break
-            if failed is not None:
-                yield SeriesGame(number, failed, order)
-                continue
-            if tracer is not None:
-                tracer(number, seated)
-            result = play_game(game, seated, seed=gseed, time_control=time_control, names=seat_names)
-            for seat in result.faulted_seats:
-                _discard(engines, order[seat])
-            yield SeriesGame(number, result.record, order)
+            transcript = None
+            if trace_dir is not None:
+                title = f"game {number + 1} of {games}, seed {gseed}: {game.name} {' '.join(game.option_tokens())}"
+                transcript = Transcript(trace_path(trace_dir, f"{seed}-{number + 1}"), title)
+            try:
+                seated, failed = _seat_engines(engines, specs, order, transcript,
+                                               resolved or [n or s.name for n, s in zip(names, specs)])
+                if failed is not None and resolved is None:
+                    raise StartFailure(*failed)
+                if resolved is None:
+                    resolved = unique_names([n or e.identity.get("name", s.name)
+                                             for n, e, s in zip(names, engines, specs)])
+                seat_names = [resolved[i] for i in order]
+                if failed is not None:
+                    seat, fault = order.index(failed[0]), failed[1]
+                    record = forfeit_before_start(game, gseed, seat_names, seat, fault.code, fault.reason)
+                else:
+                    result = play_game(game, seated, seed=gseed, time_control=time_control, names=seat_names)
+                    for seat in result.faulted_seats:
+                        _discard(engines, order[seat])
+                    record = result.record
+            finally:
+                if transcript is not None:
+                    end_trace(transcript, [e for e in engines if e is not None])
+            yield SeriesGame(number, record, order, transcript.path if transcript else None)
     finally:
         for engine in engines:
             if engine is not None:
                 engine.quit()
 
 
-def _running(engines: list[EngineProcess | None], specs: Sequence[EngineSpec], index: int) -> EngineProcess:
-    engine = engines[index]
-    if engine is None or not engine.alive:
-        if engine is not None:
-            engine.kill()
-        engine = engines[index] = open_engine(specs[index])
-        engine.start()
-    return engine
+def _seat_engines(engines: list[EngineProcess | None], specs: Sequence[EngineSpec], order: list[int],
+                  transcript: Transcript | None, names: Sequence[str]
+                  ) -> tuple[list[EngineProcess], tuple[int, EngineFault] | None]:
+    """The running engines in seat order, or the first that could not start."""
+    seated = []
+    for seat, index in enumerate(order):
+        trace = transcript.seat(seat, names[index]) if transcript else None
+        engine = engines[index]
+        if engine is None or not engine.alive:
+            if engine is not None:
+                engine.kill()
+            engine = engines[index] = open_engine(specs[index])
+            engine.trace = trace
+            engine.stderr_home = str(transcript.path) if transcript else "not kept; run arena play with --trace"
+            try:
+                engine.start()
+            except EngineFault as fault:
+                _discard(engines, index)
+                return seated, (index, fault)
+        engine.trace = trace
+        engine.stderr_home = str(transcript.path) if transcript else "not kept; run arena play with --trace"
+        seated.append(engine)
+    return seated, None
 
 
 def _discard(engines: list[EngineProcess | None], index: int) -> None:
-    if engines[index] is not None:
-        engines[index].kill()
+    engine = engines[index]
+    if engine is not None:
+        engine.kill()
         engines[index] = None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from typing import Any, Sequence
 import jinja2
 
 from . import boards, pages, plots
+from ..elo import fit_elo
+from ..stats import engine_stats
 from ...rules import make_game
 
 HERE = Path(__file__).resolve().parent
@@ -73,8 +76,9 @@ def _code_version() -> str:
 class SiteWriter:
     """Writes a site into ``folder``; call :meth:`write` again to refresh it."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, parallel: bool = True) -> None:
         self.folder = folder
+        self.parallel = parallel  # many new game pages: write them in forked processes
         self.env = _environment()
         self._manifest_path = folder / ".manifest.json"
         self._manifest: dict[str, Any] | None = None
@@ -86,13 +90,26 @@ class SiteWriter:
         manifest = self._load_manifest(data)
         for name in ASSETS:
             _write(self.folder / "assets" / name, (HERE / "static" / name).read_text(encoding="utf-8"))
-        time_control = (data.settings or {}).get("time_control")
-        for record in data.records:
-            key = str(record["id"])
-            if key not in manifest["games"] or not (self.folder / "games" / f"{key}.html").exists():
-                manifest["games"][key] = self._game_page(data, record, time_control, manifest)
-        movers = {int(k): v["movers"] for k, v in manifest["games"].items()}
-        self._summary_pages(data, movers, manifest)
+        written = set(manifest["games"])
+        todo = [r for r in data.records
+                if r["id"] not in written or not (self.folder / "games" / f"{r['id']}.html").exists()]
+        self._boards(todo, manifest)
+        processes = min(os.cpu_count() or 1, MAX_PROCESSES) if self.parallel else 1
+        if len(todo) >= PARALLEL_FROM and processes > 1:
+            # Forked workers write the game pages while this process writes the summary.
+            global _JOB
+            _JOB = (self, data)
+            chunks = [[r["id"] for r in todo[k::processes]] for k in range(processes)]
+            with multiprocessing.get_context("fork").Pool(processes) as pool:
+                pending = pool.map_async(_write_games_in_child, chunks)
+                self._summary_pages(data)
+                pending.get()
+            _JOB = None
+        else:
+            for record in todo:
+                self._game_page(data, record)
+            self._summary_pages(data)
+        manifest["games"] = sorted(written | {r["id"] for r in todo})
         _write(self._manifest_path, json.dumps(manifest, separators=(",", ":")))
         return self.folder / "index.html"
 
@@ -106,28 +123,35 @@ class SiteWriter:
             except (OSError, ValueError):
                 self._manifest = None
         if self._manifest is None or self._manifest.get("version") != version:
-            self._manifest = {"version": version, "games": {}, "boards": []}
+            self._manifest = {"version": version, "games": [], "boards": []}
         return self._manifest
 
     # -- one game -------------------------------------------------------------
 
-    def _game_page(self, data: SiteData, record: dict[str, Any], time_control: Any,
-                   manifest: dict[str, Any]) -> dict[str, Any]:
+    def _boards(self, records: list[dict[str, Any]], manifest: dict[str, Any]) -> None:
+        """The geometry file of every board these games are played on."""
+        games = {json.dumps([r["game"], r["options"]], sort_keys=True): r for r in records}
+        for record in games.values():
+            game = make_game(record["game"], record["options"])
+            key = boards.board_key(game)
+            if key not in manifest["boards"] or not (self.folder / "boards" / f"{key}.js").exists():
+                geometry = boards.board_geometry(game)
+                _write(self.folder / "boards" / f"{key}.js",
+                       "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n")
+                manifest["boards"].append(key)
+
+    def _game_page(self, data: SiteData, record: dict[str, Any]) -> None:
         replayed = boards.replay(record)
         key = replayed["board"]
-        if key not in manifest["boards"] or not (self.folder / "boards" / f"{key}.js").exists():
-            geometry = boards.board_geometry(make_game(record["game"], record["options"]))
-            _write(self.folder / "boards" / f"{key}.js",
-                   "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n")
-            manifest["boards"].append(key)
         frames = replayed["frames"]
+        moves = pages.move_rows(record, frames, (data.settings or {}).get("time_control"))
         page = self.env.get_template("game.html").render(
             site=self._site_context(data, summary=False), record=record, board=key, colours=replayed["colours"],
-            frames={"frames": frames, "cells": replayed["cells"], "game": record["game"]},
-            moves=pages.move_rows(record, frames, time_control),
+            data={"frames": frames, "cells": replayed["cells"], "game": record["game"],
+                  "players": record["players"], "moves": moves},
+            plies=len(moves), clocks=any(m[4] is not None for m in moves),
             result=pages.result_text(record), root="../")
         _write(self.folder / "games" / f"{record['id']}.html", page)
-        return {"movers": pages.movers_of(replayed), "plies": len(record["moves"])}
 
     # -- the summary pages ----------------------------------------------------
 
@@ -138,12 +162,13 @@ class SiteWriter:
                 "games": len(data.records), "progress": data.progress if summary else None,
                 "written": written}
 
-    def _summary_pages(self, data: SiteData, movers: dict[int, str], manifest: dict[str, Any]) -> None:
+    def _summary_pages(self, data: SiteData) -> None:
         tables = pages.summary_tables(data.game, data.options, data.engines, data.records)
+        elo = pages.elo_table(fit_elo(data.records, tables["order"]))
+        stats = pages.stats_table(data.game, engine_stats(data.records, tables["order"]))
         results = data.results or {}
         site = self._site_context(data)
-        plot_files = self._plots(tables, results)
-        fault_headers, fault_rows = pages.engine_faults(tables["order"], data.records, movers)
+        plot_files = self._plots(tables, elo, results)
         terminations: dict[str, int] = {}
         for r in data.records:
             terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
@@ -151,43 +176,60 @@ class SiteWriter:
                   "dropped": results.get("dropped", {}), "not_recorded": results.get("not_recorded", []),
                   "terminations": sorted(terminations.items()), "sprt": results.get("sprt"),
                   "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
-                  "elo": None, "stats": None}
+                  "elo": elo, "stats": stats}
         for name, extra in (("index.html", {}), ("crosstable.html", {}),
-                            ("engines.html", {"fault_headers": fault_headers, "fault_rows": fault_rows}),
+                            ("engines.html", {}),
                             ("settings.html", {"settings": data.settings}),
                             ("games.html", {"engines": tables["order"],
                                             "termination_names": sorted(terminations)})):
             _write(self.folder / name, self.env.get_template(name).render(**common, **extra))
-        _write(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"], manifest))
+        _write(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"]))
 
-    def _plots(self, tables: dict[str, Any], results: dict[str, Any]) -> dict[str, str]:
+    def _plots(self, tables: dict[str, Any], elo: dict[str, Any], results: dict[str, Any]) -> dict[str, str]:
         files = {}
+        if len(elo["plotted"]) > 1:
+            _write(self.folder / "plots" / "elo.svg", plots.elo_plot(elo["plotted"]))
+            files["elo"] = "plots/elo.svg"
         if data_points := {k: v for k, v in tables["history"].items() if v}:
             _write(self.folder / "plots" / "ratings.svg", plots.ratings_plot(data_points))
             files["ratings"] = "plots/ratings.svg"
         if len(tables["order"]) > 1 and any(v is not None for row in tables["matrix"] for v in row):
             _write(self.folder / "plots" / "scores.svg", plots.score_matrix_plot(tables["order"], tables["matrix"]))
             files["scores"] = "plots/scores.svg"
-        sprt = results.get("sprt")
-        if isinstance(sprt, dict) and sprt.get("llr_history") and "lower" in sprt and "upper" in sprt:
-            _write(self.folder / "plots" / "sprt.svg",
-                   plots.sprt_plot(sprt["llr_history"], sprt["lower"], sprt["upper"]))
+        sprt = results.get("sprt")  # the runner's SPRT section: bounds and the LLR after each pair
+        if isinstance(sprt, dict) and sprt.get("llr_history") and "lower_bound" in sprt:
+            label = f"{sprt.get('engine', '')} vs {sprt.get('opponent', '')}: {sprt.get('decision', '')}"
+            _write(self.folder / "plots" / "sprt.svg", plots.sprt_plot(
+                sprt["llr_history"], sprt["lower_bound"], sprt["upper_bound"], label))
             files["sprt"] = "plots/sprt.svg"
         return files
 
-    def _games_index(self, data: SiteData, engines: Sequence[str], manifest: dict[str, Any]) -> str:
+    def _games_index(self, data: SiteData, engines: Sequence[str]) -> str:
         """One compact row per game for the games list: the browser filters and pages it."""
         names = list(engines)
         codes = sorted({r["termination"] for r in data.records})
         rows = []
         for r in data.records:
-            info = manifest["games"].get(str(r["id"]), {})
             winner = -1 if r["winner"] is None else r["winner"]
             rows.append([r["id"], r["round"], [names.index(p) for p in r["players"]],
-                         codes.index(r["termination"]), winner, info.get("plies", len(r["moves"])),
+                         codes.index(r["termination"]), winner, len(r["moves"]),
                          r.get("reason", "")])
         index = {"engines": names, "terminations": codes, "games": rows}
         return "window.ARENA_INDEX = " + json.dumps(index, separators=(",", ":")) + ";\n"
+
+
+PARALLEL_FROM = 200   # new game pages worth forking for
+MAX_PROCESSES = 4
+_JOB: tuple[SiteWriter, SiteData] | None = None  # what forked workers inherit
+
+
+def _write_games_in_child(ids: list[int]) -> None:
+    assert _JOB is not None
+    writer, data = _JOB
+    wanted = set(ids)
+    for record in data.records:
+        if record["id"] in wanted:
+            writer._game_page(data, record)
 
 
 def _write(path: Path, text: str) -> None:

@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from ...rules import Game, State, make_game
+from ..verify import initial_state
 
 RADIUS = 20.0                   # circumradius of one hexagon, in SVG units
 WIDTH = math.sqrt(3) * RADIUS   # distance between neighbouring centres
@@ -35,12 +36,6 @@ POINT_GAMES = frozenset({"hexgo", "posies"})  # stones on the lattice's points, 
 # Pointy-top hexagon corners (top, then clockwise) and the neighbour each side faces.
 CORNERS = [(math.cos(math.radians(-90 + 60 * k)), math.sin(math.radians(-90 + 60 * k))) for k in range(6)]
 SIDE_FACES = ((-1, 1), (0, 1), (1, 0), (1, -1), (0, -1), (-1, 0))  # side k joins corners k, k+1
-
-
-def cell_codes(game_name: str, state: State) -> list[str]:
-    """The page's code for every cell of ``state``, in board order."""
-    codes = CODES[game_name]
-    return [codes[v] for v in state.cells]
 
 
 def board_key(game: Game) -> str:
@@ -134,30 +129,45 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     line, and in the last frame only, what the end of the game reveals.
     """
     game = make_game(record["game"], record["options"])
-    state = game.initial_state(record.get("seed", 0))
-    if "deal" in record:
-        state.deal(record["deal"])
-    name = game.name
-    codes = cell_codes(name, state)
-    frames: list[dict[str, Any]] = [{"set": [[i, c] for i, c in enumerate(codes) if c],
-                                     "status": _status(name, state, record)}]
+    state = initial_state(game, record)
+    name, code = game.name, CODES[game.name]
+    before = list(state.cells)
+    frames: list[dict[str, Any]] = [_frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]},
+                                           _status(name, state, record))]
     for move in record["moves"]:
         seat = state.current_player()
         state.play(move)
-        now = cell_codes(name, state)
-        changed = [i for i, (a, b) in enumerate(zip(codes, now)) if a != b]
-        frames.append({
+        after = list(state.cells)
+        named = _named_cells(game, move)
+        changed = _changed(before, after, named)
+        frames.append(_frame({
             "seat": seat,
-            "set": [[i, now[i]] for i in changed],
-            "last": [i for i in changed if now[i]] or _named_cells(game, move),
-            "gone": [[i, codes[i]] for i in changed if not now[i]],
-            "status": _status(name, state, record),
-        })
-        codes = now
+            "set": [[i, code[after[i]]] for i in changed],
+            "last": [i for i in changed if code[after[i]]] or named,
+            "gone": [[i, code[before[i]]] for i in changed if not code[after[i]]],
+        }, _status(name, state, record)))
+        before = after
     frames[-1]["end"] = _ending(game, state, record)
-    to_move = 0 if state.is_terminal() else state.current_player()
-    return {"board": board_key(game), "cells": len(codes), "frames": frames, "to_move": to_move,
-            "colours": _seat_colours(state)}
+    return {"board": board_key(game), "cells": len(before), "frames": frames, "colours": _seat_colours(state)}
+
+
+def _changed(before: list[int], after: list[int], named: list[int]) -> list[int]:
+    """The cells whose contents differ.  Most moves change only the cells their token
+    names: checked with one list comparison, the full scan only for the others (captures,
+    the swap, Posies' kept groups)."""
+    patched = before[:]
+    for i in named:
+        patched[i] = after[i]
+    if patched == after:
+        return sorted(i for i in set(named) if before[i] != after[i])
+    return [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+
+
+def _frame(frame: dict[str, Any], status: str) -> dict[str, Any]:
+    """Leave out what is empty: a 10,000-game site has a million frames."""
+    if status:
+        frame["status"] = status
+    return {k: v for k, v in frame.items() if v != [] or k == "set"}
 
 
 def _seat_colours(state: State) -> list[str]:
@@ -171,13 +181,14 @@ def _seat_colours(state: State) -> list[str]:
 
 
 def _named_cells(game: Game, move: str) -> list[int]:
-    """Cells a move token names (Posies' removed pair), for moves that leave no stone."""
-    cells = []
-    for part in move.replace("/", "-").replace(",", "-").split("-"):
-        cell = game.board.lookup(part)
-        if cell is not None:
-            cells.append(cell)
-    return cells[:2] if game.name == "posies" else cells
+    """Cells a move token names: a stone's cell, Groups' stones, a slide's two ends,
+    Posies' removed pair (not the cell after '/', which names the kept group)."""
+    lookup = game.board.lookup
+    cell = lookup(move)
+    if cell is not None:
+        return [cell]
+    parts = move.partition("/")[0].replace(",", "-").split("-")
+    return [c for c in map(lookup, parts) if c is not None]
 
 
 def _status(name: str, state: State, record: dict[str, Any]) -> str:

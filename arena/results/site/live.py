@@ -30,7 +30,7 @@ def tournament_settings(t: Any) -> str:
 
 class LiveSite:
     def __init__(self, folder: Path, t: Any, records: list[dict[str, Any]], interval: float = INTERVAL_S) -> None:
-        self.writer = SiteWriter(folder)
+        self.writer = SiteWriter(folder, parallel=False)  # never fork beside the run's workers
         self.data = SiteData(f"arena · {t.name}", t.data.game, t.game.options.model_dump(),
                              [e.name for e in t.engines], records, json.loads(tournament_settings(t)))
         self.interval = interval
@@ -58,6 +58,7 @@ class LiveSite:
         self.data.records = records
         self.data.results = results
         self.data.progress = None
+        self.writer.parallel = True  # the workers are gone
         self._write()
 
     def _write(self) -> None:

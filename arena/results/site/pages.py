@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..elo import EloFit
 from ..ratings import head_to_head, head_to_head_rows, standings, table_rows
+from ..stats import FORFEITS, EngineStats, seat_name
 from ...rules import make_game
 from ...rules.base import format_option_value
 
@@ -49,44 +51,60 @@ def summary_tables(game: str, options: dict[str, Any], engines: Sequence[str],
             "cross": cross, "matrix": matrix}
 
 
-def engine_faults(engines: Sequence[str], records: Sequence[dict[str, Any]],
-                  movers: dict[int, str]) -> tuple[list[str], list[list[Any]]]:
-    """Per engine: games, moves, mean and longest move time, and each fault it was charged.
-    ``movers[id]``: the seat digit of each timed ply of that game (:func:`movers_of`)."""
-    codes = sorted({r["termination"] for r in records} - {"normal"})
-    stats = {name: {"games": 0, "moves": 0, "ms": 0, "max_ms": 0, **dict.fromkeys(codes, 0)} for name in engines}
-    for record in records:
-        opening = record.get("opening_plies", 0)
-        seats = movers.get(record["id"], "")
-        for seat, name in enumerate(record["players"]):
-            if name in stats:
-                stats[name]["games"] += 1
-        for ply, ms in enumerate(record.get("times_ms", []), opening):
-            if ply < len(seats):
-                row = stats[record["players"][int(seats[ply])]]
-                row["moves"] += 1
-                row["ms"] += ms
-                row["max_ms"] = max(row["max_ms"], ms)
-        if record["termination"] != "normal" and record.get("forfeit_seat") is not None:
-            offender = record["players"][record["forfeit_seat"]]
-            stats[offender][record["termination"]] += 1
-    headers = ["engine", "games", "moves", "mean ms/move", "max ms", *codes]
-    rows = [[name, s["games"], s["moves"], round(s["ms"] / s["moves"], 1) if s["moves"] else "",
-             s["max_ms"], *(s[c] for c in codes)] for name, s in stats.items()]
-    return headers, rows
+def elo_table(fit: EloFit) -> dict[str, Any]:
+    """The Bradley-Terry ratings, best first, with their intervals (blank where unbounded)."""
+    pct = round(100 * fit.confidence)
+    headers = ["engine", "Elo", f"{pct}% low", f"{pct}% high", "games", "score %", "note"]
+    rows = []
+    for r in fit.ratings:
+        note = {"above": "unbounded above (never lost)", "below": "unbounded below (never scored)",
+                "unconnected": "no results linking it to the others"}.get(r.bound or "", "")
+        rows.append([r.engine, _num(r.elo), _num(r.low), _num(r.high), r.games,
+                     "" if r.score is None else round(100 * r.score, 1), note])
+    plotted = [(r.engine, r.elo, r.low, r.high) for r in fit.ratings
+               if r.elo is not None and r.low is not None and r.high is not None]
+    order = [r.engine for r in fit.ratings]
+    los = [[a, *("" if v is None else round(100 * v, 1) for v in row)]
+           for a, row in zip(order, fit.los_matrix(order))]
+    return {"headers": headers, "rows": rows, "plotted": plotted, "anchor": fit.anchor,
+            "method": fit.interval_method, "los_headers": ["LOS % (row over column)", *order], "los": los}
 
 
-def movers_of(replayed: dict[str, Any]) -> str:
-    """The seat that made each ply, from the replay (Groups and HexGo do not simply
-    alternate), plus the seat to move after the last ply: a refused move has a time too."""
-    frames = replayed["frames"]
-    return "".join(str(f["seat"]) for f in frames[1:]) + str(replayed["to_move"])
+def stats_table(game: str, stats: dict[str, EngineStats]) -> dict[str, Any]:
+    """Per-engine statistics, and the forfeits charged to each engine by termination."""
+    seats = max((len(s.seats) for s in stats.values()), default=0)
+    seat_headers = [f"score % as {seat_name(game, k)}" for k in range(seats)]
+    headers = ["engine", "games", "wins", "losses", "draws", "score %", *seat_headers, "swapped",
+               "was swapped", "mean plies", "moves timed", "mean ms/move", "max ms/move",
+               "mean depth", "nodes/s"]
+    rows = []
+    for s in stats.values():
+        by_seat = [("" if k >= len(s.seats) or s.seats[k].score is None else round(100 * s.seats[k].score, 1))
+                   for k in range(seats)]
+        rows.append([s.engine, s.games, s.wins, s.losses, s.draws, _pct(s.score), *by_seat, s.swapped,
+                     s.was_swapped, _num(s.mean_plies), s.moves_timed, _num(s.mean_move_ms),
+                     "" if s.max_move_ms is None else s.max_move_ms, _num(s.mean_depth),
+                     _num(s.nodes_per_second, 0)])
+    codes = [c for c in FORFEITS if any(s.terminations.get(c) for s in stats.values())]
+    faults = [[s.engine, *(s.terminations.get(c, 0) for c in codes), s.opponent_forfeits]
+              for s in stats.values()]
+    return {"headers": headers, "rows": rows,
+            "fault_headers": ["engine", *codes, "won by an opponent's forfeit"], "fault_rows": faults}
+
+
+def _num(value: float | None, digits: int = 1) -> float | str:
+    return "" if value is None else round(value, digits) + 0.0
+
+
+def _pct(value: float | None) -> float | str:
+    return "" if value is None else round(100 * value, 1)
 
 
 def move_rows(record: dict[str, Any], frames: list[dict[str, Any]],
-              time_control: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """One row per ply: who moved, the move, its time and, under a game clock, the mover's
-    clock after it (opening-book plies are untimed)."""
+              time_control: dict[str, Any] | None) -> list[list[Any]]:
+    """One row per ply: [ply, seat, move, ms, clock, book]: who moved, the move, its time
+    and, under a game clock, the mover's clock after it (opening-book plies are untimed:
+    ``book`` is 1, ``ms`` null)."""
     opening = record.get("opening_plies", 0)
     times = record.get("times_ms", [])
     base = (time_control or {}).get("base_ms")
@@ -101,8 +119,7 @@ def move_rows(record: dict[str, Any], frames: list[dict[str, Any]],
         if clocks is not None and ms is not None:
             clocks[seat] += inc - ms
             clock = clocks[seat]
-        rows.append({"ply": ply, "seat": seat, "engine": record["players"][seat], "move": move,
-                     "ms": ms, "clock": clock, "book": k < 0})
+        rows.append([ply, seat, move, ms, clock, int(k < 0)])
     return rows
 
 

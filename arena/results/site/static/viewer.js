@@ -42,6 +42,23 @@
     states.push(current);
   }
 
+  // The move list: text goes in with textContent, never parsed as HTML.
+  const moveBody = document.querySelector("#moves tbody");
+  const withClock = data.moves.some(function (m) { return m[4] !== null; });
+  for (const [number, seat, move, ms, clock, book] of data.moves) {
+    const row = document.createElement("tr");
+    row.dataset.ply = number;
+    const texts = [number, data.players[seat], move, book ? "book" : (ms === null ? "" : ms)];
+    if (withClock) texts.push(clock === null ? "" : clock);
+    texts.forEach(function (text, k) {
+      const td = document.createElement("td");
+      if (k === 1 || k === 2) td.className = "name";
+      td.textContent = text;
+      row.appendChild(td);
+    });
+    moveBody.appendChild(row);
+  }
+
   const plyInput = document.getElementById("ply");
   const status = document.getElementById("status");
   const end = document.getElementById("end");
@@ -73,7 +90,7 @@
         }
       }
     }
-    status.textContent = frame.status;
+    status.textContent = frame.status || "";
     plyInput.value = ply;
     rows.forEach(function (row) { row.classList.toggle("current", Number(row.dataset.ply) === ply); });
     const row = rows[ply];

@@ -1,0 +1,359 @@
+"""``arena check-engine``: a conformance script for one engine, like fastchess's
+``--compliance``.
+
+Each check starts the engine afresh (so one fault shows in one check), drives it
+through the real engine layer (:mod:`arena.engine.process` or :mod:`arena.engine.gtp`)
+and the referee's rules, and yields one :class:`Check` with PASS/FAIL, what went wrong,
+the exact lines exchanged (from an in-memory transcript) and the PROTOCOL.md section to
+read.  Checks that cannot run because the engine did not start are skipped.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Sequence
+
+from protocol import codec
+
+from ..match import TimeControl, play_game, starting_state
+from ..rules import GAMES, Game, IllegalMove, State, make_game
+from ..rules import bases as bases_rules
+from . import open_engine
+from .process import EngineFault, EngineProcess, EngineSpec, Reply
+
+MOVETIME_MS = 300          # the "move within movetime" check
+POSITION_MOVETIME_MS = 5000  # the position checks: generous, they test answers, not speed
+MARGIN_MS = 100
+EXCHANGE_SHOWN = 14        # lines of the exchange shown on a failure
+GAME_ORDER = ("hex", "groups", "bases", "hexgo", "posies")
+# Small boards: the checks test the protocol, not strength, and whole games are played.
+CHECK_OPTIONS = {"hex": {"size": 5}, "groups": {"size": 4}, "bases": {}, "hexgo": {"size": 3},
+                 "posies": {"players": 3, "variant": 2}}
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool | None            # None: skipped
+    detail: str = ""
+    exchange: list[str] = field(default_factory=list)
+    hint: str = ""
+
+
+class _Memory:
+    """An in-memory transcript (the :class:`~arena.engine.trace.SeatTrace` interface)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._t0 = time.monotonic()
+
+    def _add(self, arrow: str, text: str) -> None:
+        stamp = time.monotonic() - self._t0
+        self.lines += [f"{stamp:8.3f} {arrow} {codec.sanitize(line, 160)}" for line in text.split("\n")]
+
+    def sent(self, text: str) -> None:
+        self._add(">", text)
+
+    def received(self, line: str) -> None:
+        self._add("<", line)
+
+    def stderr(self, chunk: bytes) -> None:
+        for line in chunk.decode(errors="replace").splitlines():
+            self._add("!", line)
+
+
+class _Failed(Exception):
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class _RandomSeat:
+    """The other seats in whole-game checks: random legal moves (never a swap, so a
+    swap is only ever tested where a check means to), in-process."""
+
+    alive = True
+
+    def __init__(self, game: Game, seed: int) -> None:
+        self.spec = EngineSpec("arena-random", ("(built in)",))
+        self.game, self.rng = game, random.Random(seed)
+        self.state: State | None = None
+
+    def new_game(self, game, seat, players, option_tokens, seed, private) -> None:
+        self.state = None
+
+    def go(self, position_line: str, go_line: str, limit: float) -> Reply:
+        position = codec.parse_command(position_line)
+        state = self.game.state_from_setup(position.setup)
+        for move in position.moves:
+            state.play(move)
+        moves = [m for m in state.legal_moves() if m != "swap"] if self.game.name in ("hex", "hexgo") else None
+        return Reply(self.rng.choice(moves) if moves else state.random_move(self.rng), 0.0)
+
+    def game_over(self, line: str) -> None:
+        pass
+
+    def quit(self) -> None:
+        pass
+
+
+class Conformance:
+    """The checks for one engine command."""
+
+    def __init__(self, spec: EngineSpec, games: Sequence[str] = ()) -> None:
+        self.spec = spec
+        self.requested = list(games)
+        self.games: list[str] = []
+        self.declared: list[codec.OptionDecl] = []
+        self.identity: dict[str, str] = {}
+
+    @property
+    def gtp(self) -> bool:
+        return self.spec.protocol == "gtp"
+
+    def run(self) -> Iterator[Check]:
+        first = self._check("handshake", "section 2 (session) and 3-4 (the handshake lines)", self._handshake)
+        yield first
+        checks: list[tuple[str, str, Callable[[], str]]] = []
+        if not self.gtp:
+            checks.append(("options", "sections 3-4 (option and setoption)", self._options))
+        for game in self.games:
+            for label, build in POSITIONS.get(game, ()):
+                checks.append((f"{game}: {label}", f"section 6 (move tokens) and docs/rules/{game}.md",
+                               lambda build=build, game=game: self._position(game, build)))
+        main = self.games[0] if self.games else "hex"
+        checks.append((f"move within movetime ({main})", "section 5 (clocks)", lambda: self._movetime(main)))
+        checks.append((f"several games in one process ({main})", "section 2 (one process, many games)",
+                       lambda: self._several_games(main)))
+        if not self.gtp:
+            checks.append(("isready after gameover", "section 3 (gameover, isready)", lambda: self._after_gameover(main)))
+        checks.append(("quit within 1 s", "section 8 (quit grace)", self._quit))
+        for name, hint, body in checks:
+            if not first.passed:
+                yield Check(name, None, "skipped: the engine did not complete the handshake")
+            else:
+                yield self._check(name, hint, body)
+
+    # -- the machinery -------------------------------------------------------
+
+    def _check(self, name: str, hint: str, body: Callable[[], str]) -> Check:
+        self._memory = _Memory()
+        self._engines: list[EngineProcess] = []
+        try:
+            detail = body()
+            return Check(name, True, detail)
+        except _Failed as exc:
+            return Check(name, False, exc.detail, self._memory.lines[-EXCHANGE_SHOWN:], f"PROTOCOL.md {hint}")
+        except EngineFault as exc:
+            return Check(name, False, f"{exc.code}: {exc.reason}", self._memory.lines[-EXCHANGE_SHOWN:],
+                         f"PROTOCOL.md {hint}")
+        finally:
+            for engine in self._engines:
+                engine.kill()
+
+    def _start(self, spec: EngineSpec | None = None) -> EngineProcess:
+        engine = open_engine(spec or self.spec)
+        engine.trace = self._memory
+        self._engines.append(engine)
+        engine.start()
+        return engine
+
+    # -- the checks ----------------------------------------------------------
+
+    def _handshake(self) -> str:
+        engine = self._start()
+        self._declaration_lines = [l for l in self._memory.lines if " < option " in l]
+        self.identity = dict(engine.identity)
+        self.declared = list(engine.declared_options)
+        if not self.identity.get("name"):
+            raise _Failed("no 'id name' line: tables would show the engine's command instead")
+        declared_games = [g for g in self.identity.get("games", "").split(",") if g]
+        unknown = [g for g in declared_games if g not in GAMES]
+        if unknown:
+            raise _Failed(f"'id games' names unknown games {', '.join(unknown)}; known: {', '.join(GAME_ORDER)}")
+        games = self.requested or declared_games or ["hex"]
+        if self.gtp:
+            games = ["hex"]
+        self.games = sorted(games, key=GAME_ORDER.index)
+        what = "GTP" if self.gtp else "protocol 1"
+        return (f"{self.identity['name']!r} speaks {what}; {len(self.declared)} option(s); checking "
+                f"{', '.join(self.games)}" + ("" if self.requested or declared_games or self.gtp
+                                              else " (declare 'id games' or pass --game for others)"))
+
+    def _options(self) -> str:
+        for decl in self.declared:
+            problem = declaration_problem(decl)
+            if problem:
+                self._memory.lines = self._declaration_lines
+                raise _Failed(f"option {decl.name!r}: {problem}")
+        if not self.declared:
+            return "no options declared"
+        spec = EngineSpec(self.spec.name, self.spec.command, self.spec.cwd,
+                          tuple((d.name, d.default) for d in self.declared), handshake_ms=self.spec.handshake_ms)
+        engine = self._start(spec)  # sends each declared option once, with its default
+        self._isready(engine, "after setoption")
+        return f"set {', '.join(d.name for d in self.declared)} once each to the default; readyok"
+
+    def _position(self, game_name: str, build: Callable[[Game], State]) -> str:
+        game = make_game(game_name, CHECK_OPTIONS[game_name])
+        state = build(game)
+        seat = state.current_player()
+        engine = self._start()
+        engine.new_game(game.name, seat, game.players, game.option_tokens(), 12345, state.private_info(seat))
+        go = codec.format_go(None, None, POSITION_MOVETIME_MS)
+        reply = engine.go(codec.format_position(state.setup_token(), state.moves), go,
+                          (POSITION_MOVETIME_MS + MARGIN_MS) / 1000)
+        move = self._legal(state, reply)
+        return f"answered {move} after {' '.join(state.moves) or 'the start'}"
+
+    def _movetime(self, game_name: str) -> str:
+        game = make_game(game_name, CHECK_OPTIONS[game_name])
+        state, _ = starting_state(game, 7)
+        engine = self._start()
+        engine.new_game(game.name, 0, game.players, game.option_tokens(), 7, state.private_info(0))
+        reply = engine.go(codec.format_position(state.setup_token(), state.moves),
+                          codec.format_go(None, None, MOVETIME_MS), (MOVETIME_MS + MARGIN_MS) / 1000)
+        move = self._legal(state, reply)
+        return f"answered {move} in {reply.elapsed * 1000:.0f} ms (movetime {MOVETIME_MS})"
+
+    def _several_games(self, game_name: str) -> str:
+        game = make_game(game_name, CHECK_OPTIONS[game_name])
+        engine = self._start()
+        plies = []
+        for number in range(2):
+            seat = number % game.players
+            records = self._whole_game(game, engine, seat, seed=100 + number)
+            plies.append(str(len(records["moves"])))
+            if not engine.alive:
+                raise _Failed(f"the engine exited after game {number + 1}: it must wait for the next 'newgame'")
+        return f"two games in one process, {' and '.join(plies)} plies, seats 0 and 1"
+
+    def _after_gameover(self, game_name: str) -> str:
+        game = make_game(game_name, CHECK_OPTIONS[game_name])
+        engine = self._start()
+        self._whole_game(game, engine, 0, seed=200)
+        self._isready(engine, "after gameover")
+        return "readyok after gameover"
+
+    def _quit(self) -> str:
+        engine = self._start()
+        start = time.monotonic()
+        engine.send("quit", start + 1.0)
+        try:
+            engine.proc.wait(1.0)
+        except Exception:
+            raise _Failed("still running 1 s after 'quit' (arena kills it then, but waits that second "
+                          "at the end of every tournament)") from None
+        return f"exited {(time.monotonic() - start) * 1000:.0f} ms after quit"
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _whole_game(self, game: Game, engine: EngineProcess, seat: int, seed: int) -> dict:
+        seats: list = [_RandomSeat(game, seed + s) for s in range(game.players)]
+        seats[seat] = engine
+        record = play_game(game, seats, seed=seed, names=[f"seat{s}" for s in range(game.players)],
+                           time_control=TimeControl(movetime_ms=POSITION_MOVETIME_MS, margin_ms=MARGIN_MS)).record
+        if record["forfeit_seat"] == seat:
+            raise _Failed(f"lost game {seed} as seat {seat}: {record['termination']}: {record['reason']}")
+        return record
+
+    def _isready(self, engine: EngineProcess, when: str) -> None:
+        deadline = time.monotonic() + engine.start_limit
+        engine.send("isready", deadline)
+        try:
+            engine._await_ready(deadline)
+        except EngineFault as exc:
+            raise _Failed(f"no readyok {when}: {exc.reason}") from None
+
+    @staticmethod
+    def _legal(state: State, reply: Reply) -> str:
+        if reply.move is None:
+            raise _Failed("resigned: a conformance position always has a legal move to play")
+        try:
+            state.clone().play(reply.move)
+        except IllegalMove as exc:
+            raise _Failed(f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
+        return reply.move
+
+
+def declaration_problem(decl: codec.OptionDecl) -> str | None:
+    """What is wrong with an option line, or None."""
+    if decl.type == "bool" and decl.default not in ("true", "false"):
+        return f"a bool's default is true or false, not {codec.quote(decl.default, 40)}"
+    if decl.type != "int":
+        return None
+    try:
+        default, low, high = (None if v is None else codec.ascii_int(v, signed=True)
+                              for v in (decl.default, decl.min, decl.max))
+    except codec.ProtocolError as exc:
+        return str(exc)
+    if (low is not None and default < low) or (high is not None and default > high):
+        return f"default {default} is outside min {low} max {high}"
+    return None
+
+
+# -- positions per game: (label, builder); builders are deterministic -------------------
+
+
+def _random_until(game: Game, accept: Callable[[State], bool], seed: int = 1, tries: int = 400) -> State:
+    """The first position of seeded random games that ``accept`` takes (not over)."""
+    rng = random.Random(seed)
+    for _ in range(tries):
+        state, _ = starting_state(game, rng.randrange(1 << 30))
+        while not state.is_terminal():
+            if accept(state):
+                return state
+            state.play(state.random_move(rng))
+    raise RuntimeError(f"no {game.name} position found for a conformance check")
+
+
+def _hex_after_swap(game: Game) -> State:
+    state = game.initial_state()
+    for move in ("b3", "swap"):  # off the diagonal: Blue's stone is on c2, Red to move
+        state.play(move)
+    return state
+
+
+def _groups_multi_stone(game: Game) -> State:
+    return _random_until(game, lambda s: s.max_stones() >= 2 and s.current_player() == 1)
+
+
+def _bases_near_full(game: Game) -> State:
+    def near_full(state: State) -> bool:
+        occupied = [sum(state.cells[c] != bases_rules.EMPTY for c in base) for base in game.layout.bases]
+        return len(state.moves) >= 6 and 5 in occupied
+    return _random_until(game, near_full)
+
+
+def _hexgo_after_captures(game: Game) -> State:
+    return _random_until(game, lambda s: bool(s.details()["captures"]))
+
+
+def _posies_private(game: Game) -> State:
+    state, _ = starting_state(game, 3)
+    while state.current_player() != 2:
+        state.play(state.random_move(random.Random(len(state.moves))))
+    return state
+
+
+POSITIONS: dict[str, list[tuple[str, Callable[[Game], State]]]] = {
+    "hex": [("after a swap (b3 swap, Red to move)", _hex_after_swap)],
+    "groups": [("a multi-stone turn", _groups_multi_stone)],
+    "bases": [("a base one piece from full", _bases_near_full)],
+    "hexgo": [("after captures", _hexgo_after_captures)],
+    "posies": [("three seats, hidden colour ('private' line), seat 2 to move", _posies_private)],
+}
+
+
+def format_check(check: Check) -> list[str]:
+    """The lines printed for one check."""
+    status = {True: "PASS", False: "FAIL", None: "SKIP"}[check.passed]
+    lines = [f"{status}  {check.name}" + (f": {check.detail}" if check.detail else "")]
+    if check.passed is False:
+        if check.exchange:
+            lines.append("      exchange (> to the engine, < from it, ! its stderr; seconds):")
+            lines += [f"      {line}" for line in check.exchange]
+        lines.append(f"      see {check.hint}")
+    return lines

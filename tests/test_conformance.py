@@ -1,0 +1,72 @@
+"""`arena check-engine`: every bundled engine passes; for each check a broken engine
+fails exactly that check (the others pass, or are skipped when the handshake failed)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from arena.engine.conformance import Conformance
+from arena.engine.process import EngineSpec
+from tests.helpers import ROOT, run_arena
+
+PY = sys.executable
+BROKEN = str(ROOT / "tests" / "engines" / "broken_engine.py")
+GTP = str(ROOT / "tests" / "engines" / "gtp_hex_engine.py")
+
+
+def checks(command, games=(), protocol="arena"):
+    spec = EngineSpec("engine", tuple(command), cwd=str(ROOT), protocol=protocol, handshake_ms=3000)
+    return list(Conformance(spec, games).run())
+
+
+def test_the_bundled_engines_pass():
+    for command, games in [((PY, "-m", "engines.random_engine"), ("hex", "groups", "bases", "hexgo", "posies")),
+                           ((PY, "-m", "engines.hex_pathfinder"), ("hex",))]:
+        results = checks(command, games)
+        assert all(c.passed for c in results), [(c.name, c.detail) for c in results if not c.passed]
+        assert len(results) == 6 + len(games)
+    gtp = checks((PY, GTP, "--swap"), protocol="gtp")
+    assert all(c.passed for c in gtp) and [c.name.split(" ")[0] for c in gtp] == \
+        ["handshake", "hex:", "move", "several", "quit"]
+
+
+@pytest.mark.parametrize("fault, games, failing", [
+    ("no_name", ("hex",), "handshake"),
+    ("bad_option", ("hex",), "options"),
+    ("setoption_reply", ("hex",), "options"),
+    ("swap", ("hex",), "hex: after a swap"),
+    ("groups_multi", ("hex", "groups"), "groups: a multi-stone turn"),
+    ("bases_full", ("hex", "bases"), "bases: a base one piece from full"),
+    ("hexgo_captures", ("hex", "hexgo"), "hexgo: after captures"),
+    ("posies_private", ("hex", "posies"), "posies: three seats"),
+    ("slow", ("hex",), "move within movetime"),
+    ("second_game", ("hex",), "several games in one process"),
+    ("ready_after_end", ("hex",), "isready after gameover"),
+    ("slow_quit", ("hex",), "quit within 1 s"),
+])
+def test_each_broken_engine_fails_exactly_its_check(fault, games, failing):
+    results = checks((PY, BROKEN, fault), games)
+    failed = [c for c in results if c.passed is False]
+    assert [c.name for c in failed if c.name.startswith(failing)] and len(failed) == 1, \
+        [(c.name, c.passed, c.detail) for c in results]
+    (bad,) = failed
+    assert bad.exchange and bad.hint.startswith("PROTOCOL.md section")
+    others = [c.passed for c in results if c is not bad]
+    assert all(p is None for p in others) if failing == "handshake" else all(others)
+
+
+def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
+    good = run_arena("check-engine", "--game", "hex", PY, "-m", "engines.random_engine")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.stdout.count("PASS  ") == 7 and "all checks passed" in good.stdout
+    bad = run_arena("check-engine", "--handshake-ms", "2000", f"{PY} {BROKEN} swap")
+    assert bad.returncode == 1
+    lines = bad.stdout.splitlines()
+    fail = next(i for i, l in enumerate(lines) if l.startswith("FAIL  hex: after a swap"))
+    assert "illegal move 'c2'" in lines[fail] and "occupied" in lines[fail]
+    assert any(l.strip().endswith("> position start moves b3 swap") for l in lines[fail:])
+    assert any("see PROTOCOL.md section 6" in l for l in lines[fail:])
+    missing = run_arena("check-engine", "/nonexistent/engine")
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
