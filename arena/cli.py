@@ -22,7 +22,8 @@ from .bench import SECTIONS as BENCH_SECTIONS
 from .engine.process import EngineSpec
 from .engine.trace import trace_path
 from .match import TimeControl, play_game, starting_state
-from .results.store import StorageError
+from .results.logfile import RunLog
+from .results.store import StorageError, failure_text
 from .results.verify import RecordError, verify_lines
 from .rules import GAMES, OptionError, make_game
 from .tournament.config import ConfigError, load_tournament, resolve_program
@@ -38,7 +39,19 @@ class Failure(click.ClickException):
         click.echo(f"arena: {self.format_message()}", err=True)
 
 
-@click.group()
+class _Commands(click.Group):
+    """Ctrl-C outside the places that handle it (loading a file, starting up) is one line and
+    exit code 2, like every expected stop, rather than click's "Aborted!"."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Failure("interrupted; nothing that was finished is lost. Run the same command "
+                          "to resume.") from None
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="arena")
 def main() -> None:
     """Referee and tournament runner for hex-board games (hex, groups, bases, hexgo, posies)."""
@@ -89,8 +102,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     except KeyboardInterrupt:
         raise Failure(f"interrupted; finished games are kept in {out}. Run the same command to resume.") from None
     except (OSError, sqlite3.Error) as exc:
-        raise Failure(f"{out}: cannot write the results ({exc}). Check that the output folder is "
-                      f"writable and the disk has room, or choose another with --out.") from None
+        raise Failure(failure_text(out, exc)) from None
     _say(f"\n{t.name}: {t.data.game}, {summary.played} games played"
          + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else ""))
     _say(summary.table)
@@ -371,7 +383,7 @@ def _result_text(record: dict[str, Any]) -> str:
 
 def _setup_logging(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(out / "arena.log", encoding="utf-8")
+    handler = RunLog(out / "arena.log")
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
     root = logging.getLogger("arena")
     root.setLevel(logging.INFO)

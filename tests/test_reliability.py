@@ -144,6 +144,7 @@ def test_a_workers_question_is_answered_after_the_results_that_came_before_it():
     assert ask_coordinator("anything", default="alone") == "alone"  # not in a worker
 
 
+@pytest.mark.timeout(120)
 def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):
     """workers = 1: the next game is dispatched while the last one is being stored (made
     slow here, as on a busy disk), before it is counted; the worker asks the coordinator
@@ -312,7 +313,10 @@ def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_mom
             run.terminate()
         elif workers:  # the pool replaces it and plays on; then the run is stopped too
             victim = min(workers)
-            os.kill(victim, signal.SIGTERM)
+            try:
+                os.kill(victim, signal.SIGTERM)
+            except ProcessLookupError:
+                pass  # it had just been replaced
             gone_by = time.monotonic() + 1.0
             while alive(victim) and time.monotonic() < gone_by:
                 time.sleep(0.01)
@@ -333,6 +337,7 @@ def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_mom
         wait_gone(marker, 5)
 
 
+@pytest.mark.timeout(120)
 def test_a_stopped_worker_is_killed_and_its_game_played_elsewhere(tmp_path, monkeypatch, caplog):
     """An engine sends SIGSTOP to its worker (once): the watchdog kills the worker and
     its engines after the game's longest possible duration plus a grace, and the game
@@ -374,6 +379,7 @@ def _hang_on_two(task: int) -> int:
     return task
 
 
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("kind", ["python", "c"])
 def test_a_descendant_that_leaves_the_group_and_drops_its_tags_is_killed(tmp_path, zoo_c, kind):
     """A grandchild that called setsid and exec'd with an empty environment: neither the
@@ -390,3 +396,148 @@ def test_a_descendant_that_leaves_the_group_and_drops_its_tags_is_killed(tmp_pat
     assert len(started) >= 3  # the escaper, its grandchild (no tag, own session), good
     assert [pid for pid in started if alive(pid)] == []
     assert "left behind outside its process group" in (tmp_path / "out" / "arena.log").read_text()
+
+
+# -- no input gives a traceback ------------------------------------------------------
+
+HEX_FILE = 'name = "t"\ngame = "hex"\n[[engines]]\nname = "a"\ncommand = ["true"]\n[[engines]]\nname = "b"\ncommand = ["true"]\n'
+
+
+@pytest.mark.parametrize("extra", ["seed = " + "7" * 5000, "x = " + "[" * 5000 + "]" * 5000])
+def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_path, extra):
+    path = tmp_path / "t.toml"
+    path.write_text(extra + "\n" + HEX_FILE)
+    with pytest.raises(ConfigError, match="cannot read the file"):
+        load_tournament(path)
+    proc = run_arena("run", path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("line,what", [
+    ('{"game": "hex", "moves": [], "seed": ' + "7" * 5000 + "}", "at most 4300 digits"),
+    ('{"game": "hex", "moves": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deep"),
+    ('{"game": 7, "moves": []}', '"game" must be a string (a game name such as "hex"), got a number'),
+])
+def test_records_arena_verify_cannot_use_give_one_line(tmp_path, line, what):
+    path = tmp_path / "r.jsonl"
+    path.write_text(line + "\n")
+    proc = run_arena("verify", path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"arena: {path}, line 1: ") and what in proc.stderr
+
+
+def _played_folder(tmp_path) -> tuple[Path, Path]:
+    engines = engine_toml("a", "{python}", ZOO, "good") + engine_toml("b", "{python}", ZOO, "good")
+    path = write_tournament(tmp_path, engines, options="size = 3\nswap = false", rounds=1, workers=1,
+                            time_control="movetime_ms = 200")
+    proc = run_arena("run", path, "--out", tmp_path / "out", "-q", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return path, tmp_path / "out"
+
+
+@pytest.mark.timeout(180)
+def test_a_damaged_record_in_the_database_names_the_game_and_the_way_out(tmp_path):
+    import sqlite3
+    path, out = _played_folder(tmp_path)
+    db = sqlite3.connect(out / "arena.db")
+    text = db.execute("SELECT record FROM games WHERE id = 1").fetchone()[0]
+    for damaged in (text[: len(text) // 2], text.replace('"termination"', '"ending"')):
+        with db:
+            db.execute("UPDATE games SET record = ? WHERE id = 1", (damaged,))
+        proc = run_arena("run", path, "--out", out, timeout=60)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert "game 1: the stored record is damaged" in proc.stderr and "DELETE FROM games WHERE id = 1" in proc.stderr
+    with db:
+        db.execute("DELETE FROM games WHERE id = 1")
+    db.close()
+    again = run_arena("run", path, "--out", out, "-q", timeout=60)  # the advice works
+    assert again.returncode == 0 and "1 games played, 1 resumed" in again.stdout
+
+
+@pytest.mark.timeout(120)
+def test_a_corrupt_database_is_not_called_a_full_disk(tmp_path):
+    path, out = _played_folder(tmp_path)
+    for name in ("arena.db-wal", "arena.db-shm"):
+        (out / name).unlink(missing_ok=True)
+    (out / "arena.db").write_bytes(b"this is not an SQLite file" * 100)
+    proc = run_arena("run", path, "--out", out, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "the database is damaged" in proc.stderr and "disk has room" not in proc.stderr
+
+
+@pytest.mark.timeout(180)
+def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
+    """SIGINT at many moments of the first second of a run (imports, loading, workers
+    starting): one line on stderr, never a traceback, from arena or from a worker.  (An
+    interrupt while the interpreter itself starts, before any arena code runs, is Python's:
+    such a traceback has no arena frame and is let through.)"""
+    path, _ = _played_folder(tmp_path)
+    for attempt, delay in enumerate([0.05, 0.1, 0.15, 0.25, 0.35, 0.5, 0.7, 0.9, 1.2]):
+        run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"o{attempt}", "-q"), cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(delay)
+        os.killpg(run.pid, signal.SIGINT)  # what the terminal sends to the whole job
+        _, err = run.communicate(timeout=30)
+        if "Traceback" in err and "arena" not in err:
+            continue  # the interpreter was still starting
+        assert "Traceback" not in err and "Logging error" not in err, (delay, err)
+        # -SIGINT: the signal came while the interpreter was already shutting down, after the line
+        assert run.returncode in (0, 2, -signal.SIGINT) and len(err.splitlines()) <= 1, (delay, err)
+
+
+@pytest.mark.timeout(120)
+def test_a_full_disk_under_arena_log_gives_one_line_not_logging_tracebacks(tmp_path):
+    engines = engine_toml("crasher", "{python}", ZOO, "crash", extra="max_failures = 0") + engine_toml(
+        "good", "{python}", ZOO, "good")
+    path = write_tournament(tmp_path, engines, options="size = 3\nswap = false", rounds=2, workers=1,
+                            time_control="movetime_ms = 200")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "arena.log").symlink_to("/dev/full")  # every write fails with ENOSPC
+    proc = run_arena("run", path, "--out", out, "-q", timeout=120)
+    assert "Logging error" not in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.count("cannot write") == 1 and "No space left on device" in proc.stderr
+    assert proc.returncode == 0  # the games themselves were stored
+
+
+def test_arena_log_has_an_overall_cap(tmp_path):
+    import logging
+    from arena.results.logfile import RunLog
+    handler = RunLog(tmp_path / "arena.log", max_bytes=64 * 1024)
+    logger = logging.getLogger("arena.test-cap")
+    logger.addHandler(handler)
+    try:
+        for i in range(200):  # 20 crashes' worth of stderr tails, and more
+            logger.warning("engine: last stderr:\n%s", "e" * 8000)
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    sizes = [p.stat().st_size for p in tmp_path.iterdir()]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["arena.log", "arena.log.1"]
+    assert sum(sizes) <= 2 * 64 * 1024 + 8100
+
+
+# -- smaller ----------------------------------------------------------------------
+
+def test_a_deleted_working_folder_is_told_apart_from_a_missing_program(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = EngineProcess(EngineSpec("z", (sys.executable, ZOO), cwd=str(gone)))
+    gone.rmdir()
+    with pytest.raises(Exception) as caught:
+        proc.start()
+    assert caught.value.code == "crash" and f"working folder {str(gone)!r} does not exist" in caught.value.reason
+    missing = EngineProcess(EngineSpec("z", (str(tmp_path / "no-such-program"),)))
+    with pytest.raises(Exception) as caught:
+        missing.start()
+    assert "No such file or directory" in caught.value.reason and "working folder" not in caught.value.reason
+
+
+def test_bench_reports_a_game_that_ended_by_a_fault_instead_of_aborting():
+    from arena.bench.common import InstantEngine
+    from arena.bench.tournaments import play_tournament
+    notes: list[str] = []
+    run = play_tournament(InstantEngine((sys.executable, ZOO, "crash", "1"), "Python", "zoo"),
+                          workers=1, rounds=1, size=5, note=notes.append)
+    assert run.terminations == {"crash": 2}
+    assert notes and "2 of 2 benchmark games ended by a fault (2 crash)" in notes[0]

@@ -140,6 +140,7 @@ def site_of(tmp_path: Path, records: list[dict], engines: list[str]) -> Path:
 
 def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path):
     record = random_record("hex", {"size": 5}, 3, ["red-bot", EVIL], first=("b2", "swap"))
+    record["move_info"] = [{"depth": 3 + k, "score": EVIL, "nodes": None} for k in range(len(record["moves"]))]
     site = site_of(tmp_path, [record], ["red-bot", EVIL])
     page.goto((site / "games" / "3.html").as_uri())
     assert page.title() == "Game 3 · arena · viewer"
@@ -151,6 +152,7 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
     rows = [r.locator("td").all_text_contents() for r in page.locator("#moves tbody tr").all()]
     assert [r[2] for r in rows[1:]] == record["moves"] and [r[3] for r in rows[1:]] == list(map(str, record["times_ms"]))
     assert rows[2][1] == EVIL and rows[1][4] == str(60000 + 100 - record["times_ms"][0])
+    assert rows[1][5] == f"depth 3, score {EVIL}"  # the engine's own info, shown as text
     step_through(page, record)
     assert cells_with(page, "chain") == set(final.winning_chain())
     page.click("#first")
@@ -326,6 +328,9 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
     live.add(records[1], 2, 24)  # within the interval: not rewritten
     assert "running: 1 of 24" in (tmp_path / "report" / "index.html").read_text()
     assert not (tmp_path / "report" / "games" / "1.html").exists()
+    live.stopped()  # Ctrl-C: the pages stop reloading, the games so far are shown
+    index = (tmp_path / "report" / "index.html").read_text()
+    assert "running:" not in index and 'http-equiv="refresh"' not in index and "2 games" in index
     live.finish(records, {"dropped": {}, "not_recorded": []})
     index = (tmp_path / "report" / "index.html").read_text()
     assert "running:" not in index and 'http-equiv="refresh"' not in index and "3 games" in index

@@ -101,7 +101,7 @@ def manager(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
         for placement, cpus in placements.items():
             run = play_tournament(engine, workers=1, rounds=plan.manager_rounds, size=plan.manager_size,
                                   cpus=allowed if placement == "affinity" else cpus,
-                                  affinity=placement == "affinity")
+                                  affinity=placement == "affinity", note=report.echo)
             runs[placement].append(run)
             messages = move_messages(run.moves, GO_LINE)
             with _pinned(cpus):
@@ -176,7 +176,7 @@ def scaling(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
     for _ in range(plan.repeats):
         for k in counts:  # interleaved, arena and the bare machine side by side
             run = play_tournament(engine, workers=k, rounds=plan.scaling_rounds, size=plan.scaling_size,
-                                  engine_args=("--busy-us", str(plan.scaling_busy_us)))
+                                  engine_args=("--busy-us", str(plan.scaling_busy_us)), note=report.echo)
             rates[k].append(run.games / run.wall_s)
             raw[k].append(1 / machine_parallel_wall(engine, processes=k, moves=run.plies,
                                                     size=plan.scaling_size, busy_us=plan.scaling_busy_us))
@@ -197,7 +197,8 @@ def memory(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None
     assert engine is not None
     workers = os.cpu_count() or 1
     report.echo(f"\n4. Memory (peak RSS; Hex 11x11 tournament, instant engines, {workers} workers)")
-    runs = [play_tournament(engine, workers=workers, rounds=plan.memory_rounds, size=11, sample_rss=True)
+    runs = [play_tournament(engine, workers=workers, rounds=plan.memory_rounds, size=11, sample_rss=True,
+                            note=report.echo)
             for _ in range(plan.repeats)]
     rows = [["coordinator", med([r.coordinator_rss_kib for r in runs]) / 1024]]
     sampled = [r.worker_rss_kib for r in runs if r.worker_rss_kib and len(r.worker_rss_kib) == workers]

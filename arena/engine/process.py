@@ -131,6 +131,9 @@ class EngineProcess:
                 preexec_fn=proctree.child_setup(self.spec.memory_mb, self.spec.cpu_seconds),
             )
         except OSError as exc:
+            if self.spec.cwd and not os.path.isdir(self.spec.cwd):  # the same errno as a missing program
+                raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: its working folder "
+                                           f"{self.spec.cwd!r} does not exist (any more)") from None
             raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: {exc.strerror}") from None
         except subprocess.SubprocessError as exc:
             raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: {exc}") from None

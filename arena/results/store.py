@@ -33,6 +33,43 @@ class StorageError(Exception):
     """The output folder cannot be used (locked, or holds a different tournament)."""
 
 
+# Keys every stored game record has (arena/match.py writes them; the runner adds the rest).
+RECORD_KEYS = ("id", "game", "players", "moves", "termination", "reason", "forfeit_seat", "winner",
+               "scores", "places", "engine_seeds")
+
+
+def is_damaged(exc: sqlite3.Error) -> bool:
+    """A database file that is corrupt or not a database at all (not a full or read-only disk)."""
+    name = getattr(exc, "sqlite_errorname", "")
+    return name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or any(
+        text in str(exc) for text in ("malformed", "not a database"))
+
+
+def failure_text(folder: Path, exc: OSError | sqlite3.Error) -> str:
+    """What to tell the user when the results cannot be written or read."""
+    if isinstance(exc, sqlite3.Error) and is_damaged(exc):
+        return (f"{folder / 'arena.db'}: the database is damaged ({exc}). Move it away and run again to "
+                f"start over (games.jsonl beside it has a copy of every finished game), or try "
+                f"'sqlite3 arena.db .recover'.")
+    return (f"{folder}: cannot write the results ({exc}). Check that the output folder is writable and "
+            f"the disk has room, or choose another with --out.")
+
+
+def parse_record(db_path: Path, game_id: object, text: str) -> dict[str, Any]:
+    """A stored record, checked: a damaged one names its game and how to recover."""
+    try:
+        record = json.loads(text)
+        missing = [key for key in RECORD_KEYS if key not in record] if isinstance(record, dict) else ["all"]
+        problem = f"keys missing: {', '.join(missing)}" if missing else None
+    except (ValueError, RecursionError) as exc:
+        problem = f"not valid JSON: {str(exc)[:80]}"
+    if problem is not None:
+        raise StorageError(f"{db_path}: game {game_id}: the stored record is damaged ({problem}). To have that "
+                           f"game played again, delete it (sqlite3 {db_path} \"DELETE FROM games WHERE "
+                           f"id = {game_id}\") and run the same command.")
+    return record
+
+
 class GameStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -46,10 +83,15 @@ class GameStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._lock()
         self.db = sqlite3.connect(self.db_path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-        row = self.db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+            row = self.db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            if is_damaged(exc):
+                raise StorageError(failure_text(self.folder, exc)) from None
+            raise
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
         elif row[0] != fingerprint:
@@ -121,8 +163,8 @@ class GameStore:
 
     def records(self) -> Iterator[dict[str, Any]]:
         assert self.db is not None
-        for (text,) in self.db.execute("SELECT record FROM games ORDER BY id"):
-            yield json.loads(text)
+        for game_id, text in self.db.execute("SELECT id, record FROM games ORDER BY id").fetchall():
+            yield parse_record(self.db_path, game_id, text)
 
     def _rewrite_jsonl(self) -> None:
         tmp = self.jsonl_path.with_suffix(".jsonl.tmp")
@@ -144,7 +186,8 @@ def read_folder(folder: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
         db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
         try:
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            records = [json.loads(text) for (text,) in db.execute("SELECT record FROM games ORDER BY id")]
+            records = [parse_record(db_path, game_id, text)
+                       for game_id, text in db.execute("SELECT id, record FROM games ORDER BY id")]
         finally:
             db.close()
     except sqlite3.Error as exc:

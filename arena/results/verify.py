@@ -66,16 +66,30 @@ def parse_line(number: int, line: str, source: str) -> dict[str, Any]:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # valid JSON that Python will not hold: an integer of 5,000 digits
+        raise RecordError(f"{where}: {str(exc).split(';')[0]}; numbers in records have at most 4300 digits") from None
+    except RecursionError:
+        raise RecordError(f"{where}: values nested too deep to be a record") from None
     if not isinstance(record, dict):
         raise RecordError(f"{where}: a record must be a JSON object")
-    if not isinstance(record.get("game"), str):
+    if "game" not in record:
         raise RecordError(f"{where}: missing \"game\" (a game name such as \"hex\")")
+    if not isinstance(record["game"], str):
+        raise RecordError(f"{where}: \"game\" must be a string (a game name such as \"hex\"), "
+                          f"got {_json_type(record['game'])}")
     moves = record.get("moves")
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         raise RecordError(f"{where}: \"moves\" must be a list of move strings")
     if not isinstance(record.get("options", {}), dict):
         raise RecordError(f"{where}: \"options\" must be an object")
     return record
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return {int: "a number", float: "a number", list: "a list", dict: "an object",
+            type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _decoded(lines: Iterable[str | bytes], source: str) -> Iterator[str]:

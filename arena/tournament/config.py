@@ -189,6 +189,9 @@ def load_tournament(path: str | Path) -> Tournament:
         raise ConfigError(f"{path}: cannot read the file ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}. Fix the syntax at that line.") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, arrays nested 5,000 deep
+        raise ConfigError(f"{path}: cannot read the file: {_limit_text(exc)}; "
+                          f"numbers have at most 4300 digits and arrays nest a few levels") from None
     try:
         data = TournamentFile.model_validate(raw)
     except ValidationError as exc:
@@ -266,12 +269,21 @@ def _option_text(value: object) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
+def _limit_text(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "values nested too deep"
+    return str(exc).split(";")[0]
+
+
 def _describe(err: Any) -> str:
     where = ".".join(str(p) for p in err["loc"]) or "(top level)"
     if err["type"] == "extra_forbidden":
         return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
     if err["type"] == "missing":
         return f"missing key {where!r}; add it (see README for an example file)"
-    got = repr(err.get("input"))
+    try:
+        got = repr(err.get("input"))
+    except ValueError:  # an integer too long to print
+        got = "a number too long to show"
     got = got if len(got) <= 60 else got[:57] + "..."
     return f"key {where!r}: {err['msg'].removeprefix('Value error, ')} (got {got})"

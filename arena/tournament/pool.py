@@ -16,6 +16,7 @@ import itertools
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -70,10 +71,19 @@ def _salvage(conn: Connection) -> Any:
     return _NOTHING
 
 
+_STARTUP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, func: Callable[[Any], Any]) -> None:
     global _coordinator
     _coordinator = conn
-    initializer(*initargs)
+    # Started with SIGINT and SIGTERM blocked (_spawn): Ctrl-C is the coordinator's to
+    # handle, and a SIGTERM waits until the initializer has set its handler.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        initializer(*initargs)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_SIGNALS)
     while True:
         try:
             task = conn.recv()
@@ -110,7 +120,13 @@ class WorkerPool:
         ours, theirs = self.ctx.Pipe()
         proc = self.ctx.Process(target=_serve, args=(theirs, self.initializer, self.initargs, self.func),
                                 daemon=True, name=f"worker-{next(self._numbers)}")
-        proc.start()
+        # A Ctrl-C between the fork and the worker's own handlers would print a worker's
+        # KeyboardInterrupt traceback: the child starts with both blocked; here they wait.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_SIGNALS)
+        try:
+            proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         theirs.close()
         self.workers[ours] = proc
         if self.cores:

@@ -168,9 +168,9 @@ class _Worker:
         proc.kill()
         proc.trace = None
         self._kill_adopted()
-        tail = proc.stderr_text()
+        tail = proc.stderr_text()[-STDERR_LOGGED:]
         if tail:
-            log.warning("%s: last %d bytes of stderr:\n%s", name, len(proc.stderr_tail), tail)
+            log.warning("%s: last %d characters of stderr:\n%s", name, len(tail), tail)
 
     def _kill_adopted(self) -> None:
         """Processes an engine left behind that the process group and the tag missed
@@ -331,6 +331,9 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         try:
             tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done),
                                         cluster, sprt)
+        except BaseException:
+            site.stopped()  # its pages stop reloading themselves
+            raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
@@ -396,6 +399,7 @@ class _LocalGames:
         self.dropped[self.names.index(name)] = 1
 
 
+STDERR_LOGGED = 8192  # of a faulted engine's stderr tail, into arena.log (which has its own cap)
 WATCHDOG_GRACE = 30.0  # seconds past a game's longest possible duration before its worker counts as hung
 
 

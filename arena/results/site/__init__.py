@@ -21,7 +21,6 @@ import hashlib
 import json
 import multiprocessing
 import os
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,6 +31,7 @@ import jinja2
 from . import boards, pages, plots
 from ..elo import fit_elo
 from ..stats import engine_stats
+from ..store import StorageError, read_folder
 from ...rules import make_game
 
 HERE = Path(__file__).resolve().parent
@@ -149,7 +149,7 @@ class SiteWriter:
             site=self._site_context(data, summary=False), record=record, board=key, colours=replayed["colours"],
             data={"frames": frames, "cells": replayed["cells"], "game": record["game"],
                   "players": record["players"], "moves": moves},
-            plies=len(moves), clocks=any(m[4] is not None for m in moves),
+            plies=len(moves), clocks=any(m[4] is not None for m in moves), infos=any(m[6] for m in moves),
             result=pages.result_text(record), root="../")
         _write(self.folder / "games" / f"{record['id']}.html", page)
 
@@ -249,26 +249,18 @@ def write_site(folder: Path, data: SiteData) -> Path:
 def load_folder(folder: Path) -> SiteData:
     """The site's data from a results folder (``arena.db``, ``results.json``); the folder
     may be in use by a run: the database is only read."""
-    db_path = folder / "arena.db"
-    if not db_path.is_file():
-        raise SiteError(f"{folder}: no arena.db here; give the output folder of an 'arena run' "
-                        f"(default out/<tournament name>)")
     try:
-        db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            records = [json.loads(text) for (text,) in db.execute("SELECT record FROM games ORDER BY id")]
-            row = db.execute("SELECT value FROM meta WHERE key='settings'").fetchone()
-        finally:
-            db.close()
-    except (sqlite3.Error, ValueError) as exc:
-        raise SiteError(f"{db_path}: cannot read the games ({exc}); is it an arena results database?") from None
-    settings = json.loads(row[0]) if row else None
+        meta, records = read_folder(folder)
+        settings = json.loads(meta["settings"]) if "settings" in meta else None
+    except (StorageError, ValueError) as exc:
+        raise SiteError(str(exc)) from None
     results = _read_json(folder / "results.json")
     first = records[0] if records else {}
     game = (settings or {}).get("game") or (results or {}).get("game") or first.get("game")
     if game is None:
         raise SiteError(f"{folder}: no games and no settings recorded yet; nothing to report")
-    options = (results or {}).get("options") or first.get("options") or make_game(game, (settings or {}).get("options")).options.model_dump()
+    options = ((results or {}).get("options") or first.get("options")
+               or make_game(game, (settings or {}).get("options")).options.model_dump())
     engines = [e["name"] for e in (settings or {}).get("engines", [])]
     for r in records:
         engines += [p for p in r["players"] if p not in engines]

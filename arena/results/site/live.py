@@ -35,6 +35,7 @@ class LiveSite:
                              [e.name for e in t.engines], records, json.loads(tournament_settings(t)))
         self.interval = interval
         self._due = time.monotonic() + interval
+        self._written = False
 
     def wrap(self, progress: Callable[[dict[str, Any], int, int], None] | None) -> Callable[[dict[str, Any], int, int], None]:
         """A progress callback that also refreshes the site, then calls ``progress``."""
@@ -61,7 +62,15 @@ class LiveSite:
         self.writer.parallel = True  # the workers are gone
         self._write()
 
+    def stopped(self) -> None:
+        """The run stopped before its end (Ctrl-C, an error): if the pages said it was
+        running, rewrite them as they stand, without the reload."""
+        if self._written:
+            self.data.progress = None
+            self._write()
+
     def _write(self) -> None:
+        self._written = True
         try:
             self.writer.write(self.data)
         except Exception:  # a page is never worth a tournament

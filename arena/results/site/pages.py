@@ -102,11 +102,12 @@ def _pct(value: float | None) -> float | str:
 
 def move_rows(record: dict[str, Any], frames: list[dict[str, Any]],
               time_control: dict[str, Any] | None) -> list[list[Any]]:
-    """One row per ply: [ply, seat, move, ms, clock, book]: who moved, the move, its time
-    and, under a game clock, the mover's clock after it (opening-book plies are untimed:
-    ``book`` is 1, ``ms`` null)."""
+    """One row per ply: [ply, seat, move, ms, clock, book, info]: who moved, the move, its
+    time and, under a game clock, the mover's clock after it (opening-book plies are
+    untimed: ``book`` is 1, ``ms`` null), and the search figures the engine reported."""
     opening = record.get("opening_plies", 0)
     times = record.get("times_ms", [])
+    infos = record.get("move_info") or []
     base = (time_control or {}).get("base_ms")
     inc = (time_control or {}).get("inc_ms") or 0
     clocks = [base] * len(record["players"]) if base is not None else None
@@ -119,8 +120,15 @@ def move_rows(record: dict[str, Any], frames: list[dict[str, Any]],
         if clocks is not None and ms is not None:
             clocks[seat] += inc - ms
             clock = clocks[seat]
-        rows.append([ply, seat, move, ms, clock, int(k < 0)])
+        info = infos[k] if 0 <= k < len(infos) else None
+        rows.append([ply, seat, move, ms, clock, int(k < 0), _info_text(info)])
     return rows
+
+
+def _info_text(info: Any) -> str:
+    if not isinstance(info, dict):
+        return ""
+    return ", ".join(f"{key} {info[key]}" for key in ("depth", "score", "nodes") if info.get(key) is not None)
 
 
 def result_text(record: dict[str, Any]) -> str:

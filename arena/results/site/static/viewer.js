@@ -45,14 +45,16 @@
   // The move list: text goes in with textContent, never parsed as HTML.
   const moveBody = document.querySelector("#moves tbody");
   const withClock = data.moves.some(function (m) { return m[4] !== null; });
-  for (const [number, seat, move, ms, clock, book] of data.moves) {
+  const withInfo = data.moves.some(function (m) { return m[6] !== ""; });
+  for (const [number, seat, move, ms, clock, book, info] of data.moves) {
     const row = document.createElement("tr");
     row.dataset.ply = number;
     const texts = [number, data.players[seat], move, book ? "book" : (ms === null ? "" : ms)];
     if (withClock) texts.push(clock === null ? "" : clock);
+    if (withInfo) texts.push(info);
     texts.forEach(function (text, k) {
       const td = document.createElement("td");
-      if (k === 1 || k === 2) td.className = "name";
+      if (k === 1 || k === 2 || (withInfo && k === texts.length - 1)) td.className = "name";
       td.textContent = text;
       row.appendChild(td);
     });

@@ -1,0 +1,36 @@
+"""``arena.log``, the run's log in its results folder: bounded, and quiet when it cannot write.
+
+An engine that crashes leaves its last stderr in the log; a long run of crashing engines must
+not grow the folder without end, so the log rotates once (``arena.log`` and ``arena.log.1``,
+together at most twice :data:`MAX_BYTES`, the newest messages kept).  A full disk makes every
+log call fail; :mod:`logging` would print a ``--- Logging error ---`` traceback for each,
+burying the one message that matters (the CLI's), so the first failure is reported in one
+line and the log is given up.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+from pathlib import Path
+
+MAX_BYTES = 4 << 20
+
+
+class RunLog(logging.handlers.RotatingFileHandler):
+    def __init__(self, path: Path, max_bytes: int = MAX_BYTES) -> None:
+        super().__init__(path, maxBytes=max_bytes, backupCount=1, encoding="utf-8", delay=True)
+        self.failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if self.failed:
+            return
+        self.failed = True
+        error = sys.exc_info()[1]
+        sys.stderr.write(f"arena: cannot write {self.baseFilename} ({error}); the run goes on without "
+                         f"its log\n")
