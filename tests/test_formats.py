@@ -54,6 +54,16 @@ def test_a_gauntlet_runs_end_to_end_and_candidates_never_meet(tmp_path):
     assert all({"c", "d"} != set(r["players"]) for r in records)
 
 
+def test_a_posies_gauntlet_runs_end_to_end(tmp_path):
+    path = zoo_file(tmp_path, "abcd", 'format = "gauntlet"\ncandidates = ["d"]', game="posies",
+                    options="players = 3")
+    proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 3 * 6 and all(r["players"].count("d") == 1 for r in records)
+    assert {frozenset(r["players"]) for r in records} == {frozenset(t) for t in ("abd", "acd", "bcd")}
+
+
 @pytest.mark.parametrize("extra, message", [
     ('format = "gauntlet"', "needs candidates"),
     ('format = "gauntlet"\ncandidates = ["zz"]', "zz not among the engines"),

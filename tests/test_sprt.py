@@ -216,3 +216,22 @@ def test_max_pairs_ends_inconclusive():
 def test_settings_are_checked(bad, message):
     with pytest.raises(ValidationError, match=message):
         SprtSettings(**bad)
+
+
+# cutechess-cli's output for W - L - D (MidnightChessEngine's changelog.md, three runs):
+# "Score of ...: W - L - D [...]", "Elo difference: e +/- d".
+CUTECHESS = [((449, 276, 275), 60.7, 18.5), ((382, 320, 298), 21.6, 18.1), ((372, 322, 306), 17.4, 17.9)]
+
+
+@pytest.mark.parametrize("wld, ref_elo, ref_err", CUTECHESS)
+def test_game_elo_matches_cutechess_published_output(wld, ref_elo, ref_err):
+    wins, losses, draws = wld
+    e = elo_estimate([losses, draws, wins])  # fishtest's order for games: L, D, W
+    assert e.elo == pytest.approx(ref_elo, abs=0.06)
+    assert (e.elo_high - e.elo_low) / 2 == pytest.approx(ref_err, abs=0.11)  # cutechess rounds its margin
+
+
+def test_elo_of_a_clean_sweep_is_infinite_and_kept_out_of_json():
+    e = elo_estimate([0, 0, 0, 0, 12])
+    assert e.elo == math.inf and e.nelo is None and e.los == 1.0
+    assert e.as_dict()["elo"] is None

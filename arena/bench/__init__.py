@@ -1,6 +1,6 @@
 """``arena bench``: what the referee and the tournament manager cost, next to baselines.
 
-Five sections (docs/performance.md explains each method and shows a run):
+Seven sections (docs/performance.md explains each method and shows a run):
 
 1. referee  - random playouts and moves validated per second, per game on one core;
               OpenSpiel's Hex on the same games when open-spiel is installed.
@@ -10,6 +10,7 @@ Five sections (docs/performance.md explains each method and shows a run):
 4. memory   - peak RSS of the coordinator and of each worker.
 5. clock    - what the referee charges an engine that sleeps a known time.
 6. site     - building the report site of 10,000 games, and loading its pages in Chromium.
+7. progress - the live progress display's CPU per move in the coordinator, on and off.
 
 Every figure is the median of ``repeats`` runs, baselines measured in the same run.
 """
@@ -25,7 +26,7 @@ from tabulate import tabulate
 
 from .common import instant_engine, machine
 
-SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site")
+SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "progress")
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Plan:
     clock_size: int
     clock_sleep_us: int
     site_games: int = 10_000   # synthetic games in the report site
+    progress_rounds: int = 100  # 2 games per round
 
 
 FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11,
@@ -49,7 +51,8 @@ FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11
             clock_games=4, clock_size=11, clock_sleep_us=5000)
 QUICK = Plan(repeats=1, referee_budget_s=0.02, manager_rounds=3, manager_size=7,
              scaling_rounds=2, scaling_size=5, scaling_busy_us=300, memory_rounds=1,
-             clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=20)
+             clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=20,
+             progress_rounds=5)
 
 
 class Report:

@@ -44,6 +44,8 @@ class EngineEntry(_Strict):
     max_failures: int = Field(3, ge=0)
     protocol: Literal["arena", "gtp"] = "arena"  # gtp: a GTP Hex program (docs/gtp.md)
     init: list[str] = []                          # gtp: commands sent after start-up, answers checked
+    time_control: "TimeControlEntry | None" = None  # this engine's own clock (time odds)
+    env: dict[str, str] = {}                      # environment variables set for this engine
 
     @field_validator("init")
     @classmethod
@@ -52,6 +54,15 @@ class EngineEntry(_Strict):
             if not line.strip() or any(ch in line for ch in "\r\n\x00"):
                 raise ValueError(f"each init entry is one GTP command on one line (got {line!r})")
         return init
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, env: dict[str, str]) -> dict[str, str]:
+        for key, value in env.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) or "\x00" in value:
+                raise ValueError(f"env: {key!r} is not a variable name (letters, digits, _) or its value "
+                                 f"holds a NUL byte")
+        return env
 
     @model_validator(mode="after")
     def _protocol_keys(self) -> "EngineEntry":
@@ -83,6 +94,9 @@ class TimeControlEntry(_Strict):
         return self
 
 
+EngineEntry.model_rebuild()  # its time_control refers to TimeControlEntry, defined after it
+
+
 class OpeningsEntry(_Strict):
     """``[openings]``: a book and/or random plies (``openings = "book.txt"`` is the short form)."""
 
@@ -100,7 +114,7 @@ class TournamentFile(_Strict):
     name: str = Field(min_length=1, max_length=64)
     game: str
     options: dict[str, Any] = {}
-    rounds: int = Field(1, ge=1, le=10_000)
+    rounds: int = Field(1, ge=1, le=100_000)  # with [sprt]: the most pairs (long tests need many)
     seed: int = Field(0, ge=0)
     workers: int = Field(1, ge=1, le=256)
     affinity: bool = False           # pin each worker and its engines to one core
@@ -162,8 +176,9 @@ class Tournament:
         self.game = game
         self.engines = engines
         self.openings = openings or []
-        tc = data.time_control
-        self.time_control = TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms)
+        self.time_control = _time_control(data.time_control)
+        # Engines with a clock of their own (time odds); the others play on time_control.
+        self.time_controls = {e.name: _time_control(e.time_control) for e in data.engines if e.time_control}
 
     @property
     def name(self) -> str:
@@ -207,6 +222,7 @@ def load_tournament(path: str | Path) -> Tournament:
     if gtp and data.game != "hex":
         raise ConfigError(f"{path}: engines: {', '.join(gtp)} speak GTP, which arena drives for hex only; "
                           f"this tournament is {data.game}")
+    _check_clocks(path, data)
     base = path.resolve().parent
     engines = [_engine_spec(path, base, entry) for entry in data.engines]
     if data.format == "gauntlet" and len(data.engines) - len(data.candidates) < game.players - 1:
@@ -233,6 +249,24 @@ def _openings(path: Path, base: Path, data: TournamentFile, game: Game) -> list[
     return arrange_book(book, entry.order, entry.start, data.seed) or None
 
 
+def _time_control(tc: TimeControlEntry) -> TimeControl:
+    return TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms)
+
+
+def _check_clocks(path: Path, data: TournamentFile) -> None:
+    """Every seat's go line lists every seat's clock, so either all engines have one or none."""
+    own = [e for e in data.engines if e.time_control is not None]
+    clocked = {e.name: e.time_control.base_ms is not None for e in own}
+    default = data.time_control.base_ms is not None
+    if len(own) < len(data.engines):
+        clocked["[time_control]"] = default
+    if len(set(clocked.values())) > 1:
+        with_clock = [name for name, has in clocked.items() if has]
+        without = [name for name, has in clocked.items() if not has]
+        raise ConfigError(f"{path}: time_control: {', '.join(with_clock)} play with a game clock (base_ms) "
+                          f"but {', '.join(without)} without; give every engine a clock or none")
+
+
 def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
     cwd = (base / entry.cwd) if entry.cwd else base
     if not cwd.is_dir():
@@ -246,7 +280,7 @@ def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
             raise ConfigError(f"{path}: engine {entry.name!r}: options: {problem}; "
                               f"protocol options are one word = one line")
     return EngineSpec(entry.name, tuple(command), str(cwd), options, entry.memory_mb, entry.cpu_seconds,
-                      entry.handshake_ms, entry.protocol, tuple(entry.init))
+                      entry.handshake_ms, entry.protocol, tuple(entry.init), tuple(entry.env.items()))
 
 
 def resolve_program(program: str, cwd: Path, where: str) -> str:

@@ -49,6 +49,7 @@ class WorkerConfig:
     options: dict[str, Any]
     engines: dict[str, EngineSpec]
     time_control: TimeControl
+    time_controls: dict[str, TimeControl] = field(default_factory=dict)  # engines with their own clock
     run_tag: str = ""                                  # proctree.RUN_TAG of this run
     max_failures: dict[str, int] = field(default_factory=dict)  # per engine, 0 = never drop
     coordinator: int = 0                               # pid the workers must die with
@@ -116,9 +117,9 @@ class _Worker:
                     self.discard(name)
                     return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
                                                              exc.code, exc.reason), scheduled)
-            result: GameResult = play_game(self.game, procs, seed=scheduled.seed,
-                                           time_control=self.config.time_control, names=scheduled.seats,
-                                           opening=scheduled.opening)
+            clocks = [self.config.time_controls.get(name, self.config.time_control) for name in scheduled.seats]
+            result: GameResult = play_game(self.game, procs, seed=scheduled.seed, time_control=clocks,
+                                           names=scheduled.seats, opening=scheduled.opening)
             for seat in result.faulted_seats:
                 self.discard(scheduled.seats[seat])
             return self._finish(result.record, scheduled)
@@ -314,13 +315,16 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         store.open(fingerprint(t))
         store.set_meta("settings", tournament_settings(t))  # for 'arena report' later
         run_tag = _new_run(store)
-        site = LiveSite(out / "report", t, list(store.records()))
-        progress = site.wrap(progress)
+        stored = list(store.records())
         done = store.done_ids()
-        sprt = sprt_test(t, store.records())
+        sprt = sprt_test(t, stored)
+        if hasattr(progress, "begin"):  # a live display (progress.Progress) starts from what is stored
+            progress.begin(len(schedule), stored, sprt)
+        site = LiveSite(out / "report", t, stored)
+        progress = site.wrap(progress)
         todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
-                              {e.name: e for e in t.engines}, t.time_control,
+                              {e.name: e for e in t.engines}, t.time_control, time_controls=t.time_controls,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
                               affinity=t.data.affinity,
                               spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
@@ -408,7 +412,8 @@ def _watchdog_limit(config: WorkerConfig) -> float | None:
     engines can play, plus a grace (kills, sweeps and a busy machine)."""
     game = make_game(config.game, config.options)
     slowest = sorted(config.engines.values(), key=lambda s: (s.protocol == "gtp", s.handshake_ms or HANDSHAKE_TIMEOUT * 1000))
-    longest = longest_game_s(game, config.time_control, slowest[-game.players:])
+    clocks = {config.time_control, *config.time_controls.values()}  # the loosest clock bounds every seat
+    longest = max((longest_game_s(game, tc, slowest[-game.players:]) for tc in clocks), key=lambda s: s or 0)
     return None if longest is None else longest + WATCHDOG_GRACE
 
 

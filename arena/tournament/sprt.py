@@ -176,21 +176,24 @@ class EloEstimate:
 
 
 def elo_estimate(counts: Iterable[int]) -> EloEstimate | None:
-    """As fastchess's pentanomial Elo: the score and its variance per pair, the interval
-    ``score +- 1.96 sqrt(var / pairs)`` mapped through the logistic curve."""
+    """As fastchess computes it: the mean score and its variance per unit (pair or
+    game), the interval ``score +- 1.96 sqrt(var / units)`` mapped through the logistic
+    curve.  ``counts`` are five pair outcomes (LL .. WW) or three game results (L, D, W),
+    fishtest's two conventions."""
     counts = np.asarray(list(counts), dtype=float)
-    pairs = counts.sum()
-    if pairs == 0:
+    units = counts.sum()
+    if units == 0:
         return None
-    mu, var = (float(v) for v in mean_var(counts / pairs))
-    se = math.sqrt(var / pairs)
-    lo, hi = mu - Z95 * se, mu + Z95 * se
-    if var == 0:  # every pair alike: nothing to normalise by, the score is all there is
+    scores = np.linspace(0, 1, len(counts))
+    mu = float(counts @ scores / units)
+    var = float(counts @ (scores - mu) ** 2 / units)
+    if var == 0:  # every unit alike: nothing to normalise by, the score is all there is
         elo = _elo(mu)
         return EloEstimate(elo, elo, elo, None, None, 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5)
-    sd = math.sqrt(2 * var)
+    se = math.sqrt(var / units)
+    sd = math.sqrt(2 * var) if len(counts) == 5 else math.sqrt(var)  # per game
     los = 0.5 * (1 + math.erf((mu - 0.5) / (math.sqrt(2) * se)))
-    return EloEstimate(_elo(mu), _elo(lo), _elo(hi), (mu - 0.5) / sd * NELO_PER_T,
+    return EloEstimate(_elo(mu), _elo(mu - Z95 * se), _elo(mu + Z95 * se), (mu - 0.5) / sd * NELO_PER_T,
                        Z95 * se / sd * NELO_PER_T, los)
 
 
