@@ -114,7 +114,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
         _say("\n" + sprt_text(summary.sprt))
     for name, why in summary.dropped.items():
         _say(f"\ndropped: {name}: {why}")
-    _say(f"\nresults: {out / 'results.json'}  games: {out / 'arena.db'}, {out / 'games.jsonl'}"
+    _say(f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"
          f"  report: {out / 'report' / 'index.html'}")
     if summary.errors:
         for error in summary.errors:
@@ -263,6 +263,22 @@ def verify(records) -> None:
 
 @main.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "md", "csv", "json"]), default="table",
+              show_default=True, help="Plain tables, Markdown, CSV (one row per engine) or results.json.")
+def results(folder: Path, fmt: str) -> None:
+    """Print the standings, Bradley-Terry Elo, head to head and per-engine statistics of the
+    tournament in FOLDER (finished or still running), without changing the folder."""
+    from .results.export import render, summarize_folder
+
+    try:
+        summary = summarize_folder(folder)
+    except StorageError as exc:
+        raise Failure(str(exc)) from None
+    _say(render(summary, fmt).rstrip("\n"))
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--out", "-o", "site", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the site (default: FOLDER/report).")
 def report(folder: Path, site: Path | None) -> None:
@@ -280,6 +296,46 @@ def report(folder: Path, site: Path | None) -> None:
     except OSError as exc:
         raise Failure(f"{site or folder / 'report'}: cannot write the site ({exc}); choose another --out") from None
     click.echo(f"report: {index}")
+
+
+@main.group()
+def export() -> None:
+    """Write a results folder's games in other formats."""
+
+
+@export.command("sgf")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "-o", "target", required=True, type=click.Path(path_type=Path),
+              help="The .sgf file (with --per-game: a folder, one game-<id>.sgf per game).")
+@click.option("--game", "game_ids", multiple=True, type=click.IntRange(0), help="Only this game id (repeatable).")
+@click.option("--per-game", is_flag=True, help="One file per game instead of one collection.")
+def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: bool) -> None:
+    """Write the Hex games of FOLDER as SGF that HexGui opens (FF[4] GM[11])."""
+    from .results.sgf import SgfError, hex_collection_sgf, hex_game_sgf
+    from .results.store import read_folder
+
+    try:
+        _, records = read_folder(folder)
+    except StorageError as exc:
+        raise Failure(str(exc)) from None
+    by_id = {r["id"]: r for r in records}
+    missing = [i for i in game_ids if i not in by_id]
+    if missing:
+        raise Failure(f"{folder}: no game {', '.join(map(str, missing))} (games stored: {len(records)}, ids "
+                      f"{min(by_id, default=0)}..{max(by_id, default=0)})")
+    chosen = [by_id[i] for i in game_ids] if game_ids else records
+    try:
+        if per_game:
+            target.mkdir(parents=True, exist_ok=True)
+            for r in chosen:
+                (target / f"game-{r['id']}.sgf").write_text(hex_game_sgf(r), encoding="utf-8")
+        else:
+            target.write_text(hex_collection_sgf(chosen), encoding="utf-8")
+    except SgfError as exc:
+        raise Failure(str(exc)) from None
+    except OSError as exc:
+        raise Failure(f"{target}: cannot write ({exc.strerror}); choose another --out") from None
+    click.echo(f"{len(chosen)} game(s): {target}")
 
 
 @main.command()

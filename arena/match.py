@@ -76,16 +76,19 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
     # Keyed by engine name too, so mirrored seat orders of one setup are different games.
     engine_seeds = [derive_seed(seed, "engine", seat, name) for seat, name in enumerate(names)]
     times_ms: list[int] = []
+    move_info: list[dict[str, int | float] | None] = []  # aligned with times_ms
     forfeit: _Forfeit | None = None
     try:
         _announce(game, state, engines, engine_seeds)
         per_seat = [time_control] * len(engines) if isinstance(time_control, TimeControl) else list(time_control)
-        _play_moves(state, engines, per_seat, times_ms)
+        _play_moves(state, engines, per_seat, times_ms, move_info)
     except _Forfeit as exc:
         forfeit = exc
     record = _record(game, state, names, seed, engine_seeds,
                      times_ms, forfeit)
     record["deal"] = deal
+    if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
+        record["move_info"] = move_info
     record["started"] = started.isoformat(timespec="seconds")
     record["duration_s"] = round(time.monotonic() - t0, 3)
     if opening:
@@ -136,7 +139,7 @@ def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine
 
 
 def _play_moves(state: State, engines: Sequence[EngineProcess], tcs: Sequence[TimeControl],
-                times_ms: list[int]) -> None:
+                times_ms: list[int], move_info: list[dict[str, int | float] | None]) -> None:
     clocks = [tc.base_ms for tc in tcs] if tcs[0].base_ms is not None else None
     incs = [tc.inc_ms for tc in tcs] if clocks is not None else None
     # Without a game clock the limit and the go line of a seat are the same for every move.
@@ -156,6 +159,7 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tcs: Sequence[Ti
             raise _Forfeit(seat, exc.code, exc.reason) from None
         elapsed_ms = round(reply.elapsed * 1000)
         times_ms.append(elapsed_ms)
+        move_info.append(reply.info)
         if reply.move is None:
             raise _Forfeit(seat, "resign", "resigned")
         try:

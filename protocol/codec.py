@@ -7,6 +7,7 @@ two sides cannot drift apart.  Parsing never raises anything but
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Sequence, Union
@@ -107,6 +108,30 @@ class Resign:
 @dataclass(frozen=True)
 class Info:
     text: str
+
+
+SEARCH_KEYS = {"depth": int, "nodes": int, "score": float}
+
+
+def search_info(text: str, known: dict[str, int | float] | None = None) -> dict[str, int | float] | None:
+    """The optional search figures of an ``info`` line (PROTOCOL.md section 4): ``depth N``,
+    ``nodes N`` (non-negative integers) and ``score S`` (a finite number), over ``known``
+    (the ones an earlier line of the same move gave).  Anything else, or a value that does
+    not parse, is ignored: info is free text and never a fault."""
+    words = text.split()
+    found = dict(known or {})
+    for key, value in zip(words, words[1:]):
+        kind = SEARCH_KEYS.get(key)
+        if kind is int and value.isascii() and value.isdigit() and len(value) <= 20:
+            found[key] = int(value)
+        elif kind is float and len(value) <= 32:
+            try:
+                number = float(value)
+            except ValueError:
+                continue
+            if math.isfinite(number):
+                found[key] = number
+    return found or None
 
 
 EngineMessage = Union[Id, OptionDecl, ArenaOk, ReadyOk, Move, Resign, Info, None]

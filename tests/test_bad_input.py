@@ -1,5 +1,6 @@
 """Bad input: one paragraph naming the place and the fix, exit code 2, no traceback."""
 
+import json
 import os
 import subprocess
 import sys
@@ -72,12 +73,18 @@ def test_an_output_folder_that_cannot_be_made(tmp_path):
     (b'{"game": "hex", "moves": [1]}\n', ['"moves" must be a list of move strings']),
     (b'{"game": "hex", "moves": [], "options": {"colour": 1}}\n', ["unknown option 'colour'"]),
     (b'{"game": "go", "moves": []}\n', ["unknown game 'go'"]),
-    (b'{"game": "hex", "moves": [], "seed": -1}\n', ["'seed' must be a non-negative integer"]),
+    (b'{"game": "hex", "moves": [], "seed": -1}\n', ["'seed'", "greater than or equal to 0"]),
     (b'{"game": "hex", "moves": [], "seed": 1, "setup": "x"}\n', ["'setup' does not match"]),
     (b'{"game": "hex", "moves": []}\n\xff\xfe\n', ["line 2: not UTF-8 text"]),
 ])
 def test_malformed_records_for_verify(data, parts):
-    check(CliRunner().invoke(main, ["verify", "-"], input=data), "<stdin>", *parts)
+    # each bad record gets its own verdict naming the line; the file goes on
+    result = CliRunner().invoke(main, ["verify", "-"], input=data)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    bad = [v for v in map(json.loads, result.output.splitlines()) if v["error"] and "line" in v["error"].get("reason", "")]
+    assert len(bad) == 1 and bad[0]["ok"] is False
+    for part in ["<stdin>", *parts]:
+        assert part in bad[0]["error"]["reason"], bad[0]
 
 
 def test_arena_writes_only_inside_its_output_folder(tmp_path):

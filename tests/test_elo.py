@@ -184,3 +184,32 @@ def test_bootstrap_intervals_cover_the_true_elo_with_draws():
             total += 1
             covered += r.low <= truth[r.engine] <= r.high   # the truth's mean is 0, like the anchor
     assert 0.9 <= covered / total <= 0.985, covered / total    # 250 intervals around 95%
+
+
+def test_a_field_without_upsets_rates_the_engine_in_the_middle():
+    records = [game(0, "a", "b", 1), game(1, "b", "c", 1), game(2, "a", "c", 1), game(3, "c", "d", 1),
+               game(4, "b", "d", 1), game(5, "a", "d", 1), game(6, "d", "e", 1)]
+    fit = fit_elo(records)
+    assert [(r.engine, r.bound) for r in fit.ratings] == [
+        ("a", "above"), ("b", "above"), ("c", None), ("d", "below"), ("e", "below")]
+    assert fit.rating("c").elo == 0
+
+
+def test_three_player_intervals_cover_the_true_elo_at_about_95_percent():
+    # Plackett-Luce games: each seat's performance is its strength plus Gumbel noise, so any
+    # two seats' order is Bradley-Terry with the true Elo difference, but the three results of
+    # one game are related; the intervals allow for that (the fit's dispersion).
+    import itertools
+    truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
+    rng, covered, total = random.Random(5), 0, 0
+    for _ in range(300):
+        records = []
+        for trio in list(itertools.combinations(truth, 3)) * 4:
+            perf = [truth[n] / ELO_PER_NAT - math.log(-math.log(rng.random())) for n in trio]
+            order = sorted(range(3), key=lambda k: -perf[k])
+            records.append({"id": len(records), "players": list(trio),
+                            "places": [order.index(k) for k in range(3)], "termination": "normal"})
+        for r in fit_elo(records).ratings:
+            total += 1
+            covered += r.low is not None and r.low <= truth[r.engine] <= r.high
+    assert 0.935 <= covered / total <= 0.97, covered / total

@@ -22,7 +22,7 @@ from arena.engine.gtp import GtpEngine
 from arena.engine.process import EngineFault, EngineProcess, EngineSpec
 from arena.rules import GAMES, IllegalMove, make_game
 from arena.tournament.config import ConfigError, load_tournament
-from arena.results.verify import RecordError, verify_lines
+from arena.results.verify import VERDICT_KEYS, verify_lines
 from protocol import codec
 from protocol.codec import ProtocolError
 
@@ -219,14 +219,14 @@ def records(draw) -> str:
 
 @FAST
 @given(st.lists(records(), min_size=1, max_size=3))
-def test_verify_gives_verdicts_or_one_error_naming_the_line(lines):
-    try:
-        for verdict in verify_lines(lines, "fuzz.jsonl"):
-            assert set(verdict) == {"ok", "error", "over", "winner", "scores", "plies"}
-            if not verdict["ok"]:
-                assert verdict["error"]["reason"]
-    except RecordError as exc:
-        assert str(exc).startswith("fuzz.jsonl, line ")
+def test_verify_gives_every_line_a_verdict_and_bad_ones_an_error_naming_the_line(lines):
+    verdicts = list(verify_lines(lines, "fuzz.jsonl"))
+    assert [v["line"] for v in verdicts] == [n for n, line in enumerate(lines, 1) if line.strip()]
+    for verdict in verdicts:
+        assert tuple(verdict) == VERDICT_KEYS
+        if not verdict["ok"] and verdict["error"] is not None:
+            reason = verdict["error"]["reason"]
+            assert reason and ("ply" in verdict["error"] or reason.startswith(f"fuzz.jsonl, line {verdict['line']}: "))
 
 
 TOURNAMENT = """name = "fuzz"

@@ -111,7 +111,7 @@ def test_arena_run_quiet_prints_only_the_final_tables(tmp_path):
     proc = run_arena("run", hex_run(tmp_path), "--out", tmp_path / "out", "--quiet", "--report-every", "1")
     assert proc.returncode == 0, proc.stderr
     assert "Games " not in proc.stdout and "Score of" not in proc.stdout
-    assert "rank" in proc.stdout and "results:" in proc.stdout
+    assert "Standings" in proc.stdout and "rank" in proc.stdout
 
 
 def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):

@@ -271,7 +271,7 @@ def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
 
 def test_each_game_is_one_transaction(tmp_path):
     with GameStore(tmp_path) as store:
-        store.open("f")
+        store.open({"game": "hex", "seed": 0})
         game = {"id": 0, "round": 0, "players": ["a", "b"], "termination": "normal", "winner": 0}
         store.add(game)
         with pytest.raises(sqlite3.IntegrityError):

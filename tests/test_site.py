@@ -200,11 +200,17 @@ def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_na
             assert cells_with(page, "gone") == set(capture[2]) | set(capture[3])
     if game_name == "bases":
         assert cells_with(page, "occupied") == set(final.details()["occupied_base"])
-    if game_name == "posies":  # the last removal is marked
+    if game_name == "posies":  # each ply marks the pair it removed and the group the mover kept
         page.keyboard.press("Home")
-        page.keyboard.press("ArrowRight")
-        pair = record["moves"][0].split("/")[0].split("-")
-        assert set(pair) <= cells_with(page, "gone")
+        kept_somewhere = False
+        for ply, (before, after) in enumerate(zip(positions, positions[1:]), 1):
+            page.keyboard.press("ArrowRight")
+            pair = set(record["moves"][ply - 1].split("/")[0].split("-"))
+            emptied = {before.game.board.names[i] for i, (a, b) in enumerate(zip(before.cells, after.cells)) if a != b}
+            assert cells_with(page, "last") == pair and cells_with(page, "gone") == emptied
+            assert cells_with(page, "kept") == emptied - pair
+            kept_somewhere |= bool(emptied - pair)
+        assert kept_somewhere, "pick a seed whose game has a split"
         assert "score" in page.text_content("#status")  # variant 0: scores are public
     assert not page.errors
 
@@ -353,3 +359,34 @@ def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path
     assert rows["decision"] == "H1" and rows["upper_bound"] == "2.94" and rows["pentanomial"].startswith("LL 0")
     assert page.locator("img[src='plots/sprt.svg']").evaluate("img => img.naturalWidth") > 100
     assert not page.errors
+
+
+def test_the_games_list_pages_and_filters_a_large_index_in_the_browser(page, tmp_path):
+    names = ["a", "b", "c"]
+    records = [random_record("hex", {"size": 2}, i, [names[i % 3], names[(i + 1) % 3]]) for i in range(250)]
+    site = write_site(tmp_path / "site", SiteData("t", "hex", records[0]["options"], names, records)).parent
+    page.goto((site / "games.html").as_uri())
+    assert page.text_content("#count") == "250 of 250 games" and page.text_content("#page") == "page 1 of 3"
+    assert page.locator("#games tbody tr").count() == 100
+    page.click("#next")
+    page.click("#next")
+    assert page.text_content("#page") == "page 3 of 3" and page.locator("#games tbody tr").count() == 50
+    assert page.locator("#games tbody tr a").first.text_content() == "200"
+    page.select_option("#f-engine", label="c")
+    with_c = [r for r in records if "c" in r["players"]]
+    assert page.text_content("#count") == f"{len(with_c)} of 250 games" and page.text_content("#page") == "page 1 of 2"
+    shown = page.locator("#games tbody tr td:nth-child(3)").all_text_contents()
+    assert shown == [" vs ".join(r["players"]) for r in with_c[:100]]
+    won = page.locator("#games tbody tr td:nth-child(4)").all_text_contents()
+    assert won == [f"{r['players'][r['winner']]} wins" for r in with_c[:100]]
+
+
+def test_a_record_the_rules_cannot_replay_gets_a_page_saying_so(page, tmp_path):
+    good = random_record("hex", {"size": 3}, 1, ["a", "b"])
+    bad = {**random_record("hex", {"size": 3}, 2, ["a", "b"]), "moves": ["a1", "a1<b>"]}
+    site = write_site(tmp_path / "site", SiteData("t", "hex", good["options"], ["a", "b"], [good, bad])).parent
+    page.goto((site / "games" / "2.html").as_uri())
+    text = page.text_content("#replay-error")
+    assert "cannot be replayed" in text and "a1 a1<b>" in text and page.locator("#replay-error b").count() == 0
+    page.goto((site / "games" / "1.html").as_uri())
+    assert page.locator("#board [data-cell]").count() == 9

@@ -158,7 +158,8 @@ def test_verify_contract():
     result = CliRunner().invoke(main, ["verify", "-"], input=lines)
     assert result.exit_code == 1
     out = [json.loads(l) for l in result.output.splitlines()]
-    assert out[0] == {"ok": True, "error": None, "over": False, "winner": None, "scores": None, "plies": 3}
+    assert out[0] == {"id": None, "line": 1, "ok": True, "error": None, "over": False, "termination": None,
+                      "winner": None, "scores": None, "places": None, "plies": 3, "mismatches": []}
     assert out[1]["ok"] is False and out[1]["error"]["ply"] == 5 and "over" in out[1]["error"]["reason"]
     assert out[1]["over"] and out[1]["winner"] == 0 and out[1]["scores"] == [1.0, 0.0] and out[1]["plies"] == 5
     assert out[2]["error"] == {"ply": 1, "move": "a1", "reason": "a1 is already occupied"}
@@ -171,9 +172,13 @@ def test_verify_contract():
     ('{"game": "hex", "options": {"size": 0}, "moves": []}', "size"),
     ('{"game": "nope", "moves": []}', "unknown game"),
 ])
-def test_verify_unreadable_input_exits_2_naming_the_line(line, message):
-    result = CliRunner().invoke(main, ["verify", "-"], input=line + "\n")
-    assert result.exit_code == 2 and message in result.output
+def test_verify_gives_an_unusable_record_its_own_verdict_naming_the_line(line, message):
+    good = json.dumps({"game": "hex", "options": {"size": 3}, "moves": ["a1"], "id": 5})
+    result = CliRunner().invoke(main, ["verify", "-"], input=line + "\n" + good + "\n")
+    assert result.exit_code == 1
+    bad, ok = map(json.loads, result.output.splitlines())
+    assert not bad["ok"] and message in bad["error"]["reason"] and "line 1" in bad["error"]["reason"]
+    assert ok["ok"] and ok["id"] == 5 and ok["line"] == 2
 
 
 def test_a_reader_that_goes_away_does_not_stop_the_tournament(tmp_path):

@@ -85,6 +85,7 @@ class Reply:
 
     move: str | None
     elapsed: float
+    info: dict[str, int | float] | None = None   # depth / nodes / score its info lines gave
 
 
 @dataclass
@@ -267,6 +268,7 @@ class EngineProcess:
         self.send(f"{position_line}\n{go_line}", deadline)
         reason = lambda: f"no move within {limit * 1000:.0f} ms"  # formatted only on a timeout
         self._spinning = spun = self._quick
+        info = None
         try:
             while True:
                 msg = self._read_message(deadline, "timeout", reason)
@@ -277,9 +279,10 @@ class EngineProcess:
                                                      f"over the limit of {limit * 1000:.0f} ms")
                     caught = spun and self._spinning  # _spin stops spinning when it misses
                     self._quick = self._may_spin and (caught if spun else elapsed <= 2 * SPIN_S)
-                    return Reply(msg.token if isinstance(msg, Move) else None, elapsed)
+                    return Reply(msg.token if isinstance(msg, Move) else None, elapsed, info)
                 if not isinstance(msg, Info):
                     raise EngineFault("protocol", f"expected a move, got {_describe(msg)}")
+                info = codec.search_info(msg.text, info)
         finally:
             self._spinning = False
 

@@ -13,11 +13,11 @@ Conventions (each stated in :class:`EloFit` so a published table can say them to
 - **Anchor.**  Only differences are measured; by default the mean Elo of the rated engines is
   0 (Ordo's and BayesElo's default), or one named engine is fixed at a given value.
 - **Intervals.**  95% by default, from the curvature of the log-likelihood at its maximum
-  (inverse observed information, the Wald interval).  This treats each pairwise result as
-  independent and a draw as a coin flip, which is exact for decisive two-player games and
+  (inverse observed information, the Wald interval), widened by the results' dispersion when
+  the games vary more than independent pairwise results would (the three results of one
+  three-player game move together).  A draw counts as a coin flip, so the intervals are
   conservative (wider) when draws are frequent.  :func:`bootstrap_elo` resamples whole games
-  with a recorded seed instead, which accounts for draws and for the pairwise results of one
-  three-player game being related.
+  with a recorded seed instead, which also accounts for draws.
 - **Unbounded ratings.**  The maximum exists only where the results connect the engines both
   ways (each side of any split of the field took points from the other).  The largest such
   group is rated; an engine outside it has ``elo = None`` and ``bound`` says why: ``"above"``
@@ -282,7 +282,7 @@ def _normal_quantile(p: float) -> float:
 
 def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
     """The engines whose ratings are finite (the largest group the results connect both
-    ways, ties broken by results played, then by name) and the bound of every other one."""
+    ways) and the bound of every other one."""
     n = len(data.names)
     took = [set() for _ in range(n)]     # took[i]: engines i took points from
     gave = [set() for _ in range(n)]     # gave[i]: engines that took points from i
@@ -303,8 +303,13 @@ def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
             groups.append(sorted(k for k in down[i] if i in down[k]))
     if not groups:
         return [], {i: "unconnected" for i in range(n)}
-    best = max(groups, key=lambda g: (len(g), sum(played[k] for k in g),
-                                      [-ord(c) for c in min(data.names[k] for k in g)]))
+    within = [sum(c for (i, j), (c, _) in data.pairs.items() if i in g and j in g) for g in groups]
+    balance = [abs(sum(1 for k in range(n) if g[0] in down[k] and k not in g)
+                   - sum(1 for k in down[g[0]] if k not in g)) for g in groups]
+    # The largest group, the best measured one, then the one in the middle of the others
+    # (A > B > C with no upsets rates B), then by name.
+    best = groups[min(range(len(groups)), key=lambda k: (-len(groups[k]), -within[k], balance[k],
+                                                       min(data.names[i] for i in groups[k])))]
     anchor = best[0]
     bounds = {}
     for i in range(n):
@@ -349,13 +354,37 @@ def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tu
             break
     _, hess = _derivatives(theta, pairs, size)
     inverse = _inverse([[-v for v in row[1:]] for row in hess[1:]])
+    scale = ELO_PER_NAT ** 2 * _dispersion(data, where, theta, inverse)
     x = {g: theta[where[g]] * ELO_PER_NAT for g in group}
     cov = {}
     for a in group:
         for b in group:
             ka, kb = where[a], where[b]
-            cov[a, b] = inverse[ka - 1][kb - 1] * ELO_PER_NAT ** 2 if ka and kb else 0.0
+            cov[a, b] = inverse[ka - 1][kb - 1] * scale if ka and kb else 0.0
     return x, cov
+
+
+def _dispersion(data: _Data, where: dict[int, int], theta: list[float], inverse: list[list[float]]) -> float:
+    """How much more the games' results vary than independent pairwise results would (at
+    least 1): the quasi-likelihood dispersion, the observed information of the games over
+    the model's, per free rating.  The pairwise results of one three-player game move
+    together (beating both opponents is one event), so they carry less information than as
+    many separate games; two-player games without draws give about 1."""
+    free = len(where) - 1
+    if free < 1:
+        return 1.0
+    total = 0.0
+    for game in data.games:
+        u = [0.0] * len(where)
+        for i, j, s in game:
+            if i in where and j in where:
+                a, b = where[i], where[j]
+                r = s - 1 / (1 + math.exp(theta[b] - theta[a]))
+                u[a] += r
+                u[b] -= r
+        v = u[1:]
+        total += sum(v[p] * inverse[p][q] * v[q] for p in range(free) for q in range(free) if v[p] and v[q])
+    return max(1.0, total / free)
 
 
 def _derivatives(theta: list[float], pairs, size: int) -> tuple[list[float], list[list[float]]]:

@@ -14,7 +14,9 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
+
+from .fingerprint import changes, fingerprint
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,8 +80,10 @@ class GameStore:
         self._lock_file = None
         self.db: sqlite3.Connection | None = None
 
-    def open(self, fingerprint: str) -> None:
-        """Lock the folder, open the database, and check it belongs to this tournament."""
+    def open(self, settings: Mapping[str, Any], legacy_fingerprint: str | None = None) -> None:
+        """Lock the folder, open the database, and check it belongs to this tournament:
+        the same settings (arena/results/fingerprint.py) or only raised ``rounds``.
+        ``legacy_fingerprint`` lets a folder made before settings were stored resume."""
         self.folder.mkdir(parents=True, exist_ok=True)
         self._lock()
         self.db = sqlite3.connect(self.db_path, isolation_level=None)
@@ -87,18 +91,30 @@ class GameStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
-            row = self.db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+            self._check_settings(settings, legacy_fingerprint)
         except sqlite3.DatabaseError as exc:
             if is_damaged(exc):
                 raise StorageError(failure_text(self.folder, exc)) from None
             raise
-        if row is None:
-            self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
-        elif row[0] != fingerprint:
-            raise StorageError(
-                f"{self.db_path} holds games of a different tournament (the file's game, options, openings, "
-                f"engines or seed changed). Use another --out folder, or delete it to start over.")
         self._rewrite_jsonl()
+
+    def _check_settings(self, settings: Mapping[str, Any], legacy_fingerprint: str | None) -> None:
+        stored, stored_settings = self.get_meta("fingerprint"), self.get_meta("settings")
+        if stored is not None:
+            if stored_settings is not None:
+                changed = changes(json.loads(stored_settings), settings)
+            else:
+                changed = [] if stored == legacy_fingerprint else [
+                    "settings differ (this folder was made by an older arena, which kept no list of them)"]
+            if changed:
+                where = self.folder.resolve()
+                raise StorageError(
+                    f"{where} holds games played under other settings, and a folder never mixes them. "
+                    f"Changed: " + "; ".join(changed) + ". Only raising 'rounds' extends a folder. To play "
+                    f"the new settings, give a new folder with --out (for example --out {where}-2), "
+                    f"or delete {where} to start over.")
+        self.set_meta("fingerprint", fingerprint(settings))
+        self.set_meta("settings", json.dumps(settings, sort_keys=True))
 
     def _lock(self) -> None:
         self._lock_file = open(self.folder / "arena.lock", "w")
@@ -126,6 +142,14 @@ class GameStore:
         assert self.db is not None
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def note_dropped(self, dropped: Mapping[str, str]) -> dict[str, str]:
+        """Keep why engines were dropped (engine -> reason) beside the games, so a later
+        reader of the folder shows the same reasons; returns every run's drops."""
+        known = json.loads(self.get_meta("dropped") or "{}")
+        known.update(dropped)
+        self.set_meta("dropped", json.dumps(known))
+        return known
 
     def close(self) -> None:
         if self.db is not None:

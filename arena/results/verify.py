@@ -1,63 +1,166 @@
 """Re-checking game records against the rules (``arena verify``).
 
-Input: JSON Lines, one record a line with at least ``game`` and ``moves``
-(``options``, ``seed``, ``deal`` and ``setup`` optional; other keys ignored, so records
-written by ``arena run`` verify as they are).  Output: one JSON verdict a line.
+Input: JSON Lines, one record a line with at least ``game`` and ``moves`` (``options``,
+``seed``, ``deal`` and ``setup`` optional).  Every move is replayed; where the record states a
+result (``termination``, ``winner``, ``scores``, ``places``, ``forfeit_seat``), it is derived
+again from the moves and each field that disagrees is reported:
+
+- ``termination`` ``normal``: the moves must end the game, and the result is the rules' one.
+- any other termination (a forfeit): the moves must *not* end the game, and the result is the
+  forfeit's (PROTOCOL.md section 7) for the seats the ``reason`` names as ``(seat N)`` (or
+  ``forfeit_seat`` if it names none).
+
+Output: one JSON verdict a line, carrying the record's ``id`` (null if it has none) and its
+``line``.  A line that is not a usable record (not JSON, wrong types, missing fields, options
+the game refuses) gets a verdict of its own with ``ok: false`` and ``error.reason`` naming the
+line; the lines after it are still checked.  Fields are typed strictly: ``"5"``, ``5.0`` or
+``true`` where an integer belongs are errors naming the field.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterable, Iterator
 
-from ..rules import IllegalMove, OptionError, make_game
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..match import _forfeit_result  # the referee's own forfeit rule, so both agree by construction
+from ..rules import Game, IllegalMove, OptionError, State, make_game
+
+VERDICT_KEYS = ("id", "line", "ok", "error", "over", "termination", "winner", "scores", "places",
+                "plies", "mismatches")
+SEAT_IN_REASON = re.compile(r"\(seat (\d+)\)")
 
 
 class RecordError(Exception):
-    """A line that is not a usable record; the message names the line."""
+    """Input that cannot be read at all; the message names the line."""
+
+
+class Record(BaseModel):
+    """The fields ``arena verify`` reads; other keys are kept and ignored."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    game: str
+    moves: list[str]
+    options: dict[str, Any] = {}
+    id: int | None = None
+    seed: int | None = Field(None, ge=0)
+    deal: int | None = Field(None, ge=0)
+    setup: str | None = None
+    players: list[str] | None = None
+    termination: str | None = None
+    reason: str | None = None
+    forfeit_seat: int | None = Field(None, ge=0)
+    winner: int | None = Field(None, ge=0)
+    scores: list[float] | None = None
+    places: list[int] | None = None
 
 
 def verify_record(record: dict[str, Any]) -> dict[str, Any]:
     """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
-    game = make_game(record["game"], record.get("options") or {})
+    rec = _validated(record)
+    game = make_game(rec.game, rec.options, strict=True)
     state = initial_state(game, record)
     error = None
-    for ply, move in enumerate(record["moves"]):
+    for ply, move in enumerate(rec.moves):
         try:
             state.play(move)
         except IllegalMove as exc:
             error = {"ply": ply, "move": move, "reason": exc.reason}
             break
     over = state.is_terminal()
-    return {
-        "ok": error is None,
-        "error": error,
-        "over": over,
-        "winner": state.winner() if over else None,
-        "scores": state.scores() if over else None,
-        "plies": len(state.moves),
-    }
+    derived: dict[str, Any] = {"termination": None, "winner": None, "scores": None, "places": None}
+    mismatches: list[dict[str, Any]] = []
+    if error is None:
+        derived, mismatches = _derive(rec, state, game)
+    elif over:
+        derived.update(winner=state.winner(), scores=state.scores(), places=state.places())
+    return {"id": rec.id, "ok": error is None and not mismatches, "error": error, "over": over,
+            **derived, "plies": len(state.moves), "mismatches": mismatches}
 
 
-def initial_state(game, record: dict[str, Any]):
-    seed, setup = record.get("seed"), record.get("setup")
+def _validated(record: dict[str, Any]) -> Record:
+    try:
+        return Record.model_validate(record)
+    except ValidationError as exc:
+        raise ValueError("; ".join(_describe(err) for err in exc.errors())) from None
+
+
+def _describe(err: dict[str, Any]) -> str:
+    where = ".".join(str(p) for p in err["loc"])
+    if err["type"] == "missing":
+        return f"missing {where!r}"
+    got = repr(err.get("input"))
+    return f"{where!r}: {err['msg']} (got {got if len(got) <= 40 else got[:37] + '...'})"
+
+
+def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The result the moves give and how it differs from the recorded one."""
+    over = state.is_terminal()
+    mismatches: list[dict[str, Any]] = []
+
+    def differs(field: str, derived: Any) -> None:
+        recorded = getattr(rec, field)
+        if field in rec.model_fields_set and recorded != derived:
+            mismatches.append({"field": field, "recorded": recorded, "derived": derived})
+
+    if rec.termination is None or rec.termination == "normal":
+        termination = "normal" if over else None
+        if rec.termination == "normal" and not over:
+            mismatches.append({"field": "termination", "recorded": "normal", "derived": "not over",
+                               "reason": "the recorded moves do not end the game"})
+        if not over:
+            return {"termination": termination, "winner": None, "scores": None, "places": None}, mismatches
+        winner, scores, places = state.winner(), state.scores(), state.places()
+    else:
+        termination = rec.termination
+        if over:
+            mismatches.append({"field": "termination", "recorded": rec.termination, "derived": "normal",
+                               "reason": "the recorded moves end the game by the rules"})
+        offenders = _offenders(rec, game.players)
+        if not offenders:
+            mismatches.append({"field": "reason", "recorded": rec.reason, "derived": None,
+                               "reason": "a forfeit must name the seat that lost it"})
+            return {"termination": termination, "winner": None, "scores": None, "places": None}, mismatches
+        scores, places = _forfeit_result(state, offenders)
+        winner = places.index(0) if places.count(0) == 1 else None
+        differs("forfeit_seat", offenders[0])
+    for field, value in (("winner", winner), ("scores", scores), ("places", places)):
+        differs(field, value)
+    return {"termination": termination, "winner": winner, "scores": scores, "places": places}, mismatches
+
+
+def _offenders(rec: Record, players: int) -> list[int]:
+    """The seats a forfeit's reason names ("name (seat 1): ..."), else its forfeit_seat."""
+    seats = [int(s) for s in SEAT_IN_REASON.findall((rec.reason or "").split(": ", 1)[0])]
+    seats = [s for s in dict.fromkeys(seats) if s < players]
+    if not seats and rec.forfeit_seat is not None and rec.forfeit_seat < players:
+        seats = [rec.forfeit_seat]
+    return seats
+
+
+def initial_state(game: Game, record: dict[str, Any]) -> State:
+    """The state a record starts from: its seed's setup (with its own deal if it has one),
+    or its setup token (a deal, if given, draws the hidden part: Posies variant 2)."""
+    seed, setup, deal = record.get("seed"), record.get("setup"), record.get("deal")
+    for key, value in (("seed", seed), ("deal", deal)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ValueError(f"'{key}' must be a non-negative integer")
+    if setup is not None and not isinstance(setup, str):
+        raise ValueError("'setup' must be a string")
     if seed is not None:
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise ValueError("'seed' must be a non-negative integer")
         state = game.initial_state(seed)
         if setup is not None and state.setup_token() != setup:
             raise ValueError(f"'setup' does not match the setup that seed {seed} produces")
-        deal = record.get("deal")
-        if deal is not None:
-            if not isinstance(deal, int) or isinstance(deal, bool) or deal < 0:
-                raise ValueError("'deal' must be a non-negative integer")
-            state.deal(deal)
-        return state
-    if setup is not None:
-        if not isinstance(setup, str):
-            raise ValueError("'setup' must be a string")
-        return game.state_from_setup(setup)
-    return game.initial_state()
+    elif setup is not None:
+        state = game.state_from_setup(setup)
+    else:
+        state = game.initial_state()
+    if deal is not None:
+        state.deal(deal)
+    return state
 
 
 def parse_line(number: int, line: str, source: str) -> dict[str, Any]:
@@ -92,25 +195,47 @@ def _json_type(value: Any) -> str:
             type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def _decoded(lines: Iterable[str | bytes], source: str) -> Iterator[str]:
-    """The lines as text; a line that is not UTF-8 (a binary file) is a RecordError."""
-    for number, line in enumerate(lines, 1):
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError:
-                raise RecordError(f"{source}, line {number}: not UTF-8 text; records are JSON Lines (one "
-                                  f"JSON object a line, UTF-8), as arena run writes to games.jsonl") from None
-        yield line
-
-
 def verify_lines(lines: Iterable[str | bytes], source: str) -> Iterator[dict[str, Any]]:
-    """Verdicts for each non-blank line; raises RecordError naming the bad line."""
-    for number, line in enumerate(_decoded(lines, source), 1):
-        if not line.strip():
-            continue
-        record = parse_line(number, line, source)
+    """One verdict for each non-blank line, a bad line's included (``ok`` false, ``error``
+    naming the line)."""
+    for number, line in enumerate(lines, 1):
+        record: Any = None
         try:
-            yield verify_record(record)
+            text = _text(line, number, source)
+            if not text.strip():
+                continue
+            record = _json_or_none(text)  # for the id of a record that turns out unusable
+            verdict = verify_record(parse_line(number, text, source))
+        except RecordError as exc:
+            verdict = _bad(str(exc))
         except (OptionError, ValueError) as exc:
-            raise RecordError(f"{source}, line {number}: {exc}") from None
+            verdict = _bad(f"{source}, line {number}: {exc}")
+        if verdict["id"] is None and isinstance(record, dict) and _plain_int(record.get("id")):
+            verdict["id"] = record["id"]
+        yield {"id": verdict.pop("id"), "line": number, **verdict}
+
+
+def _text(line: str | bytes, number: int, source: str) -> str:
+    if isinstance(line, bytes):
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordError(f"{source}, line {number}: not UTF-8 text; records are JSON Lines (one "
+                              f"JSON object a line, UTF-8), as arena run writes to games.jsonl") from None
+    return line
+
+
+def _bad(reason: str) -> dict[str, Any]:
+    return {"id": None, "ok": False, "error": {"reason": reason}, "over": None, "termination": None,
+            "winner": None, "scores": None, "places": None, "plies": None, "mismatches": []}
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _plain_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

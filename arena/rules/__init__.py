@@ -37,6 +37,7 @@ def game_class(name: str) -> type[Game]:
         raise OptionError(f"game {name!r} is not available in this build") from None
 
 
-def make_game(name: str, options: Mapping[str, Any] | None = None) -> Game:
-    """Build a game from its name and raw options; raises OptionError with a readable message."""
-    return game_class(name).from_options(options)
+def make_game(name: str, options: Mapping[str, Any] | None = None, *, strict: bool = False) -> Game:
+    """Build a game from its name and raw options; raises OptionError with a readable message.
+    ``strict``: typed options, not text (see Game.from_options)."""
+    return game_class(name).from_options(options, strict=strict)

@@ -49,10 +49,13 @@ class Game(ABC):
         self.options = options
 
     @classmethod
-    def from_options(cls, raw: Mapping[str, Any] | None = None) -> "Game":
-        """Validate raw options (from a tournament file, CLI or record)."""
+    def from_options(cls, raw: Mapping[str, Any] | None = None, *, strict: bool = False) -> "Game":
+        """Validate raw options: ``strict`` for typed ones (a tournament file, a record), where
+        ``"5"``, ``5.0`` or ``true`` for an integer are errors; otherwise text (the CLI's
+        ``-O size=9``) is converted."""
         try:
-            options = cls.Options.model_validate(_literal_ints(cls.Options, dict(raw or {})))
+            raw = dict(raw or {}) if strict else _literal_ints(cls.Options, dict(raw or {}))
+            options = cls.Options.model_validate(raw, strict=strict)
         except ValidationError as exc:
             raise OptionError(describe_validation_error(cls.name, exc, cls.Options)) from None
         return cls(options)
@@ -221,5 +224,5 @@ def describe_validation_error(game: str, exc: ValidationError, model: type[BaseM
             allowed = ", ".join(model.model_fields) or "none"
             parts.append(f"unknown option {where!r} (allowed: {allowed})")
         else:
-            parts.append(f"option {where!r}: {err['msg']}")
+            parts.append(f"option {where!r}: {err['msg']} (got {err.get('input')!r})")
     return f"{game}: " + "; ".join(parts)

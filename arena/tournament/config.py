@@ -30,7 +30,8 @@ class ConfigError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: "5", 5.0 or true for an integer are errors naming the key, never converted
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class EngineEntry(_Strict):
@@ -212,7 +213,7 @@ def load_tournament(path: str | Path) -> Tournament:
     except ValidationError as exc:
         raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in exc.errors())) from None
     try:
-        game = make_game(data.game, data.options)
+        game = make_game(data.game, data.options, strict=True)
     except OptionError as exc:
         raise ConfigError(f"{path}: [options] / game: {exc}") from None
     if len(data.engines) < game.players:

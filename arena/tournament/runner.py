@@ -8,8 +8,6 @@ schedule order, so the table does not depend on which worker finished first.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import multiprocessing
 import os
@@ -20,7 +18,6 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import multiprocessing_logging
-from tabulate import tabulate
 
 from protocol import codec
 
@@ -28,8 +25,9 @@ from ..engine import open_engine, proctree
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
-from ..results.ratings import head_to_head, head_to_head_rows, standings, table_rows
-from ..results.site.live import LiveSite, tournament_settings
+from ..results.export import dropped_engines, render, results_document, standings_table, summarize, write_exports
+from ..results.fingerprint import fingerprint, legacy_fingerprint, tournament_settings
+from ..results.site.live import LiveSite
 from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import Tournament
@@ -238,23 +236,6 @@ def _play_in_worker(scheduled: ScheduledGame) -> dict[str, Any]:
 # -- coordinator side ---------------------------------------------------------
 
 
-def fingerprint(t: Tournament) -> str:
-    """What must not change for a run to resume into the same database.
-
-    ``rounds`` is left out on purpose: raising it extends a finished tournament,
-    since the schedule lists games round by round."""
-    data = t.data
-    fields = {"game": data.game, "options": t.game.options.model_dump(),
-              "seed": data.seed, "engines": [e.name for e in data.engines]}
-    if t.openings:  # only when set, so folders made before openings existed still resume
-        fields["openings"] = t.openings
-    if t.data.openings_entry.random_plies:
-        fields["random_plies"] = t.data.openings_entry.random_plies
-    if t.data.format != "round-robin":
-        fields["format"], fields["candidates"] = t.data.format, t.data.candidates
-    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
-
-
 @dataclass
 class RunSummary:
     played: int
@@ -312,8 +293,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
     workers = workers or t.data.workers
     schedule = build_schedule(t)
     with GameStore(out) as store:
-        store.open(fingerprint(t))
-        store.set_meta("settings", tournament_settings(t))  # for 'arena report' later
+        store.open(tournament_settings(t), legacy_fingerprint(t))  # kept as meta 'settings'
         run_tag = _new_run(store)
         stored = list(store.records())
         done = store.done_ids()
@@ -341,7 +321,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
-    dropped = _dropped_in(records) | tracker.dropped
+        dropped = dropped_engines(records) | store.note_dropped(tracker.dropped)
     return _report(t, out, records, played=len(records) - len(done), resumed=len(done),
                    dropped=dropped, errors=errors, site=site)
 
@@ -355,17 +335,6 @@ def _new_run(store: GameStore) -> str:
     tag = proctree.new_tag()
     store.set_meta("run_tag", tag)
     return tag
-
-
-def _dropped_in(records: list[dict[str, Any]]) -> dict[str, str]:
-    """Engines dropped in this or an earlier run, from their 'dropped' forfeits."""
-    dropped = {}
-    for r in records:
-        if r["termination"] == "dropped":
-            for seat, place in enumerate(r["places"]):  # the dropped seats share the last place
-                if place == max(r["places"]) and r["players"][seat] not in dropped:
-                    dropped[r["players"][seat]] = f"dropped (max_failures); first forfeit in game {r['id']}"
-    return dropped
 
 
 def sprt_test(t: Tournament, records: Any = ()) -> SprtTest | None:
@@ -474,33 +443,14 @@ def _error_text(result: Any) -> str:
 
 def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int,
             dropped: dict[str, str], errors: list[str], site: LiveSite) -> RunSummary:
-    players = t.game.players
-    rows = standings([e.name for e in t.engines], records, players)
-    headers, table = table_rows(rows, players)
-    pair_headers, pair_rows = head_to_head_rows(head_to_head(records), [s.engine for s in rows])
-    results = {
-        "tournament": t.name,
-        "game": t.data.game,
-        "options": t.game.options.model_dump(),
-        "games": len(records),
-        "terminations": _count(r["termination"] for r in records),
-        "standings": [dict(zip(headers, row)) for row in table],
-        "head_to_head": [dict(zip(pair_headers, row)) for row in pair_rows],
-        "dropped": dropped,
-        "not_recorded": errors,
-    }
+    settings = tournament_settings(t)
+    summary = summarize(records, [e.name for e in t.engines], tournament=t.name, game=t.data.game,
+                        options=t.game.options.model_dump(), players=t.game.players, settings=settings,
+                        fingerprint=fingerprint(settings), dropped=dropped, not_recorded=errors)
     if (sprt := sprt_test(t, records)) is not None:
-        results["sprt"] = sprt.summary()
-    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    site.finish(records, results)
-    text = tabulate(table, headers=headers, floatfmt=".2f")
-    if pair_rows:
-        text += "\n\n" + tabulate(pair_rows, headers=pair_headers, floatfmt=".1f")
-    return RunSummary(played, resumed, headers, table, text, out, dropped, errors, results.get("sprt"))
-
-
-def _count(values) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    return counts
+        summary.extra["sprt"] = sprt.summary()
+    write_exports(summary, out)
+    site.finish(records, results_document(summary))
+    headers, table = standings_table(summary)
+    return RunSummary(played, resumed, headers, table, render(summary, "table"), out, summary.dropped, errors,
+                      summary.extra.get("sprt"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
 from dataclasses import dataclass
@@ -32,9 +33,10 @@ from . import boards, pages, plots
 from ..elo import fit_elo
 from ..stats import engine_stats
 from ..store import StorageError, read_folder
-from ...rules import make_game
+from ...rules import IllegalMove, OptionError, make_game
 
 HERE = Path(__file__).resolve().parent
+log = logging.getLogger("arena.site")
 ASSETS = ("site.css", "viewer.js", "games.js")
 
 
@@ -132,7 +134,10 @@ class SiteWriter:
         """The geometry file of every board these games are played on."""
         games = {json.dumps([r["game"], r["options"]], sort_keys=True): r for r in records}
         for record in games.values():
-            game = make_game(record["game"], record["options"])
+            try:
+                game = make_game(record["game"], record["options"])
+            except OptionError:
+                continue  # its game page says the record cannot be replayed
             key = boards.board_key(game)
             if key not in manifest["boards"] or not (self.folder / "boards" / f"{key}.js").exists():
                 geometry = boards.board_geometry(game)
@@ -141,7 +146,17 @@ class SiteWriter:
                 manifest["boards"].append(key)
 
     def _game_page(self, data: SiteData, record: dict[str, Any]) -> None:
-        replayed = boards.replay(record)
+        try:
+            replayed = boards.replay(record)
+        except (IllegalMove, OptionError, ValueError, KeyError, TypeError) as exc:
+            # A record the rules cannot replay (edited by hand, or from another version):
+            # its page says so; the rest of the site is still written.
+            log.warning("game %s: cannot replay its record (%s); its page shows no board", record.get("id"), exc)
+            page = self.env.get_template("game.html").render(
+                site=self._site_context(data, summary=False), record=record, error=str(exc),
+                colours=[""] * len(record["players"]), result=pages.result_text(record), root="../")
+            _write(self.folder / "games" / f"{record['id']}.html", page)
+            return
         key = replayed["board"]
         frames = replayed["frames"]
         moves = pages.move_rows(record, frames, (data.settings or {}).get("time_control"))
@@ -150,7 +165,7 @@ class SiteWriter:
             data={"frames": frames, "cells": replayed["cells"], "game": record["game"],
                   "players": record["players"], "moves": moves},
             plies=len(moves), clocks=any(m[4] is not None for m in moves), infos=any(m[6] for m in moves),
-            result=pages.result_text(record), root="../")
+            result=pages.result_text(record), root="../", error="")
         _write(self.folder / "games" / f"{record['id']}.html", page)
 
     # -- the summary pages ----------------------------------------------------

@@ -125,8 +125,9 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
 
     ``frames[k]`` describes the position after ``k`` plies: the cells that changed
     (``set``: [cell, code] pairs; frame 0 sets every cell), who moved, the move's cells
-    (``last``), cells emptied by it with what was there (``gone``), a public status
-    line, and in the last frame only, what the end of the game reveals.
+    (``last``), cells emptied by it with what was there (``gone``; Posies' kept group
+    also in ``kept``), a public status line, and in the last frame only, what the end
+    of the game reveals.
     """
     game = make_game(record["game"], record["options"])
     state = initial_state(game, record)
@@ -145,6 +146,8 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
             "set": [[i, code[after[i]]] for i in changed],
             "last": [i for i in changed if code[after[i]]] or named,
             "gone": [[i, code[before[i]]] for i in changed if not code[after[i]]],
+            # Posies: the posies a split gave the mover, besides the pair it removed.
+            "kept": [i for i in changed if not code[after[i]] and i not in named] if name == "posies" else [],
         }, _status(name, state, record)))
         before = after
     frames[-1]["end"] = _ending(game, state, record)

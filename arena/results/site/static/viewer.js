@@ -81,6 +81,7 @@
       cells[i].classList.add("gone");
       cells[i].setAttribute("data-gone", code);
     }
+    for (const i of frame.kept || []) cells[i].classList.add("kept");
     const ending = ply === last ? frame.end : null;
     end.hidden = !(ending && ending.reveal);
     end.textContent = ending ? ending.reveal : "";

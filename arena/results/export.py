@@ -1,0 +1,328 @@
+"""What a results folder publishes: standings, Bradley–Terry Elo, head to head and per-engine
+statistics, as ``results.json`` (for programs), ``standings.md`` and ``standings.csv`` (to
+paste), and the tables ``arena results`` prints.
+
+:func:`summarize` computes everything from the stored records once; the writers only format
+it, so every export shows the same numbers.  ``results.json``'s schema is in the README
+("results.json"): snake_case keys, numbers as numbers, ``null`` where a value is unbounded or
+there is no data.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from tabulate import tabulate
+
+from ..rules import OptionError, make_game
+from .elo import EloFit, fit_elo
+from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
+from .stats import EngineStats, engine_stats, seat_name
+from .store import StorageError, read_folder
+
+SCHEMA_VERSION = 1
+FORMATS = ("table", "md", "csv", "json")
+
+
+def arena_version() -> str:
+    try:
+        return version("arena")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
+
+
+@dataclass
+class Summary:
+    """Everything published about one tournament, computed from its records."""
+
+    tournament: str
+    game: str
+    options: dict[str, Any]
+    players: int
+    records: list[dict[str, Any]]
+    standings: list[Standing]          # ranked engines first, then the dropped ones
+    elo: EloFit
+    pairs: dict[tuple[str, str], HeadToHead]
+    stats: dict[str, EngineStats]
+    dropped: dict[str, str]            # engine -> why
+    settings: dict[str, Any] | None = None
+    fingerprint: str | None = None
+    not_recorded: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)   # further sections, e.g. "sprt"
+
+    @property
+    def order(self) -> list[str]:
+        return [s.engine for s in self.standings]
+
+
+def summarize(records: Sequence[dict[str, Any]], engines: Sequence[str], *, tournament: str, game: str,
+              options: Mapping[str, Any], players: int, settings: dict[str, Any] | None = None,
+              fingerprint: str | None = None, dropped: Mapping[str, str] | None = None,
+              not_recorded: Sequence[str] = ()) -> Summary:
+    """Rate and tally ``records``; ``dropped`` adds to the engines the records show dropped."""
+    records = sorted(records, key=lambda r: r["id"])
+    engines = list(engines) + [n for r in records for n in r["players"] if n not in engines]
+    engines = list(dict.fromkeys(engines))
+    out = {**dropped_engines(records), **(dropped or {})}
+    rows = standings(engines, records, players)
+    rows = [s for s in rows if s.engine not in out] + [s for s in rows if s.engine in out]
+    return Summary(tournament, game, dict(options), players, list(records), rows,
+                   fit_elo(records, engines), head_to_head(records), engine_stats(records, engines),
+                   out, settings, fingerprint, list(not_recorded))
+
+
+def dropped_engines(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Engines dropped (max_failures), from their 'dropped' forfeits: the dropped seats
+    share the last place of such a record."""
+    dropped: dict[str, str] = {}
+    for r in records:
+        if r["termination"] == "dropped":
+            for seat, place in enumerate(r["places"]):
+                if place == max(r["places"]) and r["players"][seat] not in dropped:
+                    dropped[r["players"][seat]] = f"dropped (max_failures); first forfeit in game {r['id']}"
+    return dropped
+
+
+# -- results.json -------------------------------------------------------------
+
+
+def results_document(s: Summary) -> dict[str, Any]:
+    """The results.json object (schema in the README)."""
+    elo = {r["engine"]: r for r in s.elo.as_dict()["ratings"]}
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "arena_version": arena_version(),
+        "tournament": s.tournament,
+        "game": s.game,
+        "options": s.options,
+        "players": s.players,
+        "fingerprint": s.fingerprint,
+        "settings": s.settings,
+        "games": len(s.records),
+        "terminations": _count(r["termination"] for r in s.records),
+        "standings": [_standing_dict(rank, st, s.dropped, s.players, elo[st.engine])
+                      for rank, st in _ranked(s)],
+        "elo": s.elo.as_dict(),
+        "head_to_head": [_pair_dict(a, b, s.pairs[a, b]) for a, b in _pair_order(s)],
+        "engines": [s.stats[name].as_dict() for name in s.order],
+        "dropped": dict(s.dropped),
+        "not_recorded": list(s.not_recorded),
+    }
+    doc.update(s.extra)
+    return doc
+
+
+def _ranked(s: Summary) -> list[tuple[int | None, Standing]]:
+    rank = 0
+    out = []
+    for st in s.standings:
+        if st.engine in s.dropped:
+            out.append((None, st))
+        else:
+            rank += 1
+            out.append((rank, st))
+    return out
+
+
+def _standing_dict(rank: int | None, st: Standing, dropped: Mapping[str, str], players: int,
+                   elo: dict[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {"rank": rank, "engine": st.engine, "games": st.games, "wins": st.wins,
+                           "losses": st.losses, "draws": st.draws}
+    if players > 2:
+        row["places"] = list(st.places or [])
+    row.update(score_pct=round(st.score_pct, 1), elo=elo["elo"], elo_low=elo["low"], elo_high=elo["high"],
+               elo_bound=elo["bound"],
+               mu=round(st.mu, 2), sigma=round(st.sigma, 2), conservative=round(st.conservative, 2),
+               dropped=st.engine in dropped)
+    return row
+
+
+def _pair_order(s: Summary) -> list[tuple[str, str]]:
+    """Each pair once, the better ranked engine first."""
+    rank = {name: i for i, name in enumerate(s.order)}
+    return sorted(((a, b) for a, b in s.pairs if rank[a] < rank[b]), key=lambda p: (rank[p[0]], rank[p[1]]))
+
+
+def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
+    elo, margin, los = elo_estimate(pair.wins, pair.losses, pair.draws)
+    return {"engine": a, "opponent": b, "games": pair.games, "wins": pair.wins, "losses": pair.losses,
+            "draws": pair.draws, "score_pct": round(100 * pair.points / pair.games, 1),
+            "elo_diff": _r(elo), "elo_margin": _r(margin), "los_pct": round(100 * los, 1)}
+
+
+def _r(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits) + 0.0
+
+
+def _count(values) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return counts
+
+
+# -- tables -------------------------------------------------------------------
+
+
+def standings_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
+    """One row per engine: the standings with the Bradley–Terry Elo and its interval."""
+    headers = ["rank", "engine", "games", "wins", "losses", "draws"]
+    if s.players > 2:
+        headers += [_ordinal(i + 1) for i in range(s.players)]
+    headers += ["score %", "elo", "elo 95%", "mu", "sigma", "mu-3sigma", "status"]
+    rows = []
+    for rank, st in _ranked(s):
+        r = s.elo.rating(st.engine)
+        row: list[Any] = ["-" if rank is None else rank, st.engine, st.games, st.wins, st.losses, st.draws]
+        if s.players > 2:
+            row += list(st.places or [])
+        row += [round(st.score_pct, 1), _elo_text(r.elo, r.bound), _interval_text(r.low, r.high, r.elo),
+                round(st.mu, 2), round(st.sigma, 2), round(st.conservative, 2),
+                "dropped" if st.engine in s.dropped else ""]
+        rows.append(row)
+    return headers, rows
+
+
+def elo_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
+    """The Bradley–Terry ratings with the LOS of each engine over each other (%)."""
+    order = [r.engine for r in s.elo.ratings]
+    headers = ["engine", "elo", "95% low", "95% high", "results", "score %"] + [f"LOS>{n}" for n in order]
+    matrix = s.elo.los_matrix(order)
+    rows = []
+    for r, los in zip(s.elo.ratings, matrix):
+        rows.append([r.engine, _elo_text(r.elo, r.bound), _num(r.low), _num(r.high), r.results,
+                     "" if r.score is None else round(100 * r.score, 1)]
+                    + ["" if v is None else round(100 * v, 1) for v in los])
+    return headers, rows
+
+
+def head_to_head_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
+    return head_to_head_rows(s.pairs, s.order)
+
+
+def stats_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
+    """Per engine: score by seat, swaps, game length, time per move, depth, speed, forfeits."""
+    seats = [seat_name(s.game, k) for k in range(s.players)]
+    headers = (["engine"] + [f"score % as {n}" for n in seats]
+               + (["swapped", "was swapped"] if s.game in ("hex", "hexgo") else [])
+               + ["mean plies", "mean ms/move", "max ms/move", "mean depth", "nodes/s", "forfeits"])
+    rows = []
+    for name in s.order:
+        st = s.stats[name]
+        row: list[Any] = [name] + ["" if k >= len(st.seats) or st.seats[k].score is None
+                                   else round(100 * st.seats[k].score, 1) for k in range(s.players)]
+        if s.game in ("hex", "hexgo"):
+            row += [st.swapped, st.was_swapped]
+        row += [_num(st.mean_plies), _num(st.mean_move_ms), _num(st.max_move_ms), _num(st.mean_depth, "", 2),
+                _num(st.nodes_per_second, "", 0),
+                ", ".join(f"{code} {n}" for code, n in sorted(st.terminations.items())) or "none"]
+        rows.append(row)
+    return headers, rows
+
+
+def _num(value: float | None, empty: str = "", digits: int = 1) -> Any:
+    return empty if value is None else round(value, digits) + 0
+
+
+def _elo_text(elo: float | None, bound: str | None) -> Any:
+    if elo is not None:
+        return round(elo, 1) + 0.0
+    return {"above": "+inf", "below": "-inf"}.get(bound or "", "unrated")
+
+
+def _interval_text(low: float | None, high: float | None, elo: float | None) -> str:
+    if elo is None:
+        return ""
+    return f"[{_num(low, '-inf')}, {_num(high, '+inf')}]"
+
+
+TABLES = (("Standings", standings_table), ("Bradley-Terry Elo", elo_table),
+          ("Head to head", head_to_head_table), ("Per-engine statistics", stats_table))
+
+
+def render(s: Summary, fmt: str) -> str:
+    """The tables as ``table`` (plain text), ``md`` (Markdown), ``csv`` (the standings row per
+    engine, all columns of the four tables joined) or ``json`` (results.json)."""
+    if fmt == "json":
+        return json.dumps(results_document(s), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        return _csv(s)
+    style = {"table": "simple", "md": "github"}[fmt]
+    parts = []
+    if fmt == "md":
+        parts.append(f"# {s.tournament}\n\n{s.game}, {len(s.records)} games. Elo: Bradley-Terry maximum "
+                     f"likelihood, {s.elo.anchor}, 95% intervals from the "
+                     f"{s.elo.interval_method}; LOS in %.")
+    for title, table in TABLES:
+        headers, rows = table(s)
+        if not rows:
+            continue
+        text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
+        parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
+    if s.dropped:
+        lines = [f"- {name}: {why}" for name, why in s.dropped.items()]
+        parts.append(("## Dropped\n\n" if fmt == "md" else "Dropped\n") + "\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def _csv(s: Summary) -> str:
+    """One row per engine: standings, Elo, and statistics columns (numbers unformatted)."""
+    doc = results_document(s)
+    stats = {e["engine"]: e for e in doc["engines"]}
+    headers = ["rank", "engine", "games", "wins", "losses", "draws"]
+    if s.players > 2:
+        headers += [f"place_{k + 1}" for k in range(s.players)]
+    headers += ["score_pct", "elo", "elo_low", "elo_high", "elo_bound", "mu", "sigma", "conservative", "dropped"]
+    headers += [f"score_as_{seat_name(s.game, k).replace(' ', '_')}" for k in range(s.players)]
+    headers += ["swapped", "was_swapped", "mean_plies", "mean_move_ms", "max_move_ms", "mean_depth",
+                "nodes_per_second", "forfeits"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(headers)
+    for row in doc["standings"]:
+        st = stats[row["engine"]]
+        seats = {seat["seat"]: seat["score"] for seat in st["seats"]}
+        values = [row["rank"], row["engine"], row["games"], row["wins"], row["losses"], row["draws"]]
+        values += row.get("places", [])
+        values += [row[k] for k in ("score_pct", "elo", "elo_low", "elo_high", "elo_bound", "mu", "sigma", "conservative")]
+        values += ["true" if row["dropped"] else "false"]
+        values += [seats.get(k) for k in range(s.players)]
+        values += [st[k] for k in ("swapped", "was_swapped", "mean_plies", "mean_move_ms", "max_move_ms",
+                                   "mean_depth", "nodes_per_second")]
+        values += [sum(st["terminations"].values())]
+        writer.writerow(["" if v is None else v for v in values])
+    return buffer.getvalue()
+
+
+def write_exports(s: Summary, folder: Path) -> None:
+    """results.json, standings.md and standings.csv in ``folder`` (each replaced whole)."""
+    for name, fmt in (("results.json", "json"), ("standings.md", "md"), ("standings.csv", "csv")):
+        tmp = folder / f".{name}.tmp"
+        tmp.write_text(render(s, fmt), encoding="utf-8")
+        tmp.replace(folder / name)
+
+
+def summarize_folder(folder: Path) -> Summary:
+    """The summary of a finished or running tournament's folder, read without touching it."""
+    meta, records = read_folder(folder)
+    settings = json.loads(meta["settings"]) if "settings" in meta else None
+    if settings is None and not records:
+        raise StorageError(f"{folder}: the folder holds no games yet")
+
+    game_name = settings["game"] if settings else records[0]["game"]
+    options = settings["options"] if settings else records[0].get("options") or {}
+    try:
+        players = make_game(game_name, options).players
+    except OptionError as exc:
+        raise StorageError(f"{folder}: the stored settings do not make a game ({exc})") from None
+    engines = [e["name"] for e in settings["engines"]] if settings else []
+    name = (settings or {}).get("name") or (records[0].get("tournament") if records else None) or folder.name
+    return summarize(records, engines, tournament=name, game=game_name, options=options, players=players,
+                     settings=settings, fingerprint=meta.get("fingerprint"),
+                     dropped=json.loads(meta.get("dropped") or "{}"))

@@ -1,0 +1,135 @@
+"""A results folder holds one tournament: the settings its games were played under.
+
+:func:`tournament_settings` lists everything that shapes a game: the game and its options,
+every engine as it is started (protocol, resolved command and arguments, working directory,
+options, environment, limits), the time control, the openings (the book's moves, not its
+path), the seed, and every other key of the tournament file, so a key added later is covered
+unless it is listed here as free.  The folder stores them with their hash (the fingerprint);
+a run whose settings differ is refused by :class:`~arena.results.store.GameStore` with the
+list of what changed.
+
+Free to change: ``name``, ``workers`` and ``affinity`` (they decide how the games are run,
+not how they go), an engine's ``max_failures`` (when to stop starting a broken engine), and
+the keys in :data:`GROWABLE`, which may only be raised: more rounds (or a larger SPRT game
+limit) extend the schedule, whose earlier games stay the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any, Mapping
+
+FREE = ("name", "workers", "affinity", "cluster")   # how and where games run, not how they go
+FREE_PER_ENGINE = ("max_failures",)
+GROWABLE = ("rounds", "sprt.max_games", "sprt.max_pairs")
+
+
+def tournament_settings(t: Any) -> dict[str, Any]:
+    """The settings of a loaded :class:`~arena.tournament.config.Tournament`, as JSON data:
+    the tournament file as validated, with each engine as it is started (resolved command and
+    folder) and the openings' moves in place of the book's path."""
+    data = t.data.model_dump(mode="json")
+    data["options"] = t.game.options.model_dump(mode="json")   # with the defaults filled in
+    entries = {e["name"]: e for e in data.pop("engines")}
+    engines = []
+    for spec in t.engines:
+        entry = dict(entries.get(spec.name, {}))
+        entry.update(_jsonable(dataclasses.asdict(spec)))        # as started: resolved paths
+        entry.setdefault("protocol", "arena")
+        engines.append(entry)
+    data["engines"] = engines
+    if data.get("openings") is not None:
+        data["openings"] = {"moves_sha256": _digest([list(o) for o in t.openings]),
+                            "count": len(t.openings)}
+        if t.data.openings_entry.random_plies:  # order and start show in the moves' order
+            data["openings"]["random_plies"] = t.data.openings_entry.random_plies
+    return data
+
+
+def legacy_fingerprint(t: Any) -> str:
+    """The hash folders were made with before they stored their settings (game, options,
+    seed, engine names, openings), so such a folder still resumes when none of those changed."""
+    data = t.data
+    fields = {"game": data.game, "options": t.game.options.model_dump(),
+              "seed": data.seed, "engines": [e.name for e in data.engines]}
+    if t.openings:
+        fields["openings"] = t.openings
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+
+def fingerprint(settings: Mapping[str, Any]) -> str:
+    """The hash of the settings without the free and growable keys."""
+    return _digest(_fixed(settings, GROWABLE))
+
+
+def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What differs between two settings that would stop a resume, one line each, e.g.
+    ``time_control.movetime_ms: 1000 -> 2000``; growable keys only when they went down."""
+    out: list[str] = []
+    _diff(_fixed(old, ()), _fixed(new, ()), "", out)
+    for path in GROWABLE:
+        before, after = _get(old, path), _get(new, path)
+        if isinstance(before, int) and isinstance(after, int) and after < before:
+            out.append(f"{path}: {before} -> {after} (may only be raised: the folder holds the "
+                       f"games of {before})")
+    return out
+
+
+def _fixed(settings: Mapping[str, Any], leave_out: tuple[str, ...]) -> dict[str, Any]:
+    """The settings that must stay: engines keyed by name, free keys and ``leave_out`` out."""
+    fixed = json.loads(json.dumps(settings))
+    for path in FREE + leave_out:
+        _pop(fixed, path)
+    engines = fixed.get("engines")
+    if isinstance(engines, list):
+        fixed["engines"] = {e.get("name"): {k: v for k, v in e.items() if k not in FREE_PER_ENGINE}
+                            for e in engines if isinstance(e, dict)}
+    return fixed
+
+
+def _diff(old: Any, new: Any, where: str, out: list[str]) -> None:
+    if where in GROWABLE:
+        return  # checked apart: it may go up
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for key in sorted(set(old) | set(new), key=str):
+            path = f"{where}.{key}" if where else str(key)
+            if key not in new:
+                out.append(f"{path}: {_short(old[key])} -> (removed)")
+            elif key not in old:
+                if path not in GROWABLE:
+                    out.append(f"{path}: (not set) -> {_short(new[key])}")
+            else:
+                _diff(old[key], new[key], path, out)
+    elif old != new:
+        out.append(f"{where}: {_short(old)} -> {_short(new)}")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value))   # tuples become lists, as they read back from the folder
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _get(data: Mapping[str, Any], path: str) -> Any:
+    for key in path.split("."):
+        if not isinstance(data, Mapping) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def _pop(data: dict[str, Any], path: str) -> None:
+    *parents, last = path.split(".")
+    for key in parents:
+        data = data.get(key) if isinstance(data, dict) else None
+    if isinstance(data, dict):
+        data.pop(last, None)

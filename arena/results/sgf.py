@@ -1,0 +1,105 @@
+"""Hex games as SGF, the way HexGui writes and reads them.
+
+HexGui's writer (``hexgui/sgf/SgfWriter.java``) puts ``FF[4]``, ``AP[<program>:<version>]``,
+``GM[11]`` (Hex) and ``SZ[n]`` in the root node and one ``B[cell]`` or ``W[cell]`` per move
+node, cells named as arena names them (``a1`` the top-left, column letter then row).  Black
+moves first and joins top and bottom, as Red (seat 0) does in arena (docs/gtp.md).
+
+The swap is the one place where the two differ.  arena's ``swap`` mirrors Red's stone across
+the a1 diagonal into a Blue stone and Red moves next; HexGui writes White's swap as
+``W[swap-pieces]``, leaves the stone as it is and lets White move again: the players exchange
+colours.  Both describe one game (the positions are mirror images with the colours exchanged),
+so after a swap every later cell is written mirrored, seat 0 plays White and seat 1 Black, and
+``PB``/``PW`` name the engines that hold each colour for the game (the swapper owns the black
+stone from then on).  ``RE`` is the winning colour with ``+R`` (resignation), ``+T`` (time) or
+``+F`` (any other forfeit) when the game did not end on the board.
+
+Only Hex is written: HexGui knows no other game of arena's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from .export import arena_version
+
+SWAP = "swap-pieces"
+HOW = {"resign": "R", "timeout": "T"}
+
+
+class SgfError(ValueError):
+    """A record that cannot be written as SGF; the message says which and why."""
+
+
+def hex_game_sgf(record: Mapping[str, Any]) -> str:
+    """One game tree ``(;FF[4]...;B[..];W[..]...)`` for a Hex record."""
+    if record.get("game") != "hex":
+        raise SgfError(f"game {record.get('id')}: {record.get('game')} is not Hex; SGF export is for Hex "
+                       f"games (HexGui reads Hex only)")
+    size = (record.get("options") or {}).get("size")
+    if not isinstance(size, int):
+        raise SgfError(f"game {record.get('id')}: no board size in the record's options")
+    moves, swapped = _moves(record["moves"])
+    names = list(record["players"])
+    black, white = (names[1], names[0]) if swapped else (names[0], names[1])
+    root = [("FF", "4"), ("AP", f"arena:{arena_version()}"), ("GM", "11"), ("SZ", str(size)),
+            ("PB", black), ("PW", white)]
+    result = _result(record, swapped)
+    if result:
+        root.append(("RE", result))
+    if record.get("started"):
+        root.append(("DT", str(record["started"])[:10]))
+    if record.get("tournament"):
+        root.append(("EV", str(record["tournament"])))
+    if record.get("round") is not None:
+        root.append(("RO", str(int(record["round"]) + 1)))
+    if record.get("id") is not None:
+        root.append(("GN", f"game {record['id']}"))
+    comment = f"{record.get('termination', 'normal')}: {record.get('reason', '')}"
+    if swapped:
+        comment += f". {names[1]} swapped: from the swap on, {names[1]} plays Black and {names[0]} White"
+    root.append(("C", comment))
+    nodes = ["".join(f"{key}[{_escape(value)}]" for key, value in root)]
+    nodes += [f"{colour}[{cell}]" for colour, cell in moves]
+    return "(;" + "\n;".join(nodes) + ")\n"
+
+
+def hex_collection_sgf(records: Iterable[Mapping[str, Any]]) -> str:
+    """Several games as one SGF collection (game trees one after the other)."""
+    return "".join(hex_game_sgf(r) for r in records)
+
+
+def _moves(tokens: list[str]) -> tuple[list[tuple[str, str]], bool]:
+    """(colour, HexGui cell) per move, and whether the game had a swap."""
+    out, swapped = [], False
+    for ply, token in enumerate(tokens):
+        colour = "B" if ply % 2 == 0 else "W"
+        if token == "swap":
+            swapped = True
+            out.append(("W", SWAP))
+            continue
+        if swapped:  # seat 0 (even plies) now plays White, on the mirrored board
+            colour = "W" if ply % 2 == 0 else "B"
+            token = mirror(token)
+        out.append((colour, token))
+    return out, swapped
+
+
+def mirror(cell: str) -> str:
+    """A cell mirrored across the a1 diagonal: column and row exchange (``e2`` -> ``b5``)."""
+    column, row = ord(cell[0]) - ord("a") + 1, int(cell[1:])
+    return f"{chr(ord('a') + row - 1)}{column}"
+
+
+def _result(record: Mapping[str, Any], swapped: bool) -> str | None:
+    winner = record.get("winner")
+    if winner is None:
+        return None
+    colour = ("W" if winner == 0 else "B") if swapped else ("B" if winner == 0 else "W")
+    termination = record.get("termination", "normal")
+    how = "" if termination == "normal" else HOW.get(termination, "F")
+    return f"{colour}+{how}"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")

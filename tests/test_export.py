@@ -1,0 +1,130 @@
+"""Exports of a results folder: results.json (schema in the README), standings.md/csv at the
+end of a run, and `arena results DIR --format ...` on finished and running tournaments."""
+
+import csv
+import hashlib
+import io
+import json
+import re
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.results.elo import fit_elo
+from arena.results.store import GameStore, read_folder
+from helpers import ZOO, engine_toml, run_arena, write_tournament
+
+ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
+           + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+           + engine_toml("dud", "{python}", ZOO, "crash_start", extra="max_failures = 1"))
+SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
+FREE_KEYS = {"settings", "dropped", "terminations"}   # their keys are names and codes, not fields
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("export")
+    out = tmp / "out"
+    proc = run_arena("run", write_tournament(tmp, ENGINES, rounds=2, seed=5), "-q", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return out, proc.stdout
+
+
+def walk(value, path=""):
+    """Every (path, key, value) of a JSON document."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield path, k, v
+            yield from walk(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for v in value:
+            yield from walk(v, path + "[]")
+
+
+def test_results_json_is_for_programs(folder):
+    out, _ = folder
+    doc = json.loads((out / "results.json").read_text())
+    meta, records = read_folder(out)
+    assert doc["schema_version"] == 1 and re.fullmatch(r"\d+\.\d+\.\d+.*", doc["arena_version"])
+    assert doc["fingerprint"] == meta["fingerprint"] and doc["settings"] == json.loads(meta["settings"])
+    assert doc["games"] == len(records) == 12
+    for path, key, value in walk(doc):
+        if not any(path.startswith(f".{k}") for k in FREE_KEYS) and path.split(".")[-1] not in FREE_KEYS:
+            assert SNAKE.match(key), (path, key)
+        assert not (isinstance(value, str) and value.lower() in ("inf", "+inf", "-inf", "nan")), (path, key)
+    fit = fit_elo(records, ["random", "pathfinder", "dud"])
+    for row in doc["elo"]["ratings"]:
+        r = fit.rating(row["engine"])
+        assert row["elo"] == (None if r.elo is None else round(r.elo, 1))
+    # the dud never starts: dropped, listed last without a rank, and never counted as a draw
+    standings = {row["engine"]: row for row in doc["standings"]}
+    assert doc["standings"][-1]["engine"] == "dud" and standings["dud"]["rank"] is None
+    assert standings["dud"]["dropped"] and not standings["random"]["dropped"]
+    assert [row["rank"] for row in doc["standings"][:2]] == [1, 2]
+    assert standings["dud"]["elo"] is None and standings["dud"]["elo_bound"] == "below"
+    engines = {e["engine"]: e for e in doc["engines"]}
+    dud = engines["dud"]["terminations"]   # two workers: a second start may fail before the drop
+    assert set(dud) == {"crash", "dropped"} and dud["crash"] + dud["dropped"] == 8 and dud["crash"] <= 2
+    assert engines["random"]["moves_timed"] > 0 and isinstance(engines["random"]["mean_move_ms"], float)
+    assert [s["name"] for s in engines["random"]["seats"]] == ["red", "blue"]
+    assert all(isinstance(p["los_pct"], float) for p in doc["head_to_head"])
+
+
+def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
+    out, stdout = folder
+    for title in ("Standings", "Bradley-Terry Elo", "Head to head", "Per-engine statistics"):
+        assert title in stdout and f"## {title}" in (out / "standings.md").read_text()
+    assert f"folder: {out.resolve()}" in stdout
+    rows = list(csv.DictReader(io.StringIO((out / "standings.csv").read_text())))
+    doc = json.loads((out / "results.json").read_text())
+    assert [r["engine"] for r in rows] == [s["engine"] for s in doc["standings"]]
+    assert rows[-1]["rank"] == "" and rows[-1]["dropped"] == "true" and rows[-1]["elo_bound"] == "below"
+    assert float(rows[0]["score_pct"]) == doc["standings"][0]["score_pct"]
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "csv", "json"])
+def test_arena_results_prints_the_same_as_the_run_wrote(folder, fmt):
+    out, _ = folder
+    result = CliRunner().invoke(main, ["results", str(out), "--format", fmt])
+    assert result.exit_code == 0, result.output
+    if fmt == "json":
+        assert json.loads(result.output) == json.loads((out / "results.json").read_text())
+    elif fmt == "csv":
+        assert result.output == (out / "standings.csv").read_text()
+    elif fmt == "md":
+        assert result.output == (out / "standings.md").read_text()
+    else:
+        assert "Standings" in result.output and "LOS>" in result.output and "dropped" in result.output
+
+
+def snapshot(folder):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+def test_arena_results_reads_a_running_tournament_without_touching_it(folder, tmp_path):
+    out, _ = folder
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    src = sqlite3.connect(out / "arena.db")
+    dst = sqlite3.connect(copy / "arena.db")
+    src.backup(dst)
+    src.close()
+    dst.close()
+    with GameStore(copy) as store:   # a run holds the folder's lock and its database open
+        store.open(json.loads(read_folder(out)[0]["settings"]))
+        before = snapshot(copy)
+        result = CliRunner().invoke(main, ["results", str(copy), "-f", "json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["games"] == 12
+        assert snapshot(copy) == before
+    assert not (copy / "results.json").exists()
+
+
+def test_arena_results_on_a_folder_without_games_says_so(tmp_path):
+    result = CliRunner().invoke(main, ["results", str(tmp_path)])
+    assert result.exit_code == 2 and "no arena.db here" in result.output
+    (tmp_path / "arena.db").write_bytes(b"not a database at all" * 100)
+    result = CliRunner().invoke(main, ["results", str(tmp_path)])
+    assert result.exit_code == 2 and "cannot read the games" in result.output

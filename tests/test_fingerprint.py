@@ -1,0 +1,113 @@
+"""A results folder holds one tournament: any change of its settings is refused, listing
+what changed; only raising rounds (or not-game settings such as workers) resumes it."""
+
+import json
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.results.fingerprint import changes, fingerprint
+from helpers import engine_toml, write_tournament
+
+ENGINES = (engine_toml("r1", "{python}", "-m", "engines.random_engine")
+           + engine_toml("r2", "{python}", "-m", "engines.random_engine"))
+
+
+def run(path, out):
+    return CliRunner().invoke(main, ["run", str(path), "--out", str(out), "-q"])
+
+
+def games(out):
+    return sqlite3.connect(out / "arena.db").execute("SELECT count(*) FROM games").fetchone()[0]
+
+
+@pytest.fixture
+def played(tmp_path):
+    """A finished 1-round Hex 3x3 tournament (2 games) and a way to rewrite its file."""
+    path = write_tournament(tmp_path, ENGINES, options="size = 3", workers=1)
+    out = tmp_path / "out"
+    first = run(path, out)
+    assert first.exit_code == 0, first.output
+    assert games(out) == 2
+
+    def rewrite(old, new):
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new, 1))
+    return path, out, rewrite
+
+
+@pytest.mark.parametrize("old,new,changed", [
+    ('"engines.random_engine"]\n', '"engines.random_engine", "--x"]\n', "engines.r1.command"),
+    ("movetime_ms = 2000", "movetime_ms = 1500", "time_control.movetime_ms: 2000 -> 1500"),
+    ("seed = 0", "seed = 1", "seed: 0 -> 1"),
+    ("size = 3", "size = 3\nswap = false", "options.swap: true -> false"),
+    ('name = "r2"\n', 'name = "r2"\noptions = { depth = 2 }\n', "engines.r2.options"),
+    ('name = "r2"\n', 'name = "r2"\ncwd = "sub"\n', "engines.r2.cwd"),
+    ("rounds = 1", "rounds = 1\n[[engines]]\nname = \"r3\"\ncommand = [\"{python}\", \"-m\", \"engines.random_engine\"]\n",
+     "engines.r3: (not set)"),
+])
+def test_a_changed_setting_is_refused_listing_it(played, tmp_path, old, new, changed):
+    path, out, rewrite = played
+    (tmp_path / "sub").mkdir()
+    rewrite(old, new)
+    if "[[engines]]" in new:  # an engine block goes after the others, not in the header
+        text = path.read_text().replace(new, old)
+        path.write_text(text + new.split("\n", 1)[1])
+    result = run(path, out)
+    assert result.exit_code == 2, result.output
+    assert changed in result.output and str(out.resolve()) in result.output
+    assert "--out" in result.output and "Traceback" not in result.output
+    assert games(out) == 2
+
+
+def test_raising_rounds_or_workers_resumes_and_lowering_rounds_is_refused(played):
+    path, out, rewrite = played
+    rewrite("workers = 1", "workers = 2")
+    rewrite("rounds = 1", "rounds = 2")
+    result = run(path, out)
+    assert result.exit_code == 0, result.output
+    assert games(out) == 4 and "2 resumed" in result.output
+    rewrite("rounds = 2", "rounds = 1")
+    result = run(path, out)
+    assert result.exit_code == 2 and "rounds: 2 -> 1 (may only be raised" in result.output
+
+
+def test_the_book_counts_by_its_content_not_its_path(tmp_path):
+    (tmp_path / "a.txt").write_text("b2\n")
+    (tmp_path / "b.txt").write_text("b2\n")
+    path = write_tournament(tmp_path, ENGINES, options="size = 3", workers=1, extra='openings = "a.txt"')
+    out = tmp_path / "out"
+    assert run(path, out).exit_code == 0
+    path.write_text(path.read_text().replace('"a.txt"', '"b.txt"'))
+    assert run(path, out).exit_code == 0             # same moves, another file: same tournament
+    (tmp_path / "b.txt").write_text("a1\n")
+    result = run(path, out)
+    assert result.exit_code == 2 and "openings.moves_sha256" in result.output
+
+
+def test_a_folder_made_before_settings_were_stored_still_resumes(played):
+    path, out, rewrite = played
+    from arena.results.fingerprint import legacy_fingerprint
+    from arena.tournament.config import load_tournament
+    db = sqlite3.connect(out / "arena.db")
+    with db:
+        db.execute("DELETE FROM meta WHERE key = 'settings'")
+        db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (legacy_fingerprint(load_tournament(path)),))
+    db.close()
+    rewrite("rounds = 1", "rounds = 2")
+    assert run(path, out).exit_code == 0 and games(out) == 4
+    settings = json.loads(sqlite3.connect(out / "arena.db").execute(
+        "SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    assert settings["rounds"] == 2 and settings["engines"][0]["name"] == "r1"
+
+
+def test_changes_and_fingerprint_ignore_only_growth():
+    old = {"rounds": 2, "seed": 1, "engines": {"a": {"command": ["x"]}}}
+    assert fingerprint(old) == fingerprint({**old, "rounds": 9})
+    assert changes(old, {**old, "rounds": 9}) == []
+    assert changes(old, {**old, "sprt": {"max_games": 10}}) == ["sprt: (not set) -> {\"max_games\": 10}"]
+    assert changes({**old, "sprt": {"max_games": 10}}, {**old, "sprt": {"max_games": 20}}) == []
+    assert changes(old, {"rounds": 2, "seed": 1, "engines": {}}) == ['engines.a: {"command": ["x"]} -> (removed)']

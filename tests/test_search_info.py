@@ -1,0 +1,73 @@
+"""The optional search keys of `info` lines (depth, nodes, score): parsed leniently, kept per
+move in the record, and turned into an engine's mean depth and nodes per second."""
+
+import json
+import textwrap
+
+import pytest
+
+from arena.results.stats import engine_stats
+from arena.results.store import read_folder
+from helpers import engine_toml, run_arena, write_tournament
+from protocol.codec import search_info
+
+
+@pytest.mark.parametrize("text,known,expected", [
+    ("depth 7 nodes 12345 score -0.25", None, {"depth": 7, "nodes": 12345, "score": -0.25}),
+    ("string thinking hard", None, None),
+    ("nodes 10", {"depth": 3}, {"depth": 3, "nodes": 10}),
+    ("depth -1 nodes 1e5 score nan score inf", None, None),     # not non-negative ints / finite
+    ("depth 4 depth 5 score 3", None, {"depth": 5, "score": 3.0}),
+    ("pv e5 d6 depth", None, None),
+    ("depth ٣ nodes 99999999999999999999999", None, None),   # non-ASCII digit, over 20 digits
+])
+def test_search_keys_are_read_leniently(text, known, expected):
+    assert search_info(text, known) == expected
+
+
+THINKER = textwrap.dedent('''
+    import sys
+    import time
+    from protocol.sdk import Engine, run
+
+    class Thinker(Engine):
+        name = "thinker"
+        plies = 0
+
+        def choose_move(self, state, clock):
+            self.plies += 1
+            time.sleep(0.005)   # a measurable time, so that nodes per second is defined
+            sys.stdout.write(f"info depth {self.plies} nodes {1000 * self.plies}\\n")
+            sys.stdout.write("info string free text nodes x\\n")       # ignored, not a fault
+            sys.stdout.write(f"info score 0.{self.plies} pv whatever\\n")
+            sys.stdout.flush()
+            return state.random_move(self.rng)
+
+    run(Thinker())
+''')
+
+
+def test_a_reporting_engine_gets_its_depth_and_speed_in_the_record_and_statistics(tmp_path):
+    (tmp_path / "thinker.py").write_text(THINKER)
+    engines = (engine_toml("thinker", "{python}", str(tmp_path / "thinker.py"))
+               + engine_toml("quiet", "{python}", "-m", "engines.random_engine"))
+    out = tmp_path / "out"
+    path = write_tournament(tmp_path, engines, options="size = 4\nswap = false", rounds=1, seed=2)
+    proc = run_arena("run", path, "-q", "--out", out, env=None)
+    assert proc.returncode == 0, proc.stderr
+    _, records = read_folder(out)
+    for r in records:
+        assert len(r["move_info"]) == len(r["times_ms"]) == len(r["moves"])
+        thinker = r["players"].index("thinker")
+        for ply, info in enumerate(r["move_info"]):
+            if ply % 2 == thinker:
+                n = ply // 2 + 1
+                assert info == {"depth": n, "nodes": 1000 * n, "score": float(f"0.{n}")}
+            else:
+                assert info is None
+    stats = engine_stats(records)
+    assert stats["thinker"].mean_depth > 1 and stats["thinker"].nodes_per_second > 0
+    assert stats["quiet"].mean_depth is None and stats["quiet"].nodes_per_second is None
+    doc = json.loads((out / "results.json").read_text())
+    row = next(e for e in doc["engines"] if e["engine"] == "thinker")
+    assert row["mean_depth"] == round(stats["thinker"].mean_depth, 2)

@@ -1,0 +1,111 @@
+"""Hex games as SGF for HexGui, read back with sgfmill's SGF parser (not arena's writer): the
+same moves, the swap as HexGui writes it, players and result."""
+
+import random
+
+import pytest
+from click.testing import CliRunner
+from sgfmill import sgf_grammar
+
+from arena.cli import main
+from arena.results.sgf import SgfError, hex_game_sgf, mirror
+from arena.results.store import read_folder
+from arena.rules import make_game
+from helpers import engine_toml, write_tournament
+
+
+def parse(text):
+    """[(root properties, [(colour, value), ...]) per game] via sgfmill's grammar."""
+    games = []
+    for tree in sgf_grammar.parse_sgf_collection(text.encode()):
+        root, *nodes = tree.sequence
+        props = {k: sgf_grammar.text_value(v[0]).decode() for k, v in root.items()}
+        moves = [(c, node[c][0].decode()) for node in nodes for c in ("B", "W") if c in node]
+        games.append((props, moves))
+    return games
+
+
+def to_arena(moves):
+    """Arena's move tokens from HexGui's SGF moves (undoing the swap's mirror)."""
+    out, swapped = [], False
+    for _, value in moves:
+        if value == "swap-pieces":
+            out.append("swap")
+            swapped = True
+        else:
+            out.append(mirror(value) if swapped else value)
+    return out
+
+
+def record(moves, size=5, players=("red", "blue"), seed=3, **extra):
+    game = make_game("hex", {"size": size})
+    state = game.initial_state()
+    for m in moves:
+        state.play(m)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    return {"id": 4, "round": 1, "game": "hex", "options": game.options.model_dump(), "players": list(players),
+            "moves": list(state.moves), "winner": state.winner(), "termination": "normal",
+            "reason": state.end_reason(), "tournament": "t", **extra}
+
+
+def test_a_game_without_swap_reads_back_with_the_same_moves():
+    r = record(["c3", "b2"])
+    [(props, moves)] = parse(hex_game_sgf(r))
+    assert (props["FF"], props["GM"], props["SZ"]) == ("4", "11", "5")
+    assert props["AP"].startswith("arena:") and (props["PB"], props["PW"]) == ("red", "blue")
+    assert props["RE"] == ("B+" if r["winner"] == 0 else "W+")
+    assert [c for c, _ in moves] == ["B", "W"] * (len(moves) // 2) + ["B"] * (len(moves) % 2)
+    assert [v for _, v in moves] == r["moves"] == to_arena(moves)
+
+
+def test_the_swap_is_written_as_hexgui_writes_it():
+    # docs/gtp.md's example: e2, swap, c4, a1 on 5x5 is B[e2] W[swap-pieces] W[d3] B[a1].
+    r = record(["e2", "swap", "c4", "a1"])
+    [(props, moves)] = parse(hex_game_sgf(r))
+    assert moves[:4] == [("B", "e2"), ("W", "swap-pieces"), ("W", "d3"), ("B", "a1")]
+    assert to_arena(moves) == r["moves"]
+    # the swapper (seat 1) holds Black from the swap on; the result names the winner's colour
+    assert (props["PB"], props["PW"]) == ("blue", "red")
+    assert props["RE"] == ("W+" if r["winner"] == 0 else "B+")
+    assert "blue swapped" in props["C"]
+    # the colours alternate after the swap: seat 0 is White
+    assert [c for c, _ in moves[2:]] == ["W", "B"] * ((len(moves) - 2) // 2) + ["W"] * ((len(moves) - 2) % 2)
+
+
+def test_forfeits_and_escaping():
+    r = record(["a1"], reason="red (seat 0): no move within 1100 ms] \\ odd", termination="timeout", winner=1)
+    [(props, _)] = parse(hex_game_sgf(r))
+    assert props["RE"] == "W+T" and props["C"].endswith("no move within 1100 ms] \\ odd")
+    assert parse(hex_game_sgf({**r, "termination": "crash"}))[0][0]["RE"] == "W+F"
+    with pytest.raises(SgfError, match="not Hex"):
+        hex_game_sgf({**r, "game": "groups"})
+
+
+def test_arena_export_sgf_writes_every_hex_game_of_a_folder(tmp_path):
+    engines = (engine_toml("r1", "{python}", "-m", "engines.random_engine")
+               + engine_toml("r2", "{python}", "-m", "engines.random_engine"))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["run", str(write_tournament(tmp_path, engines, seed=8)), "-q", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    _, records = read_folder(out)
+    sgf = tmp_path / "all.sgf"
+    result = CliRunner().invoke(main, ["export", "sgf", str(out), "-o", str(sgf)])
+    assert result.exit_code == 0, result.output
+    games = parse(sgf.read_text())
+    assert len(games) == len(records) == 2
+    for (props, moves), r in zip(games, records):
+        assert to_arena(moves) == r["moves"] and props["GN"] == f"game {r['id']}"
+        replay = make_game("hex", r["options"]).initial_state()
+        for m in to_arena(moves):
+            replay.play(m)
+        assert replay.winner() == r["winner"]
+    one = tmp_path / "one.sgf"
+    result = CliRunner().invoke(main, ["export", "sgf", str(out), "--game", "1", "-o", str(one)])
+    assert result.exit_code == 0 and len(parse(one.read_text())) == 1
+    each = tmp_path / "each"
+    result = CliRunner().invoke(main, ["export", "sgf", str(out), "--per-game", "-o", str(each)])
+    assert result.exit_code == 0 and sorted(p.name for p in each.iterdir()) == ["game-0.sgf", "game-1.sgf"]
+    result = CliRunner().invoke(main, ["export", "sgf", str(out), "--game", "9", "-o", str(one)])
+    assert result.exit_code == 2 and "no game 9" in result.output

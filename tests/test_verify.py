@@ -1,0 +1,121 @@
+"""`arena verify` re-derives each record's result from its moves and names every field that
+disagrees; forfeits are checked against their reason; bad records get their own verdict; types
+are strict in records and tournament files."""
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.match import forfeit_before_start
+from arena.results.verify import verify_lines
+from arena.rules import make_game
+from arena.tournament.config import ConfigError, load_tournament
+from helpers import engine_toml, write_tournament
+
+
+def finished(game_name="hex", options=None, seed=1, rng_seed=2, deal=None, players=("a", "b")):
+    game = make_game(game_name, options or {"size": 4})
+    state = game.initial_state(seed)
+    if deal is not None:
+        state.deal(deal)
+    rng = random.Random(rng_seed)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    return {"id": 3, "game": game_name, "options": game.options.model_dump(), "seed": seed, "deal": deal,
+            "setup": state.setup_token(), "players": list(players), "moves": list(state.moves),
+            "termination": "normal", "reason": state.end_reason(), "forfeit_seat": None,
+            "winner": state.winner(), "scores": state.scores(), "places": state.places()}
+
+
+def verdicts(*records):
+    return list(verify_lines([json.dumps(r) for r in records], "t.jsonl"))
+
+
+def test_a_record_verifies_and_a_swapped_result_is_named_field_by_field():
+    good = finished()
+    swapped = {**good, "winner": 1 - good["winner"], "scores": good["scores"][::-1], "places": good["places"][::-1]}
+    ok, bad = verdicts(good, swapped)
+    assert ok["ok"] and ok["id"] == 3 and ok["line"] == 1 and ok["termination"] == "normal"
+    assert not bad["ok"] and bad["error"] is None
+    assert {m["field"] for m in bad["mismatches"]} == {"winner", "scores", "places"}
+    winner = next(m for m in bad["mismatches"] if m["field"] == "winner")
+    assert (winner["recorded"], winner["derived"]) == (swapped["winner"], good["winner"])
+
+
+def test_termination_must_match_the_moves():
+    good = finished()
+    unfinished = {**good, "moves": good["moves"][:-1]}
+    [v] = verdicts(unfinished)
+    assert not v["ok"] and v["mismatches"][0]["field"] == "termination" and v["mismatches"][0]["derived"] == "not over"
+    late_forfeit = {**good, "termination": "timeout", "reason": "a (seat 0): no move within 1100 ms"}
+    [v] = verdicts(late_forfeit)
+    assert any(m["field"] == "termination" and m["derived"] == "normal" for m in v["mismatches"])
+
+
+@pytest.mark.parametrize("game_name,options,names,seats", [
+    ("hex", {"size": 4}, ["a", "b"], [1]),
+    ("posies", {"players": 3}, ["x", "y", "z"], [2]),
+    ("posies", {"players": 3}, ["x", "y", "z"], [0, 2]),
+])
+def test_forfeits_are_checked_against_the_seats_their_reason_names(game_name, options, names, seats):
+    record = {**forfeit_before_start(make_game(game_name, options), 4, names, seats, "crash", "boom"), "id": 9}
+    [ok] = verdicts(record)
+    assert ok["ok"], ok
+    # the same result under another seat's name: the result no longer fits the reason
+    other = (seats[0] + 1) % len(names)
+    blamed = {**record, "reason": record["reason"].replace(f"(seat {seats[0]})", f"(seat {other})", 1)}
+    [v] = verdicts(blamed)
+    assert not v["ok"] and "places" in {m["field"] for m in v["mismatches"]}
+
+
+def test_a_posies_variant_2_record_with_setup_and_deal_but_no_seed_verifies():
+    record = finished("posies", {"players": 2, "variant": 2}, seed=5, deal=77, rng_seed=4)
+    no_seed = {k: v for k, v in record.items() if k != "seed"}
+    [v] = verdicts(no_seed)
+    assert v["ok"], v
+    other_deal = [verdicts({**no_seed, "deal": d})[0] for d in range(1, 30)]
+    assert any(not v["ok"] for v in other_deal)  # the deal decides the hidden posies' scores
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"options": {"size": "4"}}, "size"), ({"options": {"size": 4.0}}, "size"), ({"options": {"size": True}}, "size"),
+    ({"winner": True}, "winner"), ({"id": "3"}, "id"), ({"scores": "1"}, "scores"), ({"seed": 1.0}, "seed"),
+])
+def test_record_fields_are_typed_strictly(change, field):
+    record = {**finished(), **change}
+    [bad] = verdicts(record)
+    assert not bad["ok"] and f"'{field}'" in bad["error"]["reason"] and "line 1" in bad["error"]["reason"]
+
+
+def test_one_bad_record_does_not_stop_the_file():
+    good = finished()
+    lines = [json.dumps(good), "{broken", json.dumps({k: v for k, v in good.items() if k != "moves"}), json.dumps(good)]
+    result = CliRunner().invoke(main, ["verify", "-"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 1
+    out = [json.loads(line) for line in result.output.splitlines()]
+    assert [v["ok"] for v in out] == [True, False, False, True] and [v["line"] for v in out] == [1, 2, 3, 4]
+    assert "not valid JSON" in out[1]["error"]["reason"] and '"moves"' in out[2]["error"]["reason"]
+    assert out[2]["id"] == 3
+
+
+@pytest.mark.parametrize("text,field", [
+    ('rounds = "2"', "rounds"), ("rounds = 2.0", "rounds"), ("workers = true", "workers"),
+])
+def test_tournament_files_are_typed_strictly(tmp_path, text, field):
+    engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml("b", "{python}", "-m", "engines.random_engine")
+    path = write_tournament(tmp_path, engines, extra=text)
+    path.write_text(path.read_text().replace("rounds = 1\n", "", 1) if field == "rounds" else
+                    path.read_text().replace("workers = 2\n", "", 1))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        load_tournament(path)
+
+
+@pytest.mark.parametrize("value", ['"5"', "5.0", "true"])
+def test_game_options_in_a_tournament_file_are_typed_strictly(tmp_path, value):
+    engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml("b", "{python}", "-m", "engines.random_engine")
+    path = write_tournament(tmp_path, engines, options=f"size = {value}")
+    result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "option 'size'" in result.output and "Traceback" not in result.output
