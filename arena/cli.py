@@ -101,7 +101,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
             summary = run_tournament(t, out, workers, progress, cluster=cluster, trace=trace)
         finally:
             progress.close()
-    except (StorageError, ClusterError) as exc:
+    except (StorageError, ClusterError, ConfigError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt:
         raise Failure(f"interrupted; finished games are kept in {out}. Run the same command to resume.") from None

@@ -141,7 +141,7 @@ def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine
 def _play_moves(state: State, engines: Sequence[EngineProcess], tcs: Sequence[TimeControl],
                 times_ms: list[int], move_info: list[dict[str, int | float] | None]) -> None:
     clocks = [tc.base_ms for tc in tcs] if tcs[0].base_ms is not None else None
-    incs = [tc.inc_ms for tc in tcs] if clocks is not None else None
+    incs = [tc.inc_ms for tc in tcs] if clocks is not None and any(tc.inc_ms for tc in tcs) else None  # no 'inc 0,0'
     # Without a game clock the limit and the go line of a seat are the same for every move.
     fixed = [(_move_limit(tc, None), codec.format_go(None, None, tc.movetime_ms)) for tc in tcs]
     # Grown by one token per move rather than joined afresh (play() appends one canonical token).

@@ -25,7 +25,8 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     assert done.returncode == 0, done.stderr
     text = done.stdout
     sections = ["1. Referee speed", "2. Manager overhead", "3. Parallel scaling", "4. Memory",
-                "5. Clock accuracy", "6. Report site", "7. Live progress", "Targets"]
+                "5. Clock accuracy", "6. Report site", "7. Bundled search engine", "8. Live progress",
+                "Targets"]
     positions = [text.index(title) for title in sections]
     assert positions == sorted(positions)
     for title, start, end in zip(sections, positions, positions[1:] + [len(text)]):
@@ -40,6 +41,9 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     assert data["memory_mib"]["coordinator"] > 0
     assert data["clock"]["moves"] > 0
     assert data["site"]["build_s"] > 0 and data["site"]["load_ms"]["index.html"] > 0
+    speeds = {row["game"]: row["iterations_per_s"] for row in data["engines"]["search"]}
+    assert sorted(speeds) == ["bases", "groups", "hex", "hexgo", "posies"] and min(speeds.values()) > 0
+    assert data["engines"]["clock_mode"]["charged_ms"]
     assert {t["status"] for t in data["targets"]} <= {"met", "MISSED", "n/a"}
 
 

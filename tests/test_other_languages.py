@@ -77,3 +77,18 @@ def test_a_node_crash_shows_the_error_and_where_the_rest_is(tmp_path):
         assert "Error: no legal move found at go 2" in r["reason"], r["reason"]
         assert f"(all of it: {out / 'arena.log'})" in r["reason"]
     assert "node_engine.js" in (out / "arena.log").read_text()  # the whole stack is in the log
+
+
+def guide_block(language: str) -> str:
+    text = (ROOT / "docs" / "writing-an-engine.md").read_text()
+    start = text.index(f"```{language}\n") + len(language) + 4
+    return text[start:text.index("```", start)]
+
+
+@needs_node
+def test_the_guides_examples_pass_check_engine(tmp_path):
+    (tmp_path / "jsbot.js").write_text(guide_block("javascript"))
+    (tmp_path / "mybot.py").write_text(guide_block("python"))
+    for command in ([NODE, str(tmp_path / "jsbot.js")], [sys.executable, str(tmp_path / "mybot.py")]):
+        result = run_arena("check-engine", *command)
+        assert result.returncode == 0, result.stdout

@@ -143,7 +143,7 @@ def test_the_bench_measures_the_progress_on_and_off(tmp_path):
     done = subprocess.run(arena_cmd("bench", "--quick", "-s", "progress", "--json", out), capture_output=True,
                           text=True, cwd=ROOT, timeout=280)
     assert done.returncode == 0, done.stderr
-    assert "7. Live progress" in done.stdout and "live (rich, a terminal)" in done.stdout
+    assert "8. Live progress" in done.stdout and "live (rich, a terminal)" in done.stdout
     figures = json.loads(out.read_text())["progress"]
     assert set(figures) == {"off", "lines", "live"}
     assert figures["off"]["progress_cpu_us"] == 0

@@ -10,7 +10,9 @@ Seven sections (docs/performance.md explains each method and shows a run):
 4. memory   - peak RSS of the coordinator and of each worker.
 5. clock    - what the referee charges an engine that sleeps a known time.
 6. site     - building the report site of 10,000 games, and loading its pages in Chromium.
-7. progress - the live progress display's CPU per move in the coordinator, on and off.
+7. engines  - the bundled search engine's iterations per second and move times per
+              game, and what its clock mode is charged under a move time.
+8. progress - the live progress display's CPU per move in the coordinator, on and off.
 
 Every figure is the median of ``repeats`` runs, baselines measured in the same run.
 """
@@ -26,7 +28,7 @@ from tabulate import tabulate
 
 from .common import instant_engine, machine
 
-SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "progress")
+SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress")
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,9 @@ class Plan:
     clock_size: int
     clock_sleep_us: int
     site_games: int = 10_000   # synthetic games in the report site
+    engine_level: str = "hard"  # the search engine's level in the engines section
+    engine_movetime_ms: int = 300
+    engine_clock_games: int = 2
     progress_rounds: int = 100  # 2 games per round
 
 
@@ -51,7 +56,8 @@ FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11
             clock_games=4, clock_size=11, clock_sleep_us=5000)
 QUICK = Plan(repeats=1, referee_budget_s=0.02, manager_rounds=3, manager_size=7,
              scaling_rounds=2, scaling_size=5, scaling_busy_us=300, memory_rounds=1,
-             clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=20,
+             clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=20, engine_level="easy",
+             engine_movetime_ms=150, engine_clock_games=1,
              progress_rounds=5)
 
 

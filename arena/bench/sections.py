@@ -10,7 +10,9 @@ from protocol import codec
 
 from ..engine.process import SPIN_S
 from ..rules import make_game
+from engines.search.engine import PARTS
 from .clock import clock_accuracy
+from .engines import clock_mode_times, search_speed
 from .common import InstantEngine, med
 from .pipes import RoundTrip, move_messages, ping_pong, python_peer
 from .referee import all_games, openspiel_hex, random_playout
@@ -235,12 +237,33 @@ def site(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
     site_section(plan, report)
 
 
+def engines(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    level = plan.engine_level
+    report.echo(f"\n7. Bundled search engine (level {level}, default game options, one core, "
+                f"{plan.repeats} run(s) per position)")
+    figures = [search_speed(game, level, plan.repeats) for game in sorted(PARTS)]
+    report.table([[f.game, f.budget, f.iterations_per_s, med(f.cpu_s), max(f.cpu_s), max(f.wall_s)]
+                  for f in figures],
+                 ["game", "iterations a move", "iterations/s (CPU)", "move CPU s (median)",
+                  "move CPU s (max)", "move wall s (max)"])
+    slowest = max(figures, key=lambda f: max(f.cpu_s))
+    report.target(f"level {level} moves within 1 s on one core",
+                  f"slowest {max(slowest.cpu_s):.2f} s CPU ({slowest.game})", max(slowest.cpu_s) <= 1.0)
+    charged = clock_mode_times(plan.engine_movetime_ms, plan.engine_clock_games)
+    report.echo(f"level time under movetime {plan.engine_movetime_ms} ms (Hex 9x9, {len(charged)} moves): "
+                f"the referee charged median {med(charged):.0f} ms, max {max(charged)} ms")
+    report.data["engines"] = {"search": [f.as_dict() for f in figures],
+                              "clock_mode": {"movetime_ms": plan.engine_movetime_ms, "charged_ms": charged}}
+    report.target("level time answers within its movetime", f"max {max(charged)} ms of "
+                  f"{plan.engine_movetime_ms} ms", max(charged) < plan.engine_movetime_ms)
+
+
 PROGRESS_MODES = {"off": None, "lines (not a terminal)": "lines", "live (rich, a terminal)": "live"}
 
 
 def progress(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
     assert engine is not None
-    report.echo(f"\n7. Live progress: coordinator CPU per move (Hex {plan.manager_size}x{plan.manager_size}, two "
+    report.echo(f"\n8. Live progress: coordinator CPU per move (Hex {plan.manager_size}x{plan.manager_size}, two "
                 f"instant engines, 1 worker, {2 * plan.progress_rounds} games; output discarded)")
     runs: dict[str, list[TournamentRun]] = {label: [] for label in PROGRESS_MODES}
     for _ in range(plan.repeats):  # interleaved, so load changes hit all modes alike

@@ -21,6 +21,7 @@ from ..match import TimeControl, play_game, starting_state
 from ..rules import GAMES, Game, IllegalMove, State, make_game
 from ..rules import bases as bases_rules
 from . import open_engine
+from .declared import declaration_problem
 from .process import EngineFault, EngineProcess, EngineSpec, Reply
 
 MOVETIME_MS = 300          # the "move within movetime" check
@@ -276,22 +277,6 @@ class Conformance:
         except IllegalMove as exc:
             raise _Failed(f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
         return reply.move
-
-
-def declaration_problem(decl: codec.OptionDecl) -> str | None:
-    """What is wrong with an option line, or None."""
-    if decl.type == "bool" and decl.default not in ("true", "false"):
-        return f"a bool's default is true or false, not {codec.quote(decl.default, 40)}"
-    if decl.type != "int":
-        return None
-    try:
-        default, low, high = (None if v is None else codec.ascii_int(v, signed=True)
-                              for v in (decl.default, decl.min, decl.max))
-    except codec.ProtocolError as exc:
-        return str(exc)
-    if (low is not None and default < low) or (high is not None and default > high):
-        return f"default {default} is outside min {low} max {high}"
-    return None
 
 
 # -- positions per game: (label, builder); builders are deterministic -------------------

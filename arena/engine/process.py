@@ -29,6 +29,7 @@ from protocol import codec
 from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
 
 from . import proctree
+from .declared import option_problems
 
 log = logging.getLogger("arena.engine")
 
@@ -181,6 +182,9 @@ class EngineProcess:
                 self.declared_options.append(msg)
             elif not isinstance(msg, Info):
                 raise EngineFault("protocol", f"unexpected {_describe(msg)} during the handshake")
+        problems = option_problems(self.declared_options, self.spec.options)
+        if problems:  # a tournament refuses these before its first game (declared.preflight)
+            raise EngineFault("handshake", problems[0])
         for name, value in self.spec.options:
             self.send(codec.format_setoption(name, value), deadline)
 

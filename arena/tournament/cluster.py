@@ -66,7 +66,11 @@ class EngineUnavailable(Exception):
     def __init__(self, address: str, host: str, problems: dict[str, str]) -> None:
         super().__init__(f"{host}: " + "; ".join(f"engine {n}: {r}" for n, r in problems.items()))
         self.address = address
+        self.host = host
         self.problems = problems
+
+    def __reduce__(self):  # it travels from the worker to the coordinator
+        return EngineUnavailable, (self.address, self.host, self.problems)
 
 
 # -- worker side: runs inside each Dask worker process --------------------------

@@ -22,6 +22,7 @@ import multiprocessing_logging
 from protocol import codec
 
 from ..engine import open_engine, proctree
+from ..engine.declared import games_problem, preflight
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
@@ -30,7 +31,7 @@ from ..results.fingerprint import fingerprint, legacy_fingerprint, tournament_se
 from ..results.site.live import LiveSite
 from ..results.store import GameStore
 from ..rules import Game, make_game
-from .config import Tournament
+from .config import ConfigError, Tournament
 from .pool import Lost, WorkerPool, ask_coordinator
 from .schedule import ScheduledGame, build_schedule
 from .sprt import SprtTest
@@ -83,6 +84,8 @@ class _Worker:
             self.engines[name] = proc
             proc.trace = trace
             proc.start()
+            if (problem := games_problem(proc.identity, self.config.game)) is not None:
+                raise EngineFault("handshake", f"refused: it {problem}")
         proc.trace = trace
         return proc
 
@@ -303,6 +306,8 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         site = LiveSite(out / "report", t, stored)
         progress = site.wrap(progress)
         todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
+        if todo:
+            _refuse_undeclared(t, run_tag)
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
                               {e.name: e for e in t.engines}, t.time_control, time_controls=t.time_controls,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
@@ -324,6 +329,17 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         dropped = dropped_engines(records) | store.note_dropped(tracker.dropped)
     return _report(t, out, records, played=len(records) - len(done), resumed=len(done),
                    dropped=dropped, errors=errors, site=site)
+
+
+def _refuse_undeclared(t: Tournament, run_tag: str) -> None:
+    """Before the first game, each engine given options is started once: they must be
+    options it declared, with values that fit, and it must play this game if it declares
+    its games.  (Engines without options are not started twice: one that declares other
+    games is refused at its first start, see _Worker.engine.)"""
+    problems = [f"engine {spec.name!r}: {p}" for spec in t.engines
+                if spec.options and (p := preflight(spec, t.data.game, run_tag))]
+    if problems:
+        raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
 
 
 def _new_run(store: GameStore) -> str:

@@ -1,0 +1,89 @@
+"""Section 6: the bundled search engine's speed per game, and its clock mode's margin.
+
+Search speed is measured in this process on one core, the way the engine runs in a
+tournament: ``SearchEngine.choose_move`` at a level's fixed budget on positions of
+a seeded random game (its start and a few plies in), timing CPU and wall clock.
+The clock mode (``level time``) plays a real game through a subprocess under a
+move time, and the figure is what the referee charged for each of its moves.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from engines.search.engine import PARTS, SearchEngine
+from protocol.sdk import Clock
+
+from ..engine.process import EngineProcess, EngineSpec
+from ..match import TimeControl, play_game
+from ..rules import make_game
+from .common import med
+
+POSITION_PLIES = (0, 6, 12)     # plies of a random game before each measured move
+
+
+@dataclass
+class SearchFigures:
+    game: str
+    level: str
+    budget: int
+    iterations_per_s: float     # median over the positions, CPU time
+    cpu_s: list[float]          # per measured move
+    wall_s: list[float]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "level": self.level, "budget": self.budget,
+                "iterations_per_s": self.iterations_per_s, "move_cpu_s_max": max(self.cpu_s),
+                "move_cpu_s_median": med(self.cpu_s), "move_wall_s_max": max(self.wall_s)}
+
+
+def search_speed(game_name: str, level: str, repeats: int) -> SearchFigures:
+    """Moves at ``level`` on the game's default options, ``repeats`` times per position."""
+    game = make_game(game_name)
+    rates, cpu, wall = [], [], []
+    for plies in POSITION_PLIES:
+        state = game.initial_state(1)
+        rng = random.Random(plies)
+        while len(state.moves) < plies and not state.is_terminal():
+            state.play(state.random_move(rng))
+        if state.is_terminal():
+            continue
+        for repeat in range(repeats):
+            engine = SearchEngine()
+            engine.on_option("level", level)
+            engine.players, engine.rng = game.players, random.Random(repeat)
+            engine.seat = state.current_player()
+            c0, w0 = time.process_time(), time.perf_counter()
+            engine.choose_move(state.clone(), Clock(engine.seat, None, None, None))
+            c1, w1 = time.process_time(), time.perf_counter()
+            cpu.append(c1 - c0)
+            wall.append(w1 - w0)
+            if engine.last.iterations:
+                rates.append(engine.last.iterations / max(c1 - c0, 1e-9))
+    return SearchFigures(game_name, level, PARTS[game_name].budgets[level], med(rates), cpu, wall)
+
+
+def clock_mode_times(movetime_ms: int, games: int) -> list[int]:
+    """What the referee charged the ``level time`` engine per move (ms), Hex 9x9 against
+    the random engine, both seat orders."""
+    game = make_game("hex", {"size": 9})
+    search = EngineSpec("search", (sys.executable, "-m", "engines.search"), options=(("level", "time"),))
+    rand = EngineSpec("random", (sys.executable, "-m", "engines.random_engine"))
+    charged: list[int] = []
+    for k in range(games):
+        specs = [search, rand] if k % 2 == 0 else [rand, search]
+        procs = [EngineProcess(spec) for spec in specs]
+        try:
+            for proc in procs:
+                proc.start()
+            record = play_game(game, procs, seed=k, time_control=TimeControl(movetime_ms=movetime_ms)).record
+        finally:
+            for proc in procs:
+                proc.quit()
+        mine = specs.index(search)
+        charged += [t for ply, t in enumerate(record["times_ms"]) if ply % 2 == mine]
+    return charged

@@ -1,0 +1,110 @@
+"""The bundled search engine for every game: levels, clock handling, game parts.
+
+``python -m engines.search`` plays any of arena's games with one Monte Carlo tree
+search (``mcts.py``); :data:`PARTS` gives each game its budgets and the domain the
+search sees (the rules' own ``State`` for most, turns split into stones for Groups,
+the swap policy for Hex, guessed hidden posies for Posies).  Options (``setoption``):
+
+- ``level``: ``easy``, ``medium`` or ``hard`` search a fixed number of iterations
+  from the referee's per-game seed, so a game replays move for move; ``time``
+  searches as long as the clock allows.
+- ``safety_ms``: what every mode keeps in hand below the time the clock allows.
+  A fixed level also stops early rather than overrun the clock, and only then
+  stops being reproducible (see engines/README.md for how rarely).
+- ``swap_policy`` (Hex): ``edge`` swaps exactly when Red's first stone is off the
+  edges, ``search`` lets the search judge, ``never`` never swaps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from arena.rules import State
+from protocol.sdk import Clock, Engine
+
+from . import mcts
+from .groups import GroupsDomain
+from .hex import HexDomain, edge_swap
+from .posies import PosiesDomain
+
+LEVELS = ("easy", "medium", "hard", "time")
+SWAP_POLICIES = ("edge", "search", "never")
+UNLIMITED = 10**9
+
+
+@dataclass(frozen=True)
+class Part:
+    """One game's search: the budget per level and how to search with it."""
+
+    budgets: dict[str, int]                        # level -> iterations
+    make_domain: Callable[["SearchEngine"], Any]   # how the search sees the game
+
+
+PARTS: dict[str, Part] = {
+    "hex": Part({"easy": 30, "medium": 300, "hard": 6000},
+                lambda e: HexDomain(e.option_values["swap_policy"])),
+    "hexgo": Part({"easy": 10, "medium": 80, "hard": 1000}, lambda e: mcts.RulesDomain(2, rave=True)),
+    "groups": Part({"easy": 30, "medium": 200, "hard": 1500}, lambda e: GroupsDomain()),
+    "posies": Part({"easy": 10, "medium": 80, "hard": 300}, lambda e: PosiesDomain(e.players)),
+    "bases": Part({"easy": 25, "medium": 120, "hard": 600}, lambda e: mcts.RulesDomain(2)),
+}
+
+
+class SearchEngine(Engine):
+    name = "search"
+    author = "arena"
+    options = {
+        "level": ("string", "medium"),
+        "safety_ms": ("int", 30),
+        "swap_policy": ("string", "edge"),
+    }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: Any = None      # the last search's result (iterations, seconds), for tests and bench
+
+    def on_option(self, name: str, value: str) -> None:
+        allowed = {"level": LEVELS, "swap_policy": SWAP_POLICIES}.get(name)
+        if allowed is not None and value not in allowed:
+            # A misspelt level must not quietly play another strength: stop, saying why.
+            raise SystemExit(f"search engine: option {name} is {value!r}; use one of {', '.join(allowed)}")
+        super().on_option(name, value)
+
+    def choose_move(self, state: State, clock: Clock) -> str | None:
+        game = state.game.name
+        if game == "hex" and self.option_values["swap_policy"] == "edge" and state.swap_allowed():
+            swap = edge_swap(state)
+            if swap:
+                return swap
+        part = PARTS[game]
+        level = self.option_values["level"]
+        budget = UNLIMITED if level == "time" else part.budgets[level]
+        out_of_time = self._deadline(clock, level == "time")
+        self.last = mcts.search(part.make_domain(self), state, self.rng, budget, out_of_time)
+        return self.last.move
+
+    def _deadline(self, clock: Clock, required: bool) -> Callable[[], bool]:
+        """A test that says when to stop: before the allotted time minus the safety
+        margin, allowing for the longest iteration seen so far."""
+        safety = int(self.option_values["safety_ms"])
+        allotted = clock.budget_ms(safety_ms=safety)
+        if allotted is None:
+            if required:
+                allotted = 1000 - safety   # level 'time' without a clock: a second a move
+            else:
+                return lambda: False
+        start = time.perf_counter()
+        deadline = start + allotted / 1000
+        last = [start, 0.0]                # time of the previous check, longest step seen
+
+        def out_of_time() -> bool:
+            now = time.perf_counter()
+            step = now - last[0]
+            if step > last[1]:
+                last[1] = step
+            last[0] = now
+            return now + last[1] >= deadline
+
+        return out_of_time

@@ -1,0 +1,88 @@
+"""An engine is sent only options it declared, with fitting values, and one that declares
+its games ('id games') is not entered for another: both refused before the first game."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+from tests.helpers import ROOT, engine_toml, run_arena, write_tournament
+
+PY = sys.executable
+DECLARING = '''\
+import sys
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "arena":
+        print("id name declaring\\nid games hex,groups\\n"
+              "option name depth type int default 3 min 1 max 9\\noption name book type bool default false\\n"
+              "arenaok 1", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "go":
+        print("resign", flush=True)
+    elif word == "quit":
+        break
+'''
+
+
+def tournament(tmp_path, options: str, game: str = "hex", game_options: str = "size = 4"):
+    script = tmp_path / "declaring.py"
+    script.write_text(DECLARING)
+    engines = (engine_toml("declaring", "{python}", str(script), extra=options)
+               + engine_toml("random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'))
+    return write_tournament(tmp_path, engines, game=game, options=game_options)
+
+
+def test_declared_options_with_fitting_values_are_accepted(tmp_path):
+    result = run_arena("run", tournament(tmp_path, "options = { depth = 9, book = true }"), "--out", tmp_path / "o")
+    assert result.returncode == 0, result.stderr
+
+
+def test_undeclared_or_unfitting_options_are_refused_before_the_first_game(tmp_path):
+    cases = [
+        ("options = { dpeth = 3 }", "engine 'declaring': option 'dpeth' is not one the engine declared "
+                                    "(it declares depth (int 1..9, default 3), book (bool, default false))"),
+        ("options = { depth = 10 }", "option 'depth' = '10': out of its range 1..9; the engine declares depth"),
+        ('options = { depth = "deep" }', "option 'depth' = 'deep': an int takes ASCII digits"),
+        ('options = { book = "yes" }', "option 'book' = 'yes': a bool takes true or false"),
+    ]
+    for options, message in cases:
+        out = tmp_path / re.sub(r"\W", "", options)
+        result = run_arena("run", tournament(tmp_path, options), "--out", out)
+        assert result.returncode == 2 and message in result.stderr, (options, result.stderr)
+        assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
+
+
+def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path):
+    # With options it is started before the first game: the run is refused.
+    result = run_arena("run", tournament(tmp_path, "options = { depth = 3 }", game="bases", game_options=""),
+                       "--out", tmp_path / "o")
+    assert result.returncode == 2
+    assert "engine 'declaring': declares that it plays hex, groups ('id games'), not bases" in result.stderr
+    # Without, it is refused when it first starts: its games are lost with that reason.
+    result = run_arena("run", tournament(tmp_path, "max_failures = 1", game="bases", game_options=""),
+                       "--out", tmp_path / "o2", "-q")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in (tmp_path / "o2" / "games.jsonl").read_text().splitlines()]
+    assert {r["termination"] for r in records} <= {"handshake", "dropped"}
+    assert "refused: it declares that it plays hex, groups ('id games'), not bases" in records[0]["reason"]
+
+
+def test_play_refuses_an_undeclared_engine_option(tmp_path):
+    script = tmp_path / "declaring.py"
+    script.write_text(DECLARING)
+    result = run_arena("play", "-g", "hex", "-O", "size=4", "-E", "0:ponder=true", f"{PY} {script}",
+                       f"{PY} -m engines.random_engine")
+    assert result.returncode == 2
+    assert "option 'ponder' is not one the engine declared (it declares depth" in result.stderr
+
+
+def test_no_increment_key_without_an_increment(tmp_path):
+    seen = tmp_path / "seen.txt"
+    spy = f"{PY} {ROOT / 'tests' / 'engines' / 'spy_engine.py'} {seen}"
+    result = run_arena("play", "-g", "hex", "-O", "size=4", "--base", "5000", spy, f"{PY} -m engines.random_engine")
+    assert result.returncode == 0, result.stderr
+    gos = [line for line in seen.read_text().splitlines() if line.startswith("go ")]
+    assert gos and all(re.fullmatch(r"go time \d+,\d+", g) for g in gos), gos[:3]
