@@ -419,11 +419,14 @@ def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_pa
     ('{"game": 7, "moves": []}', '"game" must be a string (a game name such as "hex"), got a number'),
 ])
 def test_records_arena_verify_cannot_use_give_one_line(tmp_path, line, what):
+    # each unusable record gets its own verdict naming the line; the file goes on
     path = tmp_path / "r.jsonl"
-    path.write_text(line + "\n")
+    path.write_text(line + "\n" + '{"game": "hex", "options": {"size": 3}, "moves": ["a1"]}\n')
     proc = run_arena("verify", path)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.startswith(f"arena: {path}, line 1: ") and what in proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and not proc.stderr
+    bad, good = map(json.loads, proc.stdout.splitlines())
+    assert bad["ok"] is False and bad["line"] == 1 and good["ok"] and good["line"] == 2
+    assert bad["error"]["reason"].startswith(f"{path}, line 1: ") and what in bad["error"]["reason"]
 
 
 def _played_folder(tmp_path) -> tuple[Path, Path]:

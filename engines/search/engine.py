@@ -47,7 +47,7 @@ PARTS: dict[str, Part] = {
                 lambda e: HexDomain(e.option_values["swap_policy"])),
     "hexgo": Part({"easy": 10, "medium": 80, "hard": 1000}, lambda e: mcts.RulesDomain(2, rave=True)),
     "groups": Part({"easy": 30, "medium": 200, "hard": 1500}, lambda e: GroupsDomain()),
-    "posies": Part({"easy": 10, "medium": 80, "hard": 300}, lambda e: PosiesDomain(e.players)),
+    "posies": Part({"easy": 15, "medium": 80, "hard": 300}, lambda e: PosiesDomain(e.players)),
     "bases": Part({"easy": 25, "medium": 120, "hard": 600}, lambda e: mcts.RulesDomain(2)),
 }
 

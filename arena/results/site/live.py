@@ -10,29 +10,24 @@ the games are in the database, and ``arena report`` rewrites the site from it.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from . import SiteData, SiteWriter
+from ..fingerprint import tournament_settings
 
 log = logging.getLogger("arena.site")
 
 INTERVAL_S = 5.0
 
 
-def tournament_settings(t: Any) -> str:
-    """The tournament file as validated, as JSON (stored with the games for the site)."""
-    return json.dumps(t.data.model_dump(mode="json"), sort_keys=True)
-
-
 class LiveSite:
     def __init__(self, folder: Path, t: Any, records: list[dict[str, Any]], interval: float = INTERVAL_S) -> None:
         self.writer = SiteWriter(folder, parallel=False)  # never fork beside the run's workers
         self.data = SiteData(f"arena · {t.name}", t.data.game, t.game.options.model_dump(),
-                             [e.name for e in t.engines], records, json.loads(tournament_settings(t)))
+                             [e.name for e in t.engines], records, tournament_settings(t))
         self.interval = interval
         self._due = time.monotonic() + interval
         self._written = False
