@@ -27,6 +27,8 @@ from .results.store import StorageError, failure_text
 from .results.verify import RecordError, verify_lines
 from .rules import GAMES, OptionError, make_game
 from .tournament.config import ConfigError, load_tournament, resolve_program
+from .tournament.progress import Progress
+from .tournament.sprt import sprt_text
 
 
 class Failure(click.ClickException):
@@ -61,14 +63,16 @@ def main() -> None:
 @click.option("--workers", "-w", type=click.IntRange(1, 256), help="Parallel games (default: the file's 'workers').")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: out/<tournament name>). Re-running resumes it.")
-@click.option("--quiet", "-q", is_flag=True, help="No per-game progress lines.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the final tables, no progress.")
+@click.option("--report-every", type=click.IntRange(1), default=10, show_default=True,
+              help="When stdout is not a terminal: the progress lines every N games.")
 @click.option("--trace", is_flag=True, help="Write a transcript of each game into DIR/traces (every line both "
                                              "ways, stderr, timestamps), as cutechess-cli's -debug.")
 @click.option("--cluster", "cluster_address", metavar="ADDRESS",
               help="Play on a Dask cluster: tcp://HOST:PORT of its scheduler, or local:N to start N "
                    "workers here (default: the file's [cluster] address; docs/cluster.md).")
-def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool, trace: bool,
-        cluster_address: str | None) -> None:
+def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool, report_every: int,
+        trace: bool, cluster_address: str | None) -> None:
     """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
     from .tournament.cluster import ClusterError, ClusterSpec
     from .tournament.runner import run_tournament
@@ -87,15 +91,16 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
             raise Failure(f"{where}: {exc}") from None
     out = out or Path("out") / t.name
 
-    def progress(record: dict[str, Any], done: int, total: int) -> None:
-        if not quiet:
-            names = " vs ".join(record["players"])
-            _say(f"[{done}/{total}] game {record['id']}: {names}: {_result_text(record)}"
-                 + (f"  trace: {trace_path(out / 'traces', record['id'])}" if trace else ""))
-
+    mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
+    note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
+    progress = Progress([e.name for e in t.engines], t.game.players, mode, report_every=report_every, echo=_say,
+                        game_note=note)
     try:
         _setup_logging(out)
-        summary = run_tournament(t, out, workers, progress, cluster=cluster, trace=trace)
+        try:
+            summary = run_tournament(t, out, workers, progress, cluster=cluster, trace=trace)
+        finally:
+            progress.close()
     except (StorageError, ClusterError, ConfigError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt:
@@ -105,6 +110,8 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     _say(f"\n{t.name}: {t.data.game}, {summary.played} games played"
          + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else ""))
     _say(summary.table)
+    if summary.sprt is not None:
+        _say("\n" + sprt_text(summary.sprt))
     for name, why in summary.dropped.items():
         _say(f"\ndropped: {name}: {why}")
     _say(f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"

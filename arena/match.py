@@ -61,11 +61,12 @@ class _Forfeit(Exception):
 
 
 def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
-              time_control: TimeControl, names: Sequence[str] | None = None,
+              time_control: TimeControl | Sequence[TimeControl], names: Sequence[str] | None = None,
               opening: Sequence[str] = ()) -> GameResult:
     """Play one game; ``engines[seat]`` must be started.  ``seed`` fixes the setup
     and the engines' per-game seeds; ``opening`` (checked when the book was loaded)
-    is played before the engines take over."""
+    is played before the engines take over.  ``time_control`` is one for all seats or
+    one per seat (time odds; all with a game clock or none)."""
     started = datetime.now(timezone.utc)
     t0 = time.monotonic()
     names = list(names or [e.spec.name for e in engines])
@@ -79,7 +80,8 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
     forfeit: _Forfeit | None = None
     try:
         _announce(game, state, engines, engine_seeds)
-        _play_moves(state, engines, time_control, times_ms, move_info)
+        per_seat = [time_control] * len(engines) if isinstance(time_control, TimeControl) else list(time_control)
+        _play_moves(state, engines, per_seat, times_ms, move_info)
     except _Forfeit as exc:
         forfeit = exc
     record = _record(game, state, names, seed, engine_seeds,
@@ -136,20 +138,21 @@ def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine
             raise _Forfeit(seat, exc.code, exc.reason) from None
 
 
-def _play_moves(state: State, engines: Sequence[EngineProcess], tc: TimeControl,
+def _play_moves(state: State, engines: Sequence[EngineProcess], tcs: Sequence[TimeControl],
                 times_ms: list[int], move_info: list[dict[str, int | float] | None]) -> None:
-    players = len(engines)
-    clocks = [tc.base_ms] * players if tc.base_ms is not None else None
-    incs = [tc.inc_ms] * players if clocks is not None and tc.inc_ms else None  # no 'inc 0,0'
-
-    # Without a game clock the limit and the go line are the same for every move.
-    limit, go_line = _move_limit(tc, None), codec.format_go(None, None, tc.movetime_ms)
+    clocks = [tc.base_ms for tc in tcs] if tcs[0].base_ms is not None else None
+    incs = [tc.inc_ms for tc in tcs] if clocks is not None and any(tc.inc_ms for tc in tcs) else None  # no 'inc 0,0'
+    # Without a game clock the limit and the go line of a seat are the same for every move.
+    fixed = [(_move_limit(tc, None), codec.format_go(None, None, tc.movetime_ms)) for tc in tcs]
     # Grown by one token per move rather than joined afresh (play() appends one canonical token).
     position = codec.format_position(state.setup_token(), state.moves)
     while not state.is_terminal():
         seat = state.current_player()
+        tc = tcs[seat]
         if clocks is not None:
             limit, go_line = _move_limit(tc, clocks[seat]), codec.format_go([max(c, 0) for c in clocks], incs, tc.movetime_ms)
+        else:
+            limit, go_line = fixed[seat]
         try:
             reply = engines[seat].go(position, go_line, limit)
         except EngineFault as exc:

@@ -25,7 +25,8 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     assert done.returncode == 0, done.stderr
     text = done.stdout
     sections = ["1. Referee speed", "2. Manager overhead", "3. Parallel scaling", "4. Memory",
-                "5. Clock accuracy", "6. Report site", "7. Bundled search engine", "Targets"]
+                "5. Clock accuracy", "6. Report site", "7. Bundled search engine", "8. Live progress",
+                "Targets"]
     positions = [text.index(title) for title in sections]
     assert positions == sorted(positions)
     for title, start, end in zip(sections, positions, positions[1:] + [len(text)]):

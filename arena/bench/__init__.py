@@ -12,6 +12,7 @@ Seven sections (docs/performance.md explains each method and shows a run):
 6. site     - building the report site of 10,000 games, and loading its pages in Chromium.
 7. engines  - the bundled search engine's iterations per second and move times per
               game, and what its clock mode is charged under a move time.
+8. progress - the live progress display's CPU per move in the coordinator, on and off.
 
 Every figure is the median of ``repeats`` runs, baselines measured in the same run.
 """
@@ -27,7 +28,7 @@ from tabulate import tabulate
 
 from .common import instant_engine, machine
 
-SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines")
+SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress")
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Plan:
     engine_level: str = "hard"  # the search engine's level in the engines section
     engine_movetime_ms: int = 300
     engine_clock_games: int = 2
+    progress_rounds: int = 100  # 2 games per round
 
 
 FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11,
@@ -55,7 +57,8 @@ FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11
 QUICK = Plan(repeats=1, referee_budget_s=0.02, manager_rounds=3, manager_size=7,
              scaling_rounds=2, scaling_size=5, scaling_busy_us=300, memory_rounds=1,
              clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=20, engine_level="easy",
-             engine_movetime_ms=150, engine_clock_games=1)
+             engine_movetime_ms=150, engine_clock_games=1,
+             progress_rounds=5)
 
 
 class Report:

@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 
 class RssSampler(threading.Thread):
@@ -87,7 +88,10 @@ def main(config_path: str) -> None:
     wall0 = time.perf_counter()
     if sampler:
         sampler.start()
-    run_tournament(tournament, out, config["workers"])
+    progress = _timed_progress(tournament, config["progress"]) if config.get("progress") else None
+    run_tournament(tournament, out, config["workers"], progress)
+    if progress:
+        progress.close()
     wall = time.perf_counter() - wall0
     if sampler:
         sampler.stop()
@@ -107,7 +111,43 @@ def main(config_path: str) -> None:
         "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
         "largest_child_rss_kib": kids1.ru_maxrss,
         "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
+        "progress_cpu_s": progress.cpu_s if progress else 0.0,
     }))
+
+
+class _TimedProgress:
+    """The live progress, as `arena run` shows it, counting the CPU it spends."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.cpu_s = 0.0
+
+    def begin(self, *args: Any) -> None:
+        started = time.process_time()
+        self.inner.begin(*args)
+        self.cpu_s += time.process_time() - started
+
+    def __call__(self, *args: Any) -> None:
+        started = time.process_time()
+        self.inner(*args)
+        self.cpu_s += time.process_time() - started
+
+    def close(self) -> None:
+        started = time.process_time()
+        self.inner.close()
+        self.cpu_s += time.process_time() - started
+
+
+def _timed_progress(tournament: Any, mode: str) -> _TimedProgress:
+    """``lines``: a report every 10 games; ``live``: rich redrawing a terminal (output discarded)."""
+    from rich.console import Console
+
+    from ..tournament.progress import Progress
+
+    sink = open(os.devnull, "w")
+    console = Console(file=sink, force_terminal=True, width=120) if mode == "live" else None
+    return _TimedProgress(Progress([e.name for e in tournament.engines], tournament.game.players, mode,
+                                   report_every=10, echo=lambda line: print(line, file=sink), console=console))
 
 
 if __name__ == "__main__":

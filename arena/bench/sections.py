@@ -256,3 +256,33 @@ def engines(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
                               "clock_mode": {"movetime_ms": plan.engine_movetime_ms, "charged_ms": charged}}
     report.target("level time answers within its movetime", f"max {max(charged)} ms of "
                   f"{plan.engine_movetime_ms} ms", max(charged) < plan.engine_movetime_ms)
+
+
+PROGRESS_MODES = {"off": None, "lines (not a terminal)": "lines", "live (rich, a terminal)": "live"}
+
+
+def progress(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+    assert engine is not None
+    report.echo(f"\n8. Live progress: coordinator CPU per move (Hex {plan.manager_size}x{plan.manager_size}, two "
+                f"instant engines, 1 worker, {2 * plan.progress_rounds} games; output discarded)")
+    runs: dict[str, list[TournamentRun]] = {label: [] for label in PROGRESS_MODES}
+    for _ in range(plan.repeats):  # interleaved, so load changes hit all modes alike
+        for label, mode in PROGRESS_MODES.items():
+            runs[label].append(play_tournament(engine, workers=1, rounds=plan.progress_rounds,
+                                               size=plan.manager_size, progress=mode))
+    per_move = lambda values: med(values) * 1e6
+    manager_off = per_move([r.manager_cpu_s / r.plies for r in runs["off"]])
+    rows, figures = [], {}
+    for label, mode in PROGRESS_MODES.items():
+        manager = per_move([r.manager_cpu_s / r.plies for r in runs[label]])
+        inside = per_move([r.progress_cpu_s / r.plies for r in runs[label]])
+        share = 100 * inside / manager_off
+        rows.append([label, manager, manager / manager_off, inside, share])
+        figures[mode or "off"] = {"manager_cpu_us": manager, "progress_cpu_us": inside, "share_pct": share}
+    report.table(rows, ["progress", "manager CPU per move (us)", "x off", "in the progress (us/move)",
+                        "% of the manager's CPU (off)"])
+    report.echo("the middle columns compare whole runs (noisy on a shared machine); the last two time the "
+                "progress calls themselves")
+    report.data["progress"] = figures
+    worst = max(f["share_pct"] for f in figures.values())
+    report.target("live progress <= 1% of the manager's CPU per move", f"{worst:.2f}% (worst mode)", worst <= 1)

@@ -30,6 +30,7 @@ class TournamentRun:
     coordinator_rss_kib: int
     largest_child_rss_kib: int
     worker_rss_kib: list[int] | None
+    progress_cpu_s: float = 0.0  # CPU the coordinator spent in the live progress
 
     @property
     def manager_cpu_s(self) -> float:
@@ -40,10 +41,11 @@ class TournamentRun:
 def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: int,
                     engine_args: Sequence[str] = (), sample_rss: bool = False,
                     cpus: Sequence[int] = (), affinity: bool = False,
-                    note: Callable[[str], None] = print) -> TournamentRun:
+                    note: Callable[[str], None] = print, progress: str | None = None) -> TournamentRun:
     """A Hex round-robin between two copies of the instant engine (2 x rounds games);
     ``cpus``: pin the whole process tree to these cores, as ``taskset`` would;
-    ``affinity``: the tournament file's ``affinity = true`` (one core per worker).  Games
+    ``affinity``: the tournament file's ``affinity = true`` (one core per worker);
+    ``progress``: show the live progress in this mode ("lines" or "live"), as `arena run` does.  Games
     that ended by a fault (a time loss on a loaded machine) are counted in the figures and
     reported through ``note``: a benchmark run is not thrown away for one of them."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
@@ -58,7 +60,7 @@ def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: i
             f"affinity = {'true' if affinity else 'false'}\n"
             f"[options]\nsize = {size}\nswap = true\n[time_control]\nmovetime_ms = 1000\n{engines}")
         config = {"file": str(folder / "bench.toml"), "out": str(folder / "out"),
-                  "workers": workers, "sample_rss": sample_rss, "cpus": list(cpus)}
+                  "workers": workers, "sample_rss": sample_rss, "cpus": list(cpus), "progress": progress}
         (folder / "config.json").write_text(json.dumps(config))
         done = subprocess.run([sys.executable, "-m", "arena.bench.child", str(folder / "config.json")],
                               capture_output=True, text=True, cwd=ROOT)

@@ -77,6 +77,7 @@ class EngineSpec:
     handshake_ms: int | None = None   # handshake / isready limit (default HANDSHAKE_TIMEOUT)
     protocol: str = "arena"           # "arena" (protocol v1, this module) or "gtp" (gtp.py)
     init: tuple[str, ...] = ()        # GTP only: commands sent after start-up, answers checked
+    env: tuple[tuple[str, str], ...] = ()  # environment variables set for the engine
 
 
 @dataclass
@@ -128,7 +129,7 @@ class EngineProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self.spec.cwd,
-                env=proctree.tagged_environment(self._tag, self.run_tag),
+                env={**proctree.tagged_environment(self._tag, self.run_tag), **dict(self.spec.env)},
                 start_new_session=True,
                 preexec_fn=proctree.child_setup(self.spec.memory_mb, self.spec.cpu_seconds),
             )

@@ -43,6 +43,8 @@ def tournament_settings(t: Any) -> dict[str, Any]:
     if data.get("openings") is not None:
         data["openings"] = {"moves_sha256": _digest([list(o) for o in t.openings]),
                             "count": len(t.openings)}
+        if t.data.openings_entry.random_plies:  # order and start show in the moves' order
+            data["openings"]["random_plies"] = t.data.openings_entry.random_plies
     return data
 
 

@@ -242,6 +242,7 @@ class ClusterGames:
         self.names = list(config.engines)
         self.bad: dict[str, str] = {}          # worker address -> why it cannot play
         self.cluster = None
+        self.queue: deque[ScheduledGame] = deque()
         self.client = self._connect()
         try:
             self.client.forward_logging("arena", logging.INFO)  # workers' log lines go to arena.log
@@ -297,7 +298,7 @@ class ClusterGames:
 
     def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[dict[str, Any] | Lost]:
         """Records (or :class:`Lost`) in the order games finish."""
-        queue: deque[ScheduledGame] = deque(tasks)
+        self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
         pending: dict["Future", tuple[ScheduledGame, list[str]]] = {}  # game, workers it may run on
         seen: set[int] = set()
@@ -331,6 +332,10 @@ class ClusterGames:
                         continue
                     seen.add(outcome["id"])
                 yield outcome
+
+    def cancel_queued(self) -> None:
+        """Submit no more games; those already submitted still finish and are yielded."""
+        self.queue.clear()
 
     def _submit(self, game: ScheduledGame, attempt: int) -> tuple["Future", tuple[ScheduledGame, list[str]]]:
         # Only once a worker turned out unable to play are games tied to the others; a

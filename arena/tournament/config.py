@@ -21,7 +21,8 @@ from protocol import codec
 from ..engine.process import EngineSpec
 from ..match import TimeControl
 from ..rules import Game, OptionError, make_game
-from .openings import Opening, OpeningsError, load_openings
+from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, load_openings
+from .sprt import SprtSettings
 
 
 class ConfigError(Exception):
@@ -44,6 +45,8 @@ class EngineEntry(_Strict):
     max_failures: int = Field(3, ge=0)
     protocol: Literal["arena", "gtp"] = "arena"  # gtp: a GTP Hex program (docs/gtp.md)
     init: list[str] = []                          # gtp: commands sent after start-up, answers checked
+    time_control: "TimeControlEntry | None" = None  # this engine's own clock (time odds)
+    env: dict[str, str] = {}                      # environment variables set for this engine
 
     @field_validator("init")
     @classmethod
@@ -52,6 +55,15 @@ class EngineEntry(_Strict):
             if not line.strip() or any(ch in line for ch in "\r\n\x00"):
                 raise ValueError(f"each init entry is one GTP command on one line (got {line!r})")
         return init
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, env: dict[str, str]) -> dict[str, str]:
+        for key, value in env.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) or "\x00" in value:
+                raise ValueError(f"env: {key!r} is not a variable name (letters, digits, _) or its value "
+                                 f"holds a NUL byte")
+        return env
 
     @model_validator(mode="after")
     def _protocol_keys(self) -> "EngineEntry":
@@ -83,6 +95,18 @@ class TimeControlEntry(_Strict):
         return self
 
 
+EngineEntry.model_rebuild()  # its time_control refers to TimeControlEntry, defined after it
+
+
+class OpeningsEntry(_Strict):
+    """``[openings]``: a book and/or random plies (``openings = "book.txt"`` is the short form)."""
+
+    file: str | None = None          # relative to the tournament file
+    order: Literal["sequential", "random"] = "sequential"
+    start: int = Field(1, ge=1)      # the book's first opening to use (1-based)
+    random_plies: int = Field(0, ge=0, le=1000)  # random legal moves after the book's
+
+
 class ClusterEntry(_Strict):
     address: str = Field(min_length=1)  # tcp://HOST:PORT of a Dask scheduler, or local:N (docs/cluster.md)
 
@@ -91,12 +115,15 @@ class TournamentFile(_Strict):
     name: str = Field(min_length=1, max_length=64)
     game: str
     options: dict[str, Any] = {}
-    rounds: int = Field(1, ge=1, le=10_000)
+    rounds: int = Field(1, ge=1, le=100_000)  # with [sprt]: the most pairs (long tests need many)
     seed: int = Field(0, ge=0)
     workers: int = Field(1, ge=1, le=256)
     affinity: bool = False           # pin each worker and its engines to one core
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
-    openings: str | None = None      # opening book, relative to this file (arena/tournament/openings.py)
+    openings: str | OpeningsEntry | None = None  # book file (relative to this file) or [openings]
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    candidates: list[str] = []       # gauntlet: the engines that play all the others
+    sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/tournament/sprt.py)
     engines: list[EngineEntry] = Field(min_length=2)
     cluster: ClusterEntry | None = None  # play on a Dask cluster (override with --cluster)
 
@@ -118,6 +145,27 @@ class TournamentFile(_Strict):
             raise ValueError(f"engine names must be unique; repeated: {', '.join(dupes)}")
         return engines
 
+    @model_validator(mode="after")
+    def _format(self) -> "TournamentFile":
+        names = [e.name for e in self.engines]
+        unknown = [c for c in self.candidates if c not in names]
+        if unknown:
+            raise ValueError(f"candidates: {', '.join(unknown)} not among the engines ({', '.join(names)})")
+        if self.format == "gauntlet" and not self.candidates:
+            raise ValueError("format = \"gauntlet\" needs candidates = [...], the engines that play all others")
+        if self.format == "round-robin" and self.candidates:
+            raise ValueError("candidates only apply to format = \"gauntlet\"; add it or remove candidates")
+        if self.sprt is not None and (len(self.engines) != 2 or self.format != "round-robin"):
+            raise ValueError("[sprt] tests one engine against another: list exactly two engines "
+                             "(the first is the one tested) and no gauntlet")
+        return self
+
+    @property
+    def openings_entry(self) -> OpeningsEntry:
+        if isinstance(self.openings, str):
+            return OpeningsEntry(file=self.openings)
+        return self.openings or OpeningsEntry()
+
 
 class Tournament:
     """A validated tournament: the file's data plus the built game and engine specs."""
@@ -129,8 +177,9 @@ class Tournament:
         self.game = game
         self.engines = engines
         self.openings = openings or []
-        tc = data.time_control
-        self.time_control = TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms)
+        self.time_control = _time_control(data.time_control)
+        # Engines with a clock of their own (time odds); the others play on time_control.
+        self.time_controls = {e.name: _time_control(e.time_control) for e in data.engines if e.time_control}
 
     @property
     def name(self) -> str:
@@ -140,6 +189,10 @@ class Tournament:
     def max_failures(self) -> dict[str, int]:
         """Per engine: consecutive failures after which it is dropped (0: never)."""
         return {e.name: e.max_failures for e in self.data.engines}
+
+    @property
+    def opening_plan(self) -> OpeningPlan:
+        return OpeningPlan(tuple(self.openings), self.data.openings_entry.random_plies, self.game)
 
 
 def load_tournament(path: str | Path) -> Tournament:
@@ -170,15 +223,49 @@ def load_tournament(path: str | Path) -> Tournament:
     if gtp and data.game != "hex":
         raise ConfigError(f"{path}: engines: {', '.join(gtp)} speak GTP, which arena drives for hex only; "
                           f"this tournament is {data.game}")
+    _check_clocks(path, data)
     base = path.resolve().parent
     engines = [_engine_spec(path, base, entry) for entry in data.engines]
-    openings = None
-    if data.openings is not None:
+    if data.format == "gauntlet" and len(data.engines) - len(data.candidates) < game.players - 1:
+        raise ConfigError(f"{path}: candidates: a gauntlet table has one candidate and {game.players - 1} "
+                          f"other engine(s); list more engines that are not candidates")
+    t = Tournament(path, data, game, engines, _openings(path, base, data, game))
+    if data.openings_entry.random_plies:
+        from .schedule import build_schedule  # every table's random plies, drawn now: fail before any game
         try:
-            openings = load_openings(base / data.openings, game)
+            build_schedule(t)
         except OpeningsError as exc:
             raise ConfigError(f"{path}: openings: {exc}") from None
-    return Tournament(path, data, game, engines, openings)
+    return t
+
+
+def _openings(path: Path, base: Path, data: TournamentFile, game: Game) -> list[Opening] | None:
+    entry = data.openings_entry
+    try:
+        book = load_openings(base / entry.file, game) if entry.file is not None else []
+        if entry.start > max(len(book), 1):
+            raise OpeningsError(f"start = {entry.start} but the book has {len(book)} opening(s)")
+    except OpeningsError as exc:
+        raise ConfigError(f"{path}: openings: {exc}") from None
+    return arrange_book(book, entry.order, entry.start, data.seed) or None
+
+
+def _time_control(tc: TimeControlEntry) -> TimeControl:
+    return TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms)
+
+
+def _check_clocks(path: Path, data: TournamentFile) -> None:
+    """Every seat's go line lists every seat's clock, so either all engines have one or none."""
+    own = [e for e in data.engines if e.time_control is not None]
+    clocked = {e.name: e.time_control.base_ms is not None for e in own}
+    default = data.time_control.base_ms is not None
+    if len(own) < len(data.engines):
+        clocked["[time_control]"] = default
+    if len(set(clocked.values())) > 1:
+        with_clock = [name for name, has in clocked.items() if has]
+        without = [name for name, has in clocked.items() if not has]
+        raise ConfigError(f"{path}: time_control: {', '.join(with_clock)} play with a game clock (base_ms) "
+                          f"but {', '.join(without)} without; give every engine a clock or none")
 
 
 def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
@@ -194,7 +281,7 @@ def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
             raise ConfigError(f"{path}: engine {entry.name!r}: options: {problem}; "
                               f"protocol options are one word = one line")
     return EngineSpec(entry.name, tuple(command), str(cwd), options, entry.memory_mb, entry.cpu_seconds,
-                      entry.handshake_ms, entry.protocol, tuple(entry.init))
+                      entry.handshake_ms, entry.protocol, tuple(entry.init), tuple(entry.env.items()))
 
 
 def resolve_program(program: str, cwd: Path, where: str) -> str:

@@ -5,12 +5,18 @@ as in a ``position`` command.  Blank lines and lines starting with ``#`` are
 skipped.  Every opening is checked against the rules now, so that a typo fails
 before any game starts, and stored in the referee's canonical spelling.  Games
 with a random setup (Posies) have no book: an opening would not fit every board.
+
+Besides a book, ``random_plies`` random legal moves (after the book's, if any) are
+drawn from each table's seed, so every seat order of a table gets the same ones.
 """
 
 from __future__ import annotations
 
+import random
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..match import derive_seed
 from ..rules import Game, IllegalMove
 
 Opening = tuple[str, ...]
@@ -57,3 +63,48 @@ def _check(path: Path, number: int, moves: list[str], game: Game) -> Opening:
 def opening_for(book: list[Opening], round_no: int, table_no: int, tables: int) -> Opening:
     """The opening of one table in one round: the book in order, then again from the top."""
     return book[(round_no * tables + table_no) % len(book)] if book else ()
+
+
+def arrange_book(book: list[Opening], order: str, start: int, seed: int) -> list[Opening]:
+    """The book in the order games use it: from opening number ``start`` (1-based), and
+    shuffled once by the tournament's seed when ``order = "random"``."""
+    book = book[start - 1:] + book[:start - 1]
+    if order == "random":
+        random.Random(derive_seed(seed, "book order")).shuffle(book)
+    return book
+
+
+RANDOM_TRIES = 100
+
+
+def random_opening(game: Game, seed: int, prefix: Opening, plies: int) -> Opening:
+    """``prefix`` and then ``plies`` random legal moves on the setup of ``seed``, drawn from
+    the seed; a draw that ends the game is replaced by the next one."""
+    for attempt in range(RANDOM_TRIES):
+        state = game.initial_state(seed)
+        for move in prefix:
+            state.play(move)
+        rng = random.Random(derive_seed(seed, "random plies", attempt))
+        for _ in range(plies):
+            if state.is_terminal():
+                break
+            state.play(state.random_move(rng))
+        if not state.is_terminal():
+            return tuple(state.moves)
+    raise OpeningsError(f"{RANDOM_TRIES} draws of {plies} random plies all ended the game (seed {seed}); "
+                        f"lower random_plies")
+
+
+@dataclass(frozen=True)
+class OpeningPlan:
+    """Where each table's opening comes from: a book (already arranged), random plies, both."""
+
+    book: tuple[Opening, ...] = ()
+    random_plies: int = 0
+    game: Game | None = None
+
+    def opening(self, round_no: int, table_no: int, tables: int, seed: int) -> Opening:
+        moves = opening_for(list(self.book), round_no, table_no, tables)
+        if self.random_plies and self.game is not None:
+            moves = random_opening(self.game, seed, moves, self.random_plies)
+        return moves

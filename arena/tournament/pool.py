@@ -114,6 +114,7 @@ class WorkerPool:
         self.ctx = multiprocessing.get_context("fork")
         self.workers: dict[Connection, multiprocessing.process.BaseProcess] = {}
         self.busy: dict[Connection, tuple[Any, int]] = {}  # task and how often it was retried
+        self.queue: deque[tuple[Any, int]] = deque()
 
     def _spawn(self) -> Connection:
         ours, theirs = self.ctx.Pipe()
@@ -137,7 +138,7 @@ class WorkerPool:
 
     def imap_unordered(self, tasks: Iterable[Any]) -> Iterator[Any]:
         """Results (or :class:`Lost`) in the order they finish."""
-        queue: deque[tuple[Any, int]] = deque((task, 0) for task in tasks)
+        self.queue = queue = deque((task, 0) for task in tasks)
         idle = [self._spawn() for _ in range(min(self.size, len(queue)))]
         self._dispatch(queue, idle)
         while queue or self.busy:
@@ -200,6 +201,10 @@ class WorkerPool:
             conn.send(answer)
         except OSError:
             pass  # dead already: its sentinel says so at the next wait
+
+    def cancel_queued(self) -> None:
+        """Start no more tasks; the running ones still finish and are yielded."""
+        self.queue.clear()
 
     def _dispatch(self, queue: deque[tuple[Any, int]], idle: list[Connection]) -> None:
         """Give every idle worker its next task."""

@@ -33,7 +33,8 @@ from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import ConfigError, Tournament
 from .pool import Lost, WorkerPool, ask_coordinator
-from .schedule import ScheduledGame, round_robin
+from .schedule import ScheduledGame, build_schedule
+from .sprt import SprtTest
 
 log = logging.getLogger("arena.runner")
 
@@ -47,6 +48,7 @@ class WorkerConfig:
     options: dict[str, Any]
     engines: dict[str, EngineSpec]
     time_control: TimeControl
+    time_controls: dict[str, TimeControl] = field(default_factory=dict)  # engines with their own clock
     run_tag: str = ""                                  # proctree.RUN_TAG of this run
     max_failures: dict[str, int] = field(default_factory=dict)  # per engine, 0 = never drop
     coordinator: int = 0                               # pid the workers must die with
@@ -116,9 +118,9 @@ class _Worker:
                     self.discard(name)
                     return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
                                                              exc.code, exc.reason), scheduled)
-            result: GameResult = play_game(self.game, procs, seed=scheduled.seed,
-                                           time_control=self.config.time_control, names=scheduled.seats,
-                                           opening=scheduled.opening)
+            clocks = [self.config.time_controls.get(name, self.config.time_control) for name in scheduled.seats]
+            result: GameResult = play_game(self.game, procs, seed=scheduled.seed, time_control=clocks,
+                                           names=scheduled.seats, opening=scheduled.opening)
             for seat in result.faulted_seats:
                 self.discard(scheduled.seats[seat])
             return self._finish(result.record, scheduled)
@@ -247,6 +249,7 @@ class RunSummary:
     out: Path
     dropped: dict[str, str] = field(default_factory=dict)  # engine -> why (max_failures)
     errors: list[str] = field(default_factory=list)        # games not recorded: arena's own failures
+    sprt: dict[str, Any] | None = None                     # results.json's "sprt" section
 
 
 # Faults that count towards max_failures: the engine could not run or talk.  Its time
@@ -291,19 +294,22 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
     ``cluster`` (a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games on a
     Dask cluster instead of local worker processes; storing and rating stay here."""
     workers = workers or t.data.workers
-    schedule = round_robin([e.name for e in t.engines], t.game.players, t.data.rounds, t.data.seed,
-                           t.openings)
+    schedule = build_schedule(t)
     with GameStore(out) as store:
         store.open(tournament_settings(t), legacy_fingerprint(t))  # kept as meta 'settings'
         run_tag = _new_run(store)
-        site = LiveSite(out / "report", t, list(store.records()))
-        progress = site.wrap(progress)
+        stored = list(store.records())
         done = store.done_ids()
-        todo = [g for g in schedule if g.index not in done]
+        sprt = sprt_test(t, stored)
+        if hasattr(progress, "begin"):  # a live display (progress.Progress) starts from what is stored
+            progress.begin(len(schedule), stored, sprt)
+        site = LiveSite(out / "report", t, stored)
+        progress = site.wrap(progress)
+        todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
         if todo:
             _refuse_undeclared(t, run_tag)
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
-                              {e.name: e for e in t.engines}, t.time_control,
+                              {e.name: e for e in t.engines}, t.time_control, time_controls=t.time_controls,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
                               affinity=t.data.affinity,
                               spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
@@ -313,7 +319,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                  t.name, len(schedule), len(done), workers)
         try:
             tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done),
-                                        cluster)
+                                        cluster, sprt)
         except BaseException:
             site.stopped()  # its pages stop reloading themselves
             raise
@@ -321,7 +327,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
         dropped = dropped_engines(records) | store.note_dropped(tracker.dropped)
-    return _report(t, out, records, played=len(todo) - len(errors), resumed=len(done),
+    return _report(t, out, records, played=len(records) - len(done), resumed=len(done),
                    dropped=dropped, errors=errors, site=site)
 
 
@@ -347,6 +353,17 @@ def _new_run(store: GameStore) -> str:
     return tag
 
 
+def sprt_test(t: Tournament, records: Any = ()) -> SprtTest | None:
+    """The tournament's SPRT (None without ``[sprt]``), with ``records`` counted."""
+    if t.data.sprt is None:
+        return None
+    first, second = (e.name for e in t.engines)
+    test = SprtTest(t.data.sprt, first, second, max_pairs=t.data.rounds)
+    for record in records:
+        test.add(record)
+    return test
+
+
 class _LocalGames:
     """The game executor of a local run: arena's worker pool, and the drop rule shared
     with its workers.  (A cluster run uses cluster.ClusterGames, same interface.)"""
@@ -365,6 +382,7 @@ class _LocalGames:
         self.imap_unordered = self.pool.imap_unordered
         self.close = self.pool.close
         self.terminate = self.pool.terminate
+        self.cancel_queued = self.pool.cancel_queued
 
     def drop(self, name: str) -> None:
         self.dropped[self.names.index(name)] = 1
@@ -379,12 +397,14 @@ def _watchdog_limit(config: WorkerConfig) -> float | None:
     engines can play, plus a grace (kills, sweeps and a busy machine)."""
     game = make_game(config.game, config.options)
     slowest = sorted(config.engines.values(), key=lambda s: (s.protocol == "gtp", s.handshake_ms or HANDSHAKE_TIMEOUT * 1000))
-    longest = longest_game_s(game, config.time_control, slowest[-game.players:])
+    clocks = {config.time_control, *config.time_controls.values()}  # the loosest clock bounds every seat
+    longest = max((longest_game_s(game, tc, slowest[-game.players:]) for tc in clocks), key=lambda s: s or 0)
     return None if longest is None else longest + WATCHDOG_GRACE
 
 
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int, cluster: Any = None) -> tuple[FailureTracker, list[str]]:
+              progress, total: int, already: int, cluster: Any = None,
+              sprt: SprtTest | None = None) -> tuple[FailureTracker, list[str]]:
     tracker = FailureTracker(config.max_failures)
     errors: list[str] = []
     if not todo:
@@ -405,6 +425,9 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
                 pool.drop(name)
                 log.warning("%s dropped after %s", name, tracker.dropped[name])
             finished += 1
+            if sprt is not None and sprt.decision is None and sprt.add(record):
+                pool.cancel_queued()  # games already running finish and are stored
+                log.info("SPRT: %s after %d pairs (%s)", sprt.decision, sprt.pairs, sprt.status_text())
             if progress:
                 progress(record, finished, total)
         pool.close()
@@ -440,7 +463,10 @@ def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int
     summary = summarize(records, [e.name for e in t.engines], tournament=t.name, game=t.data.game,
                         options=t.game.options.model_dump(), players=t.game.players, settings=settings,
                         fingerprint=fingerprint(settings), dropped=dropped, not_recorded=errors)
+    if (sprt := sprt_test(t, records)) is not None:
+        summary.extra["sprt"] = sprt.summary()
     write_exports(summary, out)
     site.finish(records, results_document(summary))
     headers, table = standings_table(summary)
-    return RunSummary(played, resumed, headers, table, render(summary, "table"), out, summary.dropped, errors)
+    return RunSummary(played, resumed, headers, table, render(summary, "table"), out, summary.dropped, errors,
+                      summary.extra.get("sprt"))

@@ -5,16 +5,24 @@ table plays every seat order in every round, and all seat orders of one table
 and round share one seed, so each setup is played from every seat (paired
 openings).  The schedule is a pure function of the tournament, which is what
 lets a killed run resume: a game's index identifies it.
+
+Formats: a round-robin (every table of the engines) or a gauntlet (every table
+with exactly one candidate: candidates meet every other engine, not each other).
+Between two engines a round is a *pair*: games 2k and 2k + 1 share seed and
+opening with the seats swapped, which the SPRT counts on.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..match import derive_seed
-from .openings import Opening, opening_for
+from .openings import Opening, OpeningPlan
+
+if TYPE_CHECKING:
+    from .config import Tournament
 
 
 @dataclass(frozen=True)
@@ -27,19 +35,40 @@ class ScheduledGame:
 
 
 def round_robin(engines: Sequence[str], players: int, rounds: int, master_seed: int,
-                openings: Sequence[Opening] = ()) -> list[ScheduledGame]:
-    """Every table of ``players`` engines, every seat order, ``rounds`` times.
+                openings: Sequence[Opening] | OpeningPlan = ()) -> list[ScheduledGame]:
+    """Every table of ``players`` engines, every seat order, ``rounds`` times."""
+    return play_tables(list(combinations(engines, players)), rounds, master_seed, openings)
 
-    Games are ordered round by round so that a partial run covers all tables.  With
-    an opening book, all seat orders of a table in a round share one opening, like
-    they share a seed.
-    """
+
+def gauntlet_tables(engines: Sequence[str], candidates: Sequence[str], players: int) -> list[tuple[str, ...]]:
+    """Each candidate with every choice of ``players - 1`` engines that are not candidates."""
+    others = [e for e in engines if e not in candidates]
+    return [(candidate, *rest) for candidate in candidates for rest in combinations(others, players - 1)]
+
+
+def play_tables(tables: list[tuple[str, ...]], rounds: int, master_seed: int,
+                openings: Sequence[Opening] | OpeningPlan = ()) -> list[ScheduledGame]:
+    """Every table in every seat order, ``rounds`` times.
+
+    Games are ordered round by round so that a partial run covers all tables.  All
+    seat orders of a table in a round share one seed and one opening."""
+    plan = openings if isinstance(openings, OpeningPlan) else OpeningPlan(tuple(openings))
     games: list[ScheduledGame] = []
-    tables = list(combinations(engines, players))
     for rnd in range(rounds):
         for table_no, table in enumerate(tables):
             seed = derive_seed(master_seed, "round", rnd, "table", table_no)
-            opening = opening_for(list(openings), rnd, table_no, len(tables))
+            opening = plan.opening(rnd, table_no, len(tables), seed)
             for seats in permutations(table):
                 games.append(ScheduledGame(len(games), rnd, tuple(seats), seed, opening))
     return games
+
+
+def build_schedule(t: "Tournament") -> list[ScheduledGame]:
+    """The schedule of a tournament file: its format, rounds, seed and openings."""
+    names = [e.name for e in t.engines]
+    players = t.game.players
+    if t.data.format == "gauntlet":
+        tables = gauntlet_tables(names, t.data.candidates, players)
+    else:
+        tables = list(combinations(names, players))
+    return play_tables(tables, t.data.rounds, t.data.seed, t.opening_plan)

@@ -1,5 +1,7 @@
-"""A random engine that also writes every line it receives to the file named in argv[1]."""
+"""A random engine that also writes every line it receives to the file named in argv[1]
+(first the value of $SPY_NOTE, when set: how tests see an engine's environment)."""
 
+import os
 import sys
 
 from engines.random_engine import RandomEngine
@@ -8,6 +10,8 @@ from protocol.sdk import run
 
 def main() -> None:
     with open(sys.argv[1], "a", encoding="utf-8") as transcript:
+        if "SPY_NOTE" in os.environ:
+            transcript.write(f"note {os.environ['SPY_NOTE']}\n")
         def lines():
             for line in sys.stdin:
                 transcript.write(line)

@@ -1,0 +1,237 @@
+"""The SPRT's statistics, tested as statistics: published reference values, the formulas
+checked by an independent computation, and error rates of many simulated tests."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from arena.tournament.sprt import (NELO_PER_T, PAIR_SCORES, SprtSettings, SprtTest, elo_estimate, llr,
+                                   logistic_score, mean_var, mle_with_mean, mle_with_t, pair_outcome)
+
+# fastchess's output for pentanomial counts [LL, LD, WL+DD, WD, WW] under its default
+# model (normalized, elo0 = 0, elo1 = 10, alpha = beta = 0.05), as published in the
+# dev log of the eschec engine (KSaiAkshit/eschec, docs/dev_log.md, two versions):
+# "Ptnml(0-2): [...]", "LLR: x", "Elo: e +/- d, nElo: n +/- m", "LOS: l %".
+FASTCHESS = [
+    # counts,              LLR,   Elo,    +/-,   nElo,   +/-,    LOS %
+    ([1, 11, 47, 25, 16],  1.71,  77.71, 33.03, 117.50, 48.15, 100.00),
+    ([1, 24, 42, 25, 8],   0.60,  26.11, 31.23, 40.51,  48.15, 95.04),
+    ([2, 23, 32, 35, 8],   0.92,  41.89, 33.28, 61.39,  48.15, 99.38),
+    ([0, 0, 3, 40, 7],     1.45, 209.91, 30.05, 603.02, 68.10, 100.00),
+    ([0, 2, 8, 10, 0],     0.35,  70.44, 53.06, 148.15, 107.67, 99.65),
+    ([2, 8, 22, 14, 4],    0.38,  34.86, 45.90, 52.38,  68.10, 93.42),
+    ([0, 1, 99, 0, 0],    -0.37,  -1.74,  3.39, -24.69, 48.15, 15.74),
+]
+FASTCHESS_DEFAULT = SprtSettings(elo0=0, elo1=10, model="normalized")
+
+
+@pytest.mark.parametrize("counts, ref_llr, ref_elo, ref_err, ref_nelo, ref_nerr, ref_los", FASTCHESS)
+def test_matches_fastchess_published_output(counts, ref_llr, ref_elo, ref_err, ref_nelo, ref_nerr, ref_los):
+    assert float(llr(counts, FASTCHESS_DEFAULT)) == pytest.approx(ref_llr, abs=0.006)
+    e = elo_estimate(counts)
+    assert e.elo == pytest.approx(ref_elo, abs=0.006)
+    assert (e.elo_high - e.elo_low) / 2 == pytest.approx(ref_err, abs=0.006)
+    assert e.nelo == pytest.approx(ref_nelo, abs=0.006)
+    assert e.nelo_error == pytest.approx(ref_nerr, abs=0.006)
+    assert 100 * e.los == pytest.approx(ref_los, abs=0.006)
+
+
+def _llr_by_hand(counts: list[int], elo0: float, elo1: float) -> float:
+    """The logistic GSPRT straight from Proposition 1.1 of Van den Bergh's "Support for the
+    MLE of a multinomial" (fishtest's LLRcalc.MLE_expected), scalar, by plain bisection:
+    p_i = phat_i / (1 + x (a_i - s)), x the root of sum phat_i (a_i - s) / (1 + x (a_i - s))."""
+    counts = [c if c else 1e-3 for c in counts]  # fishtest's regularize
+    n = sum(counts)
+    phat = [c / n for c in counts]
+    a = [0, 0.25, 0.5, 0.75, 1]
+
+    def mle(s: float) -> list[float]:
+        lo, hi = -1 / (1 - s) + 1e-15, 1 / s - 1e-15
+        for _ in range(200):
+            x = (lo + hi) / 2
+            f = sum(p * (ai - s) / (1 + x * (ai - s)) for p, ai in zip(phat, a))
+            lo, hi = (x, hi) if f > 0 else (lo, x)
+        return [p / (1 + x * (ai - s)) for p, ai in zip(phat, a)]
+
+    s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
+    p0, p1 = mle(s0), mle(s1)
+    return n * sum(p * math.log(q1 / q0) for p, q0, q1 in zip(phat, p0, p1))
+
+
+@pytest.mark.parametrize("counts", [[3, 10, 20, 12, 5], [0, 4, 30, 2, 0], [100, 0, 0, 0, 1], [7, 1, 0, 0, 9]])
+@pytest.mark.parametrize("elo0, elo1", [(0, 5), (-3, 3), (10, 40)])
+def test_logistic_llr_matches_the_formula_computed_by_hand(counts, elo0, elo1):
+    settings = SprtSettings(elo0=elo0, elo1=elo1, model="logistic")
+    assert float(llr(counts, settings)) == pytest.approx(_llr_by_hand(counts, elo0, elo1), rel=1e-8, abs=1e-9)
+
+
+def test_logistic_llr_is_close_to_the_brownian_approximation_for_small_elo_gaps():
+    # Van den Bergh, "GSPRT approximation" (fishtest LLRcalc.LLR_alt2):
+    # LLR ~ N (s1 - s0) (2 s - s0 - s1) / (2 var).
+    counts = [400, 2100, 4200, 2300, 500]
+    settings = SprtSettings(elo0=0, elo1=2, model="logistic")
+    s, var = mean_var(np.asarray(counts) / sum(counts))
+    s0, s1 = logistic_score(0), logistic_score(2)
+    approx = sum(counts) * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
+    assert float(llr(counts, settings)) == pytest.approx(approx, rel=0.01)
+
+
+def test_the_mles_satisfy_their_constraints():
+    phat = np.array([0.1, 0.2, 0.35, 0.25, 0.1])
+    for s in (0.3, 0.5, 0.61):
+        p = mle_with_mean(phat, s)
+        assert p.sum() == pytest.approx(1) and (p @ PAIR_SCORES) == pytest.approx(s, abs=1e-12)
+    for t in (-0.2, 0.0, 0.15):
+        mu, var = mean_var(mle_with_t(phat, t))
+        assert (mu - 0.5) / math.sqrt(var) == pytest.approx(t, abs=1e-9)
+
+
+# -- error rates of simulated tests -------------------------------------------
+
+BASE = np.array([0.05, 0.2, 0.5, 0.2, 0.05])  # a drawish pair distribution, tilted to each truth
+
+
+def _truth(settings: SprtSettings, elo: float) -> np.ndarray:
+    """A pentanomial distribution whose Elo is exactly ``elo`` in the test's model."""
+    if settings.model == "logistic":
+        return mle_with_mean(BASE, logistic_score(elo))
+    return mle_with_t(BASE, math.sqrt(2) * elo / NELO_PER_T)
+
+
+def _simulate(settings: SprtSettings, truth: np.ndarray, runs: int, seed: int) -> np.ndarray:
+    """Run ``runs`` tests pair by pair, all at once; +1 where H1 was accepted, -1 for H0."""
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((runs, 5))
+    decided = np.zeros(runs, dtype=int)
+    while (active := np.flatnonzero(decided == 0)).size:
+        counts[active, rng.choice(5, size=active.size, p=truth)] += 1
+        value = llr(counts[active], settings)
+        decided[active[value >= settings.upper]] = 1
+        decided[active[value <= settings.lower]] = -1
+    return decided
+
+
+@pytest.mark.timeout(120)  # a few seconds of CPU; more on a busy machine
+@pytest.mark.parametrize("settings, runs", [
+    (SprtSettings(elo0=0, elo1=20, model="logistic"), 2000),
+    (SprtSettings(elo0=0, elo1=25, model="normalized", alpha=0.1, beta=0.1), 800),
+])
+@pytest.mark.parametrize("at", ["elo0", "elo1"])
+def test_error_rates_of_simulated_tests(settings, runs, at):
+    """At elo0 the share of tests accepting H1 is alpha, at elo1 it is 1 - beta.  Wald's
+    bounds make the true rates a little smaller (the LLR overshoots them), so the tolerance
+    is 3.5 binomial standard errors of ``runs`` tests, plus nothing for the overshoot."""
+    target = settings.alpha if at == "elo0" else 1 - settings.beta
+    decided = _simulate(settings, _truth(settings, getattr(settings, at)), runs, seed=2026)
+    accepted_h1 = float(np.mean(decided == 1))
+    tolerance = 3.5 * math.sqrt(target * (1 - target) / runs)
+    assert abs(accepted_h1 - target) <= tolerance, (accepted_h1, target, tolerance)
+
+
+# -- pairs in schedule order --------------------------------------------------
+
+
+def _game(index: int, players: list[str], places: list[int]) -> dict:
+    return {"id": index, "players": players, "places": places}
+
+
+def test_pair_outcome_counts_half_points_of_the_engine():
+    win, loss, draw = [0, 1], [1, 0], [0, 0]
+    assert pair_outcome(_game(0, ["a", "b"], win), _game(1, ["b", "a"], loss), "a") == 4  # WW
+    assert pair_outcome(_game(0, ["a", "b"], win), _game(1, ["b", "a"], win), "a") == 2   # WL
+    assert pair_outcome(_game(0, ["a", "b"], draw), _game(1, ["b", "a"], draw), "a") == 2  # DD
+    assert pair_outcome(_game(0, ["a", "b"], loss), _game(1, ["b", "a"], draw), "a") == 1  # LD
+    assert pair_outcome(_game(0, ["a", "b"], loss), _game(1, ["b", "a"], win), "a") == 0  # LL
+
+
+def _records(pairs: int, seed: int) -> list[dict]:
+    """Games of a stronger 'a' against 'b', two per pair with seats swapped."""
+    rng = random.Random(seed)
+    games = []
+    for k in range(pairs):
+        for j, seats in enumerate((["a", "b"], ["b", "a"])):
+            a_wins = rng.random() < 0.7
+            places = [0, 1] if (seats[0] == "a") == a_wins else [1, 0]
+            games.append(_game(2 * k + j, seats, places))
+    return games
+
+
+def _run(records: list[dict], settings: SprtSettings) -> SprtTest:
+    test = SprtTest(settings, "a", "b", max_pairs=10_000)
+    for record in records:
+        if test.add(record):
+            break
+    return test
+
+
+def test_decision_does_not_depend_on_the_order_games_finish():
+    settings = SprtSettings(elo0=0, elo1=50, model="logistic")
+    records = _records(400, seed=7)
+    in_order = _run(records, settings)
+    assert in_order.decision == "H1" and 0 < in_order.pairs < 400
+    for seed in range(5):
+        shuffled = records[:]
+        # Workers finish out of order, but only a few games apart.
+        for i in range(len(shuffled) - 1):
+            if random.Random(seed * 1000 + i).random() < 0.5:
+                shuffled[i], shuffled[i + 1] = shuffled[i + 1], shuffled[i]
+        again = _run(shuffled, settings)
+        assert (again.decision, again.pairs, again.counts, again.llr) == \
+            (in_order.decision, in_order.pairs, in_order.counts, in_order.llr)
+
+
+def test_a_missing_game_holds_the_count_at_its_pair():
+    settings = SprtSettings(elo0=0, elo1=50, model="logistic")
+    records = _records(50, seed=1)
+    test = SprtTest(settings, "a", "b", max_pairs=10_000)
+    for record in records:
+        if record["id"] != 7:
+            test.add(record)
+    assert test.pairs == 3 and test.decision is None
+
+
+def test_max_pairs_ends_inconclusive():
+    settings = SprtSettings(elo0=-5, elo1=5, model="logistic")
+    test = SprtTest(settings, "a", "b", max_pairs=10)
+    for i in range(20):
+        test.add(_game(i, ["a", "b"] if i % 2 == 0 else ["b", "a"], [0, 0]))
+    assert test.decision == "inconclusive" and test.pairs == 10
+    summary = test.summary()
+    assert summary["pentanomial"] == {"LL": 0, "LD": 0, "WL+DD": 10, "WD": 0, "WW": 0}
+    assert summary["lower_bound"] == pytest.approx(math.log(0.05 / 0.95), abs=1e-4)
+    assert summary["upper_bound"] == pytest.approx(math.log(0.95 / 0.05), abs=1e-4)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"elo0": 5, "elo1": 0}, "elo0 must be less than elo1"),
+    ({"elo0": 0, "elo1": 5, "alpha": 0}, "greater than 0"),
+    ({"elo0": 0, "elo1": 5, "alpha": 0.6, "beta": 0.5}, r"alpha \+ beta"),
+    ({"elo0": 0, "elo1": 5, "model": "bayesian"}, "logistic"),
+])
+def test_settings_are_checked(bad, message):
+    with pytest.raises(ValidationError, match=message):
+        SprtSettings(**bad)
+
+
+# cutechess-cli's output for W - L - D (MidnightChessEngine's changelog.md, three runs):
+# "Score of ...: W - L - D [...]", "Elo difference: e +/- d".
+CUTECHESS = [((449, 276, 275), 60.7, 18.5), ((382, 320, 298), 21.6, 18.1), ((372, 322, 306), 17.4, 17.9)]
+
+
+@pytest.mark.parametrize("wld, ref_elo, ref_err", CUTECHESS)
+def test_game_elo_matches_cutechess_published_output(wld, ref_elo, ref_err):
+    wins, losses, draws = wld
+    e = elo_estimate([losses, draws, wins])  # fishtest's order for games: L, D, W
+    assert e.elo == pytest.approx(ref_elo, abs=0.06)
+    assert (e.elo_high - e.elo_low) / 2 == pytest.approx(ref_err, abs=0.11)  # cutechess rounds its margin
+
+
+def test_elo_of_a_clean_sweep_is_infinite_and_kept_out_of_json():
+    e = elo_estimate([0, 0, 0, 0, 12])
+    assert e.elo == math.inf and e.nelo is None and e.los == 1.0
+    assert e.as_dict()["elo"] is None

@@ -1,0 +1,83 @@
+"""SPRT through `arena run`: real engines, real workers, kill -9 and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
+
+PATHFINDER = str(ROOT / "engines" / "hex_pathfinder.py")
+RANDOM = str(ROOT / "engines" / "random_engine.py")
+
+
+def sprt_file(tmp_path: Path, first: str, second: str, sprt: str, rounds: int, workers: int = 2) -> Path:
+    engines = engine_toml("new", "{python}", first) + engine_toml("old", "{python}", second)
+    return write_tournament(tmp_path, engines, name="sprt", options="size = 5", rounds=rounds, seed=3,
+                            workers=workers, time_control="movetime_ms = 2000",
+                            extra=f"[sprt]\n{sprt}\n[openings]\nrandom_plies = 2\n")
+
+
+def sprt_of(out: Path) -> dict:
+    return json.loads((out / "results.json").read_text())["sprt"]
+
+
+def stored_ids(out: Path) -> list[int]:
+    return sorted(json.loads(line)["id"] for line in (out / "games.jsonl").read_text().splitlines())
+
+
+@pytest.mark.timeout(120)
+def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
+    path = sprt_file(tmp_path, PATHFINDER, RANDOM, "elo0 = 0\nelo1 = 10", rounds=1000)
+    proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
+    assert proc.returncode == 0, proc.stderr
+    s = sprt_of(tmp_path / "out")
+    assert s["decision"] == "H1" and s["llr"] >= s["upper_bound"] == 2.9444
+    assert s["engine"] == "new" and s["model"] == "normalized"
+    assert 10 < s["pairs"] < 200 and sum(s["pentanomial"].values()) == s["pairs"]
+    assert s["pentanomial"]["WW"] > 0.9 * s["pairs"] and s["elo"]["los"] > 0.99
+    assert len(s["llr_history"]) == s["pairs"] and s["llr_history"][-1] == s["llr"]
+    # Beyond the decision, only games already handed to the 2 workers are played (the
+    # pool gives a worker its next game before the runner sees the last result).
+    assert 2 * s["pairs"] <= len(stored_ids(tmp_path / "out")) <= 2 * s["pairs"] + 4
+    assert "H1 accepted" in proc.stdout and f"after {s['pairs']} pairs" in proc.stdout
+    # Running again resumes a decided test: nothing more to play, the same verdict.
+    again = run_arena("run", path, "--out", tmp_path / "out", "-q")
+    assert again.returncode == 0 and " 0 games played" in again.stdout
+    assert sprt_of(tmp_path / "out") == s
+
+
+@pytest.mark.timeout(180)
+def test_kill_and_resume_gives_the_decision_of_an_uninterrupted_run(tmp_path):
+    """Random against random: a long test whose decision is known only at its end.
+    Uninterrupted with one worker, then with two, killed with -9 and resumed: the same
+    decision after the same number of pairs, from the same pentanomial counts."""
+    sprt = 'elo0 = 0\nelo1 = 40\nmodel = "logistic"'
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    straight = run_arena("run", sprt_file(tmp_path / "a", RANDOM, RANDOM, sprt, 3000, workers=1),
+                         "--out", tmp_path / "a" / "out", "-q")
+    assert straight.returncode == 0, straight.stderr
+    expected = sprt_of(tmp_path / "a" / "out")
+    assert expected["decision"] in ("H0", "H1") and expected["pairs"] > 100
+
+    path, out = sprt_file(tmp_path / "b", RANDOM, RANDOM, sprt, 3000, workers=2), tmp_path / "b" / "out"
+    first = subprocess.Popen(arena_cmd("run", path, "--out", out, "-q"), cwd=ROOT, start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not ((out / "games.jsonl").exists() and len(stored_ids(out)) >= 40):
+        assert time.monotonic() < deadline and first.poll() is None
+        time.sleep(0.02)
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    assert not (out / "results.json").exists()  # killed before the test decided
+    resumed = run_arena("run", path, "--out", out, "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert " resumed from an earlier run" in resumed.stdout
+    assert sprt_of(out) == expected
