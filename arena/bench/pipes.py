@@ -4,7 +4,7 @@ The parent writes the very bytes the referee would write for a move (the
 ``position`` line and the ``go`` line) with one ``os.write`` and blocks in
 ``os.read`` until the reply's newline (optionally spinning before it blocks, as
 arena's reader does for quick engines on another CPU): no selector, no deadline,
-no parsing, no rules.  The peer is either a minimal Python loop (the issue's "two
+no parsing, no rules.  The peer is either a minimal Python loop (the target's "two
 Python processes over pipes") or the C instant engine itself (same engine work as
 in the tournament).
 """

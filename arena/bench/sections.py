@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 PLACEMENTS = {"free": "free (default)", "pinned": "pinned to one core",
               "affinity": "affinity = true"}
-FASTCHESS_CPU_US = 35.0  # the figure for fastchess on this kind of machine (not measured here)
+FASTCHESS_CPU_US = 35.0  # the target figure for fastchess on this kind of machine (not measured here)
 
 GO_LINE = codec.format_go(None, None, 1000)   # what the benchmark tournaments send
 
@@ -116,7 +116,7 @@ def manager(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
     report.table([[PLACEMENTS[p], f["cpu"], f["pingpong_parent_cpu"], f["cpu"] / f["pingpong_parent_cpu"],
                    f["cpu"] / FASTCHESS_CPU_US] for p, f in figures.items()],
                  ["manager CPU per move (us)", "arena", "raw ping-pong, parent CPU", "ratio",
-                  f"x fastchess ({FASTCHESS_CPU_US:.0f}, the issue's figure)"])
+                  f"x fastchess ({FASTCHESS_CPU_US:.0f}, a published figure, not measured here)"])
     report.echo("")
     spinning = figures["free"]["pingpong_python_spinning"]
     report.table([[PLACEMENTS[p], f["wall"], f["pingpong_python"], f["wall"] / f["pingpong_python"], f["pingpong_c"],

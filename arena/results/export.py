@@ -24,7 +24,7 @@ from ..rules import OptionError, make_game
 from .elo import EloFit, fit_elo
 from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
 from .stats import EngineStats, engine_stats, seat_name
-from .store import StorageError, read_folder
+from .store import StorageError, decode_meta, read_folder
 
 SCHEMA_VERSION = 1
 FORMATS = ("table", "md", "csv", "json")
@@ -311,7 +311,7 @@ def write_exports(s: Summary, folder: Path) -> None:
 def summarize_folder(folder: Path) -> Summary:
     """The summary of a finished or running tournament's folder, read without touching it."""
     meta, records = read_folder(folder)
-    settings = json.loads(meta["settings"]) if "settings" in meta else None
+    settings = decode_meta(folder, "settings", meta.get("settings"))
     if settings is None and not records:
         raise StorageError(f"{folder}: the folder holds no games yet")
 
@@ -325,4 +325,4 @@ def summarize_folder(folder: Path) -> Summary:
     name = (settings or {}).get("name") or (records[0].get("tournament") if records else None) or folder.name
     return summarize(records, engines, tournament=name, game=game_name, options=options, players=players,
                      settings=settings, fingerprint=meta.get("fingerprint"),
-                     dropped=json.loads(meta.get("dropped") or "{}"))
+                     dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}))

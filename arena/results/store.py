@@ -34,6 +34,18 @@ CREATE TABLE IF NOT EXISTS games (
 class StorageError(Exception):
     """The output folder cannot be used (locked, or holds a different tournament)."""
 
+def decode_meta(folder: Path, key: str, text: str | None, default: Any = None) -> Any:
+    """A JSON value of the folder's meta table; a damaged one is named with the way out."""
+    if text is None:
+        return default
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise StorageError(
+            f"{Path(folder).resolve() / 'arena.db'}: its stored {key!r} is damaged; "
+            f"start a new folder with --out, or remove the folder to play the tournament again") from None
+
+
 
 # Keys every stored game record has (arena/match.py writes them; the runner adds the rest).
 RECORD_KEYS = ("id", "game", "players", "moves", "termination", "reason", "forfeit_seat", "winner",
@@ -102,7 +114,7 @@ class GameStore:
         stored, stored_settings = self.get_meta("fingerprint"), self.get_meta("settings")
         if stored is not None:
             if stored_settings is not None:
-                changed = changes(json.loads(stored_settings), settings)
+                changed = changes(decode_meta(self.folder, "settings", stored_settings), settings)
             else:
                 changed = [] if stored == legacy_fingerprint else [
                     "settings differ (this folder was made by an older arena, which kept no list of them)"]
@@ -146,7 +158,7 @@ class GameStore:
     def note_dropped(self, dropped: Mapping[str, str]) -> dict[str, str]:
         """Keep why engines were dropped (engine -> reason) beside the games, so a later
         reader of the folder shows the same reasons; returns every run's drops."""
-        known = json.loads(self.get_meta("dropped") or "{}")
+        known = decode_meta(self.folder, "dropped", self.get_meta("dropped"), {})
         known.update(dropped)
         self.set_meta("dropped", json.dumps(known))
         return known

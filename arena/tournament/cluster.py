@@ -232,7 +232,7 @@ class ClusterGames:
             import distributed
         except ImportError:
             raise ClusterError("running on a cluster needs Dask distributed: "
-                               "pip install 'arena[cluster]'") from None
+                               "pip install -e '.[cluster]' in arena's source folder") from None
         self.distributed = distributed
         self.spec = spec
         # Spinning for quick engines is decided per machine by the local runner; on a

@@ -32,7 +32,7 @@ import jinja2
 from . import boards, pages, plots
 from ..elo import fit_elo
 from ..stats import engine_stats
-from ..store import StorageError, read_folder
+from ..store import StorageError, decode_meta, read_folder
 from ...rules import IllegalMove, OptionError, make_game
 
 HERE = Path(__file__).resolve().parent
@@ -266,7 +266,7 @@ def load_folder(folder: Path) -> SiteData:
     may be in use by a run: the database is only read."""
     try:
         meta, records = read_folder(folder)
-        settings = json.loads(meta["settings"]) if "settings" in meta else None
+        settings = decode_meta(folder, "settings", meta.get("settings"))
     except (StorageError, ValueError) as exc:
         raise SiteError(str(exc)) from None
     results = _read_json(folder / "results.json")

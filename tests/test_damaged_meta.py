@@ -1,0 +1,32 @@
+"""A damaged settings or drop list in arena.db is named with the way out, never a traceback."""
+
+import sqlite3
+
+import pytest
+
+from helpers import ZOO, engine_toml, run_arena, write_tournament
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("meta")
+    path = write_tournament(tmp, engine_toml("a", "{python}", ZOO, "good") + engine_toml("b", "{python}", ZOO, "good"))
+    assert run_arena("run", path, "--out", tmp / "out", "-q").returncode == 0
+    return path, tmp / "out"
+
+
+@pytest.mark.parametrize("command,key", [("results", "settings"), ("results", "dropped"), ("run", "settings"),
+                                         ("run", "dropped"), ("report", "settings")])  # the site reads no drops
+def test_a_damaged_meta_value_gives_one_line(played, tmp_path, key, command):
+    path, out = played
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    (folder / "arena.db").write_bytes((out / "arena.db").read_bytes())
+    db = sqlite3.connect(folder / "arena.db")
+    with db:
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, 'garbage')", (key,))
+    db.close()
+    args = ("run", path, "--out", folder, "-q") if command == "run" else (command, folder)
+    proc = run_arena(*args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"stored '{key}' is damaged" in proc.stderr
