@@ -134,7 +134,7 @@ def _ask_on_odd(task: int):
 
 def test_a_workers_question_is_answered_after_the_results_that_came_before_it():
     seen: list[int] = []
-    pool = WorkerPool(1, _ask_on_odd, lambda: None, answer=lambda task: list(seen))
+    pool = WorkerPool(1, _ask_on_odd, lambda: None, answer=lambda task, running: list(seen))
     for result in pool.imap_unordered([0, 1, 2, 3]):
         if result[0] == "done":
             seen.append(result[1])
@@ -158,6 +158,23 @@ def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):
     run_tournament(load_tournament(path), tmp_path / "out")
     records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
     assert [r["termination"] for r in records] == ["crash"] * 2 + ["dropped"] * 4
+
+
+@pytest.mark.timeout(120)
+def test_an_engine_is_never_started_past_max_failures_with_two_workers(tmp_path):
+    """workers = 2: the dud's two first games run at once against a slow opponent, and it
+    crashes at its second move, so one game ends a move (0.4 s) before the other.  The
+    worker freed first must not start the dud for a third game while the second may still
+    fail: it waits for it, and the dud starts exactly twice."""
+    engines = engine_toml("tortoise", "{python}", ZOO, "good+slow", extra='env = { ZOO_SLOW_S = "0.4" }')
+    engines += engine_toml("dud", "{python}", ZOO, "crash", "2", extra="max_failures = 2")
+    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=3, workers=2,
+                            time_control="movetime_ms = 1000")
+    summary = run_tournament(load_tournament(path), tmp_path / "out")
+    records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    assert sorted(r["termination"] for r in records) == ["crash"] * 2 + ["dropped"] * 4
+    last = max((r for r in records if r["termination"] == "crash"), key=lambda r: len(r["moves"]))
+    assert summary.dropped["dud"].startswith(f"2 consecutive failures, the last in game {last['id']}:")
 
 
 # -- options cannot inject protocol lines ------------------------------------------

@@ -92,3 +92,17 @@ def test_forfeited_games_are_kept_on_resume_not_played_again(tmp_path):
     assert results["games"] == 20 and "dud" in results["dropped"]
     again = run(path, out)  # nothing left: nothing played, nothing broken
     assert played_and_resumed(again.stdout) == (0, 20) and stored(out) == after
+
+
+def test_an_engine_dropped_before_the_resume_is_not_started_again(tmp_path):
+    engines = zoo_engine("good") + zoo_engine("good2") + zoo_engine("dud", "crash_start", extra="max_failures = 1")
+    path, out = tournament(tmp_path, engines), tmp_path / "out"
+    run(path, out)
+    records = [json.loads(text) for text in stored(out).values()]
+    forfeits = sorted(r["id"] for r in records if r["termination"] == "dropped")
+    assert [r["termination"] for r in records].count("crash") == 1 and forfeits
+    for game_id in forfeits:
+        forget(out, game_id)
+    run(path, out)
+    again = {i: json.loads(text) for i, text in stored(out).items()}
+    assert [again[i]["termination"] for i in forfeits] == ["dropped"] * len(forfeits)

@@ -40,6 +40,10 @@ class Lost:
 
 _NOTHING = object()
 
+WAIT = object()
+"""An ``answer`` that cannot be given yet: the question is asked again after the next
+result (or the next worker death), and the asking worker waits, its time not counting."""
+
 
 @dataclass(frozen=True)
 class _Question:
@@ -97,13 +101,16 @@ def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, 
 class WorkerPool:
     def __init__(self, size: int, func: Callable[[Any], Any], initializer: Callable[..., None],
                  initargs: tuple = (), retries: int = 1, cores: Sequence[int] = (),
-                 answer: Callable[[Any], Any] = lambda payload: None,
+                 answer: Callable[[Any, list[Any]], Any] = lambda payload, running: None,
                  time_limit: Callable[[Any], float | None] = lambda task: None) -> None:
         self.size = size
         self.time_limit = time_limit  # seconds a task may take before its worker counts as hung
         self.started: dict[Connection, float] = {}
         self.hung: dict[Connection, float] = {}  # workers killed by the watchdog, and their limit
-        self.answer = answer  # answers ask_coordinator() in the workers
+        # answer(payload, running) answers ask_coordinator() in the workers; running: the
+        # tasks of the other busy workers that are not waiting for an answer themselves.
+        self.answer = answer
+        self.waiting: dict[Connection, tuple[_Question, float]] = {}  # deferred questions (WAIT)
         self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
         self.core_of: dict[Connection, int] = {}
         self._numbers = itertools.count(1)  # a replacement worker gets a new name in the log
@@ -146,20 +153,20 @@ class WorkerPool:
             ready = wait([*self.busy, *sentinels], self._until_overdue())
             self._kill_overdue()
             done: list[Any] = []
-            questions: list[tuple[Connection, _Question]] = []
             for conn in [c for c in ready if isinstance(c, Connection)]:
                 try:
                     message = conn.recv()
                 except (EOFError, OSError):
                     continue  # died mid-answer: handled with the sentinels
                 if isinstance(message, _Question):
-                    questions.append((conn, message))
+                    self.waiting[conn] = (message, time.monotonic())
                     continue
                 done.append(message)
                 del self.busy[conn]
                 idle.append(conn)
             for sentinel in [s for s in ready if s in sentinels]:
                 conn = sentinels[sentinel]
+                self.waiting.pop(conn, None)
                 if conn in self.busy and (result := _salvage(conn)) is not _NOTHING:
                     del self.busy[conn]  # it answered before it died
                     done.append(result)
@@ -172,13 +179,25 @@ class WorkerPool:
                     idle.append(self._spawn())
             self._dispatch(queue, idle)  # first, so workers play on while the caller stores results
             yield from done
-            for conn, question in questions:  # after the caller took in the results
-                self._reply(conn, self.answer(question.payload))
+            self._answer_waiting()  # after the caller took in the results
+
+    def _answer_waiting(self) -> None:
+        """Answer the questions that can be answered now, in the order they came.  A
+        question answered counts its worker as running for the questions after it."""
+        for conn, (question, since) in list(self.waiting.items()):
+            running = [task for other, (task, _) in self.busy.items() if other is not conn and other not in self.waiting]
+            answer = self.answer(question.payload, running)
+            if answer is WAIT:
+                continue
+            del self.waiting[conn]
+            if conn in self.started:
+                self.started[conn] += time.monotonic() - since  # waiting is not playing: the watchdog's clock stops
+            self._reply(conn, answer)
 
     def _until_overdue(self) -> float | None:
         """Seconds until the first busy worker runs out of time (None: no limit)."""
         ends = [self.started[conn] + limit for conn, (task, _) in self.busy.items()
-                if conn not in self.hung and (limit := self.time_limit(task)) is not None]
+                if conn not in self.hung and conn not in self.waiting and (limit := self.time_limit(task)) is not None]
         return max(0.0, min(ends) - time.monotonic()) if ends else None
 
     def _kill_overdue(self) -> None:
@@ -188,7 +207,7 @@ class WorkerPool:
         now = time.monotonic()
         for conn, (task, _) in list(self.busy.items()):
             limit = self.time_limit(task)
-            if conn in self.hung or limit is None or now - self.started[conn] < limit:
+            if conn in self.hung or conn in self.waiting or limit is None or now - self.started[conn] < limit:
                 continue
             proc = self.workers[conn]
             log.error("%s has not finished %r within %.0f s, the longest it can take: killing it and "
@@ -265,3 +284,4 @@ class WorkerPool:
             conn.close()
         self.workers.clear()
         self.busy.clear()
+        self.waiting.clear()

@@ -32,7 +32,7 @@ from ..results.site.live import LiveSite
 from ..results.store import GameStore
 from ..rules import Game, make_game
 from .config import ConfigError, Tournament
-from .pool import Lost, WorkerPool, ask_coordinator
+from .pool import WAIT, Lost, WorkerPool, ask_coordinator
 from .schedule import ScheduledGame, build_schedule
 from .sprt import SprtTest
 
@@ -285,6 +285,28 @@ class FailureTracker:
                 newly.append(name)
         return newly
 
+    @classmethod
+    def resumed(cls, max_failures: dict[str, int], stored: Sequence[dict[str, Any]]) -> "FailureTracker":
+        """The tracker as the stored games leave it (counted in game order), so a resumed
+        run neither starts an engine an earlier run dropped nor forgets its failures."""
+        tracker = cls(max_failures)
+        for record in stored:
+            tracker.update(record)
+        for name, why in dropped_engines(stored).items():
+            tracker.dropped.setdefault(name, why)
+        return tracker
+
+    def may_start(self, name: str, running: list[ScheduledGame]) -> Any:
+        """Whether a worker may start ``name`` for a game, given the other games in
+        play: each of those could still fail, so the engine starts only while even all of
+        them failing would leave it below its limit; otherwise the worker waits for them
+        (WAIT).  So an engine never starts after reaching its limit, whatever the workers."""
+        if name in self.dropped:
+            return False
+        limit = self.max_failures.get(name, 0)
+        in_play = sum(name in game.seats for game in running)
+        return True if not limit or self.streak[name] + in_play < limit else WAIT
+
 
 def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                    progress: Callable[[dict[str, Any], int, int], None] | None = None,
@@ -317,9 +339,10 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                               stderr_home=str(out / "arena.log"))
         log.info("%s: %d games scheduled, %d already played, %d workers",
                  t.name, len(schedule), len(done), workers)
+        tracker = FailureTracker.resumed(t.max_failures, stored)
         try:
-            tracker, errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done),
-                                        cluster, sprt)
+            errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done), tracker,
+                               cluster, sprt)
         except BaseException:
             site.stopped()  # its pages stop reloading themselves
             raise
@@ -369,7 +392,7 @@ class _LocalGames:
     with its workers.  (A cluster run uses cluster.ClusterGames, same interface.)"""
 
     def __init__(self, config: WorkerConfig, size: int, lock_fd: int | None,
-                 may_start: Callable[[str], bool]) -> None:
+                 may_start: Callable[[str, list[ScheduledGame]], Any]) -> None:
         if config.affinity and not proctree.can_pin():
             log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
         self.names = list(config.engines)
@@ -403,14 +426,17 @@ def _watchdog_limit(config: WorkerConfig) -> float | None:
 
 
 def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int, cluster: Any = None,
-              sprt: SprtTest | None = None) -> tuple[FailureTracker, list[str]]:
-    tracker = FailureTracker(config.max_failures)
+              progress, total: int, already: int, tracker: FailureTracker, cluster: Any = None,
+              sprt: SprtTest | None = None) -> list[str]:
+    """Play ``todo``, storing each game as it ends; the games not recorded (arena's own
+    failures) are returned."""
     errors: list[str] = []
     if not todo:
-        return tracker, errors
+        return errors
     pool = cluster.open(config) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd,
-                                                            may_start=lambda name: name not in tracker.dropped)
+                                                            may_start=tracker.may_start)
+    for name in tracker.dropped:
+        pool.drop(name)
     multiprocessing_logging.install_mp_handler()
     finished = already
     previous_handler = _sigterm_as_interrupt()
@@ -438,7 +464,7 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
         if previous_handler is not None:
             signal.signal(signal.SIGTERM, previous_handler)
         multiprocessing_logging.uninstall_mp_handler()
-    return tracker, errors
+    return errors
 
 
 def _sigterm_as_interrupt():

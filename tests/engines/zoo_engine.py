@@ -202,7 +202,7 @@ def main() -> None:
                 sys.stderr.write(("e" * 1023 + "\n") * 2048)  # 2 MiB
                 sys.stderr.flush()
             if "slow" in FAULTS:  # well-behaved, but games take a while (for kill tests)
-                time.sleep(0.03)  # 12 games take several seconds: time to interrupt them
+                time.sleep(float(os.environ.get("ZOO_SLOW_S", "0.03")))  # 12 games: several seconds
             if gos == AT:
                 for fault in FAULTS:
                     misbehave(fault, moves, movetime)
