@@ -115,7 +115,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     for name, why in summary.dropped.items():
         _say(f"\ndropped: {name}: {why}")
     _say(f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"
-         f"  report: {out / 'report' / 'index.html'}")
+         f"  report: {(out / 'report' / 'index.html').resolve()}")
     if summary.errors:
         for error in summary.errors:
             click.echo(f"arena: {error}", err=True)

@@ -118,6 +118,28 @@ def test_unbounded_ratings_are_none_with_their_direction():
         fit_elo(records, anchor="top")
 
 
+@pytest.mark.parametrize("winner", ["a", "b"])
+def test_a_clean_sweep_rates_nobody_and_bounds_both_engines(winner):
+    """A group of one engine measures nothing: a 20-0 is not '0 [0, 0]' for one engine and
+    infinite for the other (which one would depend on the names), it is +inf and -inf."""
+    loser = "b" if winner == "a" else "a"
+    records = [game(k, *((winner, loser) if k % 2 else (loser, winner)), 1 if k % 2 else 0) for k in range(20)]
+    for fit in (fit_elo(records), bootstrap_elo(records, samples=50)):
+        assert [(r.engine, r.bound, r.elo, r.low, r.high) for r in fit.ratings] == [
+            (winner, "above", None, None, None), (loser, "below", None, None, None)]
+        assert fit.anchor.startswith("none") and fit.los(winner, loser) is None
+    with pytest.raises(ValueError, match="not a rated engine"):
+        fit_elo(records, anchor=winner)
+
+
+def test_a_chain_without_upsets_puts_the_middle_engine_between():
+    records = [game(0, "top", "mid", 1), game(1, "mid", "low", 1), game(2, "top", "low", 1)]
+    fit = fit_elo(records, ["low", "mid", "top", "idle"])
+    assert [(r.engine, r.bound) for r in fit.ratings] == [
+        ("top", "above"), ("mid", "between"), ("low", "below"), ("idle", "unconnected")]
+    assert all(r.elo is None and r.low is None for r in fit.ratings)
+
+
 def test_los_matrix_is_complementary():
     fit = fit_elo(simulate({"a": 50, "b": 0, "c": -50}, 20, random.Random(1)))
     names = [r.engine for r in fit.ratings]
@@ -186,13 +208,13 @@ def test_bootstrap_intervals_cover_the_true_elo_with_draws():
     assert 0.9 <= covered / total <= 0.985, covered / total    # 250 intervals around 95%
 
 
-def test_a_field_without_upsets_rates_the_engine_in_the_middle():
+def test_a_field_without_upsets_rates_nobody_and_orders_the_middle_by_score():
     records = [game(0, "a", "b", 1), game(1, "b", "c", 1), game(2, "a", "c", 1), game(3, "c", "d", 1),
                game(4, "b", "d", 1), game(5, "a", "d", 1), game(6, "d", "e", 1)]
     fit = fit_elo(records)
     assert [(r.engine, r.bound) for r in fit.ratings] == [
-        ("a", "above"), ("b", "above"), ("c", None), ("d", "below"), ("e", "below")]
-    assert fit.rating("c").elo == 0
+        ("a", "above"), ("b", "between"), ("c", "between"), ("d", "between"), ("e", "below")]
+    assert all(r.elo is None for r in fit.ratings)
 
 
 def test_three_player_intervals_cover_the_true_elo_at_about_95_percent():

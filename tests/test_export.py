@@ -65,11 +65,33 @@ def test_results_json_is_for_programs(folder):
     assert [row["rank"] for row in doc["standings"][:2]] == [1, 2]
     assert standings["dud"]["elo"] is None and standings["dud"]["elo_bound"] == "below"
     engines = {e["engine"]: e for e in doc["engines"]}
-    dud = engines["dud"]["terminations"]   # two workers: a second start may fail before the drop
-    assert set(dud) == {"crash", "dropped"} and dud["crash"] + dud["dropped"] == 8 and dud["crash"] <= 2
+    dud = engines["dud"]["terminations"]   # max_failures = 1: started once, whatever the workers
+    assert dud == {"crash": 1, "dropped": 7}
     assert engines["random"]["moves_timed"] > 0 and isinstance(engines["random"]["mean_move_ms"], float)
     assert [s["name"] for s in engines["random"]["seats"]] == ["red", "blue"]
     assert all(isinstance(p["los_pct"], float) for p in doc["head_to_head"])
+
+
+def test_a_clean_sweep_shows_both_engines_unbounded_everywhere(tmp_path):
+    """4-0: no engine has a finite Bradley-Terry Elo (one engine alone measures nothing), the
+    winner is +inf and the loser -inf in the run's tables, results.json and the report."""
+    engines = engine_toml("zed", "{python}", ZOO, "good") + engine_toml(
+        "alpha", "{python}", ZOO, "resign", extra="handshake_ms = 300\nmax_failures = 0")
+    out = tmp_path / "out"
+    proc = run_arena("run", write_tournament(tmp_path, engines, rounds=2, options="size = 5\nswap = false"),
+                     "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    elo_rows = proc.stdout.split("Bradley-Terry Elo")[1].split("Head to head")[0]
+    assert re.search(r"^zed\s+\+inf\s+4\s+100\.0\s*$", elo_rows, re.M), elo_rows
+    assert re.search(r"^alpha\s+-inf\s+4\s+0\.0\s*$", elo_rows, re.M), elo_rows
+    assert re.search(r"^zed\s+alpha\s+4\s+4\s+0\s+0\s+100\.0\s+\+inf\s+97\.7$", proc.stdout, re.M), proc.stdout
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["elo"]["anchor"].startswith("none")
+    assert [(r["engine"], r["elo"], r["low"], r["high"], r["bound"]) for r in doc["elo"]["ratings"]] == [
+        ("zed", None, None, None, "above"), ("alpha", None, None, None, "below")]
+    page = (out / "report" / "index.html").read_text()
+    assert "unbounded above (never lost)" in page and "unbounded below (never scored)" in page
+    assert f"report: {(out / 'report' / 'index.html').resolve()}" in proc.stdout
 
 
 def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):

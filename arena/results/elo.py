@@ -23,7 +23,10 @@ Conventions (each stated in :class:`EloFit` so a published table can say them to
   group is rated; an engine outside it has ``elo = None`` and ``bound`` says why: ``"above"``
   (it took points from the rated group and never lost any to it, so its Elo is unbounded
   above), ``"below"`` (the reverse) or ``"unconnected"`` (no chain of results links it to the
-  rated group, e.g. it played no game).
+  rated group, e.g. it played no game).  A group of one engine measures no difference, so
+  when no two engines took points from each other (a clean sweep of two engines, or a chain
+  A > B > C without upsets) no engine is rated: one that took points and lost none is
+  ``"above"``, one that took none ``"below"``, and one in the middle ``"between"``.
 - **LOS.**  The likelihood of superiority of ``a`` over ``b`` is
   ``Phi((Ea - Eb) / sd(Ea - Eb))`` with the fit's covariance (BayesElo's definition); ``None``
   where either rating is unbounded.
@@ -79,7 +82,7 @@ class EloRating:
     games: int        # games with at least one pairwise result for this engine
     points: float     # pairwise points (a three-player win over two opponents is 2)
     results: int      # pairwise results (the denominator of points)
-    bound: str | None = None   # None (rated), "above", "below" or "unconnected"
+    bound: str | None = None   # None (rated), "above", "below", "between" or "unconnected"
 
     @property
     def score(self) -> float | None:
@@ -176,7 +179,7 @@ def fit_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None 
     ``anchor`` names an engine fixed at ``anchor_elo`` instead of a field mean of 0.
     Intervals come from the log-likelihood's curvature (module doc)."""
     data = _Data.of(records, engines)
-    rated, bounds = _rated_group(data)
+    rated, bounds = _measured_group(data)
     x, cov = _fit_group(data, rated) if rated else ({}, {})
     weights, text = _anchor(data.names, rated, anchor, anchor_elo)
     x, cov = _shifted(x, cov, weights, anchor_elo)
@@ -198,7 +201,7 @@ def bootstrap_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] |
     be None (unbounded); with the mean anchor, the mean is over the sample's finite ratings.
     The LOS uses the covariance of the samples in which every rating is finite."""
     data = _Data.of(records, engines)
-    rated, bounds = _rated_group(data)
+    rated, bounds = _measured_group(data)
     x, _ = _fit_group(data, rated) if rated else ({}, {})
     weights, text = _anchor(data.names, rated, anchor, anchor_elo)
     rng = random.Random(seed)
@@ -232,6 +235,10 @@ def bootstrap_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] |
 def _anchor(names: list[str], rated: list[int], anchor: str | None,
             anchor_elo: float) -> tuple[dict[int, float], str]:
     """Weights w of the anchor (the ratings are placed so that w.x = anchor_elo) and its text."""
+    if not rated:
+        if anchor is not None:
+            raise ValueError(f"anchor {anchor!r} is not a rated engine of this field")
+        return {}, NO_RATINGS
     if anchor is None:
         if anchor_elo:
             raise ValueError("anchor_elo needs an anchor engine (the field's mean is 0)")
@@ -280,12 +287,31 @@ def _normal_quantile(p: float) -> float:
     return (low + high) / 2
 
 
-def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
-    """The engines whose ratings are finite (the largest group the results connect both
-    ways) and the bound of every other one."""
+NO_RATINGS = "none: no two engines took points from each other, so no rating is finite"
+
+
+def _measured_group(data: _Data) -> tuple[list[int], dict[int, str]]:
+    """:func:`_rated_group`, but a group of one engine is no rating (it would show a
+    falsely certain 0 [0, 0], and which engine it is would be arbitrary): then every
+    engine is placed by the direction of its results alone."""
+    rated, bounds = _rated_group(data)
+    if len(rated) != 1:
+        return rated, bounds
+    took, gave, _ = _links(data)
+
+    def direction(i: int) -> str:
+        if not took[i] and not gave[i]:
+            return "unconnected"
+        return "above" if not gave[i] else "below" if not took[i] else "between"
+    return [], {i: direction(i) for i in range(len(data.names))}
+
+
+def _links(data: _Data) -> tuple[list[set[int]], list[set[int]], list[int]]:
+    """took[i]: the engines i took points from; gave[i]: the engines that took points from
+    i; played[i]: i's pairwise results."""
     n = len(data.names)
-    took = [set() for _ in range(n)]     # took[i]: engines i took points from
-    gave = [set() for _ in range(n)]     # gave[i]: engines that took points from i
+    took: list[set[int]] = [set() for _ in range(n)]
+    gave: list[set[int]] = [set() for _ in range(n)]
     played = [0] * n
     for (i, j), (count, points) in data.pairs.items():
         played[i] += count
@@ -296,6 +322,14 @@ def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
         if points < count:
             took[j].add(i)
             gave[i].add(j)
+    return took, gave, played
+
+
+def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
+    """The engines whose ratings are finite (the largest group the results connect both
+    ways) and the bound of every other one."""
+    n = len(data.names)
+    took, _, played = _links(data)
     down = [_reach(took, i) for i in range(n)]   # engines i took points from, transitively
     groups: list[list[int]] = []
     for i in range(n):
@@ -467,8 +501,9 @@ def _assemble(data: _Data, rated: list[int], bounds: dict[int, str], x: dict[int
         else:
             ratings.append(EloRating(name, None, None, None, None, games[i], points[i], results[i],
                                      bounds[i]))
-    order = {"above": 0, None: 1, "below": 2, "unconnected": 3}
-    ratings.sort(key=lambda r: (order[r.bound], -(r.elo or 0.0), r.engine))
+    order = {"above": 0, None: 1, "between": 1, "below": 2, "unconnected": 3}
+    # Unrated engines of one bound by their share of the points (a chain's middle in order).
+    ratings.sort(key=lambda r: (order[r.bound], -(r.elo or 0.0), -(r.score or 0.0) if r.bound else 0.0, r.engine))
     named = {(names[i], names[j]): v for (i, j), v in cov.items()}
     return EloFit(ratings, anchor, confidence, method, named)
 

@@ -188,11 +188,15 @@ def head_to_head_rows(pairs: dict[tuple[str, str], HeadToHead],
         if rank[a] > rank[b]:
             continue
         elo, margin, los = elo_estimate(pair.wins, pair.losses, pair.draws)
+        if elo is None:  # one side took every point: the difference is unbounded, so is its margin
+            shown_elo, shown_margin = ("+inf" if pair.points else "-inf"), ""
+        else:
+            shown_elo, shown_margin = _shown(elo), _shown(margin)
         rows.append([a, b, pair.games, pair.wins, pair.losses, pair.draws,
-                     round(100 * pair.points / pair.games, 1), _shown(elo), _shown(margin),
+                     round(100 * pair.points / pair.games, 1), shown_elo, shown_margin,
                      round(100 * los, 1)])
     return headers, rows
 
 
 def _shown(value: float | None) -> float | str:
-    return "inf" if value is None else round(value, 1) + 0.0  # no "-0.0"
+    return "inf" if value is None else round(value, 1) + 0.0  # no "-0.0"; None: an unbounded margin

@@ -58,6 +58,7 @@ def elo_table(fit: EloFit) -> dict[str, Any]:
     rows = []
     for r in fit.ratings:
         note = {"above": "unbounded above (never lost)", "below": "unbounded below (never scored)",
+                "between": "unbounded: it never lost to the ones below nor scored against the ones above",
                 "unconnected": "no results linking it to the others"}.get(r.bound or "", "")
         rows.append([r.engine, _num(r.elo), _num(r.low), _num(r.high), r.games,
                      "" if r.score is None else round(100 * r.score, 1), note])
