@@ -28,7 +28,6 @@ from .results.verify import RecordError, verify_lines
 from .rules import GAMES, OptionError, make_game
 from .tournament.config import ConfigError, load_tournament, resolve_program
 from .tournament.progress import Progress
-from .tournament.sprt import sprt_text
 
 
 class Failure(click.ClickException):
@@ -109,11 +108,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
         raise Failure(failure_text(out, exc)) from None
     _say(f"\n{t.name}: {t.data.game}, {summary.played} games played"
          + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else ""))
-    _say(summary.table)
-    if summary.sprt is not None:
-        _say("\n" + sprt_text(summary.sprt))
-    for name, why in summary.dropped.items():
-        _say(f"\ndropped: {name}: {why}")
+    _say(summary.table)  # with the SPRT's verdict and the dropped engines
     _say(f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"
          f"  report: {(out / 'report' / 'index.html').resolve()}")
     if summary.errors:

@@ -108,6 +108,8 @@ def test_changes_and_fingerprint_ignore_only_growth():
     old = {"rounds": 2, "seed": 1, "engines": {"a": {"command": ["x"]}}}
     assert fingerprint(old) == fingerprint({**old, "rounds": 9})
     assert changes(old, {**old, "rounds": 9}) == []
-    assert changes(old, {**old, "sprt": {"max_games": 10}}) == ["sprt: (not set) -> {\"max_games\": 10}"]
-    assert changes({**old, "sprt": {"max_games": 10}}, {**old, "sprt": {"max_games": 20}}) == []
+    sprt = {"elo0": 0, "elo1": 5}
+    assert changes(old, {**old, "sprt": sprt}) == ['sprt: (not set) -> {"elo0": 0, "elo1": 5}']
+    assert changes({**old, "sprt": sprt}, {**old, "sprt": {**sprt, "elo1": 10}}) == ["sprt.elo1: 5 -> 10"]
+    assert changes({**old, "sprt": sprt}, {**old, "rounds": 9, "sprt": sprt}) == []  # more pairs for the test
     assert changes(old, {"rounds": 2, "seed": 1, "engines": {}}) == ['engines.a: {"command": ["x"]} -> (removed)']

@@ -51,6 +51,11 @@ def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     again = run_arena("run", path, "--out", tmp_path / "out", "-q")
     assert again.returncode == 0 and " 0 games played" in again.stdout
     assert sprt_of(tmp_path / "out") == s
+    shown = run_arena("results", tmp_path / "out")
+    assert shown.returncode == 0 and "H1 accepted" in shown.stdout and f"after {s['pairs']} pairs" in shown.stdout
+    assert json.loads(run_arena("results", tmp_path / "out", "--format", "json").stdout)["sprt"] == s
+    site = run_arena("report", tmp_path / "out", "-o", tmp_path / "site")
+    assert site.returncode == 0 and (tmp_path / "site" / "plots" / "sprt.svg").exists()
 
 
 @pytest.mark.timeout(180)
@@ -77,6 +82,11 @@ def test_kill_and_resume_gives_the_decision_of_an_uninterrupted_run(tmp_path):
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     assert not (out / "results.json").exists()  # killed before the test decided
+    midway = run_arena("results", out, "--format", "json")  # the folder alone: the test so far
+    assert midway.returncode == 0, midway.stderr
+    so_far = json.loads(midway.stdout)["sprt"]
+    assert so_far["decision"] == "running" and so_far["pairs"] >= 15
+    assert so_far["llr_history"] == expected["llr_history"][:so_far["pairs"]]
     resumed = run_arena("run", path, "--out", out, "-q")
     assert resumed.returncode == 0, resumed.stderr
     assert " resumed from an earlier run" in resumed.stdout

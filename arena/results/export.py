@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 from tabulate import tabulate
 
 from ..rules import OptionError, make_game
+from ..tournament.sprt import sprt_from_settings, sprt_text
 from .elo import EloFit, fit_elo
 from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
 from .stats import EngineStats, engine_stats, seat_name
@@ -265,9 +266,13 @@ def render(s: Summary, fmt: str) -> str:
             continue
         text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
+    if "sprt" in s.extra:
+        parts.append(("## SPRT\n\n" if fmt == "md" else "") + sprt_text(s.extra["sprt"]))
     if s.dropped:
-        lines = [f"- {name}: {why}" for name, why in s.dropped.items()]
-        parts.append(("## Dropped\n\n" if fmt == "md" else "Dropped\n") + "\n".join(lines))
+        if fmt == "md":
+            parts.append("## Dropped\n\n" + "\n".join(f"- {name}: {why}" for name, why in s.dropped.items()))
+        else:
+            parts.append("\n".join(f"dropped: {name}: {why}" for name, why in s.dropped.items()))
     return "\n\n".join(parts) + "\n"
 
 
@@ -323,6 +328,19 @@ def summarize_folder(folder: Path) -> Summary:
         raise StorageError(f"{folder}: the stored settings do not make a game ({exc})") from None
     engines = [e["name"] for e in settings["engines"]] if settings else []
     name = (settings or {}).get("name") or (records[0].get("tournament") if records else None) or folder.name
-    return summarize(records, engines, tournament=name, game=game_name, options=options, players=players,
-                     settings=settings, fingerprint=meta.get("fingerprint"),
-                     dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}))
+    summary = summarize(records, engines, tournament=name, game=game_name, options=options, players=players,
+                        settings=settings, fingerprint=meta.get("fingerprint"),
+                        dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}))
+    if (sprt := folder_sprt(folder, settings, records)) is not None:
+        summary.extra["sprt"] = sprt
+    return summary
+
+
+def folder_sprt(folder: Path, settings: dict[str, Any] | None, records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The ``sprt`` section of a folder's results, from its stored settings and games."""
+    try:
+        test = sprt_from_settings(settings, records)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StorageError(f"{folder}: the stored [sprt] settings are damaged ({exc}); "
+                           f"run the tournament again into a new folder") from None
+    return None if test is None else test.summary()

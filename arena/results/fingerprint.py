@@ -10,8 +10,8 @@ list of what changed.
 
 Free to change: ``name``, ``workers`` and ``affinity`` (they decide how the games are run,
 not how they go), an engine's ``max_failures`` (when to stop starting a broken engine), and
-the keys in :data:`GROWABLE`, which may only be raised: more rounds (or a larger SPRT game
-limit) extend the schedule, whose earlier games stay the same.
+the keys in :data:`GROWABLE`, which may only be raised: more rounds (with ``[sprt]``, a
+higher limit on the test's pairs) extend the schedule, whose earlier games stay the same.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 FREE = ("name", "workers", "affinity", "cluster")   # how and where games run, not how they go
 FREE_PER_ENGINE = ("max_failures",)
-GROWABLE = ("rounds", "sprt.max_games", "sprt.max_pairs")
+GROWABLE = ("rounds",)  # with [sprt], rounds is also the test's limit in pairs
 
 
 def tournament_settings(t: Any) -> dict[str, Any]:

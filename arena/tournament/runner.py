@@ -34,7 +34,7 @@ from ..rules import Game, make_game
 from .config import ConfigError, Tournament
 from .pool import WAIT, Lost, WorkerPool, ask_coordinator
 from .schedule import ScheduledGame, build_schedule
-from .sprt import SprtTest
+from .sprt import SprtTest, sprt_from_settings
 
 log = logging.getLogger("arena.runner")
 
@@ -378,13 +378,7 @@ def _new_run(store: GameStore) -> str:
 
 def sprt_test(t: Tournament, records: Any = ()) -> SprtTest | None:
     """The tournament's SPRT (None without ``[sprt]``), with ``records`` counted."""
-    if t.data.sprt is None:
-        return None
-    first, second = (e.name for e in t.engines)
-    test = SprtTest(t.data.sprt, first, second, max_pairs=t.data.rounds)
-    for record in records:
-        test.add(record)
-    return test
+    return sprt_from_settings(tournament_settings(t), records)
 
 
 class _LocalGames:

@@ -318,3 +318,17 @@ def sprt_text(summary: dict[str, Any]) -> str:
         lines.append(f"Elo {show['elo']} [{show['elo_low']}, {show['elo_high']}] (95%), nElo {nelo}, "
                      f"LOS {100 * e['los']:.1f}%, score {100 * summary['score']:.1f}%")
     return "\n".join(lines)
+
+
+def sprt_from_settings(settings: dict[str, Any] | None, records: Iterable[dict[str, Any]] = ()) -> SprtTest | None:
+    """The SPRT of a results folder's stored settings (None without ``[sprt]``), with
+    ``records`` counted: what ``arena results`` and ``arena report`` show of a folder,
+    finished or still running, the same as the run itself.  Raises ValueError when the
+    stored section does not make a test."""
+    if not settings or not settings.get("sprt"):
+        return None
+    first, second = (e["name"] for e in settings["engines"][:2])
+    test = SprtTest(SprtSettings.model_validate(settings["sprt"]), first, second, max_pairs=settings["rounds"])
+    for record in sorted(records, key=lambda r: r["id"]):
+        test.add(record)
+    return test

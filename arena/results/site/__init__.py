@@ -32,6 +32,7 @@ import jinja2
 from . import boards, pages, plots
 from ..elo import fit_elo
 from ..stats import engine_stats
+from ..export import folder_sprt
 from ..store import StorageError, decode_meta, read_folder
 from ...rules import IllegalMove, OptionError, make_game
 
@@ -270,6 +271,12 @@ def load_folder(folder: Path) -> SiteData:
     except (StorageError, ValueError) as exc:
         raise SiteError(str(exc)) from None
     results = _read_json(folder / "results.json")
+    try:
+        sprt = folder_sprt(folder, settings, records)  # as far as the stored games go, even mid-run
+    except StorageError as exc:
+        raise SiteError(str(exc)) from None
+    if sprt is not None:
+        results = {**(results or {}), "sprt": sprt}
     first = records[0] if records else {}
     game = (settings or {}).get("game") or (results or {}).get("game") or first.get("game")
     if game is None:
