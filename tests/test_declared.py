@@ -7,6 +7,8 @@ import json
 import re
 import sys
 
+import pytest
+
 from tests.helpers import ROOT, engine_toml, run_arena, write_tournament
 
 PY = sys.executable
@@ -55,19 +57,37 @@ def test_undeclared_or_unfitting_options_are_refused_before_the_first_game(tmp_p
         assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
 
 
-def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path):
-    # With options it is started before the first game: the run is refused.
-    result = run_arena("run", tournament(tmp_path, "options = { depth = 3 }", game="bases", game_options=""),
-                       "--out", tmp_path / "o")
-    assert result.returncode == 2
-    assert "engine 'declaring': declares that it plays hex, groups ('id games'), not bases" in result.stderr
-    # Without, it is refused when it first starts: its games are lost with that reason.
-    result = run_arena("run", tournament(tmp_path, "max_failures = 1", game="bases", game_options=""),
-                       "--out", tmp_path / "o2", "-q")
-    assert result.returncode == 0, result.stderr
-    records = [json.loads(line) for line in (tmp_path / "o2" / "games.jsonl").read_text().splitlines()]
-    assert {r["termination"] for r in records} <= {"handshake", "dropped"}
-    assert "refused: it declares that it plays hex, groups ('id games'), not bases" in records[0]["reason"]
+@pytest.mark.parametrize("entry", ["options = { depth = 3 }", "max_failures = 1", ""])
+def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path, entry):
+    """With options or without, it is started once before the first game and the run is
+    refused: no game is lost to it, and the folder holds nothing to mix up."""
+    out = tmp_path / "o"
+    result = run_arena("run", tournament(tmp_path, entry, game="bases", game_options=""), "--out", out)
+    assert result.returncode == 2, result.stdout
+    assert re.search(r"t\.toml: engine 'declaring': declares that it plays hex, groups \('id games'\), not bases\. "
+                     r"Fix the engine's entry \(or the engine\)\.", result.stderr), result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
+
+
+def test_a_cluster_refuses_an_engine_that_declares_another_game_before_any_game(tmp_path):
+    pytest.importorskip("distributed")
+    out = tmp_path / "o"
+    result = run_arena("run", tournament(tmp_path, "", game="bases", game_options=""), "--out", out,
+                       "--cluster", "local:1", timeout=120)
+    assert result.returncode == 2, result.stdout
+    assert ("engine 'declaring': refused: it declares that it plays hex, groups ('id games'), not bases. "
+            "Fix the engine's entry (or the engine).") in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
+
+
+def test_play_refuses_an_engine_that_declares_another_game(tmp_path):
+    script = tmp_path / "declaring.py"
+    script.write_text(DECLARING)
+    result = run_arena("play", "-g", "bases", f"{PY} {script}", f"{PY} -m engines.random_engine")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "engine 0 (" in result.stderr and "declares that it plays hex, groups ('id games'), not bases" in result.stderr
 
 
 def test_play_refuses_an_undeclared_engine_option(tmp_path):

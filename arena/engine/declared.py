@@ -86,22 +86,32 @@ def games_problem(identity: dict[str, str], game: str) -> str | None:
     return None
 
 
-def preflight(spec: "EngineSpec", game: str, run_tag: str = "") -> str | None:
-    """Start the engine once (options not sent) and check its declarations against the
-    tournament; the problem, or None.  An engine that cannot start is not refused here:
-    its games record the fault, as any game's would."""
-    if spec.protocol != "arena":
-        return None
+def preflight(specs: Sequence["EngineSpec"], game: str, run_tag: str = "") -> list[str | None]:
+    """Start each engine once (options not sent; all launched first, so they boot side by
+    side) and check its declarations against the tournament: a problem per engine, or
+    None.  An engine that cannot start is not refused here: its games record the fault,
+    as any game's would.  Engines of other protocols declare nothing: None."""
     from . import open_engine
     from .process import EngineFault
 
-    engine = open_engine(replace(spec, options=()), run_tag=run_tag)
+    engines = {k: open_engine(replace(spec, options=()), run_tag=run_tag)
+               for k, spec in enumerate(specs) if spec.protocol == "arena"}
+    problems: list[str | None] = [None] * len(specs)
     try:
-        engine.start()
-    except EngineFault:
-        return None
+        for k, engine in list(engines.items()):
+            try:
+                engine.launch()
+            except EngineFault:
+                del engines[k]
+        for k, engine in engines.items():
+            try:
+                engine.handshake()
+            except EngineFault:
+                continue
+            found = [p for p in [games_problem(engine.identity, game)] if p]
+            found += option_problems(engine.declared_options, specs[k].options)
+            problems[k] = "; ".join(found) or None
     finally:
-        engine.kill()
-    problems = [p for p in [games_problem(engine.identity, game)] if p] + option_problems(
-        engine.declared_options, spec.options)
-    return "; ".join(problems) or None
+        for engine in engines.values():
+            engine.kill()
+    return problems

@@ -96,7 +96,7 @@ class GtpEngine(EngineProcess):
 
     # -- start-up -------------------------------------------------------------
 
-    def _handshake(self) -> None:
+    def handshake(self) -> None:
         """No 'arena 1': ask who the engine is and what it offers, then send the
         tournament's init commands, each answer checked."""
         limit = self.start_limit

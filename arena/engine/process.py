@@ -29,7 +29,7 @@ from protocol import codec
 from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
 
 from . import proctree
-from .declared import option_problems
+from .declared import games_problem, option_problems
 
 log = logging.getLogger("arena.engine")
 
@@ -64,6 +64,15 @@ class EngineFault(Exception):
         self.reason = reason
 
 
+class EngineRefused(EngineFault):
+    """The engine started, but what it declares does not fit the tournament (options it
+    did not declare, values out of range, another game in ``id games``): a fault of the
+    tournament's entry as much as of the engine, refused before any game where possible."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__("handshake", f"refused: {problem}")
+
+
 @dataclass(frozen=True)
 class EngineSpec:
     """How to start an engine: a name for tables and an argument list (no shell)."""
@@ -94,6 +103,7 @@ class EngineProcess:
     spec: EngineSpec
     run_tag: str = ""                 # tags every process of one tournament run (proctree)
     spin: bool = True                 # may spin for quick engines (SPIN_S): not when every CPU has a game
+    game: str = ""                    # the game it is started for: refused if it declares others
     proc: subprocess.Popen[bytes] | None = None
     identity: dict[str, str] = field(default_factory=dict)
     declared_options: list[OptionDecl] = field(default_factory=list)
@@ -118,6 +128,12 @@ class EngineProcess:
 
     def start(self) -> None:
         """Start the process and complete the handshake, or raise EngineFault."""
+        self.launch()
+        self.handshake()
+
+    def launch(self) -> None:
+        """Start the process without waiting for it (:meth:`start` then shakes hands);
+        several engines launched first boot side by side.  Raises EngineFault."""
         self._tag = proctree.new_tag()
         self._cpu_limit = None
         self._buffer.clear()
@@ -149,7 +165,6 @@ class EngineProcess:
         self._stdout_fd = self.proc.stdout.fileno()
         self._news = _poll_for(self._stdout_fd, self.proc.stderr.fileno(), self._pidfd)
         self._may_spin = self.spin and len(proctree.usable_cpus()) > 1
-        self._handshake()
 
     def _watch_exit(self) -> None:
         """Wake the reader when the engine exits, even if a child keeps its stdout open."""
@@ -166,7 +181,7 @@ class EngineProcess:
         ms = self.spec.handshake_ms
         return ms / 1000 if ms else HANDSHAKE_TIMEOUT
 
-    def _handshake(self) -> None:
+    def handshake(self) -> None:
         limit = self.start_limit
         deadline = time.monotonic() + limit
         self.send(f"arena {codec.VERSION}", deadline)
@@ -184,7 +199,9 @@ class EngineProcess:
                 raise EngineFault("protocol", f"unexpected {_describe(msg)} during the handshake")
         problems = option_problems(self.declared_options, self.spec.options)
         if problems:  # a tournament refuses these before its first game (declared.preflight)
-            raise EngineFault("handshake", problems[0])
+            raise EngineRefused(problems[0])
+        if self.game and (problem := games_problem(self.identity, self.game)) is not None:
+            raise EngineRefused(f"it {problem}")
         for name, value in self.spec.options:
             self.send(codec.format_setoption(name, value), deadline)
 

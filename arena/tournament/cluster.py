@@ -35,7 +35,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from ..engine.process import EngineFault, EngineProcess
+from ..engine.process import EngineFault, EngineProcess, EngineRefused
 from .pool import Lost
 from .runner import WorkerConfig, _Worker
 from .schedule import ScheduledGame
@@ -86,6 +86,7 @@ class _RunState:
         self.config = config
         self.idle: list[_Worker] = []
         self.problems: dict[str, str] | None = None  # None until the handshake ran
+        self.refused: dict[str, str] = {}  # engines whose declarations do not fit (of problems)
         self.used = time.monotonic()
         self.lock = threading.Lock()
 
@@ -103,6 +104,8 @@ class _RunState:
             except EngineFault as exc:
                 worker.discard(name)
                 problems[name] = f"{exc.code}: {exc.reason}"
+                if isinstance(exc, EngineRefused):
+                    self.refused[name] = exc.reason
         with self.lock:
             self.problems = problems
             self.idle.append(worker)
@@ -165,9 +168,11 @@ def _address() -> str:
         return ""
 
 
-def _handshake(config: WorkerConfig) -> dict[str, str]:
-    """Run on every worker by the coordinator before any game."""
-    return _state(config).handshake()
+def _handshake(config: WorkerConfig) -> tuple[dict[str, str], dict[str, str]]:
+    """Run on every worker by the coordinator before any game: why engines cannot play
+    there, and which of them are refused for what they declare."""
+    state = _state(config)
+    return state.handshake(), state.refused
 
 
 def _play(config: WorkerConfig, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> dict[str, Any]:
@@ -273,11 +278,16 @@ class ClusterGames:
             log.warning("the cluster has no workers yet; games wait for one to join")
             return
         answers = self.client.run(_handshake, self.config, on_error="return")
+        refused = {name: why for answer in answers.values() if not isinstance(answer, BaseException)
+                   for name, why in answer[1].items()}
+        if refused:  # the engine's own declarations: the same on every worker
+            raise ClusterError(f"tournament {self.config.tournament!r}: " + "; ".join(
+                f"engine {name!r}: {why}" for name, why in refused.items()) + ". Fix the engine's entry (or the engine).")
         for address, answer in answers.items():
             if isinstance(answer, BaseException):
                 why = f"cannot run arena there: {type(answer).__name__}: {answer}"
-            elif answer:
-                why = "; ".join(f"engine {name}: {reason}" for name, reason in answer.items())
+            elif answer[0]:
+                why = "; ".join(f"engine {name}: {reason}" for name, reason in answer[0].items())
             else:
                 continue
             self.bad[address] = why

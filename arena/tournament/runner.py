@@ -22,7 +22,7 @@ import multiprocessing_logging
 from protocol import codec
 
 from ..engine import open_engine, proctree
-from ..engine.declared import games_problem, preflight
+from ..engine.declared import preflight
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
@@ -80,12 +80,10 @@ class _Worker:
             if proc is not None:
                 proc.kill()
             proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin,
-                               stderr_home=self.config.stderr_home)
+                               game=self.config.game, stderr_home=self.config.stderr_home)
             self.engines[name] = proc
             proc.trace = trace
             proc.start()
-            if (problem := games_problem(proc.identity, self.config.game)) is not None:
-                raise EngineFault("handshake", f"refused: it {problem}")
         proc.trace = trace
         return proc
 
@@ -202,17 +200,7 @@ class _Worker:
 
 def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | None) -> None:
     global _worker
-    # Die with the coordinator even when it is killed with -9 and cannot clean up (before
-    # anything else: until the handler below is set, SIGTERM simply ends the worker).
-    proctree.set_parent_death_signal(signal.SIGTERM)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
-    if lock_fd is not None:
-        # Let go of the inherited lock on the output folder (pointing the descriptor at
-        # /dev/null keeps its number valid), so that a dead coordinator frees it at once.
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, lock_fd)
-        os.close(null)
-    proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
+    _init_engine_host(lock_fd)
     _worker = _Worker(config, dropped)
     Finalize(_worker, _worker.shutdown, exitpriority=10)
     signal.signal(signal.SIGTERM, _terminate_worker)  # terminate(): kill our engines first
@@ -229,6 +217,29 @@ def _terminate_worker(signum: int, frame: object) -> None:
     if _worker is not None:
         _worker.stopping = True
     raise SystemExit(128 + signum)
+
+
+def _init_engine_host(lock_fd: int | None) -> None:
+    """What every process of the pool that starts engines sets first."""
+    # Die with the coordinator even when it is killed with -9 and cannot clean up (before
+    # anything else: until a handler is set, SIGTERM simply ends the process).
+    proctree.set_parent_death_signal(signal.SIGTERM)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    if lock_fd is not None:
+        # Let go of the inherited lock on the output folder (pointing the descriptor at
+        # /dev/null keeps its number valid), so that a dead coordinator frees it at once.
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, lock_fd)
+        os.close(null)
+    proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
+
+
+def _preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, str]) -> list[str | None]:
+    specs, game, run_tag = task
+    try:
+        return preflight(specs, game, run_tag)
+    finally:
+        proctree.kill_adopted(set())  # whatever the engines left behind
 
 
 def _play_in_worker(scheduled: ScheduledGame) -> dict[str, Any]:
@@ -328,8 +339,6 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         site = LiveSite(out / "report", t, stored)
         progress = site.wrap(progress)
         todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
-        if todo:
-            _refuse_undeclared(t, run_tag)
         config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
                               {e.name: e for e in t.engines}, t.time_control, time_controls=t.time_controls,
                               run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
@@ -341,6 +350,8 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                  t.name, len(schedule), len(done), workers)
         tracker = FailureTracker.resumed(t.max_failures, stored)
         try:
+            if todo and not cluster:  # a cluster's workers check the same in their handshake
+                _refuse_undeclared(t, run_tag, store.lock_fd)
             errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done), tracker,
                                cluster, sprt)
         except BaseException:
@@ -354,13 +365,23 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                    dropped=dropped, errors=errors, site=site)
 
 
-def _refuse_undeclared(t: Tournament, run_tag: str) -> None:
-    """Before the first game, each engine given options is started once: they must be
-    options it declared, with values that fit, and it must play this game if it declares
-    its games.  (Engines without options are not started twice: one that declares other
-    games is refused at its first start, see _Worker.engine.)"""
-    problems = [f"engine {spec.name!r}: {p}" for spec in t.engines
-                if spec.options and (p := preflight(spec, t.data.game, run_tag))]
+def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None) -> None:
+    """Before the first game, each engine is started once (side by side): if it declares
+    its games it must play this one, and its options must be ones it declared, with values
+    that fit.  An engine that cannot start is not refused here: its games record the
+    fault.  The engines start in a worker process like the games' (a subreaper that dies
+    with arena), so nothing they leave behind outlives the check."""
+    pool = WorkerPool(1, _preflight_in_worker, _init_engine_host, (lock_fd,))
+    found: list[str | None] = [None] * len(t.engines)  # a worker that died refuses nobody
+    try:
+        for answer in pool.imap_unordered([(tuple(t.engines), t.data.game, run_tag)]):
+            if not isinstance(answer, Lost):
+                found = answer
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    problems = [f"engine {spec.name!r}: {p}" for spec, p in zip(t.engines, found) if p]
     if problems:
         raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
 

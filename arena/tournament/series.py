@@ -63,7 +63,7 @@ def play_series(game: Game, specs: Sequence[EngineSpec], names: Sequence[str | N
                 title = f"game {number + 1} of {games}, seed {gseed}: {game.name} {' '.join(game.option_tokens())}"
                 transcript = Transcript(trace_path(trace_dir, f"{seed}-{number + 1}"), title)
             try:
-                seated, failed = _seat_engines(engines, specs, order, transcript,
+                seated, failed = _seat_engines(engines, specs, game.name, order, transcript,
                                                resolved or [n or s.name for n, s in zip(names, specs)])
                 if failed is not None and resolved is None:
                     raise StartFailure(*failed)
@@ -89,7 +89,7 @@ def play_series(game: Game, specs: Sequence[EngineSpec], names: Sequence[str | N
                 engine.quit()
 
 
-def _seat_engines(engines: list[EngineProcess | None], specs: Sequence[EngineSpec], order: list[int],
+def _seat_engines(engines: list[EngineProcess | None], specs: Sequence[EngineSpec], game_name: str, order: list[int],
                   transcript: Transcript | None, names: Sequence[str]
                   ) -> tuple[list[EngineProcess], tuple[int, EngineFault] | None]:
     """The running engines in seat order, or the first that could not start."""
@@ -100,7 +100,7 @@ def _seat_engines(engines: list[EngineProcess | None], specs: Sequence[EngineSpe
         if engine is None or not engine.alive:
             if engine is not None:
                 engine.kill()
-            engine = engines[index] = open_engine(specs[index])
+            engine = engines[index] = open_engine(specs[index], game=game_name)
             engine.trace = trace
             engine.stderr_home = str(transcript.path) if transcript else "not kept; run arena play with --trace"
             try:
