@@ -42,6 +42,7 @@ def check(result, *parts):
     ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['./missing-engine']\n[["), ["engine 'a'", "does not exist"]),
     ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['no-such-engine-xyz']\n[["), ["not on PATH"]),
     ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['./engine.sh']\n[["), ["is not executable", "chmod +x"]),
+    ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['/tmp']\n[["), ["engine 'a'", "'/tmp' is a directory, not a program"]),
     ("name = 'x'\ngame = 'hex'\n" + TWO + "cwd = 'nowhere'\n", ["engine 'b'", "is not a folder"]),
     ("name = 'x'\ngame = 'hex'\nopenings = 'nope.txt'\n" + TWO, ["cannot read the openings file", "relative to the tournament file"]),
 ])

@@ -290,6 +290,9 @@ def resolve_program(program: str, cwd: Path, where: str) -> str:
         candidate = Path(program) if Path(program).is_absolute() else cwd / program
         if not candidate.exists():
             raise ConfigError(f"{where}: command {program!r} does not exist (looked in {cwd})")
+        if candidate.is_dir():
+            raise ConfigError(f"{where}: command {program!r} is a directory, not a program; give the "
+                              f"engine's executable (or its interpreter and script)")
         if not os.access(candidate, os.X_OK):
             raise ConfigError(f"{where}: command {program!r} is not executable; run chmod +x on it "
                               f"or start it through its interpreter")
