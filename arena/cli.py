@@ -81,10 +81,10 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     except ConfigError as exc:
         raise Failure(str(exc)) from None
     cluster = None
-    if cluster_address or t.data.cluster:
-        where = "--cluster" if cluster_address else f"{tournament_file}: [cluster] address"
+    if cluster_address is not None or t.data.cluster:
+        where = "--cluster" if cluster_address is not None else f"{tournament_file}: [cluster] address"
         try:
-            cluster = ClusterSpec.parse(cluster_address or t.data.cluster.address,
+            cluster = ClusterSpec.parse(cluster_address if cluster_address is not None else t.data.cluster.address,
                                         echo=lambda text: click.echo(text, err=True))
         except ClusterError as exc:
             raise Failure(f"{where}: {exc}") from None

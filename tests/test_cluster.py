@@ -98,7 +98,7 @@ def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
 
 def test_bad_cluster_address_is_a_clear_error(tmp_path):
     path = write_tournament(tmp_path, deterministic_engines())
-    for address, words in (("nowhere", "tcp://host:8786"), ("local:0", "local:N")):
+    for address, words in (("nowhere", "tcp://host:8786"), ("local:0", "local:N"), ("", "tcp://host:8786")):
         result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", address)
         assert result.returncode == 2
         assert words in result.stderr and "Traceback" not in result.stderr

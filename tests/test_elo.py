@@ -235,3 +235,10 @@ def test_three_player_intervals_cover_the_true_elo_at_about_95_percent():
             total += 1
             covered += r.low is not None and r.low <= truth[r.engine] <= r.high
     assert 0.935 <= covered / total <= 0.97, covered / total
+
+
+def test_other_confidence_levels_use_the_normal_quantile():
+    records = [game(k, "a", "b", 1 if k % 3 else 0) for k in range(30)]
+    wide, usual = fit_elo(records, confidence=0.99), fit_elo(records)
+    ratio = (wide.rating("a").high - wide.rating("a").low) / (usual.rating("a").high - usual.rating("a").low)
+    assert ratio == pytest.approx(2.5758293 / 1.9599640, rel=1e-6)  # z(0.995) / z(0.975), from the tables

@@ -83,6 +83,7 @@ def test_bad_format_sprt_and_openings_settings_are_refused(tmp_path, extra, mess
     path = zoo_file(tmp_path, "abc", extra)
     proc = run_arena("run", path, "--out", tmp_path / "out")
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert "{'name'" not in proc.stderr and len(proc.stderr.splitlines()) == 1  # the message, not the file
     with pytest.raises(ConfigError):
         load_tournament(path)
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any, Iterable, Mapping, Sequence
 
 from .ratings import forfeited, opponents
@@ -272,19 +273,7 @@ def _field(engines: Sequence[str] | None, games: Sequence[Sequence[PairResult]])
 def _z(confidence: float) -> float:
     if not 0 < confidence < 1:
         raise ValueError("confidence must be between 0 and 1")
-    return Z95 if confidence == 0.95 else _normal_quantile(0.5 + confidence / 2)
-
-
-def _normal_quantile(p: float) -> float:
-    """Inverse of the standard normal CDF, by bisection on erf (accurate to 1e-12)."""
-    low, high = -40.0, 40.0
-    for _ in range(200):
-        mid = (low + high) / 2
-        if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < p:
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
+    return Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
 NO_RATINGS = "none: no two engines took points from each other, so no rating is finite"

@@ -314,7 +314,10 @@ def _limit_text(exc: BaseException) -> str:
 
 
 def _describe(err: Any) -> str:
-    where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    where = ".".join(str(p) for p in err["loc"])
+    message = err["msg"].removeprefix("Value error, ")
+    if not where:  # a check across keys (e.g. gauntlet candidates): its message names them
+        return message
     if err["type"] == "extra_forbidden":
         return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
     if err["type"] == "missing":
@@ -324,4 +327,4 @@ def _describe(err: Any) -> str:
     except ValueError:  # an integer too long to print
         got = "a number too long to show"
     got = got if len(got) <= 60 else got[:57] + "..."
-    return f"key {where!r}: {err['msg'].removeprefix('Value error, ')} (got {got})"
+    return f"key {where!r}: {message} (got {got})"
