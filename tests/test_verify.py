@@ -71,6 +71,28 @@ def test_forfeits_are_checked_against_the_seats_their_reason_names(game_name, op
     assert not v["ok"] and "places" in {m["field"] for m in v["mismatches"]}
 
 
+def test_a_forfeits_reason_and_seat_must_be_stated_and_fit_the_game():
+    record = {**forfeit_before_start(make_game("hex", {"size": 4}), 4, ["a", "b"], [1], "crash", "boom"), "id": 9}
+    assert verdicts(record)[0]["ok"]
+    cases = {
+        "reason": {**record, "reason": "whatever"},                                        # names no seat
+        "reason ": {**record, "reason": record["reason"].replace("(seat 1)", "(seat 9)")},  # no such seat
+        "forfeit_seat": {k: v for k, v in record.items() if k != "forfeit_seat"},
+    }
+    for field, tampered in cases.items():
+        [v] = verdicts(tampered)
+        assert not v["ok"] and field.strip() in {m["field"] for m in v["mismatches"]}, (field, v)
+
+
+def test_a_result_without_a_termination_needs_moves_that_end_the_game():
+    good = finished()
+    unfinished = {**good, "moves": good["moves"][:-1], "termination": None}
+    [v] = verdicts(unfinished)
+    assert not v["ok"] and {m["field"] for m in v["mismatches"]} == {"winner", "scores", "places"}
+    moves_only = {"game": "hex", "options": good["options"], "seed": 1, "moves": good["moves"][:-1]}
+    assert verdicts(moves_only)[0]["ok"]  # nothing stated, nothing to disagree with
+
+
 def test_a_posies_variant_2_record_with_setup_and_deal_but_no_seed_verifies():
     record = finished("posies", {"players": 2, "variant": 2}, seed=5, deal=77, rng_seed=4)
     no_seed = {k: v for k, v in record.items() if k != "seed"}
@@ -83,6 +105,7 @@ def test_a_posies_variant_2_record_with_setup_and_deal_but_no_seed_verifies():
 @pytest.mark.parametrize("change,field", [
     ({"options": {"size": "4"}}, "size"), ({"options": {"size": 4.0}}, "size"), ({"options": {"size": True}}, "size"),
     ({"winner": True}, "winner"), ({"id": "3"}, "id"), ({"scores": "1"}, "scores"), ({"seed": 1.0}, "seed"),
+    ({"termination": "bogus"}, "termination"), ({"times_ms": "x"}, "times_ms"), ({"times_ms": [1, -5]}, "times_ms"),
 ])
 def test_record_fields_are_typed_strictly(change, field):
     record = {**finished(), **change}

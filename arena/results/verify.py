@@ -6,9 +6,12 @@ result (``termination``, ``winner``, ``scores``, ``places``, ``forfeit_seat``), 
 again from the moves and each field that disagrees is reported:
 
 - ``termination`` ``normal``: the moves must end the game, and the result is the rules' one.
-- any other termination (a forfeit): the moves must *not* end the game, and the result is the
-  forfeit's (PROTOCOL.md section 7) for the seats the ``reason`` names as ``(seat N)`` (or
-  ``forfeit_seat`` if it names none).
+- no termination: if the moves end the game, the result is the rules' one; if not, no winner,
+  scores or places may be recorded.
+- any other termination (a forfeit, one of the codes of PROTOCOL.md section 7): the moves must
+  *not* end the game, the ``reason`` must name the losing seats as ``name (seat N): ...``
+  (seats the game has), ``forfeit_seat`` must be the first of them, and the result is the
+  forfeit's for those seats.
 
 Output: one JSON verdict a line, carrying the record's ``id`` (null if it has none) and its
 ``line``.  A line that is not a usable record (not JSON, wrong types, missing fields, options
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -50,17 +53,25 @@ class Record(BaseModel):
     deal: int | None = Field(None, ge=0)
     setup: str | None = None
     players: list[str] | None = None
-    termination: str | None = None
+    termination: Literal["normal", "timeout", "illegal", "crash", "protocol", "handshake", "resign",
+                         "dropped"] | None = None
     reason: str | None = None
     forfeit_seat: int | None = Field(None, ge=0)
     winner: int | None = Field(None, ge=0)
     scores: list[float] | None = None
     places: list[int] | None = None
+    times_ms: list[float] | None = None   # per move, the forfeiting one included
+
+
+def _check_times(rec: "Record") -> None:
+    if rec.times_ms is not None and any(t < 0 for t in rec.times_ms):
+        raise ValueError("'times_ms': every time is a non-negative number of milliseconds")
 
 
 def verify_record(record: dict[str, Any]) -> dict[str, Any]:
     """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
     rec = _validated(record)
+    _check_times(rec)
     game = make_game(rec.game, rec.options, strict=True)
     state = initial_state(game, record)
     error = None
@@ -111,7 +122,11 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
         if rec.termination == "normal" and not over:
             mismatches.append({"field": "termination", "recorded": "normal", "derived": "not over",
                                "reason": "the recorded moves do not end the game"})
-        if not over:
+        if not over:  # no result: a recorded one has nothing to stand on
+            for field in ("winner", "scores", "places"):
+                if getattr(rec, field) is not None:
+                    mismatches.append({"field": field, "recorded": getattr(rec, field), "derived": None,
+                                       "reason": "the moves do not end the game and no forfeit is recorded"})
             return {"termination": termination, "winner": None, "scores": None, "places": None}, mismatches
         winner, scores, places = state.winner(), state.scores(), state.places()
     else:
@@ -119,26 +134,35 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
         if over:
             mismatches.append({"field": "termination", "recorded": rec.termination, "derived": "normal",
                                "reason": "the recorded moves end the game by the rules"})
-        offenders = _offenders(rec, game.players)
+        offenders, problem = _offenders(rec, game.players)
+        if problem:
+            mismatches.append({"field": "reason", "recorded": rec.reason, "derived": None, "reason": problem})
         if not offenders:
-            mismatches.append({"field": "reason", "recorded": rec.reason, "derived": None,
-                               "reason": "a forfeit must name the seat that lost it"})
             return {"termination": termination, "winner": None, "scores": None, "places": None}, mismatches
         scores, places = _forfeit_result(state, offenders)
         winner = places.index(0) if places.count(0) == 1 else None
+        if rec.forfeit_seat is None:
+            mismatches.append({"field": "forfeit_seat", "recorded": None, "derived": offenders[0],
+                               "reason": "a forfeit records the seat that lost it"})
         differs("forfeit_seat", offenders[0])
     for field, value in (("winner", winner), ("scores", scores), ("places", places)):
         differs(field, value)
     return {"termination": termination, "winner": winner, "scores": scores, "places": places}, mismatches
 
 
-def _offenders(rec: Record, players: int) -> list[int]:
-    """The seats a forfeit's reason names ("name (seat 1): ..."), else its forfeit_seat."""
-    seats = [int(s) for s in SEAT_IN_REASON.findall((rec.reason or "").split(": ", 1)[0])]
-    seats = [s for s in dict.fromkeys(seats) if s < players]
-    if not seats and rec.forfeit_seat is not None and rec.forfeit_seat < players:
-        seats = [rec.forfeit_seat]
-    return seats
+def _offenders(rec: Record, players: int) -> tuple[list[int], str | None]:
+    """The seats a forfeit's reason names ("name (seat 1): ..."; else its forfeit_seat), and
+    what is wrong with the reason, if anything."""
+    named = [int(s) for s in SEAT_IN_REASON.findall((rec.reason or "").split(": ", 1)[0])]
+    seats = [s for s in dict.fromkeys(named) if s < players]
+    if len(seats) < len(set(named)):
+        return seats, f"the reason names a seat the game does not have ({players} seats)"
+    if seats:
+        return seats, None
+    fallback = [rec.forfeit_seat] if rec.forfeit_seat is not None and rec.forfeit_seat < players else []
+    if rec.reason is None:
+        return fallback, None if fallback else "a forfeit must name the seat that lost it"
+    return fallback, "a forfeit's reason names the seat that lost it, as 'name (seat N): ...'"
 
 
 def initial_state(game: Game, record: dict[str, Any]) -> State:
