@@ -70,6 +70,17 @@ def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path, entr
     assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
 
 
+def test_a_refused_entry_once_fixed_runs_in_the_same_folder(tmp_path):
+    """The refusal says to fix the entry: the folder it left holds no games, so the fixed
+    file's settings take it over instead of being refused as a change."""
+    out = tmp_path / "o"
+    refused = run_arena("run", tournament(tmp_path, "options = { dpeth = 3 }"), "--out", out)
+    assert refused.returncode == 2 and "option 'dpeth'" in refused.stderr
+    fixed = run_arena("run", tournament(tmp_path, "options = { depth = 3 }"), "--out", out, "-q")
+    assert fixed.returncode == 0, fixed.stderr
+    assert len((out / "games.jsonl").read_text().splitlines()) == 2
+
+
 def test_a_cluster_refuses_an_engine_that_declares_another_game_before_any_game(tmp_path):
     pytest.importorskip("distributed")
     out = tmp_path / "o"

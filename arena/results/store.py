@@ -112,7 +112,9 @@ class GameStore:
 
     def _check_settings(self, settings: Mapping[str, Any], legacy_fingerprint: str | None) -> None:
         stored, stored_settings = self.get_meta("fingerprint"), self.get_meta("settings")
-        if stored is not None:
+        # A folder without games holds no tournament yet (a run refused before its first
+        # game, say): the settings of this run take it over.
+        if stored is not None and self.db.execute("SELECT 1 FROM games LIMIT 1").fetchone():
             if stored_settings is not None:
                 changed = changes(decode_meta(self.folder, "settings", stored_settings), settings)
             else:
