@@ -138,16 +138,19 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
               help="A GTP command sent to the GTP engine in SEAT after start-up (repeatable).")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
               help="Append each game's JSON record to this file (JSON Lines).")
-@click.option("--trace", "trace_dir", is_flag=False, flag_value="traces", default=None,
-              type=click.Path(file_okay=False, path_type=Path),
+@click.option("--trace", is_flag=True,
               help="Write a transcript of each game (every line both ways, stderr, timestamps) "
-                   "into this folder (default with no value: traces).")
+                   "into the folder traces (or --trace-dir).")
+@click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where --trace writes (implies --trace; default: traces).")
 @click.argument("commands", nargs=-1, required=True)
 def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms: int | None, inc_ms: int,
          margin: int, seed: int | None, games: int, protocols: tuple[str, ...], names: tuple[str, ...],
          engine_options: tuple[str, ...], inits: tuple[str, ...], record: Path | None,
-         trace_dir: Path | None, commands: tuple[str, ...]) -> None:
+         trace: bool, trace_dir: Path | None, commands: tuple[str, ...]) -> None:
     """Play games between engine COMMANDS (one quoted command line per seat)."""
+    if trace and trace_dir is None:
+        trace_dir = Path("traces")
     from .tournament.series import StartFailure, play_series
 
     try:

@@ -49,7 +49,7 @@ def parse(path: Path) -> list[tuple[str, str, str, str]]:
 
 def test_play_trace_has_both_directions_stderr_and_the_crash_points_to_it(tmp_path):
     traces = tmp_path / "traces"
-    proc = run_arena("play", "-g", "hex", "-O", "size=5", "-O", "swap=false", "--seed", "5", "--trace", traces,
+    proc = run_arena("play", "-g", "hex", "-O", "size=5", "-O", "swap=false", "--seed", "5", "--trace-dir", traces,
                      "--name", "zoo", "--name", "rnd", f"{PY} {ZOO} crash 2", RANDOM)
     assert proc.returncode == 0, proc.stderr
     path = Path(re.search(r"^trace: (.*)$", proc.stdout, re.M).group(1))
@@ -98,3 +98,13 @@ def test_run_trace_writes_one_transcript_per_game(tmp_path):
         assert any(e[1] == "random" and e[2] == ">" and e[3].startswith("go ") for e in entries)
     records = [json.loads(l) for l in (out / "games.jsonl").read_text().splitlines()]
     assert all(f"(all of it: {out / 'arena.log'})" in r["reason"] for r in records)
+
+
+def test_play_trace_is_a_flag_before_the_commands_as_the_guide_writes_it(tmp_path):
+    proc = run_arena("play", "-g", "hex", "-O", "size=4", "--games", "2", "--trace", "--name", "one", "--name", "two",
+                     RANDOM, RANDOM, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    seed = re.search(r"^seed: (\d+)", proc.stdout, re.M).group(1)
+    written = sorted(p.name for p in (tmp_path / "traces").iterdir())
+    assert written == [f"game-{seed}-1.txt", f"game-{seed}-2.txt"]
+    assert " one > arena 1" in (tmp_path / "traces" / written[0]).read_text()
