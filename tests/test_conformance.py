@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from arena.engine.conformance import Conformance
+from arena.engine.conformance import AFTER_SWAP, Conformance
 from arena.engine.process import EngineSpec
 from tests.helpers import ROOT, run_arena
 
@@ -66,7 +66,7 @@ def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
     lines = bad.stdout.splitlines()
     fail = next(i for i, l in enumerate(lines) if l.startswith("FAIL  hex: after a swap"))
     assert "illegal move 'c2'" in lines[fail] and "occupied" in lines[fail]
-    assert any(l.strip().endswith("> position start moves b3 swap") for l in lines[fail:])
+    assert any(l.strip().endswith("> position start moves " + " ".join(AFTER_SWAP)) for l in lines[fail:])
     assert any("see PROTOCOL.md section 6" in l for l in lines[fail:])
     missing = run_arena("check-engine", "/nonexistent/engine")
     assert missing.returncode == 2 and "does not exist" in missing.stderr

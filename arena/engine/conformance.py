@@ -294,9 +294,15 @@ def _random_until(game: Game, accept: Callable[[State], bool], seed: int = 1, tr
     raise RuntimeError(f"no {game.name} position found for a conformance check")
 
 
+# b3 swap (off the diagonal: Blue's stone moves to c2), then every cell but b3 filled without
+# a winner: b3 is the only move.  An engine that did not move the stone thinks b3 is taken
+# and c2 free, so it plays c2, whatever its strategy.
+AFTER_SWAP = ("b3 swap e5 d3 e4 a5 c3 c1 d4 e3 a2 c4 b5 e1 d2 e2 a4 c5 b2 b1 a1 a3 b4 d1 d5").split()
+
+
 def _hex_after_swap(game: Game) -> State:
     state = game.initial_state()
-    for move in ("b3", "swap"):  # off the diagonal: Blue's stone is on c2, Red to move
+    for move in AFTER_SWAP:
         state.play(move)
     return state
 
@@ -324,7 +330,7 @@ def _posies_private(game: Game) -> State:
 
 
 POSITIONS: dict[str, list[tuple[str, Callable[[Game], State]]]] = {
-    "hex": [("after a swap (b3 swap, Red to move)", _hex_after_swap)],
+    "hex": [("after a swap (b3 swap ... : b3 is the only free cell, Blue to move)", _hex_after_swap)],
     "groups": [("a multi-stone turn", _groups_multi_stone)],
     "bases": [("a base one piece from full", _bases_near_full)],
     "hexgo": [("after captures", _hexgo_after_captures)],

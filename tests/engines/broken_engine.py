@@ -6,7 +6,7 @@ FAULT (``good``: breaks nothing):
     no_name          an empty 'id name' line                 (handshake)
     bad_option       declares an int option whose default is not a number  (options)
     setoption_reply  answers 'setoption' with a line         (options)
-    swap             ignores the swap's mirroring: plays on the cell Blue's stone moved to  (hex after a swap)
+    swap             reads 'swap' as a pass (the stone stays put) and plays the first cell it thinks free  (hex after a swap)
     groups_multi     places one stone more than allowed when several are allowed  (groups)
     bases_full       sends a bad move when a base is one piece from full  (bases)
     hexgo_captures   sends a bad move once stones were captured  (hexgo)
@@ -37,10 +37,11 @@ class Broken(RandomEngine):
     def choose_move(self, state, clock):
         game = self.game.name
         if FAULT == "swap" and game == "hex" and "swap" in state.moves:
-            size = self.game.options.size
-            board = Board.rhombus(size)
-            r, c = board.coords[board.index(state.moves[0])]
-            return board.name(board.at(c, r))  # where Blue's stone now is
+            # The bug: 'swap' read as a pass, so the first stone stays where it was played
+            # and the cell it moved to looks free; the first free cell of that view.
+            board = Board.rhombus(self.game.options.size)
+            taken = {m for m in state.moves if m != "swap"}
+            return next(name for name in board.names if name not in taken)
         if FAULT == "groups_multi" and game == "groups" and state.max_stones() >= 2:
             empty = [board_name for i, board_name in enumerate(state.game.board.names)
                      if state.cells[i] == groups_rules.EMPTY]
