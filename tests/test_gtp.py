@@ -176,7 +176,7 @@ def test_start_up_faults():
         engine.start()
     engine.kill()
     assert info.value.code == "handshake"
-    assert "'param_mohex max_games 1000' answered '? unknown command: param_mohex'" in info.value.reason
+    assert "init command 'param_mohex max_games 1000' was answered '? unknown command: param_mohex'" in info.value.reason
     ok = GtpEngine(gtp_spec(init=("param_game allow_swap 1",)))
     ok.start()
     assert ok.identity == {"name": "gtp-hex-test", "version": "1.0"}
@@ -239,3 +239,14 @@ def test_tournament_file_checks(tmp_path):
     ok = load_tournament(write_tournament(tmp_path, gtp_toml("g", extra='init = ["param_game allow_swap 1"]')
                                           + engine_toml("r", "{python}", "-m", "x")))
     assert ok.engines[0].protocol == "gtp" and ok.engines[0].init == ("param_game allow_swap 1",)
+
+
+def test_a_gtp_init_command_answered_with_an_error_refuses_the_run_before_any_game(tmp_path):
+    engines = (gtp_toml("mohex-ish", extra='init = ["param_mohex max_games 1000"]')
+               + engine_toml("random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'))
+    out = tmp_path / "out"
+    result = run_arena("run", write_tournament(tmp_path, engines, options="size = 5"), "--out", out)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert ("engine 'mohex-ish': its init command 'param_mohex max_games 1000' was answered "
+            "'? unknown command: param_mohex'") in result.stderr, result.stderr
+    assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()

@@ -88,14 +88,14 @@ def games_problem(identity: dict[str, str], game: str) -> str | None:
 
 def preflight(specs: Sequence["EngineSpec"], game: str, run_tag: str = "") -> list[str | None]:
     """Start each engine once (options not sent; all launched first, so they boot side by
-    side) and check its declarations against the tournament: a problem per engine, or
-    None.  An engine that cannot start is not refused here: its games record the fault,
-    as any game's would.  Engines of other protocols declare nothing: None."""
+    side) and check what it declares against the tournament: its games and options, or for
+    a GTP engine the commands arena needs and its init commands' answers.  A problem per
+    engine, or None.  An engine that cannot start is not refused here: its games record the
+    fault, as any game's would."""
     from . import open_engine
-    from .process import EngineFault
+    from .process import EngineFault, EngineRefused
 
-    engines = {k: open_engine(replace(spec, options=()), run_tag=run_tag)
-               for k, spec in enumerate(specs) if spec.protocol == "arena"}
+    engines = dict(enumerate(open_engine(replace(spec, options=()), run_tag=run_tag) for spec in specs))
     problems: list[str | None] = [None] * len(specs)
     try:
         for k, engine in list(engines.items()):
@@ -106,6 +106,9 @@ def preflight(specs: Sequence["EngineSpec"], game: str, run_tag: str = "") -> li
         for k, engine in engines.items():
             try:
                 engine.handshake()
+            except EngineRefused as exc:
+                problems[k] = exc.reason.removeprefix("refused: ")
+                continue
             except EngineFault:
                 continue
             found = [p for p in [games_problem(engine.identity, game)] if p]

@@ -35,7 +35,7 @@ from protocol import codec
 from protocol.codec import Go, Position
 
 from ..rules.hexgrid import Board
-from .process import EngineFault, EngineProcess, Reply
+from .process import EngineFault, EngineProcess, EngineRefused, Reply
 
 log = logging.getLogger("arena.engine")
 
@@ -117,10 +117,13 @@ class GtpEngine(EngineProcess):
         self.commands = frozenset(line.strip() for line in listed.text.splitlines() if line.strip())
         missing = [c for c in REQUIRED_COMMANDS if c not in self.commands]
         if missing:
-            raise EngineFault("handshake", "the engine does not list the GTP command(s) "
-                                           f"{', '.join(missing)} that arena needs (see docs/gtp.md)")
+            raise EngineRefused(f"it does not list the GTP command(s) {', '.join(missing)} that arena "
+                                f"needs (see docs/gtp.md)")
         for line in self.spec.init:
-            self.checked(line, deadline, "handshake", reason, fault="handshake")
+            answer = self.command(line, deadline, "handshake", reason)
+            if not answer.ok:
+                raise EngineRefused(f"its init command '{codec.sanitize(line, 80)}' was answered "
+                                    f"'? {codec.sanitize(answer.text, 120)}'")
 
     # -- games ----------------------------------------------------------------
 
