@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -108,3 +109,42 @@ def test_play_trace_is_a_flag_before_the_commands_as_the_guide_writes_it(tmp_pat
     written = sorted(p.name for p in (tmp_path / "traces").iterdir())
     assert written == [f"game-{seed}-1.txt", f"game-{seed}-2.txt"]
     assert " one > arena 1" in (tmp_path / "traces" / written[0]).read_text()
+
+
+PEEKER = '''\
+import glob, os, sys, time
+from engines.random_engine import RandomEngine
+from protocol.sdk import run
+
+
+class Peek(RandomEngine):
+    def choose_move(self, state, clock):
+        sys.stderr.write(("e" * 1023 + "\\n") * 12)  # past the transcript's buffer: it reaches the disk
+        sys.stderr.flush()
+        time.sleep(0.3)
+        with open(os.environ["PEEK_OUT"], "a") as out:
+            for path in glob.glob(os.path.join(os.environ["PEEK_DIR"], "*.txt")):
+                out.write(open(path).read())
+        return super().choose_move(state, clock)
+
+
+run(Peek())
+'''
+
+
+def test_a_trace_on_disk_holds_hidden_posies_back_until_the_game_is_over(tmp_path):
+    """An engine that reads the live transcript finds no 'private' line in it; the
+    transcript shows them at its end once the game is over."""
+    script, traces, peeked = tmp_path / "peek.py", tmp_path / "traces", tmp_path / "peeked.txt"
+    script.write_text(PEEKER)
+    env = {**os.environ, "PEEK_DIR": str(traces), "PEEK_OUT": str(peeked), "PYTHONPATH": str(ROOT)}
+    proc = run_arena("play", "-g", "posies", "-O", "players=2", "-O", "variant=2", "--trace-dir", traces,
+                     f"{PY} {script}", RANDOM, env=env)
+    assert proc.returncode == 0, proc.stderr
+    seen = peeked.read_text()
+    assert "> private (held back until the game is over; see the end)" in seen
+    assert not re.search(r"> private (?!\(held back)", seen)
+    [trace] = traces.iterdir()
+    final = trace.read_text().split("# hidden information, held back while the game ran:\n")
+    assert len(final) == 2 and re.search(r"^ *[\d.]+ 0 \S+ > private \w", final[1], re.M)
+    assert re.search(r"^ *[\d.]+ 1 \S+ > private \w", final[1], re.M)

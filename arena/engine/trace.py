@@ -12,6 +12,11 @@ engine's name::
 written as received, except that control characters are shown as escapes (a transcript
 is read in a terminal).  A transcript belongs to one game; the engines of the game
 each get a :class:`SeatTrace` for it and drop it when the game ends.
+
+Hidden information (Posies' ``private`` lines) is held back while the game runs: the
+file is on disk, where an engine could read it, so in its place the line says it is held
+back, and the held lines follow at the end of the transcript, with their times, once
+the game is over.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import IO
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 MAX_SHOWN = 4096  # characters of one line in a transcript (the rest is counted, not shown)
+HIDDEN = "private "  # lines to an engine that only it may know until the game ends
 
 
 def _shown(text: str) -> str:
@@ -40,6 +46,7 @@ class Transcript:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] | None = path.open("w", encoding="utf-8", errors="backslashreplace")
         self._t0 = time.monotonic()
+        self._held: list[str] = []  # hidden lines, written when the game is over
         self._file.write(f"# arena trace: {title}\n# seconds since the trace began (monotonic), seat, "
                          f"engine, '>' to it, '<' from it, '!' its stderr\n")
 
@@ -51,14 +58,22 @@ class Transcript:
             return
         stamp = time.monotonic() - self._t0
         for line in text.split("\n"):
-            self._file.write(f"{stamp:11.6f} {who} {arrow} {_shown(line)}\n")
+            entry = f"{stamp:11.6f} {who} {arrow} {_shown(line)}\n"
+            if arrow == ">" and line.startswith(HIDDEN):
+                self._held.append(entry)
+                entry = f"{stamp:11.6f} {who} {arrow} {HIDDEN}(held back until the game is over; see the end)\n"
+            self._file.write(entry)
 
     def note(self, text: str) -> None:
         if self._file is not None:
             self._file.write(f"# {_shown(text)}\n")
 
     def close(self) -> None:
+        """End the transcript: the game is over, so the hidden lines can be shown."""
         if self._file is not None:
+            if self._held:
+                self._file.write("# hidden information, held back while the game ran:\n")
+                self._file.writelines(self._held)
             self._file.close()
             self._file = None
 
