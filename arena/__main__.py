@@ -5,23 +5,28 @@ not a traceback, so SIGINT is answered quietly until the CLI is loaded, then han
 to Python (the runner turns it into a clean stop that keeps finished games).
 """
 
-import signal
+import os
 import sys
+
+import _signal  # the C module itself: 'import signal' builds enums for milliseconds a Ctrl-C could land in
 
 
 def _interrupted_at_start(signum: int, frame: object) -> None:
+    # Nothing has been done yet, so nothing needs cleaning up; and an exception could land in
+    # code that swallows it (a __del__, a garbage-collector callback) and lose the Ctrl-C.
     sys.stderr.write("arena: interrupted while starting; nothing was done\n")
-    raise SystemExit(2)
+    sys.stderr.flush()
+    os._exit(2)
 
 
 def entry() -> None:
     try:
-        previous = signal.signal(signal.SIGINT, _interrupted_at_start)
+        previous = _signal.signal(_signal.SIGINT, _interrupted_at_start)
     except ValueError:  # not the main thread
         previous = None
     from .cli import main
     if previous is not None:
-        signal.signal(signal.SIGINT, previous)
+        _signal.signal(_signal.SIGINT, previous)
     main()
 
 
