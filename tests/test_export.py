@@ -150,3 +150,21 @@ def test_arena_results_on_a_folder_without_games_says_so(tmp_path):
     (tmp_path / "arena.db").write_bytes(b"not a database at all" * 100)
     result = CliRunner().invoke(main, ["results", str(tmp_path)])
     assert result.exit_code == 2 and "cannot read the games" in result.output
+
+
+def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(folder, tmp_path):
+    import shutil
+    out, _ = folder
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    result = CliRunner().invoke(main, ["results", str(copy)])
+    assert result.exit_code == 0 and "not finished" not in result.output
+    assert re.search(r"^Elo: Bradley-Terry maximum likelihood, anchor: .+; 95% intervals from the ", result.output, re.M)
+    db = sqlite3.connect(copy / "arena.db")
+    with db:
+        db.execute("DELETE FROM games WHERE id = 4")
+    db.close()
+    result = CliRunner().invoke(main, ["results", str(copy)])
+    assert result.exit_code == 0 and result.output.startswith("not finished: 11 of 12 scheduled games are stored")
+    doc = json.loads(CliRunner().invoke(main, ["results", str(copy), "--format", "json"]).output)
+    assert (doc["games"], doc["scheduled_games"], doc["finished"]) == (11, 12, False)

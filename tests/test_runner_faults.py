@@ -140,9 +140,13 @@ def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, ho
     kept = [r["id"] for r in stored(out)]
     assert kept and len(kept) < 12 and jsonl_ids(out) == kept
     assert survivors(env[1]) == []
+    partial = json.loads((out / "results.json").read_text())  # the tables of what was stored
+    assert (partial["games"], partial["scheduled_games"], partial["finished"]) == (len(kept), 12, False)
+    assert "not finished" in (out / "standings.md").read_text()
     again = run(path, out, env)
     assert again.returncode == 0 and f"{len(kept)} resumed" in again.stdout
     assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
+    assert json.loads((out / "results.json").read_text())["finished"] is True
 
 
 @RUNS

@@ -56,16 +56,32 @@ class Summary:
     fingerprint: str | None = None
     not_recorded: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)   # further sections, e.g. "sprt"
+    scheduled: int | None = None       # games the tournament's schedule holds (None: not known)
 
     @property
     def order(self) -> list[str]:
         return [s.engine for s in self.standings]
 
+    @property
+    def finished(self) -> bool | None:
+        """Every scheduled game stored, or the SPRT decided (None: the schedule is not known)."""
+        sprt = self.extra.get("sprt")
+        if sprt is not None and sprt.get("decision") not in (None, "running"):
+            return True
+        return None if self.scheduled is None else len(self.records) >= self.scheduled
+
+    def status_text(self) -> str | None:
+        """A line for a tournament that is not finished, else None."""
+        if self.finished is not False:
+            return None
+        return (f"not finished: {len(self.records)} of {self.scheduled} scheduled games are stored "
+                f"(still running, or stopped: the same 'arena run' command goes on)")
+
 
 def summarize(records: Sequence[dict[str, Any]], engines: Sequence[str], *, tournament: str, game: str,
               options: Mapping[str, Any], players: int, settings: dict[str, Any] | None = None,
               fingerprint: str | None = None, dropped: Mapping[str, str] | None = None,
-              not_recorded: Sequence[str] = ()) -> Summary:
+              not_recorded: Sequence[str] = (), scheduled: int | None = None) -> Summary:
     """Rate and tally ``records``; ``dropped`` adds to the engines the records show dropped."""
     records = sorted(records, key=lambda r: r["id"])
     engines = list(engines) + [n for r in records for n in r["players"] if n not in engines]
@@ -75,7 +91,7 @@ def summarize(records: Sequence[dict[str, Any]], engines: Sequence[str], *, tour
     rows = [s for s in rows if s.engine not in out] + [s for s in rows if s.engine in out]
     return Summary(tournament, game, dict(options), players, list(records), rows,
                    fit_elo(records, engines), head_to_head(records), engine_stats(records, engines),
-                   out, settings, fingerprint, list(not_recorded))
+                   out, settings, fingerprint, list(not_recorded), scheduled=scheduled)
 
 
 def dropped_engines(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -106,6 +122,8 @@ def results_document(s: Summary) -> dict[str, Any]:
         "fingerprint": s.fingerprint,
         "settings": s.settings,
         "games": len(s.records),
+        "scheduled_games": s.scheduled,
+        "finished": s.finished,
         "terminations": _count(r["termination"] for r in s.records),
         "standings": [_standing_dict(rank, st, s.dropped, s.players, elo[st.engine])
                       for rank, st in _ranked(s)],
@@ -256,15 +274,20 @@ def render(s: Summary, fmt: str) -> str:
         return _csv(s)
     style = {"table": "simple", "md": "github"}[fmt]
     parts = []
+    elo_note = (f"Elo: Bradley-Terry maximum likelihood, anchor: {s.elo.anchor}; 95% intervals from the "
+                f"{s.elo.interval_method}; LOS in %.")
     if fmt == "md":
-        parts.append(f"# {s.tournament}\n\n{s.game}, {len(s.records)} games. Elo: Bradley-Terry maximum "
-                     f"likelihood, {s.elo.anchor}, 95% intervals from the "
-                     f"{s.elo.interval_method}; LOS in %.")
+        parts.append(f"# {s.tournament}\n\n{s.game}, {len(s.records)} games. {elo_note}"
+                     + (f"\n\n**{s.status_text()}**" if s.status_text() else ""))
+    elif s.status_text():
+        parts.append(s.status_text())
     for title, table in TABLES:
         headers, rows = table(s)
         if not rows:
             continue
         text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
+        if fmt == "table" and table is elo_table:
+            text += "\n" + elo_note
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
     if "sprt" in s.extra:
         parts.append(("## SPRT\n\n" if fmt == "md" else "") + sprt_text(s.extra["sprt"]))
@@ -330,10 +353,15 @@ def summarize_folder(folder: Path) -> Summary:
     name = (settings or {}).get("name") or (records[0].get("tournament") if records else None) or folder.name
     summary = summarize(records, engines, tournament=name, game=game_name, options=options, players=players,
                         settings=settings, fingerprint=meta.get("fingerprint"),
-                        dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}))
+                        dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
+                        scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))))
     if (sprt := folder_sprt(folder, settings, records)) is not None:
         summary.extra["sprt"] = sprt
     return summary
+
+
+def _count_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def folder_sprt(folder: Path, settings: dict[str, Any] | None, records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:

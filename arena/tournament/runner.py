@@ -26,7 +26,8 @@ from ..engine.declared import preflight
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
-from ..results.export import dropped_engines, render, results_document, standings_table, summarize, write_exports
+from ..results.export import (Summary, dropped_engines, render, results_document, standings_table, summarize,
+                              write_exports)
 from ..results.fingerprint import fingerprint, legacy_fingerprint, tournament_settings
 from ..results.site.live import LiveSite
 from ..results.store import GameStore
@@ -331,6 +332,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
     with GameStore(out) as store:
         store.open(tournament_settings(t), legacy_fingerprint(t))  # kept as meta 'settings'
         run_tag = _new_run(store)
+        store.set_meta("scheduled", str(len(schedule)))  # so a reader of the folder knows how far it is
         stored = list(store.records())
         done = store.done_ids()
         sprt = sprt_test(t, stored)
@@ -354,15 +356,17 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                 _refuse_undeclared(t, run_tag, store.lock_fd)
             errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done), tracker,
                                cluster, sprt)
-        except BaseException:
+        except BaseException as exc:
             site.stopped()  # its pages stop reloading themselves
+            if isinstance(exc, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the tables of what is stored
+                _write_interrupted(t, out, store, len(schedule))
             raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
         dropped = dropped_engines(records) | store.note_dropped(tracker.dropped)
     return _report(t, out, records, played=len(records) - len(done), resumed=len(done),
-                   dropped=dropped, errors=errors, site=site)
+                   dropped=dropped, errors=errors, site=site, scheduled=len(schedule))
 
 
 def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None) -> None:
@@ -499,15 +503,33 @@ def _error_text(result: Any) -> str:
 
 
 def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int,
-            dropped: dict[str, str], errors: list[str], site: LiveSite) -> RunSummary:
-    settings = tournament_settings(t)
-    summary = summarize(records, [e.name for e in t.engines], tournament=t.name, game=t.data.game,
-                        options=t.game.options.model_dump(), players=t.game.players, settings=settings,
-                        fingerprint=fingerprint(settings), dropped=dropped, not_recorded=errors)
-    if (sprt := sprt_test(t, records)) is not None:
-        summary.extra["sprt"] = sprt.summary()
+            dropped: dict[str, str], errors: list[str], site: LiveSite, scheduled: int) -> RunSummary:
+    summary = _summary(t, records, dropped, errors, scheduled)
     write_exports(summary, out)
     site.finish(records, results_document(summary))
     headers, table = standings_table(summary)
     return RunSummary(played, resumed, headers, table, render(summary, "table"), out, summary.dropped, errors,
                       summary.extra.get("sprt"))
+
+
+def _summary(t: Tournament, records: list[dict[str, Any]], dropped: dict[str, str], errors: list[str],
+             scheduled: int) -> Summary:
+    settings = tournament_settings(t)
+    summary = summarize(records, [e.name for e in t.engines], tournament=t.name, game=t.data.game,
+                        options=t.game.options.model_dump(), players=t.game.players, settings=settings,
+                        fingerprint=fingerprint(settings), dropped=dropped, not_recorded=errors,
+                        scheduled=scheduled)
+    if (sprt := sprt_test(t, records)) is not None:
+        summary.extra["sprt"] = sprt.summary()
+    return summary
+
+
+def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: int) -> None:
+    """results.json and the standings of a stopped run, as far as it got (marked not
+    finished); best effort: the stop itself must not fail over them."""
+    try:
+        records = list(store.records())
+        dropped = dropped_engines(records) | store.note_dropped({})
+        write_exports(_summary(t, records, dropped, [], scheduled), out)
+    except Exception:  # a full disk, a damaged record: the stop still ends cleanly
+        log.exception("could not write the tables of the stopped run")
