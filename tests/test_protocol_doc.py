@@ -61,3 +61,16 @@ def test_the_seat_table():
             seen.append(state.current_player())
             state.play(state.random_move(rng))
         assert len(seen) >= 3 and seen == seats[: len(seen)], (name, seen)
+
+
+def test_the_posies_setup_token_is_as_the_spec_defines_it():
+    """One letter per point in reading order (the formula's cells), p/u/g, 17 of each."""
+    assert "token of 51 letters, one per point in reading order" in SPEC
+    names = cells(7, 9, lambda r, c: 3 <= r + c <= 11)
+    game = make_game("posies", {"players": 2})
+    for seed in range(5):
+        state = game.initial_state(seed)
+        token = state.setup_token()
+        assert len(token) == 51 and all(token.count(letter) == 17 for letter in "pug")
+        for name, letter in zip(names, token):
+            assert "pug"[state.cells[game.board.names.index(name)]] == letter
