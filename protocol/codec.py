@@ -325,7 +325,10 @@ def format_gameover(scores: Sequence[float], reason: str) -> str:
 
 
 def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
+    """ASCII decimal, as PROTOCOL.md's gameover defines it: never an exponent (1e-05)."""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.6f}".rstrip("0").rstrip(".")
 
 
 def format_command(cmd: RefereeCommand) -> str:

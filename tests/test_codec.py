@@ -1,3 +1,4 @@
+import re
 import pytest
 from hypothesis import given, strategies as st
 
@@ -79,3 +80,24 @@ def test_a_line_of_exactly_max_line_is_valid_and_one_more_is_not():
 def test_a_move_token_is_kept_exactly_as_sent():
     assert codec.parse_engine_line("move A1") == Move("A1")
     assert codec.parse_engine_line("move C3-c5/F2") == Move("C3-c5/F2")
+
+
+GAMEOVER = re.compile(r"gameover(?: -?[0-9]+(?:\.[0-9]+)?)+(?: (.*))?")
+
+
+@pytest.mark.parametrize("scores,reason,shown", [
+    ([1, 0], "Blue connected", "gameover 1 0 Blue connected"),
+    ([0.5, 0.5], "draw by repetition", "gameover 0.5 0.5 draw by repetition"),
+    ([39.0, 25.0, 19.0], "no move left", "gameover 39 25 19 no move left"),
+    ([0.00001, -2.25], "", "gameover 0.00001 -2.25"),
+    ([1, 0], "a\nb\x1b[31m", None),
+])
+def test_gameover_lines_follow_the_spec(scores, reason, shown):
+    """PROTOCOL.md: one score per seat, each -?[0-9]+(.[0-9]+)?, then the reason: the rest of the
+    line, control characters removed."""
+    line = codec.format_gameover(scores, reason)
+    match = GAMEOVER.fullmatch(line)
+    assert match is not None and line.count("\n") == 0, line
+    assert len(line.split()[1:1 + len(scores)]) == len(scores)
+    if shown is not None:
+        assert line == shown

@@ -318,3 +318,26 @@ def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, py
     assert record["termination"] == "crash" and record["forfeit_seat"] == 0
     assert "cpu_seconds = 1 s" in record["reason"] and "ignored SIGXCPU" in record["reason"]
     assert len(record["moves"]) == 2  # its first, over-long move still counted; the next was refused
+
+
+def test_a_position_line_over_64_kib_reaches_the_engine_and_it_plays_on():
+    """A long Bases game's position line passes 64 KiB (PROTOCOL.md: arena's own lines have
+    no limit); the SDK engine reads it whole and answers a legal move."""
+    import random
+    game = make_game("bases", {"max_plies": 11_671, "repetition": 100})
+    state, rng = game.initial_state(), random.Random(6)
+    while len(" ".join(state.moves)) < 70_000:
+        state.play(state.random_move(rng))
+    opening = list(state.moves)  # 11,667 plies, about 70 KB of moves
+    engines = [EngineProcess(EngineSpec(f"r{k}", (sys.executable, "-m", "engines.random_engine"), cwd=str(ROOT)))
+               for k in range(2)]
+    for engine in engines:
+        engine.start()
+    try:
+        result = play_game(game, engines, seed=1, time_control=TimeControl(movetime_ms=5000), opening=opening)
+    finally:
+        for engine in engines:
+            engine.quit()
+    record = result.record
+    assert record["termination"] == "normal", record["reason"]
+    assert len(record["moves"]) == 11_671 and record["moves"][:len(opening)] == opening
