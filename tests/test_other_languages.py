@@ -92,3 +92,4 @@ def test_the_guides_examples_pass_check_engine(tmp_path):
     for command in ([NODE, str(tmp_path / "jsbot.js")], [sys.executable, str(tmp_path / "mybot.py")]):
         result = run_arena("check-engine", *command)
         assert result.returncode == 0, result.stdout
+
