@@ -1,0 +1,104 @@
+"""Reading a results folder back: damaged records, bytes that are not UTF-8, folders we may
+not write, and folders a run is still writing.  Every case goes through a real SQLite file
+and the real CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.results.store import GameStore, StorageError, read_folder
+from helpers import ZOO, engine_toml, run_arena, write_tournament
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Path, Path]:
+    """A finished folder of six games (no -wal or -shm left) and its tournament file."""
+    tmp = tmp_path_factory.mktemp("played")
+    engines = "".join(engine_toml(n, "{python}", ZOO, "good") for n in ("a", "b", "c"))
+    path = write_tournament(tmp, engines, options="size = 3\nswap = false", workers=1,
+                            time_control="movetime_ms = 500")
+    proc = run_arena("run", path, "--out", tmp / "out", "-q", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp / "out").glob("arena.db*")) == ["arena.db"]
+    return path, tmp / "out"
+
+
+def copy_of(folder: Path, where: Path) -> Path:
+    shutil.copytree(folder, where)
+    return where
+
+
+def damage(folder: Path, expression: str) -> None:
+    db = sqlite3.connect(folder / "arena.db")
+    with db:
+        assert db.execute(f"UPDATE games SET record = {expression} WHERE id = 1").rowcount == 1
+    db.close()
+
+
+DAMAGE = {
+    "a time that is a string": ("replace(record, '\"times_ms\":[', '\"times_ms\":[\"x\",')", "'times_ms.0'"),
+    "a player that is a number": ("replace(record, '\"players\":[', '\"players\":[7,')", "'players.0'"),
+    "a move that is a number": ("replace(record, '\"moves\":[', '\"moves\":[5,')", "'moves.0'"),
+    "a negative time": ("json_set(record, '$.times_ms[0]', -3)", "'times_ms.0'"),
+    "a winner that is true": ("json_set(record, '$.winner', json('true'))", "'winner'"),
+    "a winner beyond the seats": ("json_set(record, '$.winner', 2)", "'winner' is seat 2"),
+    "a place too many": ("json_set(record, '$.places[#]', 0)", "'places' has 3 entries for 2 players"),
+    "a place beyond the seats": ("json_set(record, '$.places[0]', 9)", "'places' holds a place"),
+    "a score that is text": ("json_set(record, '$.scores[1]', 'half')", "'scores.1'"),
+    "a termination that is a number": ("json_set(record, '$.termination', 3)", "'termination'"),
+    "options that are a list": ("json_set(record, '$.options', json('[]'))", "'options'"),
+    "a list for a record": ("'[1, 2]'", "not a JSON object"),
+    "another game's id": ("json_set(record, '$.id', 2)", "its id is 2, not 1"),
+    "bytes that are not UTF-8": ("CAST(x'7bff00' AS TEXT)", "not UTF-8 text"),
+}
+
+
+def check_one_line(output: str, what: str) -> None:
+    assert "Traceback" not in output and len(output.strip().splitlines()) == 1, output
+    assert "game 1: the stored record is damaged" in output and what in output, output
+    assert "DELETE FROM games WHERE id = 1" in output and "disk has room" not in output, output
+
+
+@pytest.mark.parametrize("case", list(DAMAGE))
+def test_a_damaged_record_is_named_by_results_and_report(played, tmp_path, case):
+    expression, what = DAMAGE[case]
+    out = copy_of(played[1], tmp_path / "out")
+    damage(out, expression)
+    with pytest.raises(StorageError, match="game 1: the stored record is damaged"):
+        read_folder(out)
+    for args in (["results", str(out)], ["report", str(out), "--out", str(tmp_path / "site")]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        check_one_line(result.output, what)
+
+
+@pytest.mark.parametrize("case", ["a time that is a string", "a player that is a number",
+                                  "a move that is a number", "bytes that are not UTF-8"])
+def test_a_damaged_record_stops_a_resumed_run_with_the_way_out(played, tmp_path, case):
+    expression, what = DAMAGE[case]
+    out = copy_of(played[1], tmp_path / "out")
+    damage(out, expression)
+    proc = run_arena("run", played[0], "--out", out, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    check_one_line(proc.stderr, what)
+    with GameStore(out) as store:  # the advice works: the other games are still there
+        with pytest.raises(StorageError):
+            store.open(json.loads(read_folder(played[1])[0]["settings"]))
+    db = sqlite3.connect(out / "arena.db")
+    with db:
+        db.execute("DELETE FROM games WHERE id = 1")
+    db.close()
+    again = run_arena("run", played[0], "--out", out, "-q", timeout=60)
+    assert again.returncode == 0 and "1 games played, 5 resumed" in again.stdout, again.stdout + again.stderr
+
