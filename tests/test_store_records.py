@@ -5,6 +5,7 @@ and the real CLI."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -16,7 +17,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.results.store import GameStore, StorageError, read_folder
-from helpers import ZOO, engine_toml, run_arena, write_tournament
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -102,3 +103,98 @@ def test_a_damaged_record_stops_a_resumed_run_with_the_way_out(played, tmp_path,
     again = run_arena("run", played[0], "--out", out, "-q", timeout=60)
     assert again.returncode == 0 and "1 games played, 5 resumed" in again.stdout, again.stdout + again.stderr
 
+
+# -- folders we may not write, and folders a run is writing ------------------------------
+
+def unprivileged(*command: object) -> list[str]:
+    """``command`` as a process that file permissions apply to.  Root ignores them, so as
+    root the process drops every capability (setpriv), which makes uid 0 a plain owner."""
+    command = [str(c) for c in command]
+    if os.geteuid() != 0:
+        return command
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root, which ignores file permissions, and setpriv is not installed")
+    return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", *command]
+
+
+def read_only(folder: Path) -> Path:
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    probe = subprocess.run(unprivileged(sys.executable, "-c", f"open({str(folder / 'probe')!r}, 'w')"),
+                           capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip("this system lets the test write into a read-only folder")
+    return folder
+
+
+def writable_again(folder: Path) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+
+
+def results_json(folder: Path) -> dict:
+    proc = subprocess.run(unprivileged(*arena_cmd("results", folder, "-f", "json")), capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_a_finished_folder_is_read_without_creating_files(played, tmp_path):
+    out = copy_of(played[1], tmp_path / "out")
+    before = names(out)
+    assert len(read_folder(out)[1]) == 6
+    assert CliRunner().invoke(main, ["results", str(out)]).exit_code == 0
+    assert names(out) == before  # no arena.db-wal or arena.db-shm left behind
+
+
+def test_a_read_only_finished_folder_is_read(played, tmp_path):
+    out = read_only(copy_of(played[1], tmp_path / "out"))
+    try:
+        before = names(out)
+        assert results_json(out)["games"] == 6
+        site = tmp_path / "site"
+        proc = subprocess.run(unprivileged(*arena_cmd("report", out, "--out", site)), capture_output=True,
+                              text=True, cwd=ROOT, timeout=120)
+        assert proc.returncode == 0 and (site / "index.html").is_file(), proc.stderr
+        assert names(out) == before
+    finally:
+        writable_again(out)
+
+
+def stored_again(played: Path, folder: Path) -> GameStore:
+    """A store holding ``played``'s games, committed to its WAL and left open, as a run
+    in progress has them."""
+    meta, records = read_folder(played)
+    store = GameStore(folder)
+    store.open(json.loads(meta["settings"]))
+    for record in records:
+        store.add(record)
+    assert (folder / "arena.db-wal").stat().st_size > 0
+    return store
+
+
+def test_a_live_folder_shows_every_committed_game(played, tmp_path):
+    out = tmp_path / "live"
+    with stored_again(played[1], out):
+        assert [r["id"] for r in read_folder(out)[1]] == list(range(6))
+        assert results_json(out)["games"] == 6
+
+
+def test_a_read_only_folder_whose_wal_holds_games_shows_them(played, tmp_path):
+    """A killed run's folder, made read-only: the games in its WAL are read from a copy, as
+    SQLite cannot create the -shm index beside them."""
+    out, frozen = tmp_path / "live", tmp_path / "frozen"
+    frozen.mkdir()
+    with stored_again(played[1], out):
+        for name in ("arena.db", "arena.db-wal"):
+            shutil.copyfile(out / name, frozen / name)
+    read_only(frozen)
+    try:
+        assert results_json(frozen)["games"] == 6
+        assert names(frozen) == ["arena.db", "arena.db-wal"]
+    finally:
+        writable_again(frozen)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Iterator, Mapping
 
@@ -300,18 +302,66 @@ class GameStore:
 def read_folder(folder: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The meta table and every game record (by id) of a results folder, read-only: no
     lock, so a running tournament's folder can be read while it plays (WAL keeps each
-    read consistent).  Raises StorageError when the folder holds no arena database."""
+    read consistent), and nothing is written, so a folder we may not write is read too.
+    Raises StorageError when the folder holds no arena database."""
     db_path = folder / "arena.db"
     if not db_path.is_file():
         raise StorageError(f"{folder}: no arena.db here; give the output folder of an arena run "
                            f"(out/<tournament name> by default)")
     try:
-        db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            records = [parse_record(db_path, game_id, data) for game_id, data in db.execute(RECORDS_QUERY)]
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
+        found = _read_settled(db_path)
+        return found if found is not None else _read_live(db_path)
+    except (sqlite3.Error, OSError) as exc:
         raise StorageError(f"{db_path}: cannot read the games ({exc}); is it an arena results folder?") from None
-    return meta, records
+
+
+Contents = tuple[dict[str, str], list[dict[str, Any]]]
+
+
+def _read_settled(db_path: Path) -> Contents | None:
+    """A folder whose WAL is absent or empty (a finished run) has every game in arena.db
+    itself: read it as immutable, which needs no -shm file, so it neither creates files
+    nor needs the folder to be writable.  None if the file changed meanwhile (a run
+    checkpointed into it): then it is read as a live folder."""
+    wal = db_path.with_name(db_path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        return None
+
+    def identity() -> tuple[int, ...]:
+        st = db_path.stat()
+        return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+    before = identity()
+    try:
+        found = _read(db_path, "mode=ro&immutable=1", db_path)
+    except sqlite3.Error:
+        if identity() == before:
+            raise
+        return None
+    return found if identity() == before else None
+
+
+def _read_live(db_path: Path) -> Contents:
+    """A folder whose WAL holds games (a run in progress, or one that was killed)."""
+    try:
+        return _read(db_path, "mode=ro", db_path)
+    except sqlite3.OperationalError as exc:
+        if not getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")):
+            raise
+    # A folder we may not write: SQLite cannot make the -shm index a WAL is read through,
+    # so read a private copy of the database and its WAL instead.
+    with tempfile.TemporaryDirectory(prefix="arena-read-") as tmp:
+        copy = Path(tmp) / db_path.name
+        for suffix in ("", "-wal"):
+            if (source := db_path.with_name(db_path.name + suffix)).exists():
+                shutil.copyfile(source, copy.with_name(copy.name + suffix))
+        return _read(copy, "mode=ro", db_path)
+
+
+def _read(path: Path, params: str, shown_as: Path) -> Contents:
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?{params}", uri=True)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        return meta, [parse_record(shown_as, game_id, data) for game_id, data in db.execute(RECORDS_QUERY)]
+    finally:
+        db.close()
