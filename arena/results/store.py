@@ -12,9 +12,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Annotated, Any, Iterator, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .fingerprint import changes, fingerprint
 
@@ -47,16 +51,93 @@ def decode_meta(folder: Path, key: str, text: str | None, default: Any = None) -
 
 
 
-# Keys every stored game record has (arena/match.py writes them; the runner adds the rest).
-RECORD_KEYS = ("id", "game", "players", "moves", "termination", "reason", "forfeit_seat", "winner",
-               "scores", "places", "engine_seeds")
+Milliseconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Score = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class StoredRecord(BaseModel):
+    """The fields of a stored game that arena reads back (written by arena/match.py and the
+    runner), typed as the readers need them: standings, Elo, statistics, exports and the
+    site index lists by seat and replay the moves.  Only checked: records stay plain dicts."""
+
+    model_config = ConfigDict(strict=True)   # "5", 5.0 or true where a seat number belongs are damage
+
+    id: int = Field(ge=0)
+    round: int = Field(ge=0)
+    game: str
+    options: dict[str, Any]
+    players: list[str] = Field(min_length=1)
+    moves: list[str]
+    times_ms: list[Milliseconds]
+    termination: str
+    reason: str
+    forfeit_seat: int | None
+    winner: int | None
+    scores: list[Score]
+    places: list[int]
+    engine_seeds: list[int]
+    seed: int | None = Field(None, ge=0)
+    deal: int | None = Field(None, ge=0)
+    setup: str | None = None
+    opening_plies: int | None = Field(None, ge=0)
+    move_info: list[dict[str, Any] | None] | None = None
+    details: dict[str, Any] | None = None
+    tournament: str | None = None
+
+    @model_validator(mode="after")
+    def _fits_its_seats(self) -> "StoredRecord":
+        seats = len(self.players)
+        for key in ("scores", "places"):
+            if len(getattr(self, key)) != seats:
+                raise ValueError(f"{key!r} has {len(getattr(self, key))} entries for {seats} players")
+        if self.engine_seeds and len(self.engine_seeds) != seats:
+            raise ValueError(f"'engine_seeds' has {len(self.engine_seeds)} entries for {seats} players")
+        if any(not 0 <= place < seats for place in self.places):
+            raise ValueError(f"'places' holds a place outside 0..{seats - 1}")
+        for key in ("winner", "forfeit_seat"):
+            seat = getattr(self, key)
+            if seat is not None and not 0 <= seat < seats:
+                raise ValueError(f"{key!r} is seat {seat} of a game with {seats} players")
+        if (self.opening_plies or 0) > len(self.moves):
+            raise ValueError(f"'opening_plies' is {self.opening_plies} of {len(self.moves)} moves")
+        return self
+
+
+def _record_problem(record: Any, game_id: object) -> str | None:
+    """What is wrong with a decoded record, in a few words (None: nothing)."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    try:
+        StoredRecord.model_validate(record)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        missing = [str(err["loc"][0]) for err in errors if err["type"] == "missing"]
+        if missing:
+            return f"keys missing: {', '.join(missing)}"
+        return "; ".join(describe_error(err) for err in errors[:3])
+    if record["id"] != game_id:
+        return f"its id is {record['id']}, not {game_id}"
+    return None
+
+
+def describe_error(err: Mapping[str, Any]) -> str:
+    """One pydantic error of a record, naming the field and what it holds."""
+    where = ".".join(str(part) for part in err["loc"])
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "missing":
+        return f"missing {where!r}"
+    if not where:
+        return message
+    got = repr(err.get("input"))
+    return f"{where!r}: {message} (got {got if len(got) <= 40 else got[:37] + '...'})"
 
 
 def is_damaged(exc: sqlite3.Error) -> bool:
-    """A database file that is corrupt or not a database at all (not a full or read-only disk)."""
+    """A database file that is corrupt, not a database at all, or holds text that is not
+    UTF-8 (not a full or read-only disk)."""
     name = getattr(exc, "sqlite_errorname", "")
     return name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or any(
-        text in str(exc) for text in ("malformed", "not a database"))
+        text in str(exc) for text in ("malformed", "not a database", "Could not decode"))
 
 
 def failure_text(folder: Path, exc: OSError | sqlite3.Error) -> str:
@@ -69,12 +150,14 @@ def failure_text(folder: Path, exc: OSError | sqlite3.Error) -> str:
             f"the disk has room, or choose another with --out.")
 
 
-def parse_record(db_path: Path, game_id: object, text: str) -> dict[str, Any]:
-    """A stored record, checked: a damaged one names its game and how to recover."""
+def parse_record(db_path: Path, game_id: object, data: bytes | str) -> dict[str, Any]:
+    """A stored record, checked: a damaged one (not UTF-8, not JSON, a missing key or a
+    value of the wrong type) names its game and how to recover."""
     try:
-        record = json.loads(text)
-        missing = [key for key in RECORD_KEYS if key not in record] if isinstance(record, dict) else ["all"]
-        problem = f"keys missing: {', '.join(missing)}" if missing else None
+        record = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+        problem = _record_problem(record, game_id)
+    except UnicodeDecodeError as exc:
+        problem = f"not UTF-8 text: {exc.reason} at byte {exc.start}"
     except (ValueError, RecursionError) as exc:
         problem = f"not valid JSON: {str(exc)[:80]}"
     if problem is not None:
@@ -82,6 +165,10 @@ def parse_record(db_path: Path, game_id: object, text: str) -> dict[str, Any]:
                            f"game played again, delete it (sqlite3 {db_path} \"DELETE FROM games WHERE "
                            f"id = {game_id}\") and run the same command.")
     return record
+
+
+# Records are read as bytes and decoded one by one, so a byte that is not UTF-8 names its game.
+RECORDS_QUERY = "SELECT id, CAST(record AS BLOB) FROM games ORDER BY id"
 
 
 class GameStore:
@@ -201,8 +288,8 @@ class GameStore:
 
     def records(self) -> Iterator[dict[str, Any]]:
         assert self.db is not None
-        for game_id, text in self.db.execute("SELECT id, record FROM games ORDER BY id").fetchall():
-            yield parse_record(self.db_path, game_id, text)
+        for game_id, data in self.db.execute(RECORDS_QUERY).fetchall():
+            yield parse_record(self.db_path, game_id, data)
 
     def _rewrite_jsonl(self) -> None:
         tmp = self.jsonl_path.with_suffix(".jsonl.tmp")
@@ -215,19 +302,66 @@ class GameStore:
 def read_folder(folder: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The meta table and every game record (by id) of a results folder, read-only: no
     lock, so a running tournament's folder can be read while it plays (WAL keeps each
-    read consistent).  Raises StorageError when the folder holds no arena database."""
+    read consistent), and nothing is written, so a folder we may not write is read too.
+    Raises StorageError when the folder holds no arena database."""
     db_path = folder / "arena.db"
     if not db_path.is_file():
         raise StorageError(f"{folder}: no arena.db here; give the output folder of an arena run "
                            f"(out/<tournament name> by default)")
     try:
-        db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            records = [parse_record(db_path, game_id, text)
-                       for game_id, text in db.execute("SELECT id, record FROM games ORDER BY id")]
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
+        found = _read_settled(db_path)
+        return found if found is not None else _read_live(db_path)
+    except (sqlite3.Error, OSError) as exc:
         raise StorageError(f"{db_path}: cannot read the games ({exc}); is it an arena results folder?") from None
-    return meta, records
+
+
+Contents = tuple[dict[str, str], list[dict[str, Any]]]
+
+
+def _read_settled(db_path: Path) -> Contents | None:
+    """A folder whose WAL is absent or empty (a finished run) has every game in arena.db
+    itself: read it as immutable, which needs no -shm file, so it neither creates files
+    nor needs the folder to be writable.  None if the file changed meanwhile (a run
+    checkpointed into it): then it is read as a live folder."""
+    wal = db_path.with_name(db_path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        return None
+
+    def identity() -> tuple[int, ...]:
+        st = db_path.stat()
+        return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+    before = identity()
+    try:
+        found = _read(db_path, "mode=ro&immutable=1", db_path)
+    except sqlite3.Error:
+        if identity() == before:
+            raise
+        return None
+    return found if identity() == before else None
+
+
+def _read_live(db_path: Path) -> Contents:
+    """A folder whose WAL holds games (a run in progress, or one that was killed)."""
+    try:
+        return _read(db_path, "mode=ro", db_path)
+    except sqlite3.OperationalError as exc:
+        if not getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")):
+            raise
+    # A folder we may not write: SQLite cannot make the -shm index a WAL is read through,
+    # so read a private copy of the database and its WAL instead.
+    with tempfile.TemporaryDirectory(prefix="arena-read-") as tmp:
+        copy = Path(tmp) / db_path.name
+        for suffix in ("", "-wal"):
+            if (source := db_path.with_name(db_path.name + suffix)).exists():
+                shutil.copyfile(source, copy.with_name(copy.name + suffix))
+        return _read(copy, "mode=ro", db_path)
+
+
+def _read(path: Path, params: str, shown_as: Path) -> Contents:
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?{params}", uri=True)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        return meta, [parse_record(shown_as, game_id, data) for game_id, data in db.execute(RECORDS_QUERY)]
+    finally:
+        db.close()

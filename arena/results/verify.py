@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..match import _forfeit_result  # the referee's own forfeit rule, so both agree by construction
 from ..rules import Game, IllegalMove, OptionError, State, make_game
+from .store import describe_error
 
 VERDICT_KEYS = ("id", "line", "ok", "error", "over", "termination", "winner", "scores", "places",
                 "plies", "mismatches")
@@ -96,15 +97,7 @@ def _validated(record: dict[str, Any]) -> Record:
     try:
         return Record.model_validate(record)
     except ValidationError as exc:
-        raise ValueError("; ".join(_describe(err) for err in exc.errors())) from None
-
-
-def _describe(err: dict[str, Any]) -> str:
-    where = ".".join(str(p) for p in err["loc"])
-    if err["type"] == "missing":
-        return f"missing {where!r}"
-    got = repr(err.get("input"))
-    return f"{where!r}: {err['msg']} (got {got if len(got) <= 40 else got[:37] + '...'})"
+        raise ValueError("; ".join(describe_error(err) for err in exc.errors())) from None
 
 
 def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -1,0 +1,200 @@
+"""Reading a results folder back: damaged records, bytes that are not UTF-8, folders we may
+not write, and folders a run is still writing.  Every case goes through a real SQLite file
+and the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.results.store import GameStore, StorageError, read_folder
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Path, Path]:
+    """A finished folder of six games (no -wal or -shm left) and its tournament file."""
+    tmp = tmp_path_factory.mktemp("played")
+    engines = "".join(engine_toml(n, "{python}", ZOO, "good") for n in ("a", "b", "c"))
+    path = write_tournament(tmp, engines, options="size = 3\nswap = false", workers=1,
+                            time_control="movetime_ms = 500")
+    proc = run_arena("run", path, "--out", tmp / "out", "-q", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp / "out").glob("arena.db*")) == ["arena.db"]
+    return path, tmp / "out"
+
+
+def copy_of(folder: Path, where: Path) -> Path:
+    shutil.copytree(folder, where)
+    return where
+
+
+def damage(folder: Path, expression: str) -> None:
+    db = sqlite3.connect(folder / "arena.db")
+    with db:
+        assert db.execute(f"UPDATE games SET record = {expression} WHERE id = 1").rowcount == 1
+    db.close()
+
+
+DAMAGE = {
+    "a time that is a string": ("replace(record, '\"times_ms\":[', '\"times_ms\":[\"x\",')", "'times_ms.0'"),
+    "a player that is a number": ("replace(record, '\"players\":[', '\"players\":[7,')", "'players.0'"),
+    "a move that is a number": ("replace(record, '\"moves\":[', '\"moves\":[5,')", "'moves.0'"),
+    "a negative time": ("json_set(record, '$.times_ms[0]', -3)", "'times_ms.0'"),
+    "a winner that is true": ("json_set(record, '$.winner', json('true'))", "'winner'"),
+    "a winner beyond the seats": ("json_set(record, '$.winner', 2)", "'winner' is seat 2"),
+    "a place too many": ("json_set(record, '$.places[#]', 0)", "'places' has 3 entries for 2 players"),
+    "a place beyond the seats": ("json_set(record, '$.places[0]', 9)", "'places' holds a place"),
+    "a score that is text": ("json_set(record, '$.scores[1]', 'half')", "'scores.1'"),
+    "a termination that is a number": ("json_set(record, '$.termination', 3)", "'termination'"),
+    "options that are a list": ("json_set(record, '$.options', json('[]'))", "'options'"),
+    "a list for a record": ("'[1, 2]'", "not a JSON object"),
+    "another game's id": ("json_set(record, '$.id', 2)", "its id is 2, not 1"),
+    "bytes that are not UTF-8": ("CAST(x'7bff00' AS TEXT)", "not UTF-8 text"),
+}
+
+
+def check_one_line(output: str, what: str) -> None:
+    assert "Traceback" not in output and len(output.strip().splitlines()) == 1, output
+    assert "game 1: the stored record is damaged" in output and what in output, output
+    assert "DELETE FROM games WHERE id = 1" in output and "disk has room" not in output, output
+
+
+@pytest.mark.parametrize("case", list(DAMAGE))
+def test_a_damaged_record_is_named_by_results_and_report(played, tmp_path, case):
+    expression, what = DAMAGE[case]
+    out = copy_of(played[1], tmp_path / "out")
+    damage(out, expression)
+    with pytest.raises(StorageError, match="game 1: the stored record is damaged"):
+        read_folder(out)
+    for args in (["results", str(out)], ["report", str(out), "--out", str(tmp_path / "site")]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        check_one_line(result.output, what)
+
+
+@pytest.mark.parametrize("case", ["a time that is a string", "a player that is a number",
+                                  "a move that is a number", "bytes that are not UTF-8"])
+def test_a_damaged_record_stops_a_resumed_run_with_the_way_out(played, tmp_path, case):
+    expression, what = DAMAGE[case]
+    out = copy_of(played[1], tmp_path / "out")
+    damage(out, expression)
+    proc = run_arena("run", played[0], "--out", out, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    check_one_line(proc.stderr, what)
+    with GameStore(out) as store:  # the advice works: the other games are still there
+        with pytest.raises(StorageError):
+            store.open(json.loads(read_folder(played[1])[0]["settings"]))
+    db = sqlite3.connect(out / "arena.db")
+    with db:
+        db.execute("DELETE FROM games WHERE id = 1")
+    db.close()
+    again = run_arena("run", played[0], "--out", out, "-q", timeout=60)
+    assert again.returncode == 0 and "1 games played, 5 resumed" in again.stdout, again.stdout + again.stderr
+
+
+# -- folders we may not write, and folders a run is writing ------------------------------
+
+def unprivileged(*command: object) -> list[str]:
+    """``command`` as a process that file permissions apply to.  Root ignores them, so as
+    root the process drops every capability (setpriv), which makes uid 0 a plain owner."""
+    command = [str(c) for c in command]
+    if os.geteuid() != 0:
+        return command
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root, which ignores file permissions, and setpriv is not installed")
+    return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", *command]
+
+
+def read_only(folder: Path) -> Path:
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    probe = subprocess.run(unprivileged(sys.executable, "-c", f"open({str(folder / 'probe')!r}, 'w')"),
+                           capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip("this system lets the test write into a read-only folder")
+    return folder
+
+
+def writable_again(folder: Path) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+
+
+def results_json(folder: Path) -> dict:
+    proc = subprocess.run(unprivileged(*arena_cmd("results", folder, "-f", "json")), capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_a_finished_folder_is_read_without_creating_files(played, tmp_path):
+    out = copy_of(played[1], tmp_path / "out")
+    before = names(out)
+    assert len(read_folder(out)[1]) == 6
+    assert CliRunner().invoke(main, ["results", str(out)]).exit_code == 0
+    assert names(out) == before  # no arena.db-wal or arena.db-shm left behind
+
+
+def test_a_read_only_finished_folder_is_read(played, tmp_path):
+    out = read_only(copy_of(played[1], tmp_path / "out"))
+    try:
+        before = names(out)
+        assert results_json(out)["games"] == 6
+        site = tmp_path / "site"
+        proc = subprocess.run(unprivileged(*arena_cmd("report", out, "--out", site)), capture_output=True,
+                              text=True, cwd=ROOT, timeout=120)
+        assert proc.returncode == 0 and (site / "index.html").is_file(), proc.stderr
+        assert names(out) == before
+    finally:
+        writable_again(out)
+
+
+def stored_again(played: Path, folder: Path) -> GameStore:
+    """A store holding ``played``'s games, committed to its WAL and left open, as a run
+    in progress has them."""
+    meta, records = read_folder(played)
+    store = GameStore(folder)
+    store.open(json.loads(meta["settings"]))
+    for record in records:
+        store.add(record)
+    assert (folder / "arena.db-wal").stat().st_size > 0
+    return store
+
+
+def test_a_live_folder_shows_every_committed_game(played, tmp_path):
+    out = tmp_path / "live"
+    with stored_again(played[1], out):
+        assert [r["id"] for r in read_folder(out)[1]] == list(range(6))
+        assert results_json(out)["games"] == 6
+
+
+def test_a_read_only_folder_whose_wal_holds_games_shows_them(played, tmp_path):
+    """A killed run's folder, made read-only: the games in its WAL are read from a copy, as
+    SQLite cannot create the -shm index beside them."""
+    out, frozen = tmp_path / "live", tmp_path / "frozen"
+    frozen.mkdir()
+    with stored_again(played[1], out):
+        for name in ("arena.db", "arena.db-wal"):
+            shutil.copyfile(out / name, frozen / name)
+    read_only(frozen)
+    try:
+        assert results_json(frozen)["games"] == 6
+        assert names(frozen) == ["arena.db", "arena.db-wal"]
+    finally:
+        writable_again(frozen)
