@@ -223,15 +223,24 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
 @click.option("--protocol", "-p", type=click.Choice(["arena", "gtp"]), default="arena", show_default=True)
 @click.option("--handshake-ms", type=click.IntRange(1, 600_000), default=10_000, show_default=True,
               help="Time allowed for the handshake and each isready.")
+@click.option("--init", "inits", multiple=True, metavar="COMMAND",
+              help="GTP only: a command sent after start-up, its answer checked, as a tournament's "
+                   "'init' does (repeatable).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def check_engine(games: tuple[str, ...], protocol: str, handshake_ms: int, command: tuple[str, ...]) -> None:
+def check_engine(games: tuple[str, ...], protocol: str, handshake_ms: int, inits: tuple[str, ...],
+                 command: tuple[str, ...]) -> None:
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
     from .engine.conformance import Conformance, format_check
 
+    if inits and protocol != "gtp":
+        raise Failure("--init is for GTP engines (--protocol gtp); a protocol-1 engine gets options instead")
+    for line in inits:
+        if "\n" in line or "\r" in line or not line.strip():
+            raise Failure(f"--init {line!r}: one GTP command on one line")
     spec = _spec_from_command(0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0],
                               protocol)
-    spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms)
+    spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms, init=inits)
     failed = 0
     for check in Conformance(spec, games).run():
         failed += check.passed is not True

@@ -70,3 +70,14 @@ def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
     assert any("see PROTOCOL.md section 6" in l for l in lines[fail:])
     missing = run_arena("check-engine", "/nonexistent/engine")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_a_gtp_engine_is_checked_with_its_init_commands_and_pointed_to_the_gtp_guide():
+    good = run_arena("check-engine", "-p", "gtp", "--init", "param_game allow_swap 1", PY, GTP)
+    assert good.returncode == 0, good.stdout
+    bad = run_arena("check-engine", "-p", "gtp", "--init", "param_mohex max_games 10", PY, GTP)
+    assert bad.returncode == 1
+    assert "FAIL  handshake: handshake: refused: its init command 'param_mohex max_games 10'" in bad.stdout
+    assert "see docs/gtp.md" in bad.stdout and "PROTOCOL.md" not in bad.stdout
+    wrong = run_arena("check-engine", "--init", "x", PY, "-m", "engines.random_engine")
+    assert wrong.returncode == 2 and "--init is for GTP engines" in wrong.stderr

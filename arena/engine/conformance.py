@@ -146,13 +146,19 @@ class Conformance:
             detail = body()
             return Check(name, True, detail)
         except _Failed as exc:
-            return Check(name, False, exc.detail, self._memory.lines[-EXCHANGE_SHOWN:], f"PROTOCOL.md {hint}")
+            return Check(name, False, exc.detail, self._memory.lines[-EXCHANGE_SHOWN:], self._where(hint))
         except EngineFault as exc:
             return Check(name, False, f"{exc.code}: {exc.reason}", self._memory.lines[-EXCHANGE_SHOWN:],
-                         f"PROTOCOL.md {hint}")
+                         self._where(hint))
         finally:
             for engine in self._engines:
                 engine.kill()
+
+    def _where(self, hint: str) -> str:
+        """What to read about a failed check: a GTP engine's conventions are in docs/gtp.md."""
+        if self.gtp:
+            return "docs/gtp.md (the GTP commands arena sends, and what it expects back)"
+        return f"PROTOCOL.md {hint}"
 
     def _start(self, spec: EngineSpec | None = None) -> EngineProcess:
         engine = open_engine(spec or self.spec)
