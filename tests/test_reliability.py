@@ -430,6 +430,41 @@ def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_pa
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
 
 
+HUGE_HEX, HUGE_OCT, HUGE_BIN = "0x" + "f" * 5000, "0o7" + "7" * 5000, "0b1" + "0" * 20000
+
+
+@pytest.mark.parametrize("text,key", [
+    (f"seed = {HUGE_HEX}\n" + HEX_FILE, "seed"),
+    (f"seed = {HUGE_BIN}\n" + HEX_FILE, "seed"),
+    ("seed = " + "9" * 4299 + "\n" + HEX_FILE, "seed"),  # decimal, just under Python's limit
+    (HEX_FILE + f"[options]\nsize = {HUGE_OCT}\n", "options.size"),
+    (HEX_FILE + f"[time_control]\nmovetime_ms = {HUGE_HEX}\n", "time_control.movetime_ms"),
+    (HEX_FILE.replace('["true"]\n', f'["true"]\noptions = {{hash = {HUGE_BIN}}}\n', 1), "engines.0.options.hash"),
+])
+def test_a_huge_hex_octal_or_binary_number_names_its_key_in_one_line(tmp_path, text, key):
+    """TOML reads 0x/0o/0b integers of any length; Python then cannot print them."""
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=f"t.toml: key '{key}': a [0-9]+-bit number; no key takes one over 64"):
+        load_tournament(path)
+    proc = run_arena("run", path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert len(proc.stderr) < 400, proc.stderr
+
+
+def test_a_64_bit_seed_in_hex_still_loads(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text("seed = 0xffff_ffff_ffff_ffff\n" + HEX_FILE)
+    assert load_tournament(path).data.seed == 2**64 - 1
+
+
+@pytest.mark.parametrize("digits", [5000, 4299])
+def test_a_huge_game_option_on_the_command_line_is_not_repeated_whole(digits):
+    proc = run_arena("play", "-g", "hex", "-O", "size=" + "9" * digits, "a", "b")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert "option 'size'" in proc.stderr and len(proc.stderr) < 300, proc.stderr
+
+
 @pytest.mark.parametrize("line,what", [
     ('{"game": "hex", "moves": [], "seed": ' + "7" * 5000 + "}", "at most 4300 digits"),
     ('{"game": "hex", "moves": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deep"),
