@@ -47,6 +47,13 @@ def test_referee_numbers_in_other_digits_are_protocol_errors(line):
         codec.parse_command(line)
 
 
+def test_a_score_in_other_digits_is_ignored_like_a_bad_depth(marker):
+    record, _, worker = play_one(zoo("foreign_score"))
+    assert record["termination"] == "normal", record["reason"]
+    assert record["move_info"][0] == {"depth": 2}  # not score 12.0 (from '\u0661\u0662') nor 1000.0
+    check_clean(worker, marker)
+
+
 def test_every_64_bit_seed_still_parses():
     assert codec.parse_command(f"seed {2**64 - 1}") == codec.Seed(2**64 - 1)
     assert codec.parse_command("go time -5,10 movetime 7").time == (-5, 10)
@@ -96,6 +103,41 @@ def test_a_compiled_engine_with_a_nul_in_its_move(marker, zoo_c):
     record, _, worker = play_one(EngineSpec("c-nul", (zoo_c, "nul_move", "2")))
     check_fault(record, worker, 0, "illegal", "\\x00'")
     check_clean(worker, marker)
+
+
+@pytest.mark.parametrize("fault,shown", [
+    ("vt_move", "'a1\\x0b'"), ("ff_move", "'\\x0ca1'"), ("nbsp_move", "'a1\\xa0'"), ("ls_move", "'a1\\u2028'"),
+    ("fs_move", "'a1\\x1c'"), ("us_move", "'a1\\x1f'"), ("nel_move", "'a1\\x85'"), ("tab_move", "'a1\\x09'"),
+])
+def test_a_blank_other_than_a_space_stays_part_of_the_move(marker, fault, shown):
+    """str.strip() would delete these and record the normal move a1; only spaces separate tokens."""
+    record, _, worker = play_one(zoo(fault))
+    check_fault(record, worker, 0, "illegal", f"illegal move {shown}")
+    check_clean(worker, marker)
+
+
+@pytest.mark.parametrize("line,token", [
+    ("move b3\x0b", "b3\x0b"), ("move \x0cb3", "\x0cb3"), ("move b3\u00a0", "b3\u00a0"),
+    ("move b3\u2028", "b3\u2028"), ("move b3\x85", "b3\x85"), ("move b3\x1e", "b3\x1e"),
+    ("  move  b3  ", "b3"),  # spaces still separate and surround tokens
+])
+def test_only_spaces_separate_engine_tokens(line, token):
+    assert codec.parse_engine_line(line) == codec.Move(token)
+
+
+@pytest.mark.parametrize("line", ["move\x0bb3", "arenaok\x0b1", "readyok\x0c", "\u00a0", "resign\u2028"])
+def test_a_line_split_only_by_other_blanks_is_malformed(line):
+    with pytest.raises(ProtocolError, match="not a protocol v1 engine line|exactly one token"):
+        codec.parse_engine_line(line)
+
+
+def test_the_reason_shows_unicode_blanks_escaped():
+    assert codec.sanitize("b3\u00a0 c4\u2028\u3000\u200b") == "b3\\xa0 c4\\u2028\\u3000\\u200b"
+
+
+def test_referee_lines_split_on_spaces_only():
+    assert codec.parse_command("position start moves a1 b2\n") == codec.Position("start", ("a1", "b2"))
+    assert codec.parse_command("position start moves a1\x0bb2").moves == ("a1\x0bb2",)
 
 
 # -- late moves always lose -----------------------------------------------------
