@@ -7,7 +7,6 @@ two sides cannot drift apart.  Parsing never raises anything but
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Sequence, Union
@@ -19,11 +18,15 @@ MAX_LINE = 64 * 1024
 # ESC forms and 8-bit C1 forms \x9b and \x9d); then lone control characters, tabs and line
 # breaks included, and the Unicode bidi controls that can make shown text read backwards.
 _CONTROL = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-                      r"|[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+                      r"|[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                      # and the blanks other than the ASCII space, which would pass for one (or for
+                      # nothing: 'b3\u00a0' reads as 'b3'), with the invisible zero-width ones
+                      r"\u00a0\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]")
 
 
 _ASCII_INT = re.compile(r"-?[0-9]{1,20}")  # 20 digits: any 64-bit number
 _ASCII_NUMBER = re.compile(r"-?[0-9]{1,18}(?:\.[0-9]{1,18})?")
+_ASCII_SCORE = re.compile(r"[+-]?[0-9]{1,18}(?:\.[0-9]{1,18})?")  # an info score may say +0.5
 
 
 class ProtocolError(ValueError):
@@ -49,6 +52,13 @@ def _escaped(found: re.Match[str]) -> str:
 def quote(text: str, limit: int = 200) -> str:
     """Untrusted text in quotes for a message (see :func:`sanitize`)."""
     return f"'{sanitize(text, limit)}'"
+
+
+def words(line: str) -> list[str]:
+    """The tokens of a protocol line: only the ASCII space separates them (PROTOCOL.md
+    section 1).  ``str.split()`` would also split on, and so delete, \\x0b, \\x0c, \\x1c-\\x1f,
+    \\x85, U+00A0, U+2028 and other Unicode blanks: 'move b3\\x0b' would pass as 'move b3'."""
+    return [word for word in line.split(" ") if word]
 
 
 def ascii_int(text: str, signed: bool = False) -> int:
@@ -115,22 +125,18 @@ SEARCH_KEYS = {"depth": int, "nodes": int, "score": float}
 
 def search_info(text: str, known: dict[str, int | float] | None = None) -> dict[str, int | float] | None:
     """The optional search figures of an ``info`` line (PROTOCOL.md section 4): ``depth N``,
-    ``nodes N`` (non-negative integers) and ``score S`` (a finite number), over ``known``
+    ``nodes N`` (non-negative integers) and ``score S`` (a decimal number), over ``known``
     (the ones an earlier line of the same move gave).  Anything else, or a value that does
-    not parse, is ignored: info is free text and never a fault."""
-    words = text.split()
+    not parse, is ignored: info is free text and never a fault.  Numbers are ASCII only:
+    ``float()`` alone would read '\u0661\u0662' as 12, '1_000' as 1000, and 'nan' or '1e999'."""
+    tokens = words(text)
     found = dict(known or {})
-    for key, value in zip(words, words[1:]):
+    for key, value in zip(tokens, tokens[1:]):
         kind = SEARCH_KEYS.get(key)
-        if kind is int and value.isascii() and value.isdigit() and len(value) <= 20:
+        if kind is int and _ASCII_INT.fullmatch(value) and not value.startswith("-"):
             found[key] = int(value)
-        elif kind is float and len(value) <= 32:
-            try:
-                number = float(value)
-            except ValueError:
-                continue
-            if math.isfinite(number):
-                found[key] = number
+        elif kind is float and _ASCII_SCORE.fullmatch(value):
+            found[key] = float(value)
     return found or None
 
 
@@ -141,11 +147,13 @@ _RESIGN = Resign()
 
 
 def parse_engine_line(line: str) -> EngineMessage:
-    """Decode one line from an engine (without its newline).  Empty lines give None."""
+    """Decode one line from an engine (without its newline; one trailing \\r is dropped).
+    Empty lines give None."""
     if len(line) > MAX_LINE:
         raise ProtocolError(f"line longer than {MAX_LINE} bytes")
-    head, _, rest = line.strip().partition(" ")
-    rest = rest.strip()
+    # Only spaces are blanks (see words()): any other character stays in its token
+    head, _, rest = line.removesuffix("\r").strip(" ").partition(" ")
+    rest = rest.strip(" ")
     if head == "move":
         if not rest or " " in rest:
             raise ProtocolError(f"'move' needs exactly one token: {quote(line)}")
@@ -160,8 +168,8 @@ def parse_engine_line(line: str) -> EngineMessage:
         return _RESIGN
     if head == "id":
         key, _, value = rest.partition(" ")
-        if key in ("name", "author", "games") and value.strip():
-            return Id(key, value.strip())
+        if key in ("name", "author", "games") and value.strip(" "):
+            return Id(key, value.strip(" "))
     elif head == "arenaok":
         try:
             return ArenaOk(ascii_int(rest))
@@ -173,17 +181,16 @@ def parse_engine_line(line: str) -> EngineMessage:
 
 
 def _parse_option(line: str, rest: str) -> OptionDecl:
-    words = rest.split()
     fields: dict[str, str] = {}
     key = None
-    for word in words:
+    for word in words(rest):
         if word in ("name", "type", "default", "min", "max"):
             key = word
             fields[key] = ""
         elif key is None:
             raise ProtocolError(f"malformed option line: {quote(line)}")
         else:
-            fields[key] = (fields[key] + " " + word).strip()
+            fields[key] = (fields[key] + " " + word).strip(" ")
     if not fields.get("name") or fields.get("type") not in ("int", "string", "bool"):
         raise ProtocolError(f"option needs a name and a type int|string|bool: {quote(line)}")
     return OptionDecl(fields["name"], fields["type"], fields.get("default", ""),
@@ -357,11 +364,12 @@ def format_command(cmd: RefereeCommand) -> str:
 
 
 def parse_command(line: str) -> RefereeCommand | None:
-    """Decode one line from the referee (engine side).  Empty lines give None."""
-    words = line.split()
-    if not words:
+    """Decode one line from the referee (engine side), with or without its line end.
+    Empty lines give None."""
+    tokens = words(line.removesuffix("\n").removesuffix("\r"))
+    if not tokens:
         return None
-    head, args = words[0], words[1:]
+    head, args = tokens[0], tokens[1:]
     try:
         match head:
             case "arena":

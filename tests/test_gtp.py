@@ -150,6 +150,7 @@ def test_movetime_is_a_one_stone_byo_yomi(tmp_path):
     ("pass", 1, "illegal", "'pass'"),
     ("resign", 1, "resign", "resigned"),
     ("double", 1, "protocol", "sent when no answer was asked for"),
+    ("vt_move", 1, "illegal", "\\x0b'"),  # not deleted as if it were a blank
 ])
 def test_faults_cost_the_gtp_engine_the_game(fault, at, code, words):
     # The GTP engine is seat 0 (black), except for reject_play: as seat 1 the plays it is

@@ -47,6 +47,13 @@ def test_referee_numbers_in_other_digits_are_protocol_errors(line):
         codec.parse_command(line)
 
 
+def test_a_score_in_other_digits_is_ignored_like_a_bad_depth(marker):
+    record, _, worker = play_one(zoo("foreign_score"))
+    assert record["termination"] == "normal", record["reason"]
+    assert record["move_info"][0] == {"depth": 2}  # not score 12.0 (from '\u0661\u0662') nor 1000.0
+    check_clean(worker, marker)
+
+
 def test_every_64_bit_seed_still_parses():
     assert codec.parse_command(f"seed {2**64 - 1}") == codec.Seed(2**64 - 1)
     assert codec.parse_command("go time -5,10 movetime 7").time == (-5, 10)
@@ -96,6 +103,41 @@ def test_a_compiled_engine_with_a_nul_in_its_move(marker, zoo_c):
     record, _, worker = play_one(EngineSpec("c-nul", (zoo_c, "nul_move", "2")))
     check_fault(record, worker, 0, "illegal", "\\x00'")
     check_clean(worker, marker)
+
+
+@pytest.mark.parametrize("fault,shown", [
+    ("vt_move", "'a1\\x0b'"), ("ff_move", "'\\x0ca1'"), ("nbsp_move", "'a1\\xa0'"), ("ls_move", "'a1\\u2028'"),
+    ("fs_move", "'a1\\x1c'"), ("us_move", "'a1\\x1f'"), ("nel_move", "'a1\\x85'"), ("tab_move", "'a1\\x09'"),
+])
+def test_a_blank_other_than_a_space_stays_part_of_the_move(marker, fault, shown):
+    """str.strip() would delete these and record the normal move a1; only spaces separate tokens."""
+    record, _, worker = play_one(zoo(fault))
+    check_fault(record, worker, 0, "illegal", f"illegal move {shown}")
+    check_clean(worker, marker)
+
+
+@pytest.mark.parametrize("line,token", [
+    ("move b3\x0b", "b3\x0b"), ("move \x0cb3", "\x0cb3"), ("move b3\u00a0", "b3\u00a0"),
+    ("move b3\u2028", "b3\u2028"), ("move b3\x85", "b3\x85"), ("move b3\x1e", "b3\x1e"),
+    ("  move  b3  ", "b3"),  # spaces still separate and surround tokens
+])
+def test_only_spaces_separate_engine_tokens(line, token):
+    assert codec.parse_engine_line(line) == codec.Move(token)
+
+
+@pytest.mark.parametrize("line", ["move\x0bb3", "arenaok\x0b1", "readyok\x0c", "\u00a0", "resign\u2028"])
+def test_a_line_split_only_by_other_blanks_is_malformed(line):
+    with pytest.raises(ProtocolError, match="not a protocol v1 engine line|exactly one token"):
+        codec.parse_engine_line(line)
+
+
+def test_the_reason_shows_unicode_blanks_escaped():
+    assert codec.sanitize("b3\u00a0 c4\u2028\u3000\u200b") == "b3\\xa0 c4\\u2028\\u3000\\u200b"
+
+
+def test_referee_lines_split_on_spaces_only():
+    assert codec.parse_command("position start moves a1 b2\n") == codec.Position("start", ("a1", "b2"))
+    assert codec.parse_command("position start moves a1\x0bb2").moves == ("a1\x0bb2",)
 
 
 # -- late moves always lose -----------------------------------------------------
@@ -428,6 +470,41 @@ def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_pa
         load_tournament(path)
     proc = run_arena("run", path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+HUGE_HEX, HUGE_OCT, HUGE_BIN = "0x" + "f" * 5000, "0o7" + "7" * 5000, "0b1" + "0" * 20000
+
+
+@pytest.mark.parametrize("text,key", [
+    (f"seed = {HUGE_HEX}\n" + HEX_FILE, "seed"),
+    (f"seed = {HUGE_BIN}\n" + HEX_FILE, "seed"),
+    ("seed = " + "9" * 4299 + "\n" + HEX_FILE, "seed"),  # decimal, just under Python's limit
+    (HEX_FILE + f"[options]\nsize = {HUGE_OCT}\n", "options.size"),
+    (HEX_FILE + f"[time_control]\nmovetime_ms = {HUGE_HEX}\n", "time_control.movetime_ms"),
+    (HEX_FILE.replace('["true"]\n', f'["true"]\noptions = {{hash = {HUGE_BIN}}}\n', 1), "engines.0.options.hash"),
+])
+def test_a_huge_hex_octal_or_binary_number_names_its_key_in_one_line(tmp_path, text, key):
+    """TOML reads 0x/0o/0b integers of any length; Python then cannot print them."""
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=f"t.toml: key '{key}': a [0-9]+-bit number; no key takes one over 64"):
+        load_tournament(path)
+    proc = run_arena("run", path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert len(proc.stderr) < 400, proc.stderr
+
+
+def test_a_64_bit_seed_in_hex_still_loads(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text("seed = 0xffff_ffff_ffff_ffff\n" + HEX_FILE)
+    assert load_tournament(path).data.seed == 2**64 - 1
+
+
+@pytest.mark.parametrize("digits", [5000, 4299])
+def test_a_huge_game_option_on_the_command_line_is_not_repeated_whole(digits):
+    proc = run_arena("play", "-g", "hex", "-O", "size=" + "9" * digits, "a", "b")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert "option 'size'" in proc.stderr and len(proc.stderr) < 300, proc.stderr
 
 
 @pytest.mark.parametrize("line,what", [

@@ -20,6 +20,10 @@ from protocol.codec import search_info
     ("depth 4 depth 5 score 3", None, {"depth": 5, "score": 3.0}),
     ("pv e5 d6 depth", None, None),
     ("depth ٣ nodes 99999999999999999999999", None, None),   # non-ASCII digit, over 20 digits
+    ("depth 2 score \u0661\u0662", None, {"depth": 2}),           # float() would read 12.0
+    ("score 1_000 score \uff15 score 1e3 score 0x10", None, None),  # only -?digits[.digits] in ASCII
+    ("score +0.5 score 3. score .5", None, {"score": 0.5}),
+    ("depth\x0b3 score\u00a01 depth 4\u00a0", None, None),       # only spaces separate the words
 ])
 def test_search_keys_are_read_leniently(text, known, expected):
     assert search_info(text, known) == expected

@@ -43,6 +43,9 @@ REQUIRED_COMMANDS = ("boardsize", "clear_board", "play", "genmove")
 MAX_RESPONSE_LINES = 10_000
 # '=' or '?', an optional numeric id (ASCII digits only), then the text (GTP 2, section 2.6).
 _RESPONSE = re.compile(r"([=?])([0-9]*)(?:[ \t](.*))?")
+# GTP's blanks are space and tab (GTP 2, "Whitespace"); str.strip() would also drop \x0b, \x1c,
+# U+00A0, U+2028 ..., and 'b3\x0b' would be played as 'b3'
+BLANKS = " \t"
 SWAP_ANSWERS = ("swap-pieces", "swap")  # Benzene's name; HexGui and LittleGolem also say 'swap'
 COLOURS = ("black", "white")           # by arena seat, before any swap
 
@@ -75,7 +78,7 @@ def to_gtp(ply: int, move: str, swapped: bool, size: int) -> tuple[str, str]:
 def from_gtp(answer: str, swapped: bool, size: int) -> str:
     """A ``genmove`` answer as an arena move token (anything unknown is left for the
     referee to reject as an illegal move)."""
-    vertex = answer.strip().lower()
+    vertex = answer.strip(BLANKS).lower()
     if vertex in SWAP_ANSWERS:
         return "swap"
     if swapped:
@@ -114,7 +117,7 @@ class GtpEngine(EngineProcess):
         listed = self.command("list_commands", deadline, "handshake", reason, lines=True)
         if not listed.ok:
             raise EngineFault("handshake", f"'list_commands' failed: {codec.quote(listed.text, 120)}")
-        self.commands = frozenset(line.strip() for line in listed.text.splitlines() if line.strip())
+        self.commands = frozenset(line.strip(BLANKS) for line in listed.text.split("\n") if line.strip(BLANKS))
         missing = [c for c in REQUIRED_COMMANDS if c not in self.commands]
         if missing:
             raise EngineRefused(f"it does not list the GTP command(s) {', '.join(missing)} that arena "
@@ -180,7 +183,7 @@ class GtpEngine(EngineProcess):
                                          f"over the limit of {limit * 1000:.0f} ms")
         if not answer.ok:
             raise EngineFault("protocol", f"'genmove {colour}' answered '? {codec.sanitize(answer.text, 120)}'")
-        if answer.text.strip().lower() == "resign":
+        if answer.text.strip(BLANKS).lower() == "resign":
             return Reply(None, elapsed)
         move = from_gtp(answer.text, self._swapped, self._size)
         self._told += 1           # the engine played its own move on its board
@@ -226,18 +229,18 @@ class GtpEngine(EngineProcess):
         return self._read_response(deadline, code, reason, lines)
 
     def _read_response(self, deadline: float, code: str, reason, lines: bool) -> GtpResponse:
-        while not (line := self._read_line(deadline, code, reason)).strip():
+        while not (line := self._read_line(deadline, code, reason)).strip(BLANKS):
             pass  # the empty line that ended the previous response
-        match = _RESPONSE.fullmatch(line.strip())
+        match = _RESPONSE.fullmatch(line.strip(BLANKS))
         if match is None:
             raise EngineFault("protocol", f"not a GTP response: {codec.quote(line, 120)}")
         body = [match.group(3) or ""]
         if lines:
-            while (more := self._read_line(deadline, code, reason)).strip():
+            while (more := self._read_line(deadline, code, reason)).strip(BLANKS):
                 body.append(more)
                 if len(body) > MAX_RESPONSE_LINES:
                     raise EngineFault("protocol", f"response longer than {MAX_RESPONSE_LINES} lines")
-        return GtpResponse(match.group(1) == "=", "\n".join(body).strip())
+        return GtpResponse(match.group(1) == "=", "\n".join(body).strip(BLANKS + "\n"))
 
     def _refuse_unsolicited(self) -> None:
         """Non-empty lines that came when nothing was asked (a second answer, a
@@ -247,5 +250,5 @@ class GtpEngine(EngineProcess):
         self._pump(0)
         while self._buffer.find(b"\n") >= 0:
             line = self._read_line(0.0, "protocol", "unreachable: a full line is buffered")
-            if line.strip():
+            if line.strip(BLANKS):
                 raise EngineFault("protocol", f"{codec.quote(line, 80)} sent when no answer was asked for")

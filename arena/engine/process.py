@@ -377,9 +377,9 @@ class EngineProcess:
                 raw = bytes(buffer[:newline])
                 del buffer[: newline + 1]
                 if self.trace is not None:
-                    self.trace.received(raw.decode(errors="backslashreplace").rstrip("\r"))
+                    self.trace.received(raw.decode(errors="backslashreplace").removesuffix("\r"))
                 try:
-                    return raw.decode().rstrip("\r")
+                    return raw.decode().removesuffix("\r")  # one: a second is part of the line
                 except UnicodeDecodeError:
                     raise EngineFault("protocol", "line is not valid UTF-8") from None
             if len(buffer) > codec.MAX_LINE:

@@ -224,5 +224,15 @@ def describe_validation_error(game: str, exc: ValidationError, model: type[BaseM
             allowed = ", ".join(model.model_fields) or "none"
             parts.append(f"unknown option {where!r} (allowed: {allowed})")
         else:
-            parts.append(f"option {where!r}: {err['msg']} (got {err.get('input')!r})")
+            parts.append(f"option {where!r}: {err['msg']} (got {shown_input(err.get('input'))})")
     return f"{game}: " + "; ".join(parts)
+
+
+def shown_input(value: Any, limit: int = 60) -> str:
+    """A rejected value for an error message: its repr, truncated (a 4,000-digit option would
+    fill the screen), and never an error itself (repr of an int over 4300 digits raises)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "a number too long to show"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

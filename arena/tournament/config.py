@@ -21,6 +21,7 @@ from protocol import codec
 from ..engine.process import EngineSpec
 from ..match import TimeControl
 from ..rules import Game, OptionError, make_game
+from ..rules.base import shown_input
 from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, load_openings
 from .sprt import SprtSettings
 
@@ -208,6 +209,7 @@ def load_tournament(path: str | Path) -> Tournament:
     except (ValueError, RecursionError) as exc:  # a 5,000-digit number, arrays nested 5,000 deep
         raise ConfigError(f"{path}: cannot read the file: {_limit_text(exc)}; "
                           f"numbers have at most 4300 digits and arrays nest a few levels") from None
+    _refuse_huge_integers(path, raw)
     try:
         data = TournamentFile.model_validate(raw)
     except ValidationError as exc:
@@ -307,6 +309,24 @@ def _option_text(value: object) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
+MAX_INTEGER_BITS = 64  # no key takes more: seeds are 64-bit, sizes and milliseconds far less
+
+
+def _refuse_huge_integers(path: Path, raw: dict[str, Any]) -> None:
+    """TOML reads 0x, 0o and 0b integers of any length (0x and 5,000 f's), which Python
+    then cannot print or hash into a seed; refuse them here, naming the key."""
+    stack: list[tuple[str, Any]] = [(key, value) for key, value in raw.items()]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            stack += [(f"{where}.{key}", item) for key, item in value.items()]
+        elif isinstance(value, list):
+            stack += [(f"{where}.{i}", item) for i, item in enumerate(value)]
+        elif isinstance(value, int) and value.bit_length() > MAX_INTEGER_BITS:
+            raise ConfigError(f"{path}: key {where!r}: a {value.bit_length()}-bit number; no key takes "
+                              f"one over {MAX_INTEGER_BITS} bits (at most {2 ** MAX_INTEGER_BITS - 1})")
+
+
 def _limit_text(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return "values nested too deep"
@@ -322,9 +342,4 @@ def _describe(err: Any) -> str:
         return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
     if err["type"] == "missing":
         return f"missing key {where!r}; add it (see README for an example file)"
-    try:
-        got = repr(err.get("input"))
-    except ValueError:  # an integer too long to print
-        got = "a number too long to show"
-    got = got if len(got) <= 60 else got[:57] + "..."
-    return f"key {where!r}: {message} (got {got})"
+    return f"key {where!r}: {message} (got {shown_input(err.get('input'))})"

@@ -21,6 +21,7 @@ JSON line.  FAULT (at the N-th genmove, default 1; start-up faults ignore N):
     garbage        a line that is not a response    illegal       an occupied cell
     resign         resigns                          no_genmove    list_commands lacks genmove
     pass           answers 'pass'                   double        two answers to one genmove
+    vt_move        a free cell followed by \x0b (not a GTP blank, so not the cell)
 """
 
 import argparse
@@ -180,6 +181,9 @@ def main() -> None:
                 continue
             if fault == "pass":
                 respond("pass")
+                continue
+            if fault == "vt_move":
+                respond(rng.choice([c for c in board.cells() if c not in board.stones]) + "\x0b")
                 continue
             free = [c for c in board.cells() if c not in board.stones]
             if fault == "illegal" and board.stones:

@@ -22,6 +22,10 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # Faults that send the move on a line padded with trailing blanks (still a valid line)
 # to this many bytes: protocol/codec.py's MAX_LINE, and one byte more.
 PADDED = {"line_exact": 64 * 1024, "line_over": 64 * 1024 + 1}
+# Faults that send the move with a character str.split() takes for a blank: only the ASCII
+# space is one, so the move is not the cell ('{}' is the first free cell).
+BLANK_MOVES = {"vt_move": "{}\x0b", "ff_move": "\x0c{}", "nbsp_move": "{}\u00a0", "ls_move": "{}\u2028",
+               "fs_move": "{}\x1c", "us_move": "{}\x1f", "nel_move": "{}\x85", "tab_move": "{}\t"}
 
 
 def note_pid() -> None:
@@ -91,6 +95,12 @@ def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
         return
     elif fault == "nul_move":
         out(f"move {first_free(SIZE, moves)}\0")
+    elif fault in BLANK_MOVES:
+        out("move " + BLANK_MOVES[fault].format(first_free(SIZE, moves)))
+    elif fault == "foreign_score":  # numbers float() reads but the protocol does not: ignored
+        out("info depth 2 score \u0661\u0662")
+        out("info nodes 1_000 score 1_000")
+        return
     elif fault == "stop_worker":  # freezes the arena process that started it (once, with $ZOO_ONCE)
         once = os.environ.get("ZOO_ONCE")
         if once and os.path.exists(once):
