@@ -7,6 +7,7 @@ folder, unreadable records) is reported as one clear message and exit code 2.
 from __future__ import annotations
 
 import json
+import re
 import logging
 import os
 import secrets
@@ -154,7 +155,7 @@ def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms
     from .tournament.series import StartFailure, play_series
 
     try:
-        game = make_game(game_name, _parse_options(options))
+        game = make_game(game_name, _parse_options(options), strict=True)
     except OptionError as exc:
         raise Failure(str(exc)) from None
     if len(commands) != game.players:
@@ -383,8 +384,16 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
         key, eq, value = pair.partition("=")
         if not eq or not key:
             raise Failure(f"--option {pair!r}: write KEY=VALUE, e.g. --option size=9")
-        options[key] = value
+        options[key] = _option_value(value)
     return options
+
+
+def _option_value(text: str) -> Any:
+    """A command-line game option typed as a tournament file would type it: ASCII digits are
+    an integer, true/false a boolean, anything else text (so size=5.0 is refused, not 5)."""
+    if re.fullmatch(r"-?[0-9]{1,20}", text):  # longer: no option takes it, and int() of 4,300+ digits raises
+        return int(text)
+    return {"true": True, "false": False}.get(text, text)
 
 
 def _per_seat(flag: str, values: tuple[str, ...], seats: int, allow_one: bool) -> list[str]:

@@ -6,6 +6,8 @@ import json
 import re
 import sys
 
+import pytest
+
 from tests.helpers import ROOT, run_arena
 
 PY = sys.executable
@@ -68,3 +70,10 @@ def test_bad_seat_flags_are_refused_clearly():
         assert proc.returncode == 2 and message in proc.stderr, (flags, proc.stderr)
     proc = run_arena("play", "-g", "groups", "-p", "gtp", RANDOM, RANDOM)
     assert proc.returncode == 2 and "hex only" in proc.stderr
+
+
+@pytest.mark.parametrize("option,message", [("size=5.0", "option 'size'"), ("swap=1", "option 'swap'"),
+                                            ("size=five", "option 'size'")])
+def test_play_types_game_options_as_a_tournament_file_does(option, message):
+    result = run_arena("play", "-g", "hex", "-O", option, RANDOM, RANDOM)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
