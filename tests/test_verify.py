@@ -98,6 +98,8 @@ def test_a_posies_variant_2_record_with_setup_and_deal_but_no_seed_verifies():
     no_seed = {k: v for k, v in record.items() if k != "seed"}
     [v] = verdicts(no_seed)
     assert v["ok"], v
+    [missing] = verdicts({k: v for k, v in no_seed.items() if k != "deal"})
+    assert not missing["ok"] and "missing 'deal'" in missing["error"]["reason"]
     other_deal = [verdicts({**no_seed, "deal": d})[0] for d in range(1, 30)]
     assert any(not v["ok"] for v in other_deal)  # the deal decides the hidden posies' scores
 

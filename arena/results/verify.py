@@ -172,6 +172,9 @@ def initial_state(game: Game, record: dict[str, Any]) -> State:
         if setup is not None and state.setup_token() != setup:
             raise ValueError(f"'setup' does not match the setup that seed {seed} produces")
     elif setup is not None:
+        if deal is None and game.name == "posies" and game.options.variant == 2:
+            raise ValueError("missing 'deal': a Posies variant 2 record needs it (or its 'seed') "
+                             "for the hidden posies")
         state = game.state_from_setup(setup)
     else:
         state = game.initial_state()
