@@ -99,6 +99,7 @@ def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
     for title in ("Standings", "Bradley-Terry Elo", "Head to head", "Per-engine statistics"):
         assert title in stdout and f"## {title}" in (out / "standings.md").read_text()
     assert f"folder: {out.resolve()}" in stdout
+    assert re.search(r"^dud \(dropped\)\s+-inf", stdout.split("Bradley-Terry Elo")[1], re.M)  # marked, not ranked silently
     rows = list(csv.DictReader(io.StringIO((out / "standings.csv").read_text())))
     doc = json.loads((out / "results.json").read_text())
     assert [r["engine"] for r in rows] == [s["engine"] for s in doc["standings"]]

@@ -215,7 +215,8 @@ def elo_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
     matrix = s.elo.los_matrix(order)
     rows = []
     for r, los in zip(s.elo.ratings, matrix):
-        rows.append([r.engine, _elo_text(r.elo, r.bound), _num(r.low), _num(r.high), r.results,
+        shown = f"{r.engine} (dropped)" if r.engine in s.dropped else r.engine
+        rows.append([shown, _elo_text(r.elo, r.bound), _num(r.low), _num(r.high), r.results,
                      "" if r.score is None else round(100 * r.score, 1)]
                     + ["" if v is None else round(100 * v, 1) for v in los])
     return headers, rows
