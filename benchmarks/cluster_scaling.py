@@ -54,8 +54,8 @@ class _Timed(ClusterSpec):
     """A cluster spec that notes when the cluster is ready (handshake done), so startup
     is not counted in games per second."""
 
-    def open(self, config):
-        games = super().open(config)
+    def open(self, config, may_start=None):
+        games = super().open(config, may_start)
         READY.append(time.perf_counter())
         return games
 

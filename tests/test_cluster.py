@@ -146,6 +146,21 @@ def test_a_worker_killed_mid_game_has_its_game_played_again_once(tmp_path, clust
     assert pids[killed["address"]] not in alive  # it was really killed
 
 
+@pytest.mark.timeout(180)
+def test_the_drop_rule_never_starts_an_engine_past_its_limit_on_a_cluster(tmp_path, cluster):
+    """Two Dask workers: the dud's first two games would run at once, one ending a move
+    earlier; a third game of the dud is not submitted while the second may still fail."""
+    local, _ = cluster
+    engines = engine_toml("tortoise", "{python}", ZOO, "good+slow", extra='env = { ZOO_SLOW_S = "0.4" }')
+    engines += engine_toml("dud", "{python}", ZOO, "crash", "2", extra="max_failures = 2")
+    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=3,
+                            time_control="movetime_ms = 1000")
+    summary = run_tournament(load_tournament(path), tmp_path / "out", cluster=ClusterSpec(local.scheduler_address))
+    records = stored(tmp_path / "out")
+    assert sorted(r["termination"] for r in records) == ["crash"] * 2 + ["dropped"] * 4
+    assert summary.dropped["dud"].startswith("2 consecutive failures")
+
+
 def dask_worker(scheduler: str, name: str, env: dict) -> subprocess.Popen:
     dask = Path(sys.executable).with_name("dask")
     command = [str(dask), "worker", scheduler] if dask.exists() else [sys.executable, "-m", "distributed.cli.dask_worker", scheduler]

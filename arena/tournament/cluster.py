@@ -33,10 +33,10 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from ..engine.process import EngineFault, EngineProcess, EngineRefused
-from .pool import Lost
+from .pool import WAIT, Lost
 from .runner import WorkerConfig, _Worker
 from .schedule import ScheduledGame
 
@@ -223,8 +223,9 @@ class ClusterSpec:
     def local_workers(self) -> int | None:
         return int(self.address.removeprefix("local:")) if self.address.startswith("local:") else None
 
-    def open(self, config: WorkerConfig) -> "ClusterGames":
-        return ClusterGames(self, config)
+    def open(self, config: WorkerConfig, may_start: Callable[[str, list[ScheduledGame]], Any] | None = None
+             ) -> "ClusterGames":
+        return ClusterGames(self, config, may_start)
 
 
 class ClusterGames:
@@ -232,7 +233,11 @@ class ClusterGames:
 
     task = staticmethod(_play)  # what a game's task runs (the coordinator benchmark swaps it)
 
-    def __init__(self, spec: ClusterSpec, config: WorkerConfig) -> None:
+    def __init__(self, spec: ClusterSpec, config: WorkerConfig,
+                 may_start: Callable[[str, list[ScheduledGame]], Any] | None = None) -> None:
+        # The drop rule's gate (runner.FailureTracker.may_start): a game is submitted only
+        # when each of its engines may start given the games in flight (WAIT: hold it back).
+        self.may_start = may_start
         try:
             import distributed
         except ImportError:
@@ -314,11 +319,18 @@ class ClusterGames:
         seen: set[int] = set()
         attempts = itertools.count()
 
-        def fill() -> None:
+        def fill(uncounted: Sequence[ScheduledGame] = ()) -> None:
+            """Top up the games in flight; ``uncounted``: games whose results the runner has
+            not taken in yet, which count as in flight for the drop rule."""
             capacity = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_THREAD * self._threads())
+            held: list[ScheduledGame] = []  # games whose engines must wait for games in flight
             while queue and len(pending) < capacity:
                 game = queue.popleft()
-                pending.update([self._submit(game, next(attempts))])
+                if self._may_submit(game, [g for g, _ in pending.values()] + list(uncounted)):
+                    pending.update([self._submit(game, next(attempts))])
+                else:
+                    held.append(game)
+            queue.extendleft(reversed(held))
 
         while queue or pending:
             for future in [f for f in pending if f.cancelled()]:  # e.g. the scheduler restarted
@@ -333,7 +345,7 @@ class ClusterGames:
                 game, _ = pending.pop(future)
                 outcome = self._outcome(future, game, bounces, queue)
                 future.release()
-                fill()  # first, so workers play on while the caller stores the result
+                fill([game])  # first, so workers play on while the caller stores the result
                 if outcome is None:
                     continue
                 if isinstance(outcome, dict):
@@ -342,6 +354,15 @@ class ClusterGames:
                         continue
                     seen.add(outcome["id"])
                 yield outcome
+                fill()  # the result is counted now: games held back for it may go
+
+    def _may_submit(self, game: ScheduledGame, in_flight: list[ScheduledGame]) -> bool:
+        """The drop rule on a cluster: a game whose engine could reach its limit through the
+        games in flight waits for them (an engine that was dropped is submitted: its task
+        records the forfeit without starting it)."""
+        if self.may_start is None:
+            return True
+        return all(self.may_start(name, in_flight) is not WAIT for name in game.seats)
 
     def cancel_queued(self) -> None:
         """Submit no more games; those already submitted still finish and are yielded."""

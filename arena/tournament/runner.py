@@ -452,7 +452,7 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
     errors: list[str] = []
     if not todo:
         return errors
-    pool = cluster.open(config) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd,
+    pool = cluster.open(config, tracker.may_start) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd,
                                                             may_start=tracker.may_start)
     for name in tracker.dropped:
         pool.drop(name)
