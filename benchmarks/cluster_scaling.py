@@ -119,8 +119,8 @@ class _Instant(ClusterGames):
 
 
 class _InstantSpec(_Timed):
-    def open(self, config):
-        games = _Instant(self, config)
+    def open(self, config, may_start=None):
+        games = _Instant(self, config, may_start)
         READY.append(time.perf_counter())
         return games
 
@@ -137,7 +137,7 @@ def coordinator(folder: Path, games: int, template: dict, workers: int) -> None:
     print(f"   dispatch + store + rate, end to end: {len(records) / seconds:8.0f} games/s")
     # The coordinator's own parts, without Dask.
     with GameStore(folder / "store-only") as store:
-        store.open("bench")
+        store.open({"name": "bench"})
         tracker = FailureTracker({f"e{i}": 3 for i in range(ENGINES)})
         start = time.perf_counter()
         for record in records:

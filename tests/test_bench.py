@@ -55,3 +55,15 @@ def test_python_instant_engine_plays_a_legal_game():
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout.strip().splitlines()[-1])
     assert record["termination"] == "normal" and record["winner"] in (0, 1)
+
+
+@pytest.mark.timeout(180)
+def test_the_cluster_scaling_benchmark_runs_end_to_end():
+    """benchmarks/cluster_scaling.py --quick: every part prints its figures (a benchmark that
+    breaks when the runner's interfaces change is caught here, not by its next user)."""
+    pytest.importorskip("distributed")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cluster_scaling.py"), "--quick"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=170)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "one coordinator's ceiling" in done.stdout and "storing alone" in done.stdout
+    assert NUMBER.search(done.stdout.split("dispatch + store + rate")[1])
