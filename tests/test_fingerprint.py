@@ -113,3 +113,15 @@ def test_changes_and_fingerprint_ignore_only_growth():
     assert changes({**old, "sprt": sprt}, {**old, "sprt": {**sprt, "elo1": 10}}) == ["sprt.elo1: 5 -> 10"]
     assert changes({**old, "sprt": sprt}, {**old, "rounds": 9, "sprt": sprt}) == []  # more pairs for the test
     assert changes(old, {"rounds": 2, "seed": 1, "engines": {}}) == ['engines.a: {"command": ["x"]} -> (removed)']
+
+
+def test_listing_the_engines_in_another_order_is_another_schedule_and_refused(played):
+    """Game ids pair engines by their place in the file: a reordered file must not resume."""
+    path, out, _ = played
+    text = path.read_text()
+    head, first, second = text.split("[[engines]]")
+    path.write_text(head + "[[engines]]" + second.rstrip("\n") + "\n" + "[[engines]]" + first)
+    result = run(path, out)
+    assert result.exit_code == 2, result.output
+    assert 'engine_order: ["r1", "r2"] -> ["r2", "r1"]' in result.output
+    assert games(out) == 2

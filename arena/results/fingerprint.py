@@ -86,6 +86,9 @@ def _fixed(settings: Mapping[str, Any], leave_out: tuple[str, ...]) -> dict[str,
     if isinstance(engines, list):
         fixed["engines"] = {e.get("name"): {k: v for k, v in e.items() if k not in FREE_PER_ENGINE}
                             for e in engines if isinstance(e, dict)}
+        # The schedule pairs engines by their place in the file: another order is another
+        # schedule, whose game ids mean other pairings.
+        fixed["engine_order"] = [e.get("name") for e in engines if isinstance(e, dict)]
     return fixed
 
 
