@@ -396,6 +396,36 @@ def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_mom
         wait_gone(marker, 5)
 
 
+ESCAPERS = (engine_toml("fs", "{python}", ZOO, "fork_setsid+slow") + engine_toml("esc", "{python}", ZOO, "escape_tree+slow")
+            + engine_toml("crash", "{python}", ZOO, "crash", "3", extra="max_failures = 0"))
+
+
+@pytest.mark.timeout(150)
+def test_nothing_survives_a_coordinator_killed_while_the_run_starts(tmp_path):
+    """kill -9 in the run's first 0.4 s (the engines' start-up check, the first workers):
+    the processes that started engines kill what those left behind on the way out, even
+    children that left the process group or dropped their environment."""
+    rng = random.Random(7)
+    path = write_tournament(tmp_path, ESCAPERS, options="size = 5\nswap = false", rounds=20, workers=2,
+                            time_control="movetime_ms = 300")
+    for attempt in range(16):
+        marker = tmp_path / f"pids{attempt}"
+        env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
+        run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"out{attempt}", "-q"), cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        delay = rng.uniform(0.2, 0.4)
+        time.sleep(delay)
+        run.kill()
+        run.wait()
+        try:
+            wait_gone(marker, 5)
+        except AssertionError:
+            left = survivors(marker)
+            for pid in left:
+                os.kill(pid, signal.SIGKILL)
+            pytest.fail(f"attempt {attempt}, kill -9 after {delay:.2f} s: {len(left)} process(es) survived")
+
+
 @pytest.mark.timeout(120)
 def test_a_stopped_worker_is_killed_and_its_game_played_elsewhere(tmp_path, monkeypatch, caplog):
     """An engine sends SIGSTOP to its worker (once): the watchdog kills the worker and

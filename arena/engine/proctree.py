@@ -115,10 +115,12 @@ def children(parent: int) -> list[int]:
             if (stat := _stat_fields(entry)) is not None and int(stat[1]) == parent]
 
 
-def kill_adopted(keep: set[int]) -> int:
+def kill_adopted(keep: set[int], quiet: bool = False) -> int:
     """In a subreaper: SIGKILL and reap every child of this process except ``keep`` (the
     engines it started itself), i.e. the descendants of engines that it adopted.  A
-    no-op elsewhere, where this process's other children are not ours to kill."""
+    no-op elsewhere, where this process's other children are not ours to kill.
+    ``quiet``: log nothing (in a signal handler, the interrupted code may hold a lock of
+    the logging machinery)."""
     if not _subreaper:
         return 0
     killed = 0
@@ -134,7 +136,7 @@ def kill_adopted(keep: set[int]) -> int:
             killed += 1
         for pid in strays:
             _reap(pid)
-    if killed:
+    if killed and not quiet:
         log.warning("killed %d process(es) that an engine left behind outside its process group", killed)
     return killed
 
@@ -276,9 +278,10 @@ def _warn_once(message: str) -> None:
         log.warning("%s", message)
 
 
-def kill_tagged(tag: str, key: str = ENGINE_TAG) -> int:
+def kill_tagged(tag: str, key: str = ENGINE_TAG, quiet: bool = False) -> int:
     """SIGKILL every process carrying ``tag``, repeating while new ones appear (a
-    child may fork between the scan and the kill).  Returns how many were killed."""
+    child may fork between the scan and the kill).  Returns how many were killed.
+    ``quiet`` as for :func:`kill_adopted`."""
     killed: set[int] = set()
     for _ in range(_SWEEP_ROUNDS):
         pids = set(tagged_pids(tag, key)) - {os.getpid()}
@@ -292,6 +295,6 @@ def kill_tagged(tag: str, key: str = ENGINE_TAG) -> int:
             killed.add(pid)
         if pids <= killed:
             time.sleep(0.005)  # killed, not yet dead: give the kernel a moment
-    if killed:
+    if killed and not quiet:
         log.warning("killed %d stray engine process(es) that had left the process group", len(killed))
     return len(killed)

@@ -132,6 +132,9 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
             mismatches.append({"field": "reason", "recorded": rec.reason, "derived": None, "reason": problem})
         if not offenders:
             return {"termination": termination, "winner": None, "scores": None, "places": None}, mismatches
+        if (problem := _code_problem(rec, state)) is not None:
+            mismatches.append({"field": "termination", "recorded": rec.termination, "derived": None,
+                               "reason": problem})
         scores, places = _forfeit_result(state, offenders)
         winner = places.index(0) if places.count(0) == 1 else None
         if rec.forfeit_seat is None:
@@ -141,6 +144,37 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
     for field, value in (("winner", winner), ("scores", scores), ("places", places)):
         differs(field, value)
     return {"termination": termination, "winner": winner, "scores": scores, "places": places}, mismatches
+
+
+# The referee's own wording of the forfeits a record can re-derive (arena/match.py, runner.py).
+_OWN_WORDS = {"resign": re.compile(r"resigned"), "dropped": re.compile(r"dropped from the tournament\b.*"),
+              "illegal": re.compile(r"illegal move '(.*)': .*", re.S)}
+
+
+def _code_problem(rec: Record, state: State) -> str | None:
+    """What contradicts the forfeit's code in its reason: a resignation, a drop and an illegal
+    move are worded by the referee, so the words and the code must go together, and the move
+    an 'illegal' reason quotes must be illegal where the recorded moves end."""
+    detail = (rec.reason or "").split(": ", 1)[1] if ": " in (rec.reason or "") else ""
+    worded = next((code for code, words in _OWN_WORDS.items() if words.fullmatch(detail)), None)
+    if worded != rec.termination and (worded is not None or rec.termination in _OWN_WORDS):
+        return (f"the reason reads as {worded!r}" if worded else
+                f"a {rec.termination!r} forfeit's reason is worded by the referee, and this one is not")
+    if worded == "illegal":
+        move = _OWN_WORDS["illegal"].fullmatch(detail).group(1)
+        if "\\" not in move and _is_legal(state, move):  # an escaped token cannot be replayed as written
+            return f"the reason calls {move!r} illegal, but it is legal where the recorded moves end"
+    return None
+
+
+def _is_legal(state: State, move: str) -> bool:
+    try:
+        state.clone().play(move)
+    except (IllegalMove, ValueError):
+        return False
+    except Exception:  # the referee could not read it at all: not a legal move either
+        return False
+    return True
 
 
 def _offenders(rec: Record, players: int) -> tuple[list[int], str | None]:

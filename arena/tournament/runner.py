@@ -186,17 +186,17 @@ class _Worker:
             self.retire(name)
 
     def kill_now(self) -> None:
-        """Kill every engine and what it started without waiting on any process object:
-        after a signal the interrupted code may hold their locks (subprocess's wait lock).
-        The kernel reaps them once this worker exits."""
-        for proc in self.engines.values():
+        """Kill every engine and what it started without waiting on any process object
+        and without logging: after a signal the interrupted code may hold their locks
+        (subprocess's wait lock, a log queue's).  The kernel reaps them once this worker exits."""
+        for proc in list(self.engines.values()):
             if proc.proc is not None:
                 try:
                     os.killpg(proc.proc.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-            proctree.kill_tagged(proc._tag)
-        proctree.kill_adopted(set())
+            proctree.kill_tagged(proc._tag, quiet=True)
+        proctree.kill_adopted(set(), quiet=True)
 
 
 def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | None) -> None:
@@ -210,14 +210,33 @@ def _init_worker(config: WorkerConfig, dropped: Sequence[int], lock_fd: int | No
 
 
 def _terminate_worker(signum: int, frame: object) -> None:
-    """SIGTERM (the pool's terminate(), or the coordinator died): unwind whatever the worker
-    was doing by raising, and kill the engines on the way out (Finalize -> shutdown ->
-    kill_now), outside this handler.  A handler that killed and waited for the engines
-    itself could block for ever on the wait lock of the very code it interrupted."""
+    """SIGTERM (the pool's terminate(), or the coordinator died): kill the engines and
+    whatever they started, then exit at once.  Nothing here waits on a process object or
+    a lock (the interrupted code may hold subprocess's wait lock or a log queue's), and no
+    exception is raised: one raised from a handler can land in a __del__ or a garbage
+    collector callback that swallows it, and the worker would live on with SIGTERM ignored."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one stop is enough
     if _worker is not None:
         _worker.stopping = True
-    raise SystemExit(128 + signum)
+        _worker.kill_now()
+    else:
+        proctree.kill_adopted(set(), quiet=True)
+    os._exit(128 + signum)
+
+
+def _init_preflight_host(lock_fd: int | None, run_tag: str, coordinator: int) -> None:
+    """The start-up check's process: like a worker, it dies with the coordinator and takes
+    every process its engines started with it (they all carry the run's tag)."""
+    _init_engine_host(lock_fd)
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        proctree.kill_tagged(run_tag, proctree.RUN_TAG, quiet=True)
+        proctree.kill_adopted(set(), quiet=True)
+        os._exit(128 + signum)
+    signal.signal(signal.SIGTERM, stop)
+    if os.getppid() != coordinator:
+        stop(signal.SIGTERM, None)  # it died before the signal was armed
 
 
 def _init_engine_host(lock_fd: int | None) -> None:
@@ -375,7 +394,7 @@ def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None) -> None
     that fit.  An engine that cannot start is not refused here: its games record the
     fault.  The engines start in a worker process like the games' (a subreaper that dies
     with arena), so nothing they leave behind outlives the check."""
-    pool = WorkerPool(1, _preflight_in_worker, _init_engine_host, (lock_fd,))
+    pool = WorkerPool(1, _preflight_in_worker, _init_preflight_host, (lock_fd, run_tag, os.getpid()))
     found: list[str | None] = [None] * len(t.engines)  # a worker that died refuses nobody
     try:
         for answer in pool.imap_unordered([(tuple(t.engines), t.data.game, run_tag)]):
