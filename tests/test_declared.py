@@ -117,3 +117,16 @@ def test_no_increment_key_without_an_increment(tmp_path):
     assert result.returncode == 0, result.stderr
     gos = [line for line in seen.read_text().splitlines() if line.startswith("go ")]
     assert gos and all(re.fullmatch(r"go time \d+,\d+", g) for g in gos), gos[:3]
+
+
+@pytest.mark.parametrize("declaration,problem", [
+    ("option name d type int default \u00b9 min 0 max 5", "not a number in ASCII digits"),
+    ("option name d type bool default maybe", "a bool's default is true or false"),
+    ("option name d type int default 1\\noption name d type string default x", "declared twice"),
+])
+def test_a_malformed_option_declaration_is_a_fault_of_the_engine(tmp_path, declaration, problem):
+    script = tmp_path / "decl.py"
+    script.write_text(DECLARING.replace("option name depth type int default 3 min 1 max 9", declaration))
+    result = run_arena("play", "-g", "hex", "-O", "size=4", f"{PY} {script}", f"{PY} -m engines.random_engine")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "option 'd'" in result.stderr and problem in result.stderr, result.stderr

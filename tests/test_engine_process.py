@@ -103,6 +103,8 @@ for line in sys.stdin:
     ('elif w[0] == "go": sys.exit(3)', "crash", "exit code 3"),
     ('elif w[0] == "go": raise RuntimeError("out of ideas")', "crash", "RuntimeError: out of ideas"),
     ('elif w[0] == "go": out("resign")', "resign", "resigned"),
+    ('elif w[0] == "go": out("readyok")', "protocol", "expected a move, got 'readyok'"),  # the line, quoted
+    ('elif w[0] == "go": out("id name twice")', "protocol", "expected a move, got 'id name twice'"),
     ('elif w[0] == "go": out("info " + "\u20ac" * 30000)', "protocol", "longer than 65536 bytes"),
     # one write: both lines are there before the next go (else the second may be read as its answer)
     ('elif w[0] == "go": out("move " + "abcde"[len(w) % 5] + "1\\nmove e5")', "protocol",

@@ -21,7 +21,6 @@ from ..match import TimeControl, play_game, starting_state
 from ..rules import GAMES, Game, IllegalMove, State, make_game
 from ..rules import bases as bases_rules
 from . import open_engine
-from .declared import declaration_problem
 from .process import EngineFault, EngineProcess, EngineSpec, Reply
 
 MOVETIME_MS = 300          # the "move within movetime" check
@@ -171,7 +170,6 @@ class Conformance:
 
     def _handshake(self) -> str:
         engine = self._start()
-        self._declaration_lines = [l for l in self._memory.lines if " < option " in l]
         self.identity = dict(engine.identity)
         self.declared = list(engine.declared_options)
         if not self.identity.get("name"):
@@ -190,11 +188,7 @@ class Conformance:
                                               else " (declare 'id games' or pass --game for others)"))
 
     def _options(self) -> str:
-        for decl in self.declared:
-            problem = declaration_problem(decl)
-            if problem:
-                self._memory.lines = self._declaration_lines
-                raise _Failed(f"option {decl.name!r}: {problem}")
+        # A malformed declaration already failed the handshake (the engine layer refuses it).
         if not self.declared:
             return "no options declared"
         spec = EngineSpec(self.spec.name, self.spec.command, self.spec.cwd,

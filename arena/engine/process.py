@@ -29,7 +29,7 @@ from protocol import codec
 from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
 
 from . import proctree
-from .declared import games_problem, option_problems
+from .declared import declaration_problem, games_problem, option_problems
 
 log = logging.getLogger("arena.engine")
 
@@ -194,6 +194,10 @@ class EngineProcess:
             if isinstance(msg, Id):
                 self.identity[msg.key] = codec.sanitize(msg.value, 80)
             elif isinstance(msg, OptionDecl):
+                problem = declaration_problem(msg) or (
+                    "declared twice" if any(d.name == msg.name for d in self.declared_options) else None)
+                if problem is not None:  # the engine's own line is wrong: a fault, as any malformed line
+                    raise EngineFault("protocol", f"option {msg.name!r} ({_describe(msg)}): {problem}")
                 self.declared_options.append(msg)
             elif not isinstance(msg, Info):
                 raise EngineFault("protocol", f"unexpected {_describe(msg)} during the handshake")
@@ -562,6 +566,5 @@ def _poll_for(*fds: int | None) -> Any:
 
 
 def _describe(msg: codec.EngineMessage) -> str:
-    if isinstance(msg, Move):
-        return f"'move {codec.sanitize(msg.token, 40)}'"
-    return type(msg).__name__
+    """The line an engine sent, quoted for a reason (what it wrote, not a class name)."""
+    return codec.quote(codec.format_engine_message(msg), 80)

@@ -4,7 +4,7 @@
 
 FAULT (``good``: breaks nothing):
     no_name          an empty 'id name' line                 (handshake)
-    bad_option       declares an int option whose default is not a number  (options)
+    bad_option       declares an int option whose default is not a number  (handshake)
     setoption_reply  answers 'setoption' with a line         (options)
     swap             reads 'swap' as a pass (the stone stays put) and plays the first cell it thinks free  (hex after a swap)
     groups_multi     places one stone more than allowed when several are allowed  (groups)
