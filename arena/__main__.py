@@ -1,8 +1,9 @@
 """``python -m arena`` and the ``arena`` command.
 
-Importing the CLI takes a few hundred milliseconds; a Ctrl-C in that time must give one line,
-not a traceback, so SIGINT is answered quietly until the CLI is loaded, then handed back
-to Python (the runner turns it into a clean stop that keeps finished games).
+Importing the CLI takes a few hundred milliseconds; a Ctrl-C (or SIGTERM) in that time must
+give one line, not a traceback or silence, so both are answered quietly until the CLI is
+loaded; then SIGTERM raises KeyboardInterrupt like Ctrl-C, which every command turns into
+one line (and a run into a clean stop that keeps finished games).
 """
 
 import os
@@ -20,14 +21,20 @@ def _interrupted_at_start(signum: int, frame: object) -> None:
 
 
 def entry() -> None:
+    stops = (_signal.SIGINT, _signal.SIGTERM)  # Ctrl-C, and kill or a service manager
     try:
-        previous = _signal.signal(_signal.SIGINT, _interrupted_at_start)
+        previous = [_signal.signal(sig, _interrupted_at_start) for sig in stops]
     except ValueError:  # not the main thread
-        previous = None
+        previous = []
     from .cli import main
-    if previous is not None:
-        _signal.signal(_signal.SIGINT, previous)
+    if previous:
+        _signal.signal(_signal.SIGINT, previous[0])
+        _signal.signal(_signal.SIGTERM, _stop_like_ctrl_c)  # from here on, SIGTERM stops as Ctrl-C does
     main()
+
+
+def _stop_like_ctrl_c(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -12,10 +12,11 @@ import logging
 import multiprocessing
 import os
 import signal
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import multiprocessing_logging
 
@@ -348,7 +349,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
     Dask cluster instead of local worker processes; storing and rating stay here."""
     workers = workers or t.data.workers
     schedule = build_schedule(t)
-    with GameStore(out) as store:
+    with _sigterm_as_interrupt(), GameStore(out) as store:
         store.open(tournament_settings(t), legacy_fingerprint(t))  # kept as meta 'settings'
         run_tag = _new_run(store)
         store.set_meta("scheduled", str(len(schedule)))  # so a reader of the folder knows how far it is
@@ -477,7 +478,6 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
         pool.drop(name)
     multiprocessing_logging.install_mp_handler()
     finished = already
-    previous_handler = _sigterm_as_interrupt()
     try:
         for record in pool.imap_unordered(todo):
             if isinstance(record, Lost) or "internal_error" in record:
@@ -499,20 +499,25 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
         pool.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
         raise
     finally:
-        if previous_handler is not None:
-            signal.signal(signal.SIGTERM, previous_handler)
         multiprocessing_logging.uninstall_mp_handler()
     return errors
 
 
-def _sigterm_as_interrupt():
-    """Make SIGTERM stop a run like Ctrl-C does (finished games kept, engines killed)."""
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Make SIGTERM stop a run like Ctrl-C does (finished games kept, engines killed),
+    from its first step (the start-up check included) to its last."""
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
     try:
-        return signal.signal(signal.SIGTERM, interrupt)
+        previous = signal.signal(signal.SIGTERM, interrupt)
     except ValueError:  # not the main thread: leave signals alone
-        return None
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _error_text(result: Any) -> str:
