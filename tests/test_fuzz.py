@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.engine import gtp
-from arena.engine.conformance import declaration_problem
+from arena.engine.declared import declaration_problem
 from arena.engine.gtp import GtpEngine
 from arena.engine.process import EngineFault, EngineProcess, EngineSpec
 from arena.rules import GAMES, IllegalMove, make_game

@@ -84,6 +84,37 @@ def test_a_forfeits_reason_and_seat_must_be_stated_and_fit_the_game():
         assert not v["ok"] and field.strip() in {m["field"] for m in v["mismatches"]}, (field, v)
 
 
+def test_a_normal_game_names_no_forfeiting_seat():
+    [v] = verdicts({**finished(), "forfeit_seat": 0})
+    assert not v["ok"] and [m["field"] for m in v["mismatches"]] == ["forfeit_seat"]
+
+
+@pytest.mark.parametrize("code,reason,problem", [
+    ("timeout", "boom", "reads as 'illegal'"),      # the reason is an illegal move's, the code is not
+    ("resign", "engine closed its output: exit code 3", "worded by the referee"),
+    ("crash", "resigned", "reads as 'resign'"),
+    ("dropped", "no move within 400 ms", "worded by the referee"),
+])
+def test_a_forfeits_code_must_fit_the_referees_wording(code, reason, problem):
+    game = make_game("hex", {"size": 4})
+    base = {**forfeit_before_start(game, 4, ["a", "b"], [1], "crash", "boom"), "id": 9}
+    if reason != "boom":
+        base["reason"] = f"b (seat 1): {reason}"
+    else:
+        base = {**base, "reason": "b (seat 1): illegal move 'zz9': not a cell"}
+    [v] = verdicts({**base, "termination": code})
+    assert not v["ok"] and any(problem in m.get("reason", "") for m in v["mismatches"]), v
+
+
+def test_an_illegal_moves_reason_must_quote_a_move_that_is_illegal():
+    game = make_game("hex", {"size": 4})
+    record = {**forfeit_before_start(game, 4, ["a", "b"], [0], "illegal", "illegal move 'b2': b2 is taken"), "id": 9}
+    [v] = verdicts(record)  # b2 is free on the empty board: the reason is made up
+    assert not v["ok"] and any("legal where the recorded moves end" in m.get("reason", "") for m in v["mismatches"])
+    fixed = {**record, "reason": "a (seat 0): illegal move 'e9': not a cell"}
+    assert verdicts(fixed)[0]["ok"]
+
+
 def test_a_result_without_a_termination_needs_moves_that_end_the_game():
     good = finished()
     unfinished = {**good, "moves": good["moves"][:-1], "termination": None}
@@ -100,6 +131,10 @@ def test_a_posies_variant_2_record_with_setup_and_deal_but_no_seed_verifies():
     assert v["ok"], v
     [missing] = verdicts({k: v for k, v in no_seed.items() if k != "deal"})
     assert not missing["ok"] and "missing 'deal'" in missing["error"]["reason"]
+    [seed_only] = verdicts({k: v for k, v in record.items() if k != "deal"})
+    assert not seed_only["ok"] and "missing 'deal'" in seed_only["error"]["reason"]
+    [nothing] = verdicts({k: v for k, v in no_seed.items() if k not in ("deal", "setup")})
+    assert not nothing["ok"] and "missing 'setup'" in nothing["error"]["reason"]
     other_deal = [verdicts({**no_seed, "deal": d})[0] for d in range(1, 30)]
     assert any(not v["ok"] for v in other_deal)  # the deal decides the hidden posies' scores
 
@@ -108,6 +143,9 @@ def test_a_posies_variant_2_record_with_setup_and_deal_but_no_seed_verifies():
     ({"options": {"size": "4"}}, "size"), ({"options": {"size": 4.0}}, "size"), ({"options": {"size": True}}, "size"),
     ({"winner": True}, "winner"), ({"id": "3"}, "id"), ({"scores": "1"}, "scores"), ({"seed": 1.0}, "seed"),
     ({"termination": "bogus"}, "termination"), ({"times_ms": "x"}, "times_ms"), ({"times_ms": [1, -5]}, "times_ms"),
+    ({"players": ["x"]}, "players"), ({"players": ["x", "y", "z"]}, "players"), ({"scores": [1e400, 0]}, "scores.0"),
+    ({"opening_plies": -1}, "opening_plies"), ({"opening_plies": 999}, "opening_plies"),
+    ({"opening_plies": "x"}, "opening_plies"), ({"details": []}, "details"), ({"places": [0]}, "places"),
 ])
 def test_record_fields_are_typed_strictly(change, field):
     record = {**finished(), **change}

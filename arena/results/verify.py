@@ -44,7 +44,7 @@ class RecordError(Exception):
 class Record(BaseModel):
     """The fields ``arena verify`` reads; other keys are kept and ignored."""
 
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
 
     game: str
     moves: list[str]
@@ -62,18 +62,28 @@ class Record(BaseModel):
     scores: list[float] | None = None
     places: list[int] | None = None
     times_ms: list[float] | None = None   # per move, the forfeiting one included
+    opening_plies: int | None = Field(None, ge=0)  # the first moves were a book's
+    details: dict[str, Any] | None = None
 
 
-def _check_times(rec: "Record") -> None:
+def _check_shape(rec: "Record", players: int) -> None:
+    """What a record says of itself that needs no replay to be wrong."""
     if rec.times_ms is not None and any(t < 0 for t in rec.times_ms):
         raise ValueError("'times_ms': every time is a non-negative number of milliseconds")
+    if rec.opening_plies is not None and rec.opening_plies > len(rec.moves):
+        raise ValueError(f"'opening_plies' is {rec.opening_plies}, more than the {len(rec.moves)} moves")
+    if rec.players is not None and len(rec.players) != players:
+        raise ValueError(f"'players' names {len(rec.players)} engine(s); this game has {players} seats")
+    for field in ("scores", "places"):
+        if (value := getattr(rec, field)) is not None and len(value) != players:
+            raise ValueError(f"{field!r} has {len(value)} entries; this game has {players} seats")
 
 
 def verify_record(record: dict[str, Any]) -> dict[str, Any]:
     """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
     rec = _validated(record)
-    _check_times(rec)
     game = make_game(rec.game, rec.options, strict=True)
+    _check_shape(rec, game.players)
     state = initial_state(game, record)
     error = None
     for ply, move in enumerate(rec.moves):
@@ -112,6 +122,9 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
 
     if rec.termination is None or rec.termination == "normal":
         termination = "normal" if over else None
+        if rec.forfeit_seat is not None:
+            mismatches.append({"field": "forfeit_seat", "recorded": rec.forfeit_seat, "derived": None,
+                               "reason": "a game that ended by the rules has no forfeiting seat"})
         if rec.termination == "normal" and not over:
             mismatches.append({"field": "termination", "recorded": "normal", "derived": "not over",
                                "reason": "the recorded moves do not end the game"})
@@ -202,19 +215,27 @@ def initial_state(game: Game, record: dict[str, Any]) -> State:
     if setup is not None and not isinstance(setup, str):
         raise ValueError("'setup' must be a string")
     if seed is not None:
+        if deal is None and _hidden_deal(game):
+            raise ValueError("missing 'deal': a Posies variant 2 game's hidden posies are drawn apart "
+                             "from its seed and recorded in 'deal'")
         state = game.initial_state(seed)
         if setup is not None and state.setup_token() != setup:
             raise ValueError(f"'setup' does not match the setup that seed {seed} produces")
     elif setup is not None:
-        if deal is None and game.name == "posies" and game.options.variant == 2:
-            raise ValueError("missing 'deal': a Posies variant 2 record needs it (or its 'seed') "
-                             "for the hidden posies")
+        if deal is None and _hidden_deal(game):
+            raise ValueError("missing 'deal': a Posies variant 2 record carries its hidden posies there")
         state = game.state_from_setup(setup)
+    elif game.name == "posies":
+        raise ValueError("missing 'setup' (or 'seed'): a Posies record names its random board there")
     else:
         state = game.initial_state()
     if deal is not None:
         state.deal(deal)
     return state
+
+
+def _hidden_deal(game: Game) -> bool:
+    return game.name == "posies" and game.options.variant == 2
 
 
 def parse_line(number: int, line: str, source: str) -> dict[str, Any]:
