@@ -270,7 +270,9 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     assert dropped[0] == "dud" and dropped[1].startswith("1 consecutive failures, the last in game")
     assert page.locator("img[src='plots/ratings.svg']").count() == 1
     elo = page.locator("#elo tbody tr td:first-child").all_text_contents()
-    assert sorted(elo) == sorted(shown)
+    assert sorted(elo) == sorted(f"{name} (dropped)" if name == "dud" else name for name in shown)
+    dud_row = page.locator("#standings tbody tr").last.locator("td").all_text_contents()
+    assert dud_row[0] == "-" and dud_row[1] == "dud" and dud_row[-1] == "dropped"  # marked, not ranked
     assert 'http-equiv="refresh"' not in (site / "index.html").read_text()  # the run is over
     shot(page, tmp_path, "standings")
     page.goto((site / "crosstable.html").as_uri())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Collection, Iterable, Sequence
 
 import trueskill
 
@@ -102,17 +102,21 @@ def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
     return points, "losses" if better else "draws" if tied else "wins"
 
 
-def table_rows(rows: Sequence[Standing], players: int) -> tuple[list[str], list[list[Any]]]:
-    """Headers and rows for tabulate and results.json."""
-    headers = ["rank", "engine", "games", "wins", "losses", "draws", "score %", "mu", "sigma", "mu-3sigma"]
+def table_rows(rows: Sequence[Standing], players: int,
+               dropped: Collection[str] = ()) -> tuple[list[str], list[list[Any]]]:
+    """Headers and rows of the standings; ``dropped`` engines (max_failures) come last,
+    marked, without a rank."""
+    headers = ["rank", "engine", "games", "wins", "losses", "draws", "score %", "mu", "sigma", "mu-3sigma", "status"]
     if players > 2:
         headers[6:6] = [_ordinal(i + 1) for i in range(players)]
     out = []
-    for rank, s in enumerate(rows, 1):
-        row: list[Any] = [rank, s.engine, s.games, s.wins, s.losses, s.draws]
+    ranked = [s for s in rows if s.engine not in dropped] + [s for s in rows if s.engine in dropped]
+    for rank, s in enumerate(ranked, 1):
+        row: list[Any] = ["-" if s.engine in dropped else rank, s.engine, s.games, s.wins, s.losses, s.draws]
         if players > 2:
             row += list(s.places or [])
-        row += [round(s.score_pct, 1), round(s.mu, 2), round(s.sigma, 2), round(s.conservative, 2)]
+        row += [round(s.score_pct, 1), round(s.mu, 2), round(s.sigma, 2), round(s.conservative, 2),
+                "dropped" if s.engine in dropped else ""]
         out.append(row)
     return headers, out
 

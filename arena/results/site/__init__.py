@@ -32,7 +32,7 @@ import jinja2
 from . import boards, pages, plots
 from ..elo import fit_elo
 from ..stats import engine_stats
-from ..export import folder_sprt
+from ..export import dropped_engines, folder_sprt
 from ..store import StorageError, decode_meta, read_folder
 from ...rules import IllegalMove, OptionError, make_game
 
@@ -179,10 +179,11 @@ class SiteWriter:
                 "written": written}
 
     def _summary_pages(self, data: SiteData) -> None:
-        tables = pages.summary_tables(data.game, data.options, data.engines, data.records)
-        elo = pages.elo_table(fit_elo(data.records, tables["order"]))
-        stats = pages.stats_table(data.game, engine_stats(data.records, tables["order"]))
         results = data.results or {}
+        dropped = {*dropped_engines(data.records), *results.get("dropped", {})}
+        tables = pages.summary_tables(data.game, data.options, data.engines, data.records, dropped)
+        elo = pages.elo_table(fit_elo(data.records, tables["order"]), dropped)
+        stats = pages.stats_table(data.game, engine_stats(data.records, tables["order"]))
         site = self._site_context(data)
         plot_files = self._plots(tables, elo, results)
         terminations: dict[str, int] = {}

@@ -6,7 +6,7 @@ autoescape, so an engine's name or reason is never pasted into markup by our cod
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from ..elo import EloFit
 from ..ratings import head_to_head, head_to_head_rows, standings, table_rows
@@ -20,13 +20,14 @@ def options_text(options: dict[str, Any]) -> str:
 
 
 def summary_tables(game: str, options: dict[str, Any], engines: Sequence[str],
-                   records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Standings with the rating history, head to head, the cross table and score matrix."""
+                   records: Sequence[dict[str, Any]], dropped: Collection[str] = ()) -> dict[str, Any]:
+    """Standings with the rating history, head to head, the cross table and score matrix;
+    ``dropped`` engines are listed last, marked and without a rank, as in results.json."""
     players = make_game(game, options).players
     history: dict[str, list[tuple[int, float, float]]] = {}
     rows = standings(engines, records, players, history)
-    headers, table = table_rows(rows, players)
-    order = [s.engine for s in rows]
+    headers, table = table_rows(rows, players, dropped)
+    order = [row[1] for row in table]
     pairs = head_to_head(records)
     pair_headers, pair_rows = head_to_head_rows(pairs, order)
     cross = []
@@ -51,16 +52,17 @@ def summary_tables(game: str, options: dict[str, Any], engines: Sequence[str],
             "cross": cross, "matrix": matrix}
 
 
-def elo_table(fit: EloFit) -> dict[str, Any]:
+def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
     """The Bradley-Terry ratings, best first, with their intervals (blank where unbounded)."""
     pct = round(100 * fit.confidence)
     headers = ["engine", "Elo", f"{pct}% low", f"{pct}% high", "games", "score %", "note"]
     rows = []
     for r in fit.ratings:
+        name = f"{r.engine} (dropped)" if r.engine in dropped else r.engine
         note = {"above": "unbounded above (never lost)", "below": "unbounded below (never scored)",
                 "between": "unbounded: it never lost to the ones below nor scored against the ones above",
                 "unconnected": "no results linking it to the others"}.get(r.bound or "", "")
-        rows.append([r.engine, _num(r.elo), _num(r.low), _num(r.high), r.games,
+        rows.append([name, _num(r.elo), _num(r.low), _num(r.high), r.games,
                      "" if r.score is None else round(100 * r.score, 1), note])
     plotted = [(r.engine, r.elo, r.low, r.high) for r in fit.ratings
                if r.elo is not None and r.low is not None and r.high is not None]
