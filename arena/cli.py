@@ -331,7 +331,7 @@ def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: 
     if missing:
         raise Failure(f"{folder}: no game {', '.join(map(str, missing))} (games stored: {len(records)}, ids "
                       f"{min(by_id, default=0)}..{max(by_id, default=0)})")
-    chosen = [by_id[i] for i in game_ids] if game_ids else records
+    chosen = [by_id[i] for i in dict.fromkeys(game_ids)] if game_ids else records
     try:
         if per_game:
             target.mkdir(parents=True, exist_ok=True)
@@ -344,6 +344,14 @@ def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: 
     except OSError as exc:
         raise Failure(f"{target}: cannot write ({exc.strerror}); choose another --out") from None
     click.echo(f"{len(chosen)} game(s): {target}")
+    if not per_game and len(chosen) > 1:
+        click.echo("note: HexGui opens the first game of a file with several; --per-game writes one file a game")
+    if any(r.get("options", {}).get("size", 0) > HEXGUI_MAX_SIZE for r in chosen):
+        click.echo(f"note: HexGui draws boards up to {HEXGUI_MAX_SIZE}x{HEXGUI_MAX_SIZE}; larger ones are "
+                   f"valid SGF for other viewers")
+
+
+HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
 
 
 @main.command()

@@ -93,6 +93,7 @@ def test_arena_export_sgf_writes_every_hex_game_of_a_folder(tmp_path):
     sgf = tmp_path / "all.sgf"
     result = CliRunner().invoke(main, ["export", "sgf", str(out), "-o", str(sgf)])
     assert result.exit_code == 0, result.output
+    assert "HexGui opens the first game of a file with several; --per-game" in result.output
     games = parse(sgf.read_text())
     assert len(games) == len(records) == 2
     for (props, moves), r in zip(games, records):
@@ -102,8 +103,8 @@ def test_arena_export_sgf_writes_every_hex_game_of_a_folder(tmp_path):
             replay.play(m)
         assert replay.winner() == r["winner"]
     one = tmp_path / "one.sgf"
-    result = CliRunner().invoke(main, ["export", "sgf", str(out), "--game", "1", "-o", str(one)])
-    assert result.exit_code == 0 and len(parse(one.read_text())) == 1
+    result = CliRunner().invoke(main, ["export", "sgf", str(out), "--game", "1", "--game", "1", "-o", str(one)])
+    assert result.exit_code == 0 and len(parse(one.read_text())) == 1 and "note:" not in result.output
     each = tmp_path / "each"
     result = CliRunner().invoke(main, ["export", "sgf", str(out), "--per-game", "-o", str(each)])
     assert result.exit_code == 0 and sorted(p.name for p in each.iterdir()) == ["game-0.sgf", "game-1.sgf"]
