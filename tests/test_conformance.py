@@ -26,10 +26,10 @@ def test_the_bundled_engines_pass():
                            ((PY, "-m", "engines.hex_pathfinder"), ("hex",))]:
         results = checks(command, games)
         assert all(c.passed for c in results), [(c.name, c.detail) for c in results if not c.passed]
-        assert len(results) == 6 + len(games)
+        assert len(results) == 7 + len(games) + ("hex" in games)  # Hex has two positions
     gtp = checks((PY, GTP, "--swap"), protocol="gtp")
     assert all(c.passed for c in gtp) and [c.name.split(" ")[0] for c in gtp] == \
-        ["handshake", "hex:", "move", "several", "quit"]
+        ["handshake", "hex:", "hex:", "move", "move", "several", "quit"]
 
 
 @pytest.mark.parametrize("fault, games, failing", [
@@ -42,6 +42,8 @@ def test_the_bundled_engines_pass():
     ("hexgo_captures", ("hex", "hexgo"), "hexgo: after captures"),
     ("posies_private", ("hex", "posies"), "posies: three seats"),
     ("slow", ("hex",), "move within movetime"),
+    ("clock_hang", ("hex",), "move on a game clock"),
+    ("always_swap", ("hex",), "hex: swap off"),
     ("second_game", ("hex",), "several games in one process"),
     ("ready_after_end", ("hex",), "isready after gameover"),
     ("slow_quit", ("hex",), "quit within 1 s"),
@@ -60,7 +62,7 @@ def test_each_broken_engine_fails_exactly_its_check(fault, games, failing):
 def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
     good = run_arena("check-engine", "--game", "hex", PY, "-m", "engines.random_engine")
     assert good.returncode == 0, good.stdout + good.stderr
-    assert good.stdout.count("PASS  ") == 7 and "all checks passed" in good.stdout
+    assert good.stdout.count("PASS  ") == 9 and "all checks passed" in good.stdout
     bad = run_arena("check-engine", "--handshake-ms", "2000", f"{PY} {BROKEN} swap")
     assert bad.returncode == 1
     lines = bad.stdout.splitlines()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from protocol import codec
 
@@ -24,6 +24,7 @@ from . import open_engine
 from .process import EngineFault, EngineProcess, EngineSpec, Reply
 
 MOVETIME_MS = 300          # the "move within movetime" check
+CLOCK_MS = 3000            # each seat's clock in the "move on a game clock" check
 POSITION_MOVETIME_MS = 5000  # the position checks: generous, they test answers, not speed
 MARGIN_MS = 100
 EXCHANGE_SHOWN = 14        # lines of the exchange shown on a failure
@@ -120,11 +121,12 @@ class Conformance:
         if not self.gtp:
             checks.append(("options", "sections 3-4 (option and setoption)", self._options))
         for game in self.games:
-            for label, build in POSITIONS.get(game, ()):
+            for label, build, options in POSITIONS.get(game, ()):
                 checks.append((f"{game}: {label}", f"section 6 (move tokens) and docs/rules/{game}.md",
-                               lambda build=build, game=game: self._position(game, build)))
+                               lambda build=build, game=game, options=options: self._position(game, build, options)))
         main = self.games[0] if self.games else "hex"
         checks.append((f"move within movetime ({main})", "section 5 (clocks)", lambda: self._movetime(main)))
+        checks.append((f"move on a game clock, no movetime ({main})", "section 5 (clocks)", lambda: self._clock(main)))
         checks.append((f"several games in one process ({main})", "section 2 (one process, many games)",
                        lambda: self._several_games(main)))
         if not self.gtp:
@@ -197,8 +199,8 @@ class Conformance:
         self._isready(engine, "after setoption")
         return f"set {', '.join(d.name for d in self.declared)} once each to the default; readyok"
 
-    def _position(self, game_name: str, build: Callable[[Game], State]) -> str:
-        game = make_game(game_name, CHECK_OPTIONS[game_name])
+    def _position(self, game_name: str, build: Callable[[Game], State], options: dict[str, Any] | None) -> str:
+        game = make_game(game_name, {**CHECK_OPTIONS[game_name], **(options or {})})
         state = build(game)
         seat = state.current_player()
         engine = self._start()
@@ -218,6 +220,18 @@ class Conformance:
                           codec.format_go(None, None, MOVETIME_MS), (MOVETIME_MS + MARGIN_MS) / 1000)
         move = self._legal(state, reply)
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms (movetime {MOVETIME_MS})"
+
+    def _clock(self, game_name: str) -> str:
+        """A move when the tournament has a game clock and no movetime (``go time ...`` alone):
+        an engine that waits for a movetime never moves in such a tournament."""
+        game = make_game(game_name, CHECK_OPTIONS[game_name])
+        state, _ = starting_state(game, 9)
+        engine = self._start()
+        engine.new_game(game.name, 0, game.players, game.option_tokens(), 9, state.private_info(0))
+        go = codec.format_go([CLOCK_MS] * game.players, None, None)
+        reply = engine.go(codec.format_position(state.setup_token(), state.moves), go, (CLOCK_MS + MARGIN_MS) / 1000)
+        move = self._legal(state, reply)
+        return f"answered {move} in {reply.elapsed * 1000:.0f} ms with {CLOCK_MS} ms on each clock"
 
     def _several_games(self, game_name: str) -> str:
         game = make_game(game_name, CHECK_OPTIONS[game_name])
@@ -329,12 +343,20 @@ def _posies_private(game: Game) -> State:
     return state
 
 
-POSITIONS: dict[str, list[tuple[str, Callable[[Game], State]]]] = {
-    "hex": [("after a swap (b3 swap ... : b3 is the only free cell, Blue to move)", _hex_after_swap)],
-    "groups": [("a multi-stone turn", _groups_multi_stone)],
-    "bases": [("a base one piece from full", _bases_near_full)],
-    "hexgo": [("after captures", _hexgo_after_captures)],
-    "posies": [("three seats, hidden colour ('private' line), seat 2 to move", _posies_private)],
+def _hex_second_move(game: Game) -> State:
+    state = game.initial_state()
+    state.play("b3")
+    return state
+
+
+# Each position: its label, how to reach it, and options over CHECK_OPTIONS (None: none).
+POSITIONS: dict[str, list[tuple[str, Callable[[Game], State], dict[str, Any] | None]]] = {
+    "hex": [("after a swap (b3 swap ... : b3 is the only free cell, Blue to move)", _hex_after_swap, None),
+            ("swap off (swap=false, b3, Blue to move: 'swap' is not a move)", _hex_second_move, {"swap": False})],
+    "groups": [("a multi-stone turn", _groups_multi_stone, None)],
+    "bases": [("a base one piece from full", _bases_near_full, None)],
+    "hexgo": [("after captures", _hexgo_after_captures, None)],
+    "posies": [("three seats, hidden colour ('private' line), seat 2 to move", _posies_private, None)],
 }
 
 

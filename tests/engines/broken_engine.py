@@ -12,6 +12,8 @@ FAULT (``good``: breaks nothing):
     hexgo_captures   sends a bad move once stones were captured  (hexgo)
     posies_private   crashes on a 'private' line             (posies)
     slow             takes movetime + 0.5 s when movetime is under 1 s  (move within movetime)
+    clock_hang       waits for a movetime that a clock-only 'go' never gives  (move on a game clock)
+    always_swap      answers 'swap' to the first stone even when swap=false  (hex: swap off)
     second_game      crashes at its second 'newgame'         (several games in one process)
     ready_after_end  does not answer an 'isready' that follows 'gameover'  (isready after gameover)
     slow_quit        takes 3 s to exit after 'quit'          (quit within 1 s)
@@ -52,6 +54,10 @@ class Broken(RandomEngine):
                 return "a1-a1"
         if FAULT == "hexgo_captures" and game == "hexgo" and state.details()["captures"]:
             return "zz99"
+        if FAULT == "always_swap" and game == "hex" and len(state.moves) == 1:
+            return "swap"
+        if FAULT == "clock_hang" and clock.movetime is None:
+            time.sleep(60)
         if FAULT == "slow" and clock.movetime is not None and clock.movetime < 1000:
             time.sleep(clock.movetime / 1000 + 0.5)
         return super().choose_move(state, clock)
