@@ -104,7 +104,7 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     except (StorageError, ClusterError, ConfigError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt:
-        raise Failure(f"interrupted; finished games are kept in {out}. Run the same command to resume.") from None
+        raise Failure(f"interrupted; finished games are kept in {out.resolve()}. Run the same command to resume.") from None
     except (OSError, sqlite3.Error) as exc:
         raise Failure(failure_text(out, exc)) from None
     _say(f"\n{t.name}: {t.data.game}, {summary.played} games played"

@@ -76,6 +76,7 @@ def test_a_posies_gauntlet_runs_end_to_end(tmp_path):
     ("[openings]\nrandom_plies = -1", "openings"),
     ('[openings]\nfile = "book.txt"\nstart = 3', "start = 3 but the book has 2"),
     ('[openings]\norder = "shuffled"', "order"),
+    ("[openings]\nworkers = 3", "unknown key 'openings.workers'; check the spelling"),  # not the other form's
     ("[openings]\nrandom_plies = 25", "random plies all ended the game"),
 ])
 def test_bad_format_sprt_and_openings_settings_are_refused(tmp_path, extra, message):

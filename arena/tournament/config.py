@@ -213,7 +213,7 @@ def load_tournament(path: str | Path) -> Tournament:
     try:
         data = TournamentFile.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in exc.errors())) from None
+        raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in _one_branch(exc.errors()))) from None
     try:
         game = make_game(data.game, data.options, strict=True)
     except OptionError as exc:
@@ -331,6 +331,30 @@ def _limit_text(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return "values nested too deep"
     return str(exc).split(";")[0]
+
+
+_PRIMITIVES = {"str", "int", "float", "bool"}
+
+
+def _one_branch(errors: list[Any]) -> list[Any]:
+    """For a key that takes one of several forms (``openings = "book.txt"`` or an
+    ``[openings]`` table), pydantic reports every form that failed, naming each by its type
+    in the key's path; keep the table's errors when a table was given, and drop the type
+    names from the paths."""
+    def tag(err: Any) -> tuple[int, str] | None:
+        for k, part in enumerate(err["loc"]):
+            if isinstance(part, str) and (part in _PRIMITIVES or part[:1].isupper()):
+                return k, part
+        return None
+    tables = {err["loc"][:t[0]] for err in errors if (t := tag(err)) and t[1] not in _PRIMITIVES}
+    kept = []
+    for err in errors:
+        if (t := tag(err)) is not None:
+            if t[1] in _PRIMITIVES and err["loc"][:t[0]] in tables and isinstance(err.get("input"), dict):
+                continue  # a table was given: the plain form's complaint says nothing
+            err = {**err, "loc": err["loc"][:t[0]] + err["loc"][t[0] + 1:]}
+        kept.append(err)
+    return kept
 
 
 def _describe(err: Any) -> str:
