@@ -95,14 +95,20 @@ def test_forfeited_games_are_kept_on_resume_not_played_again(tmp_path):
 
 
 def test_an_engine_dropped_before_the_resume_is_not_started_again(tmp_path):
-    engines = zoo_engine("good") + zoo_engine("good2") + zoo_engine("dud", "crash_start", extra="max_failures = 1")
+    starts = tmp_path / "dud-starts"
+    dud = zoo_engine("dud", "crash_start", extra=f'max_failures = 1\nenv = {{ ZOO_PIDS = "{starts}" }}')
+    engines = zoo_engine("good") + zoo_engine("good2") + dud
     path, out = tournament(tmp_path, engines), tmp_path / "out"
     run(path, out)
     records = [json.loads(text) for text in stored(out).values()]
     forfeits = sorted(r["id"] for r in records if r["termination"] == "dropped")
     assert [r["termination"] for r in records].count("crash") == 1 and forfeits
+    why = json.loads((out / "results.json").read_text())["dropped"]["dud"]
+    started_before = len(starts.read_text().split())
     for game_id in forfeits:
         forget(out, game_id)
     run(path, out)
     again = {i: json.loads(text) for i, text in stored(out).items()}
     assert [again[i]["termination"] for i in forfeits] == ["dropped"] * len(forfeits)
+    assert json.loads((out / "results.json").read_text())["dropped"]["dud"] == why  # the first run's reason
+    assert len(starts.read_text().split()) == started_before  # not even for the start-up check

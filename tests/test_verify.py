@@ -182,3 +182,13 @@ def test_game_options_in_a_tournament_file_are_typed_strictly(tmp_path, value):
     path = write_tournament(tmp_path, engines, options=f"size = {value}")
     result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and "option 'size'" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("code,detail", [("resign", "resigned"), ("crash", "engine closed its output: exit code 3")])
+def test_an_engine_name_that_looks_like_a_seat_does_not_confuse_the_reason(code, detail):
+    names = ["Deep (seat 1): v2", "plain"]
+    record = {**forfeit_before_start(make_game("hex", {"size": 4}), 4, names, [0], code, detail), "id": 9}
+    [v] = verdicts(record)
+    assert v["ok"], v
+    [blamed] = verdicts({**record, "forfeit_seat": 1})
+    assert not blamed["ok"]

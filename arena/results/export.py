@@ -75,7 +75,7 @@ class Summary:
         if self.finished is not False:
             return None
         return (f"not finished: {len(self.records)} of {self.scheduled} scheduled games are stored "
-                f"(still running, or stopped: the same 'arena run' command goes on)")
+                f"(a run still going, or one that stopped before its end)")
 
 
 def summarize(records: Sequence[dict[str, Any]], engines: Sequence[str], *, tournament: str, game: str,

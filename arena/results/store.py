@@ -248,7 +248,7 @@ class GameStore:
         """Keep why engines were dropped (engine -> reason) beside the games, so a later
         reader of the folder shows the same reasons; returns every run's drops."""
         known = decode_meta(self.folder, "dropped", self.get_meta("dropped"), {})
-        known.update(dropped)
+        known = {**dropped, **known}  # the run that dropped an engine said why; a resume keeps that
         self.set_meta("dropped", json.dumps(known))
         return known
 

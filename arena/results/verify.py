@@ -168,7 +168,9 @@ def _code_problem(rec: Record, state: State) -> str | None:
     """What contradicts the forfeit's code in its reason: a resignation, a drop and an illegal
     move are worded by the referee, so the words and the code must go together, and the move
     an 'illegal' reason quotes must be illegal where the recorded moves end."""
-    detail = (rec.reason or "").split(": ", 1)[1] if ": " in (rec.reason or "") else ""
+    seats, detail = _split_reason(rec)
+    if seats is None:
+        detail = (rec.reason or "").split(": ", 1)[1] if ": " in (rec.reason or "") else ""
     worded = next((code for code, words in _OWN_WORDS.items() if words.fullmatch(detail)), None)
     if worded != rec.termination and (worded is not None or rec.termination in _OWN_WORDS):
         return (f"the reason reads as {worded!r}" if worded else
@@ -190,10 +192,37 @@ def _is_legal(state: State, move: str) -> bool:
     return True
 
 
+def _split_reason(rec: Record) -> tuple[list[int] | None, str]:
+    """A forfeit's reason as the referee writes it, "NAME (seat N)[, NAME (seat M)]: detail":
+    the seats and the detail.  With ``players`` the names are matched as recorded, so an
+    engine named "x (seat 1): y" does not confuse it; None: no such prefix."""
+    reason = rec.reason or ""
+    if rec.players is None:
+        head, sep, detail = reason.partition(": ")
+        return ([int(n) for n in SEAT_IN_REASON.findall(head)] if sep else None), detail
+    seats: list[int] = []
+    pos = 0
+    while True:
+        seat = next((k for k, name in enumerate(rec.players) if k not in seats
+                     and reason.startswith(f"{name} (seat {k})", pos)), None)
+        if seat is None:
+            return None, ""
+        seats.append(seat)
+        pos += len(f"{rec.players[seat]} (seat {seat})")
+        if reason.startswith(": ", pos):
+            return seats, reason[pos + 2:]
+        if not reason.startswith(", ", pos):
+            return None, ""
+        pos += 2
+
+
 def _offenders(rec: Record, players: int) -> tuple[list[int], str | None]:
     """The seats a forfeit's reason names ("name (seat 1): ..."; else its forfeit_seat), and
     what is wrong with the reason, if anything."""
-    named = [int(s) for s in SEAT_IN_REASON.findall((rec.reason or "").split(": ", 1)[0])]
+    split, _ = _split_reason(rec)
+    if split is None and rec.players is not None:  # the names do not match: read the seat numbers
+        split = [int(n) for n in SEAT_IN_REASON.findall((rec.reason or "").split(": ", 1)[0])]
+    named = split or []
     seats = [s for s in dict.fromkeys(named) if s < players]
     if len(seats) < len(set(named)):
         return seats, f"the reason names a seat the game does not have ({players} seats)"

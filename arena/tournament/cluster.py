@@ -33,7 +33,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Sequence
 
 from ..engine.process import EngineFault, EngineProcess, EngineRefused
 from .pool import WAIT, Lost
@@ -90,15 +90,16 @@ class _RunState:
         self.used = time.monotonic()
         self.lock = threading.Lock()
 
-    def handshake(self) -> dict[str, str]:
-        """Start every engine once; {engine: why it cannot start} (empty: all fine).
-        The started engines are kept for the first game."""
+    def handshake(self, skip: Collection[str] = ()) -> dict[str, str]:
+        """Start every engine once but the ``skip``ped ones (dropped by the drop rule,
+        never started again); {engine: why it cannot start} (empty: all fine).  The
+        started engines are kept for the first game."""
         with self.lock:
             if self.problems is not None:
                 return self.problems
         worker = _Worker(self.config)
         problems: dict[str, str] = {}
-        for name in worker.names:
+        for name in [n for n in worker.names if n not in skip]:
             try:
                 worker.engine(name)
             except EngineFault as exc:
@@ -112,7 +113,7 @@ class _RunState:
         return problems
 
     def play(self, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> dict[str, Any]:
-        problems = self.handshake()
+        problems = self.handshake([name for name, gone in zip(self.config.engines, dropped) if gone])
         if problems:
             raise EngineUnavailable(_address(), _host(), problems)
         with self.lock:
@@ -168,11 +169,11 @@ def _address() -> str:
         return ""
 
 
-def _handshake(config: WorkerConfig) -> tuple[dict[str, str], dict[str, str]]:
+def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> tuple[dict[str, str], dict[str, str]]:
     """Run on every worker by the coordinator before any game: why engines cannot play
-    there, and which of them are refused for what they declare."""
+    there, and which of them are refused for what they declare (``skip``: dropped ones)."""
     state = _state(config)
-    return state.handshake(), state.refused
+    return state.handshake(skip), state.refused
 
 
 def _play(config: WorkerConfig, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> dict[str, Any]:
@@ -282,7 +283,8 @@ class ClusterGames:
         if not self._workers():
             log.warning("the cluster has no workers yet; games wait for one to join")
             return
-        answers = self.client.run(_handshake, self.config, on_error="return")
+        dropped = tuple(n for n in self.names if self.may_start is not None and self.may_start(n, []) is False)
+        answers = self.client.run(_handshake, self.config, dropped, on_error="return")
         refused = {name: why for answer in answers.values() if not isinstance(answer, BaseException)
                    for name, why in answer[1].items()}
         if refused:  # the engine's own declarations: the same on every worker

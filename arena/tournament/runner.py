@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterator, Sequence
 
 import multiprocessing_logging
 
@@ -373,7 +373,7 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         tracker = FailureTracker.resumed(t.max_failures, stored)
         try:
             if todo and not cluster:  # a cluster's workers check the same in their handshake
-                _refuse_undeclared(t, run_tag, store.lock_fd)
+                _refuse_undeclared(t, run_tag, store.lock_fd, skip=set(tracker.dropped))
             errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done), tracker,
                                cluster, sprt)
         except BaseException as exc:
@@ -389,23 +389,26 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
                    dropped=dropped, errors=errors, site=site, scheduled=len(schedule))
 
 
-def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None) -> None:
+def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None, skip: Collection[str] = ()) -> None:
     """Before the first game, each engine is started once (side by side): if it declares
     its games it must play this one, and its options must be ones it declared, with values
     that fit.  An engine that cannot start is not refused here: its games record the
     fault.  The engines start in a worker process like the games' (a subreaper that dies
     with arena), so nothing they leave behind outlives the check."""
+    checked = [spec for spec in t.engines if spec.name not in skip]  # skip: dropped earlier, never started again
+    if not checked:
+        return
     pool = WorkerPool(1, _preflight_in_worker, _init_preflight_host, (lock_fd, run_tag, os.getpid()))
-    found: list[str | None] = [None] * len(t.engines)  # a worker that died refuses nobody
+    found: list[str | None] = [None] * len(checked)  # a worker that died refuses nobody
     try:
-        for answer in pool.imap_unordered([(tuple(t.engines), t.data.game, run_tag)]):
+        for answer in pool.imap_unordered([(tuple(checked), t.data.game, run_tag)]):
             if not isinstance(answer, Lost):
                 found = answer
         pool.close()
     except BaseException:
         pool.terminate()
         raise
-    problems = [f"engine {spec.name!r}: {p}" for spec, p in zip(t.engines, found) if p]
+    problems = [f"engine {spec.name!r}: {p}" for spec, p in zip(checked, found) if p]
     if problems:
         raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
 
