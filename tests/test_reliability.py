@@ -344,6 +344,15 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def start_marked_run(tmp_path: Path, path: Path, attempt: int, **popen) -> tuple[subprocess.Popen, Path]:
+    """``arena run`` into its own folder, every zoo process noting its pid in the returned marker."""
+    marker = tmp_path / f"pids{attempt}"
+    env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
+    run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"out{attempt}", "-q"), cwd=ROOT, env=env,
+                           stdout=subprocess.DEVNULL, **popen)
+    return run, marker
+
+
 SLOW_PAIR = engine_toml("slow1", "{python}", ZOO, "slow") + engine_toml("slow2", "{python}", ZOO, "fork+slow")
 
 
@@ -355,10 +364,7 @@ def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_mom
     path = write_tournament(tmp_path, SLOW_PAIR, options="size = 5\nswap = false", rounds=20, workers=2,
                             time_control="movetime_ms = 200")
     for attempt in range(8):
-        marker = tmp_path / f"pids{attempt}"
-        env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
-        run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"out{attempt}", "-q"), cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        run, marker = start_marked_run(tmp_path, path, attempt, stderr=subprocess.PIPE, text=True)
         delay, how = rng.uniform(0.2, 2.0), rng.choice(["kill -9", "sigterm", "sigterm a worker"])
         end = time.monotonic() + delay
         workers: set[int] = set()
@@ -409,10 +415,7 @@ def test_nothing_survives_a_coordinator_killed_while_the_run_starts(tmp_path):
     path = write_tournament(tmp_path, ESCAPERS, options="size = 5\nswap = false", rounds=20, workers=2,
                             time_control="movetime_ms = 300")
     for attempt in range(16):
-        marker = tmp_path / f"pids{attempt}"
-        env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
-        run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"out{attempt}", "-q"), cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        run, marker = start_marked_run(tmp_path, path, attempt, stderr=subprocess.DEVNULL, start_new_session=True)
         delay = rng.uniform(0.2, 0.4)
         time.sleep(delay)
         run.kill()
