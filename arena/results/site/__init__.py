@@ -22,6 +22,7 @@ import json
 import logging
 import multiprocessing
 import os
+import signal
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -103,7 +104,7 @@ class SiteWriter:
             global _JOB
             _JOB = (self, data)
             chunks = [[r["id"] for r in todo[k::processes]] for k in range(processes)]
-            with multiprocessing.get_context("fork").Pool(processes) as pool:
+            with multiprocessing.get_context("fork").Pool(processes, initializer=_plain_signals) as pool:
                 pending = pool.map_async(_write_games_in_child, chunks)
                 self._summary_pages(data)
                 pending.get()
@@ -261,6 +262,14 @@ def write_site(folder: Path, data: SiteData) -> Path:
 
 
 # -- a results folder ---------------------------------------------------------
+
+
+def _plain_signals() -> None:
+    """In a page-writing child: the pool stops its children with SIGTERM, which must end
+    them (arena's own handler, inherited through fork, would raise KeyboardInterrupt in
+    the middle of the pool's queue and could deadlock it); Ctrl-C is the parent's."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def load_folder(folder: Path) -> SiteData:
