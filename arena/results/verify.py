@@ -185,9 +185,7 @@ def _code_problem(rec: Record, state: State) -> str | None:
 def _is_legal(state: State, move: str) -> bool:
     try:
         state.clone().play(move)
-    except (IllegalMove, ValueError):
-        return False
-    except Exception:  # the referee could not read it at all: not a legal move either
+    except Exception:  # IllegalMove, or a token the referee cannot read at all: not legal either
         return False
     return True
 

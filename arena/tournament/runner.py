@@ -63,6 +63,7 @@ class WorkerConfig:
 # -- worker side --------------------------------------------------------------
 
 _worker: "_Worker | None" = None
+_checked_run_tag = ""  # in the start-up check's process: the run whose engines it starts
 
 
 class _Worker:
@@ -220,7 +221,9 @@ def _terminate_worker(signum: int, frame: object) -> None:
     if _worker is not None:
         _worker.stopping = True
         _worker.kill_now()
-    else:
+    else:  # the start-up check: everything its engines started carries the run's tag
+        if _checked_run_tag:
+            proctree.kill_tagged(_checked_run_tag, proctree.RUN_TAG, quiet=True)
         proctree.kill_adopted(set(), quiet=True)
     os._exit(128 + signum)
 
@@ -228,16 +231,12 @@ def _terminate_worker(signum: int, frame: object) -> None:
 def _init_preflight_host(lock_fd: int | None, run_tag: str, coordinator: int) -> None:
     """The start-up check's process: like a worker, it dies with the coordinator and takes
     every process its engines started with it (they all carry the run's tag)."""
+    global _checked_run_tag
     _init_engine_host(lock_fd)
-
-    def stop(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        proctree.kill_tagged(run_tag, proctree.RUN_TAG, quiet=True)
-        proctree.kill_adopted(set(), quiet=True)
-        os._exit(128 + signum)
-    signal.signal(signal.SIGTERM, stop)
+    _checked_run_tag = run_tag
+    signal.signal(signal.SIGTERM, _terminate_worker)
     if os.getppid() != coordinator:
-        stop(signal.SIGTERM, None)  # it died before the signal was armed
+        _terminate_worker(signal.SIGTERM, None)  # it died before the signal was armed
 
 
 def _init_engine_host(lock_fd: int | None) -> None:
