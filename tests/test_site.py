@@ -298,6 +298,7 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     with_dud = sum("dud" in r["players"] for r in records)
     assert page.text_content("#count") == f"{with_dud} of {total} games"
     page.locator("#games tbody a").first.click()
+    page.locator("#board [data-cell]").first.wait_for()  # the viewer draws the board once its script ran
     assert page.title().startswith("Game ")
     assert page.locator("#board [data-cell]").count() == 25
     shot(page, tmp_path, "game-of-dud")
