@@ -6,10 +6,9 @@ loaded; then SIGTERM raises KeyboardInterrupt like Ctrl-C, which every command t
 one line (and a run into a clean stop that keeps finished games).
 """
 
+import _signal  # the C module itself: 'import signal' builds enums for milliseconds a Ctrl-C could land in
 import os
 import sys
-
-import _signal  # the C module itself: 'import signal' builds enums for milliseconds a Ctrl-C could land in
 
 
 def _interrupted_at_start(signum: int, frame: object) -> None:
@@ -27,6 +26,7 @@ def entry() -> None:
     except ValueError:  # not the main thread
         previous = []
     from .cli import main
+
     if previous:
         _signal.signal(_signal.SIGINT, previous[0])
         _signal.signal(_signal.SIGTERM, _stop_like_ctrl_c)  # from here on, SIGTERM stops as Ctrl-C does

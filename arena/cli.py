@@ -7,9 +7,9 @@ folder, unreadable records) is reported as one clear message and exit code 2.
 from __future__ import annotations
 
 import json
-import re
 import logging
 import os
+import re
 import secrets
 import shlex
 import sqlite3
@@ -22,7 +22,7 @@ import click
 from .bench import SECTIONS as BENCH_SECTIONS
 from .engine.process import EngineSpec
 from .engine.trace import trace_path
-from .match import TimeControl, play_game, starting_state
+from .match import TimeControl, starting_state
 from .results.logfile import RunLog
 from .results.store import StorageError, failure_text
 from .results.verify import RecordError, verify_lines
@@ -48,8 +48,7 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            raise Failure("interrupted; nothing that was finished is lost. Run the same command "
-                          "to resume.") from None
+            raise Failure("interrupted; nothing that was finished is lost. Run the same command to resume.") from None
 
 
 @click.group(cls=_Commands)
@@ -61,18 +60,42 @@ def main() -> None:
 @main.command()
 @click.argument("tournament_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--workers", "-w", type=click.IntRange(1, 256), help="Parallel games (default: the file's 'workers').")
-@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder (default: out/<tournament name>). Re-running resumes it.")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder (default: out/<tournament name>). Re-running resumes it.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final tables, no progress.")
-@click.option("--report-every", type=click.IntRange(1), default=10, show_default=True,
-              help="When stdout is not a terminal: the progress lines every N games.")
-@click.option("--trace", is_flag=True, help="Write a transcript of each game into DIR/traces (every line both "
-                                             "ways, stderr, timestamps), as cutechess-cli's -debug.")
-@click.option("--cluster", "cluster_address", metavar="ADDRESS",
-              help="Play on a Dask cluster: tcp://HOST:PORT of its scheduler, or local:N to start N "
-                   "workers here (default: the file's [cluster] address; docs/cluster.md).")
-def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: bool, report_every: int,
-        trace: bool, cluster_address: str | None) -> None:
+@click.option(
+    "--report-every",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    help="When stdout is not a terminal: the progress lines every N games.",
+)
+@click.option(
+    "--trace",
+    is_flag=True,
+    help="Write a transcript of each game into DIR/traces (every line both "
+    "ways, stderr, timestamps), as cutechess-cli's -debug.",
+)
+@click.option(
+    "--cluster",
+    "cluster_address",
+    metavar="ADDRESS",
+    help="Play on a Dask cluster: tcp://HOST:PORT of its scheduler, or local:N to start N "
+    "workers here (default: the file's [cluster] address; docs/cluster.md).",
+)
+def run(
+    tournament_file: Path,
+    workers: int | None,
+    out: Path | None,
+    quiet: bool,
+    report_every: int,
+    trace: bool,
+    cluster_address: str | None,
+) -> None:
     """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
     from .tournament.cluster import ClusterError, ClusterSpec
     from .tournament.runner import run_tournament
@@ -85,16 +108,19 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     if cluster_address is not None or t.data.cluster:
         where = "--cluster" if cluster_address is not None else f"{tournament_file}: [cluster] address"
         try:
-            cluster = ClusterSpec.parse(cluster_address if cluster_address is not None else t.data.cluster.address,
-                                        echo=lambda text: click.echo(text, err=True))
+            cluster = ClusterSpec.parse(
+                cluster_address if cluster_address is not None else t.data.cluster.address,
+                echo=lambda text: click.echo(text, err=True),
+            )
         except ClusterError as exc:
             raise Failure(f"{where}: {exc}") from None
     out = out or Path("out") / t.name
 
     mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
     note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
-    progress = Progress([e.name for e in t.engines], t.game.players, mode, report_every=report_every, echo=_say,
-                        game_note=note)
+    progress = Progress(
+        [e.name for e in t.engines], t.game.players, mode, report_every=report_every, echo=_say, game_note=note
+    )
     try:
         _setup_logging(out)
         try:
@@ -104,19 +130,26 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
     except (StorageError, ClusterError, ConfigError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt:
-        raise Failure(f"interrupted; finished games are kept in {out.resolve()}. Run the same command to resume.") from None
+        raise Failure(
+            f"interrupted; finished games are kept in {out.resolve()}. Run the same command to resume."
+        ) from None
     except (OSError, sqlite3.Error) as exc:
         raise Failure(failure_text(out, exc)) from None
-    _say(f"\n{t.name}: {t.data.game}, {summary.played} games played"
-         + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else ""))
+    _say(
+        f"\n{t.name}: {t.data.game}, {summary.played} games played"
+        + (f", {summary.resumed} resumed from an earlier run" if summary.resumed else "")
+    )
     _say(summary.table)  # with the SPRT's verdict and the dropped engines
-    _say(f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"
-         f"  report: {(out / 'report' / 'index.html').resolve()}")
+    _say(
+        f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"
+        f"  report: {(out / 'report' / 'index.html').resolve()}"
+    )
     if summary.errors:
         for error in summary.errors:
             click.echo(f"arena: {error}", err=True)
-        click.echo(f"arena: {len(summary.errors)} game(s) were not recorded; run the same command "
-                   f"again to play them", err=True)
+        click.echo(
+            f"arena: {len(summary.errors)} game(s) were not recorded; run the same command again to play them", err=True
+        )
         sys.exit(1)
 
 
@@ -127,28 +160,76 @@ def run(tournament_file: Path, workers: int | None, out: Path | None, quiet: boo
 @click.option("--base", "base_ms", type=click.IntRange(1), help="Clock: milliseconds per engine for the game.")
 @click.option("--inc", "inc_ms", type=click.IntRange(0), default=0, help="Clock: milliseconds added after each move.")
 @click.option("--margin", type=click.IntRange(0), default=100, show_default=True, help="Grace milliseconds per move.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Setup and engine seed (default: a fresh one, printed).")
-@click.option("--games", "-n", type=click.IntRange(1), default=1, show_default=True,
-              help="Games to play, the seats rotating from game to game.")
-@click.option("--protocol", "-p", "protocols", multiple=True, type=click.Choice(["arena", "gtp"]),
-              help="Protocol of the engines: once for all seats, or once per seat in order (default arena).")
+@click.option(
+    "--seed", type=click.IntRange(0, 2**63 - 1), help="Setup and engine seed (default: a fresh one, printed)."
+)
+@click.option(
+    "--games",
+    "-n",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Games to play, the seats rotating from game to game.",
+)
+@click.option(
+    "--protocol",
+    "-p",
+    "protocols",
+    multiple=True,
+    type=click.Choice(["arena", "gtp"]),
+    help="Protocol of the engines: once for all seats, or once per seat in order (default arena).",
+)
 @click.option("--name", "names", multiple=True, help="Engine name, once per seat in order (default: its id name).")
-@click.option("--engine-option", "-E", "engine_options", multiple=True, metavar="SEAT:NAME=VALUE",
-              help="A declared option sent to the engine in SEAT (0-based) with setoption (repeatable).")
-@click.option("--init", "inits", multiple=True, metavar="SEAT:COMMAND",
-              help="A GTP command sent to the GTP engine in SEAT after start-up (repeatable).")
-@click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
-              help="Append each game's JSON record to this file (JSON Lines).")
-@click.option("--trace", is_flag=True,
-              help="Write a transcript of each game (every line both ways, stderr, timestamps) "
-                   "into the folder traces (or --trace-dir).")
-@click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Where --trace writes (implies --trace; default: traces).")
+@click.option(
+    "--engine-option",
+    "-E",
+    "engine_options",
+    multiple=True,
+    metavar="SEAT:NAME=VALUE",
+    help="A declared option sent to the engine in SEAT (0-based) with setoption (repeatable).",
+)
+@click.option(
+    "--init",
+    "inits",
+    multiple=True,
+    metavar="SEAT:COMMAND",
+    help="A GTP command sent to the GTP engine in SEAT after start-up (repeatable).",
+)
+@click.option(
+    "--record",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Append each game's JSON record to this file (JSON Lines).",
+)
+@click.option(
+    "--trace",
+    is_flag=True,
+    help="Write a transcript of each game (every line both ways, stderr, timestamps) "
+    "into the folder traces (or --trace-dir).",
+)
+@click.option(
+    "--trace-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where --trace writes (implies --trace; default: traces).",
+)
 @click.argument("commands", nargs=-1, required=True)
-def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms: int | None, inc_ms: int,
-         margin: int, seed: int | None, games: int, protocols: tuple[str, ...], names: tuple[str, ...],
-         engine_options: tuple[str, ...], inits: tuple[str, ...], record: Path | None,
-         trace: bool, trace_dir: Path | None, commands: tuple[str, ...]) -> None:
+def play(
+    game_name: str,
+    options: tuple[str, ...],
+    movetime: int | None,
+    base_ms: int | None,
+    inc_ms: int,
+    margin: int,
+    seed: int | None,
+    games: int,
+    protocols: tuple[str, ...],
+    names: tuple[str, ...],
+    engine_options: tuple[str, ...],
+    inits: tuple[str, ...],
+    record: Path | None,
+    trace: bool,
+    trace_dir: Path | None,
+    commands: tuple[str, ...],
+) -> None:
     """Play games between engine COMMANDS (one quoted command line per seat)."""
     if trace and trace_dir is None:
         trace_dir = Path("traces")
@@ -169,25 +250,36 @@ def play(game_name: str, options: tuple[str, ...], movetime: int | None, base_ms
         raise Failure(f"--protocol gtp: arena drives GTP engines for hex only, not {game_name}")
     for seat in range(seats):
         if protocol_of[seat] == "gtp" and setoptions[seat]:
-            raise Failure(f"--engine-option {seat}:...: seat {seat} speaks GTP; send settings with --init {seat}:COMMAND")
+            raise Failure(
+                f"--engine-option {seat}:...: seat {seat} speaks GTP; send settings with --init {seat}:COMMAND"
+            )
         if protocol_of[seat] == "arena" and init_lines[seat]:
             raise Failure(f"--init {seat}:...: seat {seat} speaks protocol v1; use --engine-option {seat}:NAME=VALUE")
-    specs = [_spec_from_command(seat, cmd, protocol_of[seat], setoptions[seat], init_lines[seat])
-             for seat, cmd in enumerate(commands)]
+    specs = [
+        _spec_from_command(seat, cmd, protocol_of[seat], setoptions[seat], init_lines[seat])
+        for seat, cmd in enumerate(commands)
+    ]
     if seed is None:
         seed = secrets.randbits(63)
     click.echo(f"seed: {seed} (replay with --seed {seed})")
-    tc = TimeControl(movetime_ms=movetime if movetime or base_ms else 1000, base_ms=base_ms,
-                     inc_ms=inc_ms if base_ms else 0, margin_ms=margin)
+    tc = TimeControl(
+        movetime_ms=movetime if movetime or base_ms else 1000,
+        base_ms=base_ms,
+        inc_ms=inc_ms if base_ms else 0,
+        margin_ms=margin,
+    )
     points: dict[str, float] = {}
-    series = play_series(game, specs, given_names or [None] * seats, games=games, seed=seed,
-                         time_control=tc, trace_dir=trace_dir)
+    series = play_series(
+        game, specs, given_names or [None] * seats, games=games, seed=seed, time_control=tc, trace_dir=trace_dir
+    )
     try:
         for played in series:
             _show_game(game, played, games, record, points)
     except StartFailure as exc:
         where = f" (transcript: {trace_dir})" if trace_dir else " (run with --trace to see the exchange)"
-        raise Failure(f"engine {exc.index} ({commands[exc.index]}) failed to start: {exc.fault.reason}{where}") from None
+        raise Failure(
+            f"engine {exc.index} ({commands[exc.index]}) failed to start: {exc.fault.reason}{where}"
+        ) from None
     if games > 1:
         click.echo("\npoints: " + ", ".join(f"{name} {p:g}" for name, p in points.items()))
     if record:
@@ -219,17 +311,33 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
 
 
 @main.command("check-engine", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--game", "-g", "games", multiple=True, type=click.Choice(sorted(GAMES)),
-              help="A game to check (repeatable; default: the engine's 'id games', else hex).")
+@click.option(
+    "--game",
+    "-g",
+    "games",
+    multiple=True,
+    type=click.Choice(sorted(GAMES)),
+    help="A game to check (repeatable; default: the engine's 'id games', else hex).",
+)
 @click.option("--protocol", "-p", type=click.Choice(["arena", "gtp"]), default="arena", show_default=True)
-@click.option("--handshake-ms", type=click.IntRange(1, 600_000), default=10_000, show_default=True,
-              help="Time allowed for the handshake and each isready.")
-@click.option("--init", "inits", multiple=True, metavar="COMMAND",
-              help="GTP only: a command sent after start-up, its answer checked, as a tournament's "
-                   "'init' does (repeatable).")
+@click.option(
+    "--handshake-ms",
+    type=click.IntRange(1, 600_000),
+    default=10_000,
+    show_default=True,
+    help="Time allowed for the handshake and each isready.",
+)
+@click.option(
+    "--init",
+    "inits",
+    multiple=True,
+    metavar="COMMAND",
+    help="GTP only: a command sent after start-up, its answer checked, as a tournament's 'init' does (repeatable).",
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def check_engine(games: tuple[str, ...], protocol: str, handshake_ms: int, inits: tuple[str, ...],
-                 command: tuple[str, ...]) -> None:
+def check_engine(
+    games: tuple[str, ...], protocol: str, handshake_ms: int, inits: tuple[str, ...], command: tuple[str, ...]
+) -> None:
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
     from .engine.conformance import Conformance, format_check
@@ -239,8 +347,9 @@ def check_engine(games: tuple[str, ...], protocol: str, handshake_ms: int, inits
     for line in inits:
         if "\n" in line or "\r" in line or not line.strip():
             raise Failure(f"--init {line!r}: one GTP command on one line")
-    spec = _spec_from_command(0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0],
-                              protocol)
+    spec = _spec_from_command(
+        0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0], protocol
+    )
     spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms, init=inits)
     failed = 0
     for check in Conformance(spec, games).run():
@@ -271,8 +380,15 @@ def verify(records) -> None:
 
 @main.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "md", "csv", "json"]), default="table",
-              show_default=True, help="Plain tables, Markdown, CSV (one row per engine) or results.json.")
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(["table", "md", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="Plain tables, Markdown, CSV (one row per engine) or results.json.",
+)
 def results(folder: Path, fmt: str) -> None:
     """Print the standings, Bradley-Terry Elo, head to head and per-engine statistics of the
     tournament in FOLDER (finished or still running), without changing the folder."""
@@ -287,8 +403,13 @@ def results(folder: Path, fmt: str) -> None:
 
 @main.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", "-o", "site", type=click.Path(file_okay=False, path_type=Path),
-              help="Where to write the site (default: FOLDER/report).")
+@click.option(
+    "--out",
+    "-o",
+    "site",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to write the site (default: FOLDER/report).",
+)
 def report(folder: Path, site: Path | None) -> None:
     """Write the static report site of a results FOLDER (the --out of 'arena run').
 
@@ -313,8 +434,14 @@ def export() -> None:
 
 @export.command("sgf")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", "-o", "target", required=True, type=click.Path(path_type=Path),
-              help="The .sgf file (with --per-game: a folder, one game-<id>.sgf per game).")
+@click.option(
+    "--out",
+    "-o",
+    "target",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The .sgf file (with --per-game: a folder, one game-<id>.sgf per game).",
+)
 @click.option("--game", "game_ids", multiple=True, type=click.IntRange(0), help="Only this game id (repeatable).")
 @click.option("--per-game", is_flag=True, help="One file per game instead of one collection.")
 def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: bool) -> None:
@@ -329,8 +456,10 @@ def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: 
     by_id = {r["id"]: r for r in records}
     missing = [i for i in game_ids if i not in by_id]
     if missing:
-        raise Failure(f"{folder}: no game {', '.join(map(str, missing))} (games stored: {len(records)}, ids "
-                      f"{min(by_id, default=0)}..{max(by_id, default=0)})")
+        raise Failure(
+            f"{folder}: no game {', '.join(map(str, missing))} (games stored: {len(records)}, ids "
+            f"{min(by_id, default=0)}..{max(by_id, default=0)})"
+        )
     chosen = [by_id[i] for i in dict.fromkeys(game_ids)] if game_ids else records
     try:
         if per_game:
@@ -347,8 +476,10 @@ def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: 
     if not per_game and len(chosen) > 1:
         click.echo("note: HexGui opens the first game of a file with several; --per-game writes one file a game")
     if any(r.get("options", {}).get("size", 0) > HEXGUI_MAX_SIZE for r in chosen):
-        click.echo(f"note: HexGui draws boards up to {HEXGUI_MAX_SIZE}x{HEXGUI_MAX_SIZE}; larger ones are "
-                   f"valid SGF for other viewers")
+        click.echo(
+            f"note: HexGui draws boards up to {HEXGUI_MAX_SIZE}x{HEXGUI_MAX_SIZE}; larger ones are "
+            f"valid SGF for other viewers"
+        )
 
 
 HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
@@ -356,18 +487,29 @@ HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
 
 @main.command()
 @click.option("--quick", is_flag=True, help="Tiny sizes, one run each: proves the benchmark works (CI).")
-@click.option("--section", "-s", "sections", multiple=True, type=click.Choice(BENCH_SECTIONS),
-              help="Run only this section (repeatable; default: all).")
+@click.option(
+    "--section",
+    "-s",
+    "sections",
+    multiple=True,
+    type=click.Choice(BENCH_SECTIONS),
+    help="Run only this section (repeatable; default: all).",
+)
 @click.option("--repeats", "-r", type=click.IntRange(1, 100), help="Runs per figure (default 5, quick 1).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write every figure to this JSON file.")
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write every figure to this JSON file.",
+)
 def bench(quick: bool, sections: tuple[str, ...], repeats: int | None, json_path: Path | None) -> None:
     """Measure the referee and the manager next to baselines (docs/performance.md)."""
     from .bench import run_bench
 
     try:
-        run_bench(quick=quick, sections=sections or BENCH_SECTIONS, repeats=repeats,
-                  json_path=json_path, echo=click.echo)
+        run_bench(
+            quick=quick, sections=sections or BENCH_SECTIONS, repeats=repeats, json_path=json_path, echo=click.echo
+        )
     except (OSError, RuntimeError) as exc:
         raise Failure(f"bench: {exc}") from None
 
@@ -411,8 +553,11 @@ def _per_seat(flag: str, values: tuple[str, ...], seats: int, allow_one: bool) -
     if allow_one and len(values) == 1:
         return list(values) * seats
     if len(values) != seats:
-        raise Failure(f"{flag}: give it once per seat ({seats} times, in seat order)"
-                      + (" or once for all seats" if allow_one else "") + f"; got {len(values)}")
+        raise Failure(
+            f"{flag}: give it once per seat ({seats} times, in seat order)"
+            + (" or once for all seats" if allow_one else "")
+            + f"; got {len(values)}"
+        )
     return list(values)
 
 
@@ -442,8 +587,9 @@ def _score(points: dict[str, float], record: dict[str, Any]) -> None:
         points[name] = points.get(name, 0.0) + (1 / len(first) if seat in first else 0.0)
 
 
-def _spec_from_command(seat: int, command: str, protocol: str = "arena",
-                       options: list[tuple[str, str]] = (), init: list[str] = ()) -> EngineSpec:
+def _spec_from_command(
+    seat: int, command: str, protocol: str = "arena", options: list[tuple[str, str]] = (), init: list[str] = ()
+) -> EngineSpec:
     try:
         argv = shlex.split(command)
     except ValueError as exc:

@@ -12,9 +12,10 @@ import hashlib
 import logging
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from protocol import codec
 
@@ -60,14 +61,20 @@ class _Forfeit(Exception):
         self.reason = codec.sanitize(reason, 400)  # engine text may be inside: keep it printable
 
 
-def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
-              time_control: TimeControl | Sequence[TimeControl], names: Sequence[str] | None = None,
-              opening: Sequence[str] = ()) -> GameResult:
+def play_game(
+    game: Game,
+    engines: Sequence[EngineProcess],
+    *,
+    seed: int,
+    time_control: TimeControl | Sequence[TimeControl],
+    names: Sequence[str] | None = None,
+    opening: Sequence[str] = (),
+) -> GameResult:
     """Play one game; ``engines[seat]`` must be started.  ``seed`` fixes the setup
     and the engines' per-game seeds; ``opening`` (checked when the book was loaded)
     is played before the engines take over.  ``time_control`` is one for all seats or
     one per seat (time odds; all with a game clock or none)."""
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     t0 = time.monotonic()
     names = list(names or [e.spec.name for e in engines])
     state, deal = starting_state(game, seed, names)
@@ -84,8 +91,7 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
         _play_moves(state, engines, per_seat, times_ms, move_info)
     except _Forfeit as exc:
         forfeit = exc
-    record = _record(game, state, names, seed, engine_seeds,
-                     times_ms, forfeit)
+    record = _record(game, state, names, seed, engine_seeds, times_ms, forfeit)
     record["deal"] = deal
     if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
         record["move_info"] = move_info
@@ -97,16 +103,16 @@ def play_game(game: Game, engines: Sequence[EngineProcess], *, seed: int,
     return GameResult(record, [forfeit.seat] if forfeit and forfeit.code not in ("illegal", "resign") else [])
 
 
-def forfeit_before_start(game: Game, seed: int, names: Sequence[str], seat: int | Sequence[int],
-                         code: str, reason: str) -> dict[str, Any]:
+def forfeit_before_start(
+    game: Game, seed: int, names: Sequence[str], seat: int | Sequence[int], code: str, reason: str
+) -> dict[str, Any]:
     """The record of a game lost before its first move (an engine would not start, or
     was dropped); ``seat`` may list several seats, who then share the last place."""
     state, deal = starting_state(game, seed, names)
     return {**_record(game, state, names, seed, [], [], _Forfeit(seat, code, reason)), "deal": deal}
 
 
-def starting_state(game: Game, seed: int, names: Sequence[str] = (),
-                   deal: int | None = None) -> tuple[State, int]:
+def starting_state(game: Game, seed: int, names: Sequence[str] = (), deal: int | None = None) -> tuple[State, int]:
     """The setup ``seed`` gives, with its hidden part dealt from ``deal`` (a new deal, see
     :func:`new_deal`, when None; a replay passes the record's)."""
     if deal is None:
@@ -132,14 +138,18 @@ def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine
     tokens = game.option_tokens()
     for seat, engine in enumerate(engines):
         try:
-            engine.new_game(game.name, seat, game.players, tokens, engine_seeds[seat],
-                            state.private_info(seat))
+            engine.new_game(game.name, seat, game.players, tokens, engine_seeds[seat], state.private_info(seat))
         except EngineFault as exc:
             raise _Forfeit(seat, exc.code, exc.reason) from None
 
 
-def _play_moves(state: State, engines: Sequence[EngineProcess], tcs: Sequence[TimeControl],
-                times_ms: list[int], move_info: list[dict[str, int | float] | None]) -> None:
+def _play_moves(
+    state: State,
+    engines: Sequence[EngineProcess],
+    tcs: Sequence[TimeControl],
+    times_ms: list[int],
+    move_info: list[dict[str, int | float] | None],
+) -> None:
     clocks = [tc.base_ms for tc in tcs] if tcs[0].base_ms is not None else None
     incs = [tc.inc_ms for tc in tcs] if clocks is not None and any(tc.inc_ms for tc in tcs) else None  # no 'inc 0,0'
     # Without a game clock the limit and the go line of a seat are the same for every move.
@@ -150,7 +160,10 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tcs: Sequence[Ti
         seat = state.current_player()
         tc = tcs[seat]
         if clocks is not None:
-            limit, go_line = _move_limit(tc, clocks[seat]), codec.format_go([max(c, 0) for c in clocks], incs, tc.movetime_ms)
+            limit, go_line = (
+                _move_limit(tc, clocks[seat]),
+                codec.format_go([max(c, 0) for c in clocks], incs, tc.movetime_ms),
+            )
         else:
             limit, go_line = fixed[seat]
         try:
@@ -168,8 +181,9 @@ def _play_moves(state: State, engines: Sequence[EngineProcess], tcs: Sequence[Ti
             raise _Forfeit(seat, "illegal", f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
         except Exception:  # a referee bug on a strange token: the game must still be recorded
             log.exception("the %s referee failed on move %s", state.game.name, codec.quote(reply.move, 60))
-            raise _Forfeit(seat, "illegal", f"illegal move {codec.quote(reply.move, 60)}: "
-                                            "not a move the referee can read") from None
+            raise _Forfeit(
+                seat, "illegal", f"illegal move {codec.quote(reply.move, 60)}: not a move the referee can read"
+            ) from None
         position += " " + state.moves[-1]
         if clocks is not None:
             clocks[seat] += tc.inc_ms - elapsed_ms
@@ -201,8 +215,15 @@ def longest_game_s(game: Game, tc: TimeControl, specs: Sequence[EngineSpec]) -> 
     return seats_s + moves_ms / 1000
 
 
-def _record(game: Game, state: State, names: Sequence[str], seed: int, engine_seeds: list[int],
-            times_ms: list[int], forfeit: _Forfeit | None) -> dict[str, Any]:
+def _record(
+    game: Game,
+    state: State,
+    names: Sequence[str],
+    seed: int,
+    engine_seeds: list[int],
+    times_ms: list[int],
+    forfeit: _Forfeit | None,
+) -> dict[str, Any]:
     record: dict[str, Any] = {
         "game": game.name,
         "options": game.options.model_dump(),
@@ -253,8 +274,7 @@ def _forfeit_result(state: State, offenders: Sequence[int]) -> tuple[list[float]
         except ValueError:  # a game without running scores: the others share first place
             scores = flat
     others = [scores[s] for s in range(players) if s not in bad]
-    places = [len(others) if seat in bad else sum(1 for o in others if o > scores[seat])
-              for seat in range(players)]
+    places = [len(others) if seat in bad else sum(1 for o in others if o > scores[seat]) for seat in range(players)]
     return scores, places
 
 

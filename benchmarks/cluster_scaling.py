@@ -42,11 +42,15 @@ ENGINES = 4  # 6 tables x 2 seat orders = 12 games per round
 
 
 def tournament_file(folder: Path, *, sleep_ms: float, rounds: int, workers: int) -> Path:
-    engines = "".join(f'[[engines]]\nname = "e{i}"\ncommand = ["{{python}}", "{ENGINE}", "--sleep-us", '
-                      f'"{int(sleep_ms * 1000)}"]\n' for i in range(ENGINES))
+    engines = "".join(
+        f'[[engines]]\nname = "e{i}"\ncommand = ["{{python}}", "{ENGINE}", "--sleep-us", "{int(sleep_ms * 1000)}"]\n'
+        for i in range(ENGINES)
+    )
     path = folder / f"sleepy-{workers}.toml"
-    path.write_text(f'name = "sleepy"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
-                    f'[options]\nsize = 7\nswap = false\n[time_control]\nmovetime_ms = 5000\n{engines}')
+    path.write_text(
+        f'name = "sleepy"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
+        f"[options]\nsize = 7\nswap = false\n[time_control]\nmovetime_ms = 5000\n{engines}"
+    )
     return path
 
 
@@ -69,8 +73,9 @@ def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float
     READY.clear()
     start = time.perf_counter()
     arrivals: list[float] = []
-    run_tournament(load_tournament(path), out, progress=lambda r, d, t: arrivals.append(time.perf_counter()),
-                   cluster=cluster)
+    run_tournament(
+        load_tournament(path), out, progress=lambda r, d, t: arrivals.append(time.perf_counter()), cluster=cluster
+    )
     startup = READY[0] - start if READY else 0.0
     return arrivals[-1] - start, startup, stored_records(out)
 
@@ -84,12 +89,18 @@ def stored_records(out: Path) -> list[dict]:
 
 
 def scaling(folder: Path, counts: list[int], sleep_ms: float, rounds: int) -> None:
-    print(f"\n1. games/s against workers: Hex 7x7, {ENGINES} engines sleeping {sleep_ms:g} ms per move, "
-          f"{ENGINES * (ENGINES - 1) // 2 * 2 * rounds} games per run, the same games in every run")
-    print("   local: N arena workers; cluster: --cluster local:N; whole run = start to last game stored;\n"
-          "   playing = after the cluster's start-up (LocalCluster + handshake); ideal = N workers only sleeping")
-    print(f"{'workers':>7} {'ideal g/s':>10} {'local g/s':>10} {'cluster g/s':>12} {'start-up s':>11} "
-          f"{'playing g/s':>12} {'playing/ideal':>14} {'cluster/local':>14}")
+    print(
+        f"\n1. games/s against workers: Hex 7x7, {ENGINES} engines sleeping {sleep_ms:g} ms per move, "
+        f"{ENGINES * (ENGINES - 1) // 2 * 2 * rounds} games per run, the same games in every run"
+    )
+    print(
+        "   local: N arena workers; cluster: --cluster local:N; whole run = start to last game stored;\n"
+        "   playing = after the cluster's start-up (LocalCluster + handshake); ideal = N workers only sleeping"
+    )
+    print(
+        f"{'workers':>7} {'ideal g/s':>10} {'local g/s':>10} {'cluster g/s':>12} {'start-up s':>11} "
+        f"{'playing g/s':>12} {'playing/ideal':>14} {'cluster/local':>14}"
+    )
     for n in counts:
         path = tournament_file(folder, sleep_ms=sleep_ms, rounds=rounds, workers=n)
         local_s, _, records = timed_run(path, folder / f"local-{n}", None)
@@ -99,15 +110,18 @@ def scaling(folder: Path, counts: list[int], sleep_ms: float, rounds: int) -> No
         ideal = len(records) / (plies * sleep_ms / 1000 / n)
         local, cluster = len(records) / local_s, len(records) / cluster_s
         playing = len(records) / (cluster_s - startup)
-        print(f"{n:>7} {ideal:>10.2f} {local:>10.2f} {cluster:>12.2f} {startup:>11.2f} {playing:>12.2f} "
-              f"{playing / ideal:>14.2f} {cluster / local:>14.2f}")
+        print(
+            f"{n:>7} {ideal:>10.2f} {local:>10.2f} {cluster:>12.2f} {startup:>11.2f} {playing:>12.2f} "
+            f"{playing / ideal:>14.2f} {cluster / local:>14.2f}"
+        )
 
 
 def _canned(config, scheduled, dropped):
     """A game's task that plays nothing: the template record, renamed for this game."""
     record = dict(TEMPLATE)
-    record.update(id=scheduled.index, round=scheduled.round, players=list(scheduled.seats),
-                  tournament=config.tournament)
+    record.update(
+        id=scheduled.index, round=scheduled.round, players=list(scheduled.seats), tournament=config.tournament
+    )
     return record
 
 
@@ -132,8 +146,10 @@ def coordinator(folder: Path, games: int, template: dict, workers: int) -> None:
     path = tournament_file(folder, sleep_ms=0, rounds=rounds, workers=workers)
     seconds, startup, records = timed_run(path, folder / "instant", _InstantSpec(f"local:{workers}", print))
     seconds -= startup
-    print(f"\n2. one coordinator's ceiling: {len(records)} games whose tasks return a "
-          f"{len(template['moves'])}-ply record at once, local:{workers}")
+    print(
+        f"\n2. one coordinator's ceiling: {len(records)} games whose tasks return a "
+        f"{len(template['moves'])}-ply record at once, local:{workers}"
+    )
     print(f"   dispatch + store + rate, end to end: {len(records) / seconds:8.0f} games/s")
     # The coordinator's own parts, without Dask.
     with GameStore(folder / "store-only") as store:
@@ -165,8 +181,10 @@ def main() -> None:
     counts = [int(n) for n in args.workers.split(",")]
     if args.quick:
         counts, args.rounds, args.coordinator_games = [1, 2], 1, 100
-    print(f"cpus: {len(os.sched_getaffinity(0))}, load average before: {os.getloadavg()[0]:.2f} "
-          f"(a shared machine: other jobs run too)")
+    print(
+        f"cpus: {len(os.sched_getaffinity(0))}, load average before: {os.getloadavg()[0]:.2f} "
+        f"(a shared machine: other jobs run too)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         scaling(folder, counts, args.sleep_ms, args.rounds)

@@ -8,8 +8,8 @@ two sides cannot drift apart.  Parsing never raises anything but
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence, Union
 
 VERSION = 1
 MAX_LINE = 64 * 1024
@@ -17,11 +17,13 @@ MAX_LINE = 64 * 1024
 # Escape sequences first, so their parameters go with them (CSI and OSC, in their 7-bit
 # ESC forms and 8-bit C1 forms \x9b and \x9d); then lone control characters, tabs and line
 # breaks included, and the Unicode bidi controls that can make shown text read backwards.
-_CONTROL = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-                      r"|[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                      # and the blanks other than the ASCII space, which would pass for one (or for
-                      # nothing: 'b3\u00a0' reads as 'b3'), with the invisible zero-width ones
-                      r"\u00a0\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]")
+_CONTROL = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    # and the blanks other than the ASCII space, which would pass for one (or for
+    # nothing: 'b3\u00a0' reads as 'b3'), with the invisible zero-width ones
+    r"\u00a0\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]"
+)
 
 
 _ASCII_INT = re.compile(r"-?[0-9]{1,20}")  # 20 digits: any 64-bit number
@@ -82,7 +84,7 @@ def ascii_float(text: str) -> float:
 
 @dataclass(frozen=True)
 class Id:
-    key: str      # "name" or "author"
+    key: str  # "name" or "author"
     value: str
 
 
@@ -140,7 +142,7 @@ def search_info(text: str, known: dict[str, int | float] | None = None) -> dict[
     return found or None
 
 
-EngineMessage = Union[Id, OptionDecl, ArenaOk, ReadyOk, Move, Resign, Info, None]
+EngineMessage = Id | OptionDecl | ArenaOk | ReadyOk | Move | Resign | Info | None
 
 _READY_OK = ReadyOk()
 _RESIGN = Resign()
@@ -193,8 +195,7 @@ def _parse_option(line: str, rest: str) -> OptionDecl:
             fields[key] = (fields[key] + " " + word).strip(" ")
     if not fields.get("name") or fields.get("type") not in ("int", "string", "bool"):
         raise ProtocolError(f"option needs a name and a type int|string|bool: {quote(line)}")
-    return OptionDecl(fields["name"], fields["type"], fields.get("default", ""),
-                      fields.get("min"), fields.get("max"))
+    return OptionDecl(fields["name"], fields["type"], fields.get("default", ""), fields.get("min"), fields.get("max"))
 
 
 def format_engine_message(msg: Id | OptionDecl | ArenaOk | ReadyOk | Move | Resign | Info) -> str:
@@ -278,7 +279,7 @@ class Quit:
     pass
 
 
-RefereeCommand = Union[Hello, SetOption, NewGame, Seed, Private, IsReady, Position, Go, GameOver, Quit]
+RefereeCommand = Hello | SetOption | NewGame | Seed | Private | IsReady | Position | Go | GameOver | Quit
 
 
 _TOKEN = re.compile(r"[!-~]+")  # printable ASCII, no space: a name the engine splits off as one word
@@ -314,8 +315,7 @@ def format_position(setup: str, moves: Sequence[str]) -> str:
     return f"position {setup} moves {' '.join(moves)}" if moves else f"position {setup} moves"
 
 
-def format_go(time: Sequence[int] | None = None, inc: Sequence[int] | None = None,
-              movetime: int | None = None) -> str:
+def format_go(time: Sequence[int] | None = None, inc: Sequence[int] | None = None, movetime: int | None = None) -> str:
     parts = ["go"]
     if time is not None:
         parts += ["time", ",".join(str(int(t)) for t in time)]
@@ -398,7 +398,7 @@ def parse_command(line: str) -> RefereeCommand | None:
                         numbers.append(ascii_float(word))
                     except ProtocolError:
                         break
-                return GameOver(tuple(numbers), " ".join(args[len(numbers):]))
+                return GameOver(tuple(numbers), " ".join(args[len(numbers) :]))
             case "quit":
                 return Quit()
     except (IndexError, ValueError) as exc:

@@ -26,7 +26,7 @@ from typing import IO, Any
 from arena.rules import Game, State, make_game
 
 from . import codec
-from .codec import Go, GameOver, Hello, IsReady, NewGame, Position, Private, Quit, Seed, SetOption
+from .codec import GameOver, Go, Hello, IsReady, NewGame, Position, Private, Quit, Seed, SetOption
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ class _Session:
             for payload in self.engine.private:
                 state.apply_private(self.engine.seat, payload)
             self.setup = setup
-        for move in moves[len(state.moves):]:
+        for move in moves[len(state.moves) :]:
             state.play(move)
         self.state = state
 

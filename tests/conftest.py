@@ -1,3 +1,4 @@
+import subprocess
 import sys
 from pathlib import Path
 
@@ -9,6 +10,23 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def python_engine():
     """Argument list that runs a bundled engine module with this interpreter."""
+
     def command(module: str) -> tuple[str, ...]:
         return (sys.executable, "-m", module)
+
     return command
+
+
+@pytest.fixture(scope="session")
+def zoo_c(tmp_path_factory):
+    binary = tmp_path_factory.mktemp("zoo") / "zoo_engine"
+    subprocess.run(["gcc", "-O1", "-o", str(binary), str(ROOT / "tests" / "engines" / "zoo_engine.c")], check=True)
+    return str(binary)
+
+
+@pytest.fixture
+def marker(tmp_path, monkeypatch):
+    """Every process the engines start inherits ZOO_PIDS=<file> and writes its pid there."""
+    path = tmp_path / "pids"
+    monkeypatch.setenv("ZOO_PIDS", str(path))
+    return path

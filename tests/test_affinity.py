@@ -5,14 +5,19 @@ import os
 import subprocess
 import sys
 
-from arena.tournament.pool import WorkerPool
 from helpers import ROOT, engine_toml, run_arena, write_tournament
+
+from arena.tournament.pool import WorkerPool
 
 
 def _masks(_task):
     """The worker's own mask and the mask a process it starts inherits."""
-    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
-                           capture_output=True, text=True, check=True)
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return sorted(os.sched_getaffinity(0)), json.loads(child.stdout)
 
 
@@ -35,7 +40,7 @@ def test_pinned_workers_and_their_children_share_one_core_each():
 def test_unpinned_workers_keep_the_whole_mask():
     pool = WorkerPool(1, _masks, _nothing)
     try:
-        (own, inherited), = list(pool.imap_unordered([0]))
+        ((own, inherited),) = list(pool.imap_unordered([0]))
         pool.close()
     finally:
         pool.terminate()
@@ -43,8 +48,9 @@ def test_unpinned_workers_keep_the_whole_mask():
 
 
 def test_a_tournament_with_affinity_plays_to_the_end(tmp_path):
-    engines = (engine_toml("random", "{python}", "-m", "engines.random_engine")
-               + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder"))
+    engines = engine_toml("random", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "pathfinder", "{python}", "-m", "engines.hex_pathfinder"
+    )
     path = write_tournament(tmp_path, engines, rounds=2, extra="affinity = true")
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
     assert proc.returncode == 0, proc.stderr
@@ -53,13 +59,21 @@ def test_a_tournament_with_affinity_plays_to_the_end(tmp_path):
 
 def test_without_cpu_affinity_a_tournament_still_runs_and_says_it_cannot_pin(tmp_path):
     # As on systems without sched_getaffinity / sched_setaffinity (macOS, for one).
-    engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + \
-        engine_toml("r2", "{python}", "-m", "engines.random_engine")
+    engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "r2", "{python}", "-m", "engines.random_engine"
+    )
     path = write_tournament(tmp_path, engines, rounds=1, extra="affinity = true")
-    code = ("import os, sys; del os.sched_getaffinity, os.sched_setaffinity; "
-            "from arena.cli import main; sys.argv[0] = 'arena'; main()")
-    proc = subprocess.run([sys.executable, "-c", code, "run", str(path), "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    code = (
+        "import os, sys; del os.sched_getaffinity, os.sched_setaffinity; "
+        "from arena.cli import main; sys.argv[0] = 'arena'; main()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "run", str(path), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert "games played" in proc.stdout
     assert "workers are not pinned" in (tmp_path / "out" / "arena.log").read_text()

@@ -24,28 +24,55 @@ def check(result, *parts):
         assert part in message, message
 
 
-@pytest.mark.parametrize("text,parts", [
-    ("name = 'x\ngame = 'hex'\n", ["not valid TOML", "line 1", "Fix the syntax"]),
-    ("name = 'x'\ngame = 'hex'\nround = 2\n" + TWO, ["unknown key 'round'", "check the spelling"]),
-    ("name = 'x'\ngame = 'hex'\n" + TWO + "memory = 5\n", ["unknown key 'engines.1.memory'"]),
-    ("name = 'x'\ngame = 'hex'\n[time_control]\nmovetime = 5\n" + TWO, ["unknown key 'time_control.movetime'"]),
-    ("name = 'x'\ngame = 'hex'\nrounds = 'many'\n" + TWO, ["key 'rounds'", "valid integer", "'many'"]),
-    ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "'true'\n[["), ["key 'engines.0.command'", "valid list"]),
-    ("name = 'x'\ngame = 'hex'\n" + TWO + "max_failures = -1\n", ["key 'engines.1.max_failures'", "greater than or equal to 0"]),
-    ("name = 'x'\ngame = 'hex'\n[time_control]\nmargin_ms = 5\n" + TWO, ["time_control", "set movetime_ms and/or base_ms"]),
-    ("game = 'hex'\n" + TWO, ["missing key 'name'", "add it"]),
-    ("name = 'x'\ngame = 'chess'\n" + TWO, ["unknown game 'chess'", "known: bases, groups, hex"]),
-    ("name = 'x'\ngame = 'hex'\n[options]\ncolour = 'red'\n" + TWO, ["unknown option 'colour'", "allowed: size, swap"]),
-    ("name = 'x'\ngame = 'hex'\n[options]\nsize = 'big'\n" + TWO, ["size"]),
-    ("name = '..'\ngame = 'hex'\n" + TWO, ["key 'name'", "not starting with '.'"]),
-    ("name = 'a/b'\ngame = 'hex'\n" + TWO, ["key 'name'", "letters, digits"]),
-    ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['./missing-engine']\n[["), ["engine 'a'", "does not exist"]),
-    ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['no-such-engine-xyz']\n[["), ["not on PATH"]),
-    ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['./engine.sh']\n[["), ["is not executable", "chmod +x"]),
-    ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['/tmp']\n[["), ["engine 'a'", "'/tmp' is a directory, not a program"]),
-    ("name = 'x'\ngame = 'hex'\n" + TWO + "cwd = 'nowhere'\n", ["engine 'b'", "is not a folder"]),
-    ("name = 'x'\ngame = 'hex'\nopenings = 'nope.txt'\n" + TWO, ["cannot read the openings file", "relative to the tournament file"]),
-])
+@pytest.mark.parametrize(
+    "text,parts",
+    [
+        ("name = 'x\ngame = 'hex'\n", ["not valid TOML", "line 1", "Fix the syntax"]),
+        ("name = 'x'\ngame = 'hex'\nround = 2\n" + TWO, ["unknown key 'round'", "check the spelling"]),
+        ("name = 'x'\ngame = 'hex'\n" + TWO + "memory = 5\n", ["unknown key 'engines.1.memory'"]),
+        ("name = 'x'\ngame = 'hex'\n[time_control]\nmovetime = 5\n" + TWO, ["unknown key 'time_control.movetime'"]),
+        ("name = 'x'\ngame = 'hex'\nrounds = 'many'\n" + TWO, ["key 'rounds'", "valid integer", "'many'"]),
+        (
+            "name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "'true'\n[["),
+            ["key 'engines.0.command'", "valid list"],
+        ),
+        (
+            "name = 'x'\ngame = 'hex'\n" + TWO + "max_failures = -1\n",
+            ["key 'engines.1.max_failures'", "greater than or equal to 0"],
+        ),
+        (
+            "name = 'x'\ngame = 'hex'\n[time_control]\nmargin_ms = 5\n" + TWO,
+            ["time_control", "set movetime_ms and/or base_ms"],
+        ),
+        ("game = 'hex'\n" + TWO, ["missing key 'name'", "add it"]),
+        ("name = 'x'\ngame = 'chess'\n" + TWO, ["unknown game 'chess'", "known: bases, groups, hex"]),
+        (
+            "name = 'x'\ngame = 'hex'\n[options]\ncolour = 'red'\n" + TWO,
+            ["unknown option 'colour'", "allowed: size, swap"],
+        ),
+        ("name = 'x'\ngame = 'hex'\n[options]\nsize = 'big'\n" + TWO, ["size"]),
+        ("name = '..'\ngame = 'hex'\n" + TWO, ["key 'name'", "not starting with '.'"]),
+        ("name = 'a/b'\ngame = 'hex'\n" + TWO, ["key 'name'", "letters, digits"]),
+        (
+            "name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['./missing-engine']\n[["),
+            ["engine 'a'", "does not exist"],
+        ),
+        ("name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['no-such-engine-xyz']\n[["), ["not on PATH"]),
+        (
+            "name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['./engine.sh']\n[["),
+            ["is not executable", "chmod +x"],
+        ),
+        (
+            "name = 'x'\ngame = 'hex'\n" + TWO.replace("['true']\n[[", "['/tmp']\n[["),
+            ["engine 'a'", "'/tmp' is a directory, not a program"],
+        ),
+        ("name = 'x'\ngame = 'hex'\n" + TWO + "cwd = 'nowhere'\n", ["engine 'b'", "is not a folder"]),
+        (
+            "name = 'x'\ngame = 'hex'\nopenings = 'nope.txt'\n" + TWO,
+            ["cannot read the openings file", "relative to the tournament file"],
+        ),
+    ],
+)
 def test_bad_tournament_files(tmp_path, text, parts):
     (tmp_path / "engine.sh").write_text("#!/bin/sh\n")  # not executable
     path = tmp_path / "t.toml"
@@ -63,26 +90,34 @@ def test_an_output_folder_that_cannot_be_made(tmp_path):
     (tmp_path / "file").write_text("")
     path = tmp_path / "t.toml"
     path.write_text("name = 'x'\ngame = 'hex'\n" + TWO)
-    check(CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "file" / "sub")]),
-          "cannot write the results", "choose another with --out")
+    check(
+        CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "file" / "sub")]),
+        "cannot write the results",
+        "choose another with --out",
+    )
 
 
-@pytest.mark.parametrize("data,parts", [
-    (b"{not json\n", ["line 1: not valid JSON"]),
-    (b'{"game": "hex", "moves": []}\n[1, 2]\n', ["line 2: a record must be a JSON object"]),
-    (b'\n\n{"moves": []}\n', ["line 3: missing \"game\""]),
-    (b'{"game": "hex", "moves": [1]}\n', ['"moves" must be a list of move strings']),
-    (b'{"game": "hex", "moves": [], "options": {"colour": 1}}\n', ["unknown option 'colour'"]),
-    (b'{"game": "go", "moves": []}\n', ["unknown game 'go'"]),
-    (b'{"game": "hex", "moves": [], "seed": -1}\n', ["'seed'", "greater than or equal to 0"]),
-    (b'{"game": "hex", "moves": [], "seed": 1, "setup": "x"}\n', ["'setup' does not match"]),
-    (b'{"game": "hex", "moves": []}\n\xff\xfe\n', ["line 2: not UTF-8 text"]),
-])
+@pytest.mark.parametrize(
+    "data,parts",
+    [
+        (b"{not json\n", ["line 1: not valid JSON"]),
+        (b'{"game": "hex", "moves": []}\n[1, 2]\n', ["line 2: a record must be a JSON object"]),
+        (b'\n\n{"moves": []}\n', ['line 3: missing "game"']),
+        (b'{"game": "hex", "moves": [1]}\n', ['"moves" must be a list of move strings']),
+        (b'{"game": "hex", "moves": [], "options": {"colour": 1}}\n', ["unknown option 'colour'"]),
+        (b'{"game": "go", "moves": []}\n', ["unknown game 'go'"]),
+        (b'{"game": "hex", "moves": [], "seed": -1}\n', ["'seed'", "greater than or equal to 0"]),
+        (b'{"game": "hex", "moves": [], "seed": 1, "setup": "x"}\n', ["'setup' does not match"]),
+        (b'{"game": "hex", "moves": []}\n\xff\xfe\n', ["line 2: not UTF-8 text"]),
+    ],
+)
 def test_malformed_records_for_verify(data, parts):
     # each bad record gets its own verdict naming the line; the file goes on
     result = CliRunner().invoke(main, ["verify", "-"], input=data)
     assert result.exit_code == 1 and "Traceback" not in result.output
-    bad = [v for v in map(json.loads, result.output.splitlines()) if v["error"] and "line" in v["error"].get("reason", "")]
+    bad = [
+        v for v in map(json.loads, result.output.splitlines()) if v["error"] and "line" in v["error"].get("reason", "")
+    ]
     assert len(bad) == 1 and bad[0]["ok"] is False
     for part in ["<stdin>", *parts]:
         assert part in bad[0]["error"]["reason"], bad[0]
@@ -110,8 +145,14 @@ command = ["{{python}}", "{zoo}", "good"]
 """)
     before = {p for p in tmp_path.rglob("*")}
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
-    result = subprocess.run([sys.executable, "-m", "arena", "run", "t.toml", "-q"], cwd=tmp_path,
-                            env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "run", "t.toml", "-q"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     created = {p.relative_to(tmp_path) for p in tmp_path.rglob("*")} - {p.relative_to(tmp_path) for p in before}
     assert created and all(p.parts[:2] == ("out", "confined") or p == Path("out") for p in created)

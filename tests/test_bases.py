@@ -41,6 +41,7 @@ def reason(state: BasesState, move: str) -> str:
 
 # -- board and start ----------------------------------------------------------
 
+
 def test_standard_layout_is_point_symmetric() -> None:
     game = make_game("bases")
     board = game.board
@@ -54,20 +55,34 @@ def test_standard_layout_is_point_symmetric() -> None:
 def test_start_position_and_red_moves_first() -> None:
     state = play([])
     assert state.current_player() == RED
-    assert state.render() == "\n".join([
-        "    a b c d e f g h i",
-        "  1         . B B B .",
-        "  2        . . B B . .",
-        "  3       . . . B . . .",
-        "  4      . . . . . . . .",
-        "  5     # . # . # . # . #",
-        "  6      . . . . . . . .",
-        "  7       . . . R . . .",
-        "  8        . . R R . .",
-        "  9         . R R R .",
-    ])
-    assert state.legal_moves() == ["d7-g7", "d7-a7", "d7-d2", "d7-i2", "c8-a8", "c8-c6",
-                                   "d8-f8", "d8-f6", "b9-a9", "b9-b4", "d9-e9", "d9-i4"]
+    assert state.render() == "\n".join(
+        [
+            "    a b c d e f g h i",
+            "  1         . B B B .",
+            "  2        . . B B . .",
+            "  3       . . . B . . .",
+            "  4      . . . . . . . .",
+            "  5     # . # . # . # . #",
+            "  6      . . . . . . . .",
+            "  7       . . . R . . .",
+            "  8        . . R R . .",
+            "  9         . R R R .",
+        ]
+    )
+    assert state.legal_moves() == [
+        "d7-g7",
+        "d7-a7",
+        "d7-d2",
+        "d7-i2",
+        "c8-a8",
+        "c8-c6",
+        "d8-f8",
+        "d8-f6",
+        "b9-a9",
+        "b9-b4",
+        "d9-e9",
+        "d9-i4",
+    ]
     assert reason(state, "f3-f8").startswith("f3 holds a Blue piece, not yours")
 
 
@@ -80,13 +95,14 @@ def test_setup_token_is_start() -> None:
 
 # -- sliding ------------------------------------------------------------------
 
+
 def test_slide_stops_before_black_hex_edge_and_pieces() -> None:
-    state = play("c8-c6")                    # c5 is black
+    state = play("c8-c6")  # c5 is black
     assert state.cells[state.game.board.index("c6")] == RED + 1
-    state.play("g2-g4")                      # g5 is black
-    state.play("d7-g7")                      # the edge
-    state.play("f3-f8")                      # crosses the middle row at the gap f5
-    state.play("d8-e8")                      # stops before Blue's f8
+    state.play("g2-g4")  # g5 is black
+    state.play("d7-g7")  # the edge
+    state.play("f3-f8")  # crosses the middle row at the gap f5
+    state.play("d8-e8")  # stops before Blue's f8
     assert state.moves == ["c8-c6", "g2-g4", "d7-g7", "f3-f8", "d8-e8"]
 
 
@@ -99,12 +115,13 @@ def test_must_slide_as_far_as_possible() -> None:
 
 def test_never_passes_over_or_stops_on_anything() -> None:
     state = play([])
-    assert reason(state, "c8-c4") == ("blocked at c5 by a black hex: a piece may not pass over "
-                                      "or stop on a piece or a black hex")
+    assert reason(state, "c8-c4") == (
+        "blocked at c5 by a black hex: a piece may not pass over or stop on a piece or a black hex"
+    )
     assert "blocked at c5 by a black hex" in reason(state, "c8-c5")
     assert "blocked at c8 by a Red piece" in reason(state, "c9-c7")
     state.play("d8-f8")
-    assert "blocked at f8 by a Red piece" in reason(state, "f3-f8")   # may not land on it
+    assert "blocked at f8 by a Red piece" in reason(state, "f3-f8")  # may not land on it
 
 
 def test_cannot_move_in_a_direction_with_no_room() -> None:
@@ -126,8 +143,9 @@ def test_piece_stopped_on_opponents_base_is_frozen() -> None:
     state = play("d8-f6 f2-d2 d7-a7 d2-d8 c8-c6")
     assert not state.is_terminal()
     assert not any(m.startswith("d8-") for m in state.legal_moves())
-    assert reason(state, "d8-f8") == ("the piece on d8 is frozen: a piece that has stopped on the "
-                                      "opponent's base may not move again")
+    assert reason(state, "d8-f8") == (
+        "the piece on d8 is frozen: a piece that has stopped on the opponent's base may not move again"
+    )
 
 
 def test_own_base_pieces_may_return_and_leave_again() -> None:
@@ -138,9 +156,10 @@ def test_own_base_pieces_may_return_and_leave_again() -> None:
 
 # -- winning --------------------------------------------------------------------
 
+
 def test_first_turn_rule_full_bases_do_not_count_before_ply_two() -> None:
     state = play("c8-c6")
-    assert not state.is_terminal()           # Blue's base is still full, but Blue has not moved
+    assert not state.is_terminal()  # Blue's base is still full, but Blue has not moved
     assert state.base_count == [5, 6]
 
 
@@ -150,7 +169,13 @@ def test_filling_the_base_with_the_opponents_own_piece_wins() -> None:
     assert state.is_terminal() and state.winner() == RED and state.scores() == [1.0, 0.0]
     assert state.end_reason() == "Blue's base is fully occupied"
     assert state.details()["occupied_base"] == {
-        "f1": "Blue", "g1": "Blue", "h1": "Blue", "f2": "Red", "g2": "Blue", "f3": "Blue"}
+        "f1": "Blue",
+        "g1": "Blue",
+        "h1": "Blue",
+        "f2": "Red",
+        "g2": "Blue",
+        "f3": "Blue",
+    }
     assert state.legal_moves() == []
     assert reason(state, "f1-e1") == "the game is over"
 
@@ -179,8 +204,8 @@ def test_both_bases_full_would_go_to_the_mover() -> None:
 def test_player_without_a_move_loses() -> None:
     state = play([], layout=PLUG_LAYOUT)
     elsewhere = play("a9-a5", layout=PLUG_LAYOUT)
-    assert elsewhere.legal_moves() == ["i2-i4"]      # i3 is Blue's only way out
-    state.play("i5-i3")                      # the last exit of Blue's base is closed
+    assert elsewhere.legal_moves() == ["i2-i4"]  # i3 is Blue's only way out
+    state.play("i5-i3")  # the last exit of Blue's base is closed
     assert state.is_terminal() and state.winner() == RED
     assert state.end_reason() == "Blue has no move" and state.scores() == [1.0, 0.0]
 
@@ -192,6 +217,7 @@ def test_player_without_a_move_at_the_start_loses() -> None:
 
 
 # -- arena's draws ------------------------------------------------------------------
+
 
 def test_draw_by_repetition() -> None:
     state = play(SHUTTLE[:-1])
@@ -222,23 +248,27 @@ def test_base_win_on_the_last_allowed_ply_beats_the_move_limit() -> None:
 
 # -- illegal moves --------------------------------------------------------------------
 
-@pytest.mark.parametrize("move, expected", [
-    ("", "malformed move: expected 'from-to'"),
-    ("c8", "malformed move"),
-    ("c8-c6-c4", "malformed move"),
-    ("c8 - c6", "not a cell"),
-    ("C8-C6", "'C8' is not a cell of the 61-hex board"),
-    ("c8-z1", "'z1' is not a cell"),
-    ("a1-a5", "'a1' is not a cell"),
-    ("e7-e6", "e7 is empty: a move slides one of your own pieces"),
-    ("e5-e4", "e5 is a black hex"),
-    ("g1-g4", "g1 holds a Blue piece, not yours: Red may only move Red pieces"),
-    ("c8-c8", "zero-length move"),
-    ("c8-e7", "c8 and e7 are not on a straight line: a piece slides in one of the six directions"),
-    ("c8-c7", "stops short: a piece must slide as far as possible"),
-    ("c8-c4", "blocked at c5 by a black hex"),
-    ("d9-d7", "blocked at d8 by a Red piece"),
-])
+
+@pytest.mark.parametrize(
+    "move, expected",
+    [
+        ("", "malformed move: expected 'from-to'"),
+        ("c8", "malformed move"),
+        ("c8-c6-c4", "malformed move"),
+        ("c8 - c6", "not a cell"),
+        ("C8-C6", "'C8' is not a cell of the 61-hex board"),
+        ("c8-z1", "'z1' is not a cell"),
+        ("a1-a5", "'a1' is not a cell"),
+        ("e7-e6", "e7 is empty: a move slides one of your own pieces"),
+        ("e5-e4", "e5 is a black hex"),
+        ("g1-g4", "g1 holds a Blue piece, not yours: Red may only move Red pieces"),
+        ("c8-c8", "zero-length move"),
+        ("c8-e7", "c8 and e7 are not on a straight line: a piece slides in one of the six directions"),
+        ("c8-c7", "stops short: a piece must slide as far as possible"),
+        ("c8-c4", "blocked at c5 by a black hex"),
+        ("d9-d7", "blocked at d8 by a Red piece"),
+    ],
+)
 def test_illegal_move_reasons(move: str, expected: str) -> None:
     assert expected in reason(play([]), move)
 
@@ -263,6 +293,7 @@ def test_non_string_moves_are_rejected_cleanly() -> None:
 
 # -- options ----------------------------------------------------------------------------
 
+
 def test_default_options_tokens() -> None:
     assert make_game("bases").option_tokens() == ["layout=standard", "max_plies=300", "repetition=3"]
 
@@ -270,36 +301,47 @@ def test_default_options_tokens() -> None:
 def test_custom_layout_is_canonicalised_and_round_trips() -> None:
     shuffled = "d7,d8,c8,d9,c9,b9/f3,g2,f2,h1,g1,f1/i5,g5,e5,c5,a5"
     game = make_game("bases", {"layout": shuffled})
-    assert game.options.layout == "/".join(",".join(p) for p in (
-        ["d7", "c8", "d8", "b9", "c9", "d9"], ["f1", "g1", "h1", "f2", "g2", "f3"],
-        ["a5", "c5", "e5", "g5", "i5"]))
+    assert game.options.layout == "/".join(
+        ",".join(p)
+        for p in (
+            ["d7", "c8", "d8", "b9", "c9", "d9"],
+            ["f1", "g1", "h1", "f2", "g2", "f3"],
+            ["a5", "c5", "e5", "g5", "i5"],
+        )
+    )
     again = make_game("bases", dict(t.split("=", 1) for t in game.option_tokens()))
     assert again.options == game.options
     assert play("d7-d2 f2-d4 d2-f2", layout=shuffled).winner() == RED
 
 
-@pytest.mark.parametrize("layout, expected", [
-    ("standard2", "expected 'standard' or three comma-separated cell lists"),
-    ("a9,b9/c9", "expected 'standard'"),
-    ("a9,b9,c9,d9,e9/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5", "red base needs exactly 6 cells, got 5"),
-    ("a9,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5", "black hexes needs exactly 5 cells, got 4"),
-    ("a9,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,z3/a5,c5,e5,g5,i5", "blue base: 'z3' is not a cell"),
-    ("a9,b9,c9,d9,e9,a9/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5", "red base: a9 is listed twice"),
-    ("a9,b9,c9,d9,e9,f3/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5", "f3 is in both the red base and the blue base"),
-    ("a9,b9,c9,d9,e9,e5/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5", "e5 is in both the red base and the black"),
-    ("a9,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,f1", "f1 is in both the blue base and the black"),
-])
+@pytest.mark.parametrize(
+    "layout, expected",
+    [
+        ("standard2", "expected 'standard' or three comma-separated cell lists"),
+        ("a9,b9/c9", "expected 'standard'"),
+        ("a9,b9,c9,d9,e9/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5", "red base needs exactly 6 cells, got 5"),
+        ("a9,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5", "black hexes needs exactly 5 cells, got 4"),
+        ("a9,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,z3/a5,c5,e5,g5,i5", "blue base: 'z3' is not a cell"),
+        ("a9,b9,c9,d9,e9,a9/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5", "red base: a9 is listed twice"),
+        ("a9,b9,c9,d9,e9,f3/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5", "f3 is in both the red base and the blue base"),
+        ("a9,b9,c9,d9,e9,e5/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5", "e5 is in both the red base and the black"),
+        ("a9,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,f1", "f1 is in both the blue base and the black"),
+    ],
+)
 def test_bad_layouts_name_the_option(layout: str, expected: str) -> None:
     with pytest.raises(OptionError) as info:
         make_game("bases", {"layout": layout})
     assert "'layout'" in str(info.value) and expected in str(info.value)
 
 
-@pytest.mark.parametrize("options, expected", [
-    ({"max_plies": 0}, "'max_plies'"),
-    ({"repetition": 1}, "'repetition'"),
-    ({"size": 5}, "unknown option 'size'"),
-])
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        ({"max_plies": 0}, "'max_plies'"),
+        ({"repetition": 1}, "'repetition'"),
+        ({"size": 5}, "unknown option 'size'"),
+    ],
+)
 def test_bad_options(options: dict, expected: str) -> None:
     with pytest.raises(OptionError, match=expected):
         make_game("bases", options)
@@ -312,6 +354,7 @@ def test_standard_cells_match_the_doc() -> None:
 
 # -- properties over random games ----------------------------------------------------------
 
+
 def random_game(game: BasesGame, rng: random.Random) -> BasesState:
     state = game.initial_state()
     while not state.is_terminal():
@@ -321,7 +364,7 @@ def random_game(game: BasesGame, rng: random.Random) -> BasesState:
         state.play(rng.choice(legal))
         assert len(state.moves) == before + 1
         full = [c == 6 for c in state.base_count]
-        assert not all(full)                            # never both at once
+        assert not all(full)  # never both at once
         if any(full) and len(state.moves) >= 2:
             assert state.is_terminal() and state.winner() == full.index(True) ^ 1
         assert state.current_player() == 1 - mover or state.is_terminal()
@@ -338,8 +381,11 @@ def test_random_games_are_legal_and_end_within_max_plies(rng: random.Random, max
     replay = game.initial_state()
     for move in state.moves:
         replay.play(move)
-    assert (replay.render(), replay.scores(), replay.end_reason()) == \
-        (state.render(), state.scores(), state.end_reason())
+    assert (replay.render(), replay.scores(), replay.end_reason()) == (
+        state.render(),
+        state.scores(),
+        state.end_reason(),
+    )
 
 
 @settings(max_examples=8, deadline=None)

@@ -20,13 +20,26 @@ NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
 @pytest.mark.timeout(180)  # every section, Chromium included, on a machine that may be shared
 def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     out = tmp_path / "bench.json"
-    done = subprocess.run([sys.executable, "-m", "arena", "bench", "--quick", "--json", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "bench", "--quick", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     text = done.stdout
-    sections = ["1. Referee speed", "2. Manager overhead", "3. Parallel scaling", "4. Memory",
-                "5. Clock accuracy", "6. Report site", "7. Bundled search engine", "8. Live progress",
-                "Targets"]
+    sections = [
+        "1. Referee speed",
+        "2. Manager overhead",
+        "3. Parallel scaling",
+        "4. Memory",
+        "5. Clock accuracy",
+        "6. Report site",
+        "7. Bundled search engine",
+        "8. Live progress",
+        "Targets",
+    ]
     positions = [text.index(title) for title in sections]
     assert positions == sorted(positions)
     for title, start, end in zip(sections, positions, positions[1:] + [len(text)]):
@@ -50,8 +63,13 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
 def test_python_instant_engine_plays_a_legal_game():
     """The stand-in used when gcc is missing speaks the protocol and plays legal Hex."""
     engine = f"{sys.executable} {ROOT / 'benchmarks' / 'instant_engine.py'}"
-    done = subprocess.run([sys.executable, "-m", "arena", "play", "--game", "hex", "-O", "size=5",
-                           engine, engine], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "--game", "hex", "-O", "size=5", engine, engine],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout.strip().splitlines()[-1])
     assert record["termination"] == "normal" and record["winner"] in (0, 1)
@@ -62,8 +80,13 @@ def test_the_cluster_scaling_benchmark_runs_end_to_end():
     """benchmarks/cluster_scaling.py --quick: every part prints its figures (a benchmark that
     breaks when the runner's interfaces change is caught here, not by its next user)."""
     pytest.importorskip("distributed")
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cluster_scaling.py"), "--quick"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=170)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "cluster_scaling.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=170,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "one coordinator's ceiling" in done.stdout and "storing alone" in done.stdout
     assert NUMBER.search(done.stdout.split("dispatch + store + rate")[1])

@@ -18,10 +18,11 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament  # noqa: E402
+
 from arena.tournament.cluster import ClusterSpec, EngineUnavailable  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
-from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -57,9 +58,11 @@ def wait_until(condition, timeout: float = 60.0) -> None:
 
 
 def deterministic_engines() -> str:
-    return (engine_toml("random", "{python}", "-m", "engines.random_engine")
-            + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
-            + engine_toml("random2", "{python}", "-m", "engines.random_engine"))
+    return (
+        engine_toml("random", "{python}", "-m", "engines.random_engine")
+        + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+        + engine_toml("random2", "{python}", "-m", "engines.random_engine")
+    )
 
 
 def slow_zoo(*names: str) -> str:
@@ -70,8 +73,7 @@ def slow_zoo(*names: str) -> str:
 @pytest.fixture
 def cluster():
     """A LocalCluster of two worker processes, one thread each."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as local:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
         with distributed.Client(local) as client:
             yield local, client
 
@@ -109,8 +111,14 @@ def test_bad_cluster_address_is_a_clear_error(tmp_path):
 
 def test_a_worker_killed_mid_game_has_its_game_played_again_once(tmp_path, cluster):
     local, client = cluster
-    path = write_tournament(tmp_path, slow_zoo("a", "b", "c"), options="size = 5\nswap = false", rounds=2,
-                            seed=3, time_control="movetime_ms = 500\nmargin_ms = 200")
+    path = write_tournament(
+        tmp_path,
+        slow_zoo("a", "b", "c"),
+        options="size = 5\nswap = false",
+        rounds=2,
+        seed=3,
+        time_control="movetime_ms = 500\nmargin_ms = 200",
+    )
     t = load_tournament(path)
     out = tmp_path / "out"
     pids = client.run(os.getpid)
@@ -123,6 +131,7 @@ def test_a_worker_killed_mid_game_has_its_game_played_again_once(tmp_path, clust
                 if keys and stored_count(out) >= 1:
                     return address, keys[0]
             return None
+
         deadline = time.monotonic() + 60
         while (found := busy()) is None and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -153,8 +162,9 @@ def test_the_drop_rule_never_starts_an_engine_past_its_limit_on_a_cluster(tmp_pa
     local, _ = cluster
     engines = engine_toml("tortoise", "{python}", ZOO, "good+slow", extra='env = { ZOO_SLOW_S = "0.4" }')
     engines += engine_toml("dud", "{python}", ZOO, "crash", "2", extra="max_failures = 2")
-    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=3,
-                            time_control="movetime_ms = 1000")
+    path = write_tournament(
+        tmp_path, engines, options="size = 5\nswap = false", rounds=3, time_control="movetime_ms = 1000"
+    )
     summary = run_tournament(load_tournament(path), tmp_path / "out", cluster=ClusterSpec(local.scheduler_address))
     records = stored(tmp_path / "out")
     assert sorted(r["termination"] for r in records) == ["crash"] * 2 + ["dropped"] * 4
@@ -163,9 +173,17 @@ def test_the_drop_rule_never_starts_an_engine_past_its_limit_on_a_cluster(tmp_pa
 
 def dask_worker(scheduler: str, name: str, env: dict) -> subprocess.Popen:
     dask = Path(sys.executable).with_name("dask")
-    command = [str(dask), "worker", scheduler] if dask.exists() else [sys.executable, "-m", "distributed.cli.dask_worker", scheduler]
-    return subprocess.Popen([*command, "--nworkers", "1", "--nthreads", "1", "--name", name, "--no-dashboard"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = (
+        [str(dask), "worker", scheduler]
+        if dask.exists()
+        else [sys.executable, "-m", "distributed.cli.dask_worker", scheduler]
+    )
+    return subprocess.Popen(
+        [*command, "--nworkers", "1", "--nthreads", "1", "--name", name, "--no-dashboard"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def bots_tournament(tmp_path: Path, rounds: int = 3, fault: str = "good") -> Path:
@@ -177,8 +195,14 @@ def bots_tournament(tmp_path: Path, rounds: int = 3, fault: str = "good") -> Pat
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$BOTS/zoo_engine.py" {fault}\n')
     wrapper.chmod(0o755)
     engines = engine_toml("a", str(wrapper)) + engine_toml("b", str(wrapper))
-    return write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=rounds, seed=3,
-                            time_control="movetime_ms = 500\nmargin_ms = 300")
+    return write_tournament(
+        tmp_path,
+        engines,
+        options="size = 5\nswap = false",
+        rounds=rounds,
+        seed=3,
+        time_control="movetime_ms = 500\nmargin_ms = 300",
+    )
 
 
 def test_a_workers_refusal_reaches_the_coordinator_whole():
@@ -214,7 +238,9 @@ def test_a_worker_that_joins_later_without_the_engines_sends_its_game_back(tmp_p
         joiner = threading.Thread(target=join_when_playing)
         joiner.start()
         try:
-            summary = run_tournament(load_tournament(path), out, cluster=ClusterSpec(local.scheduler_address, said.append))
+            summary = run_tournament(
+                load_tournament(path), out, cluster=ClusterSpec(local.scheduler_address, said.append)
+            )
         finally:
             joiner.join()
             for worker in late:
@@ -236,8 +262,15 @@ def test_a_worker_that_cannot_start_an_engine_is_named_before_any_game(tmp_path,
             worker = dask_worker(local.scheduler_address, "no-bots-here", env)
             try:
                 client.wait_for_workers(2, timeout=60)
-                result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", local.scheduler_address,
-                                   env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                result = run_arena(
+                    "run",
+                    path,
+                    "--out",
+                    tmp_path / "out",
+                    "--cluster",
+                    local.scheduler_address,
+                    env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                )
             finally:
                 worker.terminate()
                 worker.wait(30)
@@ -257,11 +290,22 @@ def test_a_worker_that_cannot_start_an_engine_is_named_before_any_game(tmp_path,
 def test_a_coordinator_killed_with_9_resumes_from_its_database(tmp_path):
     marker = tmp_path / "pids"
     env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
-    path = write_tournament(tmp_path, slow_zoo("a", "b", "c"), options="size = 5\nswap = false", rounds=2,
-                            seed=3, time_control="movetime_ms = 500\nmargin_ms = 200")
+    path = write_tournament(
+        tmp_path,
+        slow_zoo("a", "b", "c"),
+        options="size = 5\nswap = false",
+        rounds=2,
+        seed=3,
+        time_control="movetime_ms = 500\nmargin_ms = 200",
+    )
     out = tmp_path / "out"
-    first = subprocess.Popen(arena_cmd("run", path, "--out", out, "-q", "--cluster", "local:2"), cwd=ROOT, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = subprocess.Popen(
+        arena_cmd("run", path, "--out", out, "-q", "--cluster", "local:2"),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_until(lambda: stored_count(out) >= 2)
     finally:
@@ -271,10 +315,11 @@ def test_a_coordinator_killed_with_9_resumes_from_its_database(tmp_path):
     assert before < 12
     second = run_arena("run", path, "--out", out, "--cluster", "local:2", env=env, timeout=150)
     assert second.returncode == 0, second.stderr
-    assert f"resumed from an earlier run" in second.stdout
+    assert "resumed from an earlier run" in second.stdout
     records = stored(out)
     assert [r["id"] for r in records] == list(range(12))
     assert jsonl_ids(out) == list(range(12))
     # Nothing the killed run started is left: its Dask workers died with it, their engines too.
     from arena.engine import proctree
+
     wait_until(lambda: not proctree.tagged_pids(str(marker), key="ZOO_PIDS"), timeout=20)

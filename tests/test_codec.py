@@ -1,27 +1,69 @@
 import re
+
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol import codec
-from protocol.codec import (ArenaOk, GameOver, Go, Hello, Id, Info, IsReady, Move, NewGame, OptionDecl,
-                            Position, Private, ProtocolError, Quit, ReadyOk, Resign, Seed, SetOption)
+from protocol.codec import (
+    ArenaOk,
+    GameOver,
+    Go,
+    Hello,
+    Id,
+    Info,
+    IsReady,
+    Move,
+    NewGame,
+    OptionDecl,
+    Position,
+    Private,
+    ProtocolError,
+    Quit,
+    ReadyOk,
+    Resign,
+    Seed,
+    SetOption,
+)
 
 
-@pytest.mark.parametrize("msg", [
-    Id("name", "Deep Hex 2"), Id("author", "Ann"), OptionDecl("depth", "int", "3", "1", "9"),
-    OptionDecl("book", "string", "none"), ArenaOk(1), ReadyOk(), Move("c3,e5,g2"), Move("swap"),
-    Resign(), Info("depth 3 score 0.5"),
-])
+@pytest.mark.parametrize(
+    "msg",
+    [
+        Id("name", "Deep Hex 2"),
+        Id("author", "Ann"),
+        OptionDecl("depth", "int", "3", "1", "9"),
+        OptionDecl("book", "string", "none"),
+        ArenaOk(1),
+        ReadyOk(),
+        Move("c3,e5,g2"),
+        Move("swap"),
+        Resign(),
+        Info("depth 3 score 0.5"),
+    ],
+)
 def test_engine_messages_round_trip(msg):
     assert codec.parse_engine_line(codec.format_engine_message(msg)) == msg
 
 
-@pytest.mark.parametrize("cmd", [
-    Hello(1), SetOption("depth", "5"), NewGame("hex", 1, 2, {"size": "9", "swap": "true"}), Seed(42),
-    Private("hidden green"), IsReady(), Position("start", ()), Position("start", ("e5", "swap")),
-    Go((1000, 2000), (10, 10), 500), Go(movetime=100), Go(), GameOver((14.0, 11.0, 9.0), "no move left"),
-    Quit(),
-])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        Hello(1),
+        SetOption("depth", "5"),
+        NewGame("hex", 1, 2, {"size": "9", "swap": "true"}),
+        Seed(42),
+        Private("hidden green"),
+        IsReady(),
+        Position("start", ()),
+        Position("start", ("e5", "swap")),
+        Go((1000, 2000), (10, 10), 500),
+        Go(movetime=100),
+        Go(),
+        GameOver((14.0, 11.0, 9.0), "no move left"),
+        Quit(),
+    ],
+)
 def test_referee_commands_round_trip(cmd):
     assert codec.parse_command(codec.format_command(cmd)) == cmd
 
@@ -32,17 +74,40 @@ def test_empty_lines_and_carriage_returns():
     assert codec.parse_command("   ") is None
 
 
-@pytest.mark.parametrize("line", [
-    "move", "move e5 f6", "bestmove e5", "readyok now", "arenaok one", "id colour red",
-    "option name x", "= e5", "MOVE e5", "x" * (codec.MAX_LINE + 1),
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "move",
+        "move e5 f6",
+        "bestmove e5",
+        "readyok now",
+        "arenaok one",
+        "id colour red",
+        "option name x",
+        "= e5",
+        "MOVE e5",
+        "x" * (codec.MAX_LINE + 1),
+    ],
+)
 def test_malformed_engine_lines_are_rejected_with_the_line(line):
     with pytest.raises(ProtocolError):
         codec.parse_engine_line(line)
 
 
-@pytest.mark.parametrize("line", ["arena", "arena x", "newgame hex", "newgame hex 0 2 size",
-                                  "position start e5", "go time", "go depth 3", "seed x", "bogus"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "arena",
+        "arena x",
+        "newgame hex",
+        "newgame hex 0 2 size",
+        "position start e5",
+        "go time",
+        "go depth 3",
+        "seed x",
+        "bogus",
+    ],
+)
 def test_malformed_referee_lines_are_rejected(line):
     with pytest.raises(ProtocolError):
         codec.parse_command(line)
@@ -85,19 +150,22 @@ def test_a_move_token_is_kept_exactly_as_sent():
 GAMEOVER = re.compile(r"gameover(?: -?[0-9]+(?:\.[0-9]+)?)+(?: (.*))?")
 
 
-@pytest.mark.parametrize("scores,reason,shown", [
-    ([1, 0], "Blue connected", "gameover 1 0 Blue connected"),
-    ([0.5, 0.5], "draw by repetition", "gameover 0.5 0.5 draw by repetition"),
-    ([39.0, 25.0, 19.0], "no move left", "gameover 39 25 19 no move left"),
-    ([0.00001, -2.25], "", "gameover 0.00001 -2.25"),
-    ([1, 0], "a\nb\x1b[31m", None),
-])
+@pytest.mark.parametrize(
+    "scores,reason,shown",
+    [
+        ([1, 0], "Blue connected", "gameover 1 0 Blue connected"),
+        ([0.5, 0.5], "draw by repetition", "gameover 0.5 0.5 draw by repetition"),
+        ([39.0, 25.0, 19.0], "no move left", "gameover 39 25 19 no move left"),
+        ([0.00001, -2.25], "", "gameover 0.00001 -2.25"),
+        ([1, 0], "a\nb\x1b[31m", None),
+    ],
+)
 def test_gameover_lines_follow_the_spec(scores, reason, shown):
     """PROTOCOL.md: one score per seat, each -?[0-9]+(.[0-9]+)?, then the reason: the rest of the
     line, control characters removed."""
     line = codec.format_gameover(scores, reason)
     match = GAMEOVER.fullmatch(line)
     assert match is not None and line.count("\n") == 0, line
-    assert len(line.split()[1:1 + len(scores)]) == len(scores)
+    assert len(line.split()[1 : 1 + len(scores)]) == len(scores)
     if shown is not None:
         assert line == shown

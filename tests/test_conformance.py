@@ -22,37 +22,50 @@ def checks(command, games=(), protocol="arena"):
 
 
 def test_the_bundled_engines_pass():
-    for command, games in [((PY, "-m", "engines.random_engine"), ("hex", "groups", "bases", "hexgo", "posies")),
-                           ((PY, "-m", "engines.hex_pathfinder"), ("hex",))]:
+    for command, games in [
+        ((PY, "-m", "engines.random_engine"), ("hex", "groups", "bases", "hexgo", "posies")),
+        ((PY, "-m", "engines.hex_pathfinder"), ("hex",)),
+    ]:
         results = checks(command, games)
         assert all(c.passed for c in results), [(c.name, c.detail) for c in results if not c.passed]
         assert len(results) == 7 + len(games) + ("hex" in games)  # Hex has two positions
     gtp = checks((PY, GTP, "--swap"), protocol="gtp")
-    assert all(c.passed for c in gtp) and [c.name.split(" ")[0] for c in gtp] == \
-        ["handshake", "hex:", "hex:", "move", "move", "several", "quit"]
+    assert all(c.passed for c in gtp) and [c.name.split(" ")[0] for c in gtp] == [
+        "handshake",
+        "hex:",
+        "hex:",
+        "move",
+        "move",
+        "several",
+        "quit",
+    ]
 
 
-@pytest.mark.parametrize("fault, games, failing", [
-    ("no_name", ("hex",), "handshake"),
-    ("bad_option", ("hex",), "handshake"),  # a malformed declaration is refused by the engine layer itself
-    ("setoption_reply", ("hex",), "options"),
-    ("swap", ("hex",), "hex: after a swap"),
-    ("groups_multi", ("hex", "groups"), "groups: a multi-stone turn"),
-    ("bases_full", ("hex", "bases"), "bases: a base one piece from full"),
-    ("hexgo_captures", ("hex", "hexgo"), "hexgo: after captures"),
-    ("posies_private", ("hex", "posies"), "posies: three seats"),
-    ("slow", ("hex",), "move within movetime"),
-    ("clock_hang", ("hex",), "move on a game clock"),
-    ("always_swap", ("hex",), "hex: swap off"),
-    ("second_game", ("hex",), "several games in one process"),
-    ("ready_after_end", ("hex",), "isready after gameover"),
-    ("slow_quit", ("hex",), "quit within 1 s"),
-])
+@pytest.mark.parametrize(
+    "fault, games, failing",
+    [
+        ("no_name", ("hex",), "handshake"),
+        ("bad_option", ("hex",), "handshake"),  # a malformed declaration is refused by the engine layer itself
+        ("setoption_reply", ("hex",), "options"),
+        ("swap", ("hex",), "hex: after a swap"),
+        ("groups_multi", ("hex", "groups"), "groups: a multi-stone turn"),
+        ("bases_full", ("hex", "bases"), "bases: a base one piece from full"),
+        ("hexgo_captures", ("hex", "hexgo"), "hexgo: after captures"),
+        ("posies_private", ("hex", "posies"), "posies: three seats"),
+        ("slow", ("hex",), "move within movetime"),
+        ("clock_hang", ("hex",), "move on a game clock"),
+        ("always_swap", ("hex",), "hex: swap off"),
+        ("second_game", ("hex",), "several games in one process"),
+        ("ready_after_end", ("hex",), "isready after gameover"),
+        ("slow_quit", ("hex",), "quit within 1 s"),
+    ],
+)
 def test_each_broken_engine_fails_exactly_its_check(fault, games, failing):
     results = checks((PY, BROKEN, fault), games)
     failed = [c for c in results if c.passed is False]
-    assert [c.name for c in failed if c.name.startswith(failing)] and len(failed) == 1, \
-        [(c.name, c.passed, c.detail) for c in results]
+    assert [c.name for c in failed if c.name.startswith(failing)] and len(failed) == 1, [
+        (c.name, c.passed, c.detail) for c in results
+    ]
     (bad,) = failed
     assert bad.exchange and bad.hint.startswith("PROTOCOL.md section")
     others = [c.passed for c in results if c is not bad]
@@ -66,10 +79,10 @@ def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
     bad = run_arena("check-engine", "--handshake-ms", "2000", f"{PY} {BROKEN} swap")
     assert bad.returncode == 1
     lines = bad.stdout.splitlines()
-    fail = next(i for i, l in enumerate(lines) if l.startswith("FAIL  hex: after a swap"))
+    fail = next(i for i, ln in enumerate(lines) if ln.startswith("FAIL  hex: after a swap"))
     assert "illegal move 'c2'" in lines[fail] and "occupied" in lines[fail]
-    assert any(l.strip().endswith("> position start moves " + " ".join(AFTER_SWAP)) for l in lines[fail:])
-    assert any("see PROTOCOL.md section 6" in l for l in lines[fail:])
+    assert any(ln.strip().endswith("> position start moves " + " ".join(AFTER_SWAP)) for ln in lines[fail:])
+    assert any("see PROTOCOL.md section 6" in ln for ln in lines[fail:])
     missing = run_arena("check-engine", "/nonexistent/engine")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 

@@ -3,7 +3,6 @@
 import sqlite3
 
 import pytest
-
 from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 
@@ -15,8 +14,10 @@ def played(tmp_path_factory):
     return path, tmp / "out"
 
 
-@pytest.mark.parametrize("command,key", [("results", "settings"), ("results", "dropped"), ("run", "settings"),
-                                         ("run", "dropped"), ("report", "settings")])  # the site reads no drops
+@pytest.mark.parametrize(
+    "command,key",
+    [("results", "settings"), ("results", "dropped"), ("run", "settings"), ("run", "dropped"), ("report", "settings")],
+)  # the site reads no drops
 def test_a_damaged_meta_value_gives_one_line(played, tmp_path, key, command):
     path, out = played
     folder = tmp_path / "copy"

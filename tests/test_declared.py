@@ -3,7 +3,6 @@ its games ('id games') is not entered for another: both refused before the first
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 
@@ -12,7 +11,7 @@ import pytest
 from tests.helpers import ROOT, engine_toml, run_arena, write_tournament
 
 PY = sys.executable
-DECLARING = '''\
+DECLARING = """\
 import sys
 for line in sys.stdin:
     word = line.split()[0] if line.split() else ""
@@ -26,14 +25,15 @@ for line in sys.stdin:
         print("resign", flush=True)
     elif word == "quit":
         break
-'''
+"""
 
 
 def tournament(tmp_path, options: str, game: str = "hex", game_options: str = "size = 4"):
     script = tmp_path / "declaring.py"
     script.write_text(DECLARING)
-    engines = (engine_toml("declaring", "{python}", str(script), extra=options)
-               + engine_toml("random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'))
+    engines = engine_toml("declaring", "{python}", str(script), extra=options) + engine_toml(
+        "random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'
+    )
     return write_tournament(tmp_path, engines, game=game, options=game_options)
 
 
@@ -44,8 +44,11 @@ def test_declared_options_with_fitting_values_are_accepted(tmp_path):
 
 def test_undeclared_or_unfitting_options_are_refused_before_the_first_game(tmp_path):
     cases = [
-        ("options = { dpeth = 3 }", "engine 'declaring': option 'dpeth' is not one the engine declared "
-                                    "(it declares depth (int 1..9, default 3), book (bool, default false))"),
+        (
+            "options = { dpeth = 3 }",
+            "engine 'declaring': option 'dpeth' is not one the engine declared "
+            "(it declares depth (int 1..9, default 3), book (bool, default false))",
+        ),
         ("options = { depth = 10 }", "option 'depth' = '10': out of its range 1..9; the engine declares depth"),
         ('options = { depth = "deep" }', "option 'depth' = 'deep': an int takes ASCII digits"),
         ('options = { book = "yes" }', "option 'book' = 'yes': a bool takes true or false"),
@@ -64,8 +67,11 @@ def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path, entr
     out = tmp_path / "o"
     result = run_arena("run", tournament(tmp_path, entry, game="bases", game_options=""), "--out", out)
     assert result.returncode == 2, result.stdout
-    assert re.search(r"t\.toml: engine 'declaring': declares that it plays hex, groups \('id games'\), not bases\. "
-                     r"Fix the engine's entry \(or the engine\)\.", result.stderr), result.stderr
+    assert re.search(
+        r"t\.toml: engine 'declaring': declares that it plays hex, groups \('id games'\), not bases\. "
+        r"Fix the engine's entry \(or the engine\)\.",
+        result.stderr,
+    ), result.stderr
     assert "Traceback" not in result.stderr
     assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
 
@@ -84,11 +90,20 @@ def test_a_refused_entry_once_fixed_runs_in_the_same_folder(tmp_path):
 def test_a_cluster_refuses_an_engine_that_declares_another_game_before_any_game(tmp_path):
     pytest.importorskip("distributed")
     out = tmp_path / "o"
-    result = run_arena("run", tournament(tmp_path, "", game="bases", game_options=""), "--out", out,
-                       "--cluster", "local:1", timeout=120)
+    result = run_arena(
+        "run",
+        tournament(tmp_path, "", game="bases", game_options=""),
+        "--out",
+        out,
+        "--cluster",
+        "local:1",
+        timeout=120,
+    )
     assert result.returncode == 2, result.stdout
-    assert ("engine 'declaring': refused: it declares that it plays hex, groups ('id games'), not bases. "
-            "Fix the engine's entry (or the engine).") in result.stderr, result.stderr
+    assert (
+        "engine 'declaring': refused: it declares that it plays hex, groups ('id games'), not bases. "
+        "Fix the engine's entry (or the engine)."
+    ) in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
 
@@ -98,14 +113,17 @@ def test_play_refuses_an_engine_that_declares_another_game(tmp_path):
     script.write_text(DECLARING)
     result = run_arena("play", "-g", "bases", f"{PY} {script}", f"{PY} -m engines.random_engine")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "engine 0 (" in result.stderr and "declares that it plays hex, groups ('id games'), not bases" in result.stderr
+    assert (
+        "engine 0 (" in result.stderr and "declares that it plays hex, groups ('id games'), not bases" in result.stderr
+    )
 
 
 def test_play_refuses_an_undeclared_engine_option(tmp_path):
     script = tmp_path / "declaring.py"
     script.write_text(DECLARING)
-    result = run_arena("play", "-g", "hex", "-O", "size=4", "-E", "0:ponder=true", f"{PY} {script}",
-                       f"{PY} -m engines.random_engine")
+    result = run_arena(
+        "play", "-g", "hex", "-O", "size=4", "-E", "0:ponder=true", f"{PY} {script}", f"{PY} -m engines.random_engine"
+    )
     assert result.returncode == 2
     assert "option 'ponder' is not one the engine declared (it declares depth" in result.stderr
 
@@ -119,11 +137,14 @@ def test_no_increment_key_without_an_increment(tmp_path):
     assert gos and all(re.fullmatch(r"go time \d+,\d+", g) for g in gos), gos[:3]
 
 
-@pytest.mark.parametrize("declaration,problem", [
-    ("option name d type int default \u00b9 min 0 max 5", "not a number in ASCII digits"),
-    ("option name d type bool default maybe", "a bool's default is true or false"),
-    ("option name d type int default 1\\noption name d type string default x", "declared twice"),
-])
+@pytest.mark.parametrize(
+    "declaration,problem",
+    [
+        ("option name d type int default \u00b9 min 0 max 5", "not a number in ASCII digits"),
+        ("option name d type bool default maybe", "a bool's default is true or false"),
+        ("option name d type int default 1\\noption name d type string default x", "declared twice"),
+    ],
+)
 def test_a_malformed_option_declaration_is_a_fault_of_the_engine(tmp_path, declaration, problem):
     script = tmp_path / "decl.py"
     script.write_text(DECLARING.replace("option name depth type int default 3 min 1 max 9", declaration))

@@ -24,7 +24,7 @@ def simulate(truth, per_pair, rng, draw_rate=0.0):
     names = list(truth)
     records = []
     for x, a in enumerate(names):
-        for b in names[x + 1:]:
+        for b in names[x + 1 :]:
             p = 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
             draw = draw_rate * 2 * min(p, 1 - p)
             for _ in range(per_pair):
@@ -96,19 +96,33 @@ def test_three_player_games_give_the_pairwise_results_their_places_imply():
     pairs = {(p.a, p.b): p.score for p in pairwise_results(record)}
     assert pairs == {("x", "y"): 0.0, ("x", "z"): 0.5, ("y", "z"): 1.0}
     # Two dropped engines meeting have no result against each other (as in the standings).
-    dropped = {**forfeit_before_start(make_game("posies", {"players": 3}), 1, ["d1", "ok", "d2"], [0, 2],
-                                      "dropped", "dropped"), "id": 0}
+    dropped = {
+        **forfeit_before_start(
+            make_game("posies", {"players": 3}), 1, ["d1", "ok", "d2"], [0, 2], "dropped", "dropped"
+        ),
+        "id": 0,
+    }
     assert {(p.a, p.b) for p in pairwise_results(dropped)} == {("d1", "ok"), ("ok", "d2")}
     fit = fit_elo([record] * 3 + [{**record, "places": [0, 1, 2]}])
     assert fit.rating("y").games == 4 and fit.rating("y").results == 8
 
 
 def test_unbounded_ratings_are_none_with_their_direction():
-    records = [game(0, "a", "b", 1), game(1, "a", "b", 0), game(2, "top", "a", 1), game(3, "top", "b", 1),
-               game(4, "b", "low", 1)]
+    records = [
+        game(0, "a", "b", 1),
+        game(1, "a", "b", 0),
+        game(2, "top", "a", 1),
+        game(3, "top", "b", 1),
+        game(4, "b", "low", 1),
+    ]
     fit = fit_elo(records, ["a", "b", "top", "low", "idle"])
     assert [(r.engine, r.bound) for r in fit.ratings] == [
-        ("top", "above"), ("a", None), ("b", None), ("low", "below"), ("idle", "unconnected")]
+        ("top", "above"),
+        ("a", None),
+        ("b", None),
+        ("low", "below"),
+        ("idle", "unconnected"),
+    ]
     assert fit.rating("top").elo is None and fit.rating("top").low is None
     assert fit.los("top", "a") is None and fit.los("a", "b") == pytest.approx(0.5)
     data = fit.as_dict()
@@ -126,7 +140,9 @@ def test_a_clean_sweep_rates_nobody_and_bounds_both_engines(winner):
     records = [game(k, *((winner, loser) if k % 2 else (loser, winner)), 1 if k % 2 else 0) for k in range(20)]
     for fit in (fit_elo(records), bootstrap_elo(records, samples=50)):
         assert [(r.engine, r.bound, r.elo, r.low, r.high) for r in fit.ratings] == [
-            (winner, "above", None, None, None), (loser, "below", None, None, None)]
+            (winner, "above", None, None, None),
+            (loser, "below", None, None, None),
+        ]
         assert fit.anchor.startswith("none") and fit.los(winner, loser) is None
     with pytest.raises(ValueError, match="not a rated engine"):
         fit_elo(records, anchor=winner)
@@ -136,7 +152,11 @@ def test_a_chain_without_upsets_puts_the_middle_engine_between():
     records = [game(0, "top", "mid", 1), game(1, "mid", "low", 1), game(2, "top", "low", 1)]
     fit = fit_elo(records, ["low", "mid", "top", "idle"])
     assert [(r.engine, r.bound) for r in fit.ratings] == [
-        ("top", "above"), ("mid", "between"), ("low", "below"), ("idle", "unconnected")]
+        ("top", "above"),
+        ("mid", "between"),
+        ("low", "below"),
+        ("idle", "unconnected"),
+    ]
     assert all(r.elo is None and r.low is None for r in fit.ratings)
 
 
@@ -164,9 +184,9 @@ def test_intervals_cover_the_true_elo_at_about_95_percent(draw_rate):
             covered += r.low <= truth[r.engine] - mean <= r.high
     rate = covered / total
     if draw_rate == 0:
-        assert 0.935 <= rate <= 0.965, rate     # 2000 intervals: 95% +- 1.5 points
+        assert 0.935 <= rate <= 0.965, rate  # 2000 intervals: 95% +- 1.5 points
     else:
-        assert 0.95 <= rate <= 0.995, rate      # draws as coin flips: conservative, as documented
+        assert 0.95 <= rate <= 0.995, rate  # draws as coin flips: conservative, as documented
 
 
 def test_bootstrap_intervals_are_reproducible_and_agree_with_the_curvature():
@@ -204,16 +224,28 @@ def test_bootstrap_intervals_cover_the_true_elo_with_draws():
         fit = bootstrap_elo(simulate(truth, 16, rng, 0.3), samples=150, seed=k)
         for r in fit.ratings:
             total += 1
-            covered += r.low <= truth[r.engine] <= r.high   # the truth's mean is 0, like the anchor
-    assert 0.9 <= covered / total <= 0.985, covered / total    # 250 intervals around 95%
+            covered += r.low <= truth[r.engine] <= r.high  # the truth's mean is 0, like the anchor
+    assert 0.9 <= covered / total <= 0.985, covered / total  # 250 intervals around 95%
 
 
 def test_a_field_without_upsets_rates_nobody_and_orders_the_middle_by_score():
-    records = [game(0, "a", "b", 1), game(1, "b", "c", 1), game(2, "a", "c", 1), game(3, "c", "d", 1),
-               game(4, "b", "d", 1), game(5, "a", "d", 1), game(6, "d", "e", 1)]
+    records = [
+        game(0, "a", "b", 1),
+        game(1, "b", "c", 1),
+        game(2, "a", "c", 1),
+        game(3, "c", "d", 1),
+        game(4, "b", "d", 1),
+        game(5, "a", "d", 1),
+        game(6, "d", "e", 1),
+    ]
     fit = fit_elo(records)
     assert [(r.engine, r.bound) for r in fit.ratings] == [
-        ("a", "above"), ("b", "between"), ("c", "between"), ("d", "between"), ("e", "below")]
+        ("a", "above"),
+        ("b", "between"),
+        ("c", "between"),
+        ("d", "between"),
+        ("e", "below"),
+    ]
     assert all(r.elo is None for r in fit.ratings)
 
 
@@ -222,6 +254,7 @@ def test_three_player_intervals_cover_the_true_elo_at_about_95_percent():
     # two seats' order is Bradley-Terry with the true Elo difference, but the three results of
     # one game are related; the intervals allow for that (the fit's dispersion).
     import itertools
+
     truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
     rng, covered, total = random.Random(5), 0, 0
     for _ in range(300):
@@ -229,8 +262,14 @@ def test_three_player_intervals_cover_the_true_elo_at_about_95_percent():
         for trio in list(itertools.combinations(truth, 3)) * 4:
             perf = [truth[n] / ELO_PER_NAT - math.log(-math.log(rng.random())) for n in trio]
             order = sorted(range(3), key=lambda k: -perf[k])
-            records.append({"id": len(records), "players": list(trio),
-                            "places": [order.index(k) for k in range(3)], "termination": "normal"})
+            records.append(
+                {
+                    "id": len(records),
+                    "players": list(trio),
+                    "places": [order.index(k) for k in range(3)],
+                    "termination": "normal",
+                }
+            )
         for r in fit_elo(records).ratings:
             total += 1
             covered += r.low is not None and r.low <= truth[r.engine] <= r.high

@@ -37,8 +37,10 @@ def test_handshake_identity_and_options(python_engine):
 
 def test_sdk_engines_play_a_full_game_through_subprocesses(python_engine):
     game = make_game("hex", {"size": 7})
-    procs = [EngineProcess(EngineSpec(n, python_engine(m))) for n, m in
-             (("random", "engines.random_engine"), ("pathfinder", "engines.hex_pathfinder"))]
+    procs = [
+        EngineProcess(EngineSpec(n, python_engine(m)))
+        for n, m in (("random", "engines.random_engine"), ("pathfinder", "engines.hex_pathfinder"))
+    ]
     for p in procs:
         p.start()
     try:
@@ -67,6 +69,7 @@ def test_same_seed_same_game(python_engine):
         finally:
             for p in procs:
                 p.quit()
+
     assert one() == one()
 
 
@@ -76,8 +79,12 @@ def faulty_game(tmp_path, python_engine, body, **tc):
     for p in procs:
         p.start()
     try:
-        return play_game(make_game("hex", {"size": 5}), procs, seed=1,
-                         time_control=TimeControl(movetime_ms=tc.get("movetime_ms", 300), margin_ms=50))
+        return play_game(
+            make_game("hex", {"size": 5}),
+            procs,
+            seed=1,
+            time_control=TimeControl(movetime_ms=tc.get("movetime_ms", 300), margin_ms=50),
+        )
     finally:
         for p in procs:
             p.quit()
@@ -96,20 +103,26 @@ for line in sys.stdin:
 """
 
 
-@pytest.mark.parametrize("action,code,reason", [
-    ('elif w[0] == "go": out("move zz99")', "illegal", "not a cell"),
-    ('elif w[0] == "go": time.sleep(5)', "timeout", "no move within 350 ms"),
-    ('elif w[0] == "go": out("bestmove c3")', "protocol", "not a protocol v1 engine line"),
-    ('elif w[0] == "go": sys.exit(3)', "crash", "exit code 3"),
-    ('elif w[0] == "go": raise RuntimeError("out of ideas")', "crash", "RuntimeError: out of ideas"),
-    ('elif w[0] == "go": out("resign")', "resign", "resigned"),
-    ('elif w[0] == "go": out("readyok")', "protocol", "expected a move, got 'readyok'"),  # the line, quoted
-    ('elif w[0] == "go": out("id name twice")', "protocol", "expected a move, got 'id name twice'"),
-    ('elif w[0] == "go": out("info " + "\u20ac" * 30000)', "protocol", "longer than 65536 bytes"),
-    # one write: both lines are there before the next go (else the second may be read as its answer)
-    ('elif w[0] == "go": out("move " + "abcde"[len(w) % 5] + "1\\nmove e5")', "protocol",
-     "'move e5' sent when no answer was asked for"),
-])
+@pytest.mark.parametrize(
+    "action,code,reason",
+    [
+        ('elif w[0] == "go": out("move zz99")', "illegal", "not a cell"),
+        ('elif w[0] == "go": time.sleep(5)', "timeout", "no move within 350 ms"),
+        ('elif w[0] == "go": out("bestmove c3")', "protocol", "not a protocol v1 engine line"),
+        ('elif w[0] == "go": sys.exit(3)', "crash", "exit code 3"),
+        ('elif w[0] == "go": raise RuntimeError("out of ideas")', "crash", "RuntimeError: out of ideas"),
+        ('elif w[0] == "go": out("resign")', "resign", "resigned"),
+        ('elif w[0] == "go": out("readyok")', "protocol", "expected a move, got 'readyok'"),  # the line, quoted
+        ('elif w[0] == "go": out("id name twice")', "protocol", "expected a move, got 'id name twice'"),
+        ('elif w[0] == "go": out("info " + "\u20ac" * 30000)', "protocol", "longer than 65536 bytes"),
+        # one write: both lines are there before the next go (else the second may be read as its answer)
+        (
+            'elif w[0] == "go": out("move " + "abcde"[len(w) % 5] + "1\\nmove e5")',
+            "protocol",
+            "'move e5' sent when no answer was asked for",
+        ),
+    ],
+)
 def test_misbehaving_engine_loses_with_a_recorded_reason(tmp_path, python_engine, action, code, reason):
     result = faulty_game(tmp_path, python_engine, HEADER + "    " + action + "\n")
     rec = result.record
@@ -140,19 +153,26 @@ def test_missing_program_is_a_clear_fault():
 def test_a_clock_that_ran_out_is_not_refilled_by_the_margin(tmp_path, python_engine):
     # 50 ms a move against a 1 ms clock and a 200 ms margin: every move fits the margin, but
     # the overdraft adds up, so the engine must lose on time within a few moves.
-    body = HEADER + textwrap.indent(textwrap.dedent("""\
+    body = HEADER + textwrap.indent(
+        textwrap.dedent("""\
         elif w[0] == "position": played = set(w[3:])
         elif w[0] == "go":
             time.sleep(0.05)
             out("move " + next(c + r for r in "12345" for c in "abcde" if c + r not in played))
-        """), "    ")
+        """),
+        "    ",
+    )
     bad = script_engine(tmp_path, body)
     procs = [EngineProcess(bad), EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
     for p in procs:
         p.start()
     try:
-        rec = play_game(make_game("hex", {"size": 5, "swap": False}), procs, seed=1,
-                        time_control=TimeControl(base_ms=1, margin_ms=200)).record
+        rec = play_game(
+            make_game("hex", {"size": 5, "swap": False}),
+            procs,
+            seed=1,
+            time_control=TimeControl(base_ms=1, margin_ms=200),
+        ).record
     finally:
         for p in procs:
             p.quit()
@@ -170,13 +190,22 @@ def test_sdk_resigns_on_none_and_ignores_commands_it_does_not_know():
             return None
 
     out = io.StringIO()
-    run(Quitter(), stdin=io.StringIO("arena 1\nfuturecommand 7\nnewgame hex 0 2 size=3 swap=true\n"
-                                     "isready\nposition start moves\ngo movetime 10\nquit\n"), stdout=out)
+    run(
+        Quitter(),
+        stdin=io.StringIO(
+            "arena 1\nfuturecommand 7\nnewgame hex 0 2 size=3 swap=true\n"
+            "isready\nposition start moves\ngo movetime 10\nquit\n"
+        ),
+        stdout=out,
+    )
     lines = out.getvalue().splitlines()
     assert lines[-2:] == ["readyok", "resign"] and "arenaok 1" in lines
 
 
-SCRIPTED_GOS = "gos = 0\n" + HEADER + """\
+SCRIPTED_GOS = (
+    "gos = 0\n"
+    + HEADER
+    + """\
     elif w[0] == "go":
         gos += 1
         what = PLAN[gos - 1]
@@ -184,6 +213,7 @@ SCRIPTED_GOS = "gos = 0\n" + HEADER + """\
         time.sleep({"slow": 0.3, "hang": 60}.get(what, 0))
         out(f"move m{gos}")
 """
+)
 
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 several_cpus = pytest.mark.skipif(CPUS < 2, reason="needs two CPUs")
@@ -273,8 +303,9 @@ run(Burner())
 """
 
 
-def burner_games(tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, games: int,
-                 wrapped: bool = False) -> list[dict]:
+def burner_games(
+    tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, games: int, wrapped: bool = False
+) -> list[dict]:
     """Records of ``games`` Hex games, one engine process each side for all of them: a
     burner (``burn`` s of CPU on its first move of each game, cpu_seconds = 1) against random;
     ``wrapped``: started by a shell that stays its parent, as wrapper scripts do."""
@@ -282,13 +313,19 @@ def burner_games(tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, gam
     command = script_engine(tmp_path, source).command
     if wrapped:
         command = ("sh", "-c", " ".join(command) + "; exit $?")  # two commands: sh cannot exec
-    procs = [EngineProcess(EngineSpec("burner", command, cpu_seconds=1)),
-             EngineProcess(EngineSpec("random", python_engine("engines.random_engine")))]
+    procs = [
+        EngineProcess(EngineSpec("burner", command, cpu_seconds=1)),
+        EngineProcess(EngineSpec("random", python_engine("engines.random_engine"))),
+    ]
     for p in procs:
         p.start()
     try:
-        return [play_game(make_game("hex", {"size": 5}), procs, seed=seed,
-                          time_control=TimeControl(movetime_ms=5000)).record for seed in range(games)]
+        return [
+            play_game(
+                make_game("hex", {"size": 5}), procs, seed=seed, time_control=TimeControl(movetime_ms=5000)
+            ).record
+            for seed in range(games)
+        ]
     finally:
         for p in procs:
             p.quit()
@@ -312,7 +349,7 @@ def test_an_inherited_cpu_hard_limit_caps_the_budget(caplog):
     finally:
         child.kill()
         child.wait()
-    assert proctree.extend_cpu_limit(child.pid, 5) is None   # gone: nothing to extend
+    assert proctree.extend_cpu_limit(child.pid, 5) is None  # gone: nothing to extend
 
 
 def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, python_engine):
@@ -326,13 +363,16 @@ def test_a_position_line_over_64_kib_reaches_the_engine_and_it_plays_on():
     """A long Bases game's position line passes 64 KiB (PROTOCOL.md: arena's own lines have
     no limit); the SDK engine reads it whole and answers a legal move."""
     import random
+
     game = make_game("bases", {"max_plies": 11_671, "repetition": 100})
     state, rng = game.initial_state(), random.Random(6)
     while len(" ".join(state.moves)) < 70_000:
         state.play(state.random_move(rng))
     opening = list(state.moves)  # 11,667 plies, about 70 KB of moves
-    engines = [EngineProcess(EngineSpec(f"r{k}", (sys.executable, "-m", "engines.random_engine"), cwd=str(ROOT)))
-               for k in range(2)]
+    engines = [
+        EngineProcess(EngineSpec(f"r{k}", (sys.executable, "-m", "engines.random_engine"), cwd=str(ROOT)))
+        for k in range(2)
+    ]
     for engine in engines:
         engine.start()
     try:
@@ -342,4 +382,4 @@ def test_a_position_line_over_64_kib_reaches_the_engine_and_it_plays_on():
             engine.quit()
     record = result.record
     assert record["termination"] == "normal", record["reason"]
-    assert len(record["moves"]) == 11_671 and record["moves"][:len(opening)] == opening
+    assert len(record["moves"]) == 11_671 and record["moves"][: len(opening)] == opening

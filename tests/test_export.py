@@ -10,17 +10,19 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
+from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 from arena.cli import main
 from arena.results.elo import fit_elo
 from arena.results.store import GameStore, read_folder
-from helpers import ZOO, engine_toml, run_arena, write_tournament
 
-ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
-           + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
-           + engine_toml("dud", "{python}", ZOO, "crash_start", extra="max_failures = 1"))
+ENGINES = (
+    engine_toml("random", "{python}", "-m", "engines.random_engine")
+    + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+    + engine_toml("dud", "{python}", ZOO, "crash_start", extra="max_failures = 1")
+)
 SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
-FREE_KEYS = {"settings", "dropped", "terminations"}   # their keys are names and codes, not fields
+FREE_KEYS = {"settings", "dropped", "terminations"}  # their keys are names and codes, not fields
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,7 @@ def test_results_json_is_for_programs(folder):
     assert [row["rank"] for row in doc["standings"][:2]] == [1, 2]
     assert standings["dud"]["elo"] is None and standings["dud"]["elo_bound"] == "below"
     engines = {e["engine"]: e for e in doc["engines"]}
-    dud = engines["dud"]["terminations"]   # max_failures = 1: started once, whatever the workers
+    dud = engines["dud"]["terminations"]  # max_failures = 1: started once, whatever the workers
     assert dud == {"crash": 1, "dropped": 7}
     assert engines["random"]["moves_timed"] > 0 and isinstance(engines["random"]["mean_move_ms"], float)
     assert [s["name"] for s in engines["random"]["seats"]] == ["red", "blue"]
@@ -76,10 +78,12 @@ def test_a_clean_sweep_shows_both_engines_unbounded_everywhere(tmp_path):
     """4-0: no engine has a finite Bradley-Terry Elo (one engine alone measures nothing), the
     winner is +inf and the loser -inf in the run's tables, results.json and the report."""
     engines = engine_toml("zed", "{python}", ZOO, "good") + engine_toml(
-        "alpha", "{python}", ZOO, "resign", extra="handshake_ms = 300\nmax_failures = 0")
+        "alpha", "{python}", ZOO, "resign", extra="handshake_ms = 300\nmax_failures = 0"
+    )
     out = tmp_path / "out"
-    proc = run_arena("run", write_tournament(tmp_path, engines, rounds=2, options="size = 5\nswap = false"),
-                     "--out", out)
+    proc = run_arena(
+        "run", write_tournament(tmp_path, engines, rounds=2, options="size = 5\nswap = false"), "--out", out
+    )
     assert proc.returncode == 0, proc.stderr
     elo_rows = proc.stdout.split("Bradley-Terry Elo")[1].split("Head to head")[0]
     assert re.search(r"^zed\s+\+inf\s+4\s+100\.0\s*$", elo_rows, re.M), elo_rows
@@ -88,7 +92,9 @@ def test_a_clean_sweep_shows_both_engines_unbounded_everywhere(tmp_path):
     doc = json.loads((out / "results.json").read_text())
     assert doc["elo"]["anchor"].startswith("none")
     assert [(r["engine"], r["elo"], r["low"], r["high"], r["bound"]) for r in doc["elo"]["ratings"]] == [
-        ("zed", None, None, None, "above"), ("alpha", None, None, None, "below")]
+        ("zed", None, None, None, "above"),
+        ("alpha", None, None, None, "below"),
+    ]
     page = (out / "report" / "index.html").read_text()
     assert "unbounded above (never lost)" in page and "unbounded below (never scored)" in page
     assert f"report: {(out / 'report' / 'index.html').resolve()}" in proc.stdout
@@ -99,7 +105,9 @@ def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
     for title in ("Standings", "Bradley-Terry Elo", "Head to head", "Per-engine statistics"):
         assert title in stdout and f"## {title}" in (out / "standings.md").read_text()
     assert f"folder: {out.resolve()}" in stdout
-    assert re.search(r"^dud \(dropped\)\s+-inf", stdout.split("Bradley-Terry Elo")[1], re.M)  # marked, not ranked silently
+    assert re.search(
+        r"^dud \(dropped\)\s+-inf", stdout.split("Bradley-Terry Elo")[1], re.M
+    )  # marked, not ranked silently
     rows = list(csv.DictReader(io.StringIO((out / "standings.csv").read_text())))
     doc = json.loads((out / "results.json").read_text())
     assert [r["engine"] for r in rows] == [s["engine"] for s in doc["standings"]]
@@ -135,7 +143,7 @@ def test_arena_results_reads_a_running_tournament_without_touching_it(folder, tm
     src.backup(dst)
     src.close()
     dst.close()
-    with GameStore(copy) as store:   # a run holds the folder's lock and its database open
+    with GameStore(copy) as store:  # a run holds the folder's lock and its database open
         store.open(json.loads(read_folder(out)[0]["settings"]))
         before = snapshot(copy)
         result = CliRunner().invoke(main, ["results", str(copy), "-f", "json"])
@@ -155,12 +163,15 @@ def test_arena_results_on_a_folder_without_games_says_so(tmp_path):
 
 def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(folder, tmp_path):
     import shutil
+
     out, _ = folder
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
     result = CliRunner().invoke(main, ["results", str(copy)])
     assert result.exit_code == 0 and "not finished" not in result.output
-    assert re.search(r"^Elo: Bradley-Terry maximum likelihood, anchor: .+; 95% intervals from the ", result.output, re.M)
+    assert re.search(
+        r"^Elo: Bradley-Terry maximum likelihood, anchor: .+; 95% intervals from the ", result.output, re.M
+    )
     db = sqlite3.connect(copy / "arena.db")
     with db:
         db.execute("DELETE FROM games WHERE id = 4")

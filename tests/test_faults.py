@@ -17,77 +17,27 @@ import time
 from pathlib import Path
 
 import pytest
+from zoo import (
+    GOOD,
+    HERE,
+    LIMIT,
+    MARGIN,
+    MOVETIME,
+    SLACK,
+    ZOO,
+    check_clean,
+    check_fault,
+    play_one,
+    started_pids,
+    survivors,
+    zoo,
+)
 
 from arena.engine import proctree
 from arena.engine.process import EngineProcess, EngineSpec
 from arena.match import TimeControl
 from arena.tournament.runner import WorkerConfig, _Worker
 from arena.tournament.schedule import ScheduledGame
-
-HERE = Path(__file__).resolve().parent
-ZOO = str(HERE / "engines" / "zoo_engine.py")
-ZOO_C = HERE / "engines" / "zoo_engine.c"
-MOVETIME, MARGIN = 300, 100
-LIMIT = (MOVETIME + MARGIN) / 1000
-SLACK = 1.0  # start-up of two engines plus scheduling noise on a busy machine
-
-
-@pytest.fixture(scope="session")
-def zoo_c(tmp_path_factory):
-    binary = tmp_path_factory.mktemp("zoo") / "zoo_engine"
-    subprocess.run(["gcc", "-O1", "-o", str(binary), str(ZOO_C)], check=True)
-    return str(binary)
-
-
-@pytest.fixture
-def marker(tmp_path, monkeypatch):
-    """Every process the engines start inherits ZOO_PIDS=<file> and writes its pid there."""
-    path = tmp_path / "pids"
-    monkeypatch.setenv("ZOO_PIDS", str(path))
-    return path
-
-
-def survivors(marker: Path) -> list[int]:
-    return proctree.tagged_pids(str(marker), key="ZOO_PIDS")
-
-
-def started_pids(marker: Path) -> list[int]:
-    return [int(p) for p in marker.read_text().split()] if marker.exists() else []
-
-
-def zoo(fault: str, at: int = 1, **limits) -> EngineSpec:
-    return EngineSpec(f"zoo-{fault}", (sys.executable, ZOO, fault, str(at)), **limits)
-
-
-GOOD = EngineSpec("good", (sys.executable, ZOO, "good"))
-
-
-def play_one(bad: EngineSpec, bad_seat: int = 0, movetime: int = MOVETIME,
-             time_control: TimeControl | None = None):
-    """One game in a worker; returns the record, its wall time and the worker."""
-    config = WorkerConfig("zoo", "hex", {"size": 5, "swap": False}, {bad.name: bad, GOOD.name: GOOD},
-                          time_control or TimeControl(movetime_ms=movetime, margin_ms=MARGIN))
-    worker = _Worker(config)
-    seats = (bad.name, GOOD.name) if bad_seat == 0 else (GOOD.name, bad.name)
-    t0 = time.monotonic()
-    record = worker.play(ScheduledGame(0, 0, seats, seed=1))
-    return record, time.monotonic() - t0, worker
-
-
-def check_fault(record, worker, bad_seat, code, reason):
-    assert record["termination"] == code, record["reason"]
-    assert reason in record["reason"]
-    assert record["forfeit_seat"] == bad_seat
-    assert record["winner"] == 1 - bad_seat and record["places"][bad_seat] == 1
-    good = worker.engines["good"]
-    assert good.alive  # the opponent keeps its process for its next game
-
-
-def check_clean(worker, marker):
-    worker.shutdown()
-    assert started_pids(marker), "the zoo engines did not record their pids"
-    assert survivors(marker) == []
-
 
 IN_GAME = [
     # fault, misbehave at its N-th go, termination, reason (part), detection budget (s)
@@ -135,10 +85,14 @@ def test_a_move_line_of_exactly_the_line_limit_is_accepted(marker):
     check_clean(worker, marker)
 
 
-@pytest.mark.parametrize("time_control", [
-    TimeControl(movetime_ms=100, margin_ms=1500),  # zoo's late move comes after 0.5 s
-    TimeControl(base_ms=100, margin_ms=2500),      # no movetime in 'go': it comes after 1.4 s
-], ids=["movetime", "clock"])
+@pytest.mark.parametrize(
+    "time_control",
+    [
+        TimeControl(movetime_ms=100, margin_ms=1500),  # zoo's late move comes after 0.5 s
+        TimeControl(base_ms=100, margin_ms=2500),  # no movetime in 'go': it comes after 1.4 s
+    ],
+    ids=["movetime", "clock"],
+)
 def test_a_move_inside_the_margin_is_accepted(marker, time_control):
     record, _, worker = play_one(zoo("late"), time_control=time_control)
     assert record["termination"] == "normal", record["reason"]
@@ -163,8 +117,13 @@ def test_fault_at_start_loses_the_game_and_spares_the_opponent(marker, fault, li
 
 def test_an_engine_that_faulted_is_restarted_and_the_opponent_is_reused(marker):
     bad = zoo("crash", 2)
-    config = WorkerConfig("zoo", "hex", {"size": 5, "swap": False}, {bad.name: bad, GOOD.name: GOOD},
-                          TimeControl(movetime_ms=MOVETIME, margin_ms=MARGIN))
+    config = WorkerConfig(
+        "zoo",
+        "hex",
+        {"size": 5, "swap": False},
+        {bad.name: bad, GOOD.name: GOOD},
+        TimeControl(movetime_ms=MOVETIME, margin_ms=MARGIN),
+    )
     worker = _Worker(config)
     first = worker.play(ScheduledGame(0, 0, (bad.name, GOOD.name), seed=1))
     good_pid = worker.engines["good"].proc.pid
@@ -186,7 +145,12 @@ def test_children_and_stubborn_engines_are_gone_after_the_game(marker, fault):
 def test_a_faulting_engine_with_a_detached_child_leaves_nothing(marker):
     """The child left the process group (setsid) and closed its pipes: only the
     environment tag finds it."""
-    spec = EngineSpec("setsid-crash", (sys.executable, "-c", textwrap.dedent(f"""
+    spec = EngineSpec(
+        "setsid-crash",
+        (
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import os, runpy, sys
         sys.argv = [{ZOO!r}, "crash", "2"]
         if os.fork() == 0:
@@ -194,7 +158,9 @@ def test_a_faulting_engine_with_a_detached_child_leaves_nothing(marker):
             open(os.environ["ZOO_PIDS"], "a").write(f"{{os.getpid()}}\\n")
             import time; time.sleep(600)
         runpy.run_path(sys.argv[0], run_name="__main__")
-    """)))
+    """),
+        ),
+    )
     record, _, worker = play_one(spec)
     assert record["termination"] == "crash"
     check_clean(worker, marker)
@@ -267,7 +233,11 @@ def test_compiled_engine_with_a_detached_child(marker, zoo_c):
 def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
     """kill -9 of the arena process: the engine gets SIGKILL from the kernel
     (PR_SET_PDEATHSIG); its own children are left to the run's sweep."""
-    host = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    host = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(HERE.parent)!r})
         from arena.engine.process import EngineProcess, EngineSpec
@@ -275,7 +245,11 @@ def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
         proc.start()
         print(proc.proc.pid, flush=True)
         time.sleep(600)
-    """)], stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     engine_pid = int(host.stdout.readline())
     host.send_signal(signal.SIGKILL)
     host.wait()

@@ -6,13 +6,14 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
+from helpers import engine_toml, write_tournament
 
 from arena.cli import main
 from arena.results.fingerprint import changes, fingerprint
-from helpers import engine_toml, write_tournament
 
-ENGINES = (engine_toml("r1", "{python}", "-m", "engines.random_engine")
-           + engine_toml("r2", "{python}", "-m", "engines.random_engine"))
+ENGINES = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
+    "r2", "{python}", "-m", "engines.random_engine"
+)
 
 
 def run(path, out):
@@ -36,19 +37,26 @@ def played(tmp_path):
         text = path.read_text()
         assert old in text
         path.write_text(text.replace(old, new, 1))
+
     return path, out, rewrite
 
 
-@pytest.mark.parametrize("old,new,changed", [
-    ('"engines.random_engine"]\n', '"engines.random_engine", "--x"]\n', "engines.r1.command"),
-    ("movetime_ms = 2000", "movetime_ms = 1500", "time_control.movetime_ms: 2000 -> 1500"),
-    ("seed = 0", "seed = 1", "seed: 0 -> 1"),
-    ("size = 3", "size = 3\nswap = false", "options.swap: true -> false"),
-    ('name = "r2"\n', 'name = "r2"\noptions = { depth = 2 }\n', "engines.r2.options"),
-    ('name = "r2"\n', 'name = "r2"\ncwd = "sub"\n', "engines.r2.cwd"),
-    ("rounds = 1", "rounds = 1\n[[engines]]\nname = \"r3\"\ncommand = [\"{python}\", \"-m\", \"engines.random_engine\"]\n",
-     "engines.r3: (not set)"),
-])
+@pytest.mark.parametrize(
+    "old,new,changed",
+    [
+        ('"engines.random_engine"]\n', '"engines.random_engine", "--x"]\n', "engines.r1.command"),
+        ("movetime_ms = 2000", "movetime_ms = 1500", "time_control.movetime_ms: 2000 -> 1500"),
+        ("seed = 0", "seed = 1", "seed: 0 -> 1"),
+        ("size = 3", "size = 3\nswap = false", "options.swap: true -> false"),
+        ('name = "r2"\n', 'name = "r2"\noptions = { depth = 2 }\n', "engines.r2.options"),
+        ('name = "r2"\n', 'name = "r2"\ncwd = "sub"\n', "engines.r2.cwd"),
+        (
+            "rounds = 1",
+            'rounds = 1\n[[engines]]\nname = "r3"\ncommand = ["{python}", "-m", "engines.random_engine"]\n',
+            "engines.r3: (not set)",
+        ),
+    ],
+)
 def test_a_changed_setting_is_refused_listing_it(played, tmp_path, old, new, changed):
     path, out, rewrite = played
     (tmp_path / "sub").mkdir()
@@ -82,7 +90,7 @@ def test_the_book_counts_by_its_content_not_its_path(tmp_path):
     out = tmp_path / "out"
     assert run(path, out).exit_code == 0
     path.write_text(path.read_text().replace('"a.txt"', '"b.txt"'))
-    assert run(path, out).exit_code == 0             # same moves, another file: same tournament
+    assert run(path, out).exit_code == 0  # same moves, another file: same tournament
     (tmp_path / "b.txt").write_text("a1\n")
     result = run(path, out)
     assert result.exit_code == 2 and "openings.moves_sha256" in result.output
@@ -92,6 +100,7 @@ def test_a_folder_made_before_settings_were_stored_still_resumes(played):
     path, out, rewrite = played
     from arena.results.fingerprint import legacy_fingerprint
     from arena.tournament.config import load_tournament
+
     db = sqlite3.connect(out / "arena.db")
     with db:
         db.execute("DELETE FROM meta WHERE key = 'settings'")
@@ -99,8 +108,9 @@ def test_a_folder_made_before_settings_were_stored_still_resumes(played):
     db.close()
     rewrite("rounds = 1", "rounds = 2")
     assert run(path, out).exit_code == 0 and games(out) == 4
-    settings = json.loads(sqlite3.connect(out / "arena.db").execute(
-        "SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    settings = json.loads(
+        sqlite3.connect(out / "arena.db").execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0]
+    )
     assert settings["rounds"] == 2 and settings["engines"][0]["name"] == "r1"
 
 

@@ -7,32 +7,46 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament
 from arena.tournament.openings import OpeningPlan, arrange_book
 from arena.tournament.schedule import build_schedule, gauntlet_tables, play_tables
-from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 
-def zoo_file(tmp_path: Path, names: str, extra: str = "", game: str = "hex", options: str = "size = 5",
-             rounds: int = 1) -> Path:
+def zoo_file(
+    tmp_path: Path, names: str, extra: str = "", game: str = "hex", options: str = "size = 5", rounds: int = 1
+) -> Path:
     engines = "".join(engine_toml(name, "{python}", ZOO, "good") for name in names)
-    return write_tournament(tmp_path, engines, game=game, options=options, rounds=rounds, seed=5,
-                            time_control="movetime_ms = 1000", extra=extra)
+    return write_tournament(
+        tmp_path,
+        engines,
+        game=game,
+        options=options,
+        rounds=rounds,
+        seed=5,
+        time_control="movetime_ms = 1000",
+        extra=extra,
+    )
 
 
 def test_gauntlet_tables_pit_each_candidate_against_every_other_engine():
     assert gauntlet_tables("abcd", ["a"], 2) == [("a", "b"), ("a", "c"), ("a", "d")]
     assert gauntlet_tables("abcd", ["a", "b"], 2) == [("a", "c"), ("a", "d"), ("b", "c"), ("b", "d")]
     three = gauntlet_tables("abcde", ["a", "b"], 3)
-    assert three == [("a", "c", "d"), ("a", "c", "e"), ("a", "d", "e"),
-                     ("b", "c", "d"), ("b", "c", "e"), ("b", "d", "e")]
+    assert three == [
+        ("a", "c", "d"),
+        ("a", "c", "e"),
+        ("a", "d", "e"),
+        ("b", "c", "d"),
+        ("b", "c", "e"),
+        ("b", "d", "e"),
+    ]
 
 
 def test_a_gauntlet_of_posies_plays_every_seat_order_with_one_candidate_per_table(tmp_path):
-    path = zoo_file(tmp_path, "abcd", 'format = "gauntlet"\ncandidates = ["a"]', game="posies",
-                    options="players = 3")
+    path = zoo_file(tmp_path, "abcd", 'format = "gauntlet"\ncandidates = ["a"]', game="posies", options="players = 3")
     games = build_schedule(load_tournament(path))
     assert len(games) == 3 * 6  # tables {a,b,c} {a,b,d} {a,c,d}, 3! seat orders each
     assert all(sum(name == "a" for name in g.seats) == 1 for g in games)
@@ -55,8 +69,7 @@ def test_a_gauntlet_runs_end_to_end_and_candidates_never_meet(tmp_path):
 
 
 def test_a_posies_gauntlet_runs_end_to_end(tmp_path):
-    path = zoo_file(tmp_path, "abcd", 'format = "gauntlet"\ncandidates = ["d"]', game="posies",
-                    options="players = 3")
+    path = zoo_file(tmp_path, "abcd", 'format = "gauntlet"\ncandidates = ["d"]', game="posies", options="players = 3")
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
@@ -64,21 +77,24 @@ def test_a_posies_gauntlet_runs_end_to_end(tmp_path):
     assert {frozenset(r["players"]) for r in records} == {frozenset(t) for t in ("abd", "acd", "bcd")}
 
 
-@pytest.mark.parametrize("extra, message", [
-    ('format = "gauntlet"', "needs candidates"),
-    ('format = "gauntlet"\ncandidates = ["zz"]', "zz not among the engines"),
-    ('candidates = ["a"]', 'only apply to format = "gauntlet"'),
-    ('format = "gauntlet"\ncandidates = ["a", "b", "c"]', "list more engines that are not candidates"),
-    ('format = "knockout"', "format"),
-    ("[sprt]\nelo0 = 0\nelo1 = 5", "list exactly two engines"),
-    ("[sprt]\nelo0 = 5\nelo1 = 0", "elo0 must be less than elo1"),
-    ('[sprt]\nelo0 = 0\nelo1 = 5\nmodel = "bayes"', "sprt.model"),
-    ("[openings]\nrandom_plies = -1", "openings"),
-    ('[openings]\nfile = "book.txt"\nstart = 3', "start = 3 but the book has 2"),
-    ('[openings]\norder = "shuffled"', "order"),
-    ("[openings]\nworkers = 3", "unknown key 'openings.workers'; check the spelling"),  # not the other form's
-    ("[openings]\nrandom_plies = 25", "random plies all ended the game"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ('format = "gauntlet"', "needs candidates"),
+        ('format = "gauntlet"\ncandidates = ["zz"]', "zz not among the engines"),
+        ('candidates = ["a"]', 'only apply to format = "gauntlet"'),
+        ('format = "gauntlet"\ncandidates = ["a", "b", "c"]', "list more engines that are not candidates"),
+        ('format = "knockout"', "format"),
+        ("[sprt]\nelo0 = 0\nelo1 = 5", "list exactly two engines"),
+        ("[sprt]\nelo0 = 5\nelo1 = 0", "elo0 must be less than elo1"),
+        ('[sprt]\nelo0 = 0\nelo1 = 5\nmodel = "bayes"', "sprt.model"),
+        ("[openings]\nrandom_plies = -1", "openings"),
+        ('[openings]\nfile = "book.txt"\nstart = 3', "start = 3 but the book has 2"),
+        ('[openings]\norder = "shuffled"', "order"),
+        ("[openings]\nworkers = 3", "unknown key 'openings.workers'; check the spelling"),  # not the other form's
+        ("[openings]\nrandom_plies = 25", "random plies all ended the game"),
+    ],
+)
 def test_bad_format_sprt_and_openings_settings_are_refused(tmp_path, extra, message):
     (tmp_path / "book.txt").write_text("c3\nb2\n")
     path = zoo_file(tmp_path, "abc", extra)
@@ -119,8 +135,7 @@ def test_book_start_and_random_order():
 
 
 def test_random_plies_are_recorded_as_the_opening_and_verify(tmp_path):
-    path = zoo_file(tmp_path, "ab", "[openings]\nrandom_plies = 3", game="posies", options="players = 2",
-                    rounds=2)
+    path = zoo_file(tmp_path, "ab", "[openings]\nrandom_plies = 3", game="posies", options="players = 2", rounds=2)
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
     assert proc.returncode == 0, proc.stderr
     jsonl = tmp_path / "out" / "games.jsonl"

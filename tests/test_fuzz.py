@@ -21,23 +21,38 @@ from arena.engine import gtp
 from arena.engine.declared import declaration_problem
 from arena.engine.gtp import GtpEngine
 from arena.engine.process import EngineFault, EngineProcess, EngineSpec
+from arena.results.verify import VERDICT_KEYS, verify_lines
 from arena.rules import GAMES, IllegalMove, make_game
 from arena.tournament.config import ConfigError, load_tournament
-from arena.results.verify import VERDICT_KEYS, verify_lines
 from protocol import codec
 from protocol.codec import ProtocolError
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 VALID_ENGINE_LINES = [
-    "id name RandomBot", "id author Jane Doe", "option name depth type int default 3 min 1 max 9",
-    "arenaok 1", "readyok", "move e5", "move c3,e5,g2", "move c3-c5/f2", "resign",
-    "info depth 3 score 0.52", "",
+    "id name RandomBot",
+    "id author Jane Doe",
+    "option name depth type int default 3 min 1 max 9",
+    "arenaok 1",
+    "readyok",
+    "move e5",
+    "move c3,e5,g2",
+    "move c3-c5/f2",
+    "resign",
+    "info depth 3 score 0.52",
+    "",
 ]
 VALID_COMMANDS = [
-    "arena 1", "setoption depth 5", "newgame hex 0 2 size=9 swap=true", "seed 8812", "isready",
-    "private hidden green", "position start moves e5 swap", "go time 59000,60000 inc 0,0 movetime 5000",
-    "gameover 1 0 Blue connected", "quit",
+    "arena 1",
+    "setoption depth 5",
+    "newgame hex 0 2 size=9 swap=true",
+    "seed 8812",
+    "isready",
+    "private hidden green",
+    "position start moves e5 swap",
+    "go time 59000,60000 inc 0,0 movetime 5000",
+    "gameover 1 0 Blue connected",
+    "quit",
 ]
 NASTY = "\x00\x1b\x07\x7f\x9b\r\t \u2028\ufeff\udcff=,-/"
 
@@ -64,13 +79,34 @@ def mutated(draw, valid: list[str]) -> str:
 # Digits of every script, superscripts, fractions, '_' and signs: str.isdigit() and int()
 # disagree on many of them, and protocol numbers are ASCII digits only.
 TRICKY_DIGITS = "0123456789_+-.\u00b9\u00b2\u00b3\u2070\u2081\u2460\u0661\u06f5\u0966\uff11\U0001d7ce"
-NUMBER_TEXT = st.one_of(st.text(st.sampled_from(TRICKY_DIGITS), min_size=1, max_size=6),
-                        st.text(st.characters(categories=("Nd", "No", "Nl")), max_size=24))
-ENGINE_HEADS = ["arenaok ", "option name depth type int default ", "option name d type int default 3 min ",
-                "option name d type int default 1 min 0 max ", "option name b type bool default ",
-                "id name ", "move ", "info depth ", "readyok ", "resign "]
-COMMAND_HEADS = ["arena ", "seed ", "newgame hex ", "newgame hex 0 ", "go movetime ", "go time ", "go inc 1,",
-                 "gameover ", "setoption depth ", "position start moves "]
+NUMBER_TEXT = st.one_of(
+    st.text(st.sampled_from(TRICKY_DIGITS), min_size=1, max_size=6),
+    st.text(st.characters(categories=("Nd", "No", "Nl")), max_size=24),
+)
+ENGINE_HEADS = [
+    "arenaok ",
+    "option name depth type int default ",
+    "option name d type int default 3 min ",
+    "option name d type int default 1 min 0 max ",
+    "option name b type bool default ",
+    "id name ",
+    "move ",
+    "info depth ",
+    "readyok ",
+    "resign ",
+]
+COMMAND_HEADS = [
+    "arena ",
+    "seed ",
+    "newgame hex ",
+    "newgame hex 0 ",
+    "go movetime ",
+    "go time ",
+    "go inc 1,",
+    "gameover ",
+    "setoption depth ",
+    "position start moves ",
+]
 
 
 def with_numbers(heads: list[str]) -> st.SearchStrategy[str]:
@@ -95,8 +131,14 @@ REFEREE_TEXT_PARSERS = [codec.parse_command]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(engine_lines(), with_numbers(COMMAND_HEADS), st.text(max_size=300),
-                 st.binary(max_size=200).map(lambda b: b.decode("utf-8", "replace"))))
+@given(
+    st.one_of(
+        engine_lines(),
+        with_numbers(COMMAND_HEADS),
+        st.text(max_size=300),
+        st.binary(max_size=200).map(lambda b: b.decode("utf-8", "replace")),
+    )
+)
 def test_every_parser_of_the_other_sides_text_raises_only_protocol_error(line):
     for parse in ENGINE_TEXT_PARSERS + REFEREE_TEXT_PARSERS:
         try:
@@ -142,11 +184,14 @@ def reader_over_pipe(payload: bytes, kind: type[EngineProcess] = EngineProcess) 
 
 
 @FAST
-@given(st.one_of(
-    st.binary(max_size=4000),
-    st.lists(st.one_of(engine_lines(), st.text(max_size=30), with_numbers(ENGINE_HEADS)), max_size=20).map(
-        lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")),
-))
+@given(
+    st.one_of(
+        st.binary(max_size=4000),
+        st.lists(st.one_of(engine_lines(), st.text(max_size=30), with_numbers(ENGINE_HEADS)), max_size=20).map(
+            lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")
+        ),
+    )
+)
 def test_referee_line_reader_turns_any_byte_stream_into_messages_or_one_fault(payload):
     proc = reader_over_pipe(payload)
     try:
@@ -187,9 +232,15 @@ def test_every_referee_rejects_random_moves_with_a_reason_and_an_unchanged_state
     legal = [m for s in states if not s.is_terminal() for m in s.legal_moves()[:50]] or ["a1"]
 
     @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(st.sampled_from(range(len(states))),
-           st.one_of(st.text(alphabet=MOVE_CHARS, max_size=16), st.text(max_size=12), mutated(legal),
-                     st.tuples(st.sampled_from("abcdefg"), NUMBER_TEXT).map("".join)))
+    @given(
+        st.sampled_from(range(len(states))),
+        st.one_of(
+            st.text(alphabet=MOVE_CHARS, max_size=16),
+            st.text(max_size=12),
+            mutated(legal),
+            st.tuples(st.sampled_from("abcdefg"), NUMBER_TEXT).map("".join),
+        ),
+    )
     def check(which, move):
         state = states[which].clone()
         before = list(state.moves)
@@ -213,15 +264,17 @@ RECORD_VALUES = st.recursive(
 
 @st.composite
 def records(draw) -> str:
-    record = draw(st.dictionaries(st.sampled_from(["game", "moves", "options", "seed", "setup", "x"]),
-                                  RECORD_VALUES, max_size=6))
+    record = draw(
+        st.dictionaries(st.sampled_from(["game", "moves", "options", "seed", "setup", "x"]), RECORD_VALUES, max_size=6)
+    )
     if draw(st.booleans()):
         record["game"] = draw(st.sampled_from(sorted(GAMES) + ["chess"]))
     if draw(st.booleans()):
         record["moves"] = draw(st.lists(st.text(alphabet=MOVE_CHARS, max_size=8), max_size=6))
     if draw(st.booleans()):
-        record["options"] = draw(st.dictionaries(st.sampled_from(["size", "swap", "players", "variant", "q"]),
-                                                 RECORD_VALUES, max_size=3))
+        record["options"] = draw(
+            st.dictionaries(st.sampled_from(["size", "swap", "players", "variant", "q"]), RECORD_VALUES, max_size=3)
+        )
     text = json.dumps(record)
     return draw(st.sampled_from([text, text[: draw(st.integers(0, len(text)))]]))
 
@@ -269,16 +322,27 @@ def test_tournament_files_load_or_give_one_config_error(tmp_path_factory, text):
         assert message.startswith(str(path)) and "\n" not in message.strip()
 
 
-GTP_RESPONSES = ["= ", "=", "= e5", "=12 swap-pieces", "? unknown command", "= resign", "",
-                 "= boardsize\nclear_board\nplay\ngenmove\n"]
+GTP_RESPONSES = [
+    "= ",
+    "=",
+    "= e5",
+    "=12 swap-pieces",
+    "? unknown command",
+    "= resign",
+    "",
+    "= boardsize\nclear_board\nplay\ngenmove\n",
+]
 
 
 @FAST
-@given(st.one_of(
-    st.binary(max_size=2000),
-    st.lists(st.one_of(mutated(GTP_RESPONSES), st.text(max_size=30), with_numbers(["=", "?", "= "])),
-             max_size=20).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")),
-))
+@given(
+    st.one_of(
+        st.binary(max_size=2000),
+        st.lists(
+            st.one_of(mutated(GTP_RESPONSES), st.text(max_size=30), with_numbers(["=", "?", "= "])), max_size=20
+        ).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")),
+    )
+)
 def test_gtp_responses_of_any_bytes_are_answers_or_one_fault(payload):
     """The GTP bridge's reader: arbitrary bytes give responses, then one EngineFault."""
     proc = reader_over_pipe(payload, GtpEngine)

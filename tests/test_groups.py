@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.rules.hexgrid import Board, connected_components
 from arena.rules import IllegalMove, OptionError, make_game
 from arena.rules.groups import BLACK, WHITE, GroupsGame, GroupsState, decide
+from arena.rules.hexgrid import Board, connected_components
 
 FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -58,6 +58,7 @@ JOINABLE = ("e5", "d2", "f2", "a5")
 
 # -- options and board ---------------------------------------------------------
 
+
 def test_default_board_is_hexhex_5_with_61_cells() -> None:
     game = make_game("groups")
     assert game.options.size == 5 and game.option_tokens() == ["size=5"]
@@ -78,6 +79,7 @@ def test_every_allowed_board_has_an_odd_cell_count(size: int) -> None:
 
 # -- opening and turn order ----------------------------------------------------
 
+
 def test_turn_order_white_black_then_black_white_alternating() -> None:
     state, seen = new(), []
     rng = random.Random(3)
@@ -90,7 +92,7 @@ def test_turn_order_white_black_then_black_white_alternating() -> None:
 def test_opening_stones_are_single_and_may_go_anywhere() -> None:
     illegal(new(), "c3,g4", "single stone", "White")
     illegal(after("e5"), "c3,g4", "single stone", "Black")
-    state = after("e5", "d5")            # Black's opening stone may touch White's
+    state = after("e5", "d5")  # Black's opening stone may touch White's
     assert state.current_player() == BLACK and state.max_stones() == 1
 
 
@@ -98,17 +100,18 @@ def test_blacks_first_turn_after_the_opening_allows_one_stone() -> None:
     state = after("e5", "d2")
     illegal(state, "c3,g4", "as many stones as you have groups (1)")
     state.play("g4")
-    assert state.groups == [1, 2] and state.max_stones() == 1   # White: one group, one stone
+    assert state.groups == [1, 2] and state.max_stones() == 1  # White: one group, one stone
 
 
 # -- stone count -----------------------------------------------------------------
+
 
 def test_as_many_stones_as_groups() -> None:
     state = after(*TWO_GROUPS)
     assert state.max_stones() == 2
     illegal(state, "c3,g4,a5", "as many stones as you have groups (2)")
     state.play("g4,c3")
-    assert state.moves[-1] == "c3,g4"    # recorded in board order
+    assert state.moves[-1] == "c3,g4"  # recorded in board order
 
 
 def test_at_least_one_stone() -> None:
@@ -116,10 +119,10 @@ def test_at_least_one_stone() -> None:
 
 
 def test_never_more_than_three_stones() -> None:
-    state = after(*TWO_GROUPS, "a5,i1", "e9")          # Black now has four groups
+    state = after(*TWO_GROUPS, "a5,i1", "e9")  # Black now has four groups
     assert state.groups[BLACK] == 4 and state.max_stones() == 3
     illegal(state, "c3,g4,i5,b8", "maximum number of stones you may place is 3")
-    state.play("c3,g4,b8")               # c3 grows d2's group, g4 and b8 start new ones
+    state.play("c3,g4,b8")  # c3 grows d2's group, g4 and b8 start new ones
     assert state.groups[BLACK] == 6
 
 
@@ -129,6 +132,7 @@ def test_stones_allowed_are_counted_at_the_start_of_the_turn() -> None:
 
 
 # -- placement -------------------------------------------------------------------
+
 
 def test_placed_stones_may_not_be_adjacent() -> None:
     illegal(after(*TWO_GROUPS), "c3,d3", "stones c3 and d3 are adjacent", "may not be adjacent")
@@ -140,22 +144,22 @@ def test_a_group_may_not_grow_by_two_stones() -> None:
 
 def test_a_joining_stone_grows_every_group_it_joins() -> None:
     state = after(*JOINABLE)
-    illegal(state, "e2,g2", "both grow your group at f2")   # e2 already grew f2's group
+    illegal(state, "e2,g2", "both grow your group at f2")  # e2 already grew f2's group
     illegal(state, "d3,e2", "adjacent")
-    state.play("e2,h5")                  # one stone joins both groups, one starts a new group
+    state.play("e2,h5")  # one stone joins both groups, one starts a new group
     assert state.groups[BLACK] == 2 and state.group_sizes(BLACK) == [3, 1]
 
 
 def test_a_single_joining_stone_merges_groups() -> None:
     state = after(*JOINABLE, "e2")
     assert state.groups[BLACK] == 1 and state.group_sizes(BLACK) == [3]
-    state.play("a9")                     # White
-    assert state.max_stones() == 1       # Black's joined group allows one stone
+    state.play("a9")  # White
+    assert state.max_stones() == 1  # Black's joined group allows one stone
 
 
 def test_touching_the_opponents_groups_is_free() -> None:
     state = after(*TWO_GROUPS)
-    state.play("d5,f5")                  # both touch White's e5: only own groups count
+    state.play("d5,f5")  # both touch White's e5: only own groups count
     assert state.groups == [2, 4]
 
 
@@ -181,6 +185,7 @@ def test_no_move_after_the_game_is_over() -> None:
 
 # -- edge cases the seed leaves open ---------------------------------------------
 
+
 def test_fewer_vacant_cells_than_stones_allowed() -> None:
     # Size 3, White (to move) has three groups c1, e3, a5; Black fills the rest but two cells.
     def crowded(vacant: set[str]) -> GroupsState:
@@ -188,13 +193,13 @@ def test_fewer_vacant_cells_than_stones_allowed() -> None:
         black = [n for n in Board.hexhex(3).names if n not in vacant and n not in white]
         return position(3, white, black, ply=15)
 
-    apart = crowded({"e1", "a3"})        # not adjacent, touching no White group
+    apart = crowded({"e1", "a3"})  # not adjacent, touching no White group
     assert apart.max_stones() == 3 and apart.legal_moves() == ["e1", "a3", "e1,a3"]
     illegal(apart.clone(), "e1,a3,b2", "already occupied")
     apart.play("a3,e1")
     assert apart.moves[-1] == "e1,a3" and apart.is_terminal()
-    assert crowded({"d1", "e1"}).legal_moves() == ["d1", "e1"]          # adjacent to each other
-    assert crowded({"b2", "d1"}).legal_moves() == ["d1", "b2"]          # both would grow c1
+    assert crowded({"d1", "e1"}).legal_moves() == ["d1", "e1"]  # adjacent to each other
+    assert crowded({"b2", "d1"}).legal_moves() == ["d1", "b2"]  # both would grow c1
 
 
 def test_a_single_stone_is_always_legal_so_play_ends_only_on_a_full_board() -> None:
@@ -209,6 +214,7 @@ def test_a_single_stone_is_always_legal_so_play_ends_only_on_a_full_board() -> N
 
 
 # -- end of game and scoring -----------------------------------------------------
+
 
 def test_having_a_group_beats_having_none() -> None:
     # Size 2: White b2-c1-b3 (3); Black b1-a2-a3 (3) and c2 (1).
@@ -236,7 +242,7 @@ def test_comparison_goes_down_the_ranks() -> None:
 def test_equal_groups_are_a_draw_worth_half_each() -> None:
     assert decide([3, 2], [3, 2]) == (None, -1)
     state = new(2)
-    state._result = (None, -1, [3, 2], [3, 2])   # unreachable on an odd board; the branch still works
+    state._result = (None, -1, [3, 2], [3, 2])  # unreachable on an odd board; the branch still works
     assert state.scores() == [0.5, 0.5] and state.winner() is None and state.places() == [0, 0]
     assert "draw" in state.end_reason()
 
@@ -257,6 +263,7 @@ def test_render_and_setup() -> None:
 
 
 # -- move generation -------------------------------------------------------------
+
 
 def brute_force_legal(state: GroupsState) -> set[str]:
     """Every subset of up to three vacant cells that play() accepts, canonical form."""
@@ -290,7 +297,7 @@ def test_random_games_from_legal_moves_end_with_a_winner(seed: int) -> None:
     rng, state = random.Random(seed), new(4)
     cells = len(state.game.board)
     while not state.is_terminal():
-        assert len(state.moves) < cells           # every turn fills at least one cell
+        assert len(state.moves) < cells  # every turn fills at least one cell
         legal = state.legal_moves()
         assert legal
         state.play(rng.choice(legal))
@@ -306,7 +313,7 @@ def test_random_move_is_always_legal(seed: int, size: int) -> None:
         if size < 5:
             assert move in set(state.legal_moves())
         state.play(move)
-        assert state.moves[-1] == move            # random_move gives canonical tokens
+        assert state.moves[-1] == move  # random_move gives canonical tokens
 
 
 def test_random_move_is_uniform_over_legal_moves() -> None:
@@ -379,8 +386,10 @@ def test_stone_order_in_a_token_does_not_matter(seed: int, order: list[int]) -> 
 
 
 @settings(max_examples=200, deadline=None)
-@given(text=st.text(max_size=12) | st.lists(st.sampled_from(Board.hexhex(5).names + ("a1", "", "x")),
-                                            max_size=5).map(",".join))
+@given(
+    text=st.text(max_size=12)
+    | st.lists(st.sampled_from(Board.hexhex(5).names + ("a1", "", "x")), max_size=5).map(",".join)
+)
 def test_any_string_is_accepted_or_rejected_cleanly(text: str) -> None:
     state = after(*TWO_GROUPS)
     before = (state.cells[:], state.moves[:], state.groups[:])

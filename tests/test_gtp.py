@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -40,8 +39,12 @@ def play(specs, *, size=5, swap=True, seed=1, movetime=2000):
     try:
         for e in engines:
             e.start()
-        return play_game(make_game("hex", {"size": size, "swap": swap}), engines, seed=seed,
-                         time_control=TimeControl(movetime_ms=movetime)).record
+        return play_game(
+            make_game("hex", {"size": size, "swap": swap}),
+            engines,
+            seed=seed,
+            time_control=TimeControl(movetime_ms=movetime),
+        ).record
     finally:
         for e in engines:
             e.quit()
@@ -119,8 +122,11 @@ def test_gtp_engines_play_each_other(tmp_path):
 
 def test_clock_commands_where_offered(tmp_path):
     game = make_game("hex", {"size": 4, "swap": False})
-    for style, expected in (("standard", ["time_settings 60 0 0", "time_left black 60 0"]),
-                            ("benzene", ["time_left black 60"]), ("none", [])):
+    for style, expected in (
+        ("standard", ["time_settings 60 0 0", "time_left black 60 0"]),
+        ("benzene", ["time_left black 60"]),
+        ("none", []),
+    ):
         log = tmp_path / f"{style}.jsonl"
         engines = [open_engine(gtp_spec("--time", style, "--log", str(log))), open_engine(random_spec())]
         for e in engines:
@@ -141,17 +147,20 @@ def test_movetime_is_a_one_stone_byo_yomi(tmp_path):
 # -- faults -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fault, at, code, words", [
-    ("error_genmove", 2, "protocol", "'genmove black' answered '? cannot generate a move'"),
-    ("reject_play", 2, "protocol", "rejected the legal move 'play black"),
-    ("crash", 1, "crash", "out of cheese"),
-    ("garbage", 1, "protocol", "not a GTP response: 'bestmove e5'"),
-    ("illegal", 2, "illegal", "occupied"),
-    ("pass", 1, "illegal", "'pass'"),
-    ("resign", 1, "resign", "resigned"),
-    ("double", 1, "protocol", "sent when no answer was asked for"),
-    ("vt_move", 1, "illegal", "\\x0b'"),  # not deleted as if it were a blank
-])
+@pytest.mark.parametrize(
+    "fault, at, code, words",
+    [
+        ("error_genmove", 2, "protocol", "'genmove black' answered '? cannot generate a move'"),
+        ("reject_play", 2, "protocol", "rejected the legal move 'play black"),
+        ("crash", 1, "crash", "out of cheese"),
+        ("garbage", 1, "protocol", "not a GTP response: 'bestmove e5'"),
+        ("illegal", 2, "illegal", "occupied"),
+        ("pass", 1, "illegal", "'pass'"),
+        ("resign", 1, "resign", "resigned"),
+        ("double", 1, "protocol", "sent when no answer was asked for"),
+        ("vt_move", 1, "illegal", "\\x0b'"),  # not deleted as if it were a blank
+    ],
+)
 def test_faults_cost_the_gtp_engine_the_game(fault, at, code, words):
     # The GTP engine is seat 0 (black), except for reject_play: as seat 1 the plays it is
     # sent are black's.
@@ -177,7 +186,9 @@ def test_start_up_faults():
         engine.start()
     engine.kill()
     assert info.value.code == "handshake"
-    assert "init command 'param_mohex max_games 1000' was answered '? unknown command: param_mohex'" in info.value.reason
+    assert (
+        "init command 'param_mohex max_games 1000' was answered '? unknown command: param_mohex'" in info.value.reason
+    )
     ok = GtpEngine(gtp_spec(init=("param_game allow_swap 1",)))
     ok.start()
     assert ok.identity == {"name": "gtp-hex-test", "version": "1.0"}
@@ -185,8 +196,9 @@ def test_start_up_faults():
 
 
 def test_a_program_that_is_not_gtp_fails_the_handshake():
-    engine = GtpEngine(EngineSpec("v1", (PY, "-m", "engines.random_engine"), cwd=str(ROOT), protocol="gtp",
-                                  handshake_ms=1000))
+    engine = GtpEngine(
+        EngineSpec("v1", (PY, "-m", "engines.random_engine"), cwd=str(ROOT), protocol="gtp", handshake_ms=1000)
+    )
     with pytest.raises(EngineFault) as info:
         engine.start()
     engine.kill()
@@ -202,8 +214,11 @@ def gtp_toml(name: str, *args: str, extra: str = "") -> str:
 
 @pytest.mark.parametrize("swap", ["true", "false"])
 def test_tournament_with_gtp_and_protocol_v1_engines(tmp_path, swap):
-    engines = (gtp_toml("gtp-swapper", "--swap") + gtp_toml("gtp-crasher", "--fault", "crash", "--at", "2", extra="max_failures = 0")
-               + engine_toml("swapper", "{python}", "-m", "tests.engines.swapper_engine", extra=f'cwd = "{ROOT}"'))
+    engines = (
+        gtp_toml("gtp-swapper", "--swap")
+        + gtp_toml("gtp-crasher", "--fault", "crash", "--at", "2", extra="max_failures = 0")
+        + engine_toml("swapper", "{python}", "-m", "tests.engines.swapper_engine", extra=f'cwd = "{ROOT}"')
+    )
     path = write_tournament(tmp_path, engines, options=f"size = 5\nswap = {swap}", rounds=2)
     out = tmp_path / "out"
     result = run_arena("run", path, "--out", out, "-q")
@@ -229,25 +244,35 @@ def test_tournament_with_gtp_and_protocol_v1_engines(tmp_path, swap):
 def test_tournament_file_checks(tmp_path):
     def load(engines: str, game: str = "hex", options: str = "size = 5") -> str:
         with pytest.raises(ConfigError) as info:
-            load_tournament(write_tournament(tmp_path, engines + engine_toml("r", "{python}", "-m", "x"),
-                                             game=game, options=options))
+            load_tournament(
+                write_tournament(
+                    tmp_path, engines + engine_toml("r", "{python}", "-m", "x"), game=game, options=options
+                )
+            )
         return str(info.value)
 
     assert "speak GTP, which arena drives for hex only" in load(gtp_toml("g"), game="groups", options="size = 5")
     assert "takes no 'options'" in load(gtp_toml("g", extra="options = { depth = 3 }"))
     assert "one GTP command on one line" in load(gtp_toml("g", extra='init = ["a\\nquit"]'))
     assert "'init' is for protocol" in load(engine_toml("v", "{python}", "-m", "x", extra='init = ["x"]'))
-    ok = load_tournament(write_tournament(tmp_path, gtp_toml("g", extra='init = ["param_game allow_swap 1"]')
-                                          + engine_toml("r", "{python}", "-m", "x")))
+    ok = load_tournament(
+        write_tournament(
+            tmp_path,
+            gtp_toml("g", extra='init = ["param_game allow_swap 1"]') + engine_toml("r", "{python}", "-m", "x"),
+        )
+    )
     assert ok.engines[0].protocol == "gtp" and ok.engines[0].init == ("param_game allow_swap 1",)
 
 
 def test_a_gtp_init_command_answered_with_an_error_refuses_the_run_before_any_game(tmp_path):
-    engines = (gtp_toml("mohex-ish", extra='init = ["param_mohex max_games 1000"]')
-               + engine_toml("random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'))
+    engines = gtp_toml("mohex-ish", extra='init = ["param_mohex max_games 1000"]') + engine_toml(
+        "random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'
+    )
     out = tmp_path / "out"
     result = run_arena("run", write_tournament(tmp_path, engines, options="size = 5"), "--out", out)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert ("engine 'mohex-ish': its init command 'param_mohex max_games 1000' was answered "
-            "'? unknown command: param_mohex'") in result.stderr, result.stderr
+    assert (
+        "engine 'mohex-ish': its init command 'param_mohex max_games 1000' was answered "
+        "'? unknown command: param_mohex'"
+    ) in result.stderr, result.stderr
     assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()

@@ -5,7 +5,8 @@ import pickle
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.rules import IllegalMove, OptionError, make_game
 
@@ -26,10 +27,18 @@ def test_red_moves_first_then_players_alternate():
     assert state.current_player() == 0
 
 
-@pytest.mark.parametrize("move,reason", [
-    ("pass", "not a cell"), ("z9", "not a cell"), ("f1", "not a cell"), ("a6", "not a cell"),
-    ("", "not a cell"), ("C3", "not a cell"), ("c3 ", "not a cell"),
-])
+@pytest.mark.parametrize(
+    "move,reason",
+    [
+        ("pass", "not a cell"),
+        ("z9", "not a cell"),
+        ("f1", "not a cell"),
+        ("a6", "not a cell"),
+        ("", "not a cell"),
+        ("C3", "not a cell"),
+        ("c3 ", "not a cell"),
+    ],
+)
 def test_moves_off_the_board_are_illegal_and_there_is_no_passing(move, reason):
     with pytest.raises(IllegalMove) as err:
         play(["c3"], size=5).play(move)
@@ -57,7 +66,7 @@ def test_stones_are_never_captured_or_moved():
 
 def test_red_wins_with_a_bending_chain_while_empty_cells_remain():
     # Red: b1 b2 a3 a4 b4 c4? build a bending top-bottom chain on 4x4; Blue plays far away
-    red = ["c1", "c2", "b3", "a4"]          # c1-c2 (down), c2-b3 (down-left), b3-a4 (down-left)
+    red = ["c1", "c2", "b3", "a4"]  # c1-c2 (down), c2-b3 (down-left), b3-a4 (down-left)
     blue = ["a1", "d2", "d3"]
     moves = [m for pair in zip(red, blue + [None]) for m in pair if m]
     state = play(moves, size=4, swap=False)
@@ -104,23 +113,26 @@ def test_swap_example_from_the_seed_row_2_column_5_becomes_row_5_column_2():
     state = play(["e2", "swap"], size=9)
     board = state.game.board
     assert state.cells[board.index("e2")] == -1
-    assert state.cells[board.index("b5")] == 1        # Blue's stone on the mirror cell
-    assert state.current_player() == 0                # then it is Red's turn again
+    assert state.cells[board.index("b5")] == 1  # Blue's stone on the mirror cell
+    assert state.current_player() == 0  # then it is Red's turn again
     assert state.moves == ["e2", "swap"]
 
 
 def test_swapped_stone_keeps_its_value_for_blue():
-    state = play(["a2", "swap"], size=2)     # Blue gets b1
+    state = play(["a2", "swap"], size=2)  # Blue gets b1
     state.play("a1")
-    state.play("a2")                          # Blue a2-b1 joins left and right
+    state.play("a2")  # Blue a2-b1 joins left and right
     assert state.winner() == 1
 
 
-@pytest.mark.parametrize("moves,reason", [
-    ([], "only allowed as Blue's first move"),
-    (["c3", "d4"], "only allowed as Blue's first move"),
-    (["c3", "swap", "d4"], "only allowed as Blue's first move"),
-])
+@pytest.mark.parametrize(
+    "moves,reason",
+    [
+        ([], "only allowed as Blue's first move"),
+        (["c3", "d4"], "only allowed as Blue's first move"),
+        (["c3", "swap", "d4"], "only allowed as Blue's first move"),
+    ],
+)
 def test_swap_only_right_after_the_first_stone_and_only_once(moves, reason):
     state = play(moves, size=5)
     with pytest.raises(IllegalMove, match=reason):
@@ -188,8 +200,13 @@ def test_random_move_draws_exactly_like_choice_of_legal_moves(size, seed, swap):
 
 
 @settings(max_examples=60, deadline=None)
-@given(size=st.integers(2, 9), seed=st.integers(0, 2**32), swap=st.booleans(),
-       before=st.integers(0, 6), budget=st.integers(0, 90))
+@given(
+    size=st.integers(2, 9),
+    seed=st.integers(0, 2**32),
+    swap=st.booleans(),
+    before=st.integers(0, 6),
+    budget=st.integers(0, 90),
+)
 def test_playout_plays_the_very_moves_of_choice_of_legal_moves(size, seed, swap, before, budget):
     # The fused playout against the plain loop, from the start or after a few moves (the swap
     # ply included), stopping at the end or after ``budget`` plies, whichever comes first.
@@ -212,7 +229,7 @@ def test_playout_plays_the_very_moves_of_choice_of_legal_moves(size, seed, swap,
     assert mine.moves == reference.moves and mine.winner() == reference.winner()
     assert mine.render() == reference.render() and mine.legal_moves() == reference.legal_moves()
     assert mine_rng.random() == reference_rng.random()
-    if not ended:                                     # the playout's state plays on normally
+    if not ended:  # the playout's state plays on normally
         move = rng.choice(reference.legal_moves())
         mine.play(move)
         reference.play(move)
@@ -250,7 +267,7 @@ def test_legal_moves_stay_right_when_asked_for_only_late_or_after_a_clone():
     moves = ["c3", "swap", "a1", "b2", "e5"]
     state = play(moves[:2], size=5)
     early = state.clone()
-    assert len(early.legal_moves()) == 24            # tracking starts here, on the clone only
+    assert len(early.legal_moves()) == 24  # tracking starts here, on the clone only
     for move in moves[2:]:
         state.play(move)
         early.play(move)
@@ -271,10 +288,10 @@ def test_a_clone_played_out_leaves_the_original_untouched(size, seed):
     state = game.initial_state()
     while not state.is_terminal():
         if rng.random() < 0.5:
-            state.legal_moves()                    # start tracking the empty cells
+            state.legal_moves()  # start tracking the empty cells
         branch = state.clone()
         if rng.random() < 0.5:
-            branch.playout(rng, 10_000)             # writes through the clone's own lists
+            branch.playout(rng, 10_000)  # writes through the clone's own lists
         while not branch.is_terminal():
             branch.play(rng.choice(branch.legal_moves()))
         state.play(rng.choice(state.legal_moves()))
@@ -299,4 +316,4 @@ def test_deep_copies_and_pickles_play_on_their_own_board(how):
     replay = play(copied.moves, size=5)
     assert replay.render() == copied.render() and replay.winner() == copied.winner()
     if how == "deepcopy":
-        assert copied.game is state.game                  # the rules are shared, as clone() does
+        assert copied.game is state.game  # the rules are shared, as clone() does

@@ -10,11 +10,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from arena.rules.hexgrid import Board, connected_components, reachable
 from arena.rules import IllegalMove, OptionError, make_game
 from arena.rules.hexgo import BLACK, WHITE, HexGoState
+from arena.rules.hexgrid import Board, connected_components, reachable
 
 PAIRS = ((0, 1), (2, 3), (4, 5))
 
@@ -47,6 +48,7 @@ def reason(state: HexGoState, move: str) -> str:
 
 
 # -- a naive referee, straight from the formal definitions in docs/rules/hexgo.md ------------
+
 
 class Naive:
     def __init__(self, size: int) -> None:
@@ -108,6 +110,7 @@ def stone_sets(state: HexGoState) -> list[set[int]]:
 
 # -- options and board --------------------------------------------------------------------
 
+
 def test_default_board_is_the_61_house_hexagon_with_a_size_dependent_ply_cap():
     g = make_game("hexgo")
     assert len(g.board) == 61 and g.option_tokens() == ["size=5", "max_plies=244"]
@@ -116,10 +119,15 @@ def test_default_board_is_the_61_house_hexagon_with_a_size_dependent_ply_cap():
     assert make_game("hexgo").state_from_setup("start").setup_token() == "start"
 
 
-@pytest.mark.parametrize("options,text", [
-    ({"size": 1}, "size"), ({"size": 14}, "size"), ({"colour": 1}, "unknown option"),
-    ({"max_plies": 1}, "max_plies"),
-])
+@pytest.mark.parametrize(
+    "options,text",
+    [
+        ({"size": 1}, "size"),
+        ({"size": 14}, "size"),
+        ({"colour": 1}, "unknown option"),
+        ({"max_plies": 1}, "max_plies"),
+    ],
+)
 def test_bad_options_are_reported(options, text):
     with pytest.raises(OptionError, match=text):
         make_game("hexgo", options)
@@ -130,11 +138,12 @@ def test_sides_are_a_to_f_clockwise_and_pair_corners_link_alone():
     assert state.family_of("i1") == (["i1"], ["A-B"])
     assert state.family_of("e9") == (["e9"], ["C-D"])
     assert state.family_of("a5") == (["a5"], ["E-F"])
-    assert state.family_of("e1") == (["e1"], [])          # A and F: sides of different pairs
+    assert state.family_of("e1") == (["e1"], [])  # A and F: sides of different pairs
     assert state.dominated(BLACK) == 0
 
 
 # -- opening by swapping ------------------------------------------------------------------
+
 
 def test_declining_the_swap_keeps_seat_0_black():
     state = play("e5")
@@ -151,8 +160,8 @@ def test_swap_gives_seat_1_the_opening_stone_and_seat_0_moves_next_as_white():
     assert state.colour_of(1) == BLACK and state.colour_of(0) == WHITE
     assert state.details()["black_seat"] == 1
     assert state.current_player() == 0 and state.to_move() == WHITE
-    assert state.cells[state.game.board.index("e5")] == BLACK       # the stone stays put
-    assert state.scores() == [0, 61]                                # per seat, not per colour
+    assert state.cells[state.game.board.index("e5")] == BLACK  # the stone stays put
+    assert state.scores() == [0, 61]  # per seat, not per colour
     state.play("d4")
     assert state.cells[state.game.board.index("d4")] == WHITE
     assert state.current_player() == 1 and state.to_move() == BLACK
@@ -168,10 +177,19 @@ def test_swap_is_only_seat_1s_first_move(moves):
 
 # -- forbidden moves -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("move,text", [
-    ("a1", "not a house"), ("j5", "not a house"), ("e10", "not a house"), ("", "not a house"),
-    ("pass", "not a house"), ("e5,e6", "not a house"), ("\x00", "not a house"),
-])
+
+@pytest.mark.parametrize(
+    "move,text",
+    [
+        ("a1", "not a house"),
+        ("j5", "not a house"),
+        ("e10", "not a house"),
+        ("", "not a house"),
+        ("pass", "not a house"),
+        ("e5,e6", "not a house"),
+        ("\x00", "not a house"),
+    ],
+)
 def test_garbage_tokens_are_illegal_with_a_clear_reason(move, text):
     assert text in reason(play("e5"), move)
 
@@ -181,11 +199,17 @@ def test_non_string_move_is_illegal():
         play("e5").play(None)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("moves,token,meant,size", [
-    ("", "E5", "e5", 5), ("e5", "SWAP", "swap", 5), ("e5", "Swap", "swap", 5),
-    ("", " e5", "e5", 5), ("", "e5\n", "e5", 5),
-    ("", "\u212a7", "k7", 13),                      # the Kelvin sign lower-cases to k
-])
+@pytest.mark.parametrize(
+    "moves,token,meant,size",
+    [
+        ("", "E5", "e5", 5),
+        ("e5", "SWAP", "swap", 5),
+        ("e5", "Swap", "swap", 5),
+        ("", " e5", "e5", 5),
+        ("", "e5\n", "e5", 5),
+        ("", "\u212a7", "k7", 13),  # the Kelvin sign lower-cases to k
+    ],
+)
 def test_tokens_are_exact_lower_case_like_every_arena_game(moves, token, meant, size):
     # PROTOCOL.md section 6: one rule for all games (Hex rejects C3 too).
     state = play(moves, size=size)
@@ -200,17 +224,17 @@ def test_occupied_house_is_illegal():
 
 
 def test_futile_stone_is_forbidden_for_one_colour_only():
-    state = pos(white="a8 b8 b9")                 # a9 (corner D-E) enclosed by White
+    state = pos(white="a8 b8 b9")  # a9 (corner D-E) enclosed by White
     text = reason(state, "a9")
     assert "could never become part of a family linking" in text
     assert "only side(s) D, E" in text and "Forbidden Moves" in text
     white = pos(white="a8 b8 b9", to_move=WHITE)
-    white.play("a9")                              # White's own area reaches every side
+    white.play("a9")  # White's own area reaches every side
     assert white.cells[white.game.board.index("a9")] == WHITE
 
 
 def test_interior_eye_is_futile_for_the_enemy_and_legal_for_the_owner():
-    ring = "d4 e4 f4 d5 f5 d6 e6"                 # every neighbour of e5
+    ring = "d4 e4 f4 d5 f5 d6 e6"  # every neighbour of e5
     assert "only side(s) none" in reason(pos(white=ring), "e5")
     assert "e5" in pos(white=ring, to_move=WHITE).legal_moves()
 
@@ -220,7 +244,7 @@ def test_dominated_house_is_forbidden_for_the_enemy_and_names_the_family():
     text = reason(state, "h1")
     assert "region dominated by the Black family g1-g2-h2-i2 linking sides A-B" in text
     assert "Forbidden Moves" in text
-    assert "h1" in pos(black="g1 g2 h2 i2").legal_moves()   # Black may play there
+    assert "h1" in pos(black="g1 g2 h2 i2").legal_moves()  # Black may play there
 
 
 def test_forbidden_both_ways_in_the_a_b_c_position():
@@ -234,27 +258,30 @@ def test_forbidden_both_ways_in_the_a_b_c_position():
 
 def test_legal_moves_are_empty_houses_not_dominated_and_able_to_link():
     state = pos(black="g1 g2 g3 g4 g5 g6 g7 h5 i4", to_move=WHITE)
-    expected = 61 - 9 - 7 - 2                      # stones, dominated region, the i5-h6 pocket
+    expected = 61 - 9 - 7 - 2  # stones, dominated region, the i5-h6 pocket
     assert len(state.legal_moves()) == expected
 
 
 # -- domination ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("black,dominated", [
-    ("g1 g2 h2 i2", "h1 i1"),                                   # the corner region
-    ("f1 f2 g2 g3 h3 h4 i4", "g1 h1 i1 h2 i2 i3"),              # a wider one
-    ("f1 f2 g2 h1 h2 i2", "g1 i1"),                             # pocket against A, and corner
-    ("g1 g2 g3 g4 g5 g6 g7 h5 i4", "h1 i1 h2 i2 h3 i3 h4"),     # touches A, B and C
-    ("g1 g2 g3 g4 g5 g6 g7", ""),                               # A and C: links nothing
-    ("c5 d5 e5 f5 g5 h5 i5", ""),                               # B and C: links nothing
-    ("e9 d9 c9 c8 c7 c6 b6 a6", ""),           # links C-D, but its pocket touches side E
-    ("e1 e2 d3 d4 c5 b6 b7 b8 a9", "a5 a6 a7 a8 b4 b5 c3 c4 d2"),   # corner to corner: E-F
-])
+
+@pytest.mark.parametrize(
+    "black,dominated",
+    [
+        ("g1 g2 h2 i2", "h1 i1"),  # the corner region
+        ("f1 f2 g2 g3 h3 h4 i4", "g1 h1 i1 h2 i2 i3"),  # a wider one
+        ("f1 f2 g2 h1 h2 i2", "g1 i1"),  # pocket against A, and corner
+        ("g1 g2 g3 g4 g5 g6 g7 h5 i4", "h1 i1 h2 i2 h3 i3 h4"),  # touches A, B and C
+        ("g1 g2 g3 g4 g5 g6 g7", ""),  # A and C: links nothing
+        ("c5 d5 e5 f5 g5 h5 i5", ""),  # B and C: links nothing
+        ("e9 d9 c9 c8 c7 c6 b6 a6", ""),  # links C-D, but its pocket touches side E
+        ("e1 e2 d3 d4 c5 b6 b7 b8 a9", "a5 a6 a7 a8 b4 b5 c3 c4 d2"),  # corner to corner: E-F
+    ],
+)
 def test_domination_regions(black, dominated):
     state = pos(black=black)
     naive = Naive(5)
-    assert names(state, state.dominated(BLACK)) == {
-        state.geo.names[i] for i in naive.dominated(stone_sets(state)[0])}
+    assert names(state, state.dominated(BLACK)) == {state.geo.names[i] for i in naive.dominated(stone_sets(state)[0])}
     assert names(state, state.dominated(BLACK)) == set(dominated.split())
 
 
@@ -269,6 +296,7 @@ def test_outer_corners_are_never_dominated():
 
 
 # -- capturing -------------------------------------------------------------------------------
+
 
 def test_blocking_capture_removes_stones_that_can_no_longer_link():
     state = pos(black="a8 b8", white="a9")
@@ -307,8 +335,8 @@ def test_enemy_family_linking_inside_the_region_is_captured_and_its_region_freed
     state.play("i4")
     assert state.stones[WHITE] == 0 and state.dominated(WHITE) == 0
     assert set(state.captures[-1][3]) == {"h1", "h2", "i2"}
-    state.play("e5")                                          # White elsewhere
-    state.play("i1")                                          # now legal for Black
+    state.play("e5")  # White elsewhere
+    state.play("i1")  # now legal for Black
 
 
 def test_futile_houses_never_capture_so_the_order_does_not_matter():
@@ -324,6 +352,7 @@ def test_futile_houses_never_capture_so_the_order_does_not_matter():
 
 # -- territory, end and score ---------------------------------------------------------------
 
+
 def test_territory_without_enemy_stones_is_the_whole_board():
     state = pos(black="e5", to_move=WHITE)
     assert state.scores() == [61, 0]
@@ -331,7 +360,7 @@ def test_territory_without_enemy_stones_is_the_whole_board():
 
 def test_territory_with_both_colours_and_a_shared_area():
     state = pos(black="c3", white="a3", size=3)
-    assert state.scores() == [1, 1]                            # 17 empty houses are nobody's
+    assert state.scores() == [1, 1]  # 17 empty houses are nobody's
     end = pos(black="c1 c2 c3 c4 c5 b5 a5", white="d1 d2 d3 d4 e3", size=3)
     assert names(end, end.territory(BLACK)) == set("c1 c2 c3 c4 c5 b5 a5 b2 a3 b3 a4 b4".split())
     assert names(end, end.territory(WHITE)) == set("d1 d2 d3 d4 e3 e1 e2".split())
@@ -348,8 +377,9 @@ def test_game_ends_when_each_player_can_only_play_in_own_territory():
 def test_the_move_that_settles_the_board_ends_the_game():
     state = pos(black="c1 c2 c3 c4 c5 b5", white="d1 d2 d3 d4 e3", size=3)
     assert not state.is_terminal()
-    assert "b3" in pos(black="c1 c2 c3 c4 c5 b5", white="d1 d2 d3 d4 e3", to_move=WHITE,
-                       size=3).legal_moves()                   # White could still invade
+    assert (
+        "b3" in pos(black="c1 c2 c3 c4 c5 b5", white="d1 d2 d3 d4 e3", to_move=WHITE, size=3).legal_moves()
+    )  # White could still invade
     state.play("a5")
     assert state.is_terminal() and state.scores() == [12, 7] and state.winner() == 0
 
@@ -373,6 +403,7 @@ def test_position_rejects_impossible_positions():
 
 # -- random games: properties and the naive referee --------------------------------------------
 
+
 def random_positions(rng: random.Random, size: int, count: int):
     """Random positions that could arise in play (invalid stones dropped until stable)."""
     g = game(size)
@@ -380,8 +411,10 @@ def random_positions(rng: random.Random, size: int, count: int):
         cells = [rng.choice((-1, -1, 0, 1)) for _ in g.board]
         while True:
             try:
-                yield g.position([g.board.names[i] for i, c in enumerate(cells) if c == BLACK],
-                                 [g.board.names[i] for i, c in enumerate(cells) if c == WHITE])
+                yield g.position(
+                    [g.board.names[i] for i, c in enumerate(cells) if c == BLACK],
+                    [g.board.names[i] for i, c in enumerate(cells) if c == WHITE],
+                )
                 break
             except ValueError:
                 state = HexGoState(g)
@@ -418,7 +451,7 @@ def test_random_games_are_accepted_end_and_score_the_whole_board(seed, size):
         assert sum(state.scores()) == houses and state.winner() in (0, 1)
     fresh = state.clone()
     fresh._rebuild()
-    assert fresh.snapshot() == state.snapshot()                # incremental == from scratch
+    assert fresh.snapshot() == state.snapshot()  # incremental == from scratch
 
 
 @settings(max_examples=25, deadline=None)
@@ -451,7 +484,7 @@ def test_random_positions_agree_with_the_naive_referee():
         stones = stone_sets(state)
         assert state.is_terminal() == naive.over(stones)
         for colour in (BLACK, WHITE):
-            assert state.legal_placements(colour) or state.is_terminal()   # no pass needed
+            assert state.legal_placements(colour) or state.is_terminal()  # no pass needed
             outside = state.legal_placements(colour) & ~state.territory(colour)
             assert state.can_play_outside_territory(colour) == bool(outside)
         legal = set(state.geo.indices(state.legal_placements(BLACK)))
@@ -481,8 +514,7 @@ def test_illegal_houses_are_rejected_and_leave_the_state_unchanged(seed):
 def test_same_moves_give_the_same_game_and_clones_are_independent():
     first = random_game(7, 5)
     again = play(" ".join(first.moves))
-    assert (again.render(), again.scores(), again.details()) == \
-        (first.render(), first.scores(), first.details())
+    assert (again.render(), again.scores(), again.details()) == (first.render(), first.scores(), first.details())
     half = play(" ".join(first.moves[:20]))
     copy = half.clone()
     copy.play(copy.legal_moves()[0])

@@ -74,7 +74,15 @@ def test_ring_around_a_pair_is_a_cycle_of_the_eight_cells_around_it():
                     if OFF_BOARD not in (x, y) and x != y:
                         assert (y in b.neighbours[x]) == ((i - j) % 8 in (1, 7))
     e5 = b.index("e5")
-    assert [b.name(x) for x in b.ring_around_pair(e5, b.index("f5"))] == \
-        ["g4", "g5", "f6", "e6", "d6", "d5", "e4", "f4"]
+    assert [b.name(x) for x in b.ring_around_pair(e5, b.index("f5"))] == [
+        "g4",
+        "g5",
+        "f6",
+        "e6",
+        "d6",
+        "d5",
+        "e4",
+        "f4",
+    ]
     with pytest.raises(ValueError, match="not adjacent"):
         b.ring_around_pair(e5, b.index("g5"))

@@ -5,10 +5,11 @@ import re
 import sys
 from pathlib import Path
 
+from helpers import run_arena
+
 from arena.engine.process import EngineProcess, EngineSpec
 from arena.match import TimeControl, play_game, starting_state
 from arena.rules import make_game
-from helpers import run_arena
 
 ROOT = Path(__file__).resolve().parent.parent
 SPY = str(Path(__file__).resolve().parent / "engines" / "spy_engine.py")
@@ -30,8 +31,11 @@ def play(game, specs: list[EngineSpec], seed: int) -> dict:
 def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path):
     game = make_game("posies", {"players": 3, "variant": 2})
     transcripts = [tmp_path / f"seat{s}.txt" for s in range(3)]
-    rec = play(game, [EngineSpec(f"spy{s}", (sys.executable, SPY, str(t)), cwd=str(ROOT))
-                      for s, t in enumerate(transcripts)], seed=77)
+    rec = play(
+        game,
+        [EngineSpec(f"spy{s}", (sys.executable, SPY, str(t)), cwd=str(ROOT)) for s, t in enumerate(transcripts)],
+        seed=77,
+    )
     assert rec["termination"] == "normal", rec["reason"]
     referee, _ = starting_state(game, 77, deal=rec["deal"])
     for seat, path in enumerate(transcripts):
@@ -39,7 +43,7 @@ def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path)
         private = re.findall(r"^private (.*)$", text, re.M)
         assert private == referee.private_info(seat)  # its own colour, once
         before_end = text.split("gameover")[0]
-        assert before_end.count("hidden") == 1        # no other seat's piece, ever
+        assert before_end.count("hidden") == 1  # no other seat's piece, ever
         assert f"newgame posies {seat} 3 " in text
     # the record shows the hidden posies only because the game is over
     assert [f"hidden {c}" for c in rec["details"]["hidden"]] == [referee.private_info(s)[0] for s in range(3)]
@@ -50,7 +54,7 @@ def test_three_player_tournament_ranks_full_tables(tmp_path):
     out = tmp_path / "out"
     proc = run_arena("run", "tournaments/posies3.toml", "--out", out)
     assert proc.returncode == 0, proc.stderr
-    records = [json.loads(l) for l in (out / "games.jsonl").read_text().splitlines()]
+    records = [json.loads(ln) for ln in (out / "games.jsonl").read_text().splitlines()]
     assert len(records) == 6 and {len(r["players"]) for r in records} == {3}
     seats = {}
     for r in records:
@@ -59,7 +63,7 @@ def test_three_player_tournament_ranks_full_tables(tmp_path):
             seats[(name, seat)] = seats.get((name, seat), 0) + 1
     assert set(seats.values()) == {2}  # every engine in every seat equally often
     assert len({r["setup"] for r in records}) == 1  # one setup, played in every seat order
-    assert len({r["deal"] for r in records}) == 6   # ... with its hidden posies dealt per game
+    assert len({r["deal"] for r in records}) == 6  # ... with its hidden posies dealt per game
     hidden_by_seat_order = {tuple(r["details"]["hidden"]) for r in records}
     assert len(hidden_by_seat_order) > 1
     results = json.loads((out / "results.json").read_text())
@@ -76,8 +80,11 @@ def test_a_mid_game_forfeit_by_the_leader_places_it_last_alone():
     """Seed 1 with these names: seat 0 leads on points when it plays an illegal move at its
     4th turn; it takes last place alone, the others are placed by their scores so far."""
     game = make_game("posies", {"players": 3, "variant": 0})
-    commands = [(sys.executable, FORFEIT, "4"), (sys.executable, "-m", "engines.random_engine"),
-                (sys.executable, "-m", "engines.random_engine")]
+    commands = [
+        (sys.executable, FORFEIT, "4"),
+        (sys.executable, "-m", "engines.random_engine"),
+        (sys.executable, "-m", "engines.random_engine"),
+    ]
     rec = play(game, [EngineSpec(name, command, cwd=str(ROOT)) for name, command in zip("abc", commands)], seed=1)
     assert (rec["termination"], rec["forfeit_seat"]) == ("illegal", 0), rec["reason"]
     replay, _ = starting_state(game, 1, rec["players"])

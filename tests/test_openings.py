@@ -6,21 +6,30 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from arena.cli import main
-from arena.tournament.schedule import round_robin
-from arena.tournament.config import ConfigError, load_tournament
 from helpers import ZOO, engine_toml, run_arena, write_tournament
 
+from arena.cli import main
+from arena.tournament.config import ConfigError, load_tournament
+from arena.tournament.schedule import round_robin
 
-def tournament(tmp_path: Path, book: str | None, game: str = "hex", options: str = "size = 5\nswap = false",
-               rounds: int = 2) -> Path:
+
+def tournament(
+    tmp_path: Path, book: str | None, game: str = "hex", options: str = "size = 5\nswap = false", rounds: int = 2
+) -> Path:
     if book is not None:
         (tmp_path / "book.txt").write_text(book)
     engines = "".join(engine_toml(name, "{python}", ZOO, "good") for name in "abc")
-    return write_tournament(tmp_path, engines, name="book", game=game, options=options, rounds=rounds,
-                            seed=4, time_control="movetime_ms = 500",
-                            extra='openings = "book.txt"' if book is not None else "")
+    return write_tournament(
+        tmp_path,
+        engines,
+        name="book",
+        game=game,
+        options=options,
+        rounds=rounds,
+        seed=4,
+        time_control="movetime_ms = 500",
+        extra='openings = "book.txt"' if book is not None else "",
+    )
 
 
 def test_book_is_loaded_in_canonical_spelling_skipping_comments(tmp_path):
@@ -39,18 +48,21 @@ def test_each_opening_is_played_from_every_seat_and_the_book_is_cycled():
     assert all(g.opening == () for g in round_robin(["a", "b"], 2, 1, 1))
 
 
-@pytest.mark.parametrize("book,game,options,message", [
-    ("c3 c3\n", "hex", "size = 5", "book.txt, line 1: move 2 'c3' is illegal"),
-    ("c3\nzz9\n", "hex", "size = 5", "book.txt, line 2: move 1 'zz9' is illegal"),
-    ("a1 b1 a2 b2 a3\n", "hex", "size = 3", "line 1: the game is over after this opening"),
-    ("# nothing\n\n", "hex", "size = 5", "no openings in the file"),
-    ("c3\n", "posies", "players = 2", "posies deals a random setup"),
-    (None, "hex", "size = 5", "cannot read the openings file"),
-])
+@pytest.mark.parametrize(
+    "book,game,options,message",
+    [
+        ("c3 c3\n", "hex", "size = 5", "book.txt, line 1: move 2 'c3' is illegal"),
+        ("c3\nzz9\n", "hex", "size = 5", "book.txt, line 2: move 1 'zz9' is illegal"),
+        ("a1 b1 a2 b2 a3\n", "hex", "size = 3", "line 1: the game is over after this opening"),
+        ("# nothing\n\n", "hex", "size = 5", "no openings in the file"),
+        ("c3\n", "posies", "players = 2", "posies deals a random setup"),
+        (None, "hex", "size = 5", "cannot read the openings file"),
+    ],
+)
 def test_bad_books_are_refused_naming_the_line_and_the_fix(tmp_path, book, game, options, message):
     path = tournament(tmp_path, book, game, options)
     if book is None:
-        path.write_text(path.read_text().replace('seed = 4', 'seed = 4\nopenings = "missing.txt"'))
+        path.write_text(path.read_text().replace("seed = 4", 'seed = 4\nopenings = "missing.txt"'))
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
     with pytest.raises(ConfigError):

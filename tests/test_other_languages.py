@@ -8,7 +8,6 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -48,16 +47,17 @@ def test_node_engine_passes_check_engine():
 @needs_cc
 @pytest.mark.parametrize("game, options", [("hex", "size = 7\nswap = true"), ("groups", "size = 4")])
 def test_tournament_of_c_node_and_python_engines(tmp_path, c_engine, game, options):
-    engines = (engine_toml("c", c_engine, extra="options = { seed_offset = 7 }")
-               + engine_toml("node", NODE, str(ENGINES / "node_engine.js"))
-               + engine_toml("python", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'))
+    engines = (
+        engine_toml("c", c_engine, extra="options = { seed_offset = 7 }")
+        + engine_toml("node", NODE, str(ENGINES / "node_engine.js"))
+        + engine_toml("python", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"')
+    )
     path = write_tournament(tmp_path, engines, game=game, options=options, rounds=2, seed=3)
     out = tmp_path / "out"
     result = run_arena("run", path, "--out", out, "-q")
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
-    assert len(records) == 12 and all(r["termination"] == "normal" for r in records), \
-        [r["reason"] for r in records]
+    assert len(records) == 12 and all(r["termination"] == "normal" for r in records), [r["reason"] for r in records]
     if game == "hex":  # both swap as Blue when Red opens in the centre: the swap was exercised
         assert any(r["moves"][1] == "swap" and r["players"][1] in ("c", "node") for r in records)
     assert run_arena("verify", out / "games.jsonl").returncode == 0
@@ -65,9 +65,9 @@ def test_tournament_of_c_node_and_python_engines(tmp_path, c_engine, game, optio
 
 @needs_node
 def test_a_node_crash_shows_the_error_and_where_the_rest_is(tmp_path):
-    engines = (engine_toml("node", NODE, str(ENGINES / "node_engine.js"), "--crash-at", "2",
-                           extra="max_failures = 0")
-               + engine_toml("python", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'))
+    engines = engine_toml(
+        "node", NODE, str(ENGINES / "node_engine.js"), "--crash-at", "2", extra="max_failures = 0"
+    ) + engine_toml("python", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"')
     path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=1)
     out = tmp_path / "out"
     assert run_arena("run", path, "--out", out, "-q").returncode == 0
@@ -82,7 +82,7 @@ def test_a_node_crash_shows_the_error_and_where_the_rest_is(tmp_path):
 def guide_block(language: str) -> str:
     text = (ROOT / "docs" / "writing-an-engine.md").read_text()
     start = text.index(f"```{language}\n") + len(language) + 4
-    return text[start:text.index("```", start)]
+    return text[start : text.index("```", start)]
 
 
 @needs_node
@@ -92,4 +92,3 @@ def test_the_guides_examples_pass_check_engine(tmp_path):
     for command in ([NODE, str(tmp_path / "jsbot.js")], [sys.executable, str(tmp_path / "mybot.py")]):
         result = run_arena("check-engine", *command)
         assert result.returncode == 0, result.stdout
-

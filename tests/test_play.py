@@ -35,8 +35,27 @@ def test_a_fresh_seed_by_default_printed_recorded_and_replayable(tmp_path):
 
 def test_games_rotate_the_seats_and_clock_and_names_reach_the_engines(tmp_path):
     record, seen = tmp_path / "games.jsonl", tmp_path / "seen.txt"
-    proc = run_arena("play", "-g", "hex", "-O", "size=4", "--games", "3", "--base", "5000", "--inc", "100",
-                     "--name", "spy", "--name", "rnd", "--record", record, f"{SPY} {seen}", RANDOM)
+    proc = run_arena(
+        "play",
+        "-g",
+        "hex",
+        "-O",
+        "size=4",
+        "--games",
+        "3",
+        "--base",
+        "5000",
+        "--inc",
+        "100",
+        "--name",
+        "spy",
+        "--name",
+        "rnd",
+        "--record",
+        record,
+        f"{SPY} {seen}",
+        RANDOM,
+    )
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in record.read_text().splitlines()]
     assert [r["players"] for r in records] == [["spy", "rnd"], ["rnd", "spy"], ["spy", "rnd"]]
@@ -48,8 +67,25 @@ def test_games_rotate_the_seats_and_clock_and_names_reach_the_engines(tmp_path):
 
 def test_a_gtp_seat_with_init_commands(tmp_path):
     record = tmp_path / "g.jsonl"
-    proc = run_arena("play", "-g", "hex", "-O", "size=5", "-p", "arena", "-p", "gtp", "--seed", "4",
-                     "--init", "1:param_game allow_swap 1", "--record", record, RANDOM, f"{GTP} --swap")
+    proc = run_arena(
+        "play",
+        "-g",
+        "hex",
+        "-O",
+        "size=5",
+        "-p",
+        "arena",
+        "-p",
+        "gtp",
+        "--seed",
+        "4",
+        "--init",
+        "1:param_game allow_swap 1",
+        "--record",
+        record,
+        RANDOM,
+        f"{GTP} --swap",
+    )
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(record.read_text())
     assert rec["players"] == ["random", "gtp-hex-test"] and rec["moves"][1] == "swap"
@@ -72,8 +108,9 @@ def test_bad_seat_flags_are_refused_clearly():
     assert proc.returncode == 2 and "hex only" in proc.stderr
 
 
-@pytest.mark.parametrize("option,message", [("size=5.0", "option 'size'"), ("swap=1", "option 'swap'"),
-                                            ("size=five", "option 'size'")])
+@pytest.mark.parametrize(
+    "option,message", [("size=5.0", "option 'size'"), ("swap=1", "option 'swap'"), ("size=five", "option 'size'")]
+)
 def test_play_types_game_options_as_a_tournament_file_does(option, message):
     result = run_arena("play", "-g", "hex", "-O", option, RANDOM, RANDOM)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr

@@ -21,12 +21,12 @@ def test_playout_plays_random_move_until_the_end_or_the_budget(game_name, seed):
         if not reference.is_terminal():
             reference.play(reference.random_move(reference_rng))
     assert state.moves == reference.moves
-    assert state.playout(rng, 100_000) is True        # and the rest of the game
+    assert state.playout(rng, 100_000) is True  # and the rest of the game
     assert state.is_terminal() and len(state.scores()) == game.players
     moves = len(state.moves)
-    assert state.playout(rng, 10) is True and len(state.moves) == moves   # over: nothing more
+    assert state.playout(rng, 10) is True and len(state.moves) == moves  # over: nothing more
     replay = game.initial_state(seed)
-    for move in state.moves:                          # every move was legal
+    for move in state.moves:  # every move was legal
         replay.play(move)
     assert replay.is_terminal() and replay.scores() == state.scores()
     with pytest.raises(ValueError, match="over"):

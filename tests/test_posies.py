@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.rules.hexgrid import connected_components
 from arena.rules import IllegalMove, OptionError, make_game
+from arena.rules.hexgrid import connected_components
 from arena.rules.posies import EMPTY, LETTERS, PosiesState
 
 # Any valid setup; tests that need a particular position overwrite the cells.
@@ -105,13 +105,16 @@ def test_setup_token_round_trip():
     assert g.state_from_setup(token).setup_token() == token
 
 
-@pytest.mark.parametrize("token, problem", [
-    ("pug" * 16, "must be 51 letters"),
-    ("pug" * 17 + "p", "got 52"),
-    ("x" + ("pug" * 17)[1:], "'x' at position 1 (d1) is not p (pink)"),
-    ("start", "must be 51 letters"),
-    ("p" * 18 + "u" * 16 + "g" * 17, "18 pink, 16 purple, 17 green"),
-])
+@pytest.mark.parametrize(
+    "token, problem",
+    [
+        ("pug" * 16, "must be 51 letters"),
+        ("pug" * 17 + "p", "got 52"),
+        ("x" + ("pug" * 17)[1:], "'x' at position 1 (d1) is not p (pink)"),
+        ("start", "must be 51 letters"),
+        ("p" * 18 + "u" * 16 + "g" * 17, "18 pink, 16 purple, 17 green"),
+    ],
+)
 def test_bad_setup_tokens(token, problem):
     with pytest.raises(OptionError, match=problem.replace("(", r"\(").replace(")", r"\)")):
         game().state_from_setup(token)
@@ -150,31 +153,60 @@ def test_middle_posies_may_have_any_colour():
     assert set(state.legal_moves()) == {"a4-b4", "b4-c4", "a4-c4"}
 
 
-@pytest.mark.parametrize("cells, move, rule", [
-    ({"c3": "p", "d3": "u"}, "c3-d3", "must be of like colour"),
-    ({"c3": "p"}, "c3-d3", "d3 is empty"),
-    ({"c3": "p", "e4": "p"}, "c3-e4", "neither adjacent nor on one straight line"),
-    ({"c3": "p", "d3": "u", "f3": "p"}, "c3-f3", "e3 between c3 and f3 is empty"),
-    ({"c3": "p", "f3": "p", "a7": "u", "b7": "u"}, "c3-f3", "d3, e3 between c3 and f3 are empty"),
-    ({"c3": "p", "d3": "p"}, "c3-c3", "named twice"),
-])
+@pytest.mark.parametrize(
+    "cells, move, rule",
+    [
+        ({"c3": "p", "d3": "u"}, "c3-d3", "must be of like colour"),
+        ({"c3": "p"}, "c3-d3", "d3 is empty"),
+        ({"c3": "p", "e4": "p"}, "c3-e4", "neither adjacent nor on one straight line"),
+        ({"c3": "p", "d3": "u", "f3": "p"}, "c3-f3", "e3 between c3 and f3 is empty"),
+        ({"c3": "p", "f3": "p", "a7": "u", "b7": "u"}, "c3-f3", "d3, e3 between c3 and f3 are empty"),
+        ({"c3": "p", "d3": "p"}, "c3-c3", "named twice"),
+    ],
+)
 def test_illegal_pairs_name_the_rule(cells, move, rule):
-    cells = {"a7": "u", "b7": "u", **cells}   # a legal pair, so the game is not over
+    cells = {"a7": "u", "b7": "u", **cells}  # a legal pair, so the game is not over
     assert rule in illegal(position(cells), move)
 
 
-@pytest.mark.parametrize("token", [
-    "", "c3", "c3-", "-c3", "c3-d3-e3", "c3--d3", "c3-d3/", "c3/d3", "C3-D3", "a1-c3",
-    "c3-z9", "c3-d3/q7", "c3-d3/c3/d3", " c3-d3", "c3-d3 ", "é-ü", "c3-d3\n", "/", "-",
-])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "",
+        "c3",
+        "c3-",
+        "-c3",
+        "c3-d3-e3",
+        "c3--d3",
+        "c3-d3/",
+        "c3/d3",
+        "C3-D3",
+        "a1-c3",
+        "c3-z9",
+        "c3-d3/q7",
+        "c3-d3/c3/d3",
+        " c3-d3",
+        "c3-d3 ",
+        "é-ü",
+        "c3-d3\n",
+        "/",
+        "-",
+    ],
+)
 def test_garbage_tokens_are_illegal_with_a_reason(token):
     state = position({"c3": "p", "d3": "p", "a7": "u", "b7": "u"})
     assert illegal(state, token)
 
 
-@pytest.mark.parametrize("token, meant", [
-    ("C3-d3", "'c3'"), ("c3-D3", "'d3'"), (" c3-d3", "'c3'"), ("c3-d3\n", "'d3'"),
-])
+@pytest.mark.parametrize(
+    "token, meant",
+    [
+        ("C3-d3", "'c3'"),
+        ("c3-D3", "'d3'"),
+        (" c3-d3", "'c3'"),
+        ("c3-d3\n", "'d3'"),
+    ],
+)
 def test_upper_case_or_padded_cells_are_rejected_naming_the_cell_meant(token, meant):
     # PROTOCOL.md section 6: tokens are exact, cell names lower case (as in Hex and HexGo).
     text = illegal(position({"c3": "p", "d3": "p", "a7": "u", "b7": "u"}), token)
@@ -185,7 +217,7 @@ def test_upper_case_or_padded_cells_are_rejected_naming_the_cell_meant(token, me
 
 
 def test_split_with_one_smallest_group_is_kept_without_choice():
-    state = row4("uppuuu")          # removing b4-c4 leaves {a4} and {d4,e4,f4}
+    state = row4("uppuuu")  # removing b4-c4 leaves {a4} and {d4,e4,f4}
     assert "b4-c4" in state.legal_moves()
     assert "single smallest group (at a4)" in illegal(state, "b4-c4/a4")
     state.play("b4-c4")
@@ -195,19 +227,19 @@ def test_split_with_one_smallest_group_is_kept_without_choice():
 
 
 def test_split_into_equal_smallest_groups_needs_a_choice():
-    state = row4("uuppgg")          # removing c4-d4 leaves {a4,b4} and {e4,f4}
+    state = row4("uuppgg")  # removing c4-d4 leaves {a4,b4} and {e4,f4}
     legal = state.legal_moves()
     assert {"c4-d4/a4", "c4-d4/e4"} <= set(legal) and "c4-d4" not in legal
     reason = illegal(state, "c4-d4")
     assert "equally small smallest groups of 2 (at a4, e4)" in reason and "'/cell'" in reason
-    state.play("d4-c4/f4")          # any cell of the kept group; recorded by its first cell
+    state.play("d4-c4/f4")  # any cell of the kept group; recorded by its first cell
     assert state.moves == ["c4-d4/e4"]
     assert state.captured[0] == [2, 0, 2]
     assert board_letters(state) == {"a4": "u", "b4": "u"}
 
 
 def test_three_way_split_by_a_line_pair():
-    state = row4("pugupgg")         # removing b4-d4 leaves {a4}, {c4}, {e4,f4,g4}
+    state = row4("pugupgg")  # removing b4-d4 leaves {a4}, {c4}, {e4,f4,g4}
     assert {m for m in state.legal_moves() if m.startswith("b4-d4")} == {"b4-d4/a4", "b4-d4/c4"}
     assert "e4 is not in one of the smallest groups of 1" in illegal(state, "b4-d4/e4")
     state.play("b4-d4/c4")
@@ -216,9 +248,8 @@ def test_three_way_split_by_a_line_pair():
 
 
 def test_three_equal_groups_offer_three_choices():
-    state = row4("pugup")           # removing b4-d4 leaves {a4}, {c4}, {e4}
-    assert {m for m in state.legal_moves() if m.startswith("b4-d4")} == {
-        "b4-d4/a4", "b4-d4/c4", "b4-d4/e4"}
+    state = row4("pugup")  # removing b4-d4 leaves {a4}, {c4}, {e4}
+    assert {m for m in state.legal_moves() if m.startswith("b4-d4")} == {"b4-d4/a4", "b4-d4/c4", "b4-d4/e4"}
 
 
 def test_no_split_when_the_group_stays_connected_around_a_ring():
@@ -284,11 +315,14 @@ def test_variant_1_counts_posies_and_ties_share_the_place():
     assert state.winner() is None and state.places() == [0, 0]
 
 
-@pytest.mark.parametrize("hidden, scores", [
-    (("green", "purple"), [9.0, 5.0]),   # (2 green + hidden) x 3 ; hidden x 3 + 2 pinks
-    (("pink", "pink"), [5.0, 9.0]),
-    (("purple", "green"), [5.0, 5.0]),
-])
+@pytest.mark.parametrize(
+    "hidden, scores",
+    [
+        (("green", "purple"), [9.0, 5.0]),  # (2 green + hidden) x 3 ; hidden x 3 + 2 pinks
+        (("pink", "pink"), [5.0, 9.0]),
+        (("purple", "green"), [5.0, 5.0]),
+    ],
+)
 def test_variant_2_hidden_colour_scores_triple(hidden, scores):
     state = finished(variant=2)
     for seat, colour in enumerate(hidden):
@@ -298,8 +332,9 @@ def test_variant_2_hidden_colour_scores_triple(hidden, scores):
 
 
 def test_three_players_take_turns_in_rotation():
-    state = position({"a4": "p", "b4": "p", "d4": "u", "e4": "u", "g4": "g", "h4": "g",
-                      "a7": "p", "b7": "p"}, players=3)
+    state = position(
+        {"a4": "p", "b4": "p", "d4": "u", "e4": "u", "g4": "g", "h4": "g", "a7": "p", "b7": "p"}, players=3
+    )
     for seat, move in enumerate(["a4-b4", "d4-e4", "g4-h4", "a7-b7"]):
         assert state.current_player() == seat % 3
         state.play(move)
@@ -354,8 +389,10 @@ def test_hidden_posies_never_show_before_the_end(players):
     other.bag = None if other.bag is None else (other.bag + 1) % 3
     rng = random.Random(5)
     while not referee.is_terminal():
-        views = {(s.setup_token(), s.render(), repr(s.details()), tuple(s.moves),
-                  tuple(s.legal_moves())) for s in (referee, engine, other)}
+        views = {
+            (s.setup_token(), s.render(), repr(s.details()), tuple(s.moves), tuple(s.legal_moves()))
+            for s in (referee, engine, other)
+        }
         assert len(views) == 1
         assert "hidden" not in referee.render() and "score" not in referee.render()
         move = rng.choice(referee.legal_moves())
@@ -383,10 +420,16 @@ def test_engine_state_needs_hidden_posies_to_score_variant_2():
     assert engine.scores() == referee.scores() and engine.winner() == referee.winner()
 
 
-@pytest.mark.parametrize("payload, variant, seat", [
-    ("hidden red", 2, 0), ("hidden", 2, 0), ("secret pink", 2, 0), ("hidden pink", 0, 0),
-    ("hidden pink", 2, 5),
-])
+@pytest.mark.parametrize(
+    "payload, variant, seat",
+    [
+        ("hidden red", 2, 0),
+        ("hidden", 2, 0),
+        ("secret pink", 2, 0),
+        ("hidden pink", 0, 0),
+        ("hidden pink", 2, 5),
+    ],
+)
 def test_bad_private_payloads(payload, variant, seat):
     with pytest.raises(ValueError):
         game(variant=variant).state_from_setup(FULL).apply_private(seat, payload)
@@ -427,8 +470,7 @@ def reference_moves(state: PosiesState) -> set[str]:
     return moves
 
 
-games = st.tuples(st.integers(0, 2**32), st.sampled_from([2, 3]), st.sampled_from([0, 1, 2]),
-                  st.integers(0, 2**32))
+games = st.tuples(st.integers(0, 2**32), st.sampled_from([2, 3]), st.sampled_from([0, 1, 2]), st.integers(0, 2**32))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -463,7 +505,7 @@ def test_random_games_are_sound(params):
         state.play(move)
         after = sum(c != EMPTY for c in state.cells)
         assert before - after >= 2 and sum(map(sum, state.captured)) + after == 51
-        assert state.moves[-1] == move   # legal_moves gives canonical tokens
+        assert state.moves[-1] == move  # legal_moves gives canonical tokens
         assert snapshot.moves == state.moves[:-1] and snapshot.legal_moves() == legal  # clone independent
         assert len(state.moves) <= 25
     assert state.legal_moves() == [] and state.end_reason() == "no move left"

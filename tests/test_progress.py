@@ -10,11 +10,11 @@ import re
 import subprocess
 
 import pytest
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 from rich.console import Console
 
 from arena.tournament.progress import Progress
 from arena.tournament.sprt import SprtSettings, SprtTest
-from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 
 class Clock:
@@ -117,8 +117,14 @@ def test_arena_run_quiet_prints_only_the_final_tables(tmp_path):
 def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
     path = hex_run(tmp_path, rounds=2)
     master, slave = pty.openpty()
-    proc = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / "out"), stdout=slave, stderr=slave,
-                            stdin=subprocess.DEVNULL, cwd=ROOT, env=dict(os.environ, COLUMNS="120"))
+    proc = subprocess.Popen(
+        arena_cmd("run", path, "--out", tmp_path / "out"),
+        stdout=slave,
+        stderr=slave,
+        stdin=subprocess.DEVNULL,
+        cwd=ROOT,
+        env=dict(os.environ, COLUMNS="120"),
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -140,8 +146,13 @@ def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
 @pytest.mark.timeout(300)
 def test_the_bench_measures_the_progress_on_and_off(tmp_path):
     out = tmp_path / "bench.json"
-    done = subprocess.run(arena_cmd("bench", "--quick", "-s", "progress", "--json", out), capture_output=True,
-                          text=True, cwd=ROOT, timeout=280)
+    done = subprocess.run(
+        arena_cmd("bench", "--quick", "-s", "progress", "--json", out),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=280,
+    )
     assert done.returncode == 0, done.stderr
     assert "8. Live progress" in done.stdout and "live (rich, a terminal)" in done.stdout
     figures = json.loads(out.read_text())["progress"]

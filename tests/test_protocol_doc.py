@@ -23,7 +23,7 @@ def test_the_board_formulas_are_the_boards():
         assert list(Board.rhombus(n).names) == cells(n, n, lambda r, c: True)
     for s in (2, 3, 5, 8, 13):
         board = Board.hexhex(s)
-        assert list(board.names) == cells(2 * s - 1, 2 * s - 1, lambda r, c: s - 1 <= r + c <= 3 * s - 3)
+        assert list(board.names) == cells(2 * s - 1, 2 * s - 1, lambda r, c, s=s: s - 1 <= r + c <= 3 * s - 3)
         assert len(board) == 3 * s * s - 3 * s + 1
     assert list(standard_board().names) == cells(7, 9, lambda r, c: 3 <= r + c <= 11)
 
@@ -50,8 +50,13 @@ def test_the_off_diagonal_swap_example():
 
 
 def test_the_seat_table():
-    expected = {"hex": [0, 1, 0, 1, 0, 1], "groups": [0, 1, 1, 0, 1, 0], "bases": [0, 1, 0, 1, 0, 1],
-                "hexgo": [0, 1, 0, 1, 0, 1], "posies": [0, 1, 2, 0, 1, 2]}
+    expected = {
+        "hex": [0, 1, 0, 1, 0, 1],
+        "groups": [0, 1, 1, 0, 1, 0],
+        "bases": [0, 1, 0, 1, 0, 1],
+        "hexgo": [0, 1, 0, 1, 0, 1],
+        "posies": [0, 1, 2, 0, 1, 2],
+    }
     options = {"hex": {"size": 5}, "groups": {"size": 4}, "hexgo": {"size": 4}, "posies": {"players": 3}}
     for name, seats in expected.items():
         rng = random.Random(1)

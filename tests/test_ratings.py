@@ -12,8 +12,8 @@ from arena.rules import make_game
 
 def test_elo_difference_margin_and_los_match_the_usual_formulas():
     elo, margin, los = elo_estimate(60, 40, 0)
-    assert elo == pytest.approx(-400 * math.log10(1 / 0.6 - 1))            # 70.4
-    assert margin == pytest.approx(70.57, abs=0.01)                          # score 0.6 +- 1.96 * 0.049
+    assert elo == pytest.approx(-400 * math.log10(1 / 0.6 - 1))  # 70.4
+    assert margin == pytest.approx(70.57, abs=0.01)  # score 0.6 +- 1.96 * 0.049
     assert los == pytest.approx(0.5 * (1 + math.erf(20 / math.sqrt(200))))  # 97.7%
     elo, margin, los = elo_estimate(30, 30, 40)
     assert elo == 0 and los == 0.5 and margin == pytest.approx(53.16, abs=0.01)
@@ -53,12 +53,12 @@ def test_seats_that_all_forfeited_have_no_result_between_them(players, dropped):
     assert ("d1", "d2") not in pairs and ("d2", "d1") not in pairs
     for name in ("d1", "d2"):
         assert rows[name].draws == 0 and rows[name].points == 0
-        assert (rows[name].mu, rows[name].sigma) == (ENV.mu, ENV.sigma)   # not rated
+        assert (rows[name].mu, rows[name].sigma) == (ENV.mu, ENV.sigma)  # not rated
     if "ok" in names and 1 not in dropped:
         assert rows["ok"].wins == 1 and rows["ok"].points == 2 and pairs[("ok", "d1")].wins == 1
         assert rows["d1"].losses == 1 and rows["d1"].games == 1
     else:
-        assert all(row.games == 0 for row in rows.values())   # nobody had a result: no result
+        assert all(row.games == 0 for row in rows.values())  # nobody had a result: no result
 
 
 def test_a_single_forfeit_is_a_rated_loss():

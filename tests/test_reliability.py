@@ -13,26 +13,34 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
+from zoo import (
+    GOOD,
+    MARGIN,
+    MOVETIME,
+    check_clean,
+    check_fault,
+    play_one,
+    survivors,
+    zoo,
+)
 
 from arena.engine import proctree
 from arena.engine.process import EngineProcess, EngineSpec
 from arena.match import TimeControl, derive_seed, new_deal, play_game
+from arena.results.store import GameStore
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament
-from arena.results.store import GameStore
-from arena.tournament.runner import run_tournament
 from arena.tournament.pool import Lost, WorkerPool, ask_coordinator
+from arena.tournament.runner import run_tournament
 from protocol import codec
 from protocol.codec import ProtocolError
-from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
-from test_faults import (GOOD, MARGIN, MOVETIME, check_clean, check_fault, marker, play_one,  # noqa: F401
-                         survivors, zoo, zoo_c)
-
 
 SPY = str(ROOT / "tests" / "engines" / "spy_engine.py")
 
 
 # -- numbers in engine text are ASCII digits ------------------------------------
+
 
 @pytest.mark.parametrize("number", ["\u00b9", "\u0661", "\uff11", "1_0", "+1", "1 2", "9" * 5000])
 def test_a_version_in_other_digits_is_a_protocol_error(number):
@@ -40,8 +48,17 @@ def test_a_version_in_other_digits_is_a_protocol_error(number):
         codec.parse_engine_line(f"arenaok {number}")
 
 
-@pytest.mark.parametrize("line", ["seed \u00b2", "arena \u0661", "newgame hex \u00b9 2", "go movetime \u00b9",
-                                  "go time 1_000,2", "seed " + "9" * 5000])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "seed \u00b2",
+        "arena \u0661",
+        "newgame hex \u00b9 2",
+        "go movetime \u00b9",
+        "go time 1_000,2",
+        "seed " + "9" * 5000,
+    ],
+)
 def test_referee_numbers_in_other_digits_are_protocol_errors(line):
     with pytest.raises(ProtocolError):
         codec.parse_command(line)
@@ -73,16 +90,30 @@ def test_a_compiled_engine_with_a_superscript_version(marker, zoo_c):
 
 
 def test_arena_play_with_a_superscript_version_says_so_in_one_line():
-    proc = run_arena("play", "-g", "hex", "-O", "size=5", "-O", "swap=false", "--movetime", "200",
-                     f"{sys.executable} {ZOO} unicode_version", f"{sys.executable} {ZOO} good", timeout=60)
+    proc = run_arena(
+        "play",
+        "-g",
+        "hex",
+        "-O",
+        "size=5",
+        "-O",
+        "swap=false",
+        "--movetime",
+        "200",
+        f"{sys.executable} {ZOO} unicode_version",
+        f"{sys.executable} {ZOO} good",
+        timeout=60,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "failed to start: not a protocol v1 engine line: 'arenaok \u00b9'" in proc.stderr
 
 
 def test_a_parser_bug_on_an_engine_line_is_a_protocol_fault(monkeypatch):
     """Defence in depth: whatever the parser raises, the line is the engine's fault."""
+
     def broken(line):
         raise KeyError(line)
+
     monkeypatch.setattr(codec, "parse_engine_line", broken)
     proc = EngineProcess(GOOD)
     with pytest.raises(Exception) as caught:
@@ -92,6 +123,7 @@ def test_a_parser_bug_on_an_engine_line_is_a_protocol_fault(monkeypatch):
 
 
 # -- control characters are shown, not deleted -----------------------------------
+
 
 def test_a_nul_in_a_move_is_shown_escaped_in_the_reason(marker):
     record, _, worker = play_one(zoo("nul_move"))
@@ -105,10 +137,19 @@ def test_a_compiled_engine_with_a_nul_in_its_move(marker, zoo_c):
     check_clean(worker, marker)
 
 
-@pytest.mark.parametrize("fault,shown", [
-    ("vt_move", "'a1\\x0b'"), ("ff_move", "'\\x0ca1'"), ("nbsp_move", "'a1\\xa0'"), ("ls_move", "'a1\\u2028'"),
-    ("fs_move", "'a1\\x1c'"), ("us_move", "'a1\\x1f'"), ("nel_move", "'a1\\x85'"), ("tab_move", "'a1\\x09'"),
-])
+@pytest.mark.parametrize(
+    "fault,shown",
+    [
+        ("vt_move", "'a1\\x0b'"),
+        ("ff_move", "'\\x0ca1'"),
+        ("nbsp_move", "'a1\\xa0'"),
+        ("ls_move", "'a1\\u2028'"),
+        ("fs_move", "'a1\\x1c'"),
+        ("us_move", "'a1\\x1f'"),
+        ("nel_move", "'a1\\x85'"),
+        ("tab_move", "'a1\\x09'"),
+    ],
+)
 def test_a_blank_other_than_a_space_stays_part_of_the_move(marker, fault, shown):
     """str.strip() would delete these and record the normal move a1; only spaces separate tokens."""
     record, _, worker = play_one(zoo(fault))
@@ -116,11 +157,18 @@ def test_a_blank_other_than_a_space_stays_part_of_the_move(marker, fault, shown)
     check_clean(worker, marker)
 
 
-@pytest.mark.parametrize("line,token", [
-    ("move b3\x0b", "b3\x0b"), ("move \x0cb3", "\x0cb3"), ("move b3\u00a0", "b3\u00a0"),
-    ("move b3\u2028", "b3\u2028"), ("move b3\x85", "b3\x85"), ("move b3\x1e", "b3\x1e"),
-    ("  move  b3  ", "b3"),  # spaces still separate and surround tokens
-])
+@pytest.mark.parametrize(
+    "line,token",
+    [
+        ("move b3\x0b", "b3\x0b"),
+        ("move \x0cb3", "\x0cb3"),
+        ("move b3\u00a0", "b3\u00a0"),
+        ("move b3\u2028", "b3\u2028"),
+        ("move b3\x85", "b3\x85"),
+        ("move b3\x1e", "b3\x1e"),
+        ("  move  b3  ", "b3"),  # spaces still separate and surround tokens
+    ],
+)
 def test_only_spaces_separate_engine_tokens(line, token):
     assert codec.parse_engine_line(line) == codec.Move(token)
 
@@ -142,6 +190,7 @@ def test_referee_lines_split_on_spaces_only():
 
 # -- late moves always lose -----------------------------------------------------
 
+
 def test_a_move_just_after_the_limit_is_a_time_loss(marker):
     """5 ms past movetime + margin: the measured time decides, whatever the poll saw."""
     for _ in range(3):
@@ -160,6 +209,7 @@ def test_a_line_read_after_the_deadline_is_late_even_if_it_came_in_time(marker, 
         if chunk and chunk.startswith(b"move"):
             time.sleep((MOVETIME + MARGIN) / 1000 + 0.05)
         return chunk
+
     monkeypatch.setattr(EngineProcess, "_read_chunk", staticmethod(slow_read))
     monkeypatch.setattr(EngineProcess, "_spin", lambda self, timeout: [])  # always through _read_chunk
     record, _, worker = play_one(zoo("good"))
@@ -169,6 +219,7 @@ def test_a_line_read_after_the_deadline_is_late_even_if_it_came_in_time(marker, 
 
 
 # -- the drop rule never starts an engine past its limit ---------------------------
+
 
 def _ask_on_odd(task: int):
     return ask_coordinator(task) if task % 2 else ("done", task)
@@ -193,8 +244,9 @@ def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):
     before it starts an engine, so the dud starts exactly twice."""
     engines = engine_toml("good", "{python}", ZOO, "good")
     engines += engine_toml("dud", "{python}", ZOO, "crash_start", extra="max_failures = 2")
-    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=3, workers=1,
-                            time_control="movetime_ms = 200")
+    path = write_tournament(
+        tmp_path, engines, options="size = 5\nswap = false", rounds=3, workers=1, time_control="movetime_ms = 200"
+    )
     slow_add = GameStore.add
     monkeypatch.setattr(GameStore, "add", lambda self, record: (time.sleep(0.2), slow_add(self, record)))
     run_tournament(load_tournament(path), tmp_path / "out")
@@ -210,8 +262,9 @@ def test_an_engine_is_never_started_past_max_failures_with_two_workers(tmp_path)
     fail: it waits for it, and the dud starts exactly twice."""
     engines = engine_toml("tortoise", "{python}", ZOO, "good+slow", extra='env = { ZOO_SLOW_S = "0.4" }')
     engines += engine_toml("dud", "{python}", ZOO, "crash", "2", extra="max_failures = 2")
-    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=3, workers=2,
-                            time_control="movetime_ms = 1000")
+    path = write_tournament(
+        tmp_path, engines, options="size = 5\nswap = false", rounds=3, workers=2, time_control="movetime_ms = 1000"
+    )
     summary = run_tournament(load_tournament(path), tmp_path / "out")
     records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
     assert sorted(r["termination"] for r in records) == ["crash"] * 2 + ["dropped"] * 4
@@ -221,16 +274,21 @@ def test_an_engine_is_never_started_past_max_failures_with_two_workers(tmp_path)
 
 # -- options cannot inject protocol lines ------------------------------------------
 
-@pytest.mark.parametrize("option,what", [
-    ('depth = "3\\nquit"', "must be one line"),
-    ('depth = "3\\rquit"', "must be one line"),
-    ('depth = "3\\u2028quit"', "must be one line"),
-    ('"my depth" = 3', "must be one word"),
-    ('"" = 3', "must be one word"),
-])
+
+@pytest.mark.parametrize(
+    "option,what",
+    [
+        ('depth = "3\\nquit"', "must be one line"),
+        ('depth = "3\\rquit"', "must be one line"),
+        ('depth = "3\\u2028quit"', "must be one line"),
+        ('"my depth" = 3', "must be one word"),
+        ('"" = 3', "must be one word"),
+    ],
+)
 def test_an_option_that_would_inject_a_command_is_refused_at_load(tmp_path, option, what):
-    engines = (engine_toml("a", "{python}", ZOO, extra=f"[engines.options]\n{option}")
-               + engine_toml("b", "{python}", ZOO))
+    engines = engine_toml("a", "{python}", ZOO, extra=f"[engines.options]\n{option}") + engine_toml(
+        "b", "{python}", ZOO
+    )
     path = write_tournament(tmp_path, engines)
     with pytest.raises(ConfigError, match=what):
         load_tournament(path)
@@ -246,6 +304,7 @@ def test_setoption_lines_are_never_formatted_raw():
 
 
 # -- hidden posies come from a secret ------------------------------------------
+
 
 def test_hidden_posies_are_dealt_from_a_secret_not_from_the_seed(tmp_path):
     """The master seed is in the tournament file, and arena play's seeds are small: a deal
@@ -272,6 +331,7 @@ def test_hidden_posies_are_dealt_from_a_secret_not_from_the_seed(tmp_path):
 def test_a_gtp_answer_read_after_the_limit_is_a_time_loss(marker, monkeypatch):
     """The GTP bridge too: the genmove answer is judged by the measured time."""
     from arena.engine.gtp import GtpEngine
+
     real = GtpEngine._read_response
 
     def slow(self, deadline, code, reason, lines):
@@ -279,9 +339,9 @@ def test_a_gtp_answer_read_after_the_limit_is_a_time_loss(marker, monkeypatch):
         if callable(reason):  # the genmove wait (set-up commands give their reason as text)
             time.sleep((MOVETIME + MARGIN) / 1000 + 0.05)
         return answer
+
     monkeypatch.setattr(GtpEngine, "_read_response", slow)
-    spec = EngineSpec("gtp", (sys.executable, str(ROOT / "tests" / "engines" / "gtp_hex_engine.py")),
-                      protocol="gtp")
+    spec = EngineSpec("gtp", (sys.executable, str(ROOT / "tests" / "engines" / "gtp_hex_engine.py")), protocol="gtp")
     record, _, worker = play_one(spec)
     check_fault(record, worker, 0, "timeout", "answered after 4")
     assert "over the limit of 400 ms" in record["reason"]
@@ -290,10 +350,12 @@ def test_a_gtp_answer_read_after_the_limit_is_a_time_loss(marker, monkeypatch):
 
 # -- workers: signals, hangs, escaped descendants -----------------------------------
 
+
 def _hold_the_wait_lock(path: str) -> None:
     """A task that starts an engine and then holds its Popen wait lock, as code that a
     SIGTERM interrupts inside Popen.wait() does."""
     from arena.tournament import runner
+
     engine = runner._worker.engine("good")
     engine.proc._waitpid_lock.acquire()
     with open(path, "w") as f:
@@ -304,12 +366,20 @@ def _hold_the_wait_lock(path: str) -> None:
 def test_sigterm_stops_a_worker_at_once_even_inside_a_wait(marker, tmp_path):
     from arena.tournament import pool as pool_module
     from arena.tournament.runner import WorkerConfig, _init_worker
-    config = WorkerConfig("t", "hex", {"size": 5, "swap": False}, {"good": GOOD},
-                          TimeControl(movetime_ms=MOVETIME), coordinator=os.getpid())
+
+    config = WorkerConfig(
+        "t",
+        "hex",
+        {"size": 5, "swap": False},
+        {"good": GOOD},
+        TimeControl(movetime_ms=MOVETIME),
+        coordinator=os.getpid(),
+    )
     ctx = multiprocessing.get_context("fork")
     ours, theirs = ctx.Pipe()
-    worker = ctx.Process(target=pool_module._serve, args=(theirs, _init_worker, (config, (), None),
-                                                          _hold_the_wait_lock))
+    worker = ctx.Process(
+        target=pool_module._serve, args=(theirs, _init_worker, (config, (), None), _hold_the_wait_lock)
+    )
     worker.start()
     pid_file = tmp_path / "engine.pid"
     ours.send(str(pid_file))
@@ -348,8 +418,13 @@ def start_marked_run(tmp_path: Path, path: Path, attempt: int, **popen) -> tuple
     """``arena run`` into its own folder, every zoo process noting its pid in the returned marker."""
     marker = tmp_path / f"pids{attempt}"
     env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
-    run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"out{attempt}", "-q"), cwd=ROOT, env=env,
-                           stdout=subprocess.DEVNULL, **popen)
+    run = subprocess.Popen(
+        arena_cmd("run", path, "--out", tmp_path / f"out{attempt}", "-q"),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        **popen,
+    )
     return run, marker
 
 
@@ -361,8 +436,9 @@ def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_mom
     """kill -9 or SIGTERM of the coordinator, or SIGTERM of a worker, at random moments
     (fixed seed): every worker and every engine process is gone within seconds."""
     rng = random.Random(18)
-    path = write_tournament(tmp_path, SLOW_PAIR, options="size = 5\nswap = false", rounds=20, workers=2,
-                            time_control="movetime_ms = 200")
+    path = write_tournament(
+        tmp_path, SLOW_PAIR, options="size = 5\nswap = false", rounds=20, workers=2, time_control="movetime_ms = 200"
+    )
     for attempt in range(8):
         run, marker = start_marked_run(tmp_path, path, attempt, stderr=subprocess.PIPE, text=True)
         delay, how = rng.uniform(0.2, 2.0), rng.choice(["kill -9", "sigterm", "sigterm a worker"])
@@ -402,8 +478,11 @@ def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_mom
         wait_gone(marker, 5)
 
 
-ESCAPERS = (engine_toml("fs", "{python}", ZOO, "fork_setsid+slow") + engine_toml("esc", "{python}", ZOO, "escape_tree+slow")
-            + engine_toml("crash", "{python}", ZOO, "crash", "3", extra="max_failures = 0"))
+ESCAPERS = (
+    engine_toml("fs", "{python}", ZOO, "fork_setsid+slow")
+    + engine_toml("esc", "{python}", ZOO, "escape_tree+slow")
+    + engine_toml("crash", "{python}", ZOO, "crash", "3", extra="max_failures = 0")
+)
 
 
 @pytest.mark.timeout(150)
@@ -412,8 +491,9 @@ def test_nothing_survives_a_coordinator_killed_while_the_run_starts(tmp_path):
     the processes that started engines kill what those left behind on the way out, even
     children that left the process group or dropped their environment."""
     rng = random.Random(7)
-    path = write_tournament(tmp_path, ESCAPERS, options="size = 5\nswap = false", rounds=20, workers=2,
-                            time_control="movetime_ms = 300")
+    path = write_tournament(
+        tmp_path, ESCAPERS, options="size = 5\nswap = false", rounds=20, workers=2, time_control="movetime_ms = 300"
+    )
     for attempt in range(16):
         run, marker = start_marked_run(tmp_path, path, attempt, stderr=subprocess.DEVNULL, start_new_session=True)
         delay = rng.uniform(0.2, 0.4)
@@ -435,14 +515,22 @@ def test_a_stopped_worker_is_killed_and_its_game_played_elsewhere(tmp_path, monk
     its engines after the game's longest possible duration plus a grace, and the game
     is played again by a new worker; the tournament finishes."""
     from arena.tournament import runner
+
     monkeypatch.setattr(runner, "WATCHDOG_GRACE", 1.0)
     marker = tmp_path / "pids"
     monkeypatch.setenv("ZOO_PIDS", str(marker))
     monkeypatch.setenv("ZOO_ONCE", str(tmp_path / "stopped-once"))
-    engines = (engine_toml("good", "{python}", ZOO, "good", extra="handshake_ms = 200")
-               + engine_toml("stopper", "{python}", ZOO, "stop_worker", "2", extra="handshake_ms = 200"))
-    path = write_tournament(tmp_path, engines, options="size = 3\nswap = false", rounds=1, workers=1,
-                            time_control="movetime_ms = 50\nmargin_ms = 50")
+    engines = engine_toml("good", "{python}", ZOO, "good", extra="handshake_ms = 200") + engine_toml(
+        "stopper", "{python}", ZOO, "stop_worker", "2", extra="handshake_ms = 200"
+    )
+    path = write_tournament(
+        tmp_path,
+        engines,
+        options="size = 3\nswap = false",
+        rounds=1,
+        workers=1,
+        time_control="movetime_ms = 50\nmargin_ms = 50",
+    )
     t0 = time.monotonic()
     summary = runner.run_tournament(load_tournament(path), tmp_path / "out")
     elapsed = time.monotonic() - t0
@@ -480,8 +568,9 @@ def test_a_descendant_that_leaves_the_group_and_drops_its_tags_is_killed(tmp_pat
     env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))
     command = ("{python}", ZOO, "escape_tree") if kind == "python" else (zoo_c, "escape_tree")
     engines = engine_toml("escaper", *command) + engine_toml("good", "{python}", ZOO, "good")
-    path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=1, workers=1,
-                            time_control="movetime_ms = 200")
+    path = write_tournament(
+        tmp_path, engines, options="size = 5\nswap = false", rounds=1, workers=1, time_control="movetime_ms = 200"
+    )
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q", env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     started = [int(p) for p in marker.read_text().split()]
@@ -508,14 +597,17 @@ def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_pa
 HUGE_HEX, HUGE_OCT, HUGE_BIN = "0x" + "f" * 5000, "0o7" + "7" * 5000, "0b1" + "0" * 20000
 
 
-@pytest.mark.parametrize("text,key", [
-    (f"seed = {HUGE_HEX}\n" + HEX_FILE, "seed"),
-    (f"seed = {HUGE_BIN}\n" + HEX_FILE, "seed"),
-    ("seed = " + "9" * 4299 + "\n" + HEX_FILE, "seed"),  # decimal, just under Python's limit
-    (HEX_FILE + f"[options]\nsize = {HUGE_OCT}\n", "options.size"),
-    (HEX_FILE + f"[time_control]\nmovetime_ms = {HUGE_HEX}\n", "time_control.movetime_ms"),
-    (HEX_FILE.replace('["true"]\n', f'["true"]\noptions = {{hash = {HUGE_BIN}}}\n', 1), "engines.0.options.hash"),
-])
+@pytest.mark.parametrize(
+    "text,key",
+    [
+        (f"seed = {HUGE_HEX}\n" + HEX_FILE, "seed"),
+        (f"seed = {HUGE_BIN}\n" + HEX_FILE, "seed"),
+        ("seed = " + "9" * 4299 + "\n" + HEX_FILE, "seed"),  # decimal, just under Python's limit
+        (HEX_FILE + f"[options]\nsize = {HUGE_OCT}\n", "options.size"),
+        (HEX_FILE + f"[time_control]\nmovetime_ms = {HUGE_HEX}\n", "time_control.movetime_ms"),
+        (HEX_FILE.replace('["true"]\n', f'["true"]\noptions = {{hash = {HUGE_BIN}}}\n', 1), "engines.0.options.hash"),
+    ],
+)
 def test_a_huge_hex_octal_or_binary_number_names_its_key_in_one_line(tmp_path, text, key):
     """TOML reads 0x/0o/0b integers of any length; Python then cannot print them."""
     path = tmp_path / "t.toml"
@@ -540,11 +632,14 @@ def test_a_huge_game_option_on_the_command_line_is_not_repeated_whole(digits):
     assert "option 'size'" in proc.stderr and len(proc.stderr) < 300, proc.stderr
 
 
-@pytest.mark.parametrize("line,what", [
-    ('{"game": "hex", "moves": [], "seed": ' + "7" * 5000 + "}", "at most 4300 digits"),
-    ('{"game": "hex", "moves": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deep"),
-    ('{"game": 7, "moves": []}', '"game" must be a string (a game name such as "hex"), got a number'),
-])
+@pytest.mark.parametrize(
+    "line,what",
+    [
+        ('{"game": "hex", "moves": [], "seed": ' + "7" * 5000 + "}", "at most 4300 digits"),
+        ('{"game": "hex", "moves": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deep"),
+        ('{"game": 7, "moves": []}', '"game" must be a string (a game name such as "hex"), got a number'),
+    ],
+)
 def test_records_arena_verify_cannot_use_give_one_line(tmp_path, line, what):
     # each unusable record gets its own verdict naming the line; the file goes on
     path = tmp_path / "r.jsonl"
@@ -558,8 +653,9 @@ def test_records_arena_verify_cannot_use_give_one_line(tmp_path, line, what):
 
 def _played_folder(tmp_path) -> tuple[Path, Path]:
     engines = engine_toml("a", "{python}", ZOO, "good") + engine_toml("b", "{python}", ZOO, "good")
-    path = write_tournament(tmp_path, engines, options="size = 3\nswap = false", rounds=1, workers=1,
-                            time_control="movetime_ms = 200")
+    path = write_tournament(
+        tmp_path, engines, options="size = 3\nswap = false", rounds=1, workers=1, time_control="movetime_ms = 200"
+    )
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q", timeout=120)
     assert proc.returncode == 0, proc.stderr
     return path, tmp_path / "out"
@@ -568,6 +664,7 @@ def _played_folder(tmp_path) -> tuple[Path, Path]:
 @pytest.mark.timeout(180)
 def test_a_damaged_record_in_the_database_names_the_game_and_the_way_out(tmp_path):
     import sqlite3
+
     path, out = _played_folder(tmp_path)
     db = sqlite3.connect(out / "arena.db")
     text = db.execute("SELECT record FROM games WHERE id = 1").fetchone()[0]
@@ -603,8 +700,14 @@ def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
     such a traceback has no arena frame and is let through.)"""
     path, _ = _played_folder(tmp_path)
     for attempt, delay in enumerate([0.05, 0.1, 0.15, 0.25, 0.35, 0.5, 0.7, 0.9, 1.2]):
-        run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"o{attempt}", "-q"), cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        run = subprocess.Popen(
+            arena_cmd("run", path, "--out", tmp_path / f"o{attempt}", "-q"),
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         time.sleep(delay)
         os.killpg(run.pid, signal.SIGINT)  # what the terminal sends to the whole job
         _, err = run.communicate(timeout=30)
@@ -623,8 +726,14 @@ def test_ctrl_c_in_the_first_milliseconds_is_never_lost_nor_an_arena_traceback(t
     never swallowed (the tournament must not run on)."""
     path, _ = _played_folder(tmp_path)
     for attempt, delay in enumerate([0.004 + 0.002 * k for k in range(19)]):
-        run = subprocess.Popen(arena_cmd("run", path, "--out", tmp_path / f"o{attempt}", "-q"), cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        run = subprocess.Popen(
+            arena_cmd("run", path, "--out", tmp_path / f"o{attempt}", "-q"),
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         time.sleep(delay)
         if stop == "ctrl-c":
             os.killpg(run.pid, signal.SIGINT)
@@ -641,12 +750,18 @@ def test_sigterm_while_the_run_starts_gives_one_line(tmp_path):
     """SIGTERM once the run has opened its folder (the engines' start-up check, the first
     workers): one line and exit 2, never a silent end."""
     rng = random.Random(3)
-    path = write_tournament(tmp_path, SLOW_PAIR, options="size = 5\nswap = false", rounds=20, workers=2,
-                            time_control="movetime_ms = 200")
+    path = write_tournament(
+        tmp_path, SLOW_PAIR, options="size = 5\nswap = false", rounds=20, workers=2, time_control="movetime_ms = 200"
+    )
     for attempt in range(8):
         out = tmp_path / f"o{attempt}"
-        run = subprocess.Popen(arena_cmd("run", path, "--out", out, "-q"), cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        run = subprocess.Popen(
+            arena_cmd("run", path, "--out", out, "-q"),
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 30
         while not (out / "arena.db").exists():
             assert time.monotonic() < deadline and run.poll() is None
@@ -654,15 +769,21 @@ def test_sigterm_while_the_run_starts_gives_one_line(tmp_path):
         time.sleep(rng.uniform(0, 0.3))
         run.terminate()
         _, err = run.communicate(timeout=30)
-        assert run.returncode == 2 and len(err.splitlines()) == 1 and "interrupted" in err, (attempt, run.returncode, err)
+        assert run.returncode == 2 and len(err.splitlines()) == 1 and "interrupted" in err, (
+            attempt,
+            run.returncode,
+            err,
+        )
 
 
 @pytest.mark.timeout(120)
 def test_a_full_disk_under_arena_log_gives_one_line_not_logging_tracebacks(tmp_path):
     engines = engine_toml("crasher", "{python}", ZOO, "crash", extra="max_failures = 0") + engine_toml(
-        "good", "{python}", ZOO, "good")
-    path = write_tournament(tmp_path, engines, options="size = 3\nswap = false", rounds=2, workers=1,
-                            time_control="movetime_ms = 200")
+        "good", "{python}", ZOO, "good"
+    )
+    path = write_tournament(
+        tmp_path, engines, options="size = 3\nswap = false", rounds=2, workers=1, time_control="movetime_ms = 200"
+    )
     out = tmp_path / "out"
     out.mkdir()
     (out / "arena.log").symlink_to("/dev/full")  # every write fails with ENOSPC
@@ -674,12 +795,14 @@ def test_a_full_disk_under_arena_log_gives_one_line_not_logging_tracebacks(tmp_p
 
 def test_arena_log_has_an_overall_cap(tmp_path):
     import logging
+
     from arena.results.logfile import RunLog
+
     handler = RunLog(tmp_path / "arena.log", max_bytes=64 * 1024)
     logger = logging.getLogger("arena.test-cap")
     logger.addHandler(handler)
     try:
-        for i in range(200):  # 20 crashes' worth of stderr tails, and more
+        for _i in range(200):  # 20 crashes' worth of stderr tails, and more
             logger.warning("engine: last stderr:\n%s", "e" * 8000)
     finally:
         logger.removeHandler(handler)
@@ -690,6 +813,7 @@ def test_arena_log_has_an_overall_cap(tmp_path):
 
 
 # -- smaller ----------------------------------------------------------------------
+
 
 def test_a_deleted_working_folder_is_told_apart_from_a_missing_program(tmp_path):
     gone = tmp_path / "gone"
@@ -708,8 +832,14 @@ def test_a_deleted_working_folder_is_told_apart_from_a_missing_program(tmp_path)
 def test_bench_reports_a_game_that_ended_by_a_fault_instead_of_aborting():
     from arena.bench.common import InstantEngine
     from arena.bench.tournaments import play_tournament
+
     notes: list[str] = []
-    run = play_tournament(InstantEngine((sys.executable, ZOO, "crash", "1"), "Python", "zoo"),
-                          workers=1, rounds=1, size=5, note=notes.append)
+    run = play_tournament(
+        InstantEngine((sys.executable, ZOO, "crash", "1"), "Python", "zoo"),
+        workers=1,
+        rounds=1,
+        size=5,
+        note=notes.append,
+    )
     assert run.terminations == {"crash": 2}
     assert notes and "2 of 2 benchmark games ended by a fault (2 crash)" in notes[0]

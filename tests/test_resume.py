@@ -13,8 +13,9 @@ def zoo_engine(name: str, fault: str = "good", at: int = 1, extra: str = "") -> 
 
 
 def tournament(tmp_path: Path, engines: str) -> Path:
-    return write_tournament(tmp_path, engines, options="size = 5\nswap = false", seed=4,
-                            time_control="movetime_ms = 1000")
+    return write_tournament(
+        tmp_path, engines, options="size = 5\nswap = false", seed=4, time_control="movetime_ms = 1000"
+    )
 
 
 def stored(out: Path) -> dict[int, str]:
@@ -71,8 +72,13 @@ CHEATER = "handshake_ms = 300\nmax_failures = 0"
 
 
 def test_forfeited_games_are_kept_on_resume_not_played_again(tmp_path):
-    engines = (zoo_engine("good") + zoo_engine("good2") + zoo_engine("crasher", "crash", 2, "max_failures = 0")
-               + zoo_engine("cheater", "illegal", extra=CHEATER) + zoo_engine("dud", "crash_start", extra="max_failures = 1"))
+    engines = (
+        zoo_engine("good")
+        + zoo_engine("good2")
+        + zoo_engine("crasher", "crash", 2, "max_failures = 0")
+        + zoo_engine("cheater", "illegal", extra=CHEATER)
+        + zoo_engine("dud", "crash_start", extra="max_failures = 1")
+    )
     path, out = tournament(tmp_path, engines), tmp_path / "out"
     run(path, out)
     before = stored(out)

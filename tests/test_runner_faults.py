@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 from arena.engine import proctree
 from arena.match import TimeControl
+from arena.results.store import GameStore
 from arena.tournament.pool import Lost, WorkerPool
 from arena.tournament.runner import FailureTracker, WorkerConfig, _Worker
 from arena.tournament.schedule import ScheduledGame
-from arena.results.store import GameStore
-from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 
 def engine_block(name: str, fault: str = "good", at: int = 1, extra: str = "") -> str:
@@ -27,8 +27,16 @@ def engine_block(name: str, fault: str = "good", at: int = 1, extra: str = "") -
 
 
 def tournament(tmp_path: Path, engines: str, rounds: int = 1, workers: int = 2) -> Path:
-    return write_tournament(tmp_path, engines, name="zoo", options="size = 5\nswap = false", rounds=rounds,
-                            seed=3, workers=workers, time_control="movetime_ms = 200\nmargin_ms = 100")
+    return write_tournament(
+        tmp_path,
+        engines,
+        name="zoo",
+        options="size = 5\nswap = false",
+        rounds=rounds,
+        seed=3,
+        workers=workers,
+        time_control="movetime_ms = 200\nmargin_ms = 100",
+    )
 
 
 @pytest.fixture
@@ -55,9 +63,15 @@ def run(path: Path, out: Path, env, *extra: str) -> subprocess.CompletedProcess:
 
 def start(path: Path, out: Path, env) -> subprocess.Popen:
     """A run in its own process group, like a job started from a terminal."""
-    return subprocess.Popen(arena_cmd("run", path, "--out", out, "-q"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env[0],
-                            cwd=ROOT, start_new_session=True)
+    return subprocess.Popen(
+        arena_cmd("run", path, "--out", out, "-q"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env[0],
+        cwd=ROOT,
+        start_new_session=True,
+    )
 
 
 def resumed_and_played(stdout: str) -> bool:
@@ -81,7 +95,7 @@ def jsonl_ids(out: Path) -> list[int]:
 
 BROKEN = {  # engine name -> (zoo fault, its N, extra TOML, the termination it causes)
     "crasher": ("crash", 2, "max_failures = 0", "crash"),  # 0: never dropped
-    "hanger": ("hang", 1, "", "timeout"),                 # time losses never drop an engine
+    "hanger": ("hang", 1, "", "timeout"),  # time losses never drop an engine
     "babbler": ("garbage", 1, "max_failures = 0", "protocol"),
     "hog": ("memory", 1, "memory_mb = 64\nmax_failures = 0", "crash"),
     "never_starts": ("crash_start", 1, "max_failures = 2", "crash"),
@@ -111,8 +125,12 @@ def test_a_tournament_of_broken_engines_finishes_with_every_game_intact(tmp_path
     assert list(results["dropped"]) == ["never_starts"]
     assert "dropped: never_starts: 2 consecutive failures" in proc.stdout
     assert "cannot load my weights" in proc.stdout
-    assert subprocess.run([sys.executable, "-m", "arena", "verify", str(out / "games.jsonl")],
-                          capture_output=True, cwd=ROOT).returncode == 0
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "arena", "verify", str(out / "games.jsonl")], capture_output=True, cwd=ROOT
+        ).returncode
+        == 0
+    )
     assert survivors(env[1]) == []
 
 
@@ -215,23 +233,33 @@ def test_pool_replaces_dead_workers_retries_once_then_gives_up():
 
 
 def record(players, termination="normal", forfeit=None, started=True, id=0):
-    return {"id": id, "players": players, "termination": termination, "forfeit_seat": forfeit,
-            "engine_seeds": [1, 2] if started else [], "reason": "r"}
+    return {
+        "id": id,
+        "players": players,
+        "termination": termination,
+        "forfeit_seat": forfeit,
+        "engine_seeds": [1, 2] if started else [],
+        "reason": "r",
+    }
 
 
 def test_a_game_every_seat_forfeited_is_no_result(tmp_path, env):
     # Two engines that never start, dropped after one failure each, go on meeting each other:
     # those games are stored but are no result, not draws, in standings and head to head.
-    engines = (engine_block("healthy") + engine_block("dud1", "crash_start", extra="max_failures = 1")
-               + engine_block("dud2", "crash_start", extra="max_failures = 1"))
+    engines = (
+        engine_block("healthy")
+        + engine_block("dud1", "crash_start", extra="max_failures = 1")
+        + engine_block("dud2", "crash_start", extra="max_failures = 1")
+    )
     path, out = tournament(tmp_path, engines, rounds=3, workers=1), tmp_path / "out"
     proc = run(path, out, env)
     assert proc.returncode == 0, proc.stderr
     records = stored(out)
     duds = [r for r in records if set(r["players"]) == {"dud1", "dud2"}]
     assert len(duds) == 6 and all(r["places"] == [0, 0] for r in duds)
-    both_dropped = [r for r in duds
-                    if r["termination"] == "dropped" and "dud1" in r["reason"] and "dud2" in r["reason"]]
+    both_dropped = [
+        r for r in duds if r["termination"] == "dropped" and "dud1" in r["reason"] and "dud2" in r["reason"]
+    ]
     assert both_dropped, [r["reason"] for r in duds]
     results = json.loads((out / "results.json").read_text())
     rows = {row["engine"]: row for row in results["standings"]}
@@ -250,22 +278,27 @@ def test_drop_rule_counts_consecutive_failures_only():
     tracker = FailureTracker({"a": 3, "b": 0, "c": 3})
     assert tracker.update(record(["a", "c"], "crash", 0, started=False)) == []
     assert tracker.update(record(["c", "a"], "handshake", 1)) == []
-    assert tracker.update(record(["a", "c"])) == []          # a played a clean game: streak reset
-    for i in range(2):
+    assert tracker.update(record(["a", "c"])) == []  # a played a clean game: streak reset
+    for _i in range(2):
         assert tracker.update(record(["a", "b"], "protocol", 0)) == []
     assert tracker.update(record(["b", "a"], "timeout", 1)) == []  # a time loss is a result
     assert tracker.update(record(["a", "b"], "crash", 0, id=7)) == ["a"]
     assert tracker.dropped["a"].startswith("3 consecutive failures, the last in game 7: crash")
-    for i in range(5):
+    for _i in range(5):
         assert tracker.update(record(["b", "c"], "crash", 0)) == []  # max_failures = 0: never
 
 
 def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
     spec_cmd = (sys.executable, ZOO, "good")
     from arena.engine.process import EngineSpec
-    config = WorkerConfig("t", "hex", {"size": 5, "swap": False},
-                          {"a": EngineSpec("a", spec_cmd), "b": EngineSpec("b", spec_cmd)},
-                          TimeControl(movetime_ms=300))
+
+    config = WorkerConfig(
+        "t",
+        "hex",
+        {"size": 5, "swap": False},
+        {"a": EngineSpec("a", spec_cmd), "b": EngineSpec("b", spec_cmd)},
+        TimeControl(movetime_ms=300),
+    )
     worker = _Worker(config)
     monkeypatch.setattr(worker.game, "initial_state", lambda seed: 1 / 0)
     result = worker.play(ScheduledGame(5, 0, ("a", "b"), 1))

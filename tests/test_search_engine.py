@@ -30,15 +30,23 @@ SMALL = {
     "hexgo": {"size": 3},
     "groups": {"size": 3},
     "bases": {"max_plies": 24},
-    "posies": {"players": 2, "variant": 2},     # the hidden-piece variant: guessed hidden posies
+    "posies": {"players": 2, "variant": 2},  # the hidden-piece variant: guessed hidden posies
 }
 
 
-def play(game_name: str, options: dict, seats: list[tuple[str, ...]], engine_options: list[dict],
-         seed: int, tc: TimeControl = TimeControl(movetime_ms=5000)) -> dict:
+def play(
+    game_name: str,
+    options: dict,
+    seats: list[tuple[str, ...]],
+    engine_options: list[dict],
+    seed: int,
+    tc: TimeControl = TimeControl(movetime_ms=5000),  # noqa: B008 (frozen: one shared value is safe)
+) -> dict:
     game = make_game(game_name, options)
-    procs = [EngineProcess(EngineSpec(f"e{i}", cmd, options=tuple(opts.items())))
-             for i, (cmd, opts) in enumerate(zip(seats, engine_options))]
+    procs = [
+        EngineProcess(EngineSpec(f"e{i}", cmd, options=tuple(opts.items())))
+        for i, (cmd, opts) in enumerate(zip(seats, engine_options))
+    ]
     for p in procs:
         p.start()
     try:
@@ -78,7 +86,7 @@ def test_same_seed_same_move(game_name, level):
     game = make_game(game_name, options)
     rng = random.Random(1)
     state = game.initial_state(3)
-    while len(state.moves) < 4:              # a position a few moves in, not over yet
+    while len(state.moves) < 4:  # a position a few moves in, not over yet
         state.play(state.random_move(rng))
         if state.is_terminal():
             state = game.initial_state(3)
@@ -95,8 +103,10 @@ def test_same_seed_same_move(game_name, level):
 
 
 def test_a_whole_game_replays_from_the_seed_through_subprocesses():
-    records = [play("groups", {"size": 4}, [SEARCH, SEARCH], [{"level": "easy"}, {"level": "medium"}], seed=5)
-               for _ in range(2)]
+    records = [
+        play("groups", {"size": 4}, [SEARCH, SEARCH], [{"level": "easy"}, {"level": "medium"}], seed=5)
+        for _ in range(2)
+    ]
     assert records[0]["moves"] == records[1]["moves"]
     other = play("groups", {"size": 4}, [SEARCH, SEARCH], [{"level": "easy"}, {"level": "medium"}], seed=6)
     assert other["moves"] != records[0]["moves"]
@@ -132,7 +142,7 @@ def test_hex_edge_policy_opens_on_an_edge_and_never_policy_never_swaps():
 
 def test_search_policy_may_swap_the_centre():
     state = make_game("hex", {"size": 5}).initial_state()
-    state.play("c3")                         # the centre of 5x5 wins for Red: swapping is right
+    state.play("c3")  # the centre of 5x5 wins for Red: swapping is right
     engine = SearchEngine()
     engine.on_option("level", "hard")
     engine.on_option("swap_policy", "search")
@@ -148,14 +158,16 @@ def test_a_misspelt_option_value_stops_the_engine_with_a_reason():
 def test_rank_rewards():
     assert rank_rewards([1.0, 0.0]) == [1.0, 0.0]
     assert rank_rewards([0.5, 0.5]) == [0.5, 0.5]
-    assert rank_rewards([12, 30, 12]) == [0.25, 1.0, 0.25]   # points count only through their order
+    assert rank_rewards([12, 30, 12]) == [0.25, 1.0, 0.25]  # points count only through their order
 
 
 def test_tiny_ladder_ranks_random_below_hard(tmp_path):
-    engines = (engine_toml("random", "{python}", "-m", "engines.random_engine")
-               + engine_toml("hard", "{python}", "-m", "engines.search", extra='options = { level = "hard" }'))
-    path = write_tournament(tmp_path, engines, game="hex", options="size = 5", rounds=2,
-                            time_control="movetime_ms = 5000")
+    engines = engine_toml("random", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "hard", "{python}", "-m", "engines.search", extra='options = { level = "hard" }'
+    )
+    path = write_tournament(
+        tmp_path, engines, game="hex", options="size = 5", rounds=2, time_control="movetime_ms = 5000"
+    )
     proc = run_arena("run", path, "--out", tmp_path / "out", "--quiet")
     assert proc.returncode == 0, proc.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())

@@ -5,31 +5,34 @@ import json
 import textwrap
 
 import pytest
+from helpers import engine_toml, run_arena, write_tournament
 
 from arena.results.stats import engine_stats
 from arena.results.store import read_folder
-from helpers import engine_toml, run_arena, write_tournament
 from protocol.codec import search_info
 
 
-@pytest.mark.parametrize("text,known,expected", [
-    ("depth 7 nodes 12345 score -0.25", None, {"depth": 7, "nodes": 12345, "score": -0.25}),
-    ("string thinking hard", None, None),
-    ("nodes 10", {"depth": 3}, {"depth": 3, "nodes": 10}),
-    ("depth -1 nodes 1e5 score nan score inf", None, None),     # not non-negative ints / finite
-    ("depth 4 depth 5 score 3", None, {"depth": 5, "score": 3.0}),
-    ("pv e5 d6 depth", None, None),
-    ("depth ٣ nodes 99999999999999999999999", None, None),   # non-ASCII digit, over 20 digits
-    ("depth 2 score \u0661\u0662", None, {"depth": 2}),           # float() would read 12.0
-    ("score 1_000 score \uff15 score 1e3 score 0x10", None, None),  # only -?digits[.digits] in ASCII
-    ("score +0.5 score 3. score .5", None, {"score": 0.5}),
-    ("depth\x0b3 score\u00a01 depth 4\u00a0", None, None),       # only spaces separate the words
-])
+@pytest.mark.parametrize(
+    "text,known,expected",
+    [
+        ("depth 7 nodes 12345 score -0.25", None, {"depth": 7, "nodes": 12345, "score": -0.25}),
+        ("string thinking hard", None, None),
+        ("nodes 10", {"depth": 3}, {"depth": 3, "nodes": 10}),
+        ("depth -1 nodes 1e5 score nan score inf", None, None),  # not non-negative ints / finite
+        ("depth 4 depth 5 score 3", None, {"depth": 5, "score": 3.0}),
+        ("pv e5 d6 depth", None, None),
+        ("depth ٣ nodes 99999999999999999999999", None, None),  # non-ASCII digit, over 20 digits
+        ("depth 2 score \u0661\u0662", None, {"depth": 2}),  # float() would read 12.0
+        ("score 1_000 score \uff15 score 1e3 score 0x10", None, None),  # only -?digits[.digits] in ASCII
+        ("score +0.5 score 3. score .5", None, {"score": 0.5}),
+        ("depth\x0b3 score\u00a01 depth 4\u00a0", None, None),  # only spaces separate the words
+    ],
+)
 def test_search_keys_are_read_leniently(text, known, expected):
     assert search_info(text, known) == expected
 
 
-THINKER = textwrap.dedent('''
+THINKER = textwrap.dedent("""
     import sys
     import time
     from protocol.sdk import Engine, run
@@ -48,13 +51,14 @@ THINKER = textwrap.dedent('''
             return state.random_move(self.rng)
 
     run(Thinker())
-''')
+""")
 
 
 def test_a_reporting_engine_gets_its_depth_and_speed_in_the_record_and_statistics(tmp_path):
     (tmp_path / "thinker.py").write_text(THINKER)
-    engines = (engine_toml("thinker", "{python}", str(tmp_path / "thinker.py"))
-               + engine_toml("quiet", "{python}", "-m", "engines.random_engine"))
+    engines = engine_toml("thinker", "{python}", str(tmp_path / "thinker.py")) + engine_toml(
+        "quiet", "{python}", "-m", "engines.random_engine"
+    )
     out = tmp_path / "out"
     path = write_tournament(tmp_path, engines, options="size = 4\nswap = false", rounds=1, seed=2)
     proc = run_arena("run", path, "-q", "--out", out, env=None)

@@ -5,13 +5,13 @@ import random
 
 import pytest
 from click.testing import CliRunner
+from helpers import engine_toml, write_tournament
 from sgfmill import sgf_grammar
 
 from arena.cli import main
 from arena.results.sgf import SgfError, hex_game_sgf, mirror
 from arena.results.store import read_folder
 from arena.rules import make_game
-from helpers import engine_toml, write_tournament
 
 
 def parse(text):
@@ -45,9 +45,19 @@ def record(moves, size=5, players=("red", "blue"), seed=3, **extra):
     rng = random.Random(seed)
     while not state.is_terminal():
         state.play(state.random_move(rng))
-    return {"id": 4, "round": 1, "game": "hex", "options": game.options.model_dump(), "players": list(players),
-            "moves": list(state.moves), "winner": state.winner(), "termination": "normal",
-            "reason": state.end_reason(), "tournament": "t", **extra}
+    return {
+        "id": 4,
+        "round": 1,
+        "game": "hex",
+        "options": game.options.model_dump(),
+        "players": list(players),
+        "moves": list(state.moves),
+        "winner": state.winner(),
+        "termination": "normal",
+        "reason": state.end_reason(),
+        "tournament": "t",
+        **extra,
+    }
 
 
 def test_a_game_without_swap_reads_back_with_the_same_moves():
@@ -84,8 +94,9 @@ def test_forfeits_and_escaping():
 
 
 def test_arena_export_sgf_writes_every_hex_game_of_a_folder(tmp_path):
-    engines = (engine_toml("r1", "{python}", "-m", "engines.random_engine")
-               + engine_toml("r2", "{python}", "-m", "engines.random_engine"))
+    engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "r2", "{python}", "-m", "engines.random_engine"
+    )
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["run", str(write_tournament(tmp_path, engines, seed=8)), "-q", "-o", str(out)])
     assert result.exit_code == 0, result.output

@@ -13,16 +13,24 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import ZOO, engine_toml, run_arena, write_tournament
 from playwright.sync_api import sync_playwright
 
 from arena.results.site import SiteData, write_site
 from arena.rules import make_game
-from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 pytestmark = pytest.mark.timeout(180)  # a browser, and a real tournament run
 EVIL = "<script>document.title='pwned'</script><b>evil</b>\x1b[2J\x1b]0;title\x07"
 
@@ -87,12 +95,26 @@ def random_record(game_name: str, options: dict, seed: int, players: list[str], 
     rng = random.Random(seed)
     while not state.is_terminal():
         state.play(state.random_move(rng))
-    return {"id": seed, "round": 0, "game": game_name, "options": game.options.model_dump(), "seed": seed,
-            "deal": deal, "setup": state.setup_token(), "engine_seeds": [1, 2], "players": players,
-            "moves": list(state.moves), "times_ms": [3 + k % 5 for k in range(len(state.moves))],
-            "termination": "normal", "reason": state.end_reason(), "forfeit_seat": None,
-            "winner": state.winner(), "scores": state.scores(), "places": state.places(),
-            "details": state.details()}
+    return {
+        "id": seed,
+        "round": 0,
+        "game": game_name,
+        "options": game.options.model_dump(),
+        "seed": seed,
+        "deal": deal,
+        "setup": state.setup_token(),
+        "engine_seeds": [1, 2],
+        "players": players,
+        "moves": list(state.moves),
+        "times_ms": [3 + k % 5 for k in range(len(state.moves))],
+        "termination": "normal",
+        "reason": state.end_reason(),
+        "forfeit_seat": None,
+        "winner": state.winner(),
+        "scores": state.scores(),
+        "places": state.places(),
+        "details": state.details(),
+    }
 
 
 def referee_positions(record: dict) -> list:
@@ -108,8 +130,10 @@ def referee_positions(record: dict) -> list:
 
 
 def shown_cells(page) -> dict[str, str]:
-    return page.evaluate("() => Object.fromEntries(Array.from(document.querySelectorAll('#board [data-cell]'))"
-                         ".map(n => [n.dataset.cell, n.dataset.state]))")
+    return page.evaluate(
+        "() => Object.fromEntries(Array.from(document.querySelectorAll('#board [data-cell]'))"
+        ".map(n => [n.dataset.cell, n.dataset.state]))"
+    )
 
 
 def cells_with(page, cls: str) -> set[str]:
@@ -133,8 +157,14 @@ def step_through(page, record: dict) -> list:
 
 def site_of(tmp_path: Path, records: list[dict], engines: list[str]) -> Path:
     first = records[0]
-    data = SiteData("arena · viewer", first["game"], first["options"], engines, records,
-                    {"time_control": {"base_ms": 60000, "inc_ms": 100}})
+    data = SiteData(
+        "arena · viewer",
+        first["game"],
+        first["options"],
+        engines,
+        records,
+        {"time_control": {"base_ms": 60000, "inc_ms": 100}},
+    )
     return write_site(tmp_path / "site", data).parent
 
 
@@ -150,7 +180,9 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
     shot(page, tmp_path, "hex-end")
     # The move list: every move with its time and the mover's clock (60 s + 0.1 s a move).
     rows = [r.locator("td").all_text_contents() for r in page.locator("#moves tbody tr").all()]
-    assert [r[2] for r in rows[1:]] == record["moves"] and [r[3] for r in rows[1:]] == list(map(str, record["times_ms"]))
+    assert [r[2] for r in rows[1:]] == record["moves"] and [r[3] for r in rows[1:]] == list(
+        map(str, record["times_ms"])
+    )
     assert rows[2][1] == EVIL and rows[1][4] == str(60000 + 100 - record["times_ms"][0])
     assert rows[1][5] == f"depth 3, score {EVIL}"  # the engine's own info, shown as text
     step_through(page, record)
@@ -173,12 +205,15 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
     assert not page.errors
 
 
-@pytest.mark.parametrize("game_name, options, seed", [
-    ("groups", {"size": 3}, 5),
-    ("hexgo", {"size": 3}, 0),        # a game with captures
-    ("bases", {"max_plies": 40}, 1),  # a base occupied
-    ("posies", {"variant": 0, "players": 3}, 5),
-])
+@pytest.mark.parametrize(
+    "game_name, options, seed",
+    [
+        ("groups", {"size": 3}, 5),
+        ("hexgo", {"size": 3}, 0),  # a game with captures
+        ("bases", {"max_plies": 40}, 1),  # a base occupied
+        ("posies", {"variant": 0, "players": 3}, 5),
+    ],
+)
 def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_name, options, seed):
     players = ["alpha", "beta", "gamma"][: make_game(game_name, options).players]
     record = random_record(game_name, options, seed, players)
@@ -190,8 +225,9 @@ def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_na
     if game_name == "hexgo":  # captured stones are marked where they were; territory at the end
         details = final.details()
         shown = cells_with(page, "territory-black") | cells_with(page, "territory-white")
-        empty = {h for houses in details["territory_houses"] for h in houses
-                 if final.cells[final.game.board.index(h)] == -1}
+        empty = {
+            h for houses in details["territory_houses"] for h in houses if final.cells[final.game.board.index(h)] == -1
+        }
         assert shown == empty
         assert final.captures, "pick a seed whose game has captures"
         for capture in final.captures:  # (ply index, colour, blocked, dominated)
@@ -244,10 +280,12 @@ def test_hidden_posies_appear_only_at_the_end(page, tmp_path):
 
 # -- a real run: the site replaces the old single page --------------------------
 
-ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
-           + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
-           + engine_toml("hostile", "{python}", str(HOSTILE))
-           + engine_toml("dud", "{python}", ZOO, "crash_start", "1", extra="max_failures = 1"))
+ENGINES = (
+    engine_toml("random", "{python}", "-m", "engines.random_engine")
+    + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+    + engine_toml("hostile", "{python}", str(HOSTILE))
+    + engine_toml("dud", "{python}", ZOO, "crash_start", "1", extra="max_failures = 1")
+)
 
 
 def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
@@ -258,7 +296,7 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     assert "\x1b" not in run.stdout  # terminal escapes from the engine never reach the terminal
     site = out / "report"
     page.goto((site / "index.html").as_uri())
-    assert page.title() == "arena · report"          # no onerror handler ran
+    assert page.title() == "arena · report"  # no onerror handler ran
     assert page.locator("main img[src='x']").count() == 0
     results = json.loads((out / "results.json").read_text())
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
@@ -279,8 +317,9 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     assert page.locator("#head-to-head tbody tr").count() == len(results["head_to_head"])
     assert page.locator("#cross tbody tr").count() == 4
     page.goto((site / "engines.html").as_uri())
-    faults = {row[0]: row for row in (r.locator("td").all_text_contents()
-                                      for r in page.locator("#faults tbody tr").all())}
+    faults = {
+        row[0]: row for row in (r.locator("td").all_text_contents() for r in page.locator("#faults tbody tr").all())
+    }
     headers = page.locator("#faults thead th").all_text_contents()
     assert int(faults["hostile"][headers.index("illegal")]) == len(illegal)
     stats = page.locator("#engine-stats tbody tr td:first-child").all_text_contents()
@@ -313,8 +352,14 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
 
 def test_games_not_recorded_and_bad_folders(tmp_path):
     record = random_record("hex", {"size": 3}, 1, ["a", "b"])
-    data = SiteData("t", "hex", record["options"], ["a", "b"], [record],
-                    results={"not_recorded": ["game 7 not recorded: internal error <b>boom</b>"]})
+    data = SiteData(
+        "t",
+        "hex",
+        record["options"],
+        ["a", "b"],
+        [record],
+        results={"not_recorded": ["game 7 not recorded: internal error <b>boom</b>"]},
+    )
     index = write_site(tmp_path / "site", data).read_text()
     assert '<td class="name">game 7 not recorded: internal error &lt;b&gt;boom&lt;/b&gt;</td>' in index
     empty = write_site(tmp_path / "site2", SiteData("t", "hex", record["options"], ["a", "b"], [record])).read_text()
@@ -350,9 +395,20 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
 
 def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path):
     record = random_record("hex", {"size": 3}, 1, ["new", "old"])
-    sprt = {"engine": "new", "opponent": "old", "model": "pentanomial", "elo0": 0, "elo1": 10,
-            "lower_bound": -2.94, "upper_bound": 2.94, "decision": "H1", "pairs": 4, "llr": 3.1,
-            "pentanomial": {"LL": 0, "LD": 0, "DD": 1, "WD": 1, "WW": 2}, "llr_history": [0.5, 1.2, 2.0, 3.1]}
+    sprt = {
+        "engine": "new",
+        "opponent": "old",
+        "model": "pentanomial",
+        "elo0": 0,
+        "elo1": 10,
+        "lower_bound": -2.94,
+        "upper_bound": 2.94,
+        "decision": "H1",
+        "pairs": 4,
+        "llr": 3.1,
+        "pentanomial": {"LL": 0, "LD": 0, "DD": 1, "WD": 1, "WW": 2},
+        "llr_history": [0.5, 1.2, 2.0, 3.1],
+    }
     data = SiteData("t", "hex", record["options"], ["new", "old"], [record], results={"sprt": sprt})
     site = write_site(tmp_path / "site", data).parent
     svg = (site / "plots" / "sprt.svg").read_text()

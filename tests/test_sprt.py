@@ -10,8 +10,19 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from arena.tournament.sprt import (NELO_PER_T, PAIR_SCORES, SprtSettings, SprtTest, elo_estimate, llr,
-                                   logistic_score, mean_var, mle_with_mean, mle_with_t, pair_outcome)
+from arena.tournament.sprt import (
+    NELO_PER_T,
+    PAIR_SCORES,
+    SprtSettings,
+    SprtTest,
+    elo_estimate,
+    llr,
+    logistic_score,
+    mean_var,
+    mle_with_mean,
+    mle_with_t,
+    pair_outcome,
+)
 
 # fastchess's output for pentanomial counts [LL, LD, WL+DD, WD, WW] under its default
 # model (normalized, elo0 = 0, elo1 = 10, alpha = beta = 0.05), as published in the
@@ -19,13 +30,13 @@ from arena.tournament.sprt import (NELO_PER_T, PAIR_SCORES, SprtSettings, SprtTe
 # "Ptnml(0-2): [...]", "LLR: x", "Elo: e +/- d, nElo: n +/- m", "LOS: l %".
 FASTCHESS = [
     # counts,              LLR,   Elo,    +/-,   nElo,   +/-,    LOS %
-    ([1, 11, 47, 25, 16],  1.71,  77.71, 33.03, 117.50, 48.15, 100.00),
-    ([1, 24, 42, 25, 8],   0.60,  26.11, 31.23, 40.51,  48.15, 95.04),
-    ([2, 23, 32, 35, 8],   0.92,  41.89, 33.28, 61.39,  48.15, 99.38),
-    ([0, 0, 3, 40, 7],     1.45, 209.91, 30.05, 603.02, 68.10, 100.00),
-    ([0, 2, 8, 10, 0],     0.35,  70.44, 53.06, 148.15, 107.67, 99.65),
-    ([2, 8, 22, 14, 4],    0.38,  34.86, 45.90, 52.38,  68.10, 93.42),
-    ([0, 1, 99, 0, 0],    -0.37,  -1.74,  3.39, -24.69, 48.15, 15.74),
+    ([1, 11, 47, 25, 16], 1.71, 77.71, 33.03, 117.50, 48.15, 100.00),
+    ([1, 24, 42, 25, 8], 0.60, 26.11, 31.23, 40.51, 48.15, 95.04),
+    ([2, 23, 32, 35, 8], 0.92, 41.89, 33.28, 61.39, 48.15, 99.38),
+    ([0, 0, 3, 40, 7], 1.45, 209.91, 30.05, 603.02, 68.10, 100.00),
+    ([0, 2, 8, 10, 0], 0.35, 70.44, 53.06, 148.15, 107.67, 99.65),
+    ([2, 8, 22, 14, 4], 0.38, 34.86, 45.90, 52.38, 68.10, 93.42),
+    ([0, 1, 99, 0, 0], -0.37, -1.74, 3.39, -24.69, 48.15, 15.74),
 ]
 FASTCHESS_DEFAULT = SprtSettings(elo0=0, elo1=10, model="normalized")
 
@@ -117,10 +128,13 @@ def _simulate(settings: SprtSettings, truth: np.ndarray, runs: int, seed: int) -
 
 
 @pytest.mark.timeout(120)  # a few seconds of CPU; more on a busy machine
-@pytest.mark.parametrize("settings, runs", [
-    (SprtSettings(elo0=0, elo1=20, model="logistic"), 2000),
-    (SprtSettings(elo0=0, elo1=25, model="normalized", alpha=0.1, beta=0.1), 800),
-])
+@pytest.mark.parametrize(
+    "settings, runs",
+    [
+        (SprtSettings(elo0=0, elo1=20, model="logistic"), 2000),
+        (SprtSettings(elo0=0, elo1=25, model="normalized", alpha=0.1, beta=0.1), 800),
+    ],
+)
 @pytest.mark.parametrize("at", ["elo0", "elo1"])
 def test_error_rates_of_simulated_tests(settings, runs, at):
     """At elo0 the share of tests accepting H1 is alpha, at elo1 it is 1 - beta.  Wald's
@@ -143,7 +157,7 @@ def _game(index: int, players: list[str], places: list[int]) -> dict:
 def test_pair_outcome_counts_half_points_of_the_engine():
     win, loss, draw = [0, 1], [1, 0], [0, 0]
     assert pair_outcome(_game(0, ["a", "b"], win), _game(1, ["b", "a"], loss), "a") == 4  # WW
-    assert pair_outcome(_game(0, ["a", "b"], win), _game(1, ["b", "a"], win), "a") == 2   # WL
+    assert pair_outcome(_game(0, ["a", "b"], win), _game(1, ["b", "a"], win), "a") == 2  # WL
     assert pair_outcome(_game(0, ["a", "b"], draw), _game(1, ["b", "a"], draw), "a") == 2  # DD
     assert pair_outcome(_game(0, ["a", "b"], loss), _game(1, ["b", "a"], draw), "a") == 1  # LD
     assert pair_outcome(_game(0, ["a", "b"], loss), _game(1, ["b", "a"], win), "a") == 0  # LL
@@ -181,8 +195,12 @@ def test_decision_does_not_depend_on_the_order_games_finish():
             if random.Random(seed * 1000 + i).random() < 0.5:
                 shuffled[i], shuffled[i + 1] = shuffled[i + 1], shuffled[i]
         again = _run(shuffled, settings)
-        assert (again.decision, again.pairs, again.counts, again.llr) == \
-            (in_order.decision, in_order.pairs, in_order.counts, in_order.llr)
+        assert (again.decision, again.pairs, again.counts, again.llr) == (
+            in_order.decision,
+            in_order.pairs,
+            in_order.counts,
+            in_order.llr,
+        )
 
 
 def test_a_missing_game_holds_the_count_at_its_pair():
@@ -207,12 +225,15 @@ def test_max_pairs_ends_inconclusive():
     assert summary["upper_bound"] == pytest.approx(math.log(0.95 / 0.05), abs=1e-4)
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"elo0": 5, "elo1": 0}, "elo0 must be less than elo1"),
-    ({"elo0": 0, "elo1": 5, "alpha": 0}, "greater than 0"),
-    ({"elo0": 0, "elo1": 5, "alpha": 0.6, "beta": 0.5}, r"alpha \+ beta"),
-    ({"elo0": 0, "elo1": 5, "model": "bayesian"}, "logistic"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"elo0": 5, "elo1": 0}, "elo0 must be less than elo1"),
+        ({"elo0": 0, "elo1": 5, "alpha": 0}, "greater than 0"),
+        ({"elo0": 0, "elo1": 5, "alpha": 0.6, "beta": 0.5}, r"alpha \+ beta"),
+        ({"elo0": 0, "elo1": 5, "model": "bayesian"}, "logistic"),
+    ],
+)
 def test_settings_are_checked(bad, message):
     with pytest.raises(ValidationError, match=message):
         SprtSettings(**bad)

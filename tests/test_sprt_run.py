@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
 
 PATHFINDER = str(ROOT / "engines" / "hex_pathfinder.py")
@@ -19,9 +18,17 @@ RANDOM = str(ROOT / "engines" / "random_engine.py")
 
 def sprt_file(tmp_path: Path, first: str, second: str, sprt: str, rounds: int, workers: int = 2) -> Path:
     engines = engine_toml("new", "{python}", first) + engine_toml("old", "{python}", second)
-    return write_tournament(tmp_path, engines, name="sprt", options="size = 5", rounds=rounds, seed=3,
-                            workers=workers, time_control="movetime_ms = 2000",
-                            extra=f"[sprt]\n{sprt}\n[openings]\nrandom_plies = 2\n")
+    return write_tournament(
+        tmp_path,
+        engines,
+        name="sprt",
+        options="size = 5",
+        rounds=rounds,
+        seed=3,
+        workers=workers,
+        time_control="movetime_ms = 2000",
+        extra=f"[sprt]\n{sprt}\n[openings]\nrandom_plies = 2\n",
+    )
 
 
 def sprt_of(out: Path) -> dict:
@@ -66,15 +73,21 @@ def test_kill_and_resume_gives_the_decision_of_an_uninterrupted_run(tmp_path):
     sprt = 'elo0 = 0\nelo1 = 40\nmodel = "logistic"'
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    straight = run_arena("run", sprt_file(tmp_path / "a", RANDOM, RANDOM, sprt, 3000, workers=1),
-                         "--out", tmp_path / "a" / "out", "-q")
+    straight = run_arena(
+        "run", sprt_file(tmp_path / "a", RANDOM, RANDOM, sprt, 3000, workers=1), "--out", tmp_path / "a" / "out", "-q"
+    )
     assert straight.returncode == 0, straight.stderr
     expected = sprt_of(tmp_path / "a" / "out")
     assert expected["decision"] in ("H0", "H1") and expected["pairs"] > 100
 
     path, out = sprt_file(tmp_path / "b", RANDOM, RANDOM, sprt, 3000, workers=2), tmp_path / "b" / "out"
-    first = subprocess.Popen(arena_cmd("run", path, "--out", out, "-q"), cwd=ROOT, start_new_session=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = subprocess.Popen(
+        arena_cmd("run", path, "--out", out, "-q"),
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while not ((out / "games.jsonl").exists() and len(stored_ids(out)) >= 40):
         assert time.monotonic() < deadline and first.poll() is None
@@ -89,7 +102,7 @@ def test_kill_and_resume_gives_the_decision_of_an_uninterrupted_run(tmp_path):
     while {2 * leading, 2 * leading + 1} <= ids:
         leading += 1
     assert so_far["decision"] == "running" and so_far["pairs"] == leading  # pairs count in schedule order
-    assert so_far["llr_history"] == expected["llr_history"][:so_far["pairs"]]
+    assert so_far["llr_history"] == expected["llr_history"][: so_far["pairs"]]
     resumed = run_arena("run", path, "--out", out, "-q")
     assert resumed.returncode == 0, resumed.stderr
     assert " resumed from an earlier run" in resumed.stdout

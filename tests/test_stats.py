@@ -4,13 +4,13 @@ reported depth and speed, over records the rules produced and over a real tourna
 import random
 
 import pytest
+from helpers import engine_toml, run_arena, write_tournament
 
 from arena.match import forfeit_before_start
 from arena.results.ratings import standings
 from arena.results.stats import engine_stats
 from arena.results.store import read_folder
 from arena.rules import make_game
-from helpers import engine_toml, run_arena, write_tournament
 
 
 def played(game_name, options, names, moves=(), *, seed=0, rng_seed=1, times=None, info=None, gid=0):
@@ -23,11 +23,22 @@ def played(game_name, options, names, moves=(), *, seed=0, rng_seed=1, times=Non
     while not state.is_terminal():
         state.play(state.random_move(rng))
     plies = len(state.moves)
-    return {"id": gid, "game": game_name, "options": game.options.model_dump(), "seed": seed,
-            "setup": state.setup_token(), "players": list(names), "moves": list(state.moves),
-            "times_ms": times if times is not None else [10 * (k + 1) for k in range(plies)],
-            "move_info": info, "termination": "normal", "forfeit_seat": None,
-            "winner": state.winner(), "scores": state.scores(), "places": state.places()}
+    return {
+        "id": gid,
+        "game": game_name,
+        "options": game.options.model_dump(),
+        "seed": seed,
+        "setup": state.setup_token(),
+        "players": list(names),
+        "moves": list(state.moves),
+        "times_ms": times if times is not None else [10 * (k + 1) for k in range(plies)],
+        "move_info": info,
+        "termination": "normal",
+        "forfeit_seat": None,
+        "winner": state.winner(),
+        "scores": state.scores(),
+        "places": state.places(),
+    }
 
 
 def test_hex_results_by_colour_swaps_and_time_per_move():
@@ -65,10 +76,20 @@ def test_hexgo_swap_changes_who_moves_and_times_follow_the_rules():
 
 
 def test_reported_depth_and_nodes_give_mean_depth_and_speed():
-    record = played("hex", {"size": 3}, ["a", "b"], ["a1", "b1", "a2", "b2", "a3"],
-                    times=[100, 50, 300, 50, 0],
-                    info=[{"depth": 4, "nodes": 1000, "score": 0.5}, None, {"depth": 6, "nodes": 5000},
-                          {"score": -1}, {"nodes": 7}])
+    record = played(
+        "hex",
+        {"size": 3},
+        ["a", "b"],
+        ["a1", "b1", "a2", "b2", "a3"],
+        times=[100, 50, 300, 50, 0],
+        info=[
+            {"depth": 4, "nodes": 1000, "score": 0.5},
+            None,
+            {"depth": 6, "nodes": 5000},
+            {"score": -1},
+            {"nodes": 7},
+        ],
+    )
     a = engine_stats([record])["a"]
     assert a.mean_depth == 5 and a.depth_moves == 2
     assert a.nodes_per_second == pytest.approx(6007 * 1000 / 400)  # the 0 ms move adds no time
@@ -84,7 +105,7 @@ def test_forfeits_are_counted_for_the_offender_and_three_seat_results_pairwise()
     assert x.terminations == {"dropped": 1} and z.terminations == {"dropped": 1}
     assert y.terminations == {"crash": 1} and y.opponent_forfeits == 1 and x.opponent_forfeits == 1
     assert y.wins == 1 and y.losses == 1 and y.points == 2 and y.results == 3
-    assert x.games == 2 and x.results == 2 and x.points == 1   # no result between x and z
+    assert x.games == 2 and x.results == 2 and x.points == 1  # no result between x and z
     assert x.mean_move_ms is None and x.as_dict()["max_move_ms"] is None
 
 
@@ -96,8 +117,9 @@ def test_a_record_the_rules_cannot_replay_keeps_its_results():
 
 
 def test_statistics_of_a_real_tournament_add_up(tmp_path):
-    engines = (engine_toml("r1", "{python}", "-m", "engines.random_engine")
-               + engine_toml("r2", "{python}", "-m", "engines.random_engine"))
+    engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "r2", "{python}", "-m", "engines.random_engine"
+    )
     out = tmp_path / "out"
     proc = run_arena("run", write_tournament(tmp_path, engines, rounds=2, seed=3), "-q", "--out", out)
     assert proc.returncode == 0, proc.stderr
@@ -105,8 +127,12 @@ def test_statistics_of_a_real_tournament_add_up(tmp_path):
     stats = engine_stats(records, ["r1", "r2"])
     table = {s.engine: s for s in standings(["r1", "r2"], records, 2)}
     for name, s in stats.items():
-        assert (s.games, s.wins, s.losses, s.draws) == (table[name].games, table[name].wins,
-                                                        table[name].losses, table[name].draws)
+        assert (s.games, s.wins, s.losses, s.draws) == (
+            table[name].games,
+            table[name].wins,
+            table[name].losses,
+            table[name].draws,
+        )
         assert s.moves_timed > 0 and s.max_move_ms >= s.mean_move_ms >= 0
         assert sum(seat.games for seat in s.seats) == s.games == 4
     assert sum(s.moves_timed for s in stats.values()) == sum(len(r["moves"]) for r in records)

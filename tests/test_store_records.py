@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 from arena.cli import main
 from arena.results.store import GameStore, StorageError, read_folder
-from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -27,8 +27,7 @@ def played(tmp_path_factory) -> tuple[Path, Path]:
     """A finished folder of six games (no -wal or -shm left) and its tournament file."""
     tmp = tmp_path_factory.mktemp("played")
     engines = "".join(engine_toml(n, "{python}", ZOO, "good") for n in ("a", "b", "c"))
-    path = write_tournament(tmp, engines, options="size = 3\nswap = false", workers=1,
-                            time_control="movetime_ms = 500")
+    path = write_tournament(tmp, engines, options="size = 3\nswap = false", workers=1, time_control="movetime_ms = 500")
     proc = run_arena("run", path, "--out", tmp / "out", "-q", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in (tmp / "out").glob("arena.db*")) == ["arena.db"]
@@ -48,7 +47,7 @@ def damage(folder: Path, expression: str) -> None:
 
 
 DAMAGE = {
-    "a time that is a string": ("replace(record, '\"times_ms\":[', '\"times_ms\":[\"x\",')", "'times_ms.0'"),
+    "a time that is a string": ('replace(record, \'"times_ms":[\', \'"times_ms":["x",\')', "'times_ms.0'"),
     "a player that is a number": ("replace(record, '\"players\":[', '\"players\":[7,')", "'players.0'"),
     "a move that is a number": ("replace(record, '\"moves\":[', '\"moves\":[5,')", "'moves.0'"),
     "a negative time": ("json_set(record, '$.times_ms[0]', -3)", "'times_ms.0'"),
@@ -84,8 +83,10 @@ def test_a_damaged_record_is_named_by_results_and_report(played, tmp_path, case)
         check_one_line(result.output, what)
 
 
-@pytest.mark.parametrize("case", ["a time that is a string", "a player that is a number",
-                                  "a move that is a number", "bytes that are not UTF-8"])
+@pytest.mark.parametrize(
+    "case",
+    ["a time that is a string", "a player that is a number", "a move that is a number", "bytes that are not UTF-8"],
+)
 def test_a_damaged_record_stops_a_resumed_run_with_the_way_out(played, tmp_path, case):
     expression, what = DAMAGE[case]
     out = copy_of(played[1], tmp_path / "out")
@@ -106,6 +107,7 @@ def test_a_damaged_record_stops_a_resumed_run_with_the_way_out(played, tmp_path,
 
 # -- folders we may not write, and folders a run is writing ------------------------------
 
+
 def unprivileged(*command: object) -> list[str]:
     """``command`` as a process that file permissions apply to.  Root ignores them, so as
     root the process drops every capability (setpriv), which makes uid 0 a plain owner."""
@@ -120,8 +122,9 @@ def unprivileged(*command: object) -> list[str]:
 def read_only(folder: Path) -> Path:
     for path in [folder, *folder.rglob("*")]:
         path.chmod(path.stat().st_mode & ~0o222)
-    probe = subprocess.run(unprivileged(sys.executable, "-c", f"open({str(folder / 'probe')!r}, 'w')"),
-                           capture_output=True)
+    probe = subprocess.run(
+        unprivileged(sys.executable, "-c", f"open({str(folder / 'probe')!r}, 'w')"), capture_output=True
+    )
     if probe.returncode == 0:
         pytest.skip("this system lets the test write into a read-only folder")
     return folder
@@ -133,8 +136,9 @@ def writable_again(folder: Path) -> None:
 
 
 def results_json(folder: Path) -> dict:
-    proc = subprocess.run(unprivileged(*arena_cmd("results", folder, "-f", "json")), capture_output=True,
-                          text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        unprivileged(*arena_cmd("results", folder, "-f", "json")), capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert proc.returncode == 0 and not proc.stderr, proc.stderr
     return json.loads(proc.stdout)
 
@@ -157,8 +161,13 @@ def test_a_read_only_finished_folder_is_read(played, tmp_path):
         before = names(out)
         assert results_json(out)["games"] == 6
         site = tmp_path / "site"
-        proc = subprocess.run(unprivileged(*arena_cmd("report", out, "--out", site)), capture_output=True,
-                              text=True, cwd=ROOT, timeout=120)
+        proc = subprocess.run(
+            unprivileged(*arena_cmd("report", out, "--out", site)),
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
         assert proc.returncode == 0 and (site / "index.html").is_file(), proc.stderr
         assert names(out) == before
     finally:

@@ -7,7 +7,7 @@ import textwrap
 
 from conftest import ROOT
 
-HANGING = '''
+HANGING = """
 import time
 
 def test_sleeps_forever():
@@ -20,7 +20,7 @@ def test_spins_forever():
 
 def test_after_them():
     assert True
-'''
+"""
 
 
 def test_this_session_runs_under_the_configured_timeout(request):
@@ -34,8 +34,13 @@ def test_a_hanging_test_fails_by_timeout_and_the_rest_still_run(tmp_path):
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_hanging.py").write_text(textwrap.dedent(HANGING))
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-o", "timeout=1", "-p", "no:cacheprovider"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=25)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-o", "timeout=1", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=25,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "2 failed, 1 passed" in proc.stdout
     for name in ("test_sleeps_forever", "test_spins_forever"):

@@ -5,23 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, engine_toml, run_arena, write_tournament
 
 from arena.match import TimeControl
 from arena.tournament.config import ConfigError, load_tournament
-from helpers import ROOT, engine_toml, run_arena, write_tournament
 
 SPY = str(ROOT / "tests" / "engines" / "spy_engine.py")
 
 
 def odds_file(tmp_path: Path, fast_extra: str, slow_extra: str = "", tc: str = "base_ms = 1000") -> Path:
-    engines = (engine_toml("fast", "{python}", SPY, str(tmp_path / "fast.txt"), extra=fast_extra)
-               + engine_toml("slow", "{python}", SPY, str(tmp_path / "slow.txt"), extra=slow_extra))
+    engines = engine_toml("fast", "{python}", SPY, str(tmp_path / "fast.txt"), extra=fast_extra) + engine_toml(
+        "slow", "{python}", SPY, str(tmp_path / "slow.txt"), extra=slow_extra
+    )
     return write_tournament(tmp_path, engines, options="size = 4", time_control=tc, workers=1)
 
 
 def test_an_engine_with_its_own_clock_and_environment(tmp_path):
-    path = odds_file(tmp_path, "env = { SPY_NOTE = \"hello there\" }\n"
-                                "[engines.time_control]\nbase_ms = 3000\ninc_ms = 25")
+    path = odds_file(
+        tmp_path, 'env = { SPY_NOTE = "hello there" }\n[engines.time_control]\nbase_ms = 3000\ninc_ms = 25'
+    )
     t = load_tournament(path)
     assert t.time_controls == {"fast": TimeControl(None, 3000, 25, 100)}
     assert t.time_control == TimeControl(None, 1000, 0, 100)
@@ -42,12 +44,18 @@ def test_movetime_odds(tmp_path):
     assert "go movetime 700" in fast and "go movetime 700" not in slow and "go movetime 300" in slow
 
 
-@pytest.mark.parametrize("fast_extra, tc, message", [
-    ("[engines.time_control]\nmovetime_ms = 500", "base_ms = 1000",
-     "fast play with a game clock|without; give every engine a clock or none"),
-    ('env = { "BAD NAME" = "x" }', "base_ms = 1000", "not a variable name"),
-    ("[engines.time_control]\ninc_ms = 5", "base_ms = 1000", "set movetime_ms and/or base_ms"),
-])
+@pytest.mark.parametrize(
+    "fast_extra, tc, message",
+    [
+        (
+            "[engines.time_control]\nmovetime_ms = 500",
+            "base_ms = 1000",
+            "fast play with a game clock|without; give every engine a clock or none",
+        ),
+        ('env = { "BAD NAME" = "x" }', "base_ms = 1000", "not a variable name"),
+        ("[engines.time_control]\ninc_ms = 5", "base_ms = 1000", "set movetime_ms and/or base_ms"),
+    ],
+)
 def test_bad_per_engine_settings_are_refused(tmp_path, fast_extra, tc, message):
     path = odds_file(tmp_path, fast_extra, tc=tc)
     with pytest.raises(ConfigError, match=message):

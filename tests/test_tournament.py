@@ -7,16 +7,18 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from helpers import ROOT, arena_cmd, engine_toml, write_tournament
+from helpers import run_arena as arena
 
 from arena.cli import main
 from arena.results.ratings import standings
 from arena.tournament.schedule import round_robin
-from helpers import ROOT, arena_cmd, engine_toml, run_arena as arena, write_tournament
 
-
-ENGINES = (engine_toml("random", "{python}", "-m", "engines.random_engine")
-           + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
-           + engine_toml("random2", "{python}", "-m", "engines.random_engine"))
+ENGINES = (
+    engine_toml("random", "{python}", "-m", "engines.random_engine")
+    + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+    + engine_toml("random2", "{python}", "-m", "engines.random_engine")
+)
 
 
 def hex5(tmp_path, rounds=3):
@@ -45,7 +47,7 @@ def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
     assert set(orders.values()) == {3} and len(orders) == 6
     # the JSON Lines mirror holds the same games, and every record re-verifies as it is
     lines = (out / "games.jsonl").read_text().splitlines()
-    assert sorted(json.loads(l)["id"] for l in lines) == list(range(expected_games))
+    assert sorted(json.loads(ln)["id"] for ln in lines) == list(range(expected_games))
     verdicts = arena("verify", out / "games.jsonl")
     assert verdicts.returncode == 0, verdicts.stdout + verdicts.stderr
     for verdict, rec in zip(map(json.loads, verdicts.stdout.splitlines()), map(json.loads, lines)):
@@ -78,14 +80,16 @@ def test_rerun_resumes_without_replaying_or_duplicating(tmp_path):
     proc = arena("run", path, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "6 games played, 6 resumed" in proc.stdout
-    ids = [json.loads(l)["id"] for l in (out / "games.jsonl").read_text().splitlines()]
+    ids = [json.loads(ln)["id"] for ln in (out / "games.jsonl").read_text().splitlines()]
     assert sorted(ids) == list(range(12))
 
 
 def test_ratings_do_not_depend_on_finishing_order():
     schedule = round_robin(["a", "b", "c"], 2, 2, 1)
-    records = [{"id": g.index, "players": list(g.seats), "places": [0, 1] if g.index % 3 else [1, 0],
-                "termination": "normal"} for g in schedule]
+    records = [
+        {"id": g.index, "players": list(g.seats), "places": [0, 1] if g.index % 3 else [1, 0], "termination": "normal"}
+        for g in schedule
+    ]
     forward = standings(["a", "b", "c"], records, 2)
     backward = standings(["a", "b", "c"], list(reversed(records)), 2)
     assert [(s.engine, s.mu, s.sigma) for s in forward] == [(s.engine, s.mu, s.sigma) for s in backward]
@@ -105,17 +109,33 @@ def test_schedule_plays_every_seat_order_equally_with_shared_seeds():
     assert all(len(s) == 1 for s in by_table.values())
 
 
-@pytest.mark.parametrize("text,message", [
-    ("name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['true']\n", "engines"),
-    ("name = 'x'\ngame = 'chess'\n[[engines]]\nname='a'\ncommand=['true']\n[[engines]]\nname='b'\ncommand=['true']\n", "unknown game 'chess'"),
-    ("name = 'x'\ngame = 'hex'\nrounds = 'many'\n", "rounds"),
-    ("name = 'x'\ngame = 'hex'\ncolour = 1\n", "unknown key 'colour'"),
-    ("name = 'x'\ngame = 'hex'\n[options]\nsize = 99\n" + "[[engines]]\nname='a'\ncommand=['true']\n[[engines]]\nname='b'\ncommand=['true']\n", "less than or equal to 26"),
-    ("name = 'x\ngame = 'hex'\n", "not valid TOML"),
-    ("name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['./nope']\n[[engines]]\nname='b'\ncommand=['true']\n", "does not exist"),
-    ("name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['no-such-engine-xyz']\n[[engines]]\nname='b'\ncommand=['true']\n", "not on PATH"),
-    ("name = '../escape'\ngame = 'hex'\n", "name"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['true']\n", "engines"),
+        (
+            "name = 'x'\ngame = 'chess'\n[[engines]]\nname='a'\ncommand=['true']\n[[engines]]\nname='b'\ncommand=['true']\n",
+            "unknown game 'chess'",
+        ),
+        ("name = 'x'\ngame = 'hex'\nrounds = 'many'\n", "rounds"),
+        ("name = 'x'\ngame = 'hex'\ncolour = 1\n", "unknown key 'colour'"),
+        (
+            "name = 'x'\ngame = 'hex'\n[options]\nsize = 99\n"
+            + "[[engines]]\nname='a'\ncommand=['true']\n[[engines]]\nname='b'\ncommand=['true']\n",
+            "less than or equal to 26",
+        ),
+        ("name = 'x\ngame = 'hex'\n", "not valid TOML"),
+        (
+            "name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['./nope']\n[[engines]]\nname='b'\ncommand=['true']\n",
+            "does not exist",
+        ),
+        (
+            "name = 'x'\ngame = 'hex'\n[[engines]]\nname='a'\ncommand=['no-such-engine-xyz']\n[[engines]]\nname='b'\ncommand=['true']\n",
+            "not on PATH",
+        ),
+        ("name = '../escape'\ngame = 'hex'\n", "name"),
+    ],
+)
 def test_bad_tournament_files_give_one_clear_message(tmp_path, text, message):
     path = write_text(tmp_path, text)
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "o")])
@@ -132,8 +152,19 @@ def test_missing_tournament_file(tmp_path):
 def test_play_prints_board_result_and_writes_a_verifiable_record(tmp_path):
     record = tmp_path / "game.json"
     py = sys.executable
-    proc = arena("play", "--game", "hex", "--option", "size=6", "--seed", "3", "--record", record,
-                 f"{py} -m engines.hex_pathfinder", f"{py} -m engines.random_engine")
+    proc = arena(
+        "play",
+        "--game",
+        "hex",
+        "--option",
+        "size=6",
+        "--seed",
+        "3",
+        "--record",
+        record,
+        f"{py} -m engines.hex_pathfinder",
+        f"{py} -m engines.random_engine",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "  1 " in proc.stdout and "wins" in proc.stdout
     rec = json.loads(record.read_text())
@@ -150,28 +181,46 @@ def test_play_rejects_bad_options_and_seat_counts():
 
 
 def test_verify_contract():
-    lines = "\n".join([
-        json.dumps({"game": "hex", "options": {"size": 9, "swap": True}, "moves": ["e5", "swap", "c3"]}),
-        json.dumps({"game": "hex", "options": {"size": 3}, "moves": ["a1", "b1", "a2", "b2", "a3", "c3"], "extra": 1}),
-        json.dumps({"game": "hex", "options": {"size": 3}, "moves": ["a1", "a1"]}),
-    ])
+    lines = "\n".join(
+        [
+            json.dumps({"game": "hex", "options": {"size": 9, "swap": True}, "moves": ["e5", "swap", "c3"]}),
+            json.dumps(
+                {"game": "hex", "options": {"size": 3}, "moves": ["a1", "b1", "a2", "b2", "a3", "c3"], "extra": 1}
+            ),
+            json.dumps({"game": "hex", "options": {"size": 3}, "moves": ["a1", "a1"]}),
+        ]
+    )
     result = CliRunner().invoke(main, ["verify", "-"], input=lines)
     assert result.exit_code == 1
-    out = [json.loads(l) for l in result.output.splitlines()]
-    assert out[0] == {"id": None, "line": 1, "ok": True, "error": None, "over": False, "termination": None,
-                      "winner": None, "scores": None, "places": None, "plies": 3, "mismatches": []}
+    out = [json.loads(ln) for ln in result.output.splitlines()]
+    assert out[0] == {
+        "id": None,
+        "line": 1,
+        "ok": True,
+        "error": None,
+        "over": False,
+        "termination": None,
+        "winner": None,
+        "scores": None,
+        "places": None,
+        "plies": 3,
+        "mismatches": [],
+    }
     assert out[1]["ok"] is False and out[1]["error"]["ply"] == 5 and "over" in out[1]["error"]["reason"]
     assert out[1]["over"] and out[1]["winner"] == 0 and out[1]["scores"] == [1.0, 0.0] and out[1]["plies"] == 5
     assert out[2]["error"] == {"ply": 1, "move": "a1", "reason": "a1 is already occupied"}
 
 
-@pytest.mark.parametrize("line,message", [
-    ("{not json", "line 1: not valid JSON"),
-    ('{"moves": []}', 'missing "game"'),
-    ('{"game": "hex", "moves": "e5"}', '"moves" must be a list'),
-    ('{"game": "hex", "options": {"size": 0}, "moves": []}', "size"),
-    ('{"game": "nope", "moves": []}', "unknown game"),
-])
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("{not json", "line 1: not valid JSON"),
+        ('{"moves": []}', 'missing "game"'),
+        ('{"game": "hex", "moves": "e5"}', '"moves" must be a list'),
+        ('{"game": "hex", "options": {"size": 0}, "moves": []}', "size"),
+        ('{"game": "nope", "moves": []}', "unknown game"),
+    ],
+)
 def test_verify_gives_an_unusable_record_its_own_verdict_naming_the_line(line, message):
     good = json.dumps({"game": "hex", "options": {"size": 3}, "moves": ["a1"], "id": 5})
     result = CliRunner().invoke(main, ["verify", "-"], input=line + "\n" + good + "\n")
@@ -184,8 +233,13 @@ def test_verify_gives_an_unusable_record_its_own_verdict_naming_the_line(line, m
 def test_a_reader_that_goes_away_does_not_stop_the_tournament(tmp_path):
     """`arena run ... | head -1`: progress stops, the games go on and are all stored."""
     out = tmp_path / "out"
-    proc = subprocess.Popen(arena_cmd("run", hex5(tmp_path, rounds=2), "--out", out),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        arena_cmd("run", hex5(tmp_path, rounds=2), "--out", out),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     proc.stdout.readline()
     proc.stdout.close()
     assert proc.wait(timeout=300) == 0, proc.stderr.read()

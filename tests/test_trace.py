@@ -45,18 +45,35 @@ Node.js v20.20.2
 def parse(path: Path) -> list[tuple[str, str, str, str]]:
     lines = path.read_text().splitlines()
     assert lines[0].startswith("# arena trace: ")
-    return [LINE.fullmatch(l).groups() for l in lines if not l.startswith("#")]
+    return [LINE.fullmatch(ln).groups() for ln in lines if not ln.startswith("#")]
 
 
 def test_play_trace_has_both_directions_stderr_and_the_crash_points_to_it(tmp_path):
     traces = tmp_path / "traces"
-    proc = run_arena("play", "-g", "hex", "-O", "size=5", "-O", "swap=false", "--seed", "5", "--trace-dir", traces,
-                     "--name", "zoo", "--name", "rnd", f"{PY} {ZOO} crash 2", RANDOM)
+    proc = run_arena(
+        "play",
+        "-g",
+        "hex",
+        "-O",
+        "size=5",
+        "-O",
+        "swap=false",
+        "--seed",
+        "5",
+        "--trace-dir",
+        traces,
+        "--name",
+        "zoo",
+        "--name",
+        "rnd",
+        f"{PY} {ZOO} crash 2",
+        RANDOM,
+    )
     assert proc.returncode == 0, proc.stderr
     path = Path(re.search(r"^trace: (.*)$", proc.stdout, re.M).group(1))
     assert path.parent == traces and path.exists()
     entries = parse(path)
-    stamps = [float(l.split()[0]) for l in path.read_text().splitlines() if not l.startswith("#")]
+    stamps = [float(ln.split()[0]) for ln in path.read_text().splitlines() if not ln.startswith("#")]
     assert stamps == sorted(stamps)
     assert ("0", "zoo", ">", "arena 1") in entries  # the start-up is in the game's transcript
     assert ("0", "zoo", "<", "arenaok 1") in entries
@@ -70,22 +87,28 @@ def test_play_trace_has_both_directions_stderr_and_the_crash_points_to_it(tmp_pa
 def test_a_crash_reason_quotes_the_error_above_the_stack_frames(tmp_path):
     script = tmp_path / "nodeish.py"
     script.write_text(NODE_LIKE_CRASH)
-    engines = [open_engine(EngineSpec("nodeish", (PY, str(script)))),
-               open_engine(EngineSpec("random", (PY, "-m", "engines.random_engine"), cwd=str(ROOT)))]
+    engines = [
+        open_engine(EngineSpec("nodeish", (PY, str(script)))),
+        open_engine(EngineSpec("random", (PY, "-m", "engines.random_engine"), cwd=str(ROOT))),
+    ]
     for e in engines:
         e.start()
-    record = play_game(make_game("hex", {"size": 4}), engines, seed=1,
-                       time_control=TimeControl(movetime_ms=2000)).record
+    record = play_game(
+        make_game("hex", {"size": 4}), engines, seed=1, time_control=TimeControl(movetime_ms=2000)
+    ).record
     for e in engines:
         e.quit()
     assert record["termination"] == "crash"
-    assert ("last stderr lines: 'throw new Error(\"no legal move found\");' | "
-            "'Error: no legal move found' | 'Node.js v20.20.2'") in record["reason"]
+    assert (
+        "last stderr lines: 'throw new Error(\"no legal move found\");' | "
+        "'Error: no legal move found' | 'Node.js v20.20.2'"
+    ) in record["reason"]
 
 
 def test_run_trace_writes_one_transcript_per_game(tmp_path):
-    engines = (engine_toml("zoo", "{python}", ZOO, "crash", "3", extra="max_failures = 0")
-               + engine_toml("random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'))
+    engines = engine_toml("zoo", "{python}", ZOO, "crash", "3", extra="max_failures = 0") + engine_toml(
+        "random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'
+    )
     path = write_tournament(tmp_path, engines, options="size = 5\nswap = false", rounds=1)
     out = tmp_path / "out"
     proc = run_arena("run", path, "--out", out, "--trace")
@@ -97,13 +120,28 @@ def test_run_trace_writes_one_transcript_per_game(tmp_path):
         entries = parse(f)
         assert any(e[2] == "!" and e[3] == "zoo: giving up" for e in entries)
         assert any(e[1] == "random" and e[2] == ">" and e[3].startswith("go ") for e in entries)
-    records = [json.loads(l) for l in (out / "games.jsonl").read_text().splitlines()]
+    records = [json.loads(ln) for ln in (out / "games.jsonl").read_text().splitlines()]
     assert all(f"(all of it: {out / 'arena.log'})" in r["reason"] for r in records)
 
 
 def test_play_trace_is_a_flag_before_the_commands_as_the_guide_writes_it(tmp_path):
-    proc = run_arena("play", "-g", "hex", "-O", "size=4", "--games", "2", "--trace", "--name", "one", "--name", "two",
-                     RANDOM, RANDOM, cwd=tmp_path)
+    proc = run_arena(
+        "play",
+        "-g",
+        "hex",
+        "-O",
+        "size=4",
+        "--games",
+        "2",
+        "--trace",
+        "--name",
+        "one",
+        "--name",
+        "two",
+        RANDOM,
+        RANDOM,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     seed = re.search(r"^seed: (\d+)", proc.stdout, re.M).group(1)
     written = sorted(p.name for p in (tmp_path / "traces").iterdir())
@@ -111,7 +149,7 @@ def test_play_trace_is_a_flag_before_the_commands_as_the_guide_writes_it(tmp_pat
     assert " one > arena 1" in (tmp_path / "traces" / written[0]).read_text()
 
 
-PEEKER = '''\
+PEEKER = """\
 import glob, os, sys, time
 from engines.random_engine import RandomEngine
 from protocol.sdk import run
@@ -129,7 +167,7 @@ class Peek(RandomEngine):
 
 
 run(Peek())
-'''
+"""
 
 
 def test_a_trace_on_disk_holds_hidden_posies_back_until_the_game_is_over(tmp_path):
@@ -138,8 +176,20 @@ def test_a_trace_on_disk_holds_hidden_posies_back_until_the_game_is_over(tmp_pat
     script, traces, peeked = tmp_path / "peek.py", tmp_path / "traces", tmp_path / "peeked.txt"
     script.write_text(PEEKER)
     env = {**os.environ, "PEEK_DIR": str(traces), "PEEK_OUT": str(peeked), "PYTHONPATH": str(ROOT)}
-    proc = run_arena("play", "-g", "posies", "-O", "players=2", "-O", "variant=2", "--trace-dir", traces,
-                     f"{PY} {script}", RANDOM, env=env)
+    proc = run_arena(
+        "play",
+        "-g",
+        "posies",
+        "-O",
+        "players=2",
+        "-O",
+        "variant=2",
+        "--trace-dir",
+        traces,
+        f"{PY} {script}",
+        RANDOM,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     seen = peeked.read_text()
     assert "> private (held back until the game is over; see the end)" in seen

@@ -7,13 +7,13 @@ import random
 
 import pytest
 from click.testing import CliRunner
+from helpers import engine_toml, write_tournament
 
 from arena.cli import main
 from arena.match import forfeit_before_start
 from arena.results.verify import verify_lines
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament
-from helpers import engine_toml, write_tournament
 
 
 def finished(game_name="hex", options=None, seed=1, rng_seed=2, deal=None, players=("a", "b")):
@@ -24,10 +24,22 @@ def finished(game_name="hex", options=None, seed=1, rng_seed=2, deal=None, playe
     rng = random.Random(rng_seed)
     while not state.is_terminal():
         state.play(state.random_move(rng))
-    return {"id": 3, "game": game_name, "options": game.options.model_dump(), "seed": seed, "deal": deal,
-            "setup": state.setup_token(), "players": list(players), "moves": list(state.moves),
-            "termination": "normal", "reason": state.end_reason(), "forfeit_seat": None,
-            "winner": state.winner(), "scores": state.scores(), "places": state.places()}
+    return {
+        "id": 3,
+        "game": game_name,
+        "options": game.options.model_dump(),
+        "seed": seed,
+        "deal": deal,
+        "setup": state.setup_token(),
+        "players": list(players),
+        "moves": list(state.moves),
+        "termination": "normal",
+        "reason": state.end_reason(),
+        "forfeit_seat": None,
+        "winner": state.winner(),
+        "scores": state.scores(),
+        "places": state.places(),
+    }
 
 
 def verdicts(*records):
@@ -55,11 +67,14 @@ def test_termination_must_match_the_moves():
     assert any(m["field"] == "termination" and m["derived"] == "normal" for m in v["mismatches"])
 
 
-@pytest.mark.parametrize("game_name,options,names,seats", [
-    ("hex", {"size": 4}, ["a", "b"], [1]),
-    ("posies", {"players": 3}, ["x", "y", "z"], [2]),
-    ("posies", {"players": 3}, ["x", "y", "z"], [0, 2]),
-])
+@pytest.mark.parametrize(
+    "game_name,options,names,seats",
+    [
+        ("hex", {"size": 4}, ["a", "b"], [1]),
+        ("posies", {"players": 3}, ["x", "y", "z"], [2]),
+        ("posies", {"players": 3}, ["x", "y", "z"], [0, 2]),
+    ],
+)
 def test_forfeits_are_checked_against_the_seats_their_reason_names(game_name, options, names, seats):
     record = {**forfeit_before_start(make_game(game_name, options), 4, names, seats, "crash", "boom"), "id": 9}
     [ok] = verdicts(record)
@@ -75,7 +90,7 @@ def test_a_forfeits_reason_and_seat_must_be_stated_and_fit_the_game():
     record = {**forfeit_before_start(make_game("hex", {"size": 4}), 4, ["a", "b"], [1], "crash", "boom"), "id": 9}
     assert verdicts(record)[0]["ok"]
     cases = {
-        "reason": {**record, "reason": "whatever"},                                        # names no seat
+        "reason": {**record, "reason": "whatever"},  # names no seat
         "reason ": {**record, "reason": record["reason"].replace("(seat 1)", "(seat 9)")},  # no such seat
         "forfeit_seat": {k: v for k, v in record.items() if k != "forfeit_seat"},
     }
@@ -89,12 +104,15 @@ def test_a_normal_game_names_no_forfeiting_seat():
     assert not v["ok"] and [m["field"] for m in v["mismatches"]] == ["forfeit_seat"]
 
 
-@pytest.mark.parametrize("code,reason,problem", [
-    ("timeout", "boom", "reads as 'illegal'"),      # the reason is an illegal move's, the code is not
-    ("resign", "engine closed its output: exit code 3", "worded by the referee"),
-    ("crash", "resigned", "reads as 'resign'"),
-    ("dropped", "no move within 400 ms", "worded by the referee"),
-])
+@pytest.mark.parametrize(
+    "code,reason,problem",
+    [
+        ("timeout", "boom", "reads as 'illegal'"),  # the reason is an illegal move's, the code is not
+        ("resign", "engine closed its output: exit code 3", "worded by the referee"),
+        ("crash", "resigned", "reads as 'resign'"),
+        ("dropped", "no move within 400 ms", "worded by the referee"),
+    ],
+)
 def test_a_forfeits_code_must_fit_the_referees_wording(code, reason, problem):
     game = make_game("hex", {"size": 4})
     base = {**forfeit_before_start(game, 4, ["a", "b"], [1], "crash", "boom"), "id": 9}
@@ -139,14 +157,29 @@ def test_a_posies_variant_2_record_with_setup_and_deal_but_no_seed_verifies():
     assert any(not v["ok"] for v in other_deal)  # the deal decides the hidden posies' scores
 
 
-@pytest.mark.parametrize("change,field", [
-    ({"options": {"size": "4"}}, "size"), ({"options": {"size": 4.0}}, "size"), ({"options": {"size": True}}, "size"),
-    ({"winner": True}, "winner"), ({"id": "3"}, "id"), ({"scores": "1"}, "scores"), ({"seed": 1.0}, "seed"),
-    ({"termination": "bogus"}, "termination"), ({"times_ms": "x"}, "times_ms"), ({"times_ms": [1, -5]}, "times_ms"),
-    ({"players": ["x"]}, "players"), ({"players": ["x", "y", "z"]}, "players"), ({"scores": [1e400, 0]}, "scores.0"),
-    ({"opening_plies": -1}, "opening_plies"), ({"opening_plies": 999}, "opening_plies"),
-    ({"opening_plies": "x"}, "opening_plies"), ({"details": []}, "details"), ({"places": [0]}, "places"),
-])
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        ({"options": {"size": "4"}}, "size"),
+        ({"options": {"size": 4.0}}, "size"),
+        ({"options": {"size": True}}, "size"),
+        ({"winner": True}, "winner"),
+        ({"id": "3"}, "id"),
+        ({"scores": "1"}, "scores"),
+        ({"seed": 1.0}, "seed"),
+        ({"termination": "bogus"}, "termination"),
+        ({"times_ms": "x"}, "times_ms"),
+        ({"times_ms": [1, -5]}, "times_ms"),
+        ({"players": ["x"]}, "players"),
+        ({"players": ["x", "y", "z"]}, "players"),
+        ({"scores": [1e400, 0]}, "scores.0"),
+        ({"opening_plies": -1}, "opening_plies"),
+        ({"opening_plies": 999}, "opening_plies"),
+        ({"opening_plies": "x"}, "opening_plies"),
+        ({"details": []}, "details"),
+        ({"places": [0]}, "places"),
+    ],
+)
 def test_record_fields_are_typed_strictly(change, field):
     record = {**finished(), **change}
     [bad] = verdicts(record)
@@ -164,21 +197,33 @@ def test_one_bad_record_does_not_stop_the_file():
     assert out[2]["id"] == 3
 
 
-@pytest.mark.parametrize("text,field", [
-    ('rounds = "2"', "rounds"), ("rounds = 2.0", "rounds"), ("workers = true", "workers"),
-])
+@pytest.mark.parametrize(
+    "text,field",
+    [
+        ('rounds = "2"', "rounds"),
+        ("rounds = 2.0", "rounds"),
+        ("workers = true", "workers"),
+    ],
+)
 def test_tournament_files_are_typed_strictly(tmp_path, text, field):
-    engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml("b", "{python}", "-m", "engines.random_engine")
+    engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "b", "{python}", "-m", "engines.random_engine"
+    )
     path = write_tournament(tmp_path, engines, extra=text)
-    path.write_text(path.read_text().replace("rounds = 1\n", "", 1) if field == "rounds" else
-                    path.read_text().replace("workers = 2\n", "", 1))
+    path.write_text(
+        path.read_text().replace("rounds = 1\n", "", 1)
+        if field == "rounds"
+        else path.read_text().replace("workers = 2\n", "", 1)
+    )
     with pytest.raises(ConfigError, match=f"'{field}'"):
         load_tournament(path)
 
 
 @pytest.mark.parametrize("value", ['"5"', "5.0", "true"])
 def test_game_options_in_a_tournament_file_are_typed_strictly(tmp_path, value):
-    engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml("b", "{python}", "-m", "engines.random_engine")
+    engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "b", "{python}", "-m", "engines.random_engine"
+    )
     path = write_tournament(tmp_path, engines, options=f"size = {value}")
     result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and "option 'size'" in result.output and "Traceback" not in result.output

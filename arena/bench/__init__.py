@@ -20,9 +20,10 @@ Every figure is the median of ``repeats`` runs, baselines measured in the same r
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tabulate import tabulate
 
@@ -34,31 +35,54 @@ SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines
 @dataclass(frozen=True)
 class Plan:
     repeats: int
-    referee_budget_s: float     # time to fill with playouts per game and repeat
-    manager_rounds: int         # 2 games per round
+    referee_budget_s: float  # time to fill with playouts per game and repeat
+    manager_rounds: int  # 2 games per round
     manager_size: int
     scaling_rounds: int
     scaling_size: int
-    scaling_busy_us: int        # CPU each engine burns per move
+    scaling_busy_us: int  # CPU each engine burns per move
     memory_rounds: int
     clock_games: int
     clock_size: int
     clock_sleep_us: int
-    site_games: int = 10_000   # synthetic games in the report site
+    site_games: int = 10_000  # synthetic games in the report site
     engine_level: str = "hard"  # the search engine's level in the engines section
     engine_movetime_ms: int = 300
     engine_clock_games: int = 2
     progress_rounds: int = 100  # 2 games per round
 
 
-FULL = Plan(repeats=5, referee_budget_s=0.5, manager_rounds=100, manager_size=11,
-            scaling_rounds=24, scaling_size=9, scaling_busy_us=2000, memory_rounds=25,
-            clock_games=4, clock_size=11, clock_sleep_us=5000)
-QUICK = Plan(repeats=1, referee_budget_s=0.02, manager_rounds=3, manager_size=7,
-             scaling_rounds=2, scaling_size=5, scaling_busy_us=300, memory_rounds=1,
-             clock_games=1, clock_size=5, clock_sleep_us=2000, site_games=20, engine_level="easy",
-             engine_movetime_ms=150, engine_clock_games=1,
-             progress_rounds=5)
+FULL = Plan(
+    repeats=5,
+    referee_budget_s=0.5,
+    manager_rounds=100,
+    manager_size=11,
+    scaling_rounds=24,
+    scaling_size=9,
+    scaling_busy_us=2000,
+    memory_rounds=25,
+    clock_games=4,
+    clock_size=11,
+    clock_sleep_us=5000,
+)
+QUICK = Plan(
+    repeats=1,
+    referee_budget_s=0.02,
+    manager_rounds=3,
+    manager_size=7,
+    scaling_rounds=2,
+    scaling_size=5,
+    scaling_busy_us=300,
+    memory_rounds=1,
+    clock_games=1,
+    clock_size=5,
+    clock_sleep_us=2000,
+    site_games=20,
+    engine_level="easy",
+    engine_movetime_ms=150,
+    engine_clock_games=1,
+    progress_rounds=5,
+)
 
 
 class Report:
@@ -71,16 +95,24 @@ class Report:
 
     def table(self, rows: list[list[Any]], headers: list[str], numeric: bool = True) -> None:
         align = ("left",) + ("right" if numeric else "left",) * (len(headers) - 1)
-        self.echo(tabulate([[_cell(v) for v in row] for row in rows], headers=headers,
-                           disable_numparse=True, colalign=align))
+        self.echo(
+            tabulate([[_cell(v) for v in row] for row in rows], headers=headers, disable_numparse=True, colalign=align)
+        )
 
     def target(self, what: str, measured: str, met: bool | None) -> None:
-        self.targets.append({"target": what, "measured": measured,
-                             "status": "n/a" if met is None else "met" if met else "MISSED"})
+        self.targets.append(
+            {"target": what, "measured": measured, "status": "n/a" if met is None else "met" if met else "MISSED"}
+        )
 
 
-def run_bench(*, quick: bool = False, sections: tuple[str, ...] = SECTIONS, repeats: int | None = None,
-              json_path: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
+def run_bench(
+    *,
+    quick: bool = False,
+    sections: tuple[str, ...] = SECTIONS,
+    repeats: int | None = None,
+    json_path: Path | None = None,
+    echo: Callable[[str], None] = print,
+) -> dict[str, Any]:
     plan = QUICK if quick else FULL
     if repeats:
         plan = replace(plan, repeats=repeats)
@@ -95,6 +127,7 @@ def run_bench(*, quick: bool = False, sections: tuple[str, ...] = SECTIONS, repe
         echo(f"instant engine: {engine.note}")
         report.data["instant_engine"] = engine.kind
     from . import sections as run
+
     for name in SECTIONS:
         if name in sections:
             getattr(run, name)(plan, engine, report)
@@ -119,8 +152,11 @@ def _targets(report: Report) -> None:
     if not report.targets:
         return
     report.echo("\nTargets")
-    report.table([[t["target"], t["measured"], t["status"]] for t in report.targets],
-                 ["target", "measured", "status"], numeric=False)
+    report.table(
+        [[t["target"], t["measured"], t["status"]] for t in report.targets],
+        ["target", "measured", "status"],
+        numeric=False,
+    )
 
 
 __all__ = ["SECTIONS", "Plan", "run_bench"]

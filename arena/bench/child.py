@@ -77,8 +77,8 @@ def main(config_path: str) -> None:
     if config.get("cpus"):  # like `taskset`: workers and engines inherit the mask
         os.sched_setaffinity(0, config["cpus"])
     from ..cli import _setup_logging
-    from ..tournament.runner import run_tournament
     from ..tournament.config import load_tournament
+    from ..tournament.runner import run_tournament
 
     tournament = load_tournament(config["file"])
     out = Path(config["out"])
@@ -100,19 +100,23 @@ def main(config_path: str) -> None:
     terminations: dict[str, int] = {}
     for record in records:
         terminations[record["termination"]] = terminations.get(record["termination"], 0) + 1
-    print(json.dumps({
-        "games": len(records),
-        "plies": sum(len(r["moves"]) for r in records),
-        "moves": [r["moves"] for r in records],
-        "terminations": terminations,
-        "wall_s": wall,
-        "coordinator_cpu_s": _cpu(self1) - _cpu(self0),
-        "children_cpu_s": _cpu(kids1) - _cpu(kids0),
-        "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
-        "largest_child_rss_kib": kids1.ru_maxrss,
-        "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
-        "progress_cpu_s": progress.cpu_s if progress else 0.0,
-    }))
+    print(
+        json.dumps(
+            {
+                "games": len(records),
+                "plies": sum(len(r["moves"]) for r in records),
+                "moves": [r["moves"] for r in records],
+                "terminations": terminations,
+                "wall_s": wall,
+                "coordinator_cpu_s": _cpu(self1) - _cpu(self0),
+                "children_cpu_s": _cpu(kids1) - _cpu(kids0),
+                "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
+                "largest_child_rss_kib": kids1.ru_maxrss,
+                "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
+                "progress_cpu_s": progress.cpu_s if progress else 0.0,
+            }
+        )
+    )
 
 
 class _TimedProgress:
@@ -146,8 +150,16 @@ def _timed_progress(tournament: Any, mode: str) -> _TimedProgress:
 
     sink = open(os.devnull, "w")
     console = Console(file=sink, force_terminal=True, width=120) if mode == "live" else None
-    return _TimedProgress(Progress([e.name for e in tournament.engines], tournament.game.players, mode,
-                                   report_every=10, echo=lambda line: print(line, file=sink), console=console))
+    return _TimedProgress(
+        Progress(
+            [e.name for e in tournament.engines],
+            tournament.game.players,
+            mode,
+            report_every=10,
+            echo=lambda line: print(line, file=sink),
+            console=console,
+        )
+    )
 
 
 if __name__ == "__main__":

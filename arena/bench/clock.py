@@ -36,15 +36,18 @@ class _TimedEngine(EngineProcess):
 class ClockFigures:
     sleep_ms: float
     moves: int
-    measured_error_ms: list[float]     # Reply.elapsed - engine's own time
-    recorded_error_ms: list[float]     # times_ms in the record - engine's own time
+    measured_error_ms: list[float]  # Reply.elapsed - engine's own time
+    recorded_error_ms: list[float]  # times_ms in the record - engine's own time
 
     def as_dict(self) -> dict[str, Any]:
-        return {"sleep_ms": self.sleep_ms, "moves": self.moves,
-                "measured_error_median_ms": med(self.measured_error_ms),
-                "measured_error_p99_ms": percentile(self.measured_error_ms, 99),
-                "recorded_error_median_ms": med(self.recorded_error_ms),
-                "recorded_error_p99_ms": percentile(self.recorded_error_ms, 99)}
+        return {
+            "sleep_ms": self.sleep_ms,
+            "moves": self.moves,
+            "measured_error_median_ms": med(self.measured_error_ms),
+            "measured_error_p99_ms": percentile(self.measured_error_ms, 99),
+            "recorded_error_median_ms": med(self.recorded_error_ms),
+            "recorded_error_p99_ms": percentile(self.recorded_error_ms, 99),
+        }
 
 
 def clock_accuracy(engine: InstantEngine, *, games: int, size: int, sleep_us: int) -> ClockFigures:
@@ -58,8 +61,7 @@ def clock_accuracy(engine: InstantEngine, *, games: int, size: int, sleep_us: in
                 seat.start()
             pids = [seat.proc.pid for seat in seats]
             for seed in range(games):
-                records.append(play_game(game, seats, seed=seed,
-                                         time_control=TimeControl(movetime_ms=10_000)).record)
+                records.append(play_game(game, seats, seed=seed, time_control=TimeControl(movetime_ms=10_000)).record)
         finally:
             for seat in seats:
                 seat.quit()
@@ -74,8 +76,9 @@ def clock_accuracy(engine: InstantEngine, *, games: int, size: int, sleep_us: in
     for seat, pid in enumerate(pids):
         thinks = own.get(pid, [])
         if len(thinks) != len(seats[seat].charged):
-            raise RuntimeError(f"engine {pid} reported {len(thinks)} moves, the referee timed "
-                               f"{len(seats[seat].charged)}")
+            raise RuntimeError(
+                f"engine {pid} reported {len(thinks)} moves, the referee timed {len(seats[seat].charged)}"
+            )
         measured_error += [c * 1e3 - t / 1e3 for c, t in zip(seats[seat].charged, thinks)]
         recorded_error += [ms - t / 1e3 for ms, t in zip(recorded[seat], thinks)]
     return ClockFigures(sleep_us / 1000, len(measured_error), measured_error, recorded_error)

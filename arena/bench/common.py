@@ -36,7 +36,7 @@ class InstantEngine:
     """How to start the instant engine, and what it is (for the printed notes)."""
 
     argv: tuple[str, ...]
-    kind: str      # "C" or "Python"
+    kind: str  # "C" or "Python"
     note: str
 
 
@@ -49,19 +49,22 @@ def instant_engine() -> InstantEngine:
         raise FileNotFoundError(f"{source} is missing: run arena bench from a source checkout")
     compiler = shutil.which("gcc") or shutil.which("cc")
     if compiler is None:
-        return InstantEngine((sys.executable, str(fallback)), "Python",
-                             "gcc not found: using the Python instant engine, whose own cost "
-                             "per move is far higher than the C one's; figures are pessimistic")
+        return InstantEngine(
+            (sys.executable, str(fallback)),
+            "Python",
+            "gcc not found: using the Python instant engine, whose own cost "
+            "per move is far higher than the C one's; figures are pessimistic",
+        )
     digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
     exe = _cache_dir() / f"instant_engine-{digest}"
     if not exe.exists():
         tmp = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")
-        done = subprocess.run([compiler, "-O2", "-o", str(tmp), str(source)],
-                              capture_output=True, text=True)
+        done = subprocess.run([compiler, "-O2", "-o", str(tmp), str(source)], capture_output=True, text=True)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["?"])[-1]
-            return InstantEngine((sys.executable, str(fallback)), "Python",
-                                 f"gcc failed ({last}): using the Python instant engine")
+            return InstantEngine(
+                (sys.executable, str(fallback)), "Python", f"gcc failed ({last}): using the Python instant engine"
+            )
         os.replace(tmp, exe)
     return InstantEngine((str(exe),), "C", f"C ({source.relative_to(ROOT)}, gcc -O2, cached as {exe})")
 
@@ -83,10 +86,14 @@ def read_engine_stats(folder: Path) -> list[dict[str, list[int] | int]]:
     """The stats files the instant engine writes at exit (one per process)."""
     stats = []
     for path in sorted(folder.glob("engine-*.txt")):
-        fields = dict(line.split(" ", 1) if " " in line else (line, "")
-                      for line in path.read_text().splitlines())
-        stats.append({"pid": int(path.stem.split("-")[1]), "cpu_us": int(fields.get("cpu_us", 0)),
-                      "think_us": [int(t) for t in fields.get("think_us", "").split()]})
+        fields = dict(line.split(" ", 1) if " " in line else (line, "") for line in path.read_text().splitlines())
+        stats.append(
+            {
+                "pid": int(path.stem.split("-")[1]),
+                "cpu_us": int(fields.get("cpu_us", 0)),
+                "think_us": [int(t) for t in fields.get("think_us", "").split()],
+            }
+        )
     return stats
 
 
@@ -101,6 +108,5 @@ def machine() -> str:
     except OSError:
         pass
     uname = os.uname()
-    load = ", load average %.2f %.2f %.2f" % os.getloadavg() if hasattr(os, "getloadavg") else ""
-    return (f"{model}, {os.cpu_count()} cores, {uname.sysname} {uname.release}, "
-            f"Python {sys.version.split()[0]}{load}")
+    load = ", load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()) if hasattr(os, "getloadavg") else ""
+    return f"{model}, {os.cpu_count()} cores, {uname.sysname} {uname.release}, Python {sys.version.split()[0]}{load}"

@@ -23,7 +23,7 @@ from ..match import TimeControl, play_game
 from ..rules import make_game
 from .common import med
 
-POSITION_PLIES = (0, 6, 12)     # plies of a random game before each measured move
+POSITION_PLIES = (0, 6, 12)  # plies of a random game before each measured move
 
 
 @dataclass
@@ -31,14 +31,20 @@ class SearchFigures:
     game: str
     level: str
     budget: int
-    iterations_per_s: float     # median over the positions, CPU time
-    cpu_s: list[float]          # per measured move
+    iterations_per_s: float  # median over the positions, CPU time
+    cpu_s: list[float]  # per measured move
     wall_s: list[float]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"game": self.game, "level": self.level, "budget": self.budget,
-                "iterations_per_s": self.iterations_per_s, "move_cpu_s_max": max(self.cpu_s),
-                "move_cpu_s_median": med(self.cpu_s), "move_wall_s_max": max(self.wall_s)}
+        return {
+            "game": self.game,
+            "level": self.level,
+            "budget": self.budget,
+            "iterations_per_s": self.iterations_per_s,
+            "move_cpu_s_max": max(self.cpu_s),
+            "move_cpu_s_median": med(self.cpu_s),
+            "move_wall_s_max": max(self.wall_s),
+        }
 
 
 def search_speed(game_name: str, level: str, repeats: int) -> SearchFigures:

@@ -16,8 +16,8 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from protocol import codec
 
@@ -35,8 +35,8 @@ MIN_ROUND_TRIPS = 20_000  # short runs catch the scheduler before it settles the
 
 @dataclass
 class RoundTrip:
-    wall_us: float       # per round trip
-    cpu_us: float        # the parent's own CPU per round trip
+    wall_us: float  # per round trip
+    cpu_us: float  # the parent's own CPU per round trip
 
 
 def move_messages(games: Sequence[Sequence[str]], go_line: str) -> list[bytes]:
@@ -98,6 +98,7 @@ def _spinning_reader(fd: int, spin_s: float) -> Callable[[int, int], bytes]:
                 if now() >= until:
                     wait.poll()
                     return os.read(fd, size)
+
     return read
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from ..rules import GAMES, Game, make_game
 from ..rules.base import State
@@ -32,8 +33,8 @@ PLY_CAP = 100_000  # a game that does not end by then is reported, not waited fo
 class RefereeFigures:
     game: str
     options: str
-    playouts: int                 # playouts per repeat
-    plies: int                    # total plies of those playouts
+    playouts: int  # playouts per repeat
+    plies: int  # total plies of those playouts
     playouts_per_s: list[float] = field(default_factory=list)
     moves_validated_per_s: list[float] = field(default_factory=list)
 
@@ -42,11 +43,15 @@ class RefereeFigures:
         return 1e6 / med(self.moves_validated_per_s)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"game": self.game, "options": self.options, "playouts": self.playouts,
-                "plies_per_game": self.plies / self.playouts,
-                "playouts_per_s": med(self.playouts_per_s),
-                "moves_validated_per_s": med(self.moves_validated_per_s),
-                "us_per_validated_move": self.us_per_validated_move}
+        return {
+            "game": self.game,
+            "options": self.options,
+            "playouts": self.playouts,
+            "plies_per_game": self.plies / self.playouts,
+            "playouts_per_s": med(self.playouts_per_s),
+            "moves_validated_per_s": med(self.moves_validated_per_s),
+            "us_per_validated_move": self.us_per_validated_move,
+        }
 
 
 def random_playout(game: Game, seed: int, stepwise: bool = False) -> list[str]:
@@ -96,7 +101,9 @@ class _Subject:
     def measure(self) -> None:
         elapsed, _ = _timed_playouts(self.game, self.seeds)
         self.figures.playouts_per_s.append(len(self.seeds) / elapsed)
-        self.figures.moves_validated_per_s.append(self.figures.plies / _timed_replays(self.game, self.seeds, self.games))
+        self.figures.moves_validated_per_s.append(
+            self.figures.plies / _timed_replays(self.game, self.seeds, self.games)
+        )
 
 
 def _subject(name: str, budget_s: float) -> _Subject:
@@ -107,8 +114,9 @@ def _subject(name: str, budget_s: float) -> _Subject:
     return _Subject(game, seeds, games, RefereeFigures(name, shown, len(seeds), sum(map(len, games))))
 
 
-def all_games(repeats: int, budget_s: float, note: Callable[[str], None],
-              between: Callable[[], None] = lambda: None) -> list[RefereeFigures]:
+def all_games(
+    repeats: int, budget_s: float, note: Callable[[str], None], between: Callable[[], None] = lambda: None
+) -> list[RefereeFigures]:
     """Every registered ruleset at its default options, a game that fails skipped with a
     note; ``between`` runs before each round over the games (to interleave a baseline)."""
     subjects = []
@@ -161,10 +169,17 @@ class OpenSpielFigures:
 
     def as_dict(self) -> dict[str, Any]:
         rates = {f.name: med(getattr(self, f.name)) for f in fields(self) if f.name.endswith("_per_s")}
-        ratios = {name: getattr(self, name) for name in
-                  ("playout_ratio", "stepwise_playout_ratio", "own_list_playout_ratio", "validation_ratio")}
-        return {"openspiel_version": self.version, "playouts": self.playouts,
-                "identical_games": self.identical, **rates, **ratios}
+        ratios = {
+            name: getattr(self, name)
+            for name in ("playout_ratio", "stepwise_playout_ratio", "own_list_playout_ratio", "validation_ratio")
+        }
+        return {
+            "openspiel_version": self.version,
+            "playouts": self.playouts,
+            "identical_games": self.identical,
+            **rates,
+            **ratios,
+        }
 
 
 def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures | None:
@@ -183,9 +198,12 @@ def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures 
     _, games = _timed_playouts(game, seeds)
     index = game.board.index
     actions = [[index(m) for m in moves] for moves in games]  # row-major, as OpenSpiel numbers cells
-    identical = (actions == [_spiel_playout(spiel, seed) for seed in seeds]
-                 == [_spiel_own_list_playout(spiel, seed) for seed in seeds]
-                 and games == _timed_playouts(game, seeds, stepwise=True)[1])
+    identical = (
+        actions
+        == [_spiel_playout(spiel, seed) for seed in seeds]
+        == [_spiel_own_list_playout(spiel, seed) for seed in seeds]
+        and games == _timed_playouts(game, seeds, stepwise=True)[1]
+    )
     figures = OpenSpielFigures(version("open-spiel"), count, identical)
     plies = sum(len(g) for g in games)
     for _ in range(repeats):

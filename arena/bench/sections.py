@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
+from engines.search.engine import PARTS
 from protocol import codec
 
 from ..engine.process import SPIN_S
 from ..rules import make_game
-from engines.search.engine import PARTS
 from .clock import clock_accuracy
-from .engines import clock_mode_times, search_speed
 from .common import InstantEngine, med
+from .engines import clock_mode_times, search_speed
 from .pipes import RoundTrip, move_messages, ping_pong, python_peer
 from .referee import all_games, openspiel_hex, random_playout
 from .tournaments import TournamentRun, machine_parallel_wall, play_tournament
@@ -21,14 +22,13 @@ from .tournaments import TournamentRun, machine_parallel_wall, play_tournament
 if TYPE_CHECKING:
     from . import Plan, Report
 
-PLACEMENTS = {"free": "free (default)", "pinned": "pinned to one core",
-              "affinity": "affinity = true"}
+PLACEMENTS = {"free": "free (default)", "pinned": "pinned to one core", "affinity": "affinity = true"}
 FASTCHESS_CPU_US = 35.0  # the target figure for fastchess on this kind of machine (not measured here)
 
-GO_LINE = codec.format_go(None, None, 1000)   # what the benchmark tournaments send
+GO_LINE = codec.format_go(None, None, 1000)  # what the benchmark tournaments send
 
 
-def referee(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+def referee(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     report.echo("\n1. Referee speed per game (one core, no processes)")
     games = [random_playout(make_game("hex", {"size": 11}), seed) for seed in range(20)]
     messages = move_messages(games, GO_LINE)
@@ -44,66 +44,119 @@ def referee(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
             pinned.append(ping_pong(python_peer(), messages).wall_us)
         free.append(ping_pong(python_peer(), messages).wall_us)
 
-    figures = all_games(plan.repeats, plan.referee_budget_s, lambda text: report.echo(f"   {text}"),
-                        between=round_trips)
+    figures = all_games(
+        plan.repeats, plan.referee_budget_s, lambda text: report.echo(f"   {text}"), between=round_trips
+    )
     pipe = med(pinned)
     rows = []
     for f in figures:
         ratio = f.us_per_validated_move / pipe
-        rows.append([f.game, f.options, med(f.playouts_per_s), f.plies / f.playouts,
-                     med(f.moves_validated_per_s), f.us_per_validated_move, ratio])
+        rows.append(
+            [
+                f.game,
+                f.options,
+                med(f.playouts_per_s),
+                f.plies / f.playouts,
+                med(f.moves_validated_per_s),
+                f.us_per_validated_move,
+                ratio,
+            ]
+        )
         limit = 5 if f.game == "hexgo" else 1
-        report.target(f"{f.game}: validating a move <= {limit} pipe round trip{'s' if limit > 1 else ''}",
-                      f"{f.us_per_validated_move:.2f} us = {ratio:.2f} round trips", ratio <= limit)
-    report.table(rows, ["game", "options", "playouts/s", "plies/game", "moves validated/s",
-                        "us/validated move", "x pipe round trip"])
-    report.echo(f"pipe round trip (Python <-> Python, Hex 11x11 position+go lines, between the rounds): "
-                f"{pipe:.1f} us with both on one core (the yardstick), {med(free):.1f} us as scheduled")
-    report.data["referee"] = {"games": [f.as_dict() for f in figures], "pipe_round_trip_us": pipe,
-                              "pipe_round_trip_scheduled_us": med(free)}
+        report.target(
+            f"{f.game}: validating a move <= {limit} pipe round trip{'s' if limit > 1 else ''}",
+            f"{f.us_per_validated_move:.2f} us = {ratio:.2f} round trips",
+            ratio <= limit,
+        )
+    report.table(
+        rows,
+        ["game", "options", "playouts/s", "plies/game", "moves validated/s", "us/validated move", "x pipe round trip"],
+    )
+    report.echo(
+        f"pipe round trip (Python <-> Python, Hex 11x11 position+go lines, between the rounds): "
+        f"{pipe:.1f} us with both on one core (the yardstick), {med(free):.1f} us as scheduled"
+    )
+    report.data["referee"] = {
+        "games": [f.as_dict() for f in figures],
+        "pipe_round_trip_us": pipe,
+        "pipe_round_trip_scheduled_us": med(free),
+    }
     spiel = openspiel_hex(11, plan.repeats, plan.referee_budget_s)
     if spiel is None:
         report.echo("OpenSpiel: not installed (pip install -e '.[bench]'); comparison skipped")
         report.target("Hex 11x11 random playouts >= 1.5x OpenSpiel", "open-spiel not installed", None)
         return
-    report.echo(f"\nHex 11x11 without swap against OpenSpiel {spiel.version}, {spiel.playouts} playouts, "
-                f"same seeds, alternating runs; identical games: {'yes' if spiel.identical else 'NO'}")
-    report.table([
-        ["random playouts/s: playout() / legal_actions()", med(spiel.arena_playouts_per_s),
-         med(spiel.openspiel_playouts_per_s), spiel.playout_ratio],
-        ["random playouts/s: random_move()+play() / legal_actions()", med(spiel.arena_stepwise_playouts_per_s),
-         med(spiel.openspiel_playouts_per_s), spiel.stepwise_playout_ratio],
-        ["random playouts/s: playout() / driver keeps the empty cells", med(spiel.arena_playouts_per_s),
-         med(spiel.openspiel_own_list_playouts_per_s), spiel.own_list_playout_ratio],
-        ["moves validated/s", med(spiel.arena_moves_validated_per_s), med(spiel.openspiel_moves_validated_per_s),
-         spiel.validation_ratio],
-    ], ["arena / OpenSpiel", "arena", "OpenSpiel", "ratio"])
+    report.echo(
+        f"\nHex 11x11 without swap against OpenSpiel {spiel.version}, {spiel.playouts} playouts, "
+        f"same seeds, alternating runs; identical games: {'yes' if spiel.identical else 'NO'}"
+    )
+    report.table(
+        [
+            [
+                "random playouts/s: playout() / legal_actions()",
+                med(spiel.arena_playouts_per_s),
+                med(spiel.openspiel_playouts_per_s),
+                spiel.playout_ratio,
+            ],
+            [
+                "random playouts/s: random_move()+play() / legal_actions()",
+                med(spiel.arena_stepwise_playouts_per_s),
+                med(spiel.openspiel_playouts_per_s),
+                spiel.stepwise_playout_ratio,
+            ],
+            [
+                "random playouts/s: playout() / driver keeps the empty cells",
+                med(spiel.arena_playouts_per_s),
+                med(spiel.openspiel_own_list_playouts_per_s),
+                spiel.own_list_playout_ratio,
+            ],
+            [
+                "moves validated/s",
+                med(spiel.arena_moves_validated_per_s),
+                med(spiel.openspiel_moves_validated_per_s),
+                spiel.validation_ratio,
+            ],
+        ],
+        ["arena / OpenSpiel", "arena", "OpenSpiel", "ratio"],
+    )
     report.data["referee"]["openspiel_hex11"] = spiel.as_dict()
-    report.target("Hex 11x11 random playouts >= 1.5x OpenSpiel", f"{spiel.playout_ratio:.2f}x "
-                  f"(step by step {spiel.stepwise_playout_ratio:.2f}x)", spiel.playout_ratio >= 1.5)
+    report.target(
+        "Hex 11x11 random playouts >= 1.5x OpenSpiel",
+        f"{spiel.playout_ratio:.2f}x (step by step {spiel.stepwise_playout_ratio:.2f}x)",
+        spiel.playout_ratio >= 1.5,
+    )
 
 
-def manager(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+def manager(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     assert engine is not None
-    report.echo(f"\n2. Manager overhead per move (Hex {plan.manager_size}x{plan.manager_size}, "
-                f"two instant engines, 1 worker, {2 * plan.manager_rounds} games)")
+    report.echo(
+        f"\n2. Manager overhead per move (Hex {plan.manager_size}x{plan.manager_size}, "
+        f"two instant engines, 1 worker, {2 * plan.manager_rounds} games)"
+    )
     allowed = sorted(os.sched_getaffinity(0))
     # Free: the scheduler places processes (the default). Pinned: the whole tree on one core,
     # as `taskset -c N arena run` does; on a VM every wake-up of a process on another vCPU
     # can cost tens of microseconds, which pinning avoids.
     # Affinity: the tournament file's `affinity = true`, each worker and its engines on a core
     # of their own while the coordinator roams; its ping-pong baseline is the one-core one.
-    placements = ({"free": allowed, "pinned": allowed[-1:], "affinity": allowed[-1:]}
-                  if len(allowed) > 1 else {"free": allowed})
+    placements = (
+        {"free": allowed, "pinned": allowed[-1:], "affinity": allowed[-1:]} if len(allowed) > 1 else {"free": allowed}
+    )
     runs: dict[str, list[TournamentRun]] = {p: [] for p in placements}
     py_trips: dict[str, list[RoundTrip]] = {p: [] for p in placements}
     spinning_trips: list[RoundTrip] = []  # free placement only: the one where arena spins
     c_trips: dict[str, list[RoundTrip]] = {p: [] for p in placements}
     for _ in range(plan.repeats):  # interleaved, so load changes hit all alike
         for placement, cpus in placements.items():
-            run = play_tournament(engine, workers=1, rounds=plan.manager_rounds, size=plan.manager_size,
-                                  cpus=allowed if placement == "affinity" else cpus,
-                                  affinity=placement == "affinity", note=report.echo)
+            run = play_tournament(
+                engine,
+                workers=1,
+                rounds=plan.manager_rounds,
+                size=plan.manager_size,
+                cpus=allowed if placement == "affinity" else cpus,
+                affinity=placement == "affinity",
+                note=report.echo,
+            )
             runs[placement].append(run)
             messages = move_messages(run.moves, GO_LINE)
             with _pinned(cpus):
@@ -113,47 +166,89 @@ def manager(plan: "Plan", engine: InstantEngine | None, report: "Report") -> Non
                 c_trips[placement].append(ping_pong(engine.argv, messages))
     figures = {p: _manager_figures(runs[p], py_trips[p], c_trips[p]) for p in placements}
     figures["free"]["pingpong_python_spinning"] = med([t.wall_us for t in spinning_trips])
-    report.table([[PLACEMENTS[p], f["cpu"], f["pingpong_parent_cpu"], f["cpu"] / f["pingpong_parent_cpu"],
-                   f["cpu"] / FASTCHESS_CPU_US] for p, f in figures.items()],
-                 ["manager CPU per move (us)", "arena", "raw ping-pong, parent CPU", "ratio",
-                  f"x fastchess ({FASTCHESS_CPU_US:.0f}, a published figure, not measured here)"])
+    report.table(
+        [
+            [
+                PLACEMENTS[p],
+                f["cpu"],
+                f["pingpong_parent_cpu"],
+                f["cpu"] / f["pingpong_parent_cpu"],
+                f["cpu"] / FASTCHESS_CPU_US,
+            ]
+            for p, f in figures.items()
+        ],
+        [
+            "manager CPU per move (us)",
+            "arena",
+            "raw ping-pong, parent CPU",
+            "ratio",
+            f"x fastchess ({FASTCHESS_CPU_US:.0f}, a published figure, not measured here)",
+        ],
+    )
     report.echo("")
     spinning = figures["free"]["pingpong_python_spinning"]
-    report.table([[PLACEMENTS[p], f["wall"], f["pingpong_python"], f["wall"] / f["pingpong_python"], f["pingpong_c"],
-                   f["wall"] / f["pingpong_c"]] for p, f in figures.items()]
-                 + [["  free, reader spinning", figures["free"]["wall"], spinning, figures["free"]["wall"] / spinning]],
-                 ["wall time per move (us)", "arena", "raw ping-pong Py<->Py", "ratio",
-                  "raw ping-pong Py<->C engine", "ratio"])
+    report.table(
+        [
+            [
+                PLACEMENTS[p],
+                f["wall"],
+                f["pingpong_python"],
+                f["wall"] / f["pingpong_python"],
+                f["pingpong_c"],
+                f["wall"] / f["pingpong_c"],
+            ]
+            for p, f in figures.items()
+        ]
+        + [["  free, reader spinning", figures["free"]["wall"], spinning, figures["free"]["wall"] / spinning]],
+        ["wall time per move (us)", "arena", "raw ping-pong Py<->Py", "ratio", "raw ping-pong Py<->C engine", "ratio"],
+    )
     free = figures["free"]
-    report.echo(f"{free['moves']:,} moves per run; the engines' own CPU ({free['engine_cpu']:.1f} us/move) "
-                "is excluded from the manager's")
+    report.echo(
+        f"{free['moves']:,} moves per run; the engines' own CPU ({free['engine_cpu']:.1f} us/move) "
+        "is excluded from the manager's"
+    )
     report.data["manager"] = figures
     others = [(p, figures[p]) for p in ("pinned", "affinity") if p in figures]
     also = lambda key: "".join(f" ({PLACEMENTS[p]}: {f[key]:.1f} us)" for p, f in others)
-    report.target(f"manager CPU <= {FASTCHESS_CPU_US:.0f} us per move", f"{free['cpu']:.1f} us{also('cpu')}",
-                  free["cpu"] <= FASTCHESS_CPU_US)
+    report.target(
+        f"manager CPU <= {FASTCHESS_CPU_US:.0f} us per move",
+        f"{free['cpu']:.1f} us{also('cpu')}",
+        free["cpu"] <= FASTCHESS_CPU_US,
+    )
     if "affinity" in figures:
         pinned = figures["affinity"]
-        report.target(f"manager CPU <= {FASTCHESS_CPU_US:.0f} us per move, with affinity = true",
-                      f"{pinned['cpu']:.1f} us", pinned["cpu"] <= FASTCHESS_CPU_US)
+        report.target(
+            f"manager CPU <= {FASTCHESS_CPU_US:.0f} us per move, with affinity = true",
+            f"{pinned['cpu']:.1f} us",
+            pinned["cpu"] <= FASTCHESS_CPU_US,
+        )
     # Free: against the stricter of its two ping-pongs (plain, and spinning as arena does).
     free_ratio = free["wall"] / min(free["pingpong_python"], spinning)
-    report.target("wall per move <= 3x raw ping-pong (Python<->Python)",
-                  f"{free['wall']:.1f} us = {free_ratio:.2f}x the spinning ping-pong "
-                  f"({free['wall'] / free['pingpong_python']:.2f}x the plain one)", free_ratio <= 3)
+    report.target(
+        "wall per move <= 3x raw ping-pong (Python<->Python)",
+        f"{free['wall']:.1f} us = {free_ratio:.2f}x the spinning ping-pong "
+        f"({free['wall'] / free['pingpong_python']:.2f}x the plain one)",
+        free_ratio <= 3,
+    )
     if "affinity" in figures:
         ratio = figures["affinity"]["wall"] / figures["affinity"]["pingpong_python"]
-        report.target("wall per move <= 3x raw ping-pong, with affinity = true",
-                      f"{figures['affinity']['wall']:.1f} us = {ratio:.2f}x", ratio <= 3)
+        report.target(
+            "wall per move <= 3x raw ping-pong, with affinity = true",
+            f"{figures['affinity']['wall']:.1f} us = {ratio:.2f}x",
+            ratio <= 3,
+        )
 
 
 def _manager_figures(runs: list[TournamentRun], py: list[RoundTrip], c: list[RoundTrip]) -> dict[str, float]:
-    return {"moves": runs[0].plies,
-            "cpu": med([r.manager_cpu_s / r.plies * 1e6 for r in runs]),
-            "wall": med([r.wall_s / r.plies * 1e6 for r in runs]),
-            "engine_cpu": med([r.engine_cpu_s / r.plies * 1e6 for r in runs]),
-            "pingpong_python": med([t.wall_us for t in py]), "pingpong_c": med([t.wall_us for t in c]),
-            "pingpong_parent_cpu": med([t.cpu_us for t in c])}
+    return {
+        "moves": runs[0].plies,
+        "cpu": med([r.manager_cpu_s / r.plies * 1e6 for r in runs]),
+        "wall": med([r.wall_s / r.plies * 1e6 for r in runs]),
+        "engine_cpu": med([r.engine_cpu_s / r.plies * 1e6 for r in runs]),
+        "pingpong_python": med([t.wall_us for t in py]),
+        "pingpong_c": med([t.wall_us for t in c]),
+        "pingpong_parent_cpu": med([t.cpu_us for t in c]),
+    }
 
 
 @contextmanager
@@ -167,41 +262,56 @@ def _pinned(cpus: list[int]) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-def scaling(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+def scaling(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     assert engine is not None
     cores = os.cpu_count() or 1
-    report.echo(f"\n3. Parallel scaling (Hex {plan.scaling_size}x{plan.scaling_size}, engines burning "
-                f"{plan.scaling_busy_us} us CPU per move, {2 * plan.scaling_rounds} games)")
+    report.echo(
+        f"\n3. Parallel scaling (Hex {plan.scaling_size}x{plan.scaling_size}, engines burning "
+        f"{plan.scaling_busy_us} us CPU per move, {2 * plan.scaling_rounds} games)"
+    )
     counts = list(range(1, cores + 1))
     rates: dict[int, list[float]] = {k: [] for k in counts}
     raw: dict[int, list[float]] = {k: [] for k in counts}
     for _ in range(plan.repeats):
         for k in counts:  # interleaved, arena and the bare machine side by side
-            run = play_tournament(engine, workers=k, rounds=plan.scaling_rounds, size=plan.scaling_size,
-                                  engine_args=("--busy-us", str(plan.scaling_busy_us)), note=report.echo)
+            run = play_tournament(
+                engine,
+                workers=k,
+                rounds=plan.scaling_rounds,
+                size=plan.scaling_size,
+                engine_args=("--busy-us", str(plan.scaling_busy_us)),
+                note=report.echo,
+            )
             rates[k].append(run.games / run.wall_s)
-            raw[k].append(1 / machine_parallel_wall(engine, processes=k, moves=run.plies,
-                                                    size=plan.scaling_size, busy_us=plan.scaling_busy_us))
+            raw[k].append(
+                1
+                / machine_parallel_wall(
+                    engine, processes=k, moves=run.plies, size=plan.scaling_size, busy_us=plan.scaling_busy_us
+                )
+            )
     base, raw_base = med(rates[1]), med(raw[1])
-    rows = [[k, med(rates[k]), med(rates[k]) / (k * base) * 100, med(raw[k]) / (k * raw_base) * 100]
-            for k in counts]
-    report.table(rows, ["workers", "games/s", "efficiency vs 1 worker (%)",
-                        "machine alone: same CPU work in k processes (%)"])
-    report.data["scaling"] = [{"workers": k, "games_per_s": r, "efficiency": e / 100, "machine_efficiency": m / 100}
-                              for k, r, e, m in rows]
+    rows = [[k, med(rates[k]), med(rates[k]) / (k * base) * 100, med(raw[k]) / (k * raw_base) * 100] for k in counts]
+    report.table(
+        rows, ["workers", "games/s", "efficiency vs 1 worker (%)", "machine alone: same CPU work in k processes (%)"]
+    )
+    report.data["scaling"] = [
+        {"workers": k, "games_per_s": r, "efficiency": e / 100, "machine_efficiency": m / 100} for k, r, e, m in rows
+    ]
     if cores >= 2:
         eff, machine_eff = rows[1][2], rows[1][3]
-        report.target(">= 90% parallel efficiency at 2 workers",
-                      f"{eff:.1f}% (the machine alone: {machine_eff:.1f}%)", eff >= 90)
+        report.target(
+            ">= 90% parallel efficiency at 2 workers", f"{eff:.1f}% (the machine alone: {machine_eff:.1f}%)", eff >= 90
+        )
 
 
-def memory(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+def memory(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     assert engine is not None
     workers = os.cpu_count() or 1
     report.echo(f"\n4. Memory (peak RSS; Hex 11x11 tournament, instant engines, {workers} workers)")
-    runs = [play_tournament(engine, workers=workers, rounds=plan.memory_rounds, size=11, sample_rss=True,
-                            note=report.echo)
-            for _ in range(plan.repeats)]
+    runs = [
+        play_tournament(engine, workers=workers, rounds=plan.memory_rounds, size=11, sample_rss=True, note=report.echo)
+        for _ in range(plan.repeats)
+    ]
     rows = [["coordinator", med([r.coordinator_rss_kib for r in runs]) / 1024]]
     sampled = [r.worker_rss_kib for r in runs if r.worker_rss_kib and len(r.worker_rss_kib) == workers]
     if sampled:
@@ -212,64 +322,96 @@ def memory(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None
     report.data["memory_mib"] = {name: value for name, value in rows}
 
 
-def clock(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+def clock(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     assert engine is not None
-    report.echo(f"\n5. Clock accuracy (an engine sleeping {plan.clock_sleep_us / 1000:g} ms per move, "
-                f"Hex {plan.clock_size}x{plan.clock_size})")
-    runs = [clock_accuracy(engine, games=plan.clock_games, size=plan.clock_size, sleep_us=plan.clock_sleep_us)
-            for _ in range(plan.repeats)]
+    report.echo(
+        f"\n5. Clock accuracy (an engine sleeping {plan.clock_sleep_us / 1000:g} ms per move, "
+        f"Hex {plan.clock_size}x{plan.clock_size})"
+    )
+    runs = [
+        clock_accuracy(engine, games=plan.clock_games, size=plan.clock_size, sleep_us=plan.clock_sleep_us)
+        for _ in range(plan.repeats)
+    ]
     figures = [r.as_dict() for r in runs]
     pick = lambda key: med([f[key] for f in figures])
-    report.table([
-        ["referee's measurement (Reply.elapsed)", pick("measured_error_median_ms"), pick("measured_error_p99_ms")],
-        ["charged in the record (times_ms, whole ms)", pick("recorded_error_median_ms"),
-         pick("recorded_error_p99_ms")],
-    ], ["referee minus engine's own time", "median (ms)", "99th percentile (ms)"], )
+    report.table(
+        [
+            ["referee's measurement (Reply.elapsed)", pick("measured_error_median_ms"), pick("measured_error_p99_ms")],
+            [
+                "charged in the record (times_ms, whole ms)",
+                pick("recorded_error_median_ms"),
+                pick("recorded_error_p99_ms"),
+            ],
+        ],
+        ["referee minus engine's own time", "median (ms)", "99th percentile (ms)"],
+    )
     report.echo(f"{runs[0].moves} moves per run")
     report.data["clock"] = {key: pick(key) for key in figures[0]}
     err = pick("measured_error_median_ms")
     report.target("clock error median <= 1 ms", f"{err:.3f} ms", abs(err) <= 1)
 
 
-def site(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+def site(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     from .site import site as site_section
 
     site_section(plan, report)
 
 
-def engines(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+def engines(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     level = plan.engine_level
-    report.echo(f"\n7. Bundled search engine (level {level}, default game options, one core, "
-                f"{plan.repeats} run(s) per position)")
+    report.echo(
+        f"\n7. Bundled search engine (level {level}, default game options, one core, "
+        f"{plan.repeats} run(s) per position)"
+    )
     figures = [search_speed(game, level, plan.repeats) for game in sorted(PARTS)]
-    report.table([[f.game, f.budget, f.iterations_per_s, med(f.cpu_s), max(f.cpu_s), max(f.wall_s)]
-                  for f in figures],
-                 ["game", "iterations a move", "iterations/s (CPU)", "move CPU s (median)",
-                  "move CPU s (max)", "move wall s (max)"])
+    report.table(
+        [[f.game, f.budget, f.iterations_per_s, med(f.cpu_s), max(f.cpu_s), max(f.wall_s)] for f in figures],
+        [
+            "game",
+            "iterations a move",
+            "iterations/s (CPU)",
+            "move CPU s (median)",
+            "move CPU s (max)",
+            "move wall s (max)",
+        ],
+    )
     slowest = max(figures, key=lambda f: max(f.cpu_s))
-    report.target(f"level {level} moves within 1 s on one core",
-                  f"slowest {max(slowest.cpu_s):.2f} s CPU ({slowest.game})", max(slowest.cpu_s) <= 1.0)
+    report.target(
+        f"level {level} moves within 1 s on one core",
+        f"slowest {max(slowest.cpu_s):.2f} s CPU ({slowest.game})",
+        max(slowest.cpu_s) <= 1.0,
+    )
     charged = clock_mode_times(plan.engine_movetime_ms, plan.engine_clock_games)
-    report.echo(f"level time under movetime {plan.engine_movetime_ms} ms (Hex 9x9, {len(charged)} moves): "
-                f"the referee charged median {med(charged):.0f} ms, max {max(charged)} ms")
-    report.data["engines"] = {"search": [f.as_dict() for f in figures],
-                              "clock_mode": {"movetime_ms": plan.engine_movetime_ms, "charged_ms": charged}}
-    report.target("level time answers within its movetime", f"max {max(charged)} ms of "
-                  f"{plan.engine_movetime_ms} ms", max(charged) < plan.engine_movetime_ms)
+    report.echo(
+        f"level time under movetime {plan.engine_movetime_ms} ms (Hex 9x9, {len(charged)} moves): "
+        f"the referee charged median {med(charged):.0f} ms, max {max(charged)} ms"
+    )
+    report.data["engines"] = {
+        "search": [f.as_dict() for f in figures],
+        "clock_mode": {"movetime_ms": plan.engine_movetime_ms, "charged_ms": charged},
+    }
+    report.target(
+        "level time answers within its movetime",
+        f"max {max(charged)} ms of {plan.engine_movetime_ms} ms",
+        max(charged) < plan.engine_movetime_ms,
+    )
 
 
 PROGRESS_MODES = {"off": None, "lines (not a terminal)": "lines", "live (rich, a terminal)": "live"}
 
 
-def progress(plan: "Plan", engine: InstantEngine | None, report: "Report") -> None:
+def progress(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     assert engine is not None
-    report.echo(f"\n8. Live progress: coordinator CPU per move (Hex {plan.manager_size}x{plan.manager_size}, two "
-                f"instant engines, 1 worker, {2 * plan.progress_rounds} games; output discarded)")
+    report.echo(
+        f"\n8. Live progress: coordinator CPU per move (Hex {plan.manager_size}x{plan.manager_size}, two "
+        f"instant engines, 1 worker, {2 * plan.progress_rounds} games; output discarded)"
+    )
     runs: dict[str, list[TournamentRun]] = {label: [] for label in PROGRESS_MODES}
     for _ in range(plan.repeats):  # interleaved, so load changes hit all modes alike
         for label, mode in PROGRESS_MODES.items():
-            runs[label].append(play_tournament(engine, workers=1, rounds=plan.progress_rounds,
-                                               size=plan.manager_size, progress=mode))
+            runs[label].append(
+                play_tournament(engine, workers=1, rounds=plan.progress_rounds, size=plan.manager_size, progress=mode)
+            )
     per_move = lambda values: med(values) * 1e6
     manager_off = per_move([r.manager_cpu_s / r.plies for r in runs["off"]])
     rows, figures = [], {}
@@ -279,10 +421,14 @@ def progress(plan: "Plan", engine: InstantEngine | None, report: "Report") -> No
         share = 100 * inside / manager_off
         rows.append([label, manager, manager / manager_off, inside, share])
         figures[mode or "off"] = {"manager_cpu_us": manager, "progress_cpu_us": inside, "share_pct": share}
-    report.table(rows, ["progress", "manager CPU per move (us)", "x off", "in the progress (us/move)",
-                        "% of the manager's CPU (off)"])
-    report.echo("the middle columns compare whole runs (noisy on a shared machine); the last two time the "
-                "progress calls themselves")
+    report.table(
+        rows,
+        ["progress", "manager CPU per move (us)", "x off", "in the progress (us/move)", "% of the manager's CPU (off)"],
+    )
+    report.echo(
+        "the middle columns compare whole runs (noisy on a shared machine); the last two time the "
+        "progress calls themselves"
+    )
     report.data["progress"] = figures
     worst = max(f["share_pct"] for f in figures.values())
     report.target("live progress <= 1% of the manager's CPU per move", f"{worst:.2f}% (worst mode)", worst <= 1)

@@ -24,9 +24,17 @@ if TYPE_CHECKING:
 
 ENGINES = ["alpha", "beta", "gamma", "delta"]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGE_LOADS = 5   # per page (one in a quick run)
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PAGE_LOADS = 5  # per page (one in a quick run)
 
 
 def synthetic_records(games: int, size: int = 11, seed: int = 1) -> list[dict[str, Any]]:
@@ -40,19 +48,35 @@ def synthetic_records(games: int, size: int = 11, seed: int = 1) -> list[dict[st
         state.playout(rng, 10 * size * size)
         players = list(pairs[i % len(pairs)])
         winner = state.winner()
-        records.append({
-            "id": i, "round": i // len(pairs), "tournament": "bench", "game": "hex",
-            "options": game.options.model_dump(), "setup": "start", "seed": i, "deal": i,
-            "engine_seeds": [1, 2], "players": players, "moves": list(state.moves),
-            "times_ms": [rng.randrange(5, 200) for _ in state.moves], "termination": "normal",
-            "reason": state.end_reason(), "forfeit_seat": None, "winner": winner,
-            "scores": state.scores(), "places": state.places(), "details": state.details(),
-            "started": "2026-01-01T00:00:00+00:00", "duration_s": 1.0,
-        })
+        records.append(
+            {
+                "id": i,
+                "round": i // len(pairs),
+                "tournament": "bench",
+                "game": "hex",
+                "options": game.options.model_dump(),
+                "setup": "start",
+                "seed": i,
+                "deal": i,
+                "engine_seeds": [1, 2],
+                "players": players,
+                "moves": list(state.moves),
+                "times_ms": [rng.randrange(5, 200) for _ in state.moves],
+                "termination": "normal",
+                "reason": state.end_reason(),
+                "forfeit_seat": None,
+                "winner": winner,
+                "scores": state.scores(),
+                "places": state.places(),
+                "details": state.details(),
+                "started": "2026-01-01T00:00:00+00:00",
+                "duration_s": 1.0,
+            }
+        )
     return records
 
 
-def site(plan: "Plan", report: "Report") -> None:
+def site(plan: Plan, report: Report) -> None:
     from ..results.site import SiteData, write_site
 
     games = plan.site_games
@@ -76,23 +100,35 @@ def site(plan: "Plan", report: "Report") -> None:
     rows: list[list[Any]] = [["whole build", med(builds)], ["refresh (game pages already written)", med(refreshes)]]
     report.table(rows, ["site", "seconds (median)"])
     report.echo(f"site size: {size_mib:,.0f} MiB in {games + 10:,}-odd files")
-    figures: dict[str, Any] = {"games": games, "build_s": med(builds), "refresh_s": med(refreshes),
-                               "size_mib": size_mib}
+    figures: dict[str, Any] = {
+        "games": games,
+        "build_s": med(builds),
+        "refresh_s": med(refreshes),
+        "size_mib": size_mib,
+    }
     if all(loads.values()):
-        report.table([[page, 1000 * med(times)] for page, times in loads.items()],
-                     ["page (from disk, headless Chromium)", "load ms (median)"])
+        report.table(
+            [[page, 1000 * med(times)] for page, times in loads.items()],
+            ["page (from disk, headless Chromium)", "load ms (median)"],
+        )
         figures["load_ms"] = {page: 1000 * med(times) for page, times in loads.items()}
     else:
-        report.echo("page loads: not measured (Playwright or /usr/bin/chromium missing; "
-                    "install the test extra and Debian's chromium)")
+        report.echo(
+            "page loads: not measured (Playwright or /usr/bin/chromium missing; "
+            "install the test extra and Debian's chromium)"
+        )
     report.data["site"] = figures
     scale = "" if games == 10_000 else f" (measured at {games:,} games)"
-    report.target("site of 10,000 games builds in < 30 s", f"{med(builds):.1f} s{scale}",
-                  med(builds) < 30 if games >= 10_000 else None)
+    report.target(
+        "site of 10,000 games builds in < 30 s",
+        f"{med(builds):.1f} s{scale}",
+        med(builds) < 30 if games >= 10_000 else None,
+    )
     if all(loads.values()):
         index_ms = 1000 * med(loads["index.html"])
-        report.target("index page loads in < 1 s", f"{index_ms:.0f} ms{scale}",
-                      index_ms < 1000 if games >= 10_000 else None)
+        report.target(
+            "index page loads in < 1 s", f"{index_ms:.0f} ms{scale}", index_ms < 1000 if games >= 10_000 else None
+        )
 
 
 def _load_times(folder: Path, loads: int) -> dict[str, list[float]]:
@@ -111,8 +147,10 @@ def _load_times(folder: Path, loads: int) -> dict[str, list[float]]:
                 for _ in range(loads):
                     page = browser.new_page()  # a fresh page each time: nothing cached in memory
                     page.goto((folder / page_name).as_uri(), wait_until="load")
-                    ms = page.evaluate("() => { const n = performance.getEntriesByType('navigation')[0];"
-                                       " return n.loadEventEnd - n.startTime; }")
+                    ms = page.evaluate(
+                        "() => { const n = performance.getEntriesByType('navigation')[0];"
+                        " return n.loadEventEnd - n.startTime; }"
+                    )
                     times.setdefault(page_name, []).append(ms / 1000)
                     page.close()
         finally:

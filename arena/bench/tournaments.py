@@ -8,9 +8,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .common import ROOT, InstantEngine, read_engine_stats
 
@@ -24,8 +25,8 @@ class TournamentRun:
     terminations: dict[str, int]
     wall_s: float
     coordinator_cpu_s: float
-    children_cpu_s: float        # workers + engines
-    engine_cpu_s: float          # what the engines reported for themselves
+    children_cpu_s: float  # workers + engines
+    engine_cpu_s: float  # what the engines reported for themselves
     engine_processes: int
     coordinator_rss_kib: int
     largest_child_rss_kib: int
@@ -38,10 +39,19 @@ class TournamentRun:
         return self.coordinator_cpu_s + self.children_cpu_s - self.engine_cpu_s
 
 
-def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: int,
-                    engine_args: Sequence[str] = (), sample_rss: bool = False,
-                    cpus: Sequence[int] = (), affinity: bool = False,
-                    note: Callable[[str], None] = print, progress: str | None = None) -> TournamentRun:
+def play_tournament(
+    engine: InstantEngine,
+    *,
+    workers: int,
+    rounds: int,
+    size: int,
+    engine_args: Sequence[str] = (),
+    sample_rss: bool = False,
+    cpus: Sequence[int] = (),
+    affinity: bool = False,
+    note: Callable[[str], None] = print,
+    progress: str | None = None,
+) -> TournamentRun:
     """A Hex round-robin between two copies of the instant engine (2 x rounds games);
     ``cpus``: pin the whole process tree to these cores, as ``taskset`` would;
     ``affinity``: the tournament file's ``affinity = true`` (one core per worker);
@@ -53,31 +63,48 @@ def play_tournament(engine: InstantEngine, *, workers: int, rounds: int, size: i
         stats = folder / "stats"
         stats.mkdir()
         command = [*engine.argv, "--stats", str(stats), *engine_args]
-        engines = "".join(f'\n[[engines]]\nname = "{name}"\ncommand = {json.dumps(command)}\n'
-                          for name in ("instant-a", "instant-b"))
+        engines = "".join(
+            f'\n[[engines]]\nname = "{name}"\ncommand = {json.dumps(command)}\n' for name in ("instant-a", "instant-b")
+        )
         (folder / "bench.toml").write_text(
             f'name = "bench"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
             f"affinity = {'true' if affinity else 'false'}\n"
-            f"[options]\nsize = {size}\nswap = true\n[time_control]\nmovetime_ms = 1000\n{engines}")
-        config = {"file": str(folder / "bench.toml"), "out": str(folder / "out"),
-                  "workers": workers, "sample_rss": sample_rss, "cpus": list(cpus), "progress": progress}
+            f"[options]\nsize = {size}\nswap = true\n[time_control]\nmovetime_ms = 1000\n{engines}"
+        )
+        config = {
+            "file": str(folder / "bench.toml"),
+            "out": str(folder / "out"),
+            "workers": workers,
+            "sample_rss": sample_rss,
+            "cpus": list(cpus),
+            "progress": progress,
+        }
         (folder / "config.json").write_text(json.dumps(config))
-        done = subprocess.run([sys.executable, "-m", "arena.bench.child", str(folder / "config.json")],
-                              capture_output=True, text=True, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.bench.child", str(folder / "config.json")],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"benchmark tournament failed: {done.stderr.strip()[-2000:]}")
         result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         engine_stats = read_engine_stats(stats)
     faults = {code: n for code, n in result["terminations"].items() if code != "normal"}
     if faults:
-        note(f"   note: {sum(faults.values())} of {result['games']} benchmark games ended by a fault "
-             f"({', '.join(f'{n} {code}' for code, n in sorted(faults.items()))}); they are in the figures")
-    return TournamentRun(workers=workers, engine_cpu_s=sum(s["cpu_us"] for s in engine_stats) / 1e6,
-                         engine_processes=len(engine_stats), **result)
+        note(
+            f"   note: {sum(faults.values())} of {result['games']} benchmark games ended by a fault "
+            f"({', '.join(f'{n} {code}' for code, n in sorted(faults.items()))}); they are in the figures"
+        )
+    return TournamentRun(
+        workers=workers,
+        engine_cpu_s=sum(s["cpu_us"] for s in engine_stats) / 1e6,
+        engine_processes=len(engine_stats),
+        **result,
+    )
 
 
-def machine_parallel_wall(engine: InstantEngine, *, processes: int, moves: int, size: int,
-                          busy_us: int) -> float:
+def machine_parallel_wall(engine: InstantEngine, *, processes: int, moves: int, size: int, busy_us: int) -> float:
     """Seconds for ``processes`` copies of the busy engine to make ``moves`` moves between
     them with no arena at all (input from a file, output discarded): what the machine
     itself gives in parallel, the ceiling for arena's scaling."""
@@ -90,8 +117,9 @@ def machine_parallel_wall(engine: InstantEngine, *, processes: int, moves: int, 
         procs = []
         for _ in range(processes):
             with open(path, "rb") as feed:
-                procs.append(subprocess.Popen([*engine.argv, "--busy-us", str(busy_us)], stdin=feed,
-                                              stdout=subprocess.DEVNULL))
+                procs.append(
+                    subprocess.Popen([*engine.argv, "--busy-us", str(busy_us)], stdin=feed, stdout=subprocess.DEVNULL)
+                )
         for proc in procs:
             proc.wait()
         return time.perf_counter() - start

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from protocol import codec
 
@@ -23,21 +24,26 @@ from ..rules import bases as bases_rules
 from . import open_engine
 from .process import EngineFault, EngineProcess, EngineSpec, Reply
 
-MOVETIME_MS = 300          # the "move within movetime" check
-CLOCK_MS = 3000            # each seat's clock in the "move on a game clock" check
+MOVETIME_MS = 300  # the "move within movetime" check
+CLOCK_MS = 3000  # each seat's clock in the "move on a game clock" check
 POSITION_MOVETIME_MS = 5000  # the position checks: generous, they test answers, not speed
 MARGIN_MS = 100
-EXCHANGE_SHOWN = 14        # lines of the exchange shown on a failure
+EXCHANGE_SHOWN = 14  # lines of the exchange shown on a failure
 GAME_ORDER = ("hex", "groups", "bases", "hexgo", "posies")
 # Small boards: the checks test the protocol, not strength, and whole games are played.
-CHECK_OPTIONS = {"hex": {"size": 5}, "groups": {"size": 4}, "bases": {}, "hexgo": {"size": 3},
-                 "posies": {"players": 3, "variant": 2}}
+CHECK_OPTIONS = {
+    "hex": {"size": 5},
+    "groups": {"size": 4},
+    "bases": {},
+    "hexgo": {"size": 3},
+    "posies": {"players": 3, "variant": 2},
+}
 
 
 @dataclass
 class Check:
     name: str
-    passed: bool | None            # None: skipped
+    passed: bool | None  # None: skipped
     detail: str = ""
     exchange: list[str] = field(default_factory=list)
     hint: str = ""
@@ -122,15 +128,27 @@ class Conformance:
             checks.append(("options", "sections 3-4 (option and setoption)", self._options))
         for game in self.games:
             for label, build, options in POSITIONS.get(game, ()):
-                checks.append((f"{game}: {label}", f"section 6 (move tokens) and docs/rules/{game}.md",
-                               lambda build=build, game=game, options=options: self._position(game, build, options)))
+                checks.append(
+                    (
+                        f"{game}: {label}",
+                        f"section 6 (move tokens) and docs/rules/{game}.md",
+                        lambda build=build, game=game, options=options: self._position(game, build, options),
+                    )
+                )
         main = self.games[0] if self.games else "hex"
         checks.append((f"move within movetime ({main})", "section 5 (clocks)", lambda: self._movetime(main)))
         checks.append((f"move on a game clock, no movetime ({main})", "section 5 (clocks)", lambda: self._clock(main)))
-        checks.append((f"several games in one process ({main})", "section 2 (one process, many games)",
-                       lambda: self._several_games(main)))
+        checks.append(
+            (
+                f"several games in one process ({main})",
+                "section 2 (one process, many games)",
+                lambda: self._several_games(main),
+            )
+        )
         if not self.gtp:
-            checks.append(("isready after gameover", "section 3 (gameover, isready)", lambda: self._after_gameover(main)))
+            checks.append(
+                ("isready after gameover", "section 3 (gameover, isready)", lambda: self._after_gameover(main))
+            )
         checks.append(("quit within 1 s", "section 8 (quit grace)", self._quit))
         for name, hint, body in checks:
             if not first.passed:
@@ -149,8 +167,9 @@ class Conformance:
         except _Failed as exc:
             return Check(name, False, exc.detail, self._memory.lines[-EXCHANGE_SHOWN:], self._where(hint))
         except EngineFault as exc:
-            return Check(name, False, f"{exc.code}: {exc.reason}", self._memory.lines[-EXCHANGE_SHOWN:],
-                         self._where(hint))
+            return Check(
+                name, False, f"{exc.code}: {exc.reason}", self._memory.lines[-EXCHANGE_SHOWN:], self._where(hint)
+            )
         finally:
             for engine in self._engines:
                 engine.kill()
@@ -185,16 +204,27 @@ class Conformance:
             games = ["hex"]
         self.games = sorted(games, key=GAME_ORDER.index)
         what = "GTP" if self.gtp else "protocol 1"
-        return (f"{self.identity['name']!r} speaks {what}; {len(self.declared)} option(s); checking "
-                f"{', '.join(self.games)}" + ("" if self.requested or declared_games or self.gtp
-                                              else " (declare 'id games' or pass --game for others)"))
+        return (
+            f"{self.identity['name']!r} speaks {what}; {len(self.declared)} option(s); checking "
+            f"{', '.join(self.games)}"
+            + (
+                ""
+                if self.requested or declared_games or self.gtp
+                else " (declare 'id games' or pass --game for others)"
+            )
+        )
 
     def _options(self) -> str:
         # A malformed declaration already failed the handshake (the engine layer refuses it).
         if not self.declared:
             return "no options declared"
-        spec = EngineSpec(self.spec.name, self.spec.command, self.spec.cwd,
-                          tuple((d.name, d.default) for d in self.declared), handshake_ms=self.spec.handshake_ms)
+        spec = EngineSpec(
+            self.spec.name,
+            self.spec.command,
+            self.spec.cwd,
+            tuple((d.name, d.default) for d in self.declared),
+            handshake_ms=self.spec.handshake_ms,
+        )
         engine = self._start(spec)  # sends each declared option once, with its default
         self._isready(engine, "after setoption")
         return f"set {', '.join(d.name for d in self.declared)} once each to the default; readyok"
@@ -206,8 +236,9 @@ class Conformance:
         engine = self._start()
         engine.new_game(game.name, seat, game.players, game.option_tokens(), 12345, state.private_info(seat))
         go = codec.format_go(None, None, POSITION_MOVETIME_MS)
-        reply = engine.go(codec.format_position(state.setup_token(), state.moves), go,
-                          (POSITION_MOVETIME_MS + MARGIN_MS) / 1000)
+        reply = engine.go(
+            codec.format_position(state.setup_token(), state.moves), go, (POSITION_MOVETIME_MS + MARGIN_MS) / 1000
+        )
         move = self._legal(state, reply)
         return f"answered {move} after {' '.join(state.moves) or 'the start'}"
 
@@ -216,8 +247,11 @@ class Conformance:
         state, _ = starting_state(game, 7)
         engine = self._start()
         engine.new_game(game.name, 0, game.players, game.option_tokens(), 7, state.private_info(0))
-        reply = engine.go(codec.format_position(state.setup_token(), state.moves),
-                          codec.format_go(None, None, MOVETIME_MS), (MOVETIME_MS + MARGIN_MS) / 1000)
+        reply = engine.go(
+            codec.format_position(state.setup_token(), state.moves),
+            codec.format_go(None, None, MOVETIME_MS),
+            (MOVETIME_MS + MARGIN_MS) / 1000,
+        )
         move = self._legal(state, reply)
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms (movetime {MOVETIME_MS})"
 
@@ -259,8 +293,10 @@ class Conformance:
         try:
             engine.proc.wait(1.0)
         except Exception:
-            raise _Failed("still running 1 s after 'quit' (arena kills it then, but waits that second "
-                          "at the end of every tournament)") from None
+            raise _Failed(
+                "still running 1 s after 'quit' (arena kills it then, but waits that second "
+                "at the end of every tournament)"
+            ) from None
         return f"exited {(time.monotonic() - start) * 1000:.0f} ms after quit"
 
     # -- helpers ---------------------------------------------------------------
@@ -268,8 +304,13 @@ class Conformance:
     def _whole_game(self, game: Game, engine: EngineProcess, seat: int, seed: int) -> dict:
         seats: list = [_RandomSeat(game, seed + s) for s in range(game.players)]
         seats[seat] = engine
-        record = play_game(game, seats, seed=seed, names=[f"seat{s}" for s in range(game.players)],
-                           time_control=TimeControl(movetime_ms=POSITION_MOVETIME_MS, margin_ms=MARGIN_MS)).record
+        record = play_game(
+            game,
+            seats,
+            seed=seed,
+            names=[f"seat{s}" for s in range(game.players)],
+            time_control=TimeControl(movetime_ms=POSITION_MOVETIME_MS, margin_ms=MARGIN_MS),
+        ).record
         if record["forfeit_seat"] == seat:
             raise _Failed(f"lost game {seed} as seat {seat}: {record['termination']}: {record['reason']}")
         return record
@@ -329,6 +370,7 @@ def _bases_near_full(game: Game) -> State:
     def near_full(state: State) -> bool:
         occupied = [sum(state.cells[c] != bases_rules.EMPTY for c in base) for base in game.layout.bases]
         return len(state.moves) >= 6 and 5 in occupied
+
     return _random_until(game, near_full)
 
 
@@ -351,8 +393,10 @@ def _hex_second_move(game: Game) -> State:
 
 # Each position: its label, how to reach it, and options over CHECK_OPTIONS (None: none).
 POSITIONS: dict[str, list[tuple[str, Callable[[Game], State], dict[str, Any] | None]]] = {
-    "hex": [("after a swap (b3 swap ... : b3 is the only free cell, Blue to move)", _hex_after_swap, None),
-            ("swap off (swap=false, b3, Blue to move: 'swap' is not a move)", _hex_second_move, {"swap": False})],
+    "hex": [
+        ("after a swap (b3 swap ... : b3 is the only free cell, Blue to move)", _hex_after_swap, None),
+        ("swap off (swap=false, b3, Blue to move: 'swap' is not a move)", _hex_second_move, {"swap": False}),
+    ],
     "groups": [("a multi-stone turn", _groups_multi_stone, None)],
     "bases": [("a base one piece from full", _bases_near_full, None)],
     "hexgo": [("after captures", _hexgo_after_captures, None)],

@@ -8,8 +8,9 @@ tournament of another game.  :func:`preflight` starts each engine once to learn 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from protocol import codec
 from protocol.codec import OptionDecl
@@ -30,8 +31,9 @@ def declaration_problem(decl: OptionDecl) -> str | None:
     if decl.type != "int":
         return None
     try:
-        default, low, high = (None if v is None else codec.ascii_int(v, signed=True)
-                              for v in (decl.default, decl.min, decl.max))
+        default, low, high = (
+            None if v is None else codec.ascii_int(v, signed=True) for v in (decl.default, decl.min, decl.max)
+        )
     except codec.ProtocolError as exc:
         return str(exc)
     if (low is not None and default < low) or (high is not None and default > high):
@@ -86,7 +88,7 @@ def games_problem(identity: dict[str, str], game: str) -> str | None:
     return None
 
 
-def preflight(specs: Sequence["EngineSpec"], game: str, run_tag: str = "") -> list[str | None]:
+def preflight(specs: Sequence[EngineSpec], game: str, run_tag: str = "") -> list[str | None]:
     """Start each engine once (options not sent; all launched first, so they boot side by
     side) and check what it declares against the tournament: its games and options, or for
     a GTP engine the commands arena needs and its init commands' answers.  A problem per

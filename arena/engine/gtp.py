@@ -27,9 +27,9 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Sequence
 
 from protocol import codec
 from protocol.codec import Go, Position
@@ -47,7 +47,7 @@ _RESPONSE = re.compile(r"([=?])([0-9]*)(?:[ \t](.*))?")
 # U+00A0, U+2028 ..., and 'b3\x0b' would be played as 'b3'
 BLANKS = " \t"
 SWAP_ANSWERS = ("swap-pieces", "swap")  # Benzene's name; HexGui and LittleGolem also say 'swap'
-COLOURS = ("black", "white")           # by arena seat, before any swap
+COLOURS = ("black", "white")  # by arena seat, before any swap
 
 
 @dataclass(frozen=True)
@@ -93,9 +93,9 @@ class GtpEngine(EngineProcess):
     commands: frozenset[str] = frozenset()
     _size: int = 0
     _seat: int = 0
-    _told: int = 0                 # plies of the game the engine knows (it played or was told)
+    _told: int = 0  # plies of the game the engine knows (it played or was told)
     _swapped: bool = False
-    _timed: bool = False           # time_settings sent for this game
+    _timed: bool = False  # time_settings sent for this game
 
     # -- start-up -------------------------------------------------------------
 
@@ -120,18 +120,21 @@ class GtpEngine(EngineProcess):
         self.commands = frozenset(line.strip(BLANKS) for line in listed.text.split("\n") if line.strip(BLANKS))
         missing = [c for c in REQUIRED_COMMANDS if c not in self.commands]
         if missing:
-            raise EngineRefused(f"it does not list the GTP command(s) {', '.join(missing)} that arena "
-                                f"needs (see docs/gtp.md)")
+            raise EngineRefused(
+                f"it does not list the GTP command(s) {', '.join(missing)} that arena needs (see docs/gtp.md)"
+            )
         for line in self.spec.init:
             answer = self.command(line, deadline, "handshake", reason)
             if not answer.ok:
-                raise EngineRefused(f"its init command '{codec.sanitize(line, 80)}' was answered "
-                                    f"'? {codec.sanitize(answer.text, 120)}'")
+                raise EngineRefused(
+                    f"its init command '{codec.sanitize(line, 80)}' was answered '? {codec.sanitize(answer.text, 120)}'"
+                )
 
     # -- games ----------------------------------------------------------------
 
-    def new_game(self, game: str, seat: int, players: int, option_tokens: Sequence[str],
-                 seed: int, private: Sequence[str]) -> None:
+    def new_game(
+        self, game: str, seat: int, players: int, option_tokens: Sequence[str], seed: int, private: Sequence[str]
+    ) -> None:
         """``boardsize`` and ``clear_board``; Benzene's ``param_game allow_swap`` when offered.
         GTP has no seed: the seed is recorded but not sent."""
         if game != "hex" or players != 2:
@@ -167,26 +170,30 @@ class GtpEngine(EngineProcess):
             colour, vertex = to_gtp(ply, move, self._swapped, self._size)
             answer = self.command(f"play {colour} {vertex}", setup_deadline, "timeout", setup_reason)
             if not answer.ok:
-                raise EngineFault("protocol", f"rejected the legal move 'play {colour} {vertex}' "
-                                              f"(arena {move!r}): '? {codec.sanitize(answer.text, 120)}'")
+                raise EngineFault(
+                    "protocol",
+                    f"rejected the legal move 'play {colour} {vertex}' "
+                    f"(arena {move!r}): '? {codec.sanitize(answer.text, 120)}'",
+                )
             self._swapped |= move == "swap"
         self._told = len(position.moves)
         colour = gtp_colour(self._seat, self._swapped)
         self._send_clock(clock, colour, setup_deadline)
         start = time.monotonic()
         deadline = start + limit
-        answer = self.command(f"genmove {colour}", deadline, "timeout",
-                              lambda: f"no move within {limit * 1000:.0f} ms")
+        answer = self.command(f"genmove {colour}", deadline, "timeout", lambda: f"no move within {limit * 1000:.0f} ms")
         elapsed = time.monotonic() - start
         if elapsed > limit:  # the measured time decides, even for an answer already buffered
-            raise EngineFault("timeout", f"'genmove {colour}' answered after {elapsed * 1000:.0f} ms, "
-                                         f"over the limit of {limit * 1000:.0f} ms")
+            raise EngineFault(
+                "timeout",
+                f"'genmove {colour}' answered after {elapsed * 1000:.0f} ms, over the limit of {limit * 1000:.0f} ms",
+            )
         if not answer.ok:
             raise EngineFault("protocol", f"'genmove {colour}' answered '? {codec.sanitize(answer.text, 120)}'")
         if answer.text.strip(BLANKS).lower() == "resign":
             return Reply(None, elapsed)
         move = from_gtp(answer.text, self._swapped, self._size)
-        self._told += 1           # the engine played its own move on its board
+        self._told += 1  # the engine played its own move on its board
         self._swapped |= move == "swap"
         return Reply(move, elapsed)
 
@@ -205,8 +212,7 @@ class GtpEngine(EngineProcess):
             self._timed = True
         if clock.time is not None and "time_left" in self.commands:
             seconds = max(clock.time[self._seat], 0) // 1000
-            self.checked(f"time_left {colour} {seconds}" + (" 0" if standard else ""), deadline,
-                         "timeout", reason)
+            self.checked(f"time_left {colour} {seconds}" + (" 0" if standard else ""), deadline, "timeout", reason)
 
     def game_over(self, line: str) -> None:
         """GTP has no game-over command: nothing to tell."""

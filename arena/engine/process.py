@@ -22,8 +22,9 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from protocol import codec
 from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
@@ -35,11 +36,11 @@ log = logging.getLogger("arena.engine")
 
 HANDSHAKE_TIMEOUT = 10.0  # default limit for the handshake and for each isready
 QUIT_GRACE = 1.0
-EXIT_WAIT = 0.25          # after end of file, how long to wait for the exit status
+EXIT_WAIT = 0.25  # after end of file, how long to wait for the exit status
 STDERR_KEEP = 64 * 1024
 INFO_KEEP = 1024
 INFO_LINES_PER_GAME = 10_000
-STDERR_LINES_SHOWN = 3    # stderr lines quoted in a crash's reason
+STDERR_LINES_SHOWN = 3  # stderr lines quoted in a crash's reason
 _STACK_FRAME = re.compile(r"\s+(at |File \")|\s*\^+\s*$")  # JavaScript / Python frames, '^' markers
 # An engine that answers quickly is waited for by polling without sleeping, for up to
 # this long, when it may run on another CPU than ours: on a VM a process that sleeps
@@ -81,11 +82,11 @@ class EngineSpec:
     command: tuple[str, ...]
     cwd: str | None = None
     options: tuple[tuple[str, str], ...] = ()
-    memory_mb: int | None = None      # address-space limit, enforced by the kernel
-    cpu_seconds: int | None = None    # CPU-time limit per game, per process
-    handshake_ms: int | None = None   # handshake / isready limit (default HANDSHAKE_TIMEOUT)
-    protocol: str = "arena"           # "arena" (protocol v1, this module) or "gtp" (gtp.py)
-    init: tuple[str, ...] = ()        # GTP only: commands sent after start-up, answers checked
+    memory_mb: int | None = None  # address-space limit, enforced by the kernel
+    cpu_seconds: int | None = None  # CPU-time limit per game, per process
+    handshake_ms: int | None = None  # handshake / isready limit (default HANDSHAKE_TIMEOUT)
+    protocol: str = "arena"  # "arena" (protocol v1, this module) or "gtp" (gtp.py)
+    init: tuple[str, ...] = ()  # GTP only: commands sent after start-up, answers checked
     env: tuple[tuple[str, str], ...] = ()  # environment variables set for the engine
 
 
@@ -95,15 +96,15 @@ class Reply:
 
     move: str | None
     elapsed: float
-    info: dict[str, int | float] | None = None   # depth / nodes / score its info lines gave
+    info: dict[str, int | float] | None = None  # depth / nodes / score its info lines gave
 
 
 @dataclass
 class EngineProcess:
     spec: EngineSpec
-    run_tag: str = ""                 # tags every process of one tournament run (proctree)
-    spin: bool = True                 # may spin for quick engines (SPIN_S): not when every CPU has a game
-    game: str = ""                    # the game it is started for: refused if it declares others
+    run_tag: str = ""  # tags every process of one tournament run (proctree)
+    spin: bool = True  # may spin for quick engines (SPIN_S): not when every CPU has a game
+    game: str = ""  # the game it is started for: refused if it declares others
     proc: subprocess.Popen[bytes] | None = None
     identity: dict[str, str] = field(default_factory=dict)
     declared_options: list[OptionDecl] = field(default_factory=list)
@@ -111,18 +112,18 @@ class EngineProcess:
     _buffer: bytearray = field(default_factory=bytearray)
     _selector: selectors.BaseSelector | None = None
     _eof: bool = False
-    _exited: bool = False             # the process ended (its stdout may still be open)
+    _exited: bool = False  # the process ended (its stdout may still be open)
     _pidfd: int | None = None
-    _news: Any = None                 # select.poll over stdout, stderr and the pidfd: did anything come?
+    _news: Any = None  # select.poll over stdout, stderr and the pidfd: did anything come?
     _stdout_fd: int = -1
     _tag: str = ""
     _info_lines: int = 0
-    _may_spin: bool = False           # can the engine run on another CPU than this process?
-    _quick: bool = False              # expect the next answer within SPIN_S?
-    _spinning: bool = False           # spin before sleeping in the current wait
-    _cpu_limit: float | None = None   # CPU seconds (since its start) this game's budget ends at
-    trace: Any = None                 # a trace.SeatTrace while a game is transcribed (--trace)
-    stderr_home: str = ""             # where the whole stderr tail goes (named in crash reasons)
+    _may_spin: bool = False  # can the engine run on another CPU than this process?
+    _quick: bool = False  # expect the next answer within SPIN_S?
+    _spinning: bool = False  # spin before sleeping in the current wait
+    _cpu_limit: float | None = None  # CPU seconds (since its start) this game's budget ends at
+    trace: Any = None  # a trace.SeatTrace while a game is transcribed (--trace)
+    stderr_home: str = ""  # where the whole stderr tail goes (named in crash reasons)
 
     # -- life cycle -----------------------------------------------------------
 
@@ -151,8 +152,11 @@ class EngineProcess:
             )
         except OSError as exc:
             if self.spec.cwd and not os.path.isdir(self.spec.cwd):  # the same errno as a missing program
-                raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: its working folder "
-                                           f"{self.spec.cwd!r} does not exist (any more)") from None
+                raise EngineFault(
+                    "crash",
+                    f"cannot start {self.spec.command[0]!r}: its working folder "
+                    f"{self.spec.cwd!r} does not exist (any more)",
+                ) from None
             raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: {exc.strerror}") from None
         except subprocess.SubprocessError as exc:
             raise EngineFault("crash", f"cannot start {self.spec.command[0]!r}: {exc}") from None
@@ -189,13 +193,16 @@ class EngineProcess:
             msg = self._read_message(deadline, "handshake", f"no arenaok within {limit:g} s of 'arena 1'")
             if isinstance(msg, ArenaOk):
                 if msg.version != codec.VERSION:
-                    raise EngineFault("handshake", f"engine speaks protocol {msg.version}, arena speaks {codec.VERSION}")
+                    raise EngineFault(
+                        "handshake", f"engine speaks protocol {msg.version}, arena speaks {codec.VERSION}"
+                    )
                 break
             if isinstance(msg, Id):
                 self.identity[msg.key] = codec.sanitize(msg.value, 80)
             elif isinstance(msg, OptionDecl):
                 problem = declaration_problem(msg) or (
-                    "declared twice" if any(d.name == msg.name for d in self.declared_options) else None)
+                    "declared twice" if any(d.name == msg.name for d in self.declared_options) else None
+                )
                 if problem is not None:  # the engine's own line is wrong: a fault, as any malformed line
                     raise EngineFault("protocol", f"option {msg.name!r} ({_describe(msg)}): {problem}")
                 self.declared_options.append(msg)
@@ -211,8 +218,7 @@ class EngineProcess:
 
     @property
     def alive(self) -> bool:
-        return (self.proc is not None and self.proc.poll() is None
-                and not self._eof and not self._exited)
+        return self.proc is not None and self.proc.poll() is None and not self._eof and not self._exited
 
     def quit(self) -> None:
         """Ask the engine to exit, then make sure its whole process group is gone."""
@@ -253,8 +259,9 @@ class EngineProcess:
 
     # -- games ----------------------------------------------------------------
 
-    def new_game(self, game: str, seat: int, players: int, option_tokens: Sequence[str],
-                 seed: int, private: Sequence[str]) -> None:
+    def new_game(
+        self, game: str, seat: int, players: int, option_tokens: Sequence[str], seed: int, private: Sequence[str]
+    ) -> None:
         """Announce a game and wait for ``readyok``."""
         self._info_lines = 0
         if self.spec.cpu_seconds and self.proc is not None:
@@ -300,8 +307,11 @@ class EngineProcess:
                 if isinstance(msg, (Move, Resign)):
                     elapsed = time.monotonic() - start
                     if elapsed > limit:  # the measured time decides, even for a line already read
-                        raise EngineFault("timeout", f"{_describe(msg)} came after {elapsed * 1000:.0f} ms, "
-                                                     f"over the limit of {limit * 1000:.0f} ms")
+                        raise EngineFault(
+                            "timeout",
+                            f"{_describe(msg)} came after {elapsed * 1000:.0f} ms, "
+                            f"over the limit of {limit * 1000:.0f} ms",
+                        )
                     caught = spun and self._spinning  # _spin stops spinning when it misses
                     self._quick = self._may_spin and (caught if spun else elapsed <= 2 * SPIN_S)
                     return Reply(msg.token if isinstance(msg, Move) else None, elapsed, info)
@@ -318,8 +328,10 @@ class EngineProcess:
         assert self.proc is not None and self._cpu_limit is not None
         used = proctree.cpu_time_used(self.proc.pid)
         if used is not None and used >= self._cpu_limit + 1:
-            raise EngineFault("crash", f"used more than its cpu_seconds = {self.spec.cpu_seconds} s of CPU "
-                                       "in this game and ignored SIGXCPU")
+            raise EngineFault(
+                "crash",
+                f"used more than its cpu_seconds = {self.spec.cpu_seconds} s of CPU in this game and ignored SIGXCPU",
+            )
 
     def game_over(self, line: str) -> None:
         """Tell the engine the result; an engine that cannot take it is left for quit()."""
@@ -526,11 +538,14 @@ class EngineProcess:
         is above them), and where the rest is."""
         if self.proc is not None:
             self._drain_stderr(self.proc)
-        lines = [l for l in self.stderr_tail.decode(errors="replace").splitlines()[-40:]
-                 if l.strip() and not _STACK_FRAME.match(l)][-STDERR_LINES_SHOWN:]
+        lines = [
+            ln
+            for ln in self.stderr_tail.decode(errors="replace").splitlines()[-40:]
+            if ln.strip() and not _STACK_FRAME.match(ln)
+        ][-STDERR_LINES_SHOWN:]
         if not lines:
             return ""
-        shown = " | ".join(codec.quote(l.strip(), 160 if len(lines) == 1 else 90) for l in lines)
+        shown = " | ".join(codec.quote(ln.strip(), 160 if len(lines) == 1 else 90) for ln in lines)
         where = f" (all of it: {self.stderr_home})" if self.stderr_home else ""
         return f"; last stderr line{'s' if len(lines) > 1 else ''}: {shown}{where}"
 

@@ -39,7 +39,7 @@ import signal
 import threading
 import time
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 log = logging.getLogger("arena.engine")
 
@@ -111,8 +111,11 @@ def _process_entries() -> list[str]:
 
 def children(parent: int) -> list[int]:
     """Processes (zombies included) whose parent is ``parent``."""
-    return [int(entry) for entry in _process_entries()
-            if (stat := _stat_fields(entry)) is not None and int(stat[1]) == parent]
+    return [
+        int(entry)
+        for entry in _process_entries()
+        if (stat := _stat_fields(entry)) is not None and int(stat[1]) == parent
+    ]
 
 
 def kill_adopted(keep: set[int], quiet: bool = False) -> int:
@@ -200,6 +203,7 @@ def child_setup(memory_mb: int | None, cpu_seconds: int | None) -> Callable[[], 
             resource.setrlimit(resource.RLIMIT_CPU, (_within(hard, cpu_seconds), hard))
         if tie_to_parent and set_parent_death_signal(signal.SIGKILL) and os.getppid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)  # the parent died before the signal was armed
+
     return setup
 
 
@@ -230,7 +234,7 @@ def _stat_fields(pid: int | str) -> list[bytes] | None:
             stat = f.read()
     except OSError:
         return None
-    return stat[stat.rfind(b")") + 2:].split()
+    return stat[stat.rfind(b")") + 2 :].split()
 
 
 def cpu_time_used(pid: int) -> float | None:
@@ -254,8 +258,10 @@ def extend_cpu_limit(pid: int, seconds: int) -> float | None:
     try:
         _, hard = resource.prlimit(pid, resource.RLIMIT_CPU)
         if hard != resource.RLIM_INFINITY and hard < end:
-            _warn_once(f"the CPU-time hard limit arena inherited ({hard} s, ulimit -t) caps cpu_seconds: "
-                       "engines die at it, counted over their whole life")
+            _warn_once(
+                f"the CPU-time hard limit arena inherited ({hard} s, ulimit -t) caps cpu_seconds: "
+                "engines die at it, counted over their whole life"
+            )
             end = float(hard)
         resource.prlimit(pid, resource.RLIMIT_CPU, (_within(hard, math.ceil(end)), hard))
     except (OSError, ValueError) as exc:  # gone, not ours, or no prlimit here

@@ -47,10 +47,12 @@ class Transcript:
         self._file: IO[str] | None = path.open("w", encoding="utf-8", errors="backslashreplace")
         self._t0 = time.monotonic()
         self._held: list[str] = []  # hidden lines, written when the game is over
-        self._file.write(f"# arena trace: {title}\n# seconds since the trace began (monotonic), seat, "
-                         f"engine, '>' to it, '<' from it, '!' its stderr\n")
+        self._file.write(
+            f"# arena trace: {title}\n# seconds since the trace began (monotonic), seat, "
+            f"engine, '>' to it, '<' from it, '!' its stderr\n"
+        )
 
-    def seat(self, seat: int, name: str) -> "SeatTrace":
+    def seat(self, seat: int, name: str) -> SeatTrace:
         return SeatTrace(self, f"{seat} {name}")
 
     def write(self, who: str, arrow: str, text: str) -> None:

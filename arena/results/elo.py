@@ -36,14 +36,15 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .ratings import forfeited, opponents
 
-ELO_PER_NAT = 400 / math.log(10)   # Elo points per unit of the natural-log logistic scale
-Z95 = 1.959963984540054            # two-sided 95% quantile of the normal distribution
+ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of the natural-log logistic scale
+Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,10 @@ class EloRating:
     low: float | None
     high: float | None
     stderr: float | None
-    games: int        # games with at least one pairwise result for this engine
-    points: float     # pairwise points (a three-player win over two opponents is 2)
-    results: int      # pairwise results (the denominator of points)
-    bound: str | None = None   # None (rated), "above", "below", "between" or "unconnected"
+    games: int  # games with at least one pairwise result for this engine
+    points: float  # pairwise points (a three-player win over two opponents is 2)
+    results: int  # pairwise results (the denominator of points)
+    bound: str | None = None  # None (rated), "above", "below", "between" or "unconnected"
 
     @property
     def score(self) -> float | None:
@@ -96,7 +97,7 @@ class EloFit:
     """The fit over the field: ratings best first, the anchor, and the LOS between engines."""
 
     ratings: list[EloRating]
-    anchor: str                          # e.g. "mean of rated engines = 0" or "engine 'x' = 0"
+    anchor: str  # e.g. "mean of rated engines = 0" or "engine 'x' = 0"
     confidence: float
     interval_method: str
     covariance: dict[tuple[str, str], float] = field(default_factory=dict)  # Elo^2, rated engines
@@ -132,12 +133,21 @@ class EloFit:
             "anchor": self.anchor,
             "confidence": self.confidence,
             "interval_method": self.interval_method,
-            "ratings": [{"engine": r.engine, "elo": _round(r.elo), "low": _round(r.low),
-                         "high": _round(r.high), "stderr": _round(r.stderr), "bound": r.bound,
-                         "games": r.games, "points": r.points, "results": r.results}
-                        for r in self.ratings],
-            "los": {"engines": names,
-                    "matrix": [[_round(v, 4) for v in row] for row in self.los_matrix(names)]},
+            "ratings": [
+                {
+                    "engine": r.engine,
+                    "elo": _round(r.elo),
+                    "low": _round(r.low),
+                    "high": _round(r.high),
+                    "stderr": _round(r.stderr),
+                    "bound": r.bound,
+                    "games": r.games,
+                    "points": r.points,
+                    "results": r.results,
+                }
+                for r in self.ratings
+            ],
+            "los": {"engines": names, "matrix": [[_round(v, 4) for v in row] for row in self.los_matrix(names)]},
         }
 
 
@@ -165,15 +175,21 @@ class _Data:
                 cell[1] += s
 
     @classmethod
-    def of(cls, records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None) -> "_Data":
+    def of(cls, records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None) -> _Data:
         games = [g for g in (pairwise_results(r) for r in records) if g]
         names = _field(engines, games)
         index = {n: i for i, n in enumerate(names)}
         return cls(names, [[(index[p.a], index[p.b], p.score) for p in g] for g in games])
 
 
-def fit_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None = None, *,
-            anchor: str | None = None, anchor_elo: float = 0.0, confidence: float = 0.95) -> EloFit:
+def fit_elo(
+    records: Iterable[Mapping[str, Any]],
+    engines: Sequence[str] | None = None,
+    *,
+    anchor: str | None = None,
+    anchor_elo: float = 0.0,
+    confidence: float = 0.95,
+) -> EloFit:
     """Maximum-likelihood Bradley–Terry Elo of every engine in ``records``.
 
     ``engines`` lists the field (engines without games are reported ``unconnected``);
@@ -189,13 +205,19 @@ def fit_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None 
     for i in rated:
         sd = math.sqrt(max(cov[i, i], 0.0))
         intervals[i] = (x[i] - z * sd, x[i] + z * sd, sd)
-    return _assemble(data, rated, bounds, x, cov, intervals, text, confidence,
-                     "curvature of the log-likelihood (Wald)")
+    return _assemble(data, rated, bounds, x, cov, intervals, text, confidence, "curvature of the log-likelihood (Wald)")
 
 
-def bootstrap_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None = None, *,
-                  samples: int = 1000, seed: int = 0, anchor: str | None = None,
-                  anchor_elo: float = 0.0, confidence: float = 0.95) -> EloFit:
+def bootstrap_elo(
+    records: Iterable[Mapping[str, Any]],
+    engines: Sequence[str] | None = None,
+    *,
+    samples: int = 1000,
+    seed: int = 0,
+    anchor: str | None = None,
+    anchor_elo: float = 0.0,
+    confidence: float = 0.95,
+) -> EloFit:
     """:func:`fit_elo` with percentile intervals from ``samples`` resamples of whole games
     (drawn with ``random.Random(seed)``, so the same seed gives the same intervals).  An
     engine a resample leaves unbounded counts as -inf or +inf there, so an interval end may
@@ -227,14 +249,25 @@ def bootstrap_elo(records: Iterable[Mapping[str, Any]], engines: Sequence[str] |
         values = sorted(draws[i])
         finite = [v for v in values if math.isfinite(v)]
         low, high = _quantile(values, alpha), _quantile(values, 1 - alpha)
-        intervals[i] = (low if math.isfinite(low) else None, high if math.isfinite(high) else None,
-                        _sd(finite) if len(finite) > 1 else None)
-    return _assemble(data, rated, bounds, x, _sample_covariance(draws, rated), intervals, text,
-                     confidence, f"bootstrap over games, {samples} samples, seed {seed}")
+        intervals[i] = (
+            low if math.isfinite(low) else None,
+            high if math.isfinite(high) else None,
+            _sd(finite) if len(finite) > 1 else None,
+        )
+    return _assemble(
+        data,
+        rated,
+        bounds,
+        x,
+        _sample_covariance(draws, rated),
+        intervals,
+        text,
+        confidence,
+        f"bootstrap over games, {samples} samples, seed {seed}",
+    )
 
 
-def _anchor(names: list[str], rated: list[int], anchor: str | None,
-            anchor_elo: float) -> tuple[dict[int, float], str]:
+def _anchor(names: list[str], rated: list[int], anchor: str | None, anchor_elo: float) -> tuple[dict[int, float], str]:
     """Weights w of the anchor (the ratings are placed so that w.x = anchor_elo) and its text."""
     if not rated:
         if anchor is not None:
@@ -250,8 +283,9 @@ def _anchor(names: list[str], rated: list[int], anchor: str | None,
     return {i: float(i == a) for i in rated}, f"engine {anchor!r} = {anchor_elo:g}"
 
 
-def _shifted(x: dict[int, float], cov: dict[tuple[int, int], float], weights: dict[int, float],
-             target: float) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
+def _shifted(
+    x: dict[int, float], cov: dict[tuple[int, int], float], weights: dict[int, float], target: float
+) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
     """x' = x - (w.x) + target, and its covariance M Cov M^T with M = I - 1 w^T."""
     centre = sum(w * x[i] for i, w in weights.items())
     cw = {i: sum(cov[i, k] * w for k, w in weights.items()) for i in x}
@@ -292,6 +326,7 @@ def _measured_group(data: _Data) -> tuple[list[int], dict[int, str]]:
         if not took[i] and not gave[i]:
             return "unconnected"
         return "above" if not gave[i] else "below" if not took[i] else "between"
+
     return [], {i: direction(i) for i in range(len(data.names))}
 
 
@@ -319,7 +354,7 @@ def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
     ways) and the bound of every other one."""
     n = len(data.names)
     took, _, played = _links(data)
-    down = [_reach(took, i) for i in range(n)]   # engines i took points from, transitively
+    down = [_reach(took, i) for i in range(n)]  # engines i took points from, transitively
     groups: list[list[int]] = []
     for i in range(n):
         if played[i] and not any(i in g for g in groups):
@@ -327,12 +362,18 @@ def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
     if not groups:
         return [], {i: "unconnected" for i in range(n)}
     within = [sum(c for (i, j), (c, _) in data.pairs.items() if i in g and j in g) for g in groups]
-    balance = [abs(sum(1 for k in range(n) if g[0] in down[k] and k not in g)
-                   - sum(1 for k in down[g[0]] if k not in g)) for g in groups]
+    balance = [
+        abs(sum(1 for k in range(n) if g[0] in down[k] and k not in g) - sum(1 for k in down[g[0]] if k not in g))
+        for g in groups
+    ]
     # The largest group, the best measured one, then the one in the middle of the others
     # (A > B > C with no upsets rates B), then by name.
-    best = groups[min(range(len(groups)), key=lambda k: (-len(groups[k]), -within[k], balance[k],
-                                                       min(data.names[i] for i in groups[k])))]
+    best = groups[
+        min(
+            range(len(groups)),
+            key=lambda k: (-len(groups[k]), -within[k], balance[k], min(data.names[i] for i in groups[k])),
+        )
+    ]
     anchor = best[0]
     bounds = {}
     for i in range(n):
@@ -361,8 +402,7 @@ def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tu
     """Newton's method on the log-likelihood of ``group`` (the first engine held at 0);
     returns Elo by engine and the covariance (inverse observed information) in Elo^2."""
     where = {g: k for k, g in enumerate(group)}
-    pairs = [(where[i], where[j], c, s) for (i, j), (c, s) in data.pairs.items()
-             if i in where and j in where]
+    pairs = [(where[i], where[j], c, s) for (i, j), (c, s) in data.pairs.items() if i in where and j in where]
     size = len(group)
     theta = [0.0] * size
     for _ in range(100):
@@ -377,7 +417,7 @@ def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tu
             break
     _, hess = _derivatives(theta, pairs, size)
     inverse = _inverse([[-v for v in row[1:]] for row in hess[1:]])
-    scale = ELO_PER_NAT ** 2 * _dispersion(data, where, theta, inverse)
+    scale = ELO_PER_NAT**2 * _dispersion(data, where, theta, inverse)
     x = {g: theta[where[g]] * ELO_PER_NAT for g in group}
     cov = {}
     for a in group:
@@ -437,8 +477,11 @@ def _sample_elo(data: _Data, group: list[int]) -> dict[int, float]:
 
 
 def _sample_covariance(draws: dict[int, list[float]], group: list[int]) -> dict[tuple[int, int], float]:
-    rows = [k for k in range(min((len(v) for v in draws.values()), default=0))
-            if all(math.isfinite(draws[i][k]) for i in group)]
+    rows = [
+        k
+        for k in range(min((len(v) for v in draws.values()), default=0))
+        if all(math.isfinite(draws[i][k]) for i in group)
+    ]
     cov = {}
     for a in group:
         for b in group:
@@ -468,9 +511,17 @@ def _sd(values: list[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
-def _assemble(data: _Data, rated: list[int], bounds: dict[int, str], x: dict[int, float],
-              cov: dict[tuple[int, int], float], intervals: dict[int, tuple], anchor: str,
-              confidence: float, method: str) -> EloFit:
+def _assemble(
+    data: _Data,
+    rated: list[int],
+    bounds: dict[int, str],
+    x: dict[int, float],
+    cov: dict[tuple[int, int], float],
+    intervals: dict[int, tuple],
+    anchor: str,
+    confidence: float,
+    method: str,
+) -> EloFit:
     """The ratings with their tallies, best first: unbounded above, rated, below, unconnected."""
     names = data.names
     games, points, results = [0] * len(names), [0.0] * len(names), [0] * len(names)
@@ -488,8 +539,7 @@ def _assemble(data: _Data, rated: list[int], bounds: dict[int, str], x: dict[int
             low, high, sd = intervals[i]
             ratings.append(EloRating(name, x[i], low, high, sd, games[i], points[i], results[i]))
         else:
-            ratings.append(EloRating(name, None, None, None, None, games[i], points[i], results[i],
-                                     bounds[i]))
+            ratings.append(EloRating(name, None, None, None, None, games[i], points[i], results[i], bounds[i]))
     order = {"above": 0, None: 1, "between": 1, "below": 2, "unconnected": 3}
     # Unrated engines of one bound by their share of the points (a chain's middle in order).
     ratings.sort(key=lambda r: (order[r.bound], -(r.elo or 0.0), -(r.score or 0.0) if r.bound else 0.0, r.engine))

@@ -13,10 +13,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from tabulate import tabulate
 
@@ -47,16 +48,16 @@ class Summary:
     options: dict[str, Any]
     players: int
     records: list[dict[str, Any]]
-    standings: list[Standing]          # ranked engines first, then the dropped ones
+    standings: list[Standing]  # ranked engines first, then the dropped ones
     elo: EloFit
     pairs: dict[tuple[str, str], HeadToHead]
     stats: dict[str, EngineStats]
-    dropped: dict[str, str]            # engine -> why
+    dropped: dict[str, str]  # engine -> why
     settings: dict[str, Any] | None = None
     fingerprint: str | None = None
     not_recorded: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)   # further sections, e.g. "sprt"
-    scheduled: int | None = None       # games the tournament's schedule holds (None: not known)
+    extra: dict[str, Any] = field(default_factory=dict)  # further sections, e.g. "sprt"
+    scheduled: int | None = None  # games the tournament's schedule holds (None: not known)
 
     @property
     def order(self) -> list[str]:
@@ -74,14 +75,26 @@ class Summary:
         """A line for a tournament that is not finished, else None."""
         if self.finished is not False:
             return None
-        return (f"not finished: {len(self.records)} of {self.scheduled} scheduled games are stored "
-                f"(a run still going, or one that stopped before its end)")
+        return (
+            f"not finished: {len(self.records)} of {self.scheduled} scheduled games are stored "
+            f"(a run still going, or one that stopped before its end)"
+        )
 
 
-def summarize(records: Sequence[dict[str, Any]], engines: Sequence[str], *, tournament: str, game: str,
-              options: Mapping[str, Any], players: int, settings: dict[str, Any] | None = None,
-              fingerprint: str | None = None, dropped: Mapping[str, str] | None = None,
-              not_recorded: Sequence[str] = (), scheduled: int | None = None) -> Summary:
+def summarize(
+    records: Sequence[dict[str, Any]],
+    engines: Sequence[str],
+    *,
+    tournament: str,
+    game: str,
+    options: Mapping[str, Any],
+    players: int,
+    settings: dict[str, Any] | None = None,
+    fingerprint: str | None = None,
+    dropped: Mapping[str, str] | None = None,
+    not_recorded: Sequence[str] = (),
+    scheduled: int | None = None,
+) -> Summary:
     """Rate and tally ``records``; ``dropped`` adds to the engines the records show dropped."""
     records = sorted(records, key=lambda r: r["id"])
     engines = list(engines) + [n for r in records for n in r["players"] if n not in engines]
@@ -89,9 +102,22 @@ def summarize(records: Sequence[dict[str, Any]], engines: Sequence[str], *, tour
     out = {**dropped_engines(records), **(dropped or {})}
     rows = standings(engines, records, players)
     rows = [s for s in rows if s.engine not in out] + [s for s in rows if s.engine in out]
-    return Summary(tournament, game, dict(options), players, list(records), rows,
-                   fit_elo(records, engines), head_to_head(records), engine_stats(records, engines),
-                   out, settings, fingerprint, list(not_recorded), scheduled=scheduled)
+    return Summary(
+        tournament,
+        game,
+        dict(options),
+        players,
+        list(records),
+        rows,
+        fit_elo(records, engines),
+        head_to_head(records),
+        engine_stats(records, engines),
+        out,
+        settings,
+        fingerprint,
+        list(not_recorded),
+        scheduled=scheduled,
+    )
 
 
 def dropped_engines(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -125,8 +151,7 @@ def results_document(s: Summary) -> dict[str, Any]:
         "scheduled_games": s.scheduled,
         "finished": s.finished,
         "terminations": _count(r["termination"] for r in s.records),
-        "standings": [_standing_dict(rank, st, s.dropped, s.players, elo[st.engine])
-                      for rank, st in _ranked(s)],
+        "standings": [_standing_dict(rank, st, s.dropped, s.players, elo[st.engine]) for rank, st in _ranked(s)],
         "elo": s.elo.as_dict(),
         "head_to_head": [_pair_dict(a, b, s.pairs[a, b]) for a, b in _pair_order(s)],
         "engines": [s.stats[name].as_dict() for name in s.order],
@@ -149,16 +174,30 @@ def _ranked(s: Summary) -> list[tuple[int | None, Standing]]:
     return out
 
 
-def _standing_dict(rank: int | None, st: Standing, dropped: Mapping[str, str], players: int,
-                   elo: dict[str, Any]) -> dict[str, Any]:
-    row: dict[str, Any] = {"rank": rank, "engine": st.engine, "games": st.games, "wins": st.wins,
-                           "losses": st.losses, "draws": st.draws}
+def _standing_dict(
+    rank: int | None, st: Standing, dropped: Mapping[str, str], players: int, elo: dict[str, Any]
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "rank": rank,
+        "engine": st.engine,
+        "games": st.games,
+        "wins": st.wins,
+        "losses": st.losses,
+        "draws": st.draws,
+    }
     if players > 2:
         row["places"] = list(st.places or [])
-    row.update(score_pct=round(st.score_pct, 1), elo=elo["elo"], elo_low=elo["low"], elo_high=elo["high"],
-               elo_bound=elo["bound"],
-               mu=round(st.mu, 2), sigma=round(st.sigma, 2), conservative=round(st.conservative, 2),
-               dropped=st.engine in dropped)
+    row.update(
+        score_pct=round(st.score_pct, 1),
+        elo=elo["elo"],
+        elo_low=elo["low"],
+        elo_high=elo["high"],
+        elo_bound=elo["bound"],
+        mu=round(st.mu, 2),
+        sigma=round(st.sigma, 2),
+        conservative=round(st.conservative, 2),
+        dropped=st.engine in dropped,
+    )
     return row
 
 
@@ -170,9 +209,18 @@ def _pair_order(s: Summary) -> list[tuple[str, str]]:
 
 def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
     elo, margin, los = elo_estimate(pair.wins, pair.losses, pair.draws)
-    return {"engine": a, "opponent": b, "games": pair.games, "wins": pair.wins, "losses": pair.losses,
-            "draws": pair.draws, "score_pct": round(100 * pair.points / pair.games, 1),
-            "elo_diff": _r(elo), "elo_margin": _r(margin), "los_pct": round(100 * los, 1)}
+    return {
+        "engine": a,
+        "opponent": b,
+        "games": pair.games,
+        "wins": pair.wins,
+        "losses": pair.losses,
+        "draws": pair.draws,
+        "score_pct": round(100 * pair.points / pair.games, 1),
+        "elo_diff": _r(elo),
+        "elo_margin": _r(margin),
+        "los_pct": round(100 * los, 1),
+    }
 
 
 def _r(value: float | None, digits: int = 1) -> float | None:
@@ -201,9 +249,15 @@ def standings_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
         row: list[Any] = ["-" if rank is None else rank, st.engine, st.games, st.wins, st.losses, st.draws]
         if s.players > 2:
             row += list(st.places or [])
-        row += [round(st.score_pct, 1), _elo_text(r.elo, r.bound), _interval_text(r.low, r.high, r.elo),
-                round(st.mu, 2), round(st.sigma, 2), round(st.conservative, 2),
-                "dropped" if st.engine in s.dropped else ""]
+        row += [
+            round(st.score_pct, 1),
+            _elo_text(r.elo, r.bound),
+            _interval_text(r.low, r.high, r.elo),
+            round(st.mu, 2),
+            round(st.sigma, 2),
+            round(st.conservative, 2),
+            "dropped" if st.engine in s.dropped else "",
+        ]
         rows.append(row)
     return headers, rows
 
@@ -216,9 +270,17 @@ def elo_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
     rows = []
     for r, los in zip(s.elo.ratings, matrix):
         shown = f"{r.engine} (dropped)" if r.engine in s.dropped else r.engine
-        rows.append([shown, _elo_text(r.elo, r.bound), _num(r.low), _num(r.high), r.results,
-                     "" if r.score is None else round(100 * r.score, 1)]
-                    + ["" if v is None else round(100 * v, 1) for v in los])
+        rows.append(
+            [
+                shown,
+                _elo_text(r.elo, r.bound),
+                _num(r.low),
+                _num(r.high),
+                r.results,
+                "" if r.score is None else round(100 * r.score, 1),
+            ]
+            + ["" if v is None else round(100 * v, 1) for v in los]
+        )
     return headers, rows
 
 
@@ -229,19 +291,29 @@ def head_to_head_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
 def stats_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
     """Per engine: score by seat, swaps, game length, time per move, depth, speed, forfeits."""
     seats = [seat_name(s.game, k) for k in range(s.players)]
-    headers = (["engine"] + [f"score % as {n}" for n in seats]
-               + (["swapped", "was swapped"] if s.game in ("hex", "hexgo") else [])
-               + ["mean plies", "mean ms/move", "max ms/move", "mean depth", "nodes/s", "forfeits"])
+    headers = (
+        ["engine"]
+        + [f"score % as {n}" for n in seats]
+        + (["swapped", "was swapped"] if s.game in ("hex", "hexgo") else [])
+        + ["mean plies", "mean ms/move", "max ms/move", "mean depth", "nodes/s", "forfeits"]
+    )
     rows = []
     for name in s.order:
         st = s.stats[name]
-        row: list[Any] = [name] + ["" if k >= len(st.seats) or st.seats[k].score is None
-                                   else round(100 * st.seats[k].score, 1) for k in range(s.players)]
+        row: list[Any] = [name] + [
+            "" if k >= len(st.seats) or st.seats[k].score is None else round(100 * st.seats[k].score, 1)
+            for k in range(s.players)
+        ]
         if s.game in ("hex", "hexgo"):
             row += [st.swapped, st.was_swapped]
-        row += [_num(st.mean_plies), _num(st.mean_move_ms), _num(st.max_move_ms), _num(st.mean_depth, "", 2),
-                _num(st.nodes_per_second, "", 0),
-                ", ".join(f"{code} {n}" for code, n in sorted(st.terminations.items())) or "none"]
+        row += [
+            _num(st.mean_plies),
+            _num(st.mean_move_ms),
+            _num(st.max_move_ms),
+            _num(st.mean_depth, "", 2),
+            _num(st.nodes_per_second, "", 0),
+            ", ".join(f"{code} {n}" for code, n in sorted(st.terminations.items())) or "none",
+        ]
         rows.append(row)
     return headers, rows
 
@@ -262,8 +334,12 @@ def _interval_text(low: float | None, high: float | None, elo: float | None) -> 
     return f"[{_num(low, '-inf')}, {_num(high, '+inf')}]"
 
 
-TABLES = (("Standings", standings_table), ("Bradley-Terry Elo", elo_table),
-          ("Head to head", head_to_head_table), ("Per-engine statistics", stats_table))
+TABLES = (
+    ("Standings", standings_table),
+    ("Bradley-Terry Elo", elo_table),
+    ("Head to head", head_to_head_table),
+    ("Per-engine statistics", stats_table),
+)
 
 
 def render(s: Summary, fmt: str) -> str:
@@ -275,11 +351,15 @@ def render(s: Summary, fmt: str) -> str:
         return _csv(s)
     style = {"table": "simple", "md": "github"}[fmt]
     parts = []
-    elo_note = (f"Elo: Bradley-Terry maximum likelihood, anchor: {s.elo.anchor}; 95% intervals from the "
-                f"{s.elo.interval_method}; LOS in %.")
+    elo_note = (
+        f"Elo: Bradley-Terry maximum likelihood, anchor: {s.elo.anchor}; 95% intervals from the "
+        f"{s.elo.interval_method}; LOS in %."
+    )
     if fmt == "md":
-        parts.append(f"# {s.tournament}\n\n{s.game}, {len(s.records)} games. {elo_note}"
-                     + (f"\n\n**{s.status_text()}**" if s.status_text() else ""))
+        parts.append(
+            f"# {s.tournament}\n\n{s.game}, {len(s.records)} games. {elo_note}"
+            + (f"\n\n**{s.status_text()}**" if s.status_text() else "")
+        )
     elif s.status_text():
         parts.append(s.status_text())
     for title, table in TABLES:
@@ -309,8 +389,16 @@ def _csv(s: Summary) -> str:
         headers += [f"place_{k + 1}" for k in range(s.players)]
     headers += ["score_pct", "elo", "elo_low", "elo_high", "elo_bound", "mu", "sigma", "conservative", "dropped"]
     headers += [f"score_as_{seat_name(s.game, k).replace(' ', '_')}" for k in range(s.players)]
-    headers += ["swapped", "was_swapped", "mean_plies", "mean_move_ms", "max_move_ms", "mean_depth",
-                "nodes_per_second", "forfeits"]
+    headers += [
+        "swapped",
+        "was_swapped",
+        "mean_plies",
+        "mean_move_ms",
+        "max_move_ms",
+        "mean_depth",
+        "nodes_per_second",
+        "forfeits",
+    ]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(headers)
@@ -319,11 +407,23 @@ def _csv(s: Summary) -> str:
         seats = {seat["seat"]: seat["score"] for seat in st["seats"]}
         values = [row["rank"], row["engine"], row["games"], row["wins"], row["losses"], row["draws"]]
         values += row.get("places", [])
-        values += [row[k] for k in ("score_pct", "elo", "elo_low", "elo_high", "elo_bound", "mu", "sigma", "conservative")]
+        values += [
+            row[k] for k in ("score_pct", "elo", "elo_low", "elo_high", "elo_bound", "mu", "sigma", "conservative")
+        ]
         values += ["true" if row["dropped"] else "false"]
         values += [seats.get(k) for k in range(s.players)]
-        values += [st[k] for k in ("swapped", "was_swapped", "mean_plies", "mean_move_ms", "max_move_ms",
-                                   "mean_depth", "nodes_per_second")]
+        values += [
+            st[k]
+            for k in (
+                "swapped",
+                "was_swapped",
+                "mean_plies",
+                "mean_move_ms",
+                "max_move_ms",
+                "mean_depth",
+                "nodes_per_second",
+            )
+        ]
         values += [sum(st["terminations"].values())]
         writer.writerow(["" if v is None else v for v in values])
     return buffer.getvalue()
@@ -352,10 +452,18 @@ def summarize_folder(folder: Path) -> Summary:
         raise StorageError(f"{folder}: the stored settings do not make a game ({exc})") from None
     engines = [e["name"] for e in settings["engines"]] if settings else []
     name = (settings or {}).get("name") or (records[0].get("tournament") if records else None) or folder.name
-    summary = summarize(records, engines, tournament=name, game=game_name, options=options, players=players,
-                        settings=settings, fingerprint=meta.get("fingerprint"),
-                        dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
-                        scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))))
+    summary = summarize(
+        records,
+        engines,
+        tournament=name,
+        game=game_name,
+        options=options,
+        players=players,
+        settings=settings,
+        fingerprint=meta.get("fingerprint"),
+        dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
+        scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))),
+    )
     if (sprt := folder_sprt(folder, settings, records)) is not None:
         summary.extra["sprt"] = sprt
     return summary
@@ -365,11 +473,14 @@ def _count_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def folder_sprt(folder: Path, settings: dict[str, Any] | None, records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def folder_sprt(
+    folder: Path, settings: dict[str, Any] | None, records: Sequence[dict[str, Any]]
+) -> dict[str, Any] | None:
     """The ``sprt`` section of a folder's results, from its stored settings and games."""
     try:
         test = sprt_from_settings(settings, records)
     except (ValueError, KeyError, TypeError) as exc:
-        raise StorageError(f"{folder}: the stored [sprt] settings are damaged ({exc}); "
-                           f"run the tournament again into a new folder") from None
+        raise StorageError(
+            f"{folder}: the stored [sprt] settings are damaged ({exc}); run the tournament again into a new folder"
+        ) from None
     return None if test is None else test.summary()

@@ -19,9 +19,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-FREE = ("name", "workers", "affinity", "cluster")   # how and where games run, not how they go
+FREE = ("name", "workers", "affinity", "cluster")  # how and where games run, not how they go
 FREE_PER_ENGINE = ("max_failures",)
 GROWABLE = ("rounds",)  # with [sprt], rounds is also the test's limit in pairs
 
@@ -31,18 +32,17 @@ def tournament_settings(t: Any) -> dict[str, Any]:
     the tournament file as validated, with each engine as it is started (resolved command and
     folder) and the openings' moves in place of the book's path."""
     data = t.data.model_dump(mode="json")
-    data["options"] = t.game.options.model_dump(mode="json")   # with the defaults filled in
+    data["options"] = t.game.options.model_dump(mode="json")  # with the defaults filled in
     entries = {e["name"]: e for e in data.pop("engines")}
     engines = []
     for spec in t.engines:
         entry = dict(entries.get(spec.name, {}))
-        entry.update(_jsonable(dataclasses.asdict(spec)))        # as started: resolved paths
+        entry.update(_jsonable(dataclasses.asdict(spec)))  # as started: resolved paths
         entry.setdefault("protocol", "arena")
         engines.append(entry)
     data["engines"] = engines
     if data.get("openings") is not None:
-        data["openings"] = {"moves_sha256": _digest([list(o) for o in t.openings]),
-                            "count": len(t.openings)}
+        data["openings"] = {"moves_sha256": _digest([list(o) for o in t.openings]), "count": len(t.openings)}
         if t.data.openings_entry.random_plies:  # order and start show in the moves' order
             data["openings"]["random_plies"] = t.data.openings_entry.random_plies
     return data
@@ -52,8 +52,12 @@ def legacy_fingerprint(t: Any) -> str:
     """The hash folders were made with before they stored their settings (game, options,
     seed, engine names, openings), so such a folder still resumes when none of those changed."""
     data = t.data
-    fields = {"game": data.game, "options": t.game.options.model_dump(),
-              "seed": data.seed, "engines": [e.name for e in data.engines]}
+    fields = {
+        "game": data.game,
+        "options": t.game.options.model_dump(),
+        "seed": data.seed,
+        "engines": [e.name for e in data.engines],
+    }
     if t.openings:
         fields["openings"] = t.openings
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
@@ -72,8 +76,7 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     for path in GROWABLE:
         before, after = _get(old, path), _get(new, path)
         if isinstance(before, int) and isinstance(after, int) and after < before:
-            out.append(f"{path}: {before} -> {after} (may only be raised: the folder holds the "
-                       f"games of {before})")
+            out.append(f"{path}: {before} -> {after} (may only be raised: the folder holds the games of {before})")
     return out
 
 
@@ -84,8 +87,11 @@ def _fixed(settings: Mapping[str, Any], leave_out: tuple[str, ...]) -> dict[str,
         _pop(fixed, path)
     engines = fixed.get("engines")
     if isinstance(engines, list):
-        fixed["engines"] = {e.get("name"): {k: v for k, v in e.items() if k not in FREE_PER_ENGINE}
-                            for e in engines if isinstance(e, dict)}
+        fixed["engines"] = {
+            e.get("name"): {k: v for k, v in e.items() if k not in FREE_PER_ENGINE}
+            for e in engines
+            if isinstance(e, dict)
+        }
         # The schedule pairs engines by their place in the file: another order is another
         # schedule, whose game ids mean other pairings.
         fixed["engine_order"] = [e.get("name") for e in engines if isinstance(e, dict)]
@@ -115,7 +121,7 @@ def _short(value: Any) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value))   # tuples become lists, as they read back from the folder
+    return json.loads(json.dumps(value))  # tuples become lists, as they read back from the folder
 
 
 def _digest(value: Any) -> str:

@@ -32,5 +32,4 @@ class RunLog(logging.handlers.RotatingFileHandler):
             return
         self.failed = True
         error = sys.exc_info()[1]
-        sys.stderr.write(f"arena: cannot write {self.baseFilename} ({error}); the run goes on without "
-                         f"its log\n")
+        sys.stderr.write(f"arena: cannot write {self.baseFilename} ({error}); the run goes on without its log\n")

@@ -7,8 +7,9 @@ finished, so a tournament's table is a pure function of its games.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Collection, Iterable, Sequence
+from typing import Any
 
 import trueskill
 
@@ -22,8 +23,8 @@ class Standing:
     wins: int = 0
     losses: int = 0
     draws: int = 0
-    points: float = 0.0             # 1 per opponent beaten, 0.5 per opponent tied
-    opponents: int = 0              # opponents faced, summed over games
+    points: float = 0.0  # 1 per opponent beaten, 0.5 per opponent tied
+    opponents: int = 0  # opponents faced, summed over games
     places: list[int] | None = None  # count of 1st, 2nd, ... finishes
     mu: float = ENV.mu
     sigma: float = ENV.sigma
@@ -52,12 +53,15 @@ def opponents(record: dict[str, Any], seat: int, offenders: set[int]) -> list[in
     none: the shared place would read as a draw between engines that did not play each
     other (usually two engines dropped by max_failures meeting)."""
     both_out = seat in offenders
-    return [other for other in range(len(record["places"]))
-            if other != seat and not (both_out and other in offenders)]
+    return [other for other in range(len(record["places"])) if other != seat and not (both_out and other in offenders)]
 
 
-def standings(engines: Sequence[str], records: Iterable[dict[str, Any]], players: int,
-              history: dict[str, list[tuple[int, float, float]]] | None = None) -> list[Standing]:
+def standings(
+    engines: Sequence[str],
+    records: Iterable[dict[str, Any]],
+    players: int,
+    history: dict[str, list[tuple[int, float, float]]] | None = None,
+) -> list[Standing]:
     """Tally and rate ``records`` (sorted here by ``id``); best first by mu - 3 sigma.
     A game several seats forfeited is tallied (without results between the offenders)
     but not rated: TrueSkill would take their shared place for a draw.  ``history``, if
@@ -102,8 +106,9 @@ def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
     return points, "losses" if better else "draws" if tied else "wins"
 
 
-def table_rows(rows: Sequence[Standing], players: int,
-               dropped: Collection[str] = ()) -> tuple[list[str], list[list[Any]]]:
+def table_rows(
+    rows: Sequence[Standing], players: int, dropped: Collection[str] = ()
+) -> tuple[list[str], list[list[Any]]]:
     """Headers and rows of the standings; ``dropped`` engines (max_failures) come last,
     marked, without a rank."""
     headers = ["rank", "engine", "games", "wins", "losses", "draws", "score %", "mu", "sigma", "mu-3sigma", "status"]
@@ -115,8 +120,13 @@ def table_rows(rows: Sequence[Standing], players: int,
         row: list[Any] = ["-" if s.engine in dropped else rank, s.engine, s.games, s.wins, s.losses, s.draws]
         if players > 2:
             row += list(s.places or [])
-        row += [round(s.score_pct, 1), round(s.mu, 2), round(s.sigma, 2), round(s.conservative, 2),
-                "dropped" if s.engine in dropped else ""]
+        row += [
+            round(s.score_pct, 1),
+            round(s.mu, 2),
+            round(s.sigma, 2),
+            round(s.conservative, 2),
+            "dropped" if s.engine in dropped else "",
+        ]
         out.append(row)
     return headers, out
 
@@ -171,7 +181,7 @@ def elo_estimate(wins: int, losses: int, draws: int) -> tuple[float | None, floa
     if not games:
         return None, None, los
     score = (wins + 0.5 * draws) / games
-    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score ** 2) / games
+    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
     spread = 1.959964 * math.sqrt(variance / games)
     low, high = _elo(score - spread), _elo(score + spread)
     margin = (high - low) / 2 if low is not None and high is not None else None
@@ -182,8 +192,9 @@ def _elo(score: float) -> float | None:
     return None if not 0 < score < 1 else -400 * math.log10(1 / score - 1)
 
 
-def head_to_head_rows(pairs: dict[tuple[str, str], HeadToHead],
-                      order: Sequence[str]) -> tuple[list[str], list[list[Any]]]:
+def head_to_head_rows(
+    pairs: dict[tuple[str, str], HeadToHead], order: Sequence[str]
+) -> tuple[list[str], list[list[Any]]]:
     """One row per pair of engines, the better ranked one first (``order``: standings)."""
     headers = ["engine", "opponent", "games", "wins", "losses", "draws", "score %", "elo diff", "± 95%", "LOS %"]
     rank = {name: i for i, name in enumerate(order)}
@@ -196,9 +207,20 @@ def head_to_head_rows(pairs: dict[tuple[str, str], HeadToHead],
             shown_elo, shown_margin = ("+inf" if pair.points else "-inf"), ""
         else:
             shown_elo, shown_margin = _shown(elo), _shown(margin)
-        rows.append([a, b, pair.games, pair.wins, pair.losses, pair.draws,
-                     round(100 * pair.points / pair.games, 1), shown_elo, shown_margin,
-                     round(100 * los, 1)])
+        rows.append(
+            [
+                a,
+                b,
+                pair.games,
+                pair.wins,
+                pair.losses,
+                pair.draws,
+                round(100 * pair.points / pair.games, 1),
+                shown_elo,
+                shown_margin,
+                round(100 * los, 1),
+            ]
+        )
     return headers, rows
 
 

@@ -19,7 +19,8 @@ Only Hex is written: HexGui knows no other game of arena's.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .export import arena_version
 
@@ -34,16 +35,24 @@ class SgfError(ValueError):
 def hex_game_sgf(record: Mapping[str, Any]) -> str:
     """One game tree ``(;FF[4]...;B[..];W[..]...)`` for a Hex record."""
     if record.get("game") != "hex":
-        raise SgfError(f"game {record.get('id')}: {record.get('game')} is not Hex; SGF export is for Hex "
-                       f"games (HexGui reads Hex only)")
+        raise SgfError(
+            f"game {record.get('id')}: {record.get('game')} is not Hex; SGF export is for Hex "
+            f"games (HexGui reads Hex only)"
+        )
     size = (record.get("options") or {}).get("size")
     if not isinstance(size, int):
         raise SgfError(f"game {record.get('id')}: no board size in the record's options")
     moves, swapped = _moves(record["moves"])
     names = list(record["players"])
     black, white = (names[1], names[0]) if swapped else (names[0], names[1])
-    root = [("FF", "4"), ("AP", f"arena:{arena_version()}"), ("GM", "11"), ("SZ", str(size)),
-            ("PB", black), ("PW", white)]
+    root = [
+        ("FF", "4"),
+        ("AP", f"arena:{arena_version()}"),
+        ("GM", "11"),
+        ("SZ", str(size)),
+        ("PB", black),
+        ("PW", white),
+    ]
     result = _result(record, swapped)
     if result:
         root.append(("RE", result))

@@ -22,8 +22,9 @@ record the rules cannot replay still counts its results, without per-move figure
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..rules import IllegalMove, OptionError, make_game
 from .ratings import forfeited, game_outcome, opponents
@@ -52,25 +53,25 @@ class SeatStats:
 @dataclass
 class EngineStats:
     engine: str
-    games: int = 0               # games with a result (see module doc)
-    wins: int = 0                # ahead of every opponent
-    losses: int = 0              # behind at least one opponent
-    draws: int = 0               # otherwise (level with the best opponent)
+    games: int = 0  # games with a result (see module doc)
+    wins: int = 0  # ahead of every opponent
+    losses: int = 0  # behind at least one opponent
+    draws: int = 0  # otherwise (level with the best opponent)
     points: float = 0.0
     results: int = 0
     seats: list[SeatStats] = field(default_factory=list)
-    swapped: int = 0             # times it answered the first stone with swap
-    was_swapped: int = 0         # times its first stone was swapped
+    swapped: int = 0  # times it answered the first stone with swap
+    was_swapped: int = 0  # times its first stone was swapped
     terminations: dict[str, int] = field(default_factory=dict)  # its own forfeits, by code
-    opponent_forfeits: int = 0   # games an opponent forfeited
-    plies: int = 0               # summed over its games
+    opponent_forfeits: int = 0  # games an opponent forfeited
+    plies: int = 0  # summed over its games
     moves_timed: int = 0
     time_ms: int = 0
     max_move_ms: int | None = None
     depth_sum: float = 0.0
     depth_moves: int = 0
     nodes: int = 0
-    nodes_ms: int = 0            # time of the moves that reported nodes
+    nodes_ms: int = 0  # time of the moves that reported nodes
 
     @property
     def score(self) -> float | None:
@@ -97,14 +98,25 @@ class EngineStats:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready (snake_case; null: no data, e.g. no move reported its depth)."""
         return {
-            "engine": self.engine, "games": self.games, "wins": self.wins, "losses": self.losses,
-            "draws": self.draws, "points": self.points, "score": _round(self.score, 4),
-            "seats": [{"seat": s.seat, "name": s.name, "games": s.games, "points": s.points,
-                       "score": _round(s.score, 4)} for s in self.seats],
-            "swapped": self.swapped, "was_swapped": self.was_swapped,
-            "terminations": dict(self.terminations), "opponent_forfeits": self.opponent_forfeits,
-            "mean_plies": _round(self.mean_plies, 1), "moves_timed": self.moves_timed,
-            "mean_move_ms": _round(self.mean_move_ms, 1), "max_move_ms": self.max_move_ms,
+            "engine": self.engine,
+            "games": self.games,
+            "wins": self.wins,
+            "losses": self.losses,
+            "draws": self.draws,
+            "points": self.points,
+            "score": _round(self.score, 4),
+            "seats": [
+                {"seat": s.seat, "name": s.name, "games": s.games, "points": s.points, "score": _round(s.score, 4)}
+                for s in self.seats
+            ],
+            "swapped": self.swapped,
+            "was_swapped": self.was_swapped,
+            "terminations": dict(self.terminations),
+            "opponent_forfeits": self.opponent_forfeits,
+            "mean_plies": _round(self.mean_plies, 1),
+            "moves_timed": self.moves_timed,
+            "mean_move_ms": _round(self.mean_move_ms, 1),
+            "max_move_ms": self.max_move_ms,
             "mean_depth": _round(self.mean_depth, 2),
             "nodes_per_second": _round(self.nodes_per_second, 0),
         }

@@ -15,8 +15,9 @@ import os
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Iterator, Mapping
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -38,6 +39,7 @@ CREATE TABLE IF NOT EXISTS games (
 class StorageError(Exception):
     """The output folder cannot be used (locked, or holds a different tournament)."""
 
+
 def decode_meta(folder: Path, key: str, text: str | None, default: Any = None) -> Any:
     """A JSON value of the folder's meta table; a damaged one is named with the way out."""
     if text is None:
@@ -47,8 +49,8 @@ def decode_meta(folder: Path, key: str, text: str | None, default: Any = None) -
     except (ValueError, RecursionError):
         raise StorageError(
             f"{Path(folder).resolve() / 'arena.db'}: its stored {key!r} is damaged; "
-            f"start a new folder with --out, or remove the folder to play the tournament again") from None
-
+            f"start a new folder with --out, or remove the folder to play the tournament again"
+        ) from None
 
 
 Milliseconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -60,7 +62,7 @@ class StoredRecord(BaseModel):
     runner), typed as the readers need them: standings, Elo, statistics, exports and the
     site index lists by seat and replay the moves.  Only checked: records stay plain dicts."""
 
-    model_config = ConfigDict(strict=True)   # "5", 5.0 or true where a seat number belongs are damage
+    model_config = ConfigDict(strict=True)  # "5", 5.0 or true where a seat number belongs are damage
 
     id: int = Field(ge=0)
     round: int = Field(ge=0)
@@ -85,7 +87,7 @@ class StoredRecord(BaseModel):
     tournament: str | None = None
 
     @model_validator(mode="after")
-    def _fits_its_seats(self) -> "StoredRecord":
+    def _fits_its_seats(self) -> StoredRecord:
         seats = len(self.players)
         for key in ("scores", "places"):
             if len(getattr(self, key)) != seats:
@@ -137,17 +139,22 @@ def is_damaged(exc: sqlite3.Error) -> bool:
     UTF-8 (not a full or read-only disk)."""
     name = getattr(exc, "sqlite_errorname", "")
     return name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or any(
-        text in str(exc) for text in ("malformed", "not a database", "Could not decode"))
+        text in str(exc) for text in ("malformed", "not a database", "Could not decode")
+    )
 
 
 def failure_text(folder: Path, exc: OSError | sqlite3.Error) -> str:
     """What to tell the user when the results cannot be written or read."""
     if isinstance(exc, sqlite3.Error) and is_damaged(exc):
-        return (f"{folder / 'arena.db'}: the database is damaged ({exc}). Move it away and run again to "
-                f"start over (games.jsonl beside it has a copy of every finished game), or try "
-                f"'sqlite3 arena.db .recover'.")
-    return (f"{folder}: cannot write the results ({exc}). Check that the output folder is writable and "
-            f"the disk has room, or choose another with --out.")
+        return (
+            f"{folder / 'arena.db'}: the database is damaged ({exc}). Move it away and run again to "
+            f"start over (games.jsonl beside it has a copy of every finished game), or try "
+            f"'sqlite3 arena.db .recover'."
+        )
+    return (
+        f"{folder}: cannot write the results ({exc}). Check that the output folder is writable and "
+        f"the disk has room, or choose another with --out."
+    )
 
 
 def parse_record(db_path: Path, game_id: object, data: bytes | str) -> dict[str, Any]:
@@ -161,9 +168,11 @@ def parse_record(db_path: Path, game_id: object, data: bytes | str) -> dict[str,
     except (ValueError, RecursionError) as exc:
         problem = f"not valid JSON: {str(exc)[:80]}"
     if problem is not None:
-        raise StorageError(f"{db_path}: game {game_id}: the stored record is damaged ({problem}). To have that "
-                           f"game played again, delete it (sqlite3 {db_path} \"DELETE FROM games WHERE "
-                           f"id = {game_id}\") and run the same command.")
+        raise StorageError(
+            f"{db_path}: game {game_id}: the stored record is damaged ({problem}). To have that "
+            f'game played again, delete it (sqlite3 {db_path} "DELETE FROM games WHERE '
+            f'id = {game_id}") and run the same command.'
+        )
     return record
 
 
@@ -205,15 +214,19 @@ class GameStore:
             if stored_settings is not None:
                 changed = changes(decode_meta(self.folder, "settings", stored_settings), settings)
             else:
-                changed = [] if stored == legacy_fingerprint else [
-                    "settings differ (this folder was made by an older arena, which kept no list of them)"]
+                changed = (
+                    []
+                    if stored == legacy_fingerprint
+                    else ["settings differ (this folder was made by an older arena, which kept no list of them)"]
+                )
             if changed:
                 where = self.folder.resolve()
                 raise StorageError(
                     f"{where} holds games played under other settings, and a folder never mixes them. "
                     f"Changed: " + "; ".join(changed) + ". Only raising 'rounds' extends a folder. To play "
                     f"the new settings, give a new folder with --out (for example --out {where}-2), "
-                    f"or delete {where} to start over.")
+                    f"or delete {where} to start over."
+                )
         self.set_meta("fingerprint", fingerprint(settings))
         self.set_meta("settings", json.dumps(settings, sort_keys=True))
 
@@ -224,8 +237,9 @@ class GameStore:
         except BlockingIOError:
             self._lock_file.close()
             self._lock_file = None
-            raise StorageError(f"another arena run is using {self.folder}; wait for it to finish "
-                               f"or use another --out folder") from None
+            raise StorageError(
+                f"another arena run is using {self.folder}; wait for it to finish or use another --out folder"
+            ) from None
         self._lock_file.write(str(os.getpid()))
         self._lock_file.flush()
 
@@ -260,7 +274,7 @@ class GameStore:
             self._lock_file.close()
             self._lock_file = None
 
-    def __enter__(self) -> "GameStore":
+    def __enter__(self) -> GameStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -280,8 +294,14 @@ class GameStore:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "INSERT INTO games (id, round, players, termination, winner, record) VALUES (?,?,?,?,?,?)",
-                (record["id"], record["round"], json.dumps(record["players"]), record["termination"],
-                 record["winner"], text),
+                (
+                    record["id"],
+                    record["round"],
+                    json.dumps(record["players"]),
+                    record["termination"],
+                    record["winner"],
+                    text,
+                ),
             )
         with open(self.jsonl_path, "a", encoding="utf-8") as out:
             out.write(text + "\n")
@@ -306,8 +326,9 @@ def read_folder(folder: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
     Raises StorageError when the folder holds no arena database."""
     db_path = folder / "arena.db"
     if not db_path.is_file():
-        raise StorageError(f"{folder}: no arena.db here; give the output folder of an arena run "
-                           f"(out/<tournament name> by default)")
+        raise StorageError(
+            f"{folder}: no arena.db here; give the output folder of an arena run (out/<tournament name> by default)"
+        )
     try:
         found = _read_settled(db_path)
         return found if found is not None else _read_live(db_path)

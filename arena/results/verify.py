@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable, Iterator, Literal
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -32,8 +33,7 @@ from ..match import _forfeit_result  # the referee's own forfeit rule, so both a
 from ..rules import Game, IllegalMove, OptionError, State, make_game
 from .store import describe_error
 
-VERDICT_KEYS = ("id", "line", "ok", "error", "over", "termination", "winner", "scores", "places",
-                "plies", "mismatches")
+VERDICT_KEYS = ("id", "line", "ok", "error", "over", "termination", "winner", "scores", "places", "plies", "mismatches")
 SEAT_IN_REASON = re.compile(r"\(seat (\d+)\)")
 
 
@@ -54,19 +54,20 @@ class Record(BaseModel):
     deal: int | None = Field(None, ge=0)
     setup: str | None = None
     players: list[str] | None = None
-    termination: Literal["normal", "timeout", "illegal", "crash", "protocol", "handshake", "resign",
-                         "dropped"] | None = None
+    termination: (
+        Literal["normal", "timeout", "illegal", "crash", "protocol", "handshake", "resign", "dropped"] | None
+    ) = None
     reason: str | None = None
     forfeit_seat: int | None = Field(None, ge=0)
     winner: int | None = Field(None, ge=0)
     scores: list[float] | None = None
     places: list[int] | None = None
-    times_ms: list[float] | None = None   # per move, the forfeiting one included
+    times_ms: list[float] | None = None  # per move, the forfeiting one included
     opening_plies: int | None = Field(None, ge=0)  # the first moves were a book's
     details: dict[str, Any] | None = None
 
 
-def _check_shape(rec: "Record", players: int) -> None:
+def _check_shape(rec: Record, players: int) -> None:
     """What a record says of itself that needs no replay to be wrong."""
     if rec.times_ms is not None and any(t < 0 for t in rec.times_ms):
         raise ValueError("'times_ms': every time is a non-negative number of milliseconds")
@@ -99,8 +100,15 @@ def verify_record(record: dict[str, Any]) -> dict[str, Any]:
         derived, mismatches = _derive(rec, state, game)
     elif over:
         derived.update(winner=state.winner(), scores=state.scores(), places=state.places())
-    return {"id": rec.id, "ok": error is None and not mismatches, "error": error, "over": over,
-            **derived, "plies": len(state.moves), "mismatches": mismatches}
+    return {
+        "id": rec.id,
+        "ok": error is None and not mismatches,
+        "error": error,
+        "over": over,
+        **derived,
+        "plies": len(state.moves),
+        "mismatches": mismatches,
+    }
 
 
 def _validated(record: dict[str, Any]) -> Record:
@@ -123,36 +131,65 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
     if rec.termination is None or rec.termination == "normal":
         termination = "normal" if over else None
         if rec.forfeit_seat is not None:
-            mismatches.append({"field": "forfeit_seat", "recorded": rec.forfeit_seat, "derived": None,
-                               "reason": "a game that ended by the rules has no forfeiting seat"})
+            mismatches.append(
+                {
+                    "field": "forfeit_seat",
+                    "recorded": rec.forfeit_seat,
+                    "derived": None,
+                    "reason": "a game that ended by the rules has no forfeiting seat",
+                }
+            )
         if rec.termination == "normal" and not over:
-            mismatches.append({"field": "termination", "recorded": "normal", "derived": "not over",
-                               "reason": "the recorded moves do not end the game"})
+            mismatches.append(
+                {
+                    "field": "termination",
+                    "recorded": "normal",
+                    "derived": "not over",
+                    "reason": "the recorded moves do not end the game",
+                }
+            )
         if not over:  # no result: a recorded one has nothing to stand on
             for field in ("winner", "scores", "places"):
                 if getattr(rec, field) is not None:
-                    mismatches.append({"field": field, "recorded": getattr(rec, field), "derived": None,
-                                       "reason": "the moves do not end the game and no forfeit is recorded"})
+                    mismatches.append(
+                        {
+                            "field": field,
+                            "recorded": getattr(rec, field),
+                            "derived": None,
+                            "reason": "the moves do not end the game and no forfeit is recorded",
+                        }
+                    )
             return {"termination": termination, "winner": None, "scores": None, "places": None}, mismatches
         winner, scores, places = state.winner(), state.scores(), state.places()
     else:
         termination = rec.termination
         if over:
-            mismatches.append({"field": "termination", "recorded": rec.termination, "derived": "normal",
-                               "reason": "the recorded moves end the game by the rules"})
+            mismatches.append(
+                {
+                    "field": "termination",
+                    "recorded": rec.termination,
+                    "derived": "normal",
+                    "reason": "the recorded moves end the game by the rules",
+                }
+            )
         offenders, problem = _offenders(rec, game.players)
         if problem:
             mismatches.append({"field": "reason", "recorded": rec.reason, "derived": None, "reason": problem})
         if not offenders:
             return {"termination": termination, "winner": None, "scores": None, "places": None}, mismatches
         if (problem := _code_problem(rec, state)) is not None:
-            mismatches.append({"field": "termination", "recorded": rec.termination, "derived": None,
-                               "reason": problem})
+            mismatches.append({"field": "termination", "recorded": rec.termination, "derived": None, "reason": problem})
         scores, places = _forfeit_result(state, offenders)
         winner = places.index(0) if places.count(0) == 1 else None
         if rec.forfeit_seat is None:
-            mismatches.append({"field": "forfeit_seat", "recorded": None, "derived": offenders[0],
-                               "reason": "a forfeit records the seat that lost it"})
+            mismatches.append(
+                {
+                    "field": "forfeit_seat",
+                    "recorded": None,
+                    "derived": offenders[0],
+                    "reason": "a forfeit records the seat that lost it",
+                }
+            )
         differs("forfeit_seat", offenders[0])
     for field, value in (("winner", winner), ("scores", scores), ("places", places)):
         differs(field, value)
@@ -160,8 +197,11 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
 
 
 # The referee's own wording of the forfeits a record can re-derive (arena/match.py, runner.py).
-_OWN_WORDS = {"resign": re.compile(r"resigned"), "dropped": re.compile(r"dropped from the tournament\b.*"),
-              "illegal": re.compile(r"illegal move '(.*)': .*", re.S)}
+_OWN_WORDS = {
+    "resign": re.compile(r"resigned"),
+    "dropped": re.compile(r"dropped from the tournament\b.*"),
+    "illegal": re.compile(r"illegal move '(.*)': .*", re.S),
+}
 
 
 def _code_problem(rec: Record, state: State) -> str | None:
@@ -173,8 +213,11 @@ def _code_problem(rec: Record, state: State) -> str | None:
         detail = (rec.reason or "").split(": ", 1)[1] if ": " in (rec.reason or "") else ""
     worded = next((code for code, words in _OWN_WORDS.items() if words.fullmatch(detail)), None)
     if worded != rec.termination and (worded is not None or rec.termination in _OWN_WORDS):
-        return (f"the reason reads as {worded!r}" if worded else
-                f"a {rec.termination!r} forfeit's reason is worded by the referee, and this one is not")
+        return (
+            f"the reason reads as {worded!r}"
+            if worded
+            else f"a {rec.termination!r} forfeit's reason is worded by the referee, and this one is not"
+        )
     if worded == "illegal":
         move = _OWN_WORDS["illegal"].fullmatch(detail).group(1)
         if "\\" not in move and _is_legal(state, move):  # an escaped token cannot be replayed as written
@@ -201,14 +244,20 @@ def _split_reason(rec: Record) -> tuple[list[int] | None, str]:
     seats: list[int] = []
     pos = 0
     while True:
-        seat = next((k for k, name in enumerate(rec.players) if k not in seats
-                     and reason.startswith(f"{name} (seat {k})", pos)), None)
+        seat = next(
+            (
+                k
+                for k, name in enumerate(rec.players)
+                if k not in seats and reason.startswith(f"{name} (seat {k})", pos)
+            ),
+            None,
+        )
         if seat is None:
             return None, ""
         seats.append(seat)
         pos += len(f"{rec.players[seat]} (seat {seat})")
         if reason.startswith(": ", pos):
-            return seats, reason[pos + 2:]
+            return seats, reason[pos + 2 :]
         if not reason.startswith(", ", pos):
             return None, ""
         pos += 2
@@ -243,8 +292,10 @@ def initial_state(game: Game, record: dict[str, Any]) -> State:
         raise ValueError("'setup' must be a string")
     if seed is not None:
         if deal is None and _hidden_deal(game):
-            raise ValueError("missing 'deal': a Posies variant 2 game's hidden posies are drawn apart "
-                             "from its seed and recorded in 'deal'")
+            raise ValueError(
+                "missing 'deal': a Posies variant 2 game's hidden posies are drawn apart "
+                "from its seed and recorded in 'deal'"
+            )
         state = game.initial_state(seed)
         if setup is not None and state.setup_token() != setup:
             raise ValueError(f"'setup' does not match the setup that seed {seed} produces")
@@ -278,23 +329,25 @@ def parse_line(number: int, line: str, source: str) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise RecordError(f"{where}: a record must be a JSON object")
     if "game" not in record:
-        raise RecordError(f"{where}: missing \"game\" (a game name such as \"hex\")")
+        raise RecordError(f'{where}: missing "game" (a game name such as "hex")')
     if not isinstance(record["game"], str):
-        raise RecordError(f"{where}: \"game\" must be a string (a game name such as \"hex\"), "
-                          f"got {_json_type(record['game'])}")
+        raise RecordError(
+            f'{where}: "game" must be a string (a game name such as "hex"), got {_json_type(record["game"])}'
+        )
     moves = record.get("moves")
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-        raise RecordError(f"{where}: \"moves\" must be a list of move strings")
+        raise RecordError(f'{where}: "moves" must be a list of move strings')
     if not isinstance(record.get("options", {}), dict):
-        raise RecordError(f"{where}: \"options\" must be an object")
+        raise RecordError(f'{where}: "options" must be an object')
     return record
 
 
 def _json_type(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return {int: "a number", float: "a number", list: "a list", dict: "an object",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    return {int: "a number", float: "a number", list: "a list", dict: "an object", type(None): "null"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def verify_lines(lines: Iterable[str | bytes], source: str) -> Iterator[dict[str, Any]]:
@@ -322,14 +375,26 @@ def _text(line: str | bytes, number: int, source: str) -> str:
         try:
             return line.decode("utf-8")
         except UnicodeDecodeError:
-            raise RecordError(f"{source}, line {number}: not UTF-8 text; records are JSON Lines (one "
-                              f"JSON object a line, UTF-8), as arena run writes to games.jsonl") from None
+            raise RecordError(
+                f"{source}, line {number}: not UTF-8 text; records are JSON Lines (one "
+                f"JSON object a line, UTF-8), as arena run writes to games.jsonl"
+            ) from None
     return line
 
 
 def _bad(reason: str) -> dict[str, Any]:
-    return {"id": None, "ok": False, "error": {"reason": reason}, "over": None, "termination": None,
-            "winner": None, "scores": None, "places": None, "plies": None, "mismatches": []}
+    return {
+        "id": None,
+        "ok": False,
+        "error": {"reason": reason},
+        "over": None,
+        "termination": None,
+        "winner": None,
+        "scores": None,
+        "places": None,
+        "plies": None,
+        "mismatches": [],
+    }
 
 
 def _json_or_none(text: str) -> Any:

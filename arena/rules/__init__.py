@@ -8,8 +8,9 @@ rendering). This module is the registry: game name -> ``Game`` class, imported o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import import_module
-from typing import Any, Mapping
+from typing import Any
 
 from .base import Game, GameOptions, IllegalMove, OptionError, State
 

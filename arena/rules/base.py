@@ -14,8 +14,9 @@ whitespace, e.g. ``e5``, ``swap``, ``c3,e5,g2`` or ``c3-c7``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from random import Random
-from typing import Any, Callable, ClassVar, Literal, Mapping, get_args, get_origin
+from typing import Any, ClassVar, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -49,7 +50,7 @@ class Game(ABC):
         self.options = options
 
     @classmethod
-    def from_options(cls, raw: Mapping[str, Any] | None = None, *, strict: bool = False) -> "Game":
+    def from_options(cls, raw: Mapping[str, Any] | None = None, *, strict: bool = False) -> Game:
         """Validate raw options: ``strict`` for typed ones (a tournament file, a record), where
         ``"5"``, ``5.0`` or ``true`` for an integer are errors; otherwise text (the CLI's
         ``-O size=9``) is converted."""
@@ -79,10 +80,10 @@ class Game(ABC):
         return [f"{k}={format_option_value(v)}" for k, v in self.options.model_dump().items()]
 
     @abstractmethod
-    def initial_state(self, seed: int = 0) -> "State":
+    def initial_state(self, seed: int = 0) -> State:
         """The starting position; games with a random setup derive it from ``seed``."""
 
-    def state_from_setup(self, setup: str) -> "State":
+    def state_from_setup(self, setup: str) -> State:
         """The starting position described by a protocol setup token (``start`` if none)."""
         if setup != "start":
             raise OptionError(f"{self.name} has no random setup; expected 'start', got {setup!r}")
@@ -148,7 +149,7 @@ class State(ABC):
         """The single winning seat of a finished game, or None (draw, shared top, not over)."""
 
     @abstractmethod
-    def clone(self) -> "State": ...
+    def clone(self) -> State: ...
 
     @abstractmethod
     def render(self) -> str:
@@ -166,7 +167,7 @@ class State(ABC):
         """Protocol ``private`` payloads for ``seat`` only (hidden pieces); usually none."""
         return []
 
-    def deal(self, seed: int) -> None:
+    def deal(self, seed: int) -> None:  # noqa: B027 (a hook: most games have nothing to deal)
         """Draw the private part of the setup (hidden pieces) from its own seed, before the
         first move.  Games without hidden information have nothing to draw."""
 

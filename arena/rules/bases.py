@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from .hexgrid import OFF_BOARD, Board
 from .base import Game, GameOptions, IllegalMove, State
+from .hexgrid import OFF_BOARD, Board
 
 BOARD = Board.hexhex(5)
 RED, BLUE = 0, 1
@@ -35,24 +35,28 @@ STANDARD = "standard"
 # Point symmetry through e5 maps the red base onto the blue base and the black
 # hexes onto themselves (so does the left-right mirror): neither side is favoured.
 STANDARD_CELLS = (
-    ("b9", "c9", "d9", "c8", "d8", "d7"),   # Red's base, bottom
-    ("f1", "g1", "h1", "f2", "g2", "f3"),   # Blue's base, top
-    ("a5", "c5", "e5", "g5", "i5"),         # black hexes across the middle row
+    ("b9", "c9", "d9", "c8", "d8", "d7"),  # Red's base, bottom
+    ("f1", "g1", "h1", "f2", "g2", "f3"),  # Blue's base, top
+    ("a5", "c5", "e5", "g5", "i5"),  # black hexes across the middle row
 )
 LAYOUT_PARTS = ("red base", "blue base", "black hexes")
 LAYOUT_SIZES = (BASE_SIZE, BASE_SIZE, BLACK_COUNT)
-LAYOUT_SYNTAX = ("'standard' or three comma-separated cell lists joined by '/': "
-                 "red base (6 cells) / blue base (6 cells) / black hexes (5 cells), e.g. "
-                 + "/".join(",".join(part) for part in STANDARD_CELLS))
+LAYOUT_SYNTAX = (
+    "'standard' or three comma-separated cell lists joined by '/': "
+    "red base (6 cells) / blue base (6 cells) / black hexes (5 cells), e.g. "
+    + "/".join(",".join(part) for part in STANDARD_CELLS)
+)
 
 
 def not_a_cell(name: str) -> str:
     """Why ``name`` is not a cell; the board is a hexagon, so a1 and the other corners of
     the a-i x 1-9 grid are not cells (long junk is shortened)."""
     shown = repr(name) if len(name) <= 20 else repr(name[:20]) + "..."
-    return (f"{shown} is not a cell of the 61-hex board: a lower-case column a-i and row 1-9 "
-            "inside the hexagon, e.g. e5 (a1, i9 and the other cut-off corners of the grid are "
-            "not cells; see docs/rules/bases.md)")
+    return (
+        f"{shown} is not a cell of the 61-hex board: a lower-case column a-i and row 1-9 "
+        "inside the hexagon, e.g. e5 (a1, i9 and the other cut-off corners of the grid are "
+        "not cells; see docs/rules/bases.md)"
+    )
 
 
 @dataclass(frozen=True)
@@ -85,11 +89,12 @@ def parse_layout(text: str) -> Layout:
     parts = [",".join(p) for p in STANDARD_CELLS] if text == STANDARD else text.split("/")
     if len(parts) != 3:
         raise ValueError(f"expected {LAYOUT_SYNTAX}; got {text!r}")
-    red, blue, black = (_parse_part(p, what, size)
-                        for p, what, size in zip(parts, LAYOUT_PARTS, LAYOUT_SIZES))
-    for (a, what_a), (b, what_b) in (((red, "red base"), (blue, "blue base")),
-                                      ((red, "red base"), (black, "black hexes")),
-                                      ((blue, "blue base"), (black, "black hexes"))):
+    red, blue, black = (_parse_part(p, what, size) for p, what, size in zip(parts, LAYOUT_PARTS, LAYOUT_SIZES))
+    for (a, what_a), (b, what_b) in (
+        ((red, "red base"), (blue, "blue base")),
+        ((red, "red base"), (black, "black hexes")),
+        ((blue, "blue base"), (black, "black hexes")),
+    ):
         shared = sorted(set(a) & set(b))
         if shared:
             raise ValueError(f"{BOARD.names[shared[0]]} is in both the {what_a} and the {what_b}")
@@ -104,11 +109,15 @@ def format_layout(layout: Layout) -> str:
 
 class BasesOptions(GameOptions):
     layout: str = Field(STANDARD, description=f"board layout: {LAYOUT_SYNTAX}")
-    max_plies: int = Field(300, ge=1, le=100_000,
-                           description="arena's adjudication: the game is drawn after this many moves")
-    repetition: int = Field(3, ge=2, le=1000,
-                            description="arena's adjudication: draw when a position with the same "
-                                        "side to move occurs this many times")
+    max_plies: int = Field(
+        300, ge=1, le=100_000, description="arena's adjudication: the game is drawn after this many moves"
+    )
+    repetition: int = Field(
+        3,
+        ge=2,
+        le=1000,
+        description="arena's adjudication: draw when a position with the same side to move occurs this many times",
+    )
 
     @field_validator("layout")
     @classmethod
@@ -142,17 +151,14 @@ class BasesGame(Game):
             cells[cell] = BLACK
         self.initial_cells = bytes(cells)
         # direction_to[a][b]: the direction from a to b when b lies on a straight line from a.
-        self.direction_to: list[dict[int, int]] = [
-            {b: d for d in range(6) for b in board.ray(a, d)} for a in board
-        ]
+        self.direction_to: list[dict[int, int]] = [{b: d for d in range(6) for b in board.ray(a, d)} for a in board]
 
-    def initial_state(self, seed: int = 0) -> "BasesState":
+    def initial_state(self, seed: int = 0) -> BasesState:
         return BasesState(self)
 
 
 class BasesState(State):
-    __slots__ = ("game", "cells", "pieces", "base_count", "_moves", "_seen", "_winner", "_reason",
-                 "_over")
+    __slots__ = ("game", "cells", "pieces", "base_count", "_moves", "_seen", "_winner", "_reason", "_over")
 
     def __init__(self, game: BasesGame) -> None:
         self.game = game
@@ -230,8 +236,7 @@ class BasesState(State):
 
     def _parse(self, move: str) -> tuple[int, int]:
         if not isinstance(move, str) or move.count("-") != 1:
-            raise IllegalMove(move, "malformed move: expected 'from-to', two cell names joined by '-', "
-                                    "e.g. 'c8-c6'")
+            raise IllegalMove(move, "malformed move: expected 'from-to', two cell names joined by '-', e.g. 'c8-c6'")
         lookup = self.game.board.lookup
         src_name, _, dst_name = move.partition("-")
         src, dst = lookup(src_name), lookup(dst_name)
@@ -247,27 +252,37 @@ class BasesState(State):
         if here != player + 1:
             raise IllegalMove(move, self._not_own_piece(src, player))
         if self.is_frozen(src):
-            raise IllegalMove(move, f"the piece on {names[src]} is frozen: a piece that has stopped on "
-                                    "the opponent's base may not move again")
+            raise IllegalMove(
+                move,
+                f"the piece on {names[src]} is frozen: a piece that has stopped on "
+                "the opponent's base may not move again",
+            )
         if src == dst:
             raise IllegalMove(move, "zero-length move: a piece must slide at least one hex")
         direction = self.game.direction_to[src].get(dst)
         if direction is None:
-            raise IllegalMove(move, f"{names[src]} and {names[dst]} are not on a straight line: a piece "
-                                    "slides in one of the six directions")
+            raise IllegalMove(
+                move,
+                f"{names[src]} and {names[dst]} are not on a straight line: a piece "
+                "slides in one of the six directions",
+            )
         step = self.game.board.step[direction]
         cell = step[src]
         while cells[cell] == EMPTY and cell != dst:
             cell = step[cell]
         if cells[cell] != EMPTY:
-            raise IllegalMove(move, f"blocked at {names[cell]} by {self._describe(cell)}: a piece may "
-                                    "not pass over or stop on a piece or a black hex")
+            raise IllegalMove(
+                move,
+                f"blocked at {names[cell]} by {self._describe(cell)}: a piece may "
+                "not pass over or stop on a piece or a black hex",
+            )
         if step[dst] != OFF_BOARD and cells[step[dst]] == EMPTY:
             stop = dst
             while step[stop] != OFF_BOARD and cells[step[stop]] == EMPTY:
                 stop = step[stop]
-            raise IllegalMove(move, "stops short: a piece must slide as far as possible, and this "
-                                    f"slide ends at {names[stop]}")
+            raise IllegalMove(
+                move, f"stops short: a piece must slide as far as possible, and this slide ends at {names[stop]}"
+            )
 
     def _not_own_piece(self, src: int, player: int) -> str:
         name, here = self.game.board.names[src], self.cells[src]
@@ -275,8 +290,10 @@ class BasesState(State):
             return f"{name} is empty: a move slides one of your own pieces"
         if here == BLACK:
             return f"{name} is a black hex: a move slides one of your own pieces"
-        return (f"{name} holds a {COLOUR_NAMES[here - 1]} piece, not yours: "
-                f"{COLOUR_NAMES[player]} may only move {COLOUR_NAMES[player]} pieces")
+        return (
+            f"{name} holds a {COLOUR_NAMES[here - 1]} piece, not yours: "
+            f"{COLOUR_NAMES[player]} may only move {COLOUR_NAMES[player]} pieces"
+        )
 
     def _describe(self, cell: int) -> str:
         here = self.cells[cell]
@@ -325,7 +342,7 @@ class BasesState(State):
 
     # -- the rest -------------------------------------------------------------
 
-    def clone(self) -> "BasesState":
+    def clone(self) -> BasesState:
         other = BasesState.__new__(BasesState)
         other.game = self.game
         other.cells = self.cells[:]

@@ -15,21 +15,22 @@ with bit tricks; random_move() draws uniformly from them without enumerating.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import zip_longest
 from math import comb
 from random import Random
-from typing import Any, Sequence
+from typing import Any
 
 from pydantic import Field
 
-from .hexgrid import Board, find_root
 from .base import Game, GameOptions, IllegalMove, State
+from .hexgrid import Board, find_root
 
 EMPTY = -1
 WHITE, BLACK = 0, 1
 COLOUR_NAMES = ("White", "Black")
-MAX_STONES = 3           # "the maximum number of stones you may place is 3"
-OPENING_PLIES = 2        # ply 0: White's single stone, ply 1: Black's single stone
+MAX_STONES = 3  # "the maximum number of stones you may place is 3"
+OPENING_PLIES = 2  # ply 0: White's single stone, ply 1: Black's single stone
 # Looks like a cell name (column letter + row number) even if not on this board.
 _CELL_LIKE = re.compile(r"[a-z][1-9][0-9]{0,2}")
 
@@ -51,11 +52,9 @@ class GroupsGame(Game):
         super().__init__(options)
         self.board = Board.hexhex(options.size)
         # Bitmask of each cell's neighbours, for legal_moves().
-        self.neighbour_masks = tuple(
-            sum(1 << n for n in nbrs) for nbrs in self.board.neighbours
-        )
+        self.neighbour_masks = tuple(sum(1 << n for n in nbrs) for nbrs in self.board.neighbours)
 
-    def initial_state(self, seed: int = 0) -> "GroupsState":
+    def initial_state(self, seed: int = 0) -> GroupsState:
         return GroupsState(self)
 
 
@@ -87,8 +86,8 @@ class GroupsState(State):
         self.game = game
         self.cells = [EMPTY] * n
         self.parent = list(range(n))
-        self.size = [1] * n                 # group size, valid at roots
-        self.groups = [0, 0]                # number of groups per colour
+        self.size = [1] * n  # group size, valid at roots
+        self.groups = [0, 0]  # number of groups per colour
         self.empty = n
         self._moves: list[str] = []
         # (winner, deciding rank, white sizes, black sizes) once the board is full.
@@ -113,9 +112,7 @@ class GroupsState(State):
     def group_sizes(self, colour: int) -> list[int]:
         """Sizes of ``colour``'s groups, largest first."""
         find, cells, size = self._find, self.cells, self.size
-        return sorted(
-            (size[i] for i, v in enumerate(cells) if v == colour and find(i) == i), reverse=True
-        )
+        return sorted((size[i] for i, v in enumerate(cells) if v == colour and find(i) == i), reverse=True)
 
     def winner(self) -> int | None:
         return self._result[0] if self._result else None
@@ -136,8 +133,10 @@ class GroupsState(State):
             return "board full: equal groups, draw"
         mine, theirs = (white, black) if winner == WHITE else (black, white)
         other = theirs[rank] if rank < len(theirs) else "none"
-        return (f"board full: {COLOUR_NAMES[winner]}'s {_ordinal_group(rank)} ({mine[rank]}) "
-                f"beats {COLOUR_NAMES[1 - winner]}'s ({other})")
+        return (
+            f"board full: {COLOUR_NAMES[winner]}'s {_ordinal_group(rank)} ({mine[rank]}) "
+            f"beats {COLOUR_NAMES[1 - winner]}'s ({other})"
+        )
 
     def details(self) -> dict[str, Any]:
         return {"white_groups": self.group_sizes(WHITE), "black_groups": self.group_sizes(BLACK)}
@@ -182,8 +181,7 @@ class GroupsState(State):
         if _CELL_LIKE.fullmatch(part):
             return f"{part} is not on the board (a hexhex board with {n} cells per side; see docs/rules/groups.md)"
         shown = part if len(part) <= 20 else part[:20] + "..."
-        return (f"{shown!r} is not a cell name: a move is one to three cells such as e5, "
-                f"joined by ',' (e.g. c3,e5,g2)")
+        return f"{shown!r} is not a cell name: a move is one to three cells such as e5, joined by ',' (e.g. c3,e5,g2)"
 
     def _check_count(self, move: str, count: int) -> None:
         allowed = self.max_stones()
@@ -193,31 +191,40 @@ class GroupsState(State):
             who = COLOUR_NAMES[self.current_player()]
             raise IllegalMove(move, f"{count} stones: in the opening {who} places a single stone")
         groups = self.groups[self.current_player()]
-        raise IllegalMove(move, f"{count} stones: you may place as many stones as you have groups "
-                                f"({groups}), and never more than {MAX_STONES}")
+        raise IllegalMove(
+            move,
+            f"{count} stones: you may place as many stones as you have groups "
+            f"({groups}), and never more than {MAX_STONES}",
+        )
 
     def _check_placement(self, move: str, stones: list[int], player: int) -> None:
         """Vacancy, mutual non-adjacency and 'no group grows by more than one stone'."""
         board, cells, find = self.game.board, self.cells, self._find
         names, neighbours = board.names, board.neighbours
-        grown: dict[int, int] = {}      # root of an existing group -> the stone that grew it
+        grown: dict[int, int] = {}  # root of an existing group -> the stone that grew it
         for cell in stones:
             if cells[cell] != EMPTY:
                 raise IllegalMove(move, f"{names[cell]} is already occupied: stones go on vacant cells")
         for k, cell in enumerate(stones):
             for other in stones[:k]:
                 if other in neighbours[cell]:
-                    raise IllegalMove(move, f"stones {names[other]} and {names[cell]} are adjacent: "
-                                            "the stones you place may not be adjacent to one another")
+                    raise IllegalMove(
+                        move,
+                        f"stones {names[other]} and {names[cell]} are adjacent: "
+                        "the stones you place may not be adjacent to one another",
+                    )
             for n in neighbours[cell]:
                 if cells[n] != player:
                     continue
                 root = find(n)
                 first = grown.setdefault(root, cell)
                 if first != cell:
-                    raise IllegalMove(move, f"stones {names[first]} and {names[cell]} both grow your group "
-                                            f"at {names[n]}: you may not grow any group by more than one "
-                                            "stone (a stone joining groups grows each of them)")
+                    raise IllegalMove(
+                        move,
+                        f"stones {names[first]} and {names[cell]} both grow your group "
+                        f"at {names[n]}: you may not grow any group by more than one "
+                        "stone (a stone joining groups grows each of them)",
+                    )
 
     def _place(self, cell: int, colour: int) -> None:
         cells, parent, size, find = self.cells, self.parent, self.size, self._find
@@ -255,8 +262,8 @@ class GroupsState(State):
         """
         cells, find, player = self.cells, self._find, self.current_player()
         neighbours, nmask = self.game.board.neighbours, self.game.neighbour_masks
-        touching: dict[int, list[int]] = {}      # empty cell -> roots of mover's groups it touches
-        liberties: dict[int, int] = {}           # root -> bitmask of empty cells touching it
+        touching: dict[int, list[int]] = {}  # empty cell -> roots of mover's groups it touches
+        liberties: dict[int, int] = {}  # root -> bitmask of empty cells touching it
         for e in empties:
             roots = {find(n) for n in neighbours[e] if cells[n] == player}
             touching[e] = list(roots)
@@ -268,7 +275,7 @@ class GroupsState(State):
             blocked = nmask[e]
             for r in touching[e]:
                 blocked |= liberties[r]
-            above = empty_mask >> (e + 1) << (e + 1)     # only higher indices: each set once
+            above = empty_mask >> (e + 1) << (e + 1)  # only higher indices: each set once
             compatible[e] = above & ~blocked
         return compatible
 
@@ -323,7 +330,7 @@ class GroupsState(State):
 
     # -- the rest -------------------------------------------------------------
 
-    def clone(self) -> "GroupsState":
+    def clone(self) -> GroupsState:
         other = GroupsState.__new__(GroupsState)
         other.game = self.game
         other.cells = self.cells[:]

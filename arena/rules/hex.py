@@ -24,14 +24,15 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Callable
 from operator import itemgetter
 from random import Random
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import Field
 
-from .hexgrid import Board
 from .base import Game, GameOptions, IllegalMove, State, draw_below
+from .hexgrid import Board
 
 EMPTY = -1
 RED, BLUE = 0, 1
@@ -40,7 +41,7 @@ SWAP = "swap"
 
 # MARKS[colour][edges]: a stone's mark; edges is 0 (none), 1 (first edge) or 2 (second edge).
 MARKS = ((1, 1 << 3, 1 << 6), (1 << 9, 1 << 12, 1 << 15))
-FIRST_EDGE, SECOND_EDGE, NO_EDGE = 0o70, 0o700, 0o7   # counter masks, for Red's bits
+FIRST_EDGE, SECOND_EDGE, NO_EDGE = 0o70, 0o700, 0o7  # counter masks, for Red's bits
 
 
 class HexOptions(GameOptions):
@@ -67,7 +68,7 @@ class HexGame(Game):
         self.neighbour_marks = [_getter(cells) for cells in board.neighbours]
         self.edge_bits = [(_edge_bits(r, last), _edge_bits(c, last)) for r, c in board.coords]
 
-    def initial_state(self, seed: int = 0) -> "HexState":
+    def initial_state(self, seed: int = 0) -> HexState:
         return HexState(self)
 
 
@@ -249,7 +250,7 @@ class HexState(State):
 
     # -- the rest -------------------------------------------------------------
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> "HexState":
+    def __deepcopy__(self, memo: dict[int, Any]) -> HexState:
         return self.clone()  # the game is shared: immutable, and large next to a position
 
     def __getstate__(self) -> tuple[Any, ...]:
@@ -262,7 +263,7 @@ class HexState(State):
         HexState.__init__(self, game, cells, marks)
         self._moves, self._winner, self._empty = moves, winner, empty
 
-    def clone(self) -> "HexState":
+    def clone(self) -> HexState:
         other = HexState(self.game, self.cells[:], self._marks[:])
         other._moves = self._moves[:]
         other._winner = self._winner

@@ -35,18 +35,19 @@ typical move needs no flood fill at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import Field, model_validator
 
-from .hexgrid import OFF_BOARD, Board, find_root
 from .base import Game, GameOptions, IllegalMove, State
+from .hexgrid import OFF_BOARD, Board, find_root
 
 EMPTY, BLACK, WHITE = -1, 0, 1
 COLOUR_NAMES = ("Black", "White")
 SIDE_NAMES = "ABCDEF"
-PAIRS = ((0, 1), (2, 3), (4, 5))          # A-B, C-D, E-F as side numbers
+PAIRS = ((0, 1), (2, 3), (4, 5))  # A-B, C-D, E-F as side numbers
 PAIR_NAMES = ("A-B", "C-D", "E-F")
 SWAP = "swap"
 
@@ -98,9 +99,7 @@ class Geometry:
         self.side_mask = tuple(sum(self.bit[i] for i in side) for side in sides)
         self.house_sides = [sum(1 << k for k in range(6) if i in sides[k]) for i in board]
         # Houses on any side outside pair p (corners of the pair's sides included).
-        self.outer_mask = tuple(
-            _union(self.side_mask[k] for k in range(6) if k not in pair) for pair in PAIRS
-        )
+        self.outer_mask = tuple(_union(self.side_mask[k] for k in range(6) if k not in pair) for pair in PAIRS)
         self.ring = [tuple(board.step[d][i] for d in range(6)) for i in board]
         self.neighbours = board.neighbours
 
@@ -180,15 +179,17 @@ def houses(size: int) -> int:
     return 3 * size * size - 3 * size + 1
 
 
-PLIES_PER_HOUSE = 4   # random games last about 1.2 plies per house; leave ample room
+PLIES_PER_HOUSE = 4  # random games last about 1.2 plies per house; leave ample room
 
 
 class HexGoOptions(GameOptions):
     size: int = Field(5, ge=2, le=13, description="houses per side of the hexagon (5: 61 houses)")
     max_plies: int = Field(
-        PLIES_PER_HOUSE * houses(5), ge=2, le=100_000,
+        PLIES_PER_HOUSE * houses(5),
+        ge=2,
+        le=100_000,
         description="arena adjudication: the game stops after this many plies (stones and the "
-                    "swap) and is scored by territory as it stands; default 4 x houses",
+        "swap) and is scored by territory as it stands; default 4 x houses",
     )
 
     @model_validator(mode="before")
@@ -199,7 +200,7 @@ class HexGoOptions(GameOptions):
             try:
                 size = int(data.get("size", 5))
             except (TypeError, ValueError):
-                return data           # the size error is reported by the field itself
+                return data  # the size error is reported by the field itself
             if 2 <= size <= 13:
                 data = {**data, "max_plies": PLIES_PER_HOUSE * houses(size)}
         return data
@@ -219,11 +220,10 @@ class HexGoGame(Game):
         self.geo = geometry(options.size)
         self.board = self.geo.board
 
-    def initial_state(self, seed: int = 0) -> "HexGoState":
+    def initial_state(self, seed: int = 0) -> HexGoState:
         return HexGoState(self)
 
-    def position(self, black: Iterable[str] = (), white: Iterable[str] = (),
-                 to_move: int = BLACK) -> "HexGoState":
+    def position(self, black: Iterable[str] = (), white: Iterable[str] = (), to_move: int = BLACK) -> HexGoState:
         """A mid-game position after the opening (Black = seat 0), for tests and diagrams.
 
         Raises ValueError if the position could not arise in play: a stone that can no
@@ -248,34 +248,51 @@ class HexGoGame(Game):
 
 
 class _Outcome(NamedTuple):
-    family: int            # the mover's family containing the new stone (mask)
-    sides: int             # sides that family touches (6 bits)
+    family: int  # the mover's family containing the new stone (mask)
+    sides: int  # sides that family touches (6 bits)
     merged: tuple[int, ...]  # roots of the mover's families joined by the stone
-    region: int            # houses that family dominates
-    blocked: int           # enemy stones cut off from every pair
-    dominated: int         # enemy stones inside the region
-    enemy_dead: int        # houses from which the enemy can no longer link
-    viable_me: int         # the mover's viable houses after the captures
+    region: int  # houses that family dominates
+    blocked: int  # enemy stones cut off from every pair
+    dominated: int  # enemy stones inside the region
+    enemy_dead: int  # houses from which the enemy can no longer link
+    viable_me: int  # the mover's viable houses after the captures
 
 
 class HexGoState(State):
-    __slots__ = ("game", "geo", "cells", "stones", "parent", "fam_mask", "fam_sides",
-                 "fam_region", "roots", "dom", "viable", "_moves", "_black_seat",
-                 "_seat_offset", "_opening_done", "_over", "_end_reason", "captures")
+    __slots__ = (
+        "game",
+        "geo",
+        "cells",
+        "stones",
+        "parent",
+        "fam_mask",
+        "fam_sides",
+        "fam_region",
+        "roots",
+        "dom",
+        "viable",
+        "_moves",
+        "_black_seat",
+        "_seat_offset",
+        "_opening_done",
+        "_over",
+        "_end_reason",
+        "captures",
+    )
 
     def __init__(self, game: HexGoGame) -> None:
         self.game = game
         self.geo = geo = game.geo
         n = len(geo.board)
         self.cells = [EMPTY] * n
-        self.stones = [0, 0]                  # per colour
-        self.parent = list(range(n))          # union-find over houses, per colour's stones
-        self.fam_mask = [0] * n               # at roots: the family's houses
-        self.fam_sides = [0] * n              # at roots: sides it touches (6 bits)
-        self.fam_region = [0] * n             # at roots: houses it dominates
+        self.stones = [0, 0]  # per colour
+        self.parent = list(range(n))  # union-find over houses, per colour's stones
+        self.fam_mask = [0] * n  # at roots: the family's houses
+        self.fam_sides = [0] * n  # at roots: sides it touches (6 bits)
+        self.fam_region = [0] * n  # at roots: houses it dominates
         self.roots: list[set[int]] = [set(), set()]
-        self.dom = [0, 0]                     # houses dominated by each colour's families
-        self.viable = [geo.full, geo.full]    # houses from which each colour can still link
+        self.dom = [0, 0]  # houses dominated by each colour's families
+        self.viable = [geo.full, geo.full]  # houses from which each colour can still link
         self._moves: list[str] = []
         self._black_seat = 0
         self._seat_offset = 0
@@ -385,20 +402,24 @@ class HexGoState(State):
         meant = move.strip().lower()
         if board.lookup(meant) is not None or meant == SWAP:
             # One rule for every arena game (PROTOCOL.md section 6): tokens are exact.
-            return (f"move tokens are exact: cell names are lower case and a token has no "
-                    f"spaces, so write {meant!r}")
+            return f"move tokens are exact: cell names are lower case and a token has no spaces, so write {meant!r}"
         size = self.game.options.size
-        return (f"not a house of the size-{size} HexGo board, nor 'swap': a house "
-                f"is a column letter a-{chr(96 + board.cols)} and a "
-                f"row number 1-{board.rows} inside the hexagon, such as "
-                f"{board.names[len(board) // 2]} (diagram in docs/rules/hexgo.md)")
+        return (
+            f"not a house of the size-{size} HexGo board, nor 'swap': a house "
+            f"is a column letter a-{chr(96 + board.cols)} and a "
+            f"row number 1-{board.rows} inside the hexagon, such as "
+            f"{board.names[len(board) // 2]} (diagram in docs/rules/hexgo.md)"
+        )
 
     def _swap(self, move: str) -> None:
         if not self.swap_allowed():
-            raise IllegalMove(move, "swap is only allowed as seat 1's first move, answering the "
-                                    "opening stone (Opening: the opponent chooses whether to make "
-                                    "the opening move)")
-        self._black_seat = 1        # seat 1 takes the opening stone; seat 0 is White, to move
+            raise IllegalMove(
+                move,
+                "swap is only allowed as seat 1's first move, answering the "
+                "opening stone (Opening: the opponent chooses whether to make "
+                "the opening move)",
+            )
+        self._black_seat = 1  # seat 1 takes the opening stone; seat 0 is White, to move
         self._opening_done = True
         self._moves.append(SWAP)
         self._update_end()
@@ -408,8 +429,10 @@ class HexGoState(State):
         geo, cells, enemy = self.geo, self.cells, 1 - me
         hb = geo.bit[h]
         if cells[h] != EMPTY:
-            raise IllegalMove(move, f"{geo.names[h]} is occupied by a {COLOUR_NAMES[cells[h]]} "
-                                    f"stone: stones are placed on empty houses")
+            raise IllegalMove(
+                move,
+                f"{geo.names[h]} is occupied by a {COLOUR_NAMES[cells[h]]} stone: stones are placed on empty houses",
+            )
         if self.dom[enemy] & hb:
             raise IllegalMove(move, self._dominated_reason(h, me))
         if not self.viable[me] & hb:
@@ -440,8 +463,7 @@ class HexGoState(State):
                 if PAIRS_OF[geo.sides_of(comp)]:
                     viable_me |= comp
                 rest &= ~comp
-        return _Outcome(family, sides, tuple(merged), region, blocked, dominated,
-                        enemy_dead, viable_me)
+        return _Outcome(family, sides, tuple(merged), region, blocked, dominated, enemy_dead, viable_me)
 
     def _grown_region(self, h: int, family: int, pairs: int, merged: list[int]) -> int:
         """Region dominated by the family that the stone on h completes or extends.
@@ -469,7 +491,7 @@ class HexGoState(State):
         geo, cells, enemy = self.geo, self.cells, 1 - me
         hb = geo.bit[h]
         if not self.viable[enemy] & hb:
-            return 0, hb          # h's enemy region could not link: it holds no enemy stone
+            return 0, hb  # h's enemy region could not link: it holds no enemy stone
         pattern, near_sides = 0, 0
         ring = geo.ring[h]
         for d, n in enumerate(ring):
@@ -477,7 +499,7 @@ class HexGoState(State):
                 pattern |= 1 << d
                 near_sides |= geo.house_sides[n]
         if ONE_ARC[pattern] and not geo.house_sides[h] & ~near_sides:
-            return 0, hb          # the rest of h's region stays connected, on the same sides
+            return 0, hb  # the rest of h's region stays connected, on the same sides
         passable = geo.full & ~self.stones[me] & ~hb
         blocked, dead, seen = 0, hb, 0
         for n in ring:
@@ -508,8 +530,7 @@ class HexGoState(State):
         captured = out.blocked | out.dominated
         if captured:
             self._remove(enemy, captured)
-            self.captures.append((len(self._moves), me, geo.names_of(out.blocked),
-                                  geo.names_of(out.dominated)))
+            self.captures.append((len(self._moves), me, geo.names_of(out.blocked), geo.names_of(out.dominated)))
         self.viable[enemy] &= ~out.enemy_dead
         self.viable[me] = out.viable_me
 
@@ -540,12 +561,11 @@ class HexGoState(State):
     def _update_end(self) -> None:
         if len(self._moves) >= self.game.options.max_plies:
             self._over = True
-            self._end_reason = (f"ply limit {self.game.options.max_plies} reached: "
-                                f"scored by territory as it stands")
+            self._end_reason = f"ply limit {self.game.options.max_plies} reached: scored by territory as it stands"
             return
         if not self.stones[BLACK] | self.stones[WHITE]:
-            return                # the empty board: the game has not started
-        waiting = self.to_move()       # the likelier of the two to have a move outside
+            return  # the empty board: the game has not started
+        waiting = self.to_move()  # the likelier of the two to have a move outside
         outside = self.can_play_outside_territory
         if not (outside(waiting) or outside(1 - waiting)):
             self._over = True
@@ -560,20 +580,24 @@ class HexGoState(State):
                 pairs = PAIRS_OF[self.fam_sides[root]]
                 linked = " and ".join(PAIR_NAMES[p] for p in range(3) if pairs >> p & 1)
                 stones = geo.names_of(self.fam_mask[root])
-                return (f"{geo.names[h]} lies in the region dominated by the "
-                        f"{COLOUR_NAMES[enemy]} family {_short(stones)} linking sides {linked}: "
-                        f"you may not place a stone in a region dominated by an enemy family "
-                        f"(Forbidden Moves)")
+                return (
+                    f"{geo.names[h]} lies in the region dominated by the "
+                    f"{COLOUR_NAMES[enemy]} family {_short(stones)} linking sides {linked}: "
+                    f"you may not place a stone in a region dominated by an enemy family "
+                    f"(Forbidden Moves)"
+                )
         raise AssertionError("dominated house without a dominating family")  # pragma: no cover
 
     def _futile_reason(self, h: int, me: int) -> str:
         geo = self.geo
         reach = geo.flood(geo.bit[h], geo.full & ~self.stones[1 - me])
-        return (f"a {COLOUR_NAMES[me]} stone on {geo.names[h]} could never become part of a family "
-                f"linking A-B, C-D or E-F, however the empty houses were filled: without crossing "
-                f"{COLOUR_NAMES[1 - me]} stones it reaches only side(s) "
-                f"{geo.describe_sides(reach)} (Forbidden Moves: no stone that can never link a "
-                f"pair)")
+        return (
+            f"a {COLOUR_NAMES[me]} stone on {geo.names[h]} could never become part of a family "
+            f"linking A-B, C-D or E-F, however the empty houses were filled: without crossing "
+            f"{COLOUR_NAMES[1 - me]} stones it reaches only side(s) "
+            f"{geo.describe_sides(reach)} (Forbidden Moves: no stone that can never link a "
+            f"pair)"
+        )
 
     # -- construction from scratch (positions, and the check on the incremental state) --
 
@@ -581,8 +605,7 @@ class HexGoState(State):
         """Recompute every derived table from ``cells`` alone."""
         geo = self.geo
         n = len(self.cells)
-        self.stones = [geo.mask_of(i for i in range(n) if self.cells[i] == c)
-                       for c in (BLACK, WHITE)]
+        self.stones = [geo.mask_of(i for i in range(n) if self.cells[i] == c) for c in (BLACK, WHITE)]
         self.parent = list(range(n))
         self.fam_mask, self.fam_sides, self.fam_region = [0] * n, [0] * n, [0] * n
         self.roots = [set(), set()]
@@ -607,24 +630,27 @@ class HexGoState(State):
         for colour in (BLACK, WHITE):
             futile = self.stones[colour] & ~self.viable[colour]
             if futile:
-                raise ValueError(f"{COLOUR_NAMES[colour]} stones {geo.names_of(futile)} can never "
-                                 f"link a pair: such stones are removed in play")
+                raise ValueError(
+                    f"{COLOUR_NAMES[colour]} stones {geo.names_of(futile)} can never "
+                    f"link a pair: such stones are removed in play"
+                )
             inside = self.stones[colour] & self.dom[1 - colour]
             if inside:
-                raise ValueError(f"{COLOUR_NAMES[colour]} stones {geo.names_of(inside)} lie in a "
-                                 f"region dominated by the other colour: removed in play")
+                raise ValueError(
+                    f"{COLOUR_NAMES[colour]} stones {geo.names_of(inside)} lie in a "
+                    f"region dominated by the other colour: removed in play"
+                )
 
     def snapshot(self) -> tuple:
         """Derived tables in a comparable form (tests compare incremental vs _rebuild)."""
         families = sorted(
-            (self.fam_mask[r], self.fam_sides[r], self.fam_region[r])
-            for c in (BLACK, WHITE) for r in self.roots[c]
+            (self.fam_mask[r], self.fam_sides[r], self.fam_region[r]) for c in (BLACK, WHITE) for r in self.roots[c]
         )
         return (tuple(self.stones), families, tuple(self.dom), tuple(self.viable))
 
     # -- the rest -----------------------------------------------------------------------
 
-    def clone(self) -> "HexGoState":
+    def clone(self) -> HexGoState:
         other = HexGoState.__new__(HexGoState)
         other.game, other.geo = self.game, self.geo
         other.cells = self.cells[:]
@@ -652,8 +678,7 @@ class HexGoState(State):
             return [], []
         root = self._find(i)
         pairs = PAIRS_OF[self.fam_sides[root]]
-        return (self.geo.names_of(self.fam_mask[root]),
-                [PAIR_NAMES[p] for p in range(3) if pairs >> p & 1])
+        return (self.geo.names_of(self.fam_mask[root]), [PAIR_NAMES[p] for p in range(3) if pairs >> p & 1])
 
     def dominated(self, colour: int) -> int:
         """Mask of the empty or enemy-occupied houses dominated by ``colour``'s families."""
@@ -676,8 +701,11 @@ class HexGoState(State):
         cells = self.cells
         diagram = self.game.board.render(lambda i: symbols[cells[i]])
         seats = f"X Black = seat {self._black_seat}, O White = seat {1 - self._black_seat}"
-        status = (f"over: {self._end_reason}" if self._over
-                  else f"{COLOUR_NAMES[self.to_move()]} (seat {self.current_player()}) to move")
+        status = (
+            f"over: {self._end_reason}"
+            if self._over
+            else f"{COLOUR_NAMES[self.to_move()]} (seat {self.current_player()}) to move"
+        )
         return f"{diagram}\n{seats}; {status}"
 
 

@@ -16,19 +16,19 @@ speed; :class:`Board` translates between indices, (row, col) pairs and names.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Callable, Iterable, Iterator, Sequence
 
 # The six directions as (d_row, d_col), ordered clockwise starting east.
 # Opposite directions are three apart: DIRECTIONS[(d + 3) % 6] == -DIRECTIONS[d].
 DIRECTIONS: tuple[tuple[int, int], ...] = (
-    (0, 1),    # 0 east
-    (1, 0),    # 1 south-east
-    (1, -1),   # 2 south-west
-    (0, -1),   # 3 west
-    (-1, 0),   # 4 north-west
-    (-1, 1),   # 5 north-east
+    (0, 1),  # 0 east
+    (1, 0),  # 1 south-east
+    (1, -1),  # 2 south-west
+    (0, -1),  # 3 west
+    (-1, 0),  # 4 north-west
+    (-1, 1),  # 5 north-east
 )
 DIRECTION_NAMES = ("e", "se", "sw", "w", "nw", "ne")
 
@@ -50,8 +50,8 @@ class Board:
 
     rows: int
     cols: int
-    lo: int = 0                      # smallest allowed r + c
-    hi: int | None = None            # largest allowed r + c (None: no cut)
+    lo: int = 0  # smallest allowed r + c
+    hi: int | None = None  # largest allowed r + c (None: no cut)
     coords: tuple[tuple[int, int], ...] = field(init=False, repr=False)
     names: tuple[str, ...] = field(init=False, repr=False)
     neighbours: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
@@ -64,22 +64,11 @@ class Board:
         if not (1 <= self.cols <= len(LETTERS)) or self.rows < 1:
             raise ValueError(f"board of {self.rows} rows x {self.cols} columns is out of range")
         hi = self.rows + self.cols if self.hi is None else self.hi
-        coords = tuple(
-            (r, c)
-            for r in range(self.rows)
-            for c in range(self.cols)
-            if self.lo <= r + c <= hi
-        )
+        coords = tuple((r, c) for r in range(self.rows) for c in range(self.cols) if self.lo <= r + c <= hi)
         by_coord = {rc: i for i, rc in enumerate(coords)}
         names = tuple(f"{LETTERS[c]}{r + 1}" for r, c in coords)
-        step = tuple(
-            tuple(by_coord.get((r + dr, c + dc), OFF_BOARD) for r, c in coords)
-            for dr, dc in DIRECTIONS
-        )
-        neighbours = tuple(
-            tuple(step[d][i] for d in range(6) if step[d][i] != OFF_BOARD)
-            for i in range(len(coords))
-        )
+        step = tuple(tuple(by_coord.get((r + dr, c + dc), OFF_BOARD) for r, c in coords) for dr, dc in DIRECTIONS)
+        neighbours = tuple(tuple(step[d][i] for d in range(6) if step[d][i] != OFF_BOARD) for i in range(len(coords)))
         set_ = object.__setattr__
         set_(self, "coords", coords)
         set_(self, "names", names)
@@ -92,13 +81,13 @@ class Board:
 
     @staticmethod
     @cache
-    def rhombus(n: int) -> "Board":
+    def rhombus(n: int) -> Board:
         """The n x n Hex board."""
         return Board(n, n)
 
     @staticmethod
     @cache
-    def hexhex(side: int) -> "Board":
+    def hexhex(side: int) -> Board:
         """A regular hexagon with ``side`` cells on each side (3s^2 - 3s + 1 cells)."""
         span = 2 * side - 1
         return Board(span, span, lo=side - 1, hi=3 * side - 3)
@@ -157,8 +146,16 @@ class Board:
         if d is None:
             raise ValueError(f"{self.names[a]} and {self.names[b]} are not adjacent")
         s = self.step
-        return (s[(d + 5) % 6][b], s[d][b], s[(d + 1) % 6][b], s[(d + 2) % 6][b],
-                s[(d + 2) % 6][a], s[(d + 3) % 6][a], s[(d + 4) % 6][a], s[(d + 5) % 6][a])
+        return (
+            s[(d + 5) % 6][b],
+            s[d][b],
+            s[(d + 1) % 6][b],
+            s[(d + 2) % 6][b],
+            s[(d + 2) % 6][a],
+            s[(d + 3) % 6][a],
+            s[(d + 4) % 6][a],
+            s[(d + 5) % 6][a],
+        )
 
     # -- sides ----------------------------------------------------------------
 
@@ -169,16 +166,14 @@ class Board:
         """
         hi = self.rows + self.cols if self.hi is None else self.hi
         tests: Sequence[Callable[[int, int], bool]] = (
-            lambda r, c: r == 0,                      # A top
-            lambda r, c: c == self.cols - 1,          # B upper right
-            lambda r, c: r + c == hi,                 # C lower right
-            lambda r, c: r == self.rows - 1,          # D bottom
-            lambda r, c: c == 0,                      # E lower left
-            lambda r, c: r + c == self.lo,            # F upper left
+            lambda r, c: r == 0,  # A top
+            lambda r, c: c == self.cols - 1,  # B upper right
+            lambda r, c: r + c == hi,  # C lower right
+            lambda r, c: r == self.rows - 1,  # D bottom
+            lambda r, c: c == 0,  # E lower left
+            lambda r, c: r + c == self.lo,  # F upper left
         )
-        return tuple(
-            frozenset(i for i, (r, c) in enumerate(self.coords) if test(r, c)) for test in tests
-        )
+        return tuple(frozenset(i for i, (r, c) in enumerate(self.coords) if test(r, c)) for test in tests)
 
     # -- rendering ------------------------------------------------------------
 
@@ -193,8 +188,7 @@ class Board:
         for r in range(self.rows):
             shift = " " * (r * width // 2)
             cells = "".join(
-                symbol(i).ljust(width) if (i := self.at(r, c)) != OFF_BOARD else pad
-                for c in range(self.cols)
+                symbol(i).ljust(width) if (i := self.at(r, c)) != OFF_BOARD else pad for c in range(self.cols)
             )
             lines.append(f"{r + 1:>3} {shift}{cells}".rstrip())
         return "\n".join(lines)
@@ -226,8 +220,7 @@ def find_root(parent: list[int], x: int) -> int:
     return x
 
 
-def reachable(starts: Iterable[int], neighbours: Sequence[Sequence[int]],
-              passable: Callable[[int], bool]) -> set[int]:
+def reachable(starts: Iterable[int], neighbours: Sequence[Sequence[int]], passable: Callable[[int], bool]) -> set[int]:
     """All cells reachable from ``starts`` through cells for which ``passable`` holds.
 
     Start cells are included only if passable.

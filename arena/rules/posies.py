@@ -21,25 +21,27 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .hexgrid import OFF_BOARD, Board
 from .base import Game, GameOptions, IllegalMove, OptionError, State
+from .hexgrid import OFF_BOARD, Board
 
 EMPTY = -1
 PINK, PURPLE, GREEN = 0, 1, 2
 COLOURS = (PINK, PURPLE, GREEN)
 COLOUR_NAMES = ("pink", "purple", "green")
-LETTERS = "pug"                       # setup-token and diagram letter per colour
-POINTS = (1, 2, 3)                     # variant 0 value per colour
-PER_COLOUR = 17                        # 51 points / 3 colours
+LETTERS = "pug"  # setup-token and diagram letter per colour
+POINTS = (1, 2, 3)  # variant 0 value per colour
+PER_COLOUR = 17  # 51 points / 3 colours
 HIDDEN_PREFIX = "hidden"
 
 
 class PosiesOptions(GameOptions):
     players: Literal[2, 3] = Field(2, description="number of seats")
     variant: Literal[0, 1, 2] = Field(
-        0, description="0: pink 1, purple 2, green 3; 1: most posies; 2: hidden colour x3")
+        0, description="0: pink 1, purple 2, green 3; 1: most posies; 2: hidden colour x3"
+    )
     board: Literal["standard"] = Field(
-        "standard", description="board layout; 'standard' = 51-point hexagon, rows 6-7-8-9-8-7-6")
+        "standard", description="board layout; 'standard' = 51-point hexagon, rows 6-7-8-9-8-7-6"
+    )
 
 
 def standard_board() -> Board:
@@ -69,9 +71,12 @@ class PosiesGame(Game):
         self.between = {(a, ray[k]): ray[:k] for a in board for ray in self.rays[a] for k in range(len(ray))}
         # rings[(a, b)], a < b adjacent: the 8 points around them with one bit each, in
         # cyclic order (points off the board left out).
-        self.rings = {(a, b): tuple((p, 1 << i) for i, p in enumerate(board.ring_around_pair(a, b))
-                                    if p != OFF_BOARD)
-                      for a in board for b in board.neighbours[a] if a < b}
+        self.rings = {
+            (a, b): tuple((p, 1 << i) for i, p in enumerate(board.ring_around_pair(a, b)) if p != OFF_BOARD)
+            for a in board
+            for b in board.neighbours[a]
+            if a < b
+        }
 
     @property
     def players(self) -> int:
@@ -81,7 +86,7 @@ class PosiesGame(Game):
     def hides_information(self) -> bool:
         return self.options.variant == 2
 
-    def initial_state(self, seed: int = 0) -> "PosiesState":
+    def initial_state(self, seed: int = 0) -> PosiesState:
         """The seed's setup: 17 rounds of three posies of different colours on random
         empty points; in variant 2 the three set-aside posies are then drawn from the bag."""
         rng = random.Random(seed)
@@ -101,33 +106,39 @@ class PosiesGame(Game):
         rng.shuffle(draw)
         return draw[: self.players], (draw[2] if self.players == 2 else None)
 
-    def state_from_setup(self, setup: str) -> "PosiesState":
+    def state_from_setup(self, setup: str) -> PosiesState:
         """The position of a setup token; hidden posies are unknown (see apply_private)."""
         return PosiesState(self, self.parse_setup(setup), [None] * self.players, None)
 
     def parse_setup(self, setup: str) -> list[int]:
         size = len(self.board)
         if len(setup) != size:
-            raise OptionError(f"posies setup token must be {size} letters, one per point in "
-                              f"board order ({LETTERS[0]}/{LETTERS[1]}/{LETTERS[2]}), got {len(setup)}")
+            raise OptionError(
+                f"posies setup token must be {size} letters, one per point in "
+                f"board order ({LETTERS[0]}/{LETTERS[1]}/{LETTERS[2]}), got {len(setup)}"
+            )
         cells = []
         for i, letter in enumerate(setup):
             colour = LETTERS.find(letter)
             if colour < 0:
-                raise OptionError(f"posies setup token: {letter!r} at position {i + 1} "
-                                  f"({self.names[i]}) is not p (pink), u (purple) or g (green)")
+                raise OptionError(
+                    f"posies setup token: {letter!r} at position {i + 1} "
+                    f"({self.names[i]}) is not p (pink), u (purple) or g (green)"
+                )
             cells.append(colour)
         counts = [cells.count(c) for c in COLOURS]
         if counts != [PER_COLOUR] * 3:
             have = ", ".join(f"{n} {COLOUR_NAMES[c]}" for c, n in zip(COLOURS, counts))
-            raise OptionError(f"posies setup token has {have}: the board starts with "
-                              f"{PER_COLOUR} posies of each colour")
+            raise OptionError(
+                f"posies setup token has {have}: the board starts with {PER_COLOUR} posies of each colour"
+            )
         return cells
 
 
 # ARCS[mask]: how many separate arcs the set bits of an 8-bit ring mask form.
-ARCS = tuple(sum(1 for i in range(8) if mask >> i & 1 and not mask >> (i - 1) % 8 & 1) or int(mask == 255)
-             for mask in range(256))
+ARCS = tuple(
+    sum(1 for i in range(8) if mask >> i & 1 and not mask >> (i - 1) % 8 & 1) or int(mask == 255) for mask in range(256)
+)
 
 
 def _arcs(ring: tuple[tuple[int, int], ...], cells: list[int]) -> int:
@@ -142,13 +153,12 @@ def _arcs(ring: tuple[tuple[int, int], ...], cells: list[int]) -> int:
 class PosiesState(State):
     __slots__ = ("game", "cells", "captured", "hidden", "bag", "_setup", "_moves", "_over")
 
-    def __init__(self, game: PosiesGame, cells: list[int], hidden: list[int | None],
-                 bag: int | None) -> None:
+    def __init__(self, game: PosiesGame, cells: list[int], hidden: list[int | None], bag: int | None) -> None:
         self.game = game
         self.cells = cells
         self.captured = [[0, 0, 0] for _ in range(game.players)]  # [seat][colour]
-        self.hidden = hidden          # per seat; None = unknown to this state
-        self.bag = bag                # 2 players: the posy left in the bag, if known
+        self.hidden = hidden  # per seat; None = unknown to this state
+        self.bag = bag  # 2 players: the posy left in the bag, if known
         self._setup = "".join(LETTERS[c] for c in cells)
         self._moves: list[str] = []
         self._over: bool | None = None  # cached "no pair left"; None = not computed
@@ -172,8 +182,10 @@ class PosiesState(State):
         if variant == 1:
             return sum(captured)
         if hidden is None:
-            raise ValueError(f"seat {seat}'s hidden posy is unknown to this state, so its "
-                             "variant 2 score is unknown (only the referee's state knows all)")
+            raise ValueError(
+                f"seat {seat}'s hidden posy is unknown to this state, so its "
+                "variant 2 score is unknown (only the referee's state knows all)"
+            )
         return 3 * (captured[hidden] + 1) + sum(captured) - captured[hidden]
 
     def scores(self) -> list[float]:
@@ -283,8 +295,7 @@ class PosiesState(State):
             kept = self._kept_group(move, a, b, choice)
         except IllegalMove:
             if self.is_terminal():
-                raise IllegalMove(move, "the game is over: no pair of like-coloured posies "
-                                  "can be removed") from None
+                raise IllegalMove(move, "the game is over: no pair of like-coloured posies can be removed") from None
             raise
         names = self.game.names
         token = f"{names[a]}-{names[b]}"
@@ -316,10 +327,14 @@ class PosiesState(State):
             meant = name.strip().lower()
             if self.game.board.lookup(meant) is not None:
                 # One rule for every arena game (PROTOCOL.md section 6): tokens are exact.
-                raise IllegalMove(move, f"{name!r} is not a point: move tokens are exact, cell "
-                                  f"names are lower case and a token has no spaces, so write {meant!r}")
-            raise IllegalMove(move, f"{name!r} is not a point of the 51-point board "
-                              "(rows 1-7, e.g. d1..i1, a4..i4, a7..f7)")
+                raise IllegalMove(
+                    move,
+                    f"{name!r} is not a point: move tokens are exact, cell "
+                    f"names are lower case and a token has no spaces, so write {meant!r}",
+                )
+            raise IllegalMove(
+                move, f"{name!r} is not a point of the 51-point board (rows 1-7, e.g. d1..i1, a4..i4, a7..f7)"
+            )
         return cell
 
     def _check_pair(self, move: str, a: int, b: int) -> None:
@@ -328,19 +343,28 @@ class PosiesState(State):
             if cells[cell] == EMPTY:
                 raise IllegalMove(move, f"{names[cell]} is empty: you can only remove posies")
         if cells[a] != cells[b]:
-            raise IllegalMove(move, f"{names[a]} is {COLOUR_NAMES[cells[a]]} and {names[b]} is "
-                              f"{COLOUR_NAMES[cells[b]]}: the two posies removed must be of like colour")
+            raise IllegalMove(
+                move,
+                f"{names[a]} is {COLOUR_NAMES[cells[a]]} and {names[b]} is "
+                f"{COLOUR_NAMES[cells[b]]}: the two posies removed must be of like colour",
+            )
         if b in self.game.adjacent[a]:
             return
         between = self.game.between.get((a, b))
         if between is None:
-            raise IllegalMove(move, f"{names[a]} and {names[b]} are neither adjacent nor on one "
-                              "straight line: non-adjacent posies must be joined by a straight line of posies")
+            raise IllegalMove(
+                move,
+                f"{names[a]} and {names[b]} are neither adjacent nor on one "
+                "straight line: non-adjacent posies must be joined by a straight line of posies",
+            )
         gaps = [names[c] for c in between if cells[c] == EMPTY]
         if gaps:
-            raise IllegalMove(move, f"{', '.join(gaps)} between {names[a]} and {names[b]} "
-                              f"{'is' if len(gaps) == 1 else 'are'} empty: non-adjacent posies must be "
-                              "separated by an unbroken straight line of posies")
+            raise IllegalMove(
+                move,
+                f"{', '.join(gaps)} between {names[a]} and {names[b]} "
+                f"{'is' if len(gaps) == 1 else 'are'} empty: non-adjacent posies must be "
+                "separated by an unbroken straight line of posies",
+            )
 
     def _kept_group(self, move: str, a: int, b: int, choice: int | None) -> list[int]:
         """The group the mover keeps (maybe none), checking the '/c' choice."""
@@ -352,21 +376,31 @@ class PosiesState(State):
             where = ", ".join(names[c] for c in sorted(min(g) for g in smallest))
             size = len(smallest[0])
             if choice is None:
-                raise IllegalMove(move, f"removing {pair} splits a group and leaves {len(smallest)} "
-                                  f"equally small smallest groups of {size} (at {where}): the mover "
-                                  "chooses which to keep, so add '/cell' naming a cell of it")
+                raise IllegalMove(
+                    move,
+                    f"removing {pair} splits a group and leaves {len(smallest)} "
+                    f"equally small smallest groups of {size} (at {where}): the mover "
+                    "chooses which to keep, so add '/cell' naming a cell of it",
+                )
             for group in smallest:
                 if choice in group:
                     return group
-            raise IllegalMove(move, f"{names[choice]} is not in one of the smallest groups of {size} "
-                              f"left by removing {pair} (at {where}): you can only keep a smallest group")
+            raise IllegalMove(
+                move,
+                f"{names[choice]} is not in one of the smallest groups of {size} "
+                f"left by removing {pair} (at {where}): you can only keep a smallest group",
+            )
         if choice is not None:
             if not groups:
-                raise IllegalMove(move, f"removing {pair} splits no group, so there is no group to "
-                                  "choose: leave out the '/cell'")
-            raise IllegalMove(move, f"removing {pair} leaves a single smallest group (at "
-                              f"{names[min(smallest[0])]}), which the mover keeps without choosing: "
-                              "leave out the '/cell'")
+                raise IllegalMove(
+                    move, f"removing {pair} splits no group, so there is no group to choose: leave out the '/cell'"
+                )
+            raise IllegalMove(
+                move,
+                f"removing {pair} leaves a single smallest group (at "
+                f"{names[min(smallest[0])]}), which the mover keeps without choosing: "
+                "leave out the '/cell'",
+            )
         return smallest[0] if smallest else []
 
     # -- hidden information ----------------------------------------------------
@@ -388,16 +422,21 @@ class PosiesState(State):
     def apply_private(self, seat: int, payload: str) -> None:
         """Learn a ``private`` payload for ``seat`` (an engine learns its own hidden posy)."""
         words = payload.split()
-        if (len(words) != 2 or words[0] != HIDDEN_PREFIX or words[1] not in COLOUR_NAMES
-                or self.game.options.variant != 2):
-            raise ValueError(f"posies variant {self.game.options.variant}: unexpected private "
-                             f"payload {payload!r} (variant 2 sends 'hidden pink|purple|green')")
+        if (
+            len(words) != 2
+            or words[0] != HIDDEN_PREFIX
+            or words[1] not in COLOUR_NAMES
+            or self.game.options.variant != 2
+        ):
+            raise ValueError(
+                f"posies variant {self.game.options.variant}: unexpected private "
+                f"payload {payload!r} (variant 2 sends 'hidden pink|purple|green')"
+            )
         if not 0 <= seat < self.game.players:
             raise ValueError(f"seat {seat} is not a seat of this {self.game.players}-player game")
         colour = COLOUR_NAMES.index(words[1])
         if self.hidden[seat] not in (None, colour):
-            raise ValueError(f"seat {seat}'s hidden posy is already known to be "
-                             f"{COLOUR_NAMES[self.hidden[seat]]}")
+            raise ValueError(f"seat {seat}'s hidden posy is already known to be {COLOUR_NAMES[self.hidden[seat]]}")
         self.hidden[seat] = colour
 
     # -- the rest -------------------------------------------------------------
@@ -405,7 +444,7 @@ class PosiesState(State):
     def setup_token(self) -> str:
         return self._setup
 
-    def clone(self) -> "PosiesState":
+    def clone(self) -> PosiesState:
         other = PosiesState.__new__(PosiesState)
         other.game = self.game
         other.cells = self.cells[:]

@@ -32,10 +32,11 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ..engine.process import EngineFault, EngineProcess, EngineRefused
+from ..engine.process import EngineFault, EngineRefused
 from .pool import WAIT, Lost
 from .runner import WorkerConfig, _Worker
 from .schedule import ScheduledGame
@@ -50,10 +51,10 @@ log = logging.getLogger("arena.cluster")
 # engine dropped by max_failures is not started for many games already submitted.
 IN_FLIGHT_PER_THREAD = 2
 MIN_IN_FLIGHT = 8
-BOUNCES = 3                # times a game may land on workers that cannot start its engines
-STALE_S = 600.0            # a run's idle engines on a worker are quit after this long unused
+BOUNCES = 3  # times a game may land on workers that cannot start its engines
+STALE_S = 600.0  # a run's idle engines on a worker are quit after this long unused
 CONNECT_TIMEOUT_S = 30.0
-STUCK_CHECK_S = 5.0        # how often games tied to vanished workers are looked for
+STUCK_CHECK_S = 5.0  # how often games tied to vanished workers are looked for
 
 
 class ClusterError(Exception):
@@ -163,6 +164,7 @@ def _host() -> str:
 
 def _address() -> str:
     from distributed import get_worker
+
     try:
         return get_worker().address
     except ValueError:  # not in a Dask worker (tests call the worker side directly)
@@ -209,23 +211,26 @@ class ClusterSpec:
     echo: Callable[[str], None] = print  # tells the user about workers that cannot play
 
     @classmethod
-    def parse(cls, text: str, echo: Callable[[str], None] = print) -> "ClusterSpec":
+    def parse(cls, text: str, echo: Callable[[str], None] = print) -> ClusterSpec:
         text = text.strip()
         if text.startswith("local:"):
             count = text.removeprefix("local:")
             if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= 256:  # "2" yes, a superscript no
                 raise ClusterError(f"cluster {text!r}: write local:N with N from 1 to 256 worker processes")
         elif "://" not in text:
-            raise ClusterError(f"cluster {text!r}: give a Dask scheduler address such as tcp://host:8786, "
-                               f"or local:N to start N workers on this machine")
+            raise ClusterError(
+                f"cluster {text!r}: give a Dask scheduler address such as tcp://host:8786, "
+                f"or local:N to start N workers on this machine"
+            )
         return cls(text, echo)
 
     @property
     def local_workers(self) -> int | None:
         return int(self.address.removeprefix("local:")) if self.address.startswith("local:") else None
 
-    def open(self, config: WorkerConfig, may_start: Callable[[str, list[ScheduledGame]], Any] | None = None
-             ) -> "ClusterGames":
+    def open(
+        self, config: WorkerConfig, may_start: Callable[[str, list[ScheduledGame]], Any] | None = None
+    ) -> ClusterGames:
         return ClusterGames(self, config, may_start)
 
 
@@ -234,16 +239,21 @@ class ClusterGames:
 
     task = staticmethod(_play)  # what a game's task runs (the coordinator benchmark swaps it)
 
-    def __init__(self, spec: ClusterSpec, config: WorkerConfig,
-                 may_start: Callable[[str, list[ScheduledGame]], Any] | None = None) -> None:
+    def __init__(
+        self,
+        spec: ClusterSpec,
+        config: WorkerConfig,
+        may_start: Callable[[str, list[ScheduledGame]], Any] | None = None,
+    ) -> None:
         # The drop rule's gate (runner.FailureTracker.may_start): a game is submitted only
         # when each of its engines may start given the games in flight (WAIT: hold it back).
         self.may_start = may_start
         try:
             import distributed
         except ImportError:
-            raise ClusterError("running on a cluster needs Dask distributed: "
-                               "pip install -e '.[cluster]' in arena's source folder") from None
+            raise ClusterError(
+                "running on a cluster needs Dask distributed: pip install -e '.[cluster]' in arena's source folder"
+            ) from None
         self.distributed = distributed
         self.spec = spec
         # Spinning for quick engines is decided per machine by the local runner; on a
@@ -251,7 +261,7 @@ class ClusterGames:
         self.config = dataclasses.replace(config, spin=False, coordinator=0, affinity=False)
         self.dropped = [0] * len(config.engines)
         self.names = list(config.engines)
-        self.bad: dict[str, str] = {}          # worker address -> why it cannot play
+        self.bad: dict[str, str] = {}  # worker address -> why it cannot play
         self.cluster = None
         self.queue: deque[ScheduledGame] = deque()
         self.client = self._connect()
@@ -262,21 +272,28 @@ class ClusterGames:
             self._close_client()
             raise
 
-    def _connect(self) -> "Client":
+    def _connect(self) -> Client:
         distributed = self.distributed
         n = self.spec.local_workers
         try:
             if n is not None:
-                self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                        dashboard_address=":0", silence_logs=logging.CRITICAL)
+                self.cluster = distributed.LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    silence_logs=logging.CRITICAL,
+                )
                 log.info("Dask dashboard: %s", self.cluster.dashboard_link)
                 return distributed.Client(self.cluster)
             return distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError) as exc:
             if self.cluster is not None:
                 self.cluster.close()
-            raise ClusterError(f"cannot reach the Dask scheduler at {self.spec.address} ({exc}); start one "
-                               f"with 'dask scheduler' and give its address (see docs/cluster.md)") from None
+            raise ClusterError(
+                f"cannot reach the Dask scheduler at {self.spec.address} ({exc}); start one "
+                f"with 'dask scheduler' and give its address (see docs/cluster.md)"
+            ) from None
 
     def _check_workers(self) -> None:
         """The handshake: every worker starts every engine, before any game."""
@@ -285,11 +302,18 @@ class ClusterGames:
             return
         dropped = tuple(n for n in self.names if self.may_start is not None and self.may_start(n, []) is False)
         answers = self.client.run(_handshake, self.config, dropped, on_error="return")
-        refused = {name: why for answer in answers.values() if not isinstance(answer, BaseException)
-                   for name, why in answer[1].items()}
+        refused = {
+            name: why
+            for answer in answers.values()
+            if not isinstance(answer, BaseException)
+            for name, why in answer[1].items()
+        }
         if refused:  # the engine's own declarations: the same on every worker
-            raise ClusterError(f"tournament {self.config.tournament!r}: " + "; ".join(
-                f"engine {name!r}: {why}" for name, why in refused.items()) + ". Fix the engine's entry (or the engine).")
+            raise ClusterError(
+                f"tournament {self.config.tournament!r}: "
+                + "; ".join(f"engine {name!r}: {why}" for name, why in refused.items())
+                + ". Fix the engine's entry (or the engine)."
+            )
         for address, answer in answers.items():
             if isinstance(answer, BaseException):
                 why = f"cannot run arena there: {type(answer).__name__}: {answer}"
@@ -298,12 +322,13 @@ class ClusterGames:
             else:
                 continue
             self.bad[address] = why
-            self.spec.echo(f"arena: cluster worker {self._describe(address)} cannot play: {why}; "
-                           f"it gets no games")
+            self.spec.echo(f"arena: cluster worker {self._describe(address)} cannot play: {why}; it gets no games")
             log.error("cluster worker %s cannot play: %s", address, why)
         if len(self.bad) == len(answers):
-            raise ClusterError(f"no worker of the cluster at {self.spec.address} can start every engine; "
-                               f"install the engines there (see docs/cluster.md)")
+            raise ClusterError(
+                f"no worker of the cluster at {self.spec.address} can start every engine; "
+                f"install the engines there (see docs/cluster.md)"
+            )
         log.info("cluster %s: %d workers can play", self.spec.address, len(answers) - len(self.bad))
 
     def _describe(self, address: str) -> str:
@@ -317,7 +342,7 @@ class ClusterGames:
         """Records (or :class:`Lost`) in the order games finish."""
         self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
-        pending: dict["Future", tuple[ScheduledGame, list[str]]] = {}  # game, workers it may run on
+        pending: dict[Future, tuple[ScheduledGame, list[str]]] = {}  # game, workers it may run on
         seen: set[int] = set()
         attempts = itertools.count()
 
@@ -370,17 +395,22 @@ class ClusterGames:
         """Submit no more games; those already submitted still finish and are yielded."""
         self.queue.clear()
 
-    def _submit(self, game: ScheduledGame, attempt: int) -> tuple["Future", tuple[ScheduledGame, list[str]]]:
+    def _submit(self, game: ScheduledGame, attempt: int) -> tuple[Future, tuple[ScheduledGame, list[str]]]:
         # Only once a worker turned out unable to play are games tied to the others; a
         # game tied to workers that are all gone is submitted again (_rescue).
         good = [w for w in self._workers() if w not in self.bad] if self.bad else []
-        future = self.client.submit(self.task, self.config, game, tuple(self.dropped), pure=False,
-                                    key=f"arena-{self.config.run_tag[:12]}-game-{game.index}-{attempt}",
-                                    workers=good or None)
+        future = self.client.submit(
+            self.task,
+            self.config,
+            game,
+            tuple(self.dropped),
+            pure=False,
+            key=f"arena-{self.config.run_tag[:12]}-game-{game.index}-{attempt}",
+            workers=good or None,
+        )
         return future, (game, good)
 
-    def _rescue(self, pending: dict["Future", tuple[ScheduledGame, list[str]]],
-                queue: deque[ScheduledGame]) -> None:
+    def _rescue(self, pending: dict[Future, tuple[ScheduledGame, list[str]]], queue: deque[ScheduledGame]) -> None:
         """Take back the games waiting for workers that are gone (their replacements have
         new addresses) and queue them again."""
         alive = set(self._workers())
@@ -390,8 +420,9 @@ class ClusterGames:
                 future.cancel()
                 queue.appendleft(game)
 
-    def _outcome(self, future: "Future", game: ScheduledGame, bounces: dict[int, int],
-                 queue: deque[ScheduledGame]) -> dict[str, Any] | Lost | None:
+    def _outcome(
+        self, future: Future, game: ScheduledGame, bounces: dict[int, int], queue: deque[ScheduledGame]
+    ) -> dict[str, Any] | Lost | None:
         """The game's record, Lost, or None when it goes back in the queue."""
         try:
             return future.result()
@@ -402,8 +433,9 @@ class ClusterGames:
                 log.error("cluster worker %s cannot play: %s", exc.address, exc)
             bounces[game.index] = bounces.get(game.index, 0) + 1
             if bounces[game.index] >= BOUNCES:
-                return Lost(game, f"it landed {BOUNCES} times on cluster workers that cannot start its "
-                                  f"engines (last: {exc})")
+                return Lost(
+                    game, f"it landed {BOUNCES} times on cluster workers that cannot start its engines (last: {exc})"
+                )
             queue.appendleft(game)
             return None
         except self.distributed.scheduler.KilledWorker as exc:

@@ -45,9 +45,9 @@ class EngineEntry(_Strict):
     handshake_ms: int | None = Field(None, gt=0, le=600_000)
     max_failures: int = Field(3, ge=0)
     protocol: Literal["arena", "gtp"] = "arena"  # gtp: a GTP Hex program (docs/gtp.md)
-    init: list[str] = []                          # gtp: commands sent after start-up, answers checked
-    time_control: "TimeControlEntry | None" = None  # this engine's own clock (time odds)
-    env: dict[str, str] = {}                      # environment variables set for this engine
+    init: list[str] = []  # gtp: commands sent after start-up, answers checked
+    time_control: TimeControlEntry | None = None  # this engine's own clock (time odds)
+    env: dict[str, str] = {}  # environment variables set for this engine
 
     @field_validator("init")
     @classmethod
@@ -62,15 +62,18 @@ class EngineEntry(_Strict):
     def _env_names(cls, env: dict[str, str]) -> dict[str, str]:
         for key, value in env.items():
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) or "\x00" in value:
-                raise ValueError(f"env: {key!r} is not a variable name (letters, digits, _) or its value "
-                                 f"holds a NUL byte")
+                raise ValueError(
+                    f"env: {key!r} is not a variable name (letters, digits, _) or its value holds a NUL byte"
+                )
         return env
 
     @model_validator(mode="after")
-    def _protocol_keys(self) -> "EngineEntry":
+    def _protocol_keys(self) -> EngineEntry:
         if self.protocol == "gtp" and self.options:
-            raise ValueError("a GTP engine takes no 'options'; send its settings as GTP commands with "
-                             "init = [\"param_mohex max_games 1000\"]")
+            raise ValueError(
+                "a GTP engine takes no 'options'; send its settings as GTP commands with "
+                'init = ["param_mohex max_games 1000"]'
+            )
         if self.protocol == "arena" and self.init:
             raise ValueError("'init' is for protocol = \"gtp\" engines; protocol v1 engines take 'options'")
         return self
@@ -90,7 +93,7 @@ class TimeControlEntry(_Strict):
     margin_ms: int = Field(100, ge=0, le=10_000)
 
     @model_validator(mode="after")
-    def _some_limit(self) -> "TimeControlEntry":
+    def _some_limit(self) -> TimeControlEntry:
         if self.movetime_ms is None and self.base_ms is None:
             raise ValueError("set movetime_ms and/or base_ms")
         return self
@@ -102,9 +105,9 @@ EngineEntry.model_rebuild()  # its time_control refers to TimeControlEntry, defi
 class OpeningsEntry(_Strict):
     """``[openings]``: a book and/or random plies (``openings = "book.txt"`` is the short form)."""
 
-    file: str | None = None          # relative to the tournament file
+    file: str | None = None  # relative to the tournament file
     order: Literal["sequential", "random"] = "sequential"
-    start: int = Field(1, ge=1)      # the book's first opening to use (1-based)
+    start: int = Field(1, ge=1)  # the book's first opening to use (1-based)
     random_plies: int = Field(0, ge=0, le=1000)  # random legal moves after the book's
 
 
@@ -119,11 +122,11 @@ class TournamentFile(_Strict):
     rounds: int = Field(1, ge=1, le=100_000)  # with [sprt]: the most pairs (long tests need many)
     seed: int = Field(0, ge=0)
     workers: int = Field(1, ge=1, le=256)
-    affinity: bool = False           # pin each worker and its engines to one core
+    affinity: bool = False  # pin each worker and its engines to one core
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
     openings: str | OpeningsEntry | None = None  # book file (relative to this file) or [openings]
     format: Literal["round-robin", "gauntlet"] = "round-robin"
-    candidates: list[str] = []       # gauntlet: the engines that play all the others
+    candidates: list[str] = []  # gauntlet: the engines that play all the others
     sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/tournament/sprt.py)
     engines: list[EngineEntry] = Field(min_length=2)
     cluster: ClusterEntry | None = None  # play on a Dask cluster (override with --cluster)
@@ -133,8 +136,9 @@ class TournamentFile(_Strict):
     def _folder_name(cls, name: str) -> str:
         # The name becomes a folder under out/: no separators, no '.', '..' or hidden names.
         if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", name):
-            raise ValueError("use letters, digits and _ . - only, not starting with '.' "
-                             "(the name is the output folder's name)")
+            raise ValueError(
+                "use letters, digits and _ . - only, not starting with '.' (the name is the output folder's name)"
+            )
         return name
 
     @field_validator("engines")
@@ -147,18 +151,20 @@ class TournamentFile(_Strict):
         return engines
 
     @model_validator(mode="after")
-    def _format(self) -> "TournamentFile":
+    def _format(self) -> TournamentFile:
         names = [e.name for e in self.engines]
         unknown = [c for c in self.candidates if c not in names]
         if unknown:
             raise ValueError(f"candidates: {', '.join(unknown)} not among the engines ({', '.join(names)})")
         if self.format == "gauntlet" and not self.candidates:
-            raise ValueError("format = \"gauntlet\" needs candidates = [...], the engines that play all others")
+            raise ValueError('format = "gauntlet" needs candidates = [...], the engines that play all others')
         if self.format == "round-robin" and self.candidates:
-            raise ValueError("candidates only apply to format = \"gauntlet\"; add it or remove candidates")
+            raise ValueError('candidates only apply to format = "gauntlet"; add it or remove candidates')
         if self.sprt is not None and (len(self.engines) != 2 or self.format != "round-robin"):
-            raise ValueError("[sprt] tests one engine against another: list exactly two engines "
-                             "(the first is the one tested) and no gauntlet")
+            raise ValueError(
+                "[sprt] tests one engine against another: list exactly two engines "
+                "(the first is the one tested) and no gauntlet"
+            )
         return self
 
     @property
@@ -171,8 +177,14 @@ class TournamentFile(_Strict):
 class Tournament:
     """A validated tournament: the file's data plus the built game and engine specs."""
 
-    def __init__(self, path: Path, data: TournamentFile, game: Game, engines: list[EngineSpec],
-                 openings: list[Opening] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        data: TournamentFile,
+        game: Game,
+        engines: list[EngineSpec],
+        openings: list[Opening] | None = None,
+    ) -> None:
         self.path = path
         self.data = data
         self.game = game
@@ -207,8 +219,10 @@ def load_tournament(path: str | Path) -> Tournament:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}. Fix the syntax at that line.") from None
     except (ValueError, RecursionError) as exc:  # a 5,000-digit number, arrays nested 5,000 deep
-        raise ConfigError(f"{path}: cannot read the file: {_limit_text(exc)}; "
-                          f"numbers have at most 4300 digits and arrays nest a few levels") from None
+        raise ConfigError(
+            f"{path}: cannot read the file: {_limit_text(exc)}; "
+            f"numbers have at most 4300 digits and arrays nest a few levels"
+        ) from None
     _refuse_huge_integers(path, raw)
     try:
         data = TournamentFile.model_validate(raw)
@@ -219,21 +233,28 @@ def load_tournament(path: str | Path) -> Tournament:
     except OptionError as exc:
         raise ConfigError(f"{path}: [options] / game: {exc}") from None
     if len(data.engines) < game.players:
-        raise ConfigError(f"{path}: engines: {data.game} with these options needs at least "
-                          f"{game.players} engines, the file lists {len(data.engines)}")
+        raise ConfigError(
+            f"{path}: engines: {data.game} with these options needs at least "
+            f"{game.players} engines, the file lists {len(data.engines)}"
+        )
     gtp = [e.name for e in data.engines if e.protocol == "gtp"]
     if gtp and data.game != "hex":
-        raise ConfigError(f"{path}: engines: {', '.join(gtp)} speak GTP, which arena drives for hex only; "
-                          f"this tournament is {data.game}")
+        raise ConfigError(
+            f"{path}: engines: {', '.join(gtp)} speak GTP, which arena drives for hex only; "
+            f"this tournament is {data.game}"
+        )
     _check_clocks(path, data)
     base = path.resolve().parent
     engines = [_engine_spec(path, base, entry) for entry in data.engines]
     if data.format == "gauntlet" and len(data.engines) - len(data.candidates) < game.players - 1:
-        raise ConfigError(f"{path}: candidates: a gauntlet table has one candidate and {game.players - 1} "
-                          f"other engine(s); list more engines that are not candidates")
+        raise ConfigError(
+            f"{path}: candidates: a gauntlet table has one candidate and {game.players - 1} "
+            f"other engine(s); list more engines that are not candidates"
+        )
     t = Tournament(path, data, game, engines, _openings(path, base, data, game))
     if data.openings_entry.random_plies:
         from .schedule import build_schedule  # every table's random plies, drawn now: fail before any game
+
         try:
             build_schedule(t)
         except OpeningsError as exc:
@@ -266,8 +287,10 @@ def _check_clocks(path: Path, data: TournamentFile) -> None:
     if len(set(clocked.values())) > 1:
         with_clock = [name for name, has in clocked.items() if has]
         without = [name for name, has in clocked.items() if not has]
-        raise ConfigError(f"{path}: time_control: {', '.join(with_clock)} play with a game clock (base_ms) "
-                          f"but {', '.join(without)} without; give every engine a clock or none")
+        raise ConfigError(
+            f"{path}: time_control: {', '.join(with_clock)} play with a game clock (base_ms) "
+            f"but {', '.join(without)} without; give every engine a clock or none"
+        )
 
 
 def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
@@ -280,10 +303,21 @@ def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
     for name, value in options:
         # Sent as "setoption NAME VALUE": a space or a line break would change the command
         if (problem := codec.option_problem(name, value)) is not None:
-            raise ConfigError(f"{path}: engine {entry.name!r}: options: {problem}; "
-                              f"protocol options are one word = one line")
-    return EngineSpec(entry.name, tuple(command), str(cwd), options, entry.memory_mb, entry.cpu_seconds,
-                      entry.handshake_ms, entry.protocol, tuple(entry.init), tuple(entry.env.items()))
+            raise ConfigError(
+                f"{path}: engine {entry.name!r}: options: {problem}; protocol options are one word = one line"
+            )
+    return EngineSpec(
+        entry.name,
+        tuple(command),
+        str(cwd),
+        options,
+        entry.memory_mb,
+        entry.cpu_seconds,
+        entry.handshake_ms,
+        entry.protocol,
+        tuple(entry.init),
+        tuple(entry.env.items()),
+    )
 
 
 def resolve_program(program: str, cwd: Path, where: str) -> str:
@@ -293,11 +327,15 @@ def resolve_program(program: str, cwd: Path, where: str) -> str:
         if not candidate.exists():
             raise ConfigError(f"{where}: command {program!r} does not exist (looked in {cwd})")
         if candidate.is_dir():
-            raise ConfigError(f"{where}: command {program!r} is a directory, not a program; give the "
-                              f"engine's executable (or its interpreter and script)")
+            raise ConfigError(
+                f"{where}: command {program!r} is a directory, not a program; give the "
+                f"engine's executable (or its interpreter and script)"
+            )
         if not os.access(candidate, os.X_OK):
-            raise ConfigError(f"{where}: command {program!r} is not executable; run chmod +x on it "
-                              f"or start it through its interpreter")
+            raise ConfigError(
+                f"{where}: command {program!r} is not executable; run chmod +x on it "
+                f"or start it through its interpreter"
+            )
         return str(candidate)
     found = shutil.which(program)
     if found is None:
@@ -323,8 +361,10 @@ def _refuse_huge_integers(path: Path, raw: dict[str, Any]) -> None:
         elif isinstance(value, list):
             stack += [(f"{where}.{i}", item) for i, item in enumerate(value)]
         elif isinstance(value, int) and value.bit_length() > MAX_INTEGER_BITS:
-            raise ConfigError(f"{path}: key {where!r}: a {value.bit_length()}-bit number; no key takes "
-                              f"one over {MAX_INTEGER_BITS} bits (at most {2 ** MAX_INTEGER_BITS - 1})")
+            raise ConfigError(
+                f"{path}: key {where!r}: a {value.bit_length()}-bit number; no key takes "
+                f"one over {MAX_INTEGER_BITS} bits (at most {2**MAX_INTEGER_BITS - 1})"
+            )
 
 
 def _limit_text(exc: BaseException) -> str:
@@ -341,18 +381,20 @@ def _one_branch(errors: list[Any]) -> list[Any]:
     ``[openings]`` table), pydantic reports every form that failed, naming each by its type
     in the key's path; keep the table's errors when a table was given, and drop the type
     names from the paths."""
+
     def tag(err: Any) -> tuple[int, str] | None:
         for k, part in enumerate(err["loc"]):
             if isinstance(part, str) and (part in _PRIMITIVES or part[:1].isupper()):
                 return k, part
         return None
-    tables = {err["loc"][:t[0]] for err in errors if (t := tag(err)) and t[1] not in _PRIMITIVES}
+
+    tables = {err["loc"][: t[0]] for err in errors if (t := tag(err)) and t[1] not in _PRIMITIVES}
     kept = []
     for err in errors:
         if (t := tag(err)) is not None:
-            if t[1] in _PRIMITIVES and err["loc"][:t[0]] in tables and isinstance(err.get("input"), dict):
+            if t[1] in _PRIMITIVES and err["loc"][: t[0]] in tables and isinstance(err.get("input"), dict):
                 continue  # a table was given: the plain form's complaint says nothing
-            err = {**err, "loc": err["loc"][:t[0]] + err["loc"][t[0] + 1:]}
+            err = {**err, "loc": err["loc"][: t[0]] + err["loc"][t[0] + 1 :]}
         kept.append(err)
     return kept
 

@@ -31,17 +31,20 @@ def load_openings(path: Path, game: Game) -> list[Opening]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise OpeningsError(f"cannot read the openings file {str(path)!r} ({reason}); the path is "
-                            f"relative to the tournament file") from None
+        raise OpeningsError(
+            f"cannot read the openings file {str(path)!r} ({reason}); the path is relative to the tournament file"
+        ) from None
     if game.initial_state(0).setup_token() != "start":
-        raise OpeningsError(f"{game.name} deals a random setup, so a fixed opening cannot fit every "
-                            f"game; remove the 'openings' key")
-    book = [_check(path, number, line.split(), game)
-            for number, line in enumerate(text.splitlines(), 1)
-            if line.strip() and not line.lstrip().startswith("#")]
+        raise OpeningsError(
+            f"{game.name} deals a random setup, so a fixed opening cannot fit every game; remove the 'openings' key"
+        )
+    book = [
+        _check(path, number, line.split(), game)
+        for number, line in enumerate(text.splitlines(), 1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     if not book:
-        raise OpeningsError(f"{path}: no openings in the file (one opening a line: moves separated "
-                            f"by spaces)")
+        raise OpeningsError(f"{path}: no openings in the file (one opening a line: moves separated by spaces)")
     return book
 
 
@@ -53,8 +56,9 @@ def _check(path: Path, number: int, moves: list[str], game: Game) -> Opening:
         try:
             state.play(move)
         except IllegalMove as exc:
-            raise OpeningsError(f"{path}, line {number}: move {ply} {move!r} is illegal: {exc.reason}; "
-                                f"fix or remove this opening") from None
+            raise OpeningsError(
+                f"{path}, line {number}: move {ply} {move!r} is illegal: {exc.reason}; fix or remove this opening"
+            ) from None
     if state.is_terminal():
         raise OpeningsError(f"{path}, line {number}: the game is over after this opening; shorten it")
     return tuple(state.moves)
@@ -68,7 +72,7 @@ def opening_for(book: list[Opening], round_no: int, table_no: int, tables: int) 
 def arrange_book(book: list[Opening], order: str, start: int, seed: int) -> list[Opening]:
     """The book in the order games use it: from opening number ``start`` (1-based), and
     shuffled once by the tournament's seed when ``order = "random"``."""
-    book = book[start - 1:] + book[:start - 1]
+    book = book[start - 1 :] + book[: start - 1]
     if order == "random":
         random.Random(derive_seed(seed, "book order")).shuffle(book)
     return book
@@ -91,8 +95,9 @@ def random_opening(game: Game, seed: int, prefix: Opening, plies: int) -> Openin
             state.play(state.random_move(rng))
         if not state.is_terminal():
             return tuple(state.moves)
-    raise OpeningsError(f"{RANDOM_TRIES} draws of {plies} random plies all ended the game (seed {seed}); "
-                        f"lower random_plies")
+    raise OpeningsError(
+        f"{RANDOM_TRIES} draws of {plies} random plies all ended the game (seed {seed}); lower random_plies"
+    )
 
 
 @dataclass(frozen=True)

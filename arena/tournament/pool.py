@@ -19,9 +19,10 @@ import os
 import signal
 import time
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from ..engine import proctree
 
@@ -99,10 +100,17 @@ def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, 
 
 
 class WorkerPool:
-    def __init__(self, size: int, func: Callable[[Any], Any], initializer: Callable[..., None],
-                 initargs: tuple = (), retries: int = 1, cores: Sequence[int] = (),
-                 answer: Callable[[Any, list[Any]], Any] = lambda payload, running: None,
-                 time_limit: Callable[[Any], float | None] = lambda task: None) -> None:
+    def __init__(
+        self,
+        size: int,
+        func: Callable[[Any], Any],
+        initializer: Callable[..., None],
+        initargs: tuple = (),
+        retries: int = 1,
+        cores: Sequence[int] = (),
+        answer: Callable[[Any, list[Any]], Any] = lambda payload, running: None,
+        time_limit: Callable[[Any], float | None] = lambda task: None,
+    ) -> None:
         self.size = size
         self.time_limit = time_limit  # seconds a task may take before its worker counts as hung
         self.started: dict[Connection, float] = {}
@@ -125,8 +133,12 @@ class WorkerPool:
 
     def _spawn(self) -> Connection:
         ours, theirs = self.ctx.Pipe()
-        proc = self.ctx.Process(target=_serve, args=(theirs, self.initializer, self.initargs, self.func),
-                                daemon=True, name=f"worker-{next(self._numbers)}")
+        proc = self.ctx.Process(
+            target=_serve,
+            args=(theirs, self.initializer, self.initargs, self.func),
+            daemon=True,
+            name=f"worker-{next(self._numbers)}",
+        )
         # A Ctrl-C between the fork and the worker's own handlers would print a worker's
         # KeyboardInterrupt traceback: the child starts with both blocked; here they wait.
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_SIGNALS)
@@ -185,7 +197,9 @@ class WorkerPool:
         """Answer the questions that can be answered now, in the order they came.  A
         question answered counts its worker as running for the questions after it."""
         for conn, (question, since) in list(self.waiting.items()):
-            running = [task for other, (task, _) in self.busy.items() if other is not conn and other not in self.waiting]
+            running = [
+                task for other, (task, _) in self.busy.items() if other is not conn and other not in self.waiting
+            ]
             answer = self.answer(question.payload, running)
             if answer is WAIT:
                 continue
@@ -196,8 +210,11 @@ class WorkerPool:
 
     def _until_overdue(self) -> float | None:
         """Seconds until the first busy worker runs out of time (None: no limit)."""
-        ends = [self.started[conn] + limit for conn, (task, _) in self.busy.items()
-                if conn not in self.hung and conn not in self.waiting and (limit := self.time_limit(task)) is not None]
+        ends = [
+            self.started[conn] + limit
+            for conn, (task, _) in self.busy.items()
+            if conn not in self.hung and conn not in self.waiting and (limit := self.time_limit(task)) is not None
+        ]
         return max(0.0, min(ends) - time.monotonic()) if ends else None
 
     def _kill_overdue(self) -> None:
@@ -210,8 +227,12 @@ class WorkerPool:
             if conn in self.hung or conn in self.waiting or limit is None or now - self.started[conn] < limit:
                 continue
             proc = self.workers[conn]
-            log.error("%s has not finished %r within %.0f s, the longest it can take: killing it and "
-                      "its engines", proc.name, task, limit)
+            log.error(
+                "%s has not finished %r within %.0f s, the longest it can take: killing it and its engines",
+                proc.name,
+                task,
+                limit,
+            )
             self.hung[conn] = limit
             proctree.kill_tree(proc.pid)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Literal, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 from .sprt import SprtTest, elo_estimate
 
@@ -25,31 +26,41 @@ Mode = Literal["live", "lines", "quiet"]
 class Progress:
     """A progress callback for :func:`arena.tournament.runner.run_tournament`."""
 
-    def __init__(self, engines: Sequence[str], players: int, mode: Mode = "lines", *, report_every: int = 10,
-                 echo: Callable[[str], None] = print, console: Any = None, redraws_per_s: float = 4.0,
-                 clock: Callable[[], float] = time.monotonic,
-                 game_note: Callable[[dict[str, Any]], str] | None = None) -> None:
+    def __init__(
+        self,
+        engines: Sequence[str],
+        players: int,
+        mode: Mode = "lines",
+        *,
+        report_every: int = 10,
+        echo: Callable[[str], None] = print,
+        console: Any = None,
+        redraws_per_s: float = 4.0,
+        clock: Callable[[], float] = time.monotonic,
+        game_note: Callable[[dict[str, Any]], str] | None = None,
+    ) -> None:
         self.engines = list(engines)
         self.players = players
         self.mode = mode
         self.report_every = max(1, report_every)
         self.echo = echo
         self.clock = clock
-        self.game_note = game_note   # a line per game (e.g. its trace file), above the live lines
+        self.game_note = game_note  # a line per game (e.g. its trace file), above the live lines
         self.min_interval = 1 / redraws_per_s
         self.points = dict.fromkeys(self.engines, 0.0)
         self.games = dict.fromkeys(self.engines, 0)
-        self.wld = [0, 0, 0]         # first engine against the second: wins, losses, draws
+        self.wld = [0, 0, 0]  # first engine against the second: wins, losses, draws
         self.sprt: SprtTest | None = None
         self.total = 0
         self.done = 0
         self.started_at = clock()
-        self.played_here = 0         # games of this run (not resumed): the rate counts these
+        self.played_here = 0  # games of this run (not resumed): the rate counts these
         self._next_draw = 0.0
         self._live = None
         if mode == "live":
             from rich.console import Console
             from rich.live import Live
+
             self._live = Live(console=console or Console(), auto_refresh=False, transient=False)
 
     # -- the runner's calls ----------------------------------------------------
@@ -106,8 +117,7 @@ class Progress:
             lines.append(self._leaders_line())
         if self.sprt is not None:
             s = self.sprt
-            lines.append(f"SPRT {s.status_text()} after {s.pairs} pairs"
-                         + (f": {s.decision}" if s.decision else ""))
+            lines.append(f"SPRT {s.status_text()} after {s.pairs} pairs" + (f": {s.decision}" if s.decision else ""))
         return lines
 
     def _games_line(self) -> str:
@@ -122,21 +132,25 @@ class Progress:
 
     def _score_line(self) -> str:
         a, b = self.engines
-        w, l, d = self.wld
-        n = w + l + d
+        w, ln, d = self.wld
+        n = w + ln + d
         score = (w + d / 2) / n if n else 0.5
-        text = f"Score of {a} vs {b}: {w} - {l} - {d} [{score:.3f}] {n}"
-        estimate = elo_estimate([l, d, w])  # per game: loss, draw, win
+        text = f"Score of {a} vs {b}: {w} - {ln} - {d} [{score:.3f}] {n}"
+        estimate = elo_estimate([ln, d, w])  # per game: loss, draw, win
         if estimate is not None and math.isfinite(estimate.elo):
             margin = (estimate.elo_high - estimate.elo_low) / 2  # fastchess's "+/-": half the 95% interval
-            text += f", Elo {estimate.elo + 0.0:+.1f} +/- {margin:.1f}" if math.isfinite(margin) else \
-                f", Elo {estimate.elo + 0.0:+.1f}"
+            text += (
+                f", Elo {estimate.elo + 0.0:+.1f} +/- {margin:.1f}"
+                if math.isfinite(margin)
+                else f", Elo {estimate.elo + 0.0:+.1f}"
+            )
         return text
 
     def _leaders_line(self) -> str:
         ranked = sorted(self.engines, key=lambda e: (-self.points[e] / max(self.games[e], 1), e))
-        shown = ", ".join(f"{e} {100 * self.points[e] / self.games[e]:.1f}% ({self.games[e]})"
-                          for e in ranked[:4] if self.games[e])
+        shown = ", ".join(
+            f"{e} {100 * self.points[e] / self.games[e]:.1f}% ({self.games[e]})" for e in ranked[:4] if self.games[e]
+        )
         return "Leaders: " + (shown or "-")
 
     def _draw(self) -> None:

@@ -12,11 +12,12 @@ import logging
 import multiprocessing
 import os
 import signal
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator, Sequence
+from typing import Any
 
 import multiprocessing_logging
 
@@ -27,8 +28,15 @@ from ..engine.declared import preflight
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
-from ..results.export import (Summary, dropped_engines, render, results_document, standings_table, summarize,
-                              write_exports)
+from ..results.export import (
+    Summary,
+    dropped_engines,
+    render,
+    results_document,
+    standings_table,
+    summarize,
+    write_exports,
+)
 from ..results.fingerprint import fingerprint, legacy_fingerprint, tournament_settings
 from ..results.site.live import LiveSite
 from ..results.store import GameStore
@@ -51,18 +59,18 @@ class WorkerConfig:
     engines: dict[str, EngineSpec]
     time_control: TimeControl
     time_controls: dict[str, TimeControl] = field(default_factory=dict)  # engines with their own clock
-    run_tag: str = ""                                  # proctree.RUN_TAG of this run
+    run_tag: str = ""  # proctree.RUN_TAG of this run
     max_failures: dict[str, int] = field(default_factory=dict)  # per engine, 0 = never drop
-    coordinator: int = 0                               # pid the workers must die with
-    affinity: bool = False                             # one core per worker and its engines
-    spin: bool = True                                  # some CPU has no game: spin for quick engines
-    trace_dir: str = ""                                # --trace: one transcript per game here
-    stderr_home: str = ""                              # where faulted engines' stderr is kept
+    coordinator: int = 0  # pid the workers must die with
+    affinity: bool = False  # one core per worker and its engines
+    spin: bool = True  # some CPU has no game: spin for quick engines
+    trace_dir: str = ""  # --trace: one transcript per game here
+    stderr_home: str = ""  # where faulted engines' stderr is kept
 
 
 # -- worker side --------------------------------------------------------------
 
-_worker: "_Worker | None" = None
+_worker: _Worker | None = None
 _checked_run_tag = ""  # in the start-up check's process: the run whose engines it starts
 
 
@@ -73,7 +81,7 @@ class _Worker:
         self.engines: dict[str, EngineProcess] = {}
         self.names = list(config.engines)
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
-        self.stopping = False   # SIGTERM came: kill the engines, no grace, no waiting
+        self.stopping = False  # SIGTERM came: kill the engines, no grace, no waiting
 
     def engine(self, name: str, trace: Any = None) -> EngineProcess:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
@@ -82,8 +90,13 @@ class _Worker:
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
-            proc = open_engine(self.config.engines[name], run_tag=self.config.run_tag, spin=self.config.spin,
-                               game=self.config.game, stderr_home=self.config.stderr_home)
+            proc = open_engine(
+                self.config.engines[name],
+                run_tag=self.config.run_tag,
+                spin=self.config.spin,
+                game=self.config.game,
+                stderr_home=self.config.stderr_home,
+            )
             self.engines[name] = proc
             proc.trace = trace
             proc.start()
@@ -98,17 +111,19 @@ class _Worker:
             log.exception("game %d: internal error; the game is not recorded", scheduled.index)
             for name in scheduled.seats:
                 self.discard(name)
-            return {"id": scheduled.index,
-                    "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
+            return {"id": scheduled.index, "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
 
     def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
         dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
         if dropped:
             limits = sorted({self.config.max_failures.get(scheduled.seats[s], 0) for s in dropped})
-            reason = (f"dropped from the tournament after {' / '.join(map(str, limits))} consecutive "
-                      f"failures (max_failures); not started")
-            return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, dropped,
-                                                     "dropped", reason), scheduled)
+            reason = (
+                f"dropped from the tournament after {' / '.join(map(str, limits))} consecutive "
+                f"failures (max_failures); not started"
+            )
+            return self._finish(
+                forfeit_before_start(self.game, scheduled.seed, scheduled.seats, dropped, "dropped", reason), scheduled
+            )
         transcript = self._transcript(scheduled)
         try:
             procs: list[EngineProcess] = []
@@ -117,11 +132,19 @@ class _Worker:
                     procs.append(self.engine(name, transcript and transcript.seat(seat, name)))
                 except EngineFault as exc:
                     self.discard(name)
-                    return self._finish(forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat,
-                                                             exc.code, exc.reason), scheduled)
+                    return self._finish(
+                        forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat, exc.code, exc.reason),
+                        scheduled,
+                    )
             clocks = [self.config.time_controls.get(name, self.config.time_control) for name in scheduled.seats]
-            result: GameResult = play_game(self.game, procs, seed=scheduled.seed, time_control=clocks,
-                                           names=scheduled.seats, opening=scheduled.opening)
+            result: GameResult = play_game(
+                self.game,
+                procs,
+                seed=scheduled.seed,
+                time_control=clocks,
+                names=scheduled.seats,
+                opening=scheduled.opening,
+            )
             for seat in result.faulted_seats:
                 self.discard(scheduled.seats[seat])
             return self._finish(result.record, scheduled)
@@ -132,9 +155,11 @@ class _Worker:
     def _transcript(self, scheduled: ScheduledGame) -> Transcript | None:
         if not self.config.trace_dir:
             return None
-        title = (f"{self.config.tournament} game {scheduled.index}: {self.config.game} "
-                 f"{' '.join(self.game.option_tokens())}; "
-                 + ", ".join(f"seat {s} {n}" for s, n in enumerate(scheduled.seats)))
+        title = (
+            f"{self.config.tournament} game {scheduled.index}: {self.config.game} "
+            f"{' '.join(self.game.option_tokens())}; "
+            + ", ".join(f"seat {s} {n}" for s, n in enumerate(scheduled.seats))
+        )
         return Transcript(trace_path(Path(self.config.trace_dir), scheduled.index), title)
 
     def _is_dropped(self, name: str) -> bool:
@@ -279,8 +304,8 @@ class RunSummary:
     table: str
     out: Path
     dropped: dict[str, str] = field(default_factory=dict)  # engine -> why (max_failures)
-    errors: list[str] = field(default_factory=list)        # games not recorded: arena's own failures
-    sprt: dict[str, Any] | None = None                     # results.json's "sprt" section
+    errors: list[str] = field(default_factory=list)  # games not recorded: arena's own failures
+    sprt: dict[str, Any] | None = None  # results.json's "sprt" section
 
 
 # Faults that count towards max_failures: the engine could not run or talk.  Its time
@@ -311,13 +336,15 @@ class FailureTracker:
                 self.streak[name] = 0
             limit = self.max_failures[name]
             if limit and self.streak[name] >= limit:
-                self.dropped[name] = (f"{limit} consecutive failures, the last in game {record['id']}: "
-                                      f"{record['termination']}: {record['reason']}")
+                self.dropped[name] = (
+                    f"{limit} consecutive failures, the last in game {record['id']}: "
+                    f"{record['termination']}: {record['reason']}"
+                )
                 newly.append(name)
         return newly
 
     @classmethod
-    def resumed(cls, max_failures: dict[str, int], stored: Sequence[dict[str, Any]]) -> "FailureTracker":
+    def resumed(cls, max_failures: dict[str, int], stored: Sequence[dict[str, Any]]) -> FailureTracker:
         """The tracker as the stored games leave it (counted in game order), so a resumed
         run neither starts an engine an earlier run dropped nor forgets its failures."""
         tracker = cls(max_failures)
@@ -339,9 +366,14 @@ class FailureTracker:
         return True if not limit or self.streak[name] + in_play < limit else WAIT
 
 
-def run_tournament(t: Tournament, out: Path, workers: int | None = None,
-                   progress: Callable[[dict[str, Any], int, int], None] | None = None,
-                   cluster: Any = None, trace: bool = False) -> RunSummary:
+def run_tournament(
+    t: Tournament,
+    out: Path,
+    workers: int | None = None,
+    progress: Callable[[dict[str, Any], int, int], None] | None = None,
+    cluster: Any = None,
+    trace: bool = False,
+) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report.
 
     ``cluster`` (a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games on a
@@ -360,21 +392,27 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
         site = LiveSite(out / "report", t, stored)
         progress = site.wrap(progress)
         todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
-        config = WorkerConfig(t.name, t.data.game, t.game.options.model_dump(),
-                              {e.name: e for e in t.engines}, t.time_control, time_controls=t.time_controls,
-                              run_tag=run_tag, max_failures=t.max_failures, coordinator=os.getpid(),
-                              affinity=t.data.affinity,
-                              spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
-                              trace_dir=str(out / "traces") if trace else "",
-                              stderr_home=str(out / "arena.log"))
-        log.info("%s: %d games scheduled, %d already played, %d workers",
-                 t.name, len(schedule), len(done), workers)
+        config = WorkerConfig(
+            t.name,
+            t.data.game,
+            t.game.options.model_dump(),
+            {e.name: e for e in t.engines},
+            t.time_control,
+            time_controls=t.time_controls,
+            run_tag=run_tag,
+            max_failures=t.max_failures,
+            coordinator=os.getpid(),
+            affinity=t.data.affinity,
+            spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
+            trace_dir=str(out / "traces") if trace else "",
+            stderr_home=str(out / "arena.log"),
+        )
+        log.info("%s: %d games scheduled, %d already played, %d workers", t.name, len(schedule), len(done), workers)
         tracker = FailureTracker.resumed(t.max_failures, stored)
         try:
             if todo and not cluster:  # a cluster's workers check the same in their handshake
                 _refuse_undeclared(t, run_tag, store.lock_fd, skip=set(tracker.dropped))
-            errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done), tracker,
-                               cluster, sprt)
+            errors = _play_all(config, todo, workers, store, progress, len(schedule), len(done), tracker, cluster, sprt)
         except BaseException as exc:
             site.stopped()  # its pages stop reloading themselves
             if isinstance(exc, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the tables of what is stored
@@ -384,8 +422,17 @@ def run_tournament(t: Tournament, out: Path, workers: int | None = None,
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
         records = list(store.records())
         dropped = dropped_engines(records) | store.note_dropped(tracker.dropped)
-    return _report(t, out, records, played=len(records) - len(done), resumed=len(done),
-                   dropped=dropped, errors=errors, site=site, scheduled=len(schedule))
+    return _report(
+        t,
+        out,
+        records,
+        played=len(records) - len(done),
+        resumed=len(done),
+        dropped=dropped,
+        errors=errors,
+        site=site,
+        scheduled=len(schedule),
+    )
 
 
 def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None, skip: Collection[str] = ()) -> None:
@@ -432,17 +479,23 @@ class _LocalGames:
     """The game executor of a local run: arena's worker pool, and the drop rule shared
     with its workers.  (A cluster run uses cluster.ClusterGames, same interface.)"""
 
-    def __init__(self, config: WorkerConfig, size: int, lock_fd: int | None,
-                 may_start: Callable[[str, list[ScheduledGame]], Any]) -> None:
+    def __init__(
+        self, config: WorkerConfig, size: int, lock_fd: int | None, may_start: Callable[[str, list[ScheduledGame]], Any]
+    ) -> None:
         if config.affinity and not proctree.can_pin():
             log.warning("affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned")
         self.names = list(config.engines)
         self.dropped = multiprocessing.get_context("fork").RawArray("b", len(self.names))
         limit = _watchdog_limit(config)
-        self.pool = WorkerPool(size, _play_in_worker, _init_worker, (config, self.dropped, lock_fd),
-                               cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
-                               answer=may_start,  # asked before a worker starts an engine
-                               time_limit=lambda game: limit)
+        self.pool = WorkerPool(
+            size,
+            _play_in_worker,
+            _init_worker,
+            (config, self.dropped, lock_fd),
+            cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
+            answer=may_start,  # asked before a worker starts an engine
+            time_limit=lambda game: limit,
+        )
         self.imap_unordered = self.pool.imap_unordered
         self.close = self.pool.close
         self.terminate = self.pool.terminate
@@ -460,22 +513,36 @@ def _watchdog_limit(config: WorkerConfig) -> float | None:
     """How long a worker may take for any game: the longest game the slowest-starting
     engines can play, plus a grace (kills, sweeps and a busy machine)."""
     game = make_game(config.game, config.options)
-    slowest = sorted(config.engines.values(), key=lambda s: (s.protocol == "gtp", s.handshake_ms or HANDSHAKE_TIMEOUT * 1000))
+    slowest = sorted(
+        config.engines.values(), key=lambda s: (s.protocol == "gtp", s.handshake_ms or HANDSHAKE_TIMEOUT * 1000)
+    )
     clocks = {config.time_control, *config.time_controls.values()}  # the loosest clock bounds every seat
-    longest = max((longest_game_s(game, tc, slowest[-game.players:]) for tc in clocks), key=lambda s: s or 0)
+    longest = max((longest_game_s(game, tc, slowest[-game.players :]) for tc in clocks), key=lambda s: s or 0)
     return None if longest is None else longest + WATCHDOG_GRACE
 
 
-def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, store: GameStore,
-              progress, total: int, already: int, tracker: FailureTracker, cluster: Any = None,
-              sprt: SprtTest | None = None) -> list[str]:
+def _play_all(
+    config: WorkerConfig,
+    todo: list[ScheduledGame],
+    workers: int,
+    store: GameStore,
+    progress,
+    total: int,
+    already: int,
+    tracker: FailureTracker,
+    cluster: Any = None,
+    sprt: SprtTest | None = None,
+) -> list[str]:
     """Play ``todo``, storing each game as it ends; the games not recorded (arena's own
     failures) are returned."""
     errors: list[str] = []
     if not todo:
         return errors
-    pool = cluster.open(config, tracker.may_start) if cluster else _LocalGames(config, min(workers, len(todo)), store.lock_fd,
-                                                            may_start=tracker.may_start)
+    pool = (
+        cluster.open(config, tracker.may_start)
+        if cluster
+        else _LocalGames(config, min(workers, len(todo)), store.lock_fd, may_start=tracker.may_start)
+    )
     for name in tracker.dropped:
         pool.drop(name)
     multiprocessing_logging.install_mp_handler()
@@ -509,8 +576,10 @@ def _play_all(config: WorkerConfig, todo: list[ScheduledGame], workers: int, sto
 def _sigterm_as_interrupt() -> Iterator[None]:
     """Make SIGTERM stop a run like Ctrl-C does (finished games kept, engines killed),
     from its first step (the start-up check included) to its last."""
+
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
+
     try:
         previous = signal.signal(signal.SIGTERM, interrupt)
     except ValueError:  # not the main thread: leave signals alone
@@ -528,23 +597,51 @@ def _error_text(result: Any) -> str:
     return f"game {result['id']} not recorded: internal error {result['internal_error']} (see arena.log)"
 
 
-def _report(t: Tournament, out: Path, records: list[dict[str, Any]], played: int, resumed: int,
-            dropped: dict[str, str], errors: list[str], site: LiveSite, scheduled: int) -> RunSummary:
+def _report(
+    t: Tournament,
+    out: Path,
+    records: list[dict[str, Any]],
+    played: int,
+    resumed: int,
+    dropped: dict[str, str],
+    errors: list[str],
+    site: LiveSite,
+    scheduled: int,
+) -> RunSummary:
     summary = _summary(t, records, dropped, errors, scheduled)
     write_exports(summary, out)
     site.finish(records, results_document(summary))
     headers, table = standings_table(summary)
-    return RunSummary(played, resumed, headers, table, render(summary, "table"), out, summary.dropped, errors,
-                      summary.extra.get("sprt"))
+    return RunSummary(
+        played,
+        resumed,
+        headers,
+        table,
+        render(summary, "table"),
+        out,
+        summary.dropped,
+        errors,
+        summary.extra.get("sprt"),
+    )
 
 
-def _summary(t: Tournament, records: list[dict[str, Any]], dropped: dict[str, str], errors: list[str],
-             scheduled: int) -> Summary:
+def _summary(
+    t: Tournament, records: list[dict[str, Any]], dropped: dict[str, str], errors: list[str], scheduled: int
+) -> Summary:
     settings = tournament_settings(t)
-    summary = summarize(records, [e.name for e in t.engines], tournament=t.name, game=t.data.game,
-                        options=t.game.options.model_dump(), players=t.game.players, settings=settings,
-                        fingerprint=fingerprint(settings), dropped=dropped, not_recorded=errors,
-                        scheduled=scheduled)
+    summary = summarize(
+        records,
+        [e.name for e in t.engines],
+        tournament=t.name,
+        game=t.data.game,
+        options=t.game.options.model_dump(),
+        players=t.game.players,
+        settings=settings,
+        fingerprint=fingerprint(settings),
+        dropped=dropped,
+        not_recorded=errors,
+        scheduled=scheduled,
+    )
     if (sprt := sprt_test(t, records)) is not None:
         summary.extra["sprt"] = sprt.summary()
     return summary

@@ -14,9 +14,10 @@ opening with the seats swapped, which the SPRT counts on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from ..match import derive_seed
 from .openings import Opening, OpeningPlan
@@ -27,15 +28,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ScheduledGame:
-    index: int                 # position in the schedule; also the rating order
+    index: int  # position in the schedule; also the rating order
     round: int
-    seats: tuple[str, ...]     # engine name per seat
+    seats: tuple[str, ...]  # engine name per seat
     seed: int
-    opening: Opening = ()      # moves played before the engines take over
+    opening: Opening = ()  # moves played before the engines take over
 
 
-def round_robin(engines: Sequence[str], players: int, rounds: int, master_seed: int,
-                openings: Sequence[Opening] | OpeningPlan = ()) -> list[ScheduledGame]:
+def round_robin(
+    engines: Sequence[str], players: int, rounds: int, master_seed: int, openings: Sequence[Opening] | OpeningPlan = ()
+) -> list[ScheduledGame]:
     """Every table of ``players`` engines, every seat order, ``rounds`` times."""
     return play_tables(list(combinations(engines, players)), rounds, master_seed, openings)
 
@@ -46,8 +48,9 @@ def gauntlet_tables(engines: Sequence[str], candidates: Sequence[str], players: 
     return [(candidate, *rest) for candidate in candidates for rest in combinations(others, players - 1)]
 
 
-def play_tables(tables: list[tuple[str, ...]], rounds: int, master_seed: int,
-                openings: Sequence[Opening] | OpeningPlan = ()) -> list[ScheduledGame]:
+def play_tables(
+    tables: list[tuple[str, ...]], rounds: int, master_seed: int, openings: Sequence[Opening] | OpeningPlan = ()
+) -> list[ScheduledGame]:
     """Every table in every seat order, ``rounds`` times.
 
     Games are ordered round by round so that a partial run covers all tables.  All
@@ -63,7 +66,7 @@ def play_tables(tables: list[tuple[str, ...]], rounds: int, master_seed: int,
     return games
 
 
-def build_schedule(t: "Tournament") -> list[ScheduledGame]:
+def build_schedule(t: Tournament) -> list[ScheduledGame]:
     """The schedule of a tournament file: its format, rounds, seed and openings."""
     names = [e.name for e in t.engines]
     players = t.game.players

@@ -8,9 +8,10 @@ is the series seed itself), so every setup is played from every seat.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from ..engine import open_engine
 from ..engine.process import EngineFault, EngineProcess, EngineSpec
@@ -46,8 +47,16 @@ def unique_names(names: Sequence[str]) -> list[str]:
     return [f"{name}-{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
 
 
-def play_series(game: Game, specs: Sequence[EngineSpec], names: Sequence[str | None], *, games: int,
-                seed: int, time_control: TimeControl, trace_dir: Path | None = None) -> Iterator[SeriesGame]:
+def play_series(
+    game: Game,
+    specs: Sequence[EngineSpec],
+    names: Sequence[str | None],
+    *,
+    games: int,
+    seed: int,
+    time_control: TimeControl,
+    trace_dir: Path | None = None,
+) -> Iterator[SeriesGame]:
     """Play ``games`` games; yields each as it ends and quits the engines at the end.
     ``names[i]`` None: engine ``i``'s own ``id name``.  Raises StartFailure if an engine
     cannot start for the first game; later, that is a lost game like any fault."""
@@ -63,13 +72,20 @@ def play_series(game: Game, specs: Sequence[EngineSpec], names: Sequence[str | N
                 title = f"game {number + 1} of {games}, seed {gseed}: {game.name} {' '.join(game.option_tokens())}"
                 transcript = Transcript(trace_path(trace_dir, f"{seed}-{number + 1}"), title)
             try:
-                seated, failed = _seat_engines(engines, specs, game.name, order, transcript,
-                                               resolved or [n or s.name for n, s in zip(names, specs)])
+                seated, failed = _seat_engines(
+                    engines,
+                    specs,
+                    game.name,
+                    order,
+                    transcript,
+                    resolved or [n or s.name for n, s in zip(names, specs)],
+                )
                 if failed is not None and resolved is None:
                     raise StartFailure(*failed)
                 if resolved is None:
-                    resolved = unique_names([n or e.identity.get("name", s.name)
-                                             for n, e, s in zip(names, engines, specs)])
+                    resolved = unique_names(
+                        [n or e.identity.get("name", s.name) for n, e, s in zip(names, engines, specs)]
+                    )
                 seat_names = [resolved[i] for i in order]
                 if failed is not None:
                     seat, fault = order.index(failed[0]), failed[1]
@@ -89,9 +105,14 @@ def play_series(game: Game, specs: Sequence[EngineSpec], names: Sequence[str | N
                 engine.quit()
 
 
-def _seat_engines(engines: list[EngineProcess | None], specs: Sequence[EngineSpec], game_name: str, order: list[int],
-                  transcript: Transcript | None, names: Sequence[str]
-                  ) -> tuple[list[EngineProcess], tuple[int, EngineFault] | None]:
+def _seat_engines(
+    engines: list[EngineProcess | None],
+    specs: Sequence[EngineSpec],
+    game_name: str,
+    order: list[int],
+    transcript: Transcript | None,
+    names: Sequence[str],
+) -> tuple[list[EngineProcess], tuple[int, EngineFault] | None]:
     """The running engines in seat order, or the first that could not start."""
     seated = []
     for seat, index in enumerate(order):

@@ -31,8 +31,9 @@ simulated tests at once (tests/test_sprt.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -40,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair score / 2 of LL, LD, WL+DD, WD, WW
 OUTCOMES = ("LL", "LD", "WL+DD", "WD", "WW")
 NELO_PER_T = 800 / math.log(10)  # normalized Elo per unit of t-value per game (fishtest's nelo_divided_by_nt)
-Z95 = 1.959963984540054           # two-sided 95% normal quantile
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
 REGULARIZE = 1e-3
 
 
@@ -56,7 +57,7 @@ class SprtSettings(BaseModel):
     model: Literal["logistic", "normalized"] = "normalized"
 
     @model_validator(mode="after")
-    def _sensible(self) -> "SprtSettings":
+    def _sensible(self) -> SprtSettings:
         if self.elo0 >= self.elo1:
             raise ValueError("elo0 must be less than elo1 (H0: Elo = elo0, H1: Elo = elo1)")
         if self.alpha + self.beta >= 1:
@@ -105,7 +106,7 @@ def _secular(phat: np.ndarray, a: np.ndarray) -> np.ndarray:
     for _ in range(100):
         d = 1 + theta[..., None] * a
         f = (phat * a / d).sum(axis=-1)
-        newton = f / (phat * a * a / (d * d)).sum(axis=-1)   # -f / f'
+        newton = f / (phat * a * a / (d * d)).sum(axis=-1)  # -f / f'
         converged = np.abs(newton) <= 1e-13 * np.maximum(1, np.abs(theta))
         if converged.all():
             break
@@ -168,8 +169,8 @@ class EloEstimate:
     elo_low: float
     elo_high: float
     nelo: float | None
-    nelo_error: float | None   # half-width of nelo's 95% interval
-    los: float                 # likelihood of superiority: P(true score > 1/2)
+    nelo_error: float | None  # half-width of nelo's 95% interval
+    los: float  # likelihood of superiority: P(true score > 1/2)
 
     def as_dict(self) -> dict[str, float | None]:
         return {k: round(v, 4) if v is not None and math.isfinite(v) else None for k, v in self.__dict__.items()}
@@ -193,8 +194,14 @@ def elo_estimate(counts: Iterable[int]) -> EloEstimate | None:
     se = math.sqrt(var / units)
     sd = math.sqrt(2 * var) if len(counts) == 5 else math.sqrt(var)  # per game
     los = 0.5 * (1 + math.erf((mu - 0.5) / (math.sqrt(2) * se)))
-    return EloEstimate(_elo(mu), _elo(mu - Z95 * se), _elo(mu + Z95 * se), (mu - 0.5) / sd * NELO_PER_T,
-                       Z95 * se / sd * NELO_PER_T, los)
+    return EloEstimate(
+        _elo(mu),
+        _elo(mu - Z95 * se),
+        _elo(mu + Z95 * se),
+        (mu - 0.5) / sd * NELO_PER_T,
+        Z95 * se / sd * NELO_PER_T,
+        los,
+    )
 
 
 def _elo(score: float) -> float:
@@ -231,11 +238,11 @@ class SprtTest:
     pair are consecutive: 2k and 2k + 1)."""
 
     settings: SprtSettings
-    engine: str                 # the engine whose Elo is tested (the first in the file)
+    engine: str  # the engine whose Elo is tested (the first in the file)
     opponent: str
     max_pairs: int
     counts: list[int] = field(default_factory=lambda: [0] * 5)
-    pairs: int = 0               # complete pairs counted, in schedule order
+    pairs: int = 0  # complete pairs counted, in schedule order
     llr: float = 0.0
     history: list[float] = field(default_factory=list)  # LLR after each counted pair
     decision: str | None = None  # "H1", "H0" or, after max_pairs, "inconclusive"
@@ -299,24 +306,28 @@ class SprtTest:
 
 def sprt_text(summary: dict[str, Any]) -> str:
     """The final lines of a test, from its results.json section."""
-    verdict = {"H1": f"H1 accepted (Elo {summary['elo1']:g} rather than {summary['elo0']:g}): "
-                     f"{summary['engine']} passes",
-               "H0": f"H0 accepted (Elo {summary['elo0']:g} rather than {summary['elo1']:g}): "
-                     f"{summary['engine']} fails",
-               "inconclusive": "no decision within the maximum number of pairs (rounds)",
-               "running": "not decided yet; run the same command to continue"}[summary["decision"]]
-    lines = [f"SPRT {summary['engine']} vs {summary['opponent']} ({summary['model']} "
-             f"[{summary['elo0']:g}, {summary['elo1']:g}], alpha {summary['alpha']:g}, beta {summary['beta']:g}): "
-             f"{verdict}",
-             f"LLR {summary['llr']:.2f} ({summary['lower_bound']:.2f}, {summary['upper_bound']:.2f}) after "
-             f"{summary['pairs']} pairs; Ptnml(LL LD WL+DD WD WW): {list(summary['pentanomial'].values())}"]
+    verdict = {
+        "H1": f"H1 accepted (Elo {summary['elo1']:g} rather than {summary['elo0']:g}): {summary['engine']} passes",
+        "H0": f"H0 accepted (Elo {summary['elo0']:g} rather than {summary['elo1']:g}): {summary['engine']} fails",
+        "inconclusive": "no decision within the maximum number of pairs (rounds)",
+        "running": "not decided yet; run the same command to continue",
+    }[summary["decision"]]
+    lines = [
+        f"SPRT {summary['engine']} vs {summary['opponent']} ({summary['model']} "
+        f"[{summary['elo0']:g}, {summary['elo1']:g}], alpha {summary['alpha']:g}, beta {summary['beta']:g}): "
+        f"{verdict}",
+        f"LLR {summary['llr']:.2f} ({summary['lower_bound']:.2f}, {summary['upper_bound']:.2f}) after "
+        f"{summary['pairs']} pairs; Ptnml(LL LD WL+DD WD WW): {list(summary['pentanomial'].values())}",
+    ]
     if summary["elo"]:
         e = summary["elo"]
         infinite = "+inf" if summary["score"] > 0.5 else "-inf"
         show = {k: infinite if v is None else f"{v:.1f}" for k, v in e.items()}
         nelo = "n/a" if e["nelo"] is None else f"{e['nelo']:.1f} +/- {e['nelo_error']:.1f}"
-        lines.append(f"Elo {show['elo']} [{show['elo_low']}, {show['elo_high']}] (95%), nElo {nelo}, "
-                     f"LOS {100 * e['los']:.1f}%, score {100 * summary['score']:.1f}%")
+        lines.append(
+            f"Elo {show['elo']} [{show['elo_low']}, {show['elo_high']}] (95%), nElo {nelo}, "
+            f"LOS {100 * e['los']:.1f}%, score {100 * summary['score']:.1f}%"
+        )
     return "\n".join(lines)
 
 

@@ -18,8 +18,9 @@ the swap policy for Hex, guessed hidden posies for Posies).  Options (``setoptio
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from arena.rules import State
 from protocol.sdk import Clock, Engine
@@ -38,13 +39,12 @@ UNLIMITED = 10**9
 class Part:
     """One game's search: the budget per level and how to search with it."""
 
-    budgets: dict[str, int]                        # level -> iterations
-    make_domain: Callable[["SearchEngine"], Any]   # how the search sees the game
+    budgets: dict[str, int]  # level -> iterations
+    make_domain: Callable[[SearchEngine], Any]  # how the search sees the game
 
 
 PARTS: dict[str, Part] = {
-    "hex": Part({"easy": 30, "medium": 300, "hard": 6000},
-                lambda e: HexDomain(e.option_values["swap_policy"])),
+    "hex": Part({"easy": 30, "medium": 300, "hard": 6000}, lambda e: HexDomain(e.option_values["swap_policy"])),
     "hexgo": Part({"easy": 10, "medium": 80, "hard": 1000}, lambda e: mcts.RulesDomain(2, rave=True)),
     "groups": Part({"easy": 30, "medium": 200, "hard": 1500}, lambda e: GroupsDomain()),
     "posies": Part({"easy": 15, "medium": 80, "hard": 300}, lambda e: PosiesDomain(e.players)),
@@ -63,7 +63,7 @@ class SearchEngine(Engine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.last: Any = None      # the last search's result (iterations, seconds), for tests and bench
+        self.last: Any = None  # the last search's result (iterations, seconds), for tests and bench
 
     def on_option(self, name: str, value: str) -> None:
         allowed = {"level": LEVELS, "swap_policy": SWAP_POLICIES}.get(name)
@@ -92,12 +92,12 @@ class SearchEngine(Engine):
         allotted = clock.budget_ms(safety_ms=safety)
         if allotted is None:
             if required:
-                allotted = 1000 - safety   # level 'time' without a clock: a second a move
+                allotted = 1000 - safety  # level 'time' without a clock: a second a move
             else:
                 return lambda: False
         start = time.perf_counter()
         deadline = start + allotted / 1000
-        last = [start, 0.0]                # time of the previous check, longest step seen
+        last = [start, 0.0]  # time of the previous check, longest step seen
 
         def out_of_time() -> bool:
             now = time.perf_counter()

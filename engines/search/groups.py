@@ -28,7 +28,7 @@ class Turn:
     def __init__(self, state: GroupsState) -> None:
         self.state = state
         self.stones: list[int] = []
-        self.compatible: list[int] | None = None   # per cell, built on the first stone
+        self.compatible: list[int] | None = None  # per cell, built on the first stone
 
     def token(self) -> str:
         names = self.state.game.board.names
@@ -37,7 +37,7 @@ class Turn:
 
 class GroupsDomain:
     players = 2
-    rave = True          # credited per stone: a cell is a move at every step
+    rave = True  # credited per stone: a cell is a move at every step
 
     def root(self, state: GroupsState, rng: Random) -> Turn:
         return Turn(state)
@@ -94,7 +94,7 @@ class GroupsDomain:
         node: Node | None = root
         while True:
             if node is None or not node.total_visits:
-                if not turn.stones:            # a root with one move is not searched
+                if not turn.stones:  # a root with one move is not searched
                     _add(turn, root.moves[0])
                 return _filled(turn, rng)
             i = node.best_move()

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
 from random import Random
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 # RAVE's weight is sqrt(K / (3n + K)): equal to the node's own mean at about n = K / 3 visits.
 RAVE_EQUIVALENCE = 600
-EXPLORATION = 0.7          # UCB1 constant for rewards in [0, 1] without RAVE
-RAVE_EXPLORATION = 0.2     # RAVE's estimates already spread the visits
+EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1] without RAVE
+RAVE_EXPLORATION = 0.2  # RAVE's estimates already spread the visits
 ROLLOUT_PLIES = 10_000
 
 
@@ -35,10 +36,7 @@ def rank_rewards(scores: Sequence[float]) -> list[float]:
     """Per seat, the share of the other seats it beat (a tie counts half): 1 / 0 / 0.5
     in two-player games, and the game's points only through their order."""
     others = len(scores) - 1
-    return [
-        (sum(1.0 for t in scores if s > t) + 0.5 * (sum(1 for t in scores if t == s) - 1)) / others
-        for s in scores
-    ]
+    return [(sum(1.0 for t in scores if s > t) + 0.5 * (sum(1 for t in scores if t == s) - 1)) / others for s in scores]
 
 
 class Domain(Protocol):
@@ -55,12 +53,13 @@ class Domain(Protocol):
     def rollout(self, position: Any, rng: Random) -> tuple[list[float], list[Played]]:
         """Play to the end; the rewards per seat and, for RAVE, who played what."""
         ...
-    def final(self, position: Any, root: "Node", rng: Random) -> str:
+
+    def final(self, position: Any, root: Node, rng: Random) -> str:
         """The move to send, from the searched tree at ``position``."""
         ...
 
 
-Played = tuple[int, str]     # (seat, move): a rollout's moves, for RAVE
+Played = tuple[int, str]  # (seat, move): a rollout's moves, for RAVE
 
 
 class RulesDomain:
@@ -92,7 +91,7 @@ class RulesDomain:
         if position.playout(rng, ROLLOUT_PLIES):
             rewards = self.rewards(position, rng)
         else:
-            rewards = [0.5] * self.players   # not over after the cap: call it even
+            rewards = [0.5] * self.players  # not over after the cap: call it even
         if not self.rave:
             return rewards, []
         players = self.players
@@ -102,22 +101,31 @@ class RulesDomain:
         """Per seat, the reward of a finished game."""
         return rank_rewards(position.scores())
 
-    def final(self, position: Any, root: "Node", rng: Random) -> str:
+    def final(self, position: Any, root: Node, rng: Random) -> str:
         return root.moves[root.best_move()]
 
 
 class Node:
     """A position in the tree: its moves and, per move, visits and reward totals."""
 
-    __slots__ = ("player", "moves", "visits", "totals", "rave_visits", "rave_totals", "children",
-                 "index", "total_visits")
+    __slots__ = (
+        "player",
+        "moves",
+        "visits",
+        "totals",
+        "rave_visits",
+        "rave_totals",
+        "children",
+        "index",
+        "total_visits",
+    )
 
     def __init__(self, player: int, moves: list[str], rave: bool) -> None:
-        self.player = player                  # seat to move here
+        self.player = player  # seat to move here
         self.moves = moves
         k = len(moves)
         self.visits = [0] * k
-        self.totals = [0.0] * k               # rewards of self.player after each move
+        self.totals = [0.0] * k  # rewards of self.player after each move
         self.children: list[Node | None] = [None] * k
         self.total_visits = 0
         if rave:
@@ -133,7 +141,7 @@ class Node:
         if not rave:
             for i, n in enumerate(visits):
                 if n == 0:
-                    return i                  # every move once first, in shuffled order
+                    return i  # every move once first, in shuffled order
                 value = totals[i] / n + EXPLORATION * math.sqrt(log_n / n)
                 if value > best_value:
                     best, best_value = i, value
@@ -155,8 +163,10 @@ class Node:
 
     def best_move(self) -> int:
         """The most visited move (ties: the better mean, then the first)."""
-        return max(range(len(self.moves)),
-                   key=lambda i: (self.visits[i], self.totals[i] / self.visits[i] if self.visits[i] else 0))
+        return max(
+            range(len(self.moves)),
+            key=lambda i: (self.visits[i], self.totals[i] / self.visits[i] if self.visits[i] else 0),
+        )
 
 
 class SearchResult:
@@ -164,8 +174,9 @@ class SearchResult:
         self.move, self.iterations, self.seconds = move, iterations, seconds
 
 
-def search(domain: Domain, state: Any, rng: Random, iterations: int,
-           out_of_time: Callable[[], bool] = lambda: False) -> SearchResult:
+def search(
+    domain: Domain, state: Any, rng: Random, iterations: int, out_of_time: Callable[[], bool] = lambda: False
+) -> SearchResult:
     """Run up to ``iterations`` simulations from ``state`` (stopping early when
     ``out_of_time()`` says so) and return the most visited root move."""
     start = time.perf_counter()
@@ -196,7 +207,7 @@ def _simulate(domain: Domain, root: Node, root_position: Any, rng: Random, rave:
         domain.play(position, node.moves[i])
         child = node.children[i]
         if child is None:
-            if node.visits[i]:                # expand on the second visit: leaves stay cheap
+            if node.visits[i]:  # expand on the second visit: leaves stay cheap
                 child = node.children[i] = _expand(domain, position, rng)
                 if child.moves:
                     j = child.select(rave)
@@ -208,8 +219,7 @@ def _simulate(domain: Domain, root: Node, root_position: Any, rng: Random, rave:
     _backup(path, rewards, played if rave else None)
 
 
-def _backup(path: list[tuple[Node, int]], rewards: list[float],
-            played: list[Played] | None) -> None:
+def _backup(path: list[tuple[Node, int]], rewards: list[float], played: list[Played] | None) -> None:
     for node, i in path:
         node.total_visits += 1
         node.visits[i] += 1
@@ -219,7 +229,7 @@ def _backup(path: list[tuple[Node, int]], rewards: list[float],
     # RAVE: a node's move counts as played if its seat played it at or after the node,
     # in the tree or in the rollout, before anyone else played it.
     sequence = [(node.player, node.moves[i]) for node, i in path] + played
-    first: dict[str, tuple[int, int]] = {}         # move -> (step, seat) of its first play
+    first: dict[str, tuple[int, int]] = {}  # move -> (step, seat) of its first play
     for step, (seat, move) in enumerate(sequence):
         first.setdefault(move, (step, seat))
     for depth, (node, _) in enumerate(path):

@@ -17,7 +17,7 @@ from .mcts import RulesDomain, rank_rewards
 
 class PosiesDomain(RulesDomain):
     def __init__(self, players: int) -> None:
-        super().__init__(players, rave=True)   # a pair removed later is the same pair
+        super().__init__(players, rave=True)  # a pair removed later is the same pair
 
     def rewards(self, position: PosiesState, rng: Random) -> list[float]:
         hidden = position.hidden

@@ -45,8 +45,11 @@ class Broken(RandomEngine):
             taken = {m for m in state.moves if m != "swap"}
             return next(name for name in board.names if name not in taken)
         if FAULT == "groups_multi" and game == "groups" and state.max_stones() >= 2:
-            empty = [board_name for i, board_name in enumerate(state.game.board.names)
-                     if state.cells[i] == groups_rules.EMPTY]
+            empty = [
+                board_name
+                for i, board_name in enumerate(state.game.board.names)
+                if state.cells[i] == groups_rules.EMPTY
+            ]
             return ",".join(empty[: state.max_stones() + 1])
         if FAULT == "bases_full" and game == "bases" and len(state.moves) >= 6:
             occupied = [sum(state.cells[c] != bases_rules.EMPTY for c in base) for base in self.game.layout.bases]

@@ -110,12 +110,32 @@ def main() -> None:
     def log_game() -> None:
         if args.log and board.history:
             with open(args.log, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"size": board.size, "stones": board.stones,
-                                    "moves": [m for _, m in board.history],
-                                    "clock": board.clock_lines, "allow_swap": allow_swap}) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "size": board.size,
+                            "stones": board.stones,
+                            "moves": [m for _, m in board.history],
+                            "clock": board.clock_lines,
+                            "allow_swap": allow_swap,
+                        }
+                    )
+                    + "\n"
+                )
 
-    commands = ["protocol_version", "name", "version", "list_commands", "boardsize", "clear_board",
-                "play", "genmove", "quit", "param_game", "showboard"]
+    commands = [
+        "protocol_version",
+        "name",
+        "version",
+        "list_commands",
+        "boardsize",
+        "clear_board",
+        "play",
+        "genmove",
+        "quit",
+        "param_game",
+        "showboard",
+    ]
     if args.time != "none":
         commands.append("time_left")
     if args.time == "standard":
@@ -146,8 +166,12 @@ def main() -> None:
         elif cmd == "param_game" and len(rest) == 2 and rest[0] == "allow_swap":
             allow_swap = rest[1] in ("1", "true")
             respond()
-        elif (cmd == "time_left" and len(rest) == (3 if args.time == "standard" else 2)
-              or cmd == "time_settings" and len(rest) == 3):
+        elif (
+            cmd == "time_left"
+            and len(rest) == (3 if args.time == "standard" else 2)
+            or cmd == "time_settings"
+            and len(rest) == 3
+        ):
             board.clock_lines.append(line.strip())
             respond()
         elif cmd == "play" and len(rest) == 2:

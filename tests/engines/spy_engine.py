@@ -12,11 +12,13 @@ def main() -> None:
     with open(sys.argv[1], "a", encoding="utf-8") as transcript:
         if "SPY_NOTE" in os.environ:
             transcript.write(f"note {os.environ['SPY_NOTE']}\n")
+
         def lines():
             for line in sys.stdin:
                 transcript.write(line)
                 transcript.flush()
                 yield line
+
         run(RandomEngine(), stdin=lines())
 
 

@@ -24,8 +24,16 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 PADDED = {"line_exact": 64 * 1024, "line_over": 64 * 1024 + 1}
 # Faults that send the move with a character str.split() takes for a blank: only the ASCII
 # space is one, so the move is not the cell ('{}' is the first free cell).
-BLANK_MOVES = {"vt_move": "{}\x0b", "ff_move": "\x0c{}", "nbsp_move": "{}\u00a0", "ls_move": "{}\u2028",
-               "fs_move": "{}\x1c", "us_move": "{}\x1f", "nel_move": "{}\x85", "tab_move": "{}\t"}
+BLANK_MOVES = {
+    "vt_move": "{}\x0b",
+    "ff_move": "\x0c{}",
+    "nbsp_move": "{}\u00a0",
+    "ls_move": "{}\u2028",
+    "fs_move": "{}\x1c",
+    "us_move": "{}\x1f",
+    "nel_move": "{}\x85",
+    "tab_move": "{}\t",
+}
 
 
 def note_pid() -> None:

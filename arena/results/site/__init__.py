@@ -23,19 +23,20 @@ import logging
 import multiprocessing
 import os
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import jinja2
 
-from . import boards, pages, plots
-from ..elo import fit_elo
-from ..stats import engine_stats
-from ..export import dropped_engines, folder_sprt
-from ..store import StorageError, decode_meta, read_folder
 from ...rules import IllegalMove, OptionError, make_game
+from ..elo import fit_elo
+from ..export import dropped_engines, folder_sprt
+from ..stats import engine_stats
+from ..store import StorageError, decode_meta, read_folder
+from . import boards, pages, plots
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("arena.site")
@@ -51,9 +52,9 @@ class SiteData:
     options: dict[str, Any]
     engines: list[str]
     records: list[dict[str, Any]]
-    settings: dict[str, Any] | None = None     # the tournament file, as validated
-    results: dict[str, Any] | None = None      # results.json (dropped, not recorded, sprt, ...)
-    progress: tuple[int, int] | None = None    # (finished, scheduled) while a run goes on
+    settings: dict[str, Any] | None = None  # the tournament file, as validated
+    results: dict[str, Any] | None = None  # results.json (dropped, not recorded, sprt, ...)
+    progress: tuple[int, int] | None = None  # (finished, scheduled) while a run goes on
 
 
 class SiteError(Exception):
@@ -61,9 +62,13 @@ class SiteError(Exception):
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["options"] = pages.options_text
     return env
 
@@ -95,8 +100,11 @@ class SiteWriter:
         for name in ASSETS:
             _write(self.folder / "assets" / name, (HERE / "static" / name).read_text(encoding="utf-8"))
         written = set(manifest["games"])
-        todo = [r for r in data.records
-                if r["id"] not in written or not (self.folder / "games" / f"{r['id']}.html").exists()]
+        todo = [
+            r
+            for r in data.records
+            if r["id"] not in written or not (self.folder / "games" / f"{r['id']}.html").exists()
+        ]
         self._boards(todo, manifest)
         processes = min(os.cpu_count() or 1, MAX_PROCESSES) if self.parallel else 1
         if len(todo) >= PARALLEL_FROM and processes > 1:
@@ -120,7 +128,8 @@ class SiteWriter:
     def _load_manifest(self, data: SiteData) -> dict[str, Any]:
         # Game pages depend on the code, the game and the time control (the clocks).
         version = _code_version() + json.dumps(
-            [data.game, data.options, (data.settings or {}).get("time_control")], sort_keys=True)
+            [data.game, data.options, (data.settings or {}).get("time_control")], sort_keys=True
+        )
         if self._manifest is None and self._manifest_path.exists():
             try:
                 self._manifest = json.loads(self._manifest_path.read_text(encoding="utf-8"))
@@ -143,8 +152,10 @@ class SiteWriter:
             key = boards.board_key(game)
             if key not in manifest["boards"] or not (self.folder / "boards" / f"{key}.js").exists():
                 geometry = boards.board_geometry(game)
-                _write(self.folder / "boards" / f"{key}.js",
-                       "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n")
+                _write(
+                    self.folder / "boards" / f"{key}.js",
+                    "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n",
+                )
                 manifest["boards"].append(key)
 
     def _game_page(self, data: SiteData, record: dict[str, Any]) -> None:
@@ -155,29 +166,52 @@ class SiteWriter:
             # its page says so; the rest of the site is still written.
             log.warning("game %s: cannot replay its record (%s); its page shows no board", record.get("id"), exc)
             page = self.env.get_template("game.html").render(
-                site=self._site_context(data, summary=False), record=record, error=str(exc),
-                colours=[""] * len(record["players"]), result=pages.result_text(record), root="../")
+                site=self._site_context(data, summary=False),
+                record=record,
+                error=str(exc),
+                colours=[""] * len(record["players"]),
+                result=pages.result_text(record),
+                root="../",
+            )
             _write(self.folder / "games" / f"{record['id']}.html", page)
             return
         key = replayed["board"]
         frames = replayed["frames"]
         moves = pages.move_rows(record, frames, (data.settings or {}).get("time_control"))
         page = self.env.get_template("game.html").render(
-            site=self._site_context(data, summary=False), record=record, board=key, colours=replayed["colours"],
-            data={"frames": frames, "cells": replayed["cells"], "game": record["game"],
-                  "players": record["players"], "moves": moves},
-            plies=len(moves), clocks=any(m[4] is not None for m in moves), infos=any(m[6] for m in moves),
-            result=pages.result_text(record), root="../", error="")
+            site=self._site_context(data, summary=False),
+            record=record,
+            board=key,
+            colours=replayed["colours"],
+            data={
+                "frames": frames,
+                "cells": replayed["cells"],
+                "game": record["game"],
+                "players": record["players"],
+                "moves": moves,
+            },
+            plies=len(moves),
+            clocks=any(m[4] is not None for m in moves),
+            infos=any(m[6] for m in moves),
+            result=pages.result_text(record),
+            root="../",
+            error="",
+        )
         _write(self.folder / "games" / f"{record['id']}.html", page)
 
     # -- the summary pages ----------------------------------------------------
 
     def _site_context(self, data: SiteData, summary: bool = True) -> dict[str, Any]:
         """The header's facts; a game page, written once, shows none that change."""
-        written = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") if summary else ""
-        return {"title": data.title, "game": data.game, "options": data.options,
-                "games": len(data.records), "progress": data.progress if summary else None,
-                "written": written}
+        written = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC") if summary else ""
+        return {
+            "title": data.title,
+            "game": data.game,
+            "options": data.options,
+            "games": len(data.records),
+            "progress": data.progress if summary else None,
+            "written": written,
+        }
 
     def _summary_pages(self, data: SiteData) -> None:
         results = data.results or {}
@@ -190,16 +224,26 @@ class SiteWriter:
         terminations: dict[str, int] = {}
         for r in data.records:
             terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
-        common = {"site": site, "root": "", "plots": plot_files, "tables": tables,
-                  "dropped": results.get("dropped", {}), "not_recorded": results.get("not_recorded", []),
-                  "terminations": sorted(terminations.items()), "sprt": results.get("sprt"),
-                  "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
-                  "elo": elo, "stats": stats}
-        for name, extra in (("index.html", {}), ("crosstable.html", {}),
-                            ("engines.html", {}),
-                            ("settings.html", {"settings": data.settings}),
-                            ("games.html", {"engines": tables["order"],
-                                            "termination_names": sorted(terminations)})):
+        common = {
+            "site": site,
+            "root": "",
+            "plots": plot_files,
+            "tables": tables,
+            "dropped": results.get("dropped", {}),
+            "not_recorded": results.get("not_recorded", []),
+            "terminations": sorted(terminations.items()),
+            "sprt": results.get("sprt"),
+            "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
+            "elo": elo,
+            "stats": stats,
+        }
+        for name, extra in (
+            ("index.html", {}),
+            ("crosstable.html", {}),
+            ("engines.html", {}),
+            ("settings.html", {"settings": data.settings}),
+            ("games.html", {"engines": tables["order"], "termination_names": sorted(terminations)}),
+        ):
             _write(self.folder / name, self.env.get_template(name).render(**common, **extra))
         _write(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"]))
 
@@ -217,8 +261,10 @@ class SiteWriter:
         sprt = results.get("sprt")  # the runner's SPRT section: bounds and the LLR after each pair
         if isinstance(sprt, dict) and sprt.get("llr_history") and "lower_bound" in sprt:
             label = f"{sprt.get('engine', '')} vs {sprt.get('opponent', '')}: {sprt.get('decision', '')}"
-            _write(self.folder / "plots" / "sprt.svg", plots.sprt_plot(
-                sprt["llr_history"], sprt["lower_bound"], sprt["upper_bound"], label))
+            _write(
+                self.folder / "plots" / "sprt.svg",
+                plots.sprt_plot(sprt["llr_history"], sprt["lower_bound"], sprt["upper_bound"], label),
+            )
             files["sprt"] = "plots/sprt.svg"
         return files
 
@@ -229,14 +275,22 @@ class SiteWriter:
         rows = []
         for r in data.records:
             winner = -1 if r["winner"] is None else r["winner"]
-            rows.append([r["id"], r["round"], [names.index(p) for p in r["players"]],
-                         codes.index(r["termination"]), winner, len(r["moves"]),
-                         r.get("reason", "")])
+            rows.append(
+                [
+                    r["id"],
+                    r["round"],
+                    [names.index(p) for p in r["players"]],
+                    codes.index(r["termination"]),
+                    winner,
+                    len(r["moves"]),
+                    r.get("reason", ""),
+                ]
+            )
         index = {"engines": names, "terminations": codes, "games": rows}
         return "window.ARENA_INDEX = " + json.dumps(index, separators=(",", ":")) + ";\n"
 
 
-PARALLEL_FROM = 200   # new game pages worth forking for
+PARALLEL_FROM = 200  # new game pages worth forking for
 MAX_PROCESSES = 4
 _JOB: tuple[SiteWriter, SiteData] | None = None  # what forked workers inherit
 
@@ -291,8 +345,11 @@ def load_folder(folder: Path) -> SiteData:
     game = (settings or {}).get("game") or (results or {}).get("game") or first.get("game")
     if game is None:
         raise SiteError(f"{folder}: no games and no settings recorded yet; nothing to report")
-    options = ((results or {}).get("options") or first.get("options")
-               or make_game(game, (settings or {}).get("options")).options.model_dump())
+    options = (
+        (results or {}).get("options")
+        or first.get("options")
+        or make_game(game, (settings or {}).get("options")).options.model_dump()
+    )
     engines = [e["name"] for e in (settings or {}).get("engines", [])]
     for r in records:
         engines += [p for p in r["players"] if p not in engines]

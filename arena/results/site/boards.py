@@ -20,8 +20,8 @@ from typing import Any
 from ...rules import Game, State, make_game
 from ..verify import initial_state
 
-RADIUS = 20.0                   # circumradius of one hexagon, in SVG units
-WIDTH = math.sqrt(3) * RADIUS   # distance between neighbouring centres
+RADIUS = 20.0  # circumradius of one hexagon, in SVG units
+WIDTH = math.sqrt(3) * RADIUS  # distance between neighbouring centres
 MARGIN = 34.0
 
 # Cell value in the rules' ``state.cells`` -> the short code the page shows (data-state).
@@ -75,8 +75,12 @@ def board_geometry(game: Game) -> dict[str, Any]:
 
 def _streets(board: Any, centres: list[tuple[float, float]]) -> list[list[float]]:
     """Every line between neighbouring points once: the lattice HexGo and Posies play on."""
-    return [[*map(lambda v: round(v, 2), centres[a]), *map(lambda v: round(v, 2), centres[b])]
-            for a in board for b in board.neighbours[a] if a < b]
+    return [
+        [*map(lambda v: round(v, 2), centres[a]), *map(lambda v: round(v, 2), centres[b])]
+        for a in board
+        for b in board.neighbours[a]
+        if a < b
+    ]
 
 
 def _hex_edges(game: Game, centres: list[tuple[float, float]]) -> list[list[Any]]:
@@ -91,9 +95,15 @@ def _hex_edges(game: Game, centres: list[tuple[float, float]]) -> list[list[Any]
             if 0 <= nr < n and 0 <= nc < n:
                 continue
             (ax, ay), (bx, by) = CORNERS[k], CORNERS[(k + 1) % 6]
-            edges.append([round(x + RADIUS * ax, 2), round(y + RADIUS * ay, 2),
-                          round(x + RADIUS * bx, 2), round(y + RADIUS * by, 2),
-                          "red" if not 0 <= nr < n else "blue"])
+            edges.append(
+                [
+                    round(x + RADIUS * ax, 2),
+                    round(y + RADIUS * ay, 2),
+                    round(x + RADIUS * bx, 2),
+                    round(y + RADIUS * by, 2),
+                    "red" if not 0 <= nr < n else "blue",
+                ]
+            )
     return edges
 
 
@@ -133,22 +143,28 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     state = initial_state(game, record)
     name, code = game.name, CODES[game.name]
     before = list(state.cells)
-    frames: list[dict[str, Any]] = [_frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]},
-                                           _status(name, state, record))]
+    frames: list[dict[str, Any]] = [
+        _frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]}, _status(name, state, record))
+    ]
     for move in record["moves"]:
         seat = state.current_player()
         state.play(move)
         after = list(state.cells)
         named = _named_cells(game, move)
         changed = _changed(before, after, named)
-        frames.append(_frame({
-            "seat": seat,
-            "set": [[i, code[after[i]]] for i in changed],
-            "last": [i for i in changed if code[after[i]]] or named,
-            "gone": [[i, code[before[i]]] for i in changed if not code[after[i]]],
-            # Posies: the posies a split gave the mover, besides the pair it removed.
-            "kept": [i for i in changed if not code[after[i]] and i not in named] if name == "posies" else [],
-        }, _status(name, state, record)))
+        frames.append(
+            _frame(
+                {
+                    "seat": seat,
+                    "set": [[i, code[after[i]]] for i in changed],
+                    "last": [i for i in changed if code[after[i]]] or named,
+                    "gone": [[i, code[before[i]]] for i in changed if not code[after[i]]],
+                    # Posies: the posies a split gave the mover, besides the pair it removed.
+                    "kept": [i for i in changed if not code[after[i]] and i not in named] if name == "posies" else [],
+                },
+                _status(name, state, record),
+            )
+        )
         before = after
     frames[-1]["end"] = _ending(game, state, record)
     return {"board": board_key(game), "cells": len(before), "frames": frames, "colours": _seat_colours(state)}
@@ -209,11 +225,14 @@ def _status(name: str, state: State, record: dict[str, Any]) -> str:
         return "; ".join(parts)
     if name == "hexgo":
         territory = state.scores()
-        return "; ".join(f"{players[s]} ({'Black' if state.colour_of(s) == 0 else 'White'}): "
-                         f"territory {territory[s]:g}" for s in (0, 1))
+        return "; ".join(
+            f"{players[s]} ({'Black' if state.colour_of(s) == 0 else 'White'}): territory {territory[s]:g}"
+            for s in (0, 1)
+        )
     if name == "groups":
-        return "; ".join(f"{players[s]} ({colour}): {state.groups[s]} groups"
-                         for s, colour in enumerate(("White", "Black")))
+        return "; ".join(
+            f"{players[s]} ({colour}): {state.groups[s]} groups" for s, colour in enumerate(("White", "Black"))
+        )
     return ""
 
 
@@ -244,4 +263,3 @@ def _ending(game: Game, state: State, record: dict[str, Any]) -> dict[str, Any]:
                 parts.append(f"left in the bag: {details['bag']}")
         end["reveal"] = "; ".join(parts)
     return end
-

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from . import SiteData, SiteWriter
 from ..fingerprint import tournament_settings
+from . import SiteData, SiteWriter
 
 log = logging.getLogger("arena.site")
 
@@ -26,18 +27,28 @@ INTERVAL_S = 5.0
 class LiveSite:
     def __init__(self, folder: Path, t: Any, records: list[dict[str, Any]], interval: float = INTERVAL_S) -> None:
         self.writer = SiteWriter(folder, parallel=False)  # never fork beside the run's workers
-        self.data = SiteData(f"arena · {t.name}", t.data.game, t.game.options.model_dump(),
-                             [e.name for e in t.engines], records, tournament_settings(t))
+        self.data = SiteData(
+            f"arena · {t.name}",
+            t.data.game,
+            t.game.options.model_dump(),
+            [e.name for e in t.engines],
+            records,
+            tournament_settings(t),
+        )
         self.interval = interval
         self._due = time.monotonic() + interval
         self._written = False
 
-    def wrap(self, progress: Callable[[dict[str, Any], int, int], None] | None) -> Callable[[dict[str, Any], int, int], None]:
+    def wrap(
+        self, progress: Callable[[dict[str, Any], int, int], None] | None
+    ) -> Callable[[dict[str, Any], int, int], None]:
         """A progress callback that also refreshes the site, then calls ``progress``."""
+
         def both(record: dict[str, Any], finished: int, total: int) -> None:
             self.add(record, finished, total)
             if progress:
                 progress(record, finished, total)
+
         return both
 
     def add(self, record: dict[str, Any], finished: int, total: int) -> None:

@@ -6,21 +6,27 @@ autoescape, so an engine's name or reason is never pasted into markup by our cod
 
 from __future__ import annotations
 
-from typing import Any, Collection, Sequence
+from collections.abc import Collection, Sequence
+from typing import Any
 
+from ...rules import make_game
+from ...rules.base import format_option_value
 from ..elo import EloFit
 from ..ratings import head_to_head, head_to_head_rows, standings, table_rows
 from ..stats import FORFEITS, EngineStats, seat_name
-from ...rules import make_game
-from ...rules.base import format_option_value
 
 
 def options_text(options: dict[str, Any]) -> str:
     return ", ".join(f"{k}={format_option_value(v)}" for k, v in options.items()) or "none"
 
 
-def summary_tables(game: str, options: dict[str, Any], engines: Sequence[str],
-                   records: Sequence[dict[str, Any]], dropped: Collection[str] = ()) -> dict[str, Any]:
+def summary_tables(
+    game: str,
+    options: dict[str, Any],
+    engines: Sequence[str],
+    records: Sequence[dict[str, Any]],
+    dropped: Collection[str] = (),
+) -> dict[str, Any]:
     """Standings with the rating history, head to head, the cross table and score matrix;
     ``dropped`` engines are listed last, marked and without a rank, as in results.json."""
     players = make_game(game, options).players
@@ -47,9 +53,17 @@ def summary_tables(game: str, options: dict[str, Any], engines: Sequence[str],
                 scores.append(100 * pair.points / pair.games)
         cross.append((a, cells))
         matrix.append(scores)
-    return {"players": players, "headers": headers, "rows": table, "order": order,
-            "history": history, "pair_headers": pair_headers, "pair_rows": pair_rows,
-            "cross": cross, "matrix": matrix}
+    return {
+        "players": players,
+        "headers": headers,
+        "rows": table,
+        "order": order,
+        "history": history,
+        "pair_headers": pair_headers,
+        "pair_rows": pair_rows,
+        "cross": cross,
+        "matrix": matrix,
+    }
 
 
 def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
@@ -59,40 +73,95 @@ def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
     rows = []
     for r in fit.ratings:
         name = f"{r.engine} (dropped)" if r.engine in dropped else r.engine
-        note = {"above": "unbounded above (never lost)", "below": "unbounded below (never scored)",
-                "between": "unbounded: it never lost to the ones below nor scored against the ones above",
-                "unconnected": "no results linking it to the others"}.get(r.bound or "", "")
-        rows.append([name, _num(r.elo), _num(r.low), _num(r.high), r.games,
-                     "" if r.score is None else round(100 * r.score, 1), note])
-    plotted = [(r.engine, r.elo, r.low, r.high) for r in fit.ratings
-               if r.elo is not None and r.low is not None and r.high is not None]
+        note = {
+            "above": "unbounded above (never lost)",
+            "below": "unbounded below (never scored)",
+            "between": "unbounded: it never lost to the ones below nor scored against the ones above",
+            "unconnected": "no results linking it to the others",
+        }.get(r.bound or "", "")
+        rows.append(
+            [
+                name,
+                _num(r.elo),
+                _num(r.low),
+                _num(r.high),
+                r.games,
+                "" if r.score is None else round(100 * r.score, 1),
+                note,
+            ]
+        )
+    plotted = [
+        (r.engine, r.elo, r.low, r.high)
+        for r in fit.ratings
+        if r.elo is not None and r.low is not None and r.high is not None
+    ]
     order = [r.engine for r in fit.ratings]
-    los = [[a, *("" if v is None else round(100 * v, 1) for v in row)]
-           for a, row in zip(order, fit.los_matrix(order))]
-    return {"headers": headers, "rows": rows, "plotted": plotted, "anchor": fit.anchor,
-            "method": fit.interval_method, "los_headers": ["LOS % (row over column)", *order], "los": los}
+    los = [[a, *("" if v is None else round(100 * v, 1) for v in row)] for a, row in zip(order, fit.los_matrix(order))]
+    return {
+        "headers": headers,
+        "rows": rows,
+        "plotted": plotted,
+        "anchor": fit.anchor,
+        "method": fit.interval_method,
+        "los_headers": ["LOS % (row over column)", *order],
+        "los": los,
+    }
 
 
 def stats_table(game: str, stats: dict[str, EngineStats]) -> dict[str, Any]:
     """Per-engine statistics, and the forfeits charged to each engine by termination."""
     seats = max((len(s.seats) for s in stats.values()), default=0)
     seat_headers = [f"score % as {seat_name(game, k)}" for k in range(seats)]
-    headers = ["engine", "games", "wins", "losses", "draws", "score %", *seat_headers, "swapped",
-               "was swapped", "mean plies", "moves timed", "mean ms/move", "max ms/move",
-               "mean depth", "nodes/s"]
+    headers = [
+        "engine",
+        "games",
+        "wins",
+        "losses",
+        "draws",
+        "score %",
+        *seat_headers,
+        "swapped",
+        "was swapped",
+        "mean plies",
+        "moves timed",
+        "mean ms/move",
+        "max ms/move",
+        "mean depth",
+        "nodes/s",
+    ]
     rows = []
     for s in stats.values():
-        by_seat = [("" if k >= len(s.seats) or s.seats[k].score is None else round(100 * s.seats[k].score, 1))
-                   for k in range(seats)]
-        rows.append([s.engine, s.games, s.wins, s.losses, s.draws, _pct(s.score), *by_seat, s.swapped,
-                     s.was_swapped, _num(s.mean_plies), s.moves_timed, _num(s.mean_move_ms),
-                     "" if s.max_move_ms is None else s.max_move_ms, _num(s.mean_depth),
-                     _num(s.nodes_per_second, 0)])
+        by_seat = [
+            ("" if k >= len(s.seats) or s.seats[k].score is None else round(100 * s.seats[k].score, 1))
+            for k in range(seats)
+        ]
+        rows.append(
+            [
+                s.engine,
+                s.games,
+                s.wins,
+                s.losses,
+                s.draws,
+                _pct(s.score),
+                *by_seat,
+                s.swapped,
+                s.was_swapped,
+                _num(s.mean_plies),
+                s.moves_timed,
+                _num(s.mean_move_ms),
+                "" if s.max_move_ms is None else s.max_move_ms,
+                _num(s.mean_depth),
+                _num(s.nodes_per_second, 0),
+            ]
+        )
     codes = [c for c in FORFEITS if any(s.terminations.get(c) for s in stats.values())]
-    faults = [[s.engine, *(s.terminations.get(c, 0) for c in codes), s.opponent_forfeits]
-              for s in stats.values()]
-    return {"headers": headers, "rows": rows,
-            "fault_headers": ["engine", *codes, "won by an opponent's forfeit"], "fault_rows": faults}
+    faults = [[s.engine, *(s.terminations.get(c, 0) for c in codes), s.opponent_forfeits] for s in stats.values()]
+    return {
+        "headers": headers,
+        "rows": rows,
+        "fault_headers": ["engine", *codes, "won by an opponent's forfeit"],
+        "fault_rows": faults,
+    }
 
 
 def _num(value: float | None, digits: int = 1) -> float | str:
@@ -103,8 +172,9 @@ def _pct(value: float | None) -> float | str:
     return "" if value is None else round(100 * value, 1)
 
 
-def move_rows(record: dict[str, Any], frames: list[dict[str, Any]],
-              time_control: dict[str, Any] | None) -> list[list[Any]]:
+def move_rows(
+    record: dict[str, Any], frames: list[dict[str, Any]], time_control: dict[str, Any] | None
+) -> list[list[Any]]:
     """One row per ply: [ply, seat, move, ms, clock, book, info]: who moved, the move, its
     time and, under a game clock, the mover's clock after it (opening-book plies are
     untimed: ``book`` is 1, ``ms`` null), and the search figures the engine reported."""

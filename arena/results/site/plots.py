@@ -8,7 +8,8 @@ not pay for it.
 from __future__ import annotations
 
 import io
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 MAX_POINTS = 400  # a line over 10,000 games is drawn from this many samples
 
@@ -40,9 +41,15 @@ def ratings_plot(history: dict[str, list[tuple[int, float, float]]]) -> str:
             continue
         xs = [p[0] for p in points]
         mu = [p[1] for p in points]
-        line, = ax.plot(xs, mu, label=_label(name), linewidth=1.4)
-        ax.fill_between(xs, [m - 2 * s for _, m, s in points], [m + 2 * s for _, m, s in points],
-                        color=line.get_color(), alpha=0.15, linewidth=0)
+        (line,) = ax.plot(xs, mu, label=_label(name), linewidth=1.4)
+        ax.fill_between(
+            xs,
+            [m - 2 * s for _, m, s in points],
+            [m + 2 * s for _, m, s in points],
+            color=line.get_color(),
+            alpha=0.15,
+            linewidth=0,
+        )
     ax.set_xlabel("games played (tournament order)")
     ax.set_ylabel("TrueSkill mu (band: ±2 sigma)")
     ax.grid(alpha=0.3)
@@ -92,7 +99,7 @@ def elo_plot(rows: Sequence[tuple[str, float, float, float]]) -> str:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, max(1.6, 0.35 * len(rows) + 0.8)))
     ys = list(range(len(rows)))[::-1]
-    for y, (name, elo, low, high) in zip(ys, rows):
+    for y, (_name, elo, low, high) in zip(ys, rows):
         ax.errorbar([elo], [y], xerr=[[elo - low], [high - elo]], fmt="o", color="#2060c0", capsize=3)
     ax.set_yticks(ys, labels=[_label(r[0]) for r in rows])
     ax.set_xlabel("Elo (interval)")
