@@ -45,6 +45,9 @@ class Game(ABC):
 
     name: ClassVar[str]
     Options: ClassVar[type[GameOptions]]
+    # The engine protocols that can play it: "arena" (protocol/PROTOCOL.md) always; "gtp" where
+    # the game is one GTP programs play (arena.engine.gtp).
+    protocols: ClassVar[tuple[str, ...]] = ("arena",)
 
     def __init__(self, options: GameOptions) -> None:
         self.options = options

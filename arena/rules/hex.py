@@ -52,6 +52,7 @@ class HexOptions(GameOptions):
 class HexGame(Game):
     name = "hex"
     Options = HexOptions
+    protocols = ("arena", "gtp")  # Benzene's MoHex, HexGui's opponents, KataHex
     options: HexOptions
 
     @property
