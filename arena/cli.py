@@ -7,7 +7,6 @@ folder, unreadable records) is reported as one clear message and exit code 2.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import secrets
@@ -23,7 +22,7 @@ from .bench import SECTIONS as BENCH_SECTIONS
 from .engine.process import EngineSpec
 from .engine.trace import trace_path
 from .match import TimeControl, starting_state
-from .results.logfile import RunLog
+from .results.logfile import attach_run_log
 from .results.store import StorageError, failure_text
 from .results.verify import RecordError, verify_lines
 from .rules import GAMES, OptionError, make_game
@@ -98,6 +97,7 @@ def run(
 ) -> None:
     """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
     from .tournament.cluster import ClusterError, ClusterSpec
+    from .tournament.observers import live_site
     from .tournament.runner import run_tournament
 
     try:
@@ -122,9 +122,10 @@ def run(
         [e.name for e in t.engines], t.game.players, mode, report_every=report_every, echo=_say, game_note=note
     )
     try:
-        _setup_logging(out)
+        attach_run_log(out)
+        site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
         try:
-            summary = run_tournament(t, out, workers, progress, cluster=cluster, trace=trace)
+            summary = run_tournament(t, out, workers, [site, progress], cluster=cluster, trace=trace)
         finally:
             progress.close()
     except (StorageError, ClusterError, ConfigError) as exc:
@@ -609,12 +610,3 @@ def _result_text(record: dict[str, Any]) -> str:
     else:
         outcome = "scores " + " ".join(f"{s:g}" for s in record["scores"])
     return f"{outcome} ({record['termination']}: {record['reason']})"
-
-
-def _setup_logging(out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    handler = RunLog(out / "arena.log")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
-    root = logging.getLogger("arena")
-    root.setLevel(logging.INFO)
-    root.addHandler(handler)

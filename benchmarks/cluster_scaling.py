@@ -35,7 +35,8 @@ from arena.results.ratings import standings  # noqa: E402
 from arena.results.store import GameStore  # noqa: E402
 from arena.tournament.cluster import ClusterGames, ClusterSpec  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
-from arena.tournament.runner import FailureTracker, run_tournament  # noqa: E402
+from arena.tournament.droprule import FailureTracker  # noqa: E402
+from arena.tournament.runner import run_tournament  # noqa: E402
 
 ENGINE = ROOT / "benchmarks" / "instant_engine.py"
 ENGINES = 4  # 6 tables x 2 seat orders = 12 games per round
@@ -72,12 +73,29 @@ def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float
     (connecting, or starting a LocalCluster, and the handshake), and the records."""
     READY.clear()
     start = time.perf_counter()
-    arrivals: list[float] = []
-    run_tournament(
-        load_tournament(path), out, progress=lambda r, d, t: arrivals.append(time.perf_counter()), cluster=cluster
-    )
+    arrivals = _Arrivals()
+    run_tournament(load_tournament(path), out, observers=[arrivals], cluster=cluster)
     startup = READY[0] - start if READY else 0.0
-    return arrivals[-1] - start, startup, stored_records(out)
+    return arrivals.times[-1] - start, startup, stored_records(out)
+
+
+class _Arrivals:
+    """An observer of the run that notes when each game is stored."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+
+    def on_start(self, total, stored, sprt) -> None:
+        pass
+
+    def on_game(self, record, finished, total) -> None:
+        self.times.append(time.perf_counter())
+
+    def on_end(self, records, results) -> None:
+        pass
+
+    def on_stop(self) -> None:
+        pass
 
 
 def stored_records(out: Path) -> list[dict]:

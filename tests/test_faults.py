@@ -36,8 +36,8 @@ from zoo import (
 from arena.engine import proctree
 from arena.engine.process import EngineProcess, EngineSpec
 from arena.match import TimeControl
-from arena.tournament.runner import WorkerConfig, _Worker
 from arena.tournament.schedule import ScheduledGame
+from arena.tournament.worker import Worker, WorkerConfig
 
 IN_GAME = [
     # fault, misbehave at its N-th go, termination, reason (part), detection budget (s)
@@ -124,7 +124,7 @@ def test_an_engine_that_faulted_is_restarted_and_the_opponent_is_reused(marker):
         {bad.name: bad, GOOD.name: GOOD},
         TimeControl(movetime_ms=MOVETIME, margin_ms=MARGIN),
     )
-    worker = _Worker(config)
+    worker = Worker(config)
     first = worker.play(ScheduledGame(0, 0, (bad.name, GOOD.name), seed=1))
     good_pid = worker.engines["good"].proc.pid
     second = worker.play(ScheduledGame(1, 0, (GOOD.name, bad.name), seed=1))

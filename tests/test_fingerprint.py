@@ -98,8 +98,8 @@ def test_the_book_counts_by_its_content_not_its_path(tmp_path):
 
 def test_a_folder_made_before_settings_were_stored_still_resumes(played):
     path, out, rewrite = played
-    from arena.results.fingerprint import legacy_fingerprint
     from arena.tournament.config import load_tournament
+    from arena.tournament.settings import legacy_fingerprint
 
     db = sqlite3.connect(out / "arena.db")
     with db:

@@ -13,8 +13,8 @@ import pytest
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 from rich.console import Console
 
+from arena.results.sprt import SprtSettings, SprtTest
 from arena.tournament.progress import Progress
-from arena.tournament.sprt import SprtSettings, SprtTest
 
 
 class Clock:

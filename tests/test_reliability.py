@@ -354,9 +354,9 @@ def test_a_gtp_answer_read_after_the_limit_is_a_time_loss(marker, monkeypatch):
 def _hold_the_wait_lock(path: str) -> None:
     """A task that starts an engine and then holds its Popen wait lock, as code that a
     SIGTERM interrupts inside Popen.wait() does."""
-    from arena.tournament import runner
+    from arena.tournament import worker
 
-    engine = runner._worker.engine("good")
+    engine = worker._worker.engine("good")
     engine.proc._waitpid_lock.acquire()
     with open(path, "w") as f:
         f.write(str(engine.proc.pid))
@@ -365,7 +365,7 @@ def _hold_the_wait_lock(path: str) -> None:
 
 def test_sigterm_stops_a_worker_at_once_even_inside_a_wait(marker, tmp_path):
     from arena.tournament import pool as pool_module
-    from arena.tournament.runner import WorkerConfig, _init_worker
+    from arena.tournament.worker import WorkerConfig, init_worker
 
     config = WorkerConfig(
         "t",
@@ -377,9 +377,7 @@ def test_sigterm_stops_a_worker_at_once_even_inside_a_wait(marker, tmp_path):
     )
     ctx = multiprocessing.get_context("fork")
     ours, theirs = ctx.Pipe()
-    worker = ctx.Process(
-        target=pool_module._serve, args=(theirs, _init_worker, (config, (), None), _hold_the_wait_lock)
-    )
+    worker = ctx.Process(target=pool_module._serve, args=(theirs, init_worker, (config, (), None), _hold_the_wait_lock))
     worker.start()
     pid_file = tmp_path / "engine.pid"
     ours.send(str(pid_file))
@@ -514,9 +512,9 @@ def test_a_stopped_worker_is_killed_and_its_game_played_elsewhere(tmp_path, monk
     """An engine sends SIGSTOP to its worker (once): the watchdog kills the worker and
     its engines after the game's longest possible duration plus a grace, and the game
     is played again by a new worker; the tournament finishes."""
-    from arena.tournament import runner
+    from arena.tournament import local, runner
 
-    monkeypatch.setattr(runner, "WATCHDOG_GRACE", 1.0)
+    monkeypatch.setattr(local, "WATCHDOG_GRACE", 1.0)
     marker = tmp_path / "pids"
     monkeypatch.setenv("ZOO_PIDS", str(marker))
     monkeypatch.setenv("ZOO_ONCE", str(tmp_path / "stopped-once"))

@@ -17,9 +17,10 @@ from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tourname
 from arena.engine import proctree
 from arena.match import TimeControl
 from arena.results.store import GameStore
+from arena.tournament.droprule import FailureTracker
 from arena.tournament.pool import Lost, WorkerPool
-from arena.tournament.runner import FailureTracker, WorkerConfig, _Worker
 from arena.tournament.schedule import ScheduledGame
+from arena.tournament.worker import Worker, WorkerConfig
 
 
 def engine_block(name: str, fault: str = "good", at: int = 1, extra: str = "") -> str:
@@ -299,7 +300,7 @@ def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
         {"a": EngineSpec("a", spec_cmd), "b": EngineSpec("b", spec_cmd)},
         TimeControl(movetime_ms=300),
     )
-    worker = _Worker(config)
+    worker = Worker(config)
     monkeypatch.setattr(worker.game, "initial_state", lambda seed: 1 / 0)
     result = worker.play(ScheduledGame(5, 0, ("a", "b"), 1))
     assert result == {"id": 5, "internal_error": "ZeroDivisionError: division by zero"}

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from arena.tournament.sprt import (
+from arena.results.sprt import (
     NELO_PER_T,
     PAIR_SCORES,
     SprtSettings,

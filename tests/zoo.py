@@ -8,8 +8,8 @@ from pathlib import Path
 from arena.engine import proctree
 from arena.engine.process import EngineSpec
 from arena.match import TimeControl
-from arena.tournament.runner import WorkerConfig, _Worker
 from arena.tournament.schedule import ScheduledGame
+from arena.tournament.worker import Worker, WorkerConfig
 
 HERE = Path(__file__).resolve().parent
 ZOO = str(HERE / "engines" / "zoo_engine.py")
@@ -43,7 +43,7 @@ def play_one(bad: EngineSpec, bad_seat: int = 0, movetime: int = MOVETIME, time_
         {bad.name: bad, GOOD.name: GOOD},
         time_control or TimeControl(movetime_ms=movetime, margin_ms=MARGIN),
     )
-    worker = _Worker(config)
+    worker = Worker(config)
     seats = (bad.name, GOOD.name) if bad_seat == 0 else (GOOD.name, bad.name)
     t0 = time.monotonic()
     record = worker.play(ScheduledGame(0, 0, seats, seed=1))

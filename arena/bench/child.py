@@ -17,8 +17,14 @@ import resource
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..results.sprt import SprtTest
+    from ..tournament.config import Tournament
+    from ..tournament.progress import Mode, Progress
 
 
 class RssSampler(threading.Thread):
@@ -76,20 +82,24 @@ def main(config_path: str) -> None:
     config = json.loads(Path(config_path).read_text())
     if config.get("cpus"):  # like `taskset`: workers and engines inherit the mask
         os.sched_setaffinity(0, config["cpus"])
-    from ..cli import _setup_logging
+    from ..results.logfile import attach_run_log
     from ..tournament.config import load_tournament
+    from ..tournament.observers import RunObserver, live_site
     from ..tournament.runner import run_tournament
 
     tournament = load_tournament(config["file"])
     out = Path(config["out"])
-    _setup_logging(out)  # as `arena run` does
+    attach_run_log(out)  # as `arena run` does
     sampler = RssSampler(0.01) if config.get("sample_rss") else None
     self0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     wall0 = time.perf_counter()
     if sampler:
         sampler.start()
     progress = _timed_progress(tournament, config["progress"]) if config.get("progress") else None
-    run_tournament(tournament, out, config["workers"], progress)
+    observers: list[RunObserver] = [live_site(out / "report", tournament)]  # as `arena run` does
+    if progress:
+        observers.append(progress)
+    run_tournament(tournament, out, config["workers"], observers)
     if progress:
         progress.close()
     wall = time.perf_counter() - wall0
@@ -122,19 +132,25 @@ def main(config_path: str) -> None:
 class _TimedProgress:
     """The live progress, as `arena run` shows it, counting the CPU it spends."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Progress) -> None:
         self.inner = inner
         self.cpu_s = 0.0
 
-    def begin(self, *args: Any) -> None:
+    def on_start(self, total: int, stored: Sequence[dict[str, Any]], sprt: SprtTest | None) -> None:
         started = time.process_time()
-        self.inner.begin(*args)
+        self.inner.on_start(total, stored, sprt)
         self.cpu_s += time.process_time() - started
 
-    def __call__(self, *args: Any) -> None:
+    def on_game(self, record: dict[str, Any], finished: int, total: int) -> None:
         started = time.process_time()
-        self.inner(*args)
+        self.inner.on_game(record, finished, total)
         self.cpu_s += time.process_time() - started
+
+    def on_end(self, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
+        self.close()
+
+    def on_stop(self) -> None:
+        self.close()
 
     def close(self) -> None:
         started = time.process_time()
@@ -142,7 +158,7 @@ class _TimedProgress:
         self.cpu_s += time.process_time() - started
 
 
-def _timed_progress(tournament: Any, mode: str) -> _TimedProgress:
+def _timed_progress(tournament: Tournament, mode: Mode) -> _TimedProgress:
     """``lines``: a report every 10 games; ``live``: rich redrawing a terminal (output discarded)."""
     from rich.console import Console
 

@@ -22,9 +22,9 @@ from typing import Any
 from tabulate import tabulate
 
 from ..rules import OptionError, make_game
-from ..tournament.sprt import sprt_from_settings, sprt_text
 from .elo import EloFit, fit_elo
 from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
+from .sprt import sprt_from_settings, sprt_text
 from .stats import EngineStats, engine_stats, seat_name
 from .store import StorageError, decode_meta, read_folder
 

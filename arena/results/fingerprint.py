@@ -1,12 +1,10 @@
 """A results folder holds one tournament: the settings its games were played under.
 
-:func:`tournament_settings` lists everything that shapes a game: the game and its options,
-every engine as it is started (protocol, resolved command and arguments, working directory,
-options, environment, limits), the time control, the openings (the book's moves, not its
-path), the seed, and every other key of the tournament file, so a key added later is covered
-unless it is listed here as free.  The folder stores them with their hash (the fingerprint);
-a run whose settings differ is refused by :class:`~arena.results.store.GameStore` with the
-list of what changed.
+The settings are everything that shapes a game, as the tournament makes them
+(:func:`arena.tournament.settings.tournament_settings`): every key of the tournament file,
+so a key added later is covered unless it is listed here as free.  The folder stores them
+with their hash (the fingerprint); a run whose settings differ is refused by
+:class:`~arena.results.store.GameStore` with the list of what changed.
 
 Free to change: ``name``, ``workers`` and ``affinity`` (they decide how the games are run,
 not how they go), an engine's ``max_failures`` (when to stop starting a broken engine), and
@@ -16,7 +14,6 @@ higher limit on the test's pairs) extend the schedule, whose earlier games stay 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
@@ -27,45 +24,9 @@ FREE_PER_ENGINE = ("max_failures",)
 GROWABLE = ("rounds",)  # with [sprt], rounds is also the test's limit in pairs
 
 
-def tournament_settings(t: Any) -> dict[str, Any]:
-    """The settings of a loaded :class:`~arena.tournament.config.Tournament`, as JSON data:
-    the tournament file as validated, with each engine as it is started (resolved command and
-    folder) and the openings' moves in place of the book's path."""
-    data = t.data.model_dump(mode="json")
-    data["options"] = t.game.options.model_dump(mode="json")  # with the defaults filled in
-    entries = {e["name"]: e for e in data.pop("engines")}
-    engines = []
-    for spec in t.engines:
-        entry = dict(entries.get(spec.name, {}))
-        entry.update(_jsonable(dataclasses.asdict(spec)))  # as started: resolved paths
-        entry.setdefault("protocol", "arena")
-        engines.append(entry)
-    data["engines"] = engines
-    if data.get("openings") is not None:
-        data["openings"] = {"moves_sha256": _digest([list(o) for o in t.openings]), "count": len(t.openings)}
-        if t.data.openings_entry.random_plies:  # order and start show in the moves' order
-            data["openings"]["random_plies"] = t.data.openings_entry.random_plies
-    return data
-
-
-def legacy_fingerprint(t: Any) -> str:
-    """The hash folders were made with before they stored their settings (game, options,
-    seed, engine names, openings), so such a folder still resumes when none of those changed."""
-    data = t.data
-    fields = {
-        "game": data.game,
-        "options": t.game.options.model_dump(),
-        "seed": data.seed,
-        "engines": [e.name for e in data.engines],
-    }
-    if t.openings:
-        fields["openings"] = t.openings
-    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
-
-
 def fingerprint(settings: Mapping[str, Any]) -> str:
     """The hash of the settings without the free and growable keys."""
-    return _digest(_fixed(settings, GROWABLE))
+    return digest(_fixed(settings, GROWABLE))
 
 
 def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -120,11 +81,8 @@ def _short(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value))  # tuples become lists, as they read back from the folder
-
-
-def _digest(value: Any) -> str:
+def digest(value: Any) -> str:
+    """The SHA-256 of ``value`` as canonical JSON (sorted keys, no spaces)."""
     return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -138,7 +96,8 @@ def _get(data: Mapping[str, Any], path: str) -> Any:
 
 def _pop(data: dict[str, Any], path: str) -> None:
     *parents, last = path.split(".")
+    inner: Any = data
     for key in parents:
-        data = data.get(key) if isinstance(data, dict) else None
-    if isinstance(data, dict):
-        data.pop(last, None)
+        inner = inner.get(key) if isinstance(inner, dict) else None
+    if isinstance(inner, dict):
+        inner.pop(last, None)

@@ -33,3 +33,18 @@ class RunLog(logging.handlers.RotatingFileHandler):
         self.failed = True
         error = sys.exc_info()[1]
         sys.stderr.write(f"arena: cannot write {self.baseFilename} ({error}); the run goes on without its log\n")
+
+
+FORMAT = "%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"
+
+
+def attach_run_log(out: Path) -> RunLog:
+    """Send arena's log (``arena.*`` loggers, INFO and up) to ``out``'s arena.log, as
+    ``arena run`` does; the folder is made if it does not exist."""
+    out.mkdir(parents=True, exist_ok=True)
+    handler = RunLog(out / "arena.log")
+    handler.setFormatter(logging.Formatter(FORMAT))
+    root = logging.getLogger("arena")
+    root.setLevel(logging.INFO)
+    root.addHandler(handler)
+    return handler

@@ -3,8 +3,8 @@
 The coordinator (``arena run --cluster ADDRESS``) keeps every job it has
 locally: it alone writes the database, commits each game as it arrives and
 rates in schedule order (runner).  Only the playing moves: each game becomes a
-Dask task that runs :meth:`runner._Worker.play`, the very code arena's own
-worker processes run, on a ``_Worker`` cached in the Dask worker process, so
+Dask task that runs :meth:`worker.Worker.play`, the very code arena's own
+worker processes run, on a ``Worker`` cached in the Dask worker process, so
 engines stay alive between games there too.
 
 * Handshake: before any game, every Dask worker starts every engine once
@@ -37,9 +37,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..engine.process import EngineFault, EngineRefused
-from .pool import WAIT, Lost
-from .runner import WorkerConfig, _Worker
+from .droprule import DropGate, StartDecision
+from .pool import Lost
 from .schedule import ScheduledGame
+from .worker import Worker, WorkerConfig
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -81,11 +82,11 @@ class _RunState:
     """One tournament run's engines in one Dask worker process.
 
     A Dask worker may run several tasks at once (one per thread), so it keeps a
-    set of idle ``_Worker``s and lends one to each game."""
+    set of idle ``Worker``s and lends one to each game."""
 
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
-        self.idle: list[_Worker] = []
+        self.idle: list[Worker] = []
         self.problems: dict[str, str] | None = None  # None until the handshake ran
         self.refused: dict[str, str] = {}  # engines whose declarations do not fit (of problems)
         self.used = time.monotonic()
@@ -98,7 +99,7 @@ class _RunState:
         with self.lock:
             if self.problems is not None:
                 return self.problems
-        worker = _Worker(self.config)
+        worker = Worker(self.config)
         problems: dict[str, str] = {}
         for name in [n for n in worker.names if n not in skip]:
             try:
@@ -118,7 +119,7 @@ class _RunState:
         if problems:
             raise EngineUnavailable(_address(), _host(), problems)
         with self.lock:
-            worker = self.idle.pop() if self.idle else _Worker(self.config)
+            worker = self.idle.pop() if self.idle else Worker(self.config)
         worker.dropped = dropped
         try:
             return worker.play(scheduled)
@@ -228,14 +229,12 @@ class ClusterSpec:
     def local_workers(self) -> int | None:
         return int(self.address.removeprefix("local:")) if self.address.startswith("local:") else None
 
-    def open(
-        self, config: WorkerConfig, may_start: Callable[[str, list[ScheduledGame]], Any] | None = None
-    ) -> ClusterGames:
+    def open(self, config: WorkerConfig, may_start: DropGate | None = None) -> ClusterGames:
         return ClusterGames(self, config, may_start)
 
 
 class ClusterGames:
-    """The runner's game executor on a Dask cluster (same interface as its local pool)."""
+    """A :class:`~arena.tournament.executor.GameExecutor` on a Dask cluster."""
 
     task = staticmethod(_play)  # what a game's task runs (the coordinator benchmark swaps it)
 
@@ -243,9 +242,9 @@ class ClusterGames:
         self,
         spec: ClusterSpec,
         config: WorkerConfig,
-        may_start: Callable[[str, list[ScheduledGame]], Any] | None = None,
+        may_start: DropGate | None = None,
     ) -> None:
-        # The drop rule's gate (runner.FailureTracker.may_start): a game is submitted only
+        # The drop rule's gate (droprule.FailureTracker.may_start): a game is submitted only
         # when each of its engines may start given the games in flight (WAIT: hold it back).
         self.may_start = may_start
         try:
@@ -262,7 +261,7 @@ class ClusterGames:
         self.dropped = [0] * len(config.engines)
         self.names = list(config.engines)
         self.bad: dict[str, str] = {}  # worker address -> why it cannot play
-        self.cluster = None
+        self.cluster: distributed.LocalCluster | None = None
         self.queue: deque[ScheduledGame] = deque()
         self.client = self._connect()
         try:
@@ -277,15 +276,15 @@ class ClusterGames:
         n = self.spec.local_workers
         try:
             if n is not None:
-                self.cluster = distributed.LocalCluster(
+                self.cluster = local = distributed.LocalCluster(
                     n_workers=n,
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=":0",
                     silence_logs=logging.CRITICAL,
                 )
-                log.info("Dask dashboard: %s", self.cluster.dashboard_link)
-                return distributed.Client(self.cluster)
+                log.info("Dask dashboard: %s", local.dashboard_link)
+                return distributed.Client(local)
             return distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError) as exc:
             if self.cluster is not None:
@@ -300,7 +299,9 @@ class ClusterGames:
         if not self._workers():
             log.warning("the cluster has no workers yet; games wait for one to join")
             return
-        dropped = tuple(n for n in self.names if self.may_start is not None and self.may_start(n, []) is False)
+        dropped = tuple(
+            n for n in self.names if self.may_start is not None and self.may_start(n, []) is StartDecision.REFUSE
+        )
         answers = self.client.run(_handshake, self.config, dropped, on_error="return")
         refused = {
             name: why
@@ -389,7 +390,7 @@ class ClusterGames:
         records the forfeit without starting it)."""
         if self.may_start is None:
             return True
-        return all(self.may_start(name, in_flight) is not WAIT for name in game.seats)
+        return all(self.may_start(name, in_flight) is not StartDecision.WAIT for name in game.seats)
 
     def cancel_queued(self) -> None:
         """Submit no more games; those already submitted still finish and are yielded."""

@@ -20,10 +20,10 @@ from protocol import codec
 
 from ..engine.process import EngineSpec
 from ..match import TimeControl
+from ..results.sprt import SprtSettings
 from ..rules import Game, OptionError, make_game
 from ..rules.base import shown_input
 from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, load_openings
-from .sprt import SprtSettings
 
 
 class ConfigError(Exception):
@@ -87,10 +87,10 @@ class EngineEntry(_Strict):
 
 
 class TimeControlEntry(_Strict):
-    movetime_ms: int | None = Field(None, gt=0)
-    base_ms: int | None = Field(None, gt=0)
-    inc_ms: int = Field(0, ge=0)
-    margin_ms: int = Field(100, ge=0, le=10_000)
+    movetime_ms: int | None = Field(default=None, gt=0)
+    base_ms: int | None = Field(default=None, gt=0)
+    inc_ms: int = Field(default=0, ge=0)
+    margin_ms: int = Field(default=100, ge=0, le=10_000)
 
     @model_validator(mode="after")
     def _some_limit(self) -> TimeControlEntry:
@@ -107,8 +107,8 @@ class OpeningsEntry(_Strict):
 
     file: str | None = None  # relative to the tournament file
     order: Literal["sequential", "random"] = "sequential"
-    start: int = Field(1, ge=1)  # the book's first opening to use (1-based)
-    random_plies: int = Field(0, ge=0, le=1000)  # random legal moves after the book's
+    start: int = Field(default=1, ge=1)  # the book's first opening to use (1-based)
+    random_plies: int = Field(default=0, ge=0, le=1000)  # random legal moves after the book's
 
 
 class ClusterEntry(_Strict):
@@ -127,7 +127,7 @@ class TournamentFile(_Strict):
     openings: str | OpeningsEntry | None = None  # book file (relative to this file) or [openings]
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     candidates: list[str] = []  # gauntlet: the engines that play all the others
-    sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/tournament/sprt.py)
+    sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/results/sprt.py)
     engines: list[EngineEntry] = Field(min_length=2)
     cluster: ClusterEntry | None = None  # play on a Dask cluster (override with --cluster)
 
@@ -279,8 +279,8 @@ def _time_control(tc: TimeControlEntry) -> TimeControl:
 
 def _check_clocks(path: Path, data: TournamentFile) -> None:
     """Every seat's go line lists every seat's clock, so either all engines have one or none."""
-    own = [e for e in data.engines if e.time_control is not None]
-    clocked = {e.name: e.time_control.base_ms is not None for e in own}
+    own = [(e.name, e.time_control) for e in data.engines if e.time_control is not None]
+    clocked = {name: tc.base_ms is not None for name, tc in own}
     default = data.time_control.base_ms is not None
     if len(own) < len(data.engines):
         clocked["[time_control]"] = default

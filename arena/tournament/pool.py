@@ -25,6 +25,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..engine import proctree
+from .droprule import StartDecision
 
 log = logging.getLogger("arena.runner")
 
@@ -40,10 +41,6 @@ class Lost:
 
 
 _NOTHING = object()
-
-WAIT = object()
-"""An ``answer`` that cannot be given yet: the question is asked again after the next
-result (or the next worker death), and the asking worker waits, its time not counting."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +114,11 @@ class WorkerPool:
         self.hung: dict[Connection, float] = {}  # workers killed by the watchdog, and their limit
         # answer(payload, running) answers ask_coordinator() in the workers; running: the
         # tasks of the other busy workers that are not waiting for an answer themselves.
+        # StartDecision.WAIT cannot be answered yet: the question is asked again after the
+        # next result (or the next worker death), and the asking worker waits, its time
+        # not counting.
         self.answer = answer
-        self.waiting: dict[Connection, tuple[_Question, float]] = {}  # deferred questions (WAIT)
+        self.waiting: dict[Connection, tuple[_Question, float]] = {}  # deferred questions (StartDecision.WAIT)
         self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
         self.core_of: dict[Connection, int] = {}
         self._numbers = itertools.count(1)  # a replacement worker gets a new name in the log
@@ -151,6 +151,7 @@ class WorkerPool:
         if self.cores:
             # Before its first task, so every engine it starts inherits the mask.
             core = min(self.cores, key=lambda c: sum(1 for used in self.core_of.values() if used == c))
+            assert proc.pid is not None  # started
             os.sched_setaffinity(proc.pid, {core})
             self.core_of[ours] = core
         return ours
@@ -201,7 +202,7 @@ class WorkerPool:
                 task for other, (task, _) in self.busy.items() if other is not conn and other not in self.waiting
             ]
             answer = self.answer(question.payload, running)
-            if answer is WAIT:
+            if answer is StartDecision.WAIT:
                 continue
             del self.waiting[conn]
             if conn in self.started:
@@ -234,6 +235,7 @@ class WorkerPool:
                 limit,
             )
             self.hung[conn] = limit
+            assert proc.pid is not None  # started
             proctree.kill_tree(proc.pid)
 
     def _reply(self, conn: Connection, answer: Any) -> None:

@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from .sprt import SprtTest, elo_estimate
+from ..results.sprt import SprtTest, elo_estimate
 
 Mode = Literal["live", "lines", "quiet"]
 
 
 class Progress:
-    """A progress callback for :func:`arena.tournament.runner.run_tournament`."""
+    """The live progress of a run: an observer of :func:`arena.tournament.runner.run_tournament`."""
 
     def __init__(
         self,
@@ -63,7 +63,7 @@ class Progress:
 
             self._live = Live(console=console or Console(), auto_refresh=False, transient=False)
 
-    # -- the runner's calls ----------------------------------------------------
+    # -- the run's calls --------------------------------------------------------
 
     def begin(self, total: int, records: Sequence[dict[str, Any]], sprt: SprtTest | None = None) -> None:
         """Before the first game: the schedule's size, the games already stored, the test."""
@@ -94,6 +94,17 @@ class Progress:
             self._draw()
             self._live.stop()
             self._live = None
+
+    # -- as an observer of the run (observers.RunObserver) -----------------------
+
+    on_start = begin
+    on_game = __call__
+
+    def on_end(self, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
+        self.close()
+
+    def on_stop(self) -> None:
+        self.close()
 
     # -- the tally and its text ------------------------------------------------
 

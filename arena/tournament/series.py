@@ -84,7 +84,10 @@ def play_series(
                     raise StartFailure(*failed)
                 if resolved is None:
                     resolved = unique_names(
-                        [n or e.identity.get("name", s.name) for n, e, s in zip(names, engines, specs)]
+                        [
+                            n or (e.identity.get("name", s.name) if e is not None else s.name)  # all started here
+                            for n, e, s in zip(names, engines, specs)
+                        ]
                     )
                 seat_names = [resolved[i] for i in order]
                 if failed is not None:
@@ -114,7 +117,7 @@ def _seat_engines(
     names: Sequence[str],
 ) -> tuple[list[EngineProcess], tuple[int, EngineFault] | None]:
     """The running engines in seat order, or the first that could not start."""
-    seated = []
+    seated: list[EngineProcess] = []
     for seat, index in enumerate(order):
         trace = transcript.seat(seat, names[index]) if transcript else None
         engine = engines[index]

@@ -1,6 +1,6 @@
 """Keeping a run's report site fresh while its games finish.
 
-The runner hands every stored game to :meth:`LiveSite.add`; the site is rewritten at
+The run hands every stored game to :meth:`LiveSite.add`; the site is rewritten at
 most every ``interval`` seconds (and never more often than four times the last
 rewrite took, so a big tournament does not spend its coordinator on pages), and once
 more, complete, by :meth:`LiveSite.finish`.  While a run goes on, the pages reload
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..fingerprint import tournament_settings
+from ..sprt import SprtTest
 from . import SiteData, SiteWriter
 
 log = logging.getLogger("arena.site")
@@ -25,31 +25,20 @@ INTERVAL_S = 5.0
 
 
 class LiveSite:
-    def __init__(self, folder: Path, t: Any, records: list[dict[str, Any]], interval: float = INTERVAL_S) -> None:
+    """The site of a run as its games finish: an observer of the run (``on_start``,
+    ``on_game``, ``on_end``, ``on_stop``) that the command line attaches to it.  ``data``
+    says what is known of the tournament; the games come from the run."""
+
+    def __init__(self, folder: Path, data: SiteData, interval: float = INTERVAL_S) -> None:
         self.writer = SiteWriter(folder, parallel=False)  # never fork beside the run's workers
-        self.data = SiteData(
-            f"arena · {t.name}",
-            t.data.game,
-            t.game.options.model_dump(),
-            [e.name for e in t.engines],
-            records,
-            tournament_settings(t),
-        )
+        self.data = data
         self.interval = interval
         self._due = time.monotonic() + interval
         self._written = False
 
-    def wrap(
-        self, progress: Callable[[dict[str, Any], int, int], None] | None
-    ) -> Callable[[dict[str, Any], int, int], None]:
-        """A progress callback that also refreshes the site, then calls ``progress``."""
-
-        def both(record: dict[str, Any], finished: int, total: int) -> None:
-            self.add(record, finished, total)
-            if progress:
-                progress(record, finished, total)
-
-        return both
+    def on_start(self, total: int, stored: Sequence[dict[str, Any]], sprt: SprtTest | None) -> None:
+        """The run starts from the games its folder holds."""
+        self.data.records = list(stored)
 
     def add(self, record: dict[str, Any], finished: int, total: int) -> None:
         self.data.records.append(record)
@@ -74,6 +63,10 @@ class LiveSite:
         if self._written:
             self.data.progress = None
             self._write()
+
+    on_game = add
+    on_end = finish
+    on_stop = stopped
 
     def _write(self) -> None:
         self._written = True

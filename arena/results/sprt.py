@@ -1,0 +1,345 @@
+"""Sequential probability ratio test on game pairs, as fishtest and fastchess run it.
+
+Two engines play *pairs*: the same opening and seed twice, seats swapped.  A pair
+has five outcomes for the first engine (LL, LD, WL+DD, WD, WW: pair scores 0, 1/2,
+1, 3/2, 2), the pentanomial model.  After every pair the generalized log-likelihood
+ratio (GSPRT) of H1 against H0 is
+
+    LLR = N * sum_i  phat_i * log(p1_i / p0_i)
+
+where ``phat`` are the observed frequencies of the five outcomes and ``p0`` / ``p1``
+the maximum-likelihood distributions that satisfy H0 / H1 (M. Van den Bergh,
+"Comments on Normalized Elo" and "Support for the MLE of a multinomial", used by
+fishtest's ``LLRcalc.py`` and fastchess's ``sprt.cpp``):
+
+* ``logistic``: the expected pair score (scaled to 0..1) is ``L(elo)``, with
+  ``L(x) = 1 / (1 + 10^(-x/400))``; the MLE with a fixed mean ``s`` is
+  ``p_i = phat_i / (1 + theta (a_i - s))`` with theta the root of
+  ``sum_i phat_i (a_i - s) / (1 + theta (a_i - s)) = 0`` (Proposition 1.1).
+* ``normalized``: the t-value ``(mu - 1/2) / sigma`` of the pair score is
+  ``sqrt(2) * nelo / (800 / ln 10)``; the MLE is found by the fixed-point iteration
+  of section 4.1 of "Comments on Normalized Elo".
+
+Empty outcome counts are replaced by 1e-3 (fishtest's ``regularize``).  The test
+accepts H1 when ``LLR >= log((1 - beta) / alpha)`` and H0 when
+``LLR <= log(beta / (1 - alpha))`` (Wald's bounds).
+
+Every function takes counts of shape ``(..., 5)``: one test or, vectorised, many
+simulated tests at once (tests/test_sprt.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair score / 2 of LL, LD, WL+DD, WD, WW
+OUTCOMES = ("LL", "LD", "WL+DD", "WD", "WW")
+NELO_PER_T = 800 / math.log(10)  # normalized Elo per unit of t-value per game (fishtest's nelo_divided_by_nt)
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+REGULARIZE = 1e-3
+
+
+class SprtSettings(BaseModel):
+    """The ``[sprt]`` table of a tournament file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    elo0: float
+    elo1: float
+    alpha: float = Field(0.05, gt=0, lt=1)
+    beta: float = Field(0.05, gt=0, lt=1)
+    model: Literal["logistic", "normalized"] = "normalized"
+
+    @model_validator(mode="after")
+    def _sensible(self) -> SprtSettings:
+        if self.elo0 >= self.elo1:
+            raise ValueError("elo0 must be less than elo1 (H0: Elo = elo0, H1: Elo = elo1)")
+        if self.alpha + self.beta >= 1:
+            raise ValueError("alpha + beta must be less than 1")
+        if self.model == "logistic" and not -1000 < self.elo0 < self.elo1 < 1000:
+            raise ValueError("logistic elo0 and elo1 must lie within (-1000, 1000)")
+        return self
+
+    @property
+    def lower(self) -> float:
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        return math.log((1 - self.beta) / self.alpha)
+
+
+# -- the statistics -----------------------------------------------------------
+
+
+def logistic_score(elo: float | np.ndarray) -> float | np.ndarray:
+    return 1 / (1 + 10 ** (-np.asarray(elo, dtype=float) / 400))
+
+
+def frequencies(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs played and the regularized outcome frequencies, shape (...) and (..., 5)."""
+    counts = np.asarray(counts, dtype=float)
+    regular = np.where(counts == 0, REGULARIZE, counts)
+    total = regular.sum(axis=-1)
+    return total, regular / total[..., None]
+
+
+def mean_var(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mu = (p * PAIR_SCORES).sum(axis=-1)
+    return mu, (p * (PAIR_SCORES - mu[..., None]) ** 2).sum(axis=-1)
+
+
+def _secular(phat: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """The root theta of sum_i phat_i a_i / (1 + theta a_i) = 0 (one per row of ``a``).
+
+    The sum falls strictly with theta on (-1/max a, -1/min a), where 1 + theta a_i > 0
+    for every i, so a Newton step kept inside a shrinking bracket converges."""
+    lo = -1 / a.max(axis=-1)
+    hi = -1 / a.min(axis=-1)
+    theta = np.zeros(lo.shape)
+    for _ in range(100):
+        d = 1 + theta[..., None] * a
+        f = (phat * a / d).sum(axis=-1)
+        newton = f / (phat * a * a / (d * d)).sum(axis=-1)  # -f / f'
+        converged = np.abs(newton) <= 1e-13 * np.maximum(1, np.abs(theta))
+        if converged.all():
+            break
+        lo = np.where(f > 0, theta, lo)
+        hi = np.where(f < 0, theta, hi)
+        step = theta + newton
+        step = np.where((step > lo) & (step < hi), step, (lo + hi) / 2)
+        theta = np.where(converged, theta, step)
+    return theta
+
+
+def mle_with_mean(phat: np.ndarray, s: np.ndarray | float) -> np.ndarray:
+    """The outcome distribution with expected pair score ``s`` most likely to give ``phat``."""
+    a = PAIR_SCORES - np.asarray(s, dtype=float)[..., None]
+    a = np.broadcast_to(a, phat.shape)
+    theta = _secular(phat, a)
+    return phat / (1 + theta[..., None] * a)
+
+
+def mle_with_t(phat: np.ndarray, t: float, ref: float = 0.5) -> np.ndarray:
+    """The outcome distribution with t-value (mu - ref) / sigma = t most likely to give ``phat``."""
+    p = np.full(phat.shape, 1 / len(PAIR_SCORES))
+    for _ in range(100):
+        mu, var = mean_var(p)
+        sigma = np.sqrt(var)[..., None]
+        a = PAIR_SCORES - ref - t * sigma * (1 + ((mu[..., None] - PAIR_SCORES) / sigma) ** 2) / 2
+        theta = _secular(phat, a)
+        new = phat / (1 + theta[..., None] * a)
+        converged = np.abs(new - p).max() < 1e-12
+        p = new
+        if converged:
+            break
+    return p
+
+
+def hypotheses(settings: SprtSettings) -> tuple[float, float]:
+    """H0's and H1's value of the constrained statistic (mean score, or t-value per pair)."""
+    if settings.model == "logistic":
+        return float(logistic_score(settings.elo0)), float(logistic_score(settings.elo1))
+    return (math.sqrt(2) * settings.elo0 / NELO_PER_T, math.sqrt(2) * settings.elo1 / NELO_PER_T)
+
+
+def llr(counts: Any, settings: SprtSettings) -> np.ndarray:
+    """The GSPRT log-likelihood ratio of H1 against H0 for pentanomial ``counts``."""
+    total, phat = frequencies(counts)
+    h0, h1 = hypotheses(settings)
+    if settings.model == "logistic":
+        p0, p1 = mle_with_mean(phat, h0), mle_with_mean(phat, h1)
+    else:
+        p0, p1 = mle_with_t(phat, h0), mle_with_t(phat, h1)
+    return total * (phat * (np.log(p1) - np.log(p0))).sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class EloEstimate:
+    """Elo of the first engine over the second, with a 95% interval, from pair results.
+    A score of 0 or 1 has an infinite Elo, kept as None in JSON."""
+
+    elo: float
+    elo_low: float
+    elo_high: float
+    nelo: float | None
+    nelo_error: float | None  # half-width of nelo's 95% interval
+    los: float  # likelihood of superiority: P(true score > 1/2)
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {k: round(v, 4) if v is not None and math.isfinite(v) else None for k, v in self.__dict__.items()}
+
+
+def elo_estimate(counts: Iterable[int]) -> EloEstimate | None:
+    """As fastchess computes it: the mean score and its variance per unit (pair or
+    game), the interval ``score +- 1.96 sqrt(var / units)`` mapped through the logistic
+    curve.  ``counts`` are five pair outcomes (LL .. WW) or three game results (L, D, W),
+    fishtest's two conventions."""
+    counts = np.asarray(list(counts), dtype=float)
+    units = counts.sum()
+    if units == 0:
+        return None
+    scores = np.linspace(0, 1, len(counts))
+    mu = float(counts @ scores / units)
+    var = float(counts @ (scores - mu) ** 2 / units)
+    if var == 0:  # every unit alike: nothing to normalise by, the score is all there is
+        elo = _elo(mu)
+        return EloEstimate(elo, elo, elo, None, None, 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5)
+    se = math.sqrt(var / units)
+    sd = math.sqrt(2 * var) if len(counts) == 5 else math.sqrt(var)  # per game
+    los = 0.5 * (1 + math.erf((mu - 0.5) / (math.sqrt(2) * se)))
+    return EloEstimate(
+        _elo(mu),
+        _elo(mu - Z95 * se),
+        _elo(mu + Z95 * se),
+        (mu - 0.5) / sd * NELO_PER_T,
+        Z95 * se / sd * NELO_PER_T,
+        los,
+    )
+
+
+def _elo(score: float) -> float:
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+# -- a test over the pairs of a schedule --------------------------------------
+
+
+def pair_outcome(first: dict[str, Any], second: dict[str, Any], engine: str) -> int:
+    """The pentanomial bin of ``engine`` in the two games of a pair: its pair score in
+    half points (0 LL, 1 LD, 2 WL or DD, 3 WD, 4 WW) is the bin's number."""
+    return _half_points(first, engine) + _half_points(second, engine)
+
+
+def _half_points(record: dict[str, Any], engine: str) -> int:
+    """2 for a win, 1 for a draw, 0 for a loss, from the places (forfeits included)."""
+    seat = record["players"].index(engine)
+    mine, theirs = record["places"][seat], record["places"][1 - seat]
+    return 2 if mine < theirs else 1 if mine == theirs else 0
+
+
+@dataclass
+class SprtTest:
+    """The test over pairs in schedule order: pair k counts only once pairs 0..k-1 are
+    complete, so the decision and the pair count it is taken at do not depend on which
+    worker finished first, nor on a kill and resume in between.
+
+    ``pair_of`` maps a game index to its pair number (the schedule's two games of a
+    pair are consecutive: 2k and 2k + 1)."""
+
+    settings: SprtSettings
+    engine: str  # the engine whose Elo is tested (the first in the file)
+    opponent: str
+    max_pairs: int
+    counts: list[int] = field(default_factory=lambda: [0] * 5)
+    pairs: int = 0  # complete pairs counted, in schedule order
+    llr: float = 0.0
+    history: list[float] = field(default_factory=list)  # LLR after each counted pair
+    decision: str | None = None  # "H1", "H0" or, after max_pairs, "inconclusive"
+    _waiting: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, record: dict[str, Any]) -> bool:
+        """Count one finished game; True once the test is decided."""
+        if self.decision is None:
+            self._waiting[record["id"]] = record
+            while self.decision is None and {2 * self.pairs, 2 * self.pairs + 1} <= self._waiting.keys():
+                first = self._waiting.pop(2 * self.pairs)
+                second = self._waiting.pop(2 * self.pairs + 1)
+                self._count(pair_outcome(first, second, self.engine))
+        return self.decision is not None
+
+    def _count(self, outcome: int) -> None:
+        self.counts[outcome] += 1
+        self.pairs += 1
+        self.llr = float(llr(self.counts, self.settings))
+        self.history.append(round(self.llr, 4))
+        if self.llr >= self.settings.upper:
+            self.decision = "H1"
+        elif self.llr <= self.settings.lower:
+            self.decision = "H0"
+        elif self.pairs >= self.max_pairs:
+            self.decision = "inconclusive"
+
+    @property
+    def games_needed(self) -> int:
+        """Games of the schedule the test can still use: all up to its decision."""
+        return 2 * (self.pairs if self.decision else self.max_pairs)
+
+    def summary(self) -> dict[str, Any]:
+        """The ``sprt`` section of results.json."""
+        s = self.settings
+        estimate = elo_estimate(self.counts)
+        return {
+            "engine": self.engine,
+            "opponent": self.opponent,
+            "model": s.model,
+            "elo0": s.elo0,
+            "elo1": s.elo1,
+            "alpha": s.alpha,
+            "beta": s.beta,
+            "lower_bound": round(s.lower, 4),
+            "upper_bound": round(s.upper, 4),
+            "decision": self.decision or "running",
+            "pairs": self.pairs,
+            "games": 2 * self.pairs,
+            "llr": round(self.llr, 4),
+            "score": round(float(mean_var(np.asarray(self.counts) / max(self.pairs, 1))[0]), 6),
+            "pentanomial": dict(zip(OUTCOMES, self.counts)),
+            "elo": estimate.as_dict() if estimate else None,
+            "llr_history": self.history,
+        }
+
+    def status_text(self) -> str:
+        s = self.settings
+        return f"LLR {self.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) [{s.elo0:g}, {s.elo1:g}] {s.model}"
+
+
+def sprt_text(summary: dict[str, Any]) -> str:
+    """The final lines of a test, from its results.json section."""
+    verdict = {
+        "H1": f"H1 accepted (Elo {summary['elo1']:g} rather than {summary['elo0']:g}): {summary['engine']} passes",
+        "H0": f"H0 accepted (Elo {summary['elo0']:g} rather than {summary['elo1']:g}): {summary['engine']} fails",
+        "inconclusive": "no decision within the maximum number of pairs (rounds)",
+        "running": "not decided yet; run the same command to continue",
+    }[summary["decision"]]
+    lines = [
+        f"SPRT {summary['engine']} vs {summary['opponent']} ({summary['model']} "
+        f"[{summary['elo0']:g}, {summary['elo1']:g}], alpha {summary['alpha']:g}, beta {summary['beta']:g}): "
+        f"{verdict}",
+        f"LLR {summary['llr']:.2f} ({summary['lower_bound']:.2f}, {summary['upper_bound']:.2f}) after "
+        f"{summary['pairs']} pairs; Ptnml(LL LD WL+DD WD WW): {list(summary['pentanomial'].values())}",
+    ]
+    if summary["elo"]:
+        e = summary["elo"]
+        infinite = "+inf" if summary["score"] > 0.5 else "-inf"
+        show = {k: infinite if v is None else f"{v:.1f}" for k, v in e.items()}
+        nelo = "n/a" if e["nelo"] is None else f"{e['nelo']:.1f} +/- {e['nelo_error']:.1f}"
+        lines.append(
+            f"Elo {show['elo']} [{show['elo_low']}, {show['elo_high']}] (95%), nElo {nelo}, "
+            f"LOS {100 * e['los']:.1f}%, score {100 * summary['score']:.1f}%"
+        )
+    return "\n".join(lines)
+
+
+def sprt_from_settings(settings: dict[str, Any] | None, records: Iterable[dict[str, Any]] = ()) -> SprtTest | None:
+    """The SPRT of a results folder's stored settings (None without ``[sprt]``), with
+    ``records`` counted: what ``arena results`` and ``arena report`` show of a folder,
+    finished or still running, the same as the run itself.  Raises ValueError when the
+    stored section does not make a test."""
+    if not settings or not settings.get("sprt"):
+        return None
+    first, second = (e["name"] for e in settings["engines"][:2])
+    test = SprtTest(SprtSettings.model_validate(settings["sprt"]), first, second, max_pairs=settings["rounds"])
+    for record in sorted(records, key=lambda r: r["id"]):
+        test.add(record)
+    return test

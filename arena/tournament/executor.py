@@ -1,0 +1,47 @@
+"""What plays a run's games: one interface for the local worker pool and the Dask cluster.
+
+The runner hands an executor the games still to play and stores what comes back; how
+and where they are played (local.py: arena's own worker processes; cluster.py: Dask
+tasks) is the executor's business.  A :class:`Venue` opens an executor for one run
+(``arena run --cluster``); without one the run plays on local worker processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
+
+from .droprule import DropGate
+from .pool import Lost
+from .schedule import ScheduledGame
+from .worker import WorkerConfig
+
+
+class GameExecutor(Protocol):
+    def imap_unordered(self, games: Iterable[ScheduledGame]) -> Iterator[dict[str, Any] | Lost]:
+        """Each game's record (or :class:`Lost`) in the order the games finish."""
+        ...
+
+    def drop(self, name: str) -> None:
+        """Games started from now on forfeit ``name`` without starting it (max_failures)."""
+        ...
+
+    def cancel_queued(self) -> None:
+        """Start no more games; those already running still finish and are yielded."""
+        ...
+
+    def close(self) -> None:
+        """The run is over: quit the engines and let the workers go."""
+        ...
+
+    def terminate(self) -> None:
+        """Stop at once (Ctrl-C, SIGTERM, an error): the workers kill their engines."""
+        ...
+
+
+class Venue(Protocol):
+    """Where a run's games are played, when not on local worker processes."""
+
+    def open(self, config: WorkerConfig, may_start: DropGate) -> GameExecutor:
+        """The executor of one run; ``may_start`` is the drop rule's gate for engines."""
+        ...

@@ -1,0 +1,50 @@
+"""Who watches a run: the live progress lines, the live report site, a benchmark's clock.
+
+The runner tells every observer attached to a run (``run_tournament(observers=...)``)
+what happens, in this order: :meth:`RunObserver.on_start` once, :meth:`~RunObserver.on_game`
+for every game stored, then :meth:`~RunObserver.on_end` after the run wrote its results,
+or :meth:`~RunObserver.on_stop` when it stopped before its end (Ctrl-C, SIGTERM, an error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..results.site import SiteData
+from ..results.site.live import INTERVAL_S, LiveSite
+from ..results.sprt import SprtTest
+from .config import Tournament
+from .settings import tournament_settings
+
+
+class RunObserver(Protocol):
+    def on_start(self, total: int, stored: Sequence[dict[str, Any]], sprt: SprtTest | None) -> None:
+        """Before the first game: the schedule's size, the games already stored, the SPRT."""
+        ...
+
+    def on_game(self, record: dict[str, Any], finished: int, total: int) -> None:
+        """A game was stored; ``finished`` of ``total`` are now."""
+        ...
+
+    def on_end(self, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
+        """The run is over: every stored game and its results.json document."""
+        ...
+
+    def on_stop(self) -> None:
+        """The run stopped before its end; the games stored so far are kept."""
+        ...
+
+
+def live_site(folder: Path, t: Tournament, interval: float = INTERVAL_S) -> LiveSite:
+    """The report site of a run of ``t``, kept fresh in ``folder`` while it plays."""
+    data = SiteData(
+        f"arena · {t.name}",
+        t.data.game,
+        t.game.options.model_dump(),
+        [e.name for e in t.engines],
+        [],
+        tournament_settings(t),
+    )
+    return LiveSite(folder, data, interval)

@@ -1,0 +1,316 @@
+"""Running a tournament: workers play games, the coordinator stores them.
+
+The coordinator is the single writer of the database; ratings are computed from the
+stored games in schedule order, so the table does not depend on which worker finished
+first.  The games are played by a game executor (executor.py: local worker processes,
+or a Dask cluster), engines are dropped by the drop rule (droprule.py), and whoever
+watches the run (the live progress, the live site) is an observer attached by the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import multiprocessing_logging
+
+from ..engine import proctree
+from ..results.export import (
+    Summary,
+    dropped_engines,
+    render,
+    results_document,
+    standings_table,
+    summarize,
+    write_exports,
+)
+from ..results.fingerprint import fingerprint
+from ..results.sprt import SprtTest
+from ..results.store import GameStore
+from .config import ConfigError, Tournament
+from .droprule import FailureTracker
+from .executor import GameExecutor, Venue
+from .local import LocalGames
+from .observers import RunObserver
+from .pool import Lost, WorkerPool
+from .schedule import ScheduledGame, build_schedule
+from .settings import legacy_fingerprint, tournament_settings
+from .sprt import sprt_test
+from .worker import WorkerConfig, init_preflight_host, preflight_in_worker
+
+log = logging.getLogger("arena.runner")
+
+
+@dataclass
+class RunSummary:
+    played: int
+    resumed: int
+    headers: list[str]
+    rows: list[list[Any]]
+    table: str
+    out: Path
+    dropped: dict[str, str] = field(default_factory=dict)  # engine -> why (max_failures)
+    errors: list[str] = field(default_factory=list)  # games not recorded: arena's own failures
+    sprt: dict[str, Any] | None = None  # results.json's "sprt" section
+
+
+def run_tournament(
+    t: Tournament,
+    out: Path,
+    workers: int | None = None,
+    observers: Sequence[RunObserver] = (),
+    cluster: Venue | None = None,
+    trace: bool = False,
+) -> RunSummary:
+    """Play every scheduled game not yet in ``out``'s database, then rate and report.
+
+    ``observers`` are told of the run's start, every game stored and its end (observers.py).
+    ``cluster`` (e.g. a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games
+    somewhere else than on local worker processes; storing and rating stay here."""
+    workers = workers or t.data.workers
+    schedule = build_schedule(t)
+    with _sigterm_as_interrupt(), GameStore(out) as store:
+        store.open(tournament_settings(t), legacy_fingerprint(t))  # kept as meta 'settings'
+        run_tag = _new_run(store)
+        store.set_meta("scheduled", str(len(schedule)))  # so a reader of the folder knows how far it is
+        stored = list(store.records())
+        done = store.done_ids()
+        sprt = sprt_test(t, stored)
+        for observer in observers:
+            observer.on_start(len(schedule), stored, sprt)
+        todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
+        config = WorkerConfig(
+            t.name,
+            t.data.game,
+            t.game.options.model_dump(),
+            {e.name: e for e in t.engines},
+            t.time_control,
+            time_controls=t.time_controls,
+            run_tag=run_tag,
+            max_failures=t.max_failures,
+            coordinator=os.getpid(),
+            affinity=t.data.affinity,
+            spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
+            trace_dir=str(out / "traces") if trace else "",
+            stderr_home=str(out / "arena.log"),
+        )
+        log.info("%s: %d games scheduled, %d already played, %d workers", t.name, len(schedule), len(done), workers)
+        tracker = FailureTracker.resumed(t.max_failures, stored)
+        try:
+            if todo and not cluster:  # a cluster's workers check the same in their handshake
+                _refuse_undeclared(t, run_tag, store.lock_fd, skip=set(tracker.dropped))
+            errors = _play_all(
+                lambda: (
+                    cluster.open(config, tracker.may_start)
+                    if cluster
+                    else LocalGames(config, min(workers, len(todo)), store.lock_fd, tracker.may_start)
+                ),
+                todo,
+                store,
+                observers,
+                _Count(len(done), len(schedule)),
+                tracker,
+                sprt,
+            )
+        except BaseException as exc:
+            for observer in observers:
+                observer.on_stop()  # e.g. the site's pages stop reloading themselves
+            if isinstance(exc, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the tables of what is stored
+                _write_interrupted(t, out, store, len(schedule))
+            raise
+        finally:
+            proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
+        records = list(store.records())
+        dropped = dropped_engines(records) | store.note_dropped(tracker.dropped)
+    return _report(
+        t,
+        out,
+        records,
+        played=len(records) - len(done),
+        resumed=len(done),
+        dropped=dropped,
+        errors=errors,
+        observers=observers,
+        scheduled=len(schedule),
+    )
+
+
+def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None, skip: Collection[str] = ()) -> None:
+    """Before the first game, each engine is started once (side by side): if it declares
+    its games it must play this one, and its options must be ones it declared, with values
+    that fit.  An engine that cannot start is not refused here: its games record the
+    fault.  The engines start in a worker process like the games' (a subreaper that dies
+    with arena), so nothing they leave behind outlives the check."""
+    checked = [spec for spec in t.engines if spec.name not in skip]  # skip: dropped earlier, never started again
+    if not checked:
+        return
+    pool = WorkerPool(1, preflight_in_worker, init_preflight_host, (lock_fd, run_tag, os.getpid()))
+    found: list[str | None] = [None] * len(checked)  # a worker that died refuses nobody
+    try:
+        for answer in pool.imap_unordered([(tuple(checked), t.data.game, run_tag)]):
+            if not isinstance(answer, Lost):
+                found = answer
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    problems = [f"engine {spec.name!r}: {p}" for spec, p in zip(checked, found) if p]
+    if problems:
+        raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
+
+
+def _new_run(store: GameStore) -> str:
+    """Sweep up processes of an earlier run on this folder that was killed with -9
+    (it could not clean up), then tag this run's processes."""
+    previous = store.get_meta("run_tag")
+    if previous and proctree.kill_tagged(previous, proctree.RUN_TAG):
+        log.warning("killed processes left behind by an earlier run on this folder")
+    tag = proctree.new_tag()
+    store.set_meta("run_tag", tag)
+    return tag
+
+
+@dataclass
+class _Count:
+    """Games finished of the schedule's ``total``."""
+
+    finished: int
+    total: int
+
+
+def _play_all(
+    open_executor: Callable[[], GameExecutor],
+    todo: list[ScheduledGame],
+    store: GameStore,
+    observers: Sequence[RunObserver],
+    count: _Count,
+    tracker: FailureTracker,
+    sprt: SprtTest | None = None,
+) -> list[str]:
+    """Play ``todo`` on the executor ``open_executor`` gives (opened only when there is a
+    game to play), storing each game as it ends; the games not recorded (arena's own
+    failures) are returned."""
+    errors: list[str] = []
+    if not todo:
+        return errors
+    executor = open_executor()
+    for name in tracker.dropped:
+        executor.drop(name)
+    multiprocessing_logging.install_mp_handler()
+    try:
+        for record in executor.imap_unordered(todo):
+            if isinstance(record, Lost) or "internal_error" in record:
+                errors.append(_error_text(record))
+                log.error("%s", errors[-1])
+                continue
+            store.add(record)
+            for name in tracker.update(record):
+                executor.drop(name)
+                log.warning("%s dropped after %s", name, tracker.dropped[name])
+            count.finished += 1
+            if sprt is not None and sprt.decision is None and sprt.add(record):
+                executor.cancel_queued()  # games already running finish and are stored
+                log.info("SPRT: %s after %d pairs (%s)", sprt.decision, sprt.pairs, sprt.status_text())
+            for observer in observers:
+                observer.on_game(record, count.finished, count.total)
+        executor.close()
+    except BaseException:
+        executor.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
+        raise
+    finally:
+        multiprocessing_logging.uninstall_mp_handler()
+    return errors
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Make SIGTERM stop a run like Ctrl-C does (finished games kept, engines killed),
+    from its first step (the start-up check included) to its last."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _error_text(result: dict[str, Any] | Lost) -> str:
+    if isinstance(result, Lost):
+        return f"game {result.task.index} not recorded: {result.reason}"
+    return f"game {result['id']} not recorded: internal error {result['internal_error']} (see arena.log)"
+
+
+def _report(
+    t: Tournament,
+    out: Path,
+    records: list[dict[str, Any]],
+    played: int,
+    resumed: int,
+    dropped: dict[str, str],
+    errors: list[str],
+    observers: Sequence[RunObserver],
+    scheduled: int,
+) -> RunSummary:
+    summary = _summary(t, records, dropped, errors, scheduled)
+    write_exports(summary, out)
+    results = results_document(summary)
+    for observer in observers:
+        observer.on_end(records, results)
+    headers, table = standings_table(summary)
+    return RunSummary(
+        played,
+        resumed,
+        headers,
+        table,
+        render(summary, "table"),
+        out,
+        summary.dropped,
+        errors,
+        summary.extra.get("sprt"),
+    )
+
+
+def _summary(
+    t: Tournament, records: list[dict[str, Any]], dropped: dict[str, str], errors: list[str], scheduled: int
+) -> Summary:
+    settings = tournament_settings(t)
+    summary = summarize(
+        records,
+        [e.name for e in t.engines],
+        tournament=t.name,
+        game=t.data.game,
+        options=t.game.options.model_dump(),
+        players=t.game.players,
+        settings=settings,
+        fingerprint=fingerprint(settings),
+        dropped=dropped,
+        not_recorded=errors,
+        scheduled=scheduled,
+    )
+    if (sprt := sprt_test(t, records)) is not None:
+        summary.extra["sprt"] = sprt.summary()
+    return summary
+
+
+def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: int) -> None:
+    """results.json and the standings of a stopped run, as far as it got (marked not
+    finished); best effort: the stop itself must not fail over them."""
+    try:
+        records = list(store.records())
+        dropped = dropped_engines(records) | store.note_dropped({})
+        write_exports(_summary(t, records, dropped, [], scheduled), out)
+    except Exception:  # a full disk, a damaged record: the stop still ends cleanly
+        log.exception("could not write the tables of the stopped run")
