@@ -6,6 +6,7 @@
 ``stats.py`` tallies per-engine statistics (seats, swaps, terminations, time, depth, speed);
 ``verify.py`` re-checks game records against the rules; ``site/`` writes the static report site
 (standings, plots, a viewer for every game; engine text escaped by Jinja2); ``fingerprint.py``
-keeps a folder to one tournament's settings; ``export.py`` writes the tables (md, csv, json) and
+keeps a folder to one tournament's settings; ``sprt.py`` is the sequential test on game pairs;
+``export.py`` writes the tables (md, csv, json) and
 ``sgf.py`` Hex games as SGF; ``logfile.py`` caps ``arena.log``. Nothing here starts an engine.
 """

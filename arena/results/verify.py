@@ -196,7 +196,7 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
     return {"termination": termination, "winner": winner, "scores": scores, "places": places}, mismatches
 
 
-# The referee's own wording of the forfeits a record can re-derive (arena/match.py, runner.py).
+# The referee's own wording of the forfeits a record can re-derive (arena/match.py, arena/tournament/worker.py).
 _OWN_WORDS = {
     "resign": re.compile(r"resigned"),
     "dropped": re.compile(r"dropped from the tournament\b.*"),

@@ -102,22 +102,18 @@ def run_tournament(
         )
         log.info("%s: %d games scheduled, %d already played, %d workers", t.name, len(schedule), len(done), workers)
         tracker = FailureTracker.resumed(t.max_failures, stored)
+        size, lock_fd = min(workers, len(todo)), store.lock_fd
+
+        def open_executor() -> GameExecutor:
+            if cluster is not None:
+                return cluster.open(config, tracker.may_start)
+            return LocalGames(config, size, lock_fd, tracker.may_start)
+
         try:
-            if todo and not cluster:  # a cluster's workers check the same in their handshake
-                _refuse_undeclared(t, run_tag, store.lock_fd, skip=set(tracker.dropped))
-            errors = _play_all(
-                lambda: (
-                    cluster.open(config, tracker.may_start)
-                    if cluster
-                    else LocalGames(config, min(workers, len(todo)), store.lock_fd, tracker.may_start)
-                ),
-                todo,
-                store,
-                observers,
-                _Count(len(done), len(schedule)),
-                tracker,
-                sprt,
-            )
+            if todo and cluster is None:  # a cluster's workers check the same in their handshake
+                _refuse_undeclared(t, run_tag, lock_fd, skip=set(tracker.dropped))
+            count = _Count(len(done), len(schedule))
+            errors = _play_all(open_executor, todo, store, observers, count, tracker, sprt)
         except BaseException as exc:
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
