@@ -369,12 +369,12 @@ def test_games_not_recorded_and_bad_folders(tmp_path):
 
 
 def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path):
-    from arena.results.site.live import LiveSite
     from arena.tournament.config import load_tournament
+    from arena.tournament.observers import live_site
 
     t = load_tournament(write_tournament(tmp_path, ENGINES, name="live", options="size = 3"))
     records = [random_record("hex", {"size": 3}, seed, ["random", "pathfinder"]) for seed in range(3)]
-    live = LiveSite(tmp_path / "report", t, [], interval=3600)
+    live = live_site(tmp_path / "report", t, interval=3600)
     live._due = 0  # the first game is past due
     live.add(records[0], 1, 24)
     index = (tmp_path / "report" / "index.html").read_text()
