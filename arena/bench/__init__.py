@@ -25,10 +25,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tabulate import tabulate
-
-from .common import instant_engine, machine
-
 SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress")
 
 
@@ -94,6 +90,8 @@ class Report:
         self.targets: list[dict[str, Any]] = []
 
     def table(self, rows: list[list[Any]], headers: list[str], numeric: bool = True) -> None:
+        from tabulate import tabulate  # here: the CLI imports this package on every command
+
         align = ("left",) + ("right" if numeric else "left",) * (len(headers) - 1)
         self.echo(
             tabulate([[_cell(v) for v in row] for row in rows], headers=headers, disable_numparse=True, colalign=align)
@@ -113,6 +111,8 @@ def run_bench(
     json_path: Path | None = None,
     echo: Callable[[str], None] = print,
 ) -> dict[str, Any]:
+    from .common import instant_engine, machine  # here: the CLI imports this package on every command
+
     plan = QUICK if quick else FULL
     if repeats:
         plan = replace(plan, repeats=repeats)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .base import Game, GameOptions, IllegalMove, OptionError, State
+if TYPE_CHECKING:
+    from .base import Game, GameOptions, IllegalMove, OptionError, State
 
 __all__ = ["GAMES", "Game", "GameOptions", "IllegalMove", "OptionError", "State", "game_class", "make_game"]
 
@@ -26,7 +27,22 @@ GAMES: dict[str, str] = {
 }
 
 
+_BASE_NAMES = {"Game", "GameOptions", "IllegalMove", "OptionError", "State"}
+
+
+def __getattr__(name: str) -> Any:
+    """The interface's names load base.py (and pydantic) on first use: the command line's
+    game-name check needs only ``GAMES``, and answers before pydantic would have loaded."""
+    if name in _BASE_NAMES:
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def game_class(name: str) -> type[Game]:
+    from .base import OptionError
+
     try:
         target = GAMES[name]
     except KeyError:
