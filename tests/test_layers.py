@@ -154,3 +154,16 @@ def test_the_check_catches_a_violating_module(tmp_path):
     ], found
     allowed = frozenset({("arena/results/export.py", "arena.tournament.sprt")})
     assert violations(tmp_path, allowed) == [line for line in found if "sprt" not in line]
+
+
+def test_no_test_module_imports_another():
+    """Shared engines and fixtures live in conftest.py, helpers.py and zoo.py: a test module
+    imported by another would run its tests twice and tie the two together."""
+    tests = ROOT / "tests"
+    found = [
+        f"tests/{path.name}:{line}: imports {target}"
+        for path in sorted(tests.glob("test_*.py"))
+        for line, target, _ in imports(path, ROOT)
+        if target.removeprefix("tests.").startswith("test_")
+    ]
+    assert not found, "\n".join(found)
