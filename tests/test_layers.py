@@ -107,9 +107,16 @@ def _problems(importer: str, target: str, names: list[str]) -> list[str]:
     return problems
 
 
-# Imports that break the rules today and are being removed; each entry names who removes it.
-# Empty means the whole tree follows the rules.
-ALLOWED_TODAY: frozenset[tuple[str, str]] = frozenset()
+# Imports that break the rules today, each being removed by the restructuring (file, imported module).
+# Empty means the whole tree follows the rules; an entry no longer needed should be deleted.
+ALLOWED_TODAY: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("arena/results/export.py", "arena.tournament.sprt"),  # the SPRT's settings and text move below results
+        ("arena/bench/child.py", "arena.cli"),  # cli's private _setup_logging moves to a public home
+        ("arena/results/verify.py", "arena.match"),  # match's private _forfeit_result moves into the record
+        ("arena/engine/conformance.py", "arena.match"),  # the conformance checks stop playing through match
+    }
+)
 
 
 def test_every_import_follows_the_layers():
