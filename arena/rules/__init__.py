@@ -30,6 +30,7 @@ __all__ = [
     "State",
     "find_game",
     "game_class",
+    "games_speaking",
     "make_game",
     "register_game",
 ]
@@ -90,6 +91,11 @@ def find_game(name: str) -> type[Game] | None:
         return game_class(name)
     except OptionError:
         return None
+
+
+def games_speaking(protocol: str) -> list[str]:
+    """The games an engine protocol can play (``Game.protocols``), in registry order."""
+    return [name for name in GAMES if protocol in game_class(name).protocols]
 
 
 def make_game(name: str, options: Mapping[str, Any] | None = None, *, strict: bool = False) -> Game:

@@ -1,13 +1,15 @@
 """What the game viewer draws, computed by the referee: each board's geometry and every
 position of a game.
 
-The browser only draws.  Python computes every cell's centre and outline in the game's
-own geometry (:func:`board_geometry`), and replays each record through the rules
-(:func:`replay`) to get the contents of every cell at every ply, the cells a move
-changed, and what the end of the game shows (Hex's winning chain, HexGo's territory,
-the occupied base, the hidden posies).  The frames hold only what a spectator may see
-at that ply: Posies' hidden posies (variant 2) and the scores that would give them away
-are in the last frame only, and the record's ``deal`` seed is never copied.
+The browser only draws, and this module knows no game: each game's ``picture()``
+(arena.rules.picture) says what its board is and how a cell's contents are drawn, and its
+states say what a spectator sees at each ply (``status``) and at the end (``ending``: Hex's
+winning chain, HexGo's territory, the occupied base, the hidden posies).  Python computes
+every cell's centre and outline (:func:`board_geometry`) and replays each record through
+the rules (:func:`replay`) to get the contents of every cell at every ply and the cells a
+move changed.  The frames hold only what a spectator may see at that ply: hidden pieces
+(Posies variant 2) and the scores that would give them away are in the last frame only,
+and the record's ``deal`` seed is never copied.
 """
 
 from __future__ import annotations
