@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -95,3 +96,20 @@ def _step_through_in_chromium(site: Path, record: dict) -> None:
         assert lit and sorted(lit) == sorted(state.details()["line"])
         assert errors == []
         browser.close()
+
+
+BUILT_IN = "hex|groups|bases|hexgo|posies"
+# A game's name compared, looked up or used as a key: what this file's game never needs.
+SWITCH = re.compile(rf'(==|!=|\bin)\s*[(\[{{]?\s*"({BUILT_IN})"|"({BUILT_IN})"\s*:|game(\.name|_name)?\s*(==|!=|in\b)\s*[(\["]')
+
+
+def test_no_module_outside_the_rules_switches_on_a_games_name():
+    """The bench plays fixed games on purpose; everything else asks the game."""
+    switches = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "arena").rglob("*.py"))
+        if not path.is_relative_to(ROOT / "arena" / "rules") and not path.is_relative_to(ROOT / "arena" / "bench")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if SWITCH.search(line)
+    ]
+    assert switches == []
