@@ -100,7 +100,9 @@ def _step_through_in_chromium(site: Path, record: dict) -> None:
 
 BUILT_IN = "hex|groups|bases|hexgo|posies"
 # A game's name compared, looked up or used as a key: what this file's game never needs.
-SWITCH = re.compile(rf'(==|!=|\bin)\s*[(\[{{]?\s*"({BUILT_IN})"|"({BUILT_IN})"\s*:|game(\.name|_name)?\s*(==|!=|in\b)\s*[(\["]')
+SWITCH = re.compile(
+    rf'(==|!=|\bin)\s*[(\[{{]?\s*"({BUILT_IN})"|"({BUILT_IN})"\s*:|game(\.name|_name)?\s*(==|!=|in\b)\s*[(\["]'
+)
 
 
 def test_no_module_outside_the_rules_switches_on_a_games_name():
