@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..record import replay_start
 from ..rules import IllegalMove, OptionError, make_game
 from .ratings import forfeited, game_outcome, opponents
-from .verify import initial_state
 
 # Every way a game can be lost other than by the rules (PROTOCOL.md section 7).
 FORFEITS = ("timeout", "illegal", "crash", "protocol", "handshake", "resign", "dropped")
@@ -210,7 +210,7 @@ class _Movers:
         try:
             game = self.games.get(key) or make_game(record["game"], record.get("options") or {})
             self.games[key] = game
-            state = initial_state(game, record)
+            state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
             seats = []
             for move in record["moves"]:
                 seats.append(state.current_player())

@@ -17,8 +17,8 @@ import json
 import math
 from typing import Any
 
+from ...record import replay_start
 from ...rules import Game, State, make_game
-from ..verify import initial_state
 
 RADIUS = 20.0  # circumradius of one hexagon, in SVG units
 WIDTH = math.sqrt(3) * RADIUS  # distance between neighbouring centres
@@ -140,7 +140,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     of the game reveals.
     """
     game = make_game(record["game"], record["options"])
-    state = initial_state(game, record)
+    state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
     name, code = game.name, CODES[game.name]
     before = list(state.cells)
     frames: list[dict[str, Any]] = [
