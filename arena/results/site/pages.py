@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from ...record import FORFEITS
 from ...rules import make_game
 from ...rules.base import format_option_value
 from ..elo import EloFit
 from ..ratings import head_to_head, head_to_head_rows, standings, table_rows
-from ..stats import FORFEITS, EngineStats, seat_name
+from ..stats import EngineStats, seat_name
 
 
 def options_text(options: dict[str, Any]) -> str:
