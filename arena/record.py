@@ -70,7 +70,7 @@ class GameRecord(BaseModel):
     the record was made with, and unknown keys after them.  Types are strict (``"5"``,
     ``5.0`` or ``true`` where an integer belongs are errors); parse untrusted JSON with
     ``arena.results.verify.parse_record``, which names the field that is wrong.  Records are
-    frozen: the runner's additions make a copy (``model_copy(update=...)``).
+    frozen: the runner's additions make a copy (:meth:`replace`).
 
     ``record["key"]``, ``record.get("key")`` and ``"key" in record`` read the JSON view: a
     key is there when :meth:`to_json` would write it."""
@@ -100,6 +100,11 @@ class GameRecord(BaseModel):
     id: int | None = None
     round: NonNegative | None = None
     tournament: str | None = None
+
+    def replace(self, **changes: Any) -> GameRecord:
+        """A copy with ``changes``, checked as any record is (``model_copy(update=...)``
+        would take a termination code as a plain string)."""
+        return type(self).model_validate({**self.to_json(), **changes})
 
     def to_json(self) -> dict[str, Any]:
         """The record as games.jsonl and arena.db hold it (plain values, keys in order)."""

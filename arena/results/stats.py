@@ -93,6 +93,11 @@ class EngineStats:
         or they all took 0 ms)."""
         return self.nodes * 1000 / self.nodes_ms if self.nodes_ms else None
 
+    def seat_pct(self, seat: int) -> float | str:
+        """The score % from ``seat`` as the tables show it ("" where it has no result)."""
+        score = self.seats[seat].score if seat < len(self.seats) else None
+        return "" if score is None else round(100 * score, 1)
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready (snake_case; null: no data, e.g. no move reported its depth)."""
         return {

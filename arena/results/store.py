@@ -17,7 +17,7 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ..record import GameRecord
 from .fingerprint import changes, fingerprint
@@ -98,8 +98,9 @@ def _seats_problem(record: GameRecord) -> str | None:
         return "'players' names no engine"
     if record.id is None or record.id < 0:
         return f"'id' is {record.id}, not a game number"
-    if (bad := next((k for k, t in enumerate(record.times_ms or []) if t < 0), None)) is not None:
-        return f"'times_ms.{bad}': a time is a non-negative number of milliseconds (got {record.times_ms[bad]})"
+    times = record.times_ms or []
+    if (bad := next((k for k, t in enumerate(times) if t < 0), None)) is not None:
+        return f"'times_ms.{bad}': a time is a non-negative number of milliseconds (got {times[bad]})"
     for key, values in (("scores", scores), ("places", places)):
         if len(values) != seats:
             return f"{key!r} has {len(values)} entries for {seats} players"
@@ -167,7 +168,7 @@ class GameStore:
         self.folder = folder
         self.db_path = folder / "arena.db"
         self.jsonl_path = folder / "games.jsonl"
-        self._lock_file = None
+        self._lock_file: TextIO | None = None
         self.db: sqlite3.Connection | None = None
 
     def open(self, settings: Mapping[str, Any], legacy_fingerprint: str | None = None) -> None:
@@ -192,6 +193,7 @@ class GameStore:
         stored, stored_settings = self.get_meta("fingerprint"), self.get_meta("settings")
         # A folder without games holds no tournament yet (a run refused before its first
         # game, say): the settings of this run take it over.
+        assert self.db is not None
         if stored is not None and self.db.execute("SELECT 1 FROM games LIMIT 1").fetchone():
             if stored_settings is not None:
                 changed = changes(decode_meta(self.folder, "settings", stored_settings), settings)
@@ -213,17 +215,17 @@ class GameStore:
         self.set_meta("settings", json.dumps(settings, sort_keys=True))
 
     def _lock(self) -> None:
-        self._lock_file = open(self.folder / "arena.lock", "w")
+        lock_file = open(self.folder / "arena.lock", "w")
         try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            self._lock_file.close()
-            self._lock_file = None
+            lock_file.close()
             raise StorageError(
                 f"another arena run is using {self.folder}; wait for it to finish or use another --out folder"
             ) from None
-        self._lock_file.write(str(os.getpid()))
-        self._lock_file.flush()
+        lock_file.write(str(os.getpid()))
+        lock_file.flush()
+        self._lock_file = lock_file
 
     @property
     def lock_fd(self) -> int | None:

@@ -17,7 +17,7 @@ import json
 import math
 from typing import Any
 
-from ...record import replay_start
+from ...record import GameRecord, replay_start
 from ...rules import Game, State, make_game
 
 RADIUS = 20.0  # circumradius of one hexagon, in SVG units
@@ -130,7 +130,7 @@ def _static_classes(game: Game) -> dict[int, str]:
 # -- replaying a record -------------------------------------------------------
 
 
-def replay(record: dict[str, Any]) -> dict[str, Any]:
+def replay(record: GameRecord) -> dict[str, Any]:
     """Every position of a recorded game as the referee sees it, for the viewer.
 
     ``frames[k]`` describes the position after ``k`` plies: the cells that changed
@@ -210,7 +210,7 @@ def _named_cells(game: Game, move: str) -> list[int]:
     return [c for c in map(lookup, parts) if c is not None]
 
 
-def _status(name: str, state: State, record: dict[str, Any]) -> str:
+def _status(name: str, state: State, record: GameRecord) -> str:
     """What a spectator knows besides the board (never a hidden posy or a score that
     depends on one)."""
     players = record["players"]
@@ -236,7 +236,7 @@ def _status(name: str, state: State, record: dict[str, Any]) -> str:
     return ""
 
 
-def _ending(game: Game, state: State, record: dict[str, Any]) -> dict[str, Any]:
+def _ending(game: Game, state: State, record: GameRecord) -> dict[str, Any]:
     """What the last frame shows.  Ended by the rules: the referee's own details; a
     forfeit ends before the rules do, and reveals nothing."""
     end: dict[str, Any] = {"marks": {}, "reveal": ""}
