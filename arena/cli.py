@@ -22,7 +22,8 @@ import click
 from .bench import SECTIONS as BENCH_SECTIONS
 from .engine.process import EngineSpec
 from .engine.trace import trace_path
-from .match import TimeControl, starting_state
+from .match import TimeControl
+from .record import starting_state
 from .results.logfile import RunLog
 from .results.store import StorageError, failure_text
 from .results.verify import RecordError, verify_lines
@@ -297,7 +298,7 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
     click.echo(state.render())
     click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
     _score(points, rec)
-    text = json.dumps(rec, indent=None)
+    text = json.dumps(rec.to_json(), indent=None)
     if record:
         try:
             with record.open("a", encoding="utf-8") as f:

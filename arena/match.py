@@ -21,7 +21,18 @@ from .engine.process import EXIT_WAIT, HANDSHAKE_TIMEOUT, QUIT_GRACE, EngineFaul
 from .record import GameRecord, Termination, derive_seed, forfeit_result, starting_state
 from .rules import Game, IllegalMove, State
 
-__all__ = ["GameResult", "TimeControl", "derive_seed", "forfeit_before_start", "play_game", "starting_state"]
+# derive_seed and starting_state live in arena.record beside the record; the layers above
+# the match may still take them from here.
+__all__ = [
+    "MAX_MOVE_MS",
+    "GameResult",
+    "TimeControl",
+    "derive_seed",
+    "forfeit_before_start",
+    "longest_game_s",
+    "play_game",
+    "starting_state",
+]
 
 log = logging.getLogger("arena.match")
 

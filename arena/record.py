@@ -47,15 +47,18 @@ _FAILURES = frozenset({Termination.CRASH, Termination.HANDSHAKE, Termination.PRO
 FORFEITS: tuple[Termination, ...] = tuple(t for t in Termination if t.is_forfeit)
 
 
-def _keep_integers(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """A number checked as a float but kept as the integer it was: records on disk keep
-    ``12``, not ``12.0``."""
+def _as_given(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """Numbers checked as floats but kept as given: records on disk keep ``12``, not
+    ``12.0``.  Whole lists are checked at once (in pydantic's core), then copied as given."""
     checked = handler(value)
+    if isinstance(value, list):
+        return list(value)
     return value if type(value) is int else checked
 
 
 NonNegative = Annotated[int, Field(ge=0)]
-Number = Annotated[float, WrapValidator(_keep_integers)]
+Number = Annotated[float, WrapValidator(_as_given)]
+Numbers = Annotated[list[float], WrapValidator(_as_given)]
 
 
 class GameRecord(BaseModel):
@@ -70,10 +73,12 @@ class GameRecord(BaseModel):
     the record was made with, and unknown keys after them.  Types are strict (``"5"``,
     ``5.0`` or ``true`` where an integer belongs are errors); parse untrusted JSON with
     ``arena.results.verify.parse_record``, which names the field that is wrong.  Records are
-    frozen: the runner's additions make a copy (:meth:`replace`).
+    frozen: a change is a copy (:meth:`replace` checks it; the runner adds its own fields
+    with ``model_copy``).  Attribute access is plain, with no validation per read.
 
-    ``record["key"]``, ``record.get("key")`` and ``"key" in record`` read the JSON view: a
-    key is there when :meth:`to_json` would write it."""
+    The JSON view, for code and tests that read records as JSON: ``record["key"]``,
+    ``record.get("key")``, ``"key" in record`` and ``keys()`` (so ``{**record}`` and
+    ``dict(record)`` give :meth:`to_json`); a key is there when :meth:`to_json` would write it."""
 
     model_config = ConfigDict(strict=True, frozen=True, extra="allow", allow_inf_nan=False)
 
@@ -84,12 +89,12 @@ class GameRecord(BaseModel):
     engine_seeds: list[int] | None = None  # empty: no engine was told of the game
     players: list[str] | None = None
     moves: list[str]
-    times_ms: list[Number] | None = None  # per move, the forfeiting one included
+    times_ms: Numbers | None = None  # per move, the forfeiting one included
     termination: Termination | None = Field(None, strict=False)  # its value, as JSON holds it
     reason: str | None = None
     forfeit_seat: NonNegative | None = None
     winner: NonNegative | None = None
-    scores: list[Number] | None = None
+    scores: Numbers | None = None
     places: list[int] | None = None
     details: dict[str, Any] | None = None
     deal: NonNegative | None = None  # the seed of the hidden part (see new_deal)

@@ -16,6 +16,7 @@ from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tourname
 
 from arena.engine import proctree
 from arena.match import TimeControl
+from arena.record import GameRecord
 from arena.results.store import GameStore
 from arena.tournament.pool import Lost, WorkerPool
 from arena.tournament.runner import FailureTracker, WorkerConfig, _Worker
@@ -233,14 +234,16 @@ def test_pool_replaces_dead_workers_retries_once_then_gives_up():
 
 
 def record(players, termination="normal", forfeit=None, started=True, id=0):
-    return {
-        "id": id,
-        "players": players,
-        "termination": termination,
-        "forfeit_seat": forfeit,
-        "engine_seeds": [1, 2] if started else [],
-        "reason": "r",
-    }
+    return GameRecord(
+        game="hex",
+        moves=[],
+        id=id,
+        players=players,
+        termination=termination,
+        forfeit_seat=forfeit,
+        engine_seeds=[1, 2] if started else [],
+        reason="r",
+    )
 
 
 def test_a_game_every_seat_forfeited_is_no_result(tmp_path, env):
