@@ -312,11 +312,11 @@ def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
 def test_each_game_is_one_transaction(tmp_path):
     with GameStore(tmp_path) as store:
         store.open({"game": "hex", "seed": 0})
-        game = {"id": 0, "round": 0, "players": ["a", "b"], "termination": "normal", "winner": 0}
+        game = GameRecord(game="hex", moves=[], id=0, round=0, players=["a", "b"], termination="normal", winner=0)
         store.add(game)
         with pytest.raises(sqlite3.IntegrityError):
             store.add(game)
         with pytest.raises(KeyError):
-            store.add({"id": 1, "round": 0})
+            store.add(GameRecord(game="hex", moves=[], id=1, round=0))
         assert store.done_ids() == {0}
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 1

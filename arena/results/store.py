@@ -159,6 +159,8 @@ def read_record(db_path: Path, game_id: object, data: bytes | str) -> GameRecord
     return record
 
 
+ROW_KEYS = ("id", "round", "players", "termination", "winner")  # the games table's columns
+
 # Records are read as bytes and decoded one by one, so a byte that is not UTF-8 names its game.
 RECORDS_QUERY = "SELECT id, CAST(record AS BLOB) FROM games ORDER BY id"
 
@@ -273,12 +275,14 @@ class GameStore:
     def add(self, record: GameRecord) -> None:
         """Commit one finished game, then mirror it to the JSON Lines file."""
         assert self.db is not None
+        # The row's columns (KeyError for a record without one), then the record itself.
+        game_id, round_, players, termination, winner = (record[k] for k in ROW_KEYS)
         text = json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False)
         with self.db:  # one transaction
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "INSERT INTO games (id, round, players, termination, winner, record) VALUES (?,?,?,?,?,?)",
-                (record.id, record.round, json.dumps(record.players), record.termination, record.winner, text),
+                (game_id, round_, json.dumps(players), termination, winner, text),
             )
         with open(self.jsonl_path, "a", encoding="utf-8") as out:
             out.write(text + "\n")

@@ -43,9 +43,9 @@ class RecordError(Exception):
 class InvalidRecord(ValueError):
     """A decoded record whose fields are wrong: one problem per field, each naming it."""
 
-    def __init__(self, problems: list[str], missing: list[str]) -> None:
+    def __init__(self, problems: list[str]) -> None:
         super().__init__("; ".join(problems))
-        self.problems, self.missing = problems, missing
+        self.problems = problems
 
 
 def parse_record(data: Any) -> GameRecord:
@@ -55,9 +55,7 @@ def parse_record(data: Any) -> GameRecord:
     try:
         return GameRecord.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        missing = [str(err["loc"][0]) for err in errors if err["type"] == "missing"]
-        raise InvalidRecord([describe_error(err) for err in errors], missing) from None
+        raise InvalidRecord([describe_error(err) for err in exc.errors(include_url=False)]) from None
 
 
 def describe_error(err: Mapping[str, Any]) -> str:
