@@ -27,7 +27,7 @@ from .record import starting_state
 from .results.logfile import RunLog
 from .results.store import StorageError, failure_text
 from .results.verify import RecordError, verify_lines
-from .rules import GAMES, OptionError, make_game
+from .rules import GAMES, OptionError, games_speaking, make_game
 from .tournament.config import ConfigError, load_tournament, resolve_program
 from .tournament.progress import Progress
 
@@ -247,8 +247,9 @@ def play(
     given_names = _per_seat("--name", names, seats, allow_one=False)
     setoptions = _seat_items("--engine-option", engine_options, seats, split_value=True)
     init_lines = _seat_items("--init", inits, seats, split_value=False)
-    if "gtp" in protocol_of and game_name != "hex":
-        raise Failure(f"--protocol gtp: arena drives GTP engines for hex only, not {game_name}")
+    if "gtp" in protocol_of and "gtp" not in game.protocols:
+        only = ", ".join(games_speaking("gtp"))
+        raise Failure(f"--protocol gtp: arena drives GTP engines for {only} only, not {game_name}")
     for seat in range(seats):
         if protocol_of[seat] == "gtp" and setoptions[seat]:
             raise Failure(

@@ -193,18 +193,18 @@ def replay_start(game: Game, seed: int | None = None, setup: str | None = None, 
     if seed is not None:
         if deal is None and game.hides_information:
             raise ValueError(
-                "missing 'deal': a Posies variant 2 game's hidden posies are drawn apart "
-                "from its seed and recorded in 'deal'"
+                f"missing 'deal': this {game.name} game's hidden pieces are drawn apart from its seed "
+                "and recorded in 'deal'"
             )
         state = game.initial_state(seed)
         if setup is not None and state.setup_token() != setup:
             raise ValueError(f"'setup' does not match the setup that seed {seed} produces")
     elif setup is not None:
         if deal is None and game.hides_information:
-            raise ValueError("missing 'deal': a Posies variant 2 record carries its hidden posies there")
+            raise ValueError(f"missing 'deal': this {game.name} game's record carries its hidden pieces there")
         state = game.state_from_setup(setup)
-    elif game.name == "posies":
-        raise ValueError("missing 'setup' (or 'seed'): a Posies record names its random board there")
+    elif game.random_setup:
+        raise ValueError(f"missing 'setup' (or 'seed'): a {game.name} record names its random board there")
     else:
         state = game.initial_state()
     if deal is not None:

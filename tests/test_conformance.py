@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from arena.engine.conformance import AFTER_SWAP, Conformance
+from arena.engine.conformance import Conformance
 from arena.engine.process import EngineSpec
+from arena.rules.hex import AFTER_SWAP
 from tests.helpers import ROOT, run_arena
 
 PY = sys.executable

@@ -34,6 +34,7 @@ from functools import cache
 from protocol import codec
 from protocol.codec import Go, Position
 
+from ..rules import games_speaking
 from ..rules.hexgrid import Board
 from .process import EngineFault, EngineProcess, EngineRefused, Reply
 
@@ -137,8 +138,8 @@ class GtpEngine(EngineProcess):
     ) -> None:
         """``boardsize`` and ``clear_board``; Benzene's ``param_game allow_swap`` when offered.
         GTP has no seed: the seed is recorded but not sent."""
-        if game != "hex" or players != 2:
-            raise EngineFault("protocol", f"GTP engines play hex only, not {game}")
+        if game not in games_speaking("gtp") or players != 2:
+            raise EngineFault("protocol", f"GTP engines play {', '.join(games_speaking('gtp'))} only, not {game}")
         self._info_lines = 0
         if self.spec.cpu_seconds and self.proc is not None:
             self._renew_cpu_budget(self.proc.pid, self.spec.cpu_seconds)

@@ -26,7 +26,7 @@ from ..rules import OptionError, make_game
 from ..tournament.sprt import sprt_from_settings, sprt_text
 from .elo import EloFit, fit_elo
 from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
-from .stats import EngineStats, engine_stats, seat_name
+from .stats import EngineStats, engine_stats, seat_name, swap_move
 from .store import StorageError, decode_meta, read_folder
 
 SCHEMA_VERSION = 1
@@ -293,17 +293,18 @@ def head_to_head_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
 def stats_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
     """Per engine: score by seat, swaps, game length, time per move, depth, speed, forfeits."""
     seats = [seat_name(s.game, k) for k in range(s.players)]
+    swapping = swap_move(s.game) is not None
     headers = (
         ["engine"]
         + [f"score % as {n}" for n in seats]
-        + (["swapped", "was swapped"] if s.game in ("hex", "hexgo") else [])
+        + (["swapped", "was swapped"] if swapping else [])
         + ["mean plies", "mean ms/move", "max ms/move", "mean depth", "nodes/s", "forfeits"]
     )
     rows = []
     for name in s.order:
         st = s.stats[name]
         row: list[Any] = [name, *(st.seat_pct(k) for k in range(s.players))]
-        if s.game in ("hex", "hexgo"):
+        if swapping:
             row += [st.swapped, st.was_swapped]
         row += [
             _num(st.mean_plies),

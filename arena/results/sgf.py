@@ -14,7 +14,8 @@ so after a swap every later cell is written mirrored, seat 0 plays White and sea
 stone from then on).  ``RE`` is the winning colour with ``+R`` (resignation), ``+T`` (time) or
 ``+F`` (any other forfeit) when the game did not end on the board.
 
-Only Hex is written: HexGui knows no other game of arena's.
+Only games whose rules list ``sgf`` in ``Game.exports`` are written (Hex: HexGui knows no other
+game of arena's).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..record import GameRecord, Termination
+from ..rules import find_game
 from .export import arena_version
 
 SWAP = "swap-pieces"
@@ -34,7 +36,8 @@ class SgfError(ValueError):
 
 def hex_game_sgf(record: GameRecord) -> str:
     """One game tree ``(;FF[4]...;B[..];W[..]...)`` for a Hex record."""
-    if record.game != "hex":
+    game = find_game(record.game)
+    if game is None or "sgf" not in game.exports:
         raise SgfError(
             f"game {record.id}: {record.game} is not Hex; SGF export is for Hex games (HexGui reads Hex only)"
         )

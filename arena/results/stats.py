@@ -27,10 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..record import GameRecord, replay_start
-from ..rules import Game, IllegalMove, OptionError, make_game
+from ..rules import Game, IllegalMove, OptionError, find_game, make_game
 from .ratings import forfeited, game_outcome, opponents, seats_of
-
-SEAT_NAMES = {"hex": ("red", "blue"), "bases": ("red", "blue"), "groups": ("white", "black")}
 
 
 @dataclass
@@ -143,8 +141,16 @@ def engine_stats(records: Iterable[GameRecord], engines: Sequence[str] = ()) -> 
 
 
 def seat_name(game: str, seat: int) -> str:
-    names = SEAT_NAMES.get(game)
-    return names[seat] if names and seat < len(names) else f"seat {seat}"
+    """A seat as tables name it: its colour where the game fixes one, else its number."""
+    known = find_game(game)
+    names = known.seat_names if known else ()
+    return names[seat] if seat < len(names) else f"seat {seat}"
+
+
+def swap_move(game: str) -> str | None:
+    """The game's swap token (the second player taking over the first move), if it has one."""
+    known = find_game(game)
+    return known.swap_move if known else None
 
 
 def _count_results(table: dict[str, EngineStats], record: GameRecord) -> None:
@@ -175,8 +181,9 @@ def _count_results(table: dict[str, EngineStats], record: GameRecord) -> None:
 
 def _count_moves(table: dict[str, EngineStats], record: GameRecord, movers: list[int] | None) -> None:
     names, moves = record.players or [], record.moves
-    if record.game in ("hex", "hexgo") and len(moves) > 1 and moves[1] == "swap":
-        table[names[1]].swapped += 1  # seat 0 moves first in both games, seat 1 may swap
+    swap = swap_move(record.game)
+    if swap is not None and len(moves) > 1 and moves[1] == swap:
+        table[names[1]].swapped += 1  # seat 0 moves first, seat 1 may swap
         table[names[0]].was_swapped += 1
     if movers is None:
         return
