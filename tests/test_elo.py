@@ -169,6 +169,7 @@ def test_los_matrix_is_complementary():
                 assert m[i][j] + m[j][i] == pytest.approx(1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("draw_rate", [0.0, 0.3])
 def test_intervals_cover_the_true_elo_at_about_95_percent(draw_rate):
     truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
@@ -215,6 +216,7 @@ def test_bootstrap_with_a_named_anchor():
     assert boot.rating("a").low < boot.rating("a").elo < boot.rating("a").high
 
 
+@pytest.mark.slow
 def test_bootstrap_intervals_cover_the_true_elo_with_draws():
     truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
     rng, covered, total = random.Random(77), 0, 0

@@ -96,6 +96,7 @@ def test_forfeits_and_escaping():
         hex_game_sgf(r.replace(game="groups"))
 
 
+@pytest.mark.slow
 def test_arena_export_sgf_writes_every_hex_game_of_a_folder(tmp_path):
     engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
         "r2", "{python}", "-m", "engines.random_engine"

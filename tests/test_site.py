@@ -173,6 +173,7 @@ def site_of(tmp_path: Path, records: list[dict], engines: list[str]) -> Path:
     return write_site(tmp_path / "site", data).parent
 
 
+@pytest.mark.slow
 def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path):
     record = random_record("hex", {"size": 5}, 3, ["red-bot", EVIL], first=("b2", "swap"))
     record = record.replace(
@@ -212,6 +213,7 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
     assert not page.errors
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "game_name, options, seed",
     [
@@ -258,6 +260,7 @@ def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_na
     assert not page.errors
 
 
+@pytest.mark.slow
 def test_hidden_posies_appear_only_at_the_end(page, tmp_path):
     record = random_record("posies", {"variant": 2}, 11, ["alpha", "beta"])
     site = site_of(tmp_path, [record], ["alpha", "beta"])
@@ -295,6 +298,7 @@ ENGINES = (
 )
 
 
+@pytest.mark.slow
 def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     path = write_tournament(tmp_path, ENGINES, name="report", rounds=2, workers=1)
     out = tmp_path / "out"
@@ -357,6 +361,7 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     assert (tmp_path / "again" / "games" / "0.html").read_text() == (site / "games" / "0.html").read_text()
 
 
+@pytest.mark.slow
 def test_games_not_recorded_and_bad_folders(tmp_path):
     record = random_record("hex", {"size": 3}, 1, ["a", "b"])
     data = SiteData(
@@ -375,6 +380,7 @@ def test_games_not_recorded_and_bad_folders(tmp_path):
     assert bad.returncode == 2 and "no arena.db here" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path):
     from arena.results.site.live import LiveSite
     from arena.tournament.config import load_tournament
@@ -400,6 +406,7 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
     assert 'http-equiv="refresh"' not in game_page  # a finished game's page never changes
 
 
+@pytest.mark.slow
 def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path):
     record = random_record("hex", {"size": 3}, 1, ["new", "old"])
     sprt = {
@@ -427,6 +434,7 @@ def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path
     assert not page.errors
 
 
+@pytest.mark.slow
 def test_the_games_list_pages_and_filters_a_large_index_in_the_browser(page, tmp_path):
     names = ["a", "b", "c"]
     records = [random_record("hex", {"size": 2}, i, [names[i % 3], names[(i + 1) % 3]]) for i in range(250)]

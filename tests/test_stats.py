@@ -119,6 +119,7 @@ def test_a_record_the_rules_cannot_replay_keeps_its_results():
     assert stats["a"].games == 1 and stats["a"].moves_timed == 0
 
 
+@pytest.mark.slow
 def test_statistics_of_a_real_tournament_add_up(tmp_path):
     engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
         "r2", "{python}", "-m", "engines.random_engine"

@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .base import Game, GameOptions, IllegalMove, OptionError, State
+if TYPE_CHECKING:
+    from .base import Game, GameOptions, IllegalMove, OptionError, State
 
 __all__ = [
     "GAMES",
@@ -46,6 +47,19 @@ GAMES: dict[str, str] = {
 }
 
 
+_BASE_NAMES = {"Game", "GameOptions", "IllegalMove", "OptionError", "State"}
+
+
+def __getattr__(name: str) -> Any:
+    """The interface's names load base.py (and pydantic) on first use: the command line's
+    game-name check needs only ``GAMES``, and answers before pydantic would have loaded."""
+    if name in _BASE_NAMES:
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def register_game(name: str, target: str) -> None:
     """Make the game ``target`` (``"module:Class"``, a :class:`Game` subclass) known as
     ``name``, here and in every process started from here on (it joins ``ARENA_GAMES``).
@@ -56,6 +70,8 @@ def register_game(name: str, target: str) -> None:
 
 
 def _add(name: str, target: str) -> None:
+    from .base import OptionError
+
     module, colon, attr = target.partition(":")
     if not name or not name.isidentifier() or not module or not colon or not attr:
         raise OptionError(f"cannot register game {name!r} as {target!r}: expected a name and 'module:Class'")
@@ -74,6 +90,8 @@ _from_environment()
 
 
 def game_class(name: str) -> type[Game]:
+    from .base import OptionError
+
     try:
         target = GAMES[name]
     except KeyError:
@@ -87,6 +105,8 @@ def game_class(name: str) -> type[Game]:
 
 def find_game(name: str) -> type[Game] | None:
     """The class of a known game, or None (a record naming a game this build lacks)."""
+    from .base import OptionError
+
     try:
         return game_class(name)
     except OptionError:
