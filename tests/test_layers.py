@@ -113,7 +113,6 @@ ALLOWED_TODAY: frozenset[tuple[str, str]] = frozenset(
     {
         ("arena/results/export.py", "arena.tournament.sprt"),  # the SPRT's settings and text move below results
         ("arena/bench/child.py", "arena.cli"),  # cli's private _setup_logging moves to a public home
-        ("arena/results/verify.py", "arena.match"),  # match's private _forfeit_result moves into the record
         ("arena/engine/conformance.py", "arena.match"),  # the conformance checks stop playing through match
     }
 )
