@@ -301,7 +301,7 @@ def play(
 
 def _show_game(game: Any, played: Any, games: int, record: Path | None, points: dict[str, float]) -> None:
     """Print one finished game of ``arena play``, append its record, count its points."""
-    from .match import starting_state
+    from .record import starting_state
 
     rec = played.record
     state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
@@ -312,7 +312,7 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
     click.echo(state.render())
     click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
     _score(points, rec)
-    text = json.dumps(rec, indent=None)
+    text = json.dumps(rec.to_json(), indent=None)
     if record:
         try:
             with record.open("a", encoding="utf-8") as f:

@@ -27,7 +27,8 @@ from zoo import (
 
 from arena.engine import proctree
 from arena.engine.process import EngineProcess, EngineSpec
-from arena.match import TimeControl, derive_seed, new_deal, play_game
+from arena.match import TimeControl, play_game
+from arena.record import derive_seed, new_deal
 from arena.results.store import GameStore
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament

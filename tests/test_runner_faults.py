@@ -16,6 +16,7 @@ from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tourname
 
 from arena.engine import proctree
 from arena.match import TimeControl
+from arena.record import GameRecord
 from arena.results.store import GameStore
 from arena.tournament.droprule import FailureTracker
 from arena.tournament.pool import Lost, WorkerPool
@@ -239,14 +240,16 @@ def test_pool_replaces_dead_workers_retries_once_then_gives_up():
 
 
 def record(players, termination="normal", forfeit=None, started=True, id=0):
-    return {
-        "id": id,
-        "players": players,
-        "termination": termination,
-        "forfeit_seat": forfeit,
-        "engine_seeds": [1, 2] if started else [],
-        "reason": "r",
-    }
+    return GameRecord(
+        game="hex",
+        moves=[],
+        id=id,
+        players=players,
+        termination=termination,
+        forfeit_seat=forfeit,
+        engine_seeds=[1, 2] if started else [],
+        reason="r",
+    )
 
 
 @pytest.mark.slow
@@ -316,11 +319,11 @@ def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
 def test_each_game_is_one_transaction(tmp_path):
     with GameStore(tmp_path) as store:
         store.open({"game": "hex", "seed": 0})
-        game = {"id": 0, "round": 0, "players": ["a", "b"], "termination": "normal", "winner": 0}
+        game = GameRecord(game="hex", moves=[], id=0, round=0, players=["a", "b"], termination="normal", winner=0)
         store.add(game)
         with pytest.raises(sqlite3.IntegrityError):
             store.add(game)
         with pytest.raises(KeyError):
-            store.add({"id": 1, "round": 0})
+            store.add(GameRecord(game="hex", moves=[], id=1, round=0))
         assert store.done_ids() == {0}
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 1

@@ -11,6 +11,7 @@ from helpers import ROOT, arena_cmd, engine_toml, write_tournament
 from helpers import run_arena as arena
 
 from arena.cli import main
+from arena.record import GameRecord
 from arena.results.ratings import standings
 from arena.tournament.schedule import round_robin
 
@@ -89,7 +90,14 @@ def test_rerun_resumes_without_replaying_or_duplicating(tmp_path):
 def test_ratings_do_not_depend_on_finishing_order():
     schedule = round_robin(["a", "b", "c"], 2, 2, 1)
     records = [
-        {"id": g.index, "players": list(g.seats), "places": [0, 1] if g.index % 3 else [1, 0], "termination": "normal"}
+        GameRecord(
+            game="hex",
+            moves=[],
+            id=g.index,
+            players=list(g.seats),
+            places=[0, 1] if g.index % 3 else [1, 0],
+            termination="normal",
+        )
         for g in schedule
     ]
     forward = standings(["a", "b", "c"], records, 2)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..record import GameRecord
     from ..results.sprt import SprtTest
     from ..tournament.config import Tournament
     from ..tournament.progress import Mode, Progress
@@ -136,17 +137,17 @@ class _TimedProgress:
         self.inner = inner
         self.cpu_s = 0.0
 
-    def on_start(self, total: int, stored: Sequence[dict[str, Any]], sprt: SprtTest | None) -> None:
+    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
         started = time.process_time()
         self.inner.on_start(total, stored, sprt)
         self.cpu_s += time.process_time() - started
 
-    def on_game(self, record: dict[str, Any], finished: int, total: int) -> None:
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
         started = time.process_time()
         self.inner.on_game(record, finished, total)
         self.cpu_s += time.process_time() - started
 
-    def on_end(self, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
+    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
         self.close()
 
     def on_stop(self) -> None:

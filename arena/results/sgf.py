@@ -20,33 +20,32 @@ game of arena's).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
+from ..record import GameRecord, Termination
 from ..rules import find_game
 from .export import arena_version
 
 SWAP = "swap-pieces"
-HOW = {"resign": "R", "timeout": "T"}
+HOW = {Termination.RESIGN: "R", Termination.TIMEOUT: "T"}
 
 
 class SgfError(ValueError):
     """A record that cannot be written as SGF; the message says which and why."""
 
 
-def hex_game_sgf(record: Mapping[str, Any]) -> str:
+def hex_game_sgf(record: GameRecord) -> str:
     """One game tree ``(;FF[4]...;B[..];W[..]...)`` for a Hex record."""
-    game = find_game(str(record.get("game")))
+    game = find_game(record.game)
     if game is None or "sgf" not in game.exports:
         raise SgfError(
-            f"game {record.get('id')}: {record.get('game')} is not Hex; SGF export is for Hex "
-            f"games (HexGui reads Hex only)"
+            f"game {record.id}: {record.game} is not Hex; SGF export is for Hex games (HexGui reads Hex only)"
         )
-    size = (record.get("options") or {}).get("size")
+    size = record.options.get("size")
     if not isinstance(size, int):
-        raise SgfError(f"game {record.get('id')}: no board size in the record's options")
-    moves, swapped = _moves(record["moves"])
-    names = list(record["players"])
+        raise SgfError(f"game {record.id}: no board size in the record's options")
+    moves, swapped = _moves(record.moves)
+    names = list(record.players or [])
     black, white = (names[1], names[0]) if swapped else (names[0], names[1])
     root = [
         ("FF", "4"),
@@ -59,15 +58,15 @@ def hex_game_sgf(record: Mapping[str, Any]) -> str:
     result = _result(record, swapped)
     if result:
         root.append(("RE", result))
-    if record.get("started"):
-        root.append(("DT", str(record["started"])[:10]))
-    if record.get("tournament"):
-        root.append(("EV", str(record["tournament"])))
-    if record.get("round") is not None:
-        root.append(("RO", str(int(record["round"]) + 1)))
-    if record.get("id") is not None:
-        root.append(("GN", f"game {record['id']}"))
-    comment = f"{record.get('termination', 'normal')}: {record.get('reason', '')}"
+    if record.started:
+        root.append(("DT", record.started[:10]))
+    if record.tournament:
+        root.append(("EV", record.tournament))
+    if record.round is not None:
+        root.append(("RO", str(record.round + 1)))
+    if record.id is not None:
+        root.append(("GN", f"game {record.id}"))
+    comment = f"{record.termination or Termination.NORMAL}: {record.reason or ''}"
     if swapped:
         comment += f". {names[1]} swapped: from the swap on, {names[1]} plays Black and {names[0]} White"
     root.append(("C", comment))
@@ -76,14 +75,15 @@ def hex_game_sgf(record: Mapping[str, Any]) -> str:
     return "(;" + "\n;".join(nodes) + ")\n"
 
 
-def hex_collection_sgf(records: Iterable[Mapping[str, Any]]) -> str:
+def hex_collection_sgf(records: Iterable[GameRecord]) -> str:
     """Several games as one SGF collection (game trees one after the other)."""
     return "".join(hex_game_sgf(r) for r in records)
 
 
 def _moves(tokens: list[str]) -> tuple[list[tuple[str, str]], bool]:
     """(colour, HexGui cell) per move, and whether the game had a swap."""
-    out, swapped = [], False
+    out: list[tuple[str, str]] = []
+    swapped = False
     for ply, token in enumerate(tokens):
         colour = "B" if ply % 2 == 0 else "W"
         if token == "swap":
@@ -103,13 +103,13 @@ def mirror(cell: str) -> str:
     return f"{chr(ord('a') + row - 1)}{column}"
 
 
-def _result(record: Mapping[str, Any], swapped: bool) -> str | None:
-    winner = record.get("winner")
+def _result(record: GameRecord, swapped: bool) -> str | None:
+    winner = record.winner
     if winner is None:
         return None
     colour = ("W" if winner == 0 else "B") if swapped else ("B" if winner == 0 else "W")
-    termination = record.get("termination", "normal")
-    how = "" if termination == "normal" else HOW.get(termination, "F")
+    termination = record.termination or Termination.NORMAL
+    how = "" if termination is Termination.NORMAL else HOW.get(termination, "F")
     return f"{colour}+{how}"
 
 

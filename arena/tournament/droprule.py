@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any
 
-from ..record import Termination
+from ..record import GameRecord, Termination
 from ..results.export import dropped_engines
 from .schedule import ScheduledGame
 
@@ -40,28 +39,28 @@ class FailureTracker:
         self.streak = dict.fromkeys(max_failures, 0)
         self.dropped: dict[str, str] = {}
 
-    def update(self, record: dict[str, Any]) -> list[str]:
+    def update(self, record: GameRecord) -> list[str]:
         """Count one finished game; return the engines it gets dropped."""
         newly = []
-        for seat, name in enumerate(record["players"]):
-            if record["termination"] == Termination.DROPPED or name in self.dropped:
+        termination = record.termination
+        for seat, name in enumerate(record.players or []):
+            if termination is Termination.DROPPED or name in self.dropped:
                 continue
-            if record["forfeit_seat"] == seat:
-                if Termination(record["termination"]).is_failure:
+            if record.forfeit_seat == seat:
+                if termination is not None and termination.is_failure:
                     self.streak[name] += 1
-            elif record["engine_seeds"]:  # the game was announced: this engine ran fine
+            elif record.engine_seeds:  # the game was announced: this engine ran fine
                 self.streak[name] = 0
             limit = self.max_failures[name]
             if limit and self.streak[name] >= limit:
                 self.dropped[name] = (
-                    f"{limit} consecutive failures, the last in game {record['id']}: "
-                    f"{record['termination']}: {record['reason']}"
+                    f"{limit} consecutive failures, the last in game {record.id}: {termination}: {record.reason}"
                 )
                 newly.append(name)
         return newly
 
     @classmethod
-    def resumed(cls, max_failures: dict[str, int], stored: Sequence[dict[str, Any]]) -> FailureTracker:
+    def resumed(cls, max_failures: dict[str, int], stored: Sequence[GameRecord]) -> FailureTracker:
         """The tracker as the stored games leave it (counted in game order), so a resumed
         run neither starts an engine an earlier run dropped nor forgets its failures."""
         tracker = cls(max_failures)

@@ -11,14 +11,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
+from ..record import GameRecord
 from .droprule import DropGate
 from .pool import Lost
 from .schedule import ScheduledGame
 from .worker import WorkerConfig
 
+# What an executor yields for a game: its record, the internal error (a dict) that stopped it,
+# or Lost (its worker died or hung).
+Outcome = GameRecord | dict[str, Any] | Lost
+
 
 class GameExecutor(Protocol):
-    def imap_unordered(self, games: Iterable[ScheduledGame]) -> Iterator[dict[str, Any] | Lost]:
+    def imap_unordered(self, games: Iterable[ScheduledGame]) -> Iterator[Outcome]:
         """Each game's record (or :class:`Lost`) in the order the games finish."""
         ...
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 import multiprocessing
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from ..engine import proctree
 from ..engine.process import HANDSHAKE_TIMEOUT
 from ..match import longest_game_s
 from ..rules import make_game
 from .droprule import DropGate
-from .pool import Lost, WorkerPool
+from .executor import Outcome
+from .pool import WorkerPool
 from .schedule import ScheduledGame
 from .worker import WorkerConfig, init_worker, play_in_worker
 
@@ -45,7 +45,7 @@ class LocalGames:
             time_limit=lambda game: limit,
         )
 
-    def imap_unordered(self, games: Iterable[ScheduledGame]) -> Iterator[dict[str, Any] | Lost]:
+    def imap_unordered(self, games: Iterable[ScheduledGame]) -> Iterator[Outcome]:
         return self.pool.imap_unordered(games)
 
     def drop(self, name: str) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..record import GameRecord
 from ..results.site import SiteData
 from ..results.site.live import INTERVAL_S, LiveSite
 from ..results.sprt import SprtTest
@@ -20,15 +21,15 @@ from .settings import tournament_settings
 
 
 class RunObserver(Protocol):
-    def on_start(self, total: int, stored: Sequence[dict[str, Any]], sprt: SprtTest | None) -> None:
+    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
         """Before the first game: the schedule's size, the games already stored, the SPRT."""
         ...
 
-    def on_game(self, record: dict[str, Any], finished: int, total: int) -> None:
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
         """A game was stored; ``finished`` of ``total`` are now."""
         ...
 
-    def on_end(self, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
+    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
         """The run is over: every stored game and its results.json document."""
         ...
 

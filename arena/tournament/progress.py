@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from ..record import GameRecord
 from ..results.sprt import SprtTest, elo_estimate
 
 Mode = Literal["live", "lines", "quiet"]
@@ -37,7 +38,7 @@ class Progress:
         console: Any = None,
         redraws_per_s: float = 4.0,
         clock: Callable[[], float] = time.monotonic,
-        game_note: Callable[[dict[str, Any]], str] | None = None,
+        game_note: Callable[[GameRecord], str] | None = None,
     ) -> None:
         self.engines = list(engines)
         self.players = players
@@ -65,7 +66,7 @@ class Progress:
 
     # -- the run's calls --------------------------------------------------------
 
-    def begin(self, total: int, records: Sequence[dict[str, Any]], sprt: SprtTest | None = None) -> None:
+    def begin(self, total: int, records: Sequence[GameRecord], sprt: SprtTest | None = None) -> None:
         """Before the first game: the schedule's size, the games already stored, the test."""
         self.total, self.sprt = total, sprt
         for record in records:
@@ -76,7 +77,7 @@ class Progress:
             self._live.start()
             self._draw()
 
-    def __call__(self, record: dict[str, Any], finished: int, total: int) -> None:
+    def __call__(self, record: GameRecord, finished: int, total: int) -> None:
         self._tally(record)
         self.done, self.total = finished, total
         self.played_here += 1
@@ -100,7 +101,7 @@ class Progress:
     on_start = begin
     on_game = __call__
 
-    def on_end(self, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
+    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
         self.close()
 
     def on_stop(self) -> None:
@@ -108,7 +109,7 @@ class Progress:
 
     # -- the tally and its text ------------------------------------------------
 
-    def _tally(self, record: dict[str, Any]) -> None:
+    def _tally(self, record: GameRecord) -> None:
         places = record["places"]
         opponents = max(len(places) - 1, 1)
         for seat, name in enumerate(record["players"]):

@@ -21,6 +21,7 @@ from typing import Any
 import multiprocessing_logging
 
 from ..engine import proctree
+from ..record import GameRecord
 from ..results.export import (
     Summary,
     dropped_engines,
@@ -201,7 +202,7 @@ def _play_all(
     multiprocessing_logging.install_mp_handler()
     try:
         for record in executor.imap_unordered(todo):
-            if isinstance(record, Lost) or "internal_error" in record:
+            if not isinstance(record, GameRecord):  # Lost, or an internal error
                 errors.append(_error_text(record))
                 log.error("%s", errors[-1])
                 continue
@@ -252,7 +253,7 @@ def _error_text(result: dict[str, Any] | Lost) -> str:
 def _report(
     t: Tournament,
     out: Path,
-    records: list[dict[str, Any]],
+    records: list[GameRecord],
     played: int,
     resumed: int,
     dropped: dict[str, str],
@@ -280,7 +281,7 @@ def _report(
 
 
 def _summary(
-    t: Tournament, records: list[dict[str, Any]], dropped: dict[str, str], errors: list[str], scheduled: int
+    t: Tournament, records: list[GameRecord], dropped: dict[str, str], errors: list[str], scheduled: int
 ) -> Summary:
     settings = tournament_settings(t)
     summary = summarize(

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..engine import open_engine
 from ..engine.process import EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import TimeControl, derive_seed, forfeit_before_start, play_game
+from ..record import GameRecord
 from ..rules import Game
 
 
@@ -25,7 +25,7 @@ class SeriesGame:
     """One finished game: its record, the engine index in each seat, its transcript."""
 
     number: int
-    record: dict[str, Any]
+    record: GameRecord
     order: list[int]
     trace: Path | None = None
 

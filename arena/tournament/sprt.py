@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from ..results.sprt import SprtTest, sprt_from_settings
+from ..results.sprt import Result, SprtTest, sprt_from_settings
 from .config import Tournament
 from .settings import tournament_settings
 
 
-def sprt_test(t: Tournament, records: Iterable[dict[str, Any]] = ()) -> SprtTest | None:
+def sprt_test(t: Tournament, records: Iterable[Result] = ()) -> SprtTest | None:
     """The tournament's SPRT (None without ``[sprt]``), with ``records`` counted."""
     return sprt_from_settings(tournament_settings(t), records)

@@ -25,7 +25,7 @@ from ..engine.declared import preflight
 from ..engine.process import EngineFault, EngineProcess, EngineSpec
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
-from ..record import Termination
+from ..record import GameRecord, Termination
 from ..rules import Game, make_game
 from .droprule import StartDecision
 from .pool import ask_coordinator
@@ -90,8 +90,9 @@ class Worker:
         proc.trace = trace
         return proc
 
-    def play(self, scheduled: ScheduledGame) -> dict[str, Any]:
-        """The record of one game; never raises (a bug must not stop the tournament)."""
+    def play(self, scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
+        """The record of one game, or the internal error (a dict) that stopped it; never
+        raises (a bug must not stop the tournament)."""
         try:
             return self._play(scheduled)
         except Exception as exc:
@@ -100,7 +101,7 @@ class Worker:
                 self.discard(name)
             return {"id": scheduled.index, "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
 
-    def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
+    def _play(self, scheduled: ScheduledGame) -> GameRecord:
         dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
         if dropped:
             limits = sorted({self.config.max_failures.get(scheduled.seats[s], 0) for s in dropped})
@@ -160,13 +161,12 @@ class Worker:
         running = name in self.engines and self.engines[name].alive
         return not running and ask_coordinator(name, default=StartDecision.START) is StartDecision.REFUSE
 
-    def _finish(self, record: dict[str, Any], scheduled: ScheduledGame) -> dict[str, Any]:
-        record["id"] = scheduled.index
-        record["round"] = scheduled.round
-        record["tournament"] = self.config.tournament
-        if record["termination"] != Termination.NORMAL:
-            log.warning("game %d: %s", scheduled.index, record["reason"])
-        return record
+    def _finish(self, record: GameRecord, scheduled: ScheduledGame) -> GameRecord:
+        if record.termination is not Termination.NORMAL:
+            log.warning("game %d: %s", scheduled.index, record.reason)
+        return record.model_copy(
+            update={"id": scheduled.index, "round": scheduled.round, "tournament": self.config.tournament}
+        )
 
     def retire(self, name: str) -> None:
         """Stop a healthy engine: quit, a grace period, then kill."""
@@ -275,6 +275,6 @@ def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, str]) -> list[s
         proctree.kill_adopted(set())  # whatever the engines left behind
 
 
-def play_in_worker(scheduled: ScheduledGame) -> dict[str, Any]:
+def play_in_worker(scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
     assert _worker is not None
     return _worker.play(scheduled)

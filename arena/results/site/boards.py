@@ -19,9 +19,9 @@ import json
 import math
 from typing import Any
 
+from ...record import GameRecord, replay_start
 from ...rules import Game, State, make_game
 from ...rules.picture import BoardPicture, Edge, Label
-from ..verify import initial_state
 
 RADIUS = 20.0  # circumradius of one hexagon, in SVG units
 WIDTH = math.sqrt(3) * RADIUS  # distance between neighbouring centres
@@ -102,7 +102,7 @@ def _label(label: Label, centres: Centres) -> list[Any]:
 # -- replaying a record -------------------------------------------------------
 
 
-def replay(record: dict[str, Any]) -> dict[str, Any]:
+def replay(record: GameRecord) -> dict[str, Any]:
     """Every position of a recorded game as the referee sees it, for the viewer.
 
     ``frames[k]`` describes the position after ``k`` plies: the cells that changed
@@ -112,7 +112,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     only, what the end of the game reveals.
     """
     game = make_game(record["game"], record["options"])
-    state = initial_state(game, record)
+    state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
     picture = game.picture()
     code, players = picture.codes, record["players"]
     before = list(state.cells)

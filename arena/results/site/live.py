@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ...record import GameRecord
 from ..sprt import SprtTest
 from . import SiteData, SiteWriter
 
@@ -36,11 +37,11 @@ class LiveSite:
         self._due = time.monotonic() + interval
         self._written = False
 
-    def on_start(self, total: int, stored: Sequence[dict[str, Any]], sprt: SprtTest | None) -> None:
+    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
         """The run starts from the games its folder holds."""
         self.data.records = list(stored)
 
-    def add(self, record: dict[str, Any], finished: int, total: int) -> None:
+    def add(self, record: GameRecord, finished: int, total: int) -> None:
         self.data.records.append(record)
         self.data.progress = (finished, total)
         if time.monotonic() >= self._due:
@@ -49,7 +50,7 @@ class LiveSite:
             spent = time.monotonic() - started
             self._due = time.monotonic() + max(self.interval, 4 * spent)
 
-    def finish(self, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
+    def finish(self, records: list[GameRecord], results: dict[str, Any]) -> None:
         """The final site: every stored game and the results the run wrote."""
         self.data.records = records
         self.data.results = results
