@@ -41,7 +41,7 @@ def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
     db = sqlite3.connect(out / "arena.db")
     rows = db.execute("SELECT id, record FROM games ORDER BY id").fetchall()
     assert [r[0] for r in rows] == list(range(expected_games))
-    records = [json.loads(r[1]) for r in rows]
+    records = [GameRecord.model_validate_json(r[1]) for r in rows]
     # every pairing plays the same number of games in each seat order
     orders = {}
     for rec in records:
