@@ -5,7 +5,9 @@ Each check starts the engine afresh (so one fault shows in one check), drives it
 through the real engine layer (:mod:`arena.engine.process` or :mod:`arena.engine.gtp`)
 and the referee's rules, and yields one :class:`Check` with PASS/FAIL, what went wrong,
 the exact lines exchanged (from an in-memory transcript) and the PROTOCOL.md section to
-read.  Checks that cannot run because the engine did not start are skipped.
+read.  Checks that cannot run because the engine did not start are skipped.  Whole games
+are played here, through the :class:`~arena.engine.player.Player` interface against
+built-in random players, not through :mod:`arena.match` (which stands above the engines).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from typing import Any
 
 from protocol import codec
 
-from ..match import TimeControl, play_game, starting_state
+from ..record import Termination
 from ..rules import GAMES, Game, IllegalMove, State, make_game
 from ..rules import bases as bases_rules
 from . import open_engine
-from .process import EngineFault, EngineProcess, EngineSpec, Reply
+from .conversation import Conversation
+from .player import EngineFault, Player, Reply, TimeLimit
+from .process import EngineProcess, EngineSpec
 
 MOVETIME_MS = 300  # the "move within movetime" check
 CLOCK_MS = 3000  # each seat's clock in the "move on a game clock" check
@@ -78,31 +82,32 @@ class _Failed(Exception):
 
 
 class _RandomSeat:
-    """The other seats in whole-game checks: random legal moves (never a swap, so a
-    swap is only ever tested where a check means to), in-process."""
+    """The other seats in whole-game checks, a Player in-process: random legal moves
+    (never a swap, so a swap is only ever tested where a check means to)."""
 
+    name = "arena-random"
     alive = True
 
     def __init__(self, game: Game, seed: int) -> None:
-        self.spec = EngineSpec("arena-random", ("(built in)",))
         self.game, self.rng = game, random.Random(seed)
-        self.state: State | None = None
 
-    def new_game(self, game, seat, players, option_tokens, seed, private) -> None:
-        self.state = None
+    def start(self) -> None:
+        pass
 
-    def go(self, position_line: str, go_line: str, limit: float) -> Reply:
-        position = codec.parse_command(position_line)
-        state = self.game.state_from_setup(position.setup)
-        for move in position.moves:
-            state.play(move)
+    def new_game(self, game: Game, seat: int, seed: int, private: Sequence[str]) -> None:
+        pass
+
+    def choose_move(self, state: State, limit: TimeLimit) -> Reply:
         moves = [m for m in state.legal_moves() if m != "swap"] if self.game.name in ("hex", "hexgo") else None
         return Reply(self.rng.choice(moves) if moves else state.random_move(self.rng), 0.0)
 
-    def game_over(self, line: str) -> None:
+    def game_over(self, scores: Sequence[float], reason: str) -> None:
         pass
 
     def quit(self) -> None:
+        pass
+
+    def kill(self) -> None:
         pass
 
 
@@ -160,7 +165,7 @@ class Conformance:
 
     def _check(self, name: str, hint: str, body: Callable[[], str]) -> Check:
         self._memory = _Memory()
-        self._engines: list[EngineProcess] = []
+        self._engines: list[Conversation] = []
         try:
             detail = body()
             return Check(name, True, detail)
@@ -180,7 +185,7 @@ class Conformance:
             return "docs/gtp.md (the GTP commands arena sends, and what it expects back)"
         return f"PROTOCOL.md {hint}"
 
-    def _start(self, spec: EngineSpec | None = None) -> EngineProcess:
+    def _start(self, spec: EngineSpec | None = None) -> Conversation:
         engine = open_engine(spec or self.spec)
         engine.trace = self._memory
         self._engines.append(engine)
@@ -234,24 +239,17 @@ class Conformance:
         state = build(game)
         seat = state.current_player()
         engine = self._start()
-        engine.new_game(game.name, seat, game.players, game.option_tokens(), 12345, state.private_info(seat))
-        go = codec.format_go(None, None, POSITION_MOVETIME_MS)
-        reply = engine.go(
-            codec.format_position(state.setup_token(), state.moves), go, (POSITION_MOVETIME_MS + MARGIN_MS) / 1000
-        )
+        engine.new_game(game, seat, 12345, state.private_info(seat))
+        reply = engine.choose_move(state, _movetime_limit(POSITION_MOVETIME_MS))
         move = self._legal(state, reply)
         return f"answered {move} after {' '.join(state.moves) or 'the start'}"
 
     def _movetime(self, game_name: str) -> str:
         game = make_game(game_name, CHECK_OPTIONS[game_name])
-        state, _ = starting_state(game, 7)
+        state = game.initial_state(7)
         engine = self._start()
-        engine.new_game(game.name, 0, game.players, game.option_tokens(), 7, state.private_info(0))
-        reply = engine.go(
-            codec.format_position(state.setup_token(), state.moves),
-            codec.format_go(None, None, MOVETIME_MS),
-            (MOVETIME_MS + MARGIN_MS) / 1000,
-        )
+        engine.new_game(game, 0, 7, state.private_info(0))
+        reply = engine.choose_move(state, _movetime_limit(MOVETIME_MS))
         move = self._legal(state, reply)
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms (movetime {MOVETIME_MS})"
 
@@ -259,11 +257,12 @@ class Conformance:
         """A move when the tournament has a game clock and no movetime (``go time ...`` alone):
         an engine that waits for a movetime never moves in such a tournament."""
         game = make_game(game_name, CHECK_OPTIONS[game_name])
-        state, _ = starting_state(game, 9)
+        state = game.initial_state(9)
         engine = self._start()
-        engine.new_game(game.name, 0, game.players, game.option_tokens(), 9, state.private_info(0))
-        go = codec.format_go([CLOCK_MS] * game.players, None, None)
-        reply = engine.go(codec.format_position(state.setup_token(), state.moves), go, (CLOCK_MS + MARGIN_MS) / 1000)
+        engine.new_game(game, 0, 9, state.private_info(0))
+        reply = engine.choose_move(
+            state, TimeLimit((CLOCK_MS + MARGIN_MS) / 1000, clocks_ms=(CLOCK_MS,) * game.players)
+        )
         move = self._legal(state, reply)
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms with {CLOCK_MS} ms on each clock"
 
@@ -273,8 +272,7 @@ class Conformance:
         plies = []
         for number in range(2):
             seat = number % game.players
-            records = self._whole_game(game, engine, seat, seed=100 + number)
-            plies.append(str(len(records["moves"])))
+            plies.append(str(self._whole_game(game, engine, seat, seed=100 + number)))
             if not engine.alive:
                 raise _Failed(f"the engine exited after game {number + 1}: it must wait for the next 'newgame'")
         return f"two games in one process, {' and '.join(plies)} plies, seats 0 and 1"
@@ -289,10 +287,8 @@ class Conformance:
     def _quit(self) -> str:
         engine = self._start()
         start = time.monotonic()
-        engine.send("quit", start + 1.0)
-        try:
-            engine.proc.wait(1.0)
-        except Exception:
+        engine.transport.send("quit", start + 1.0)
+        if not engine.transport.wait_exit(1.0):
             raise _Failed(
                 "still running 1 s after 'quit' (arena kills it then, but waits that second "
                 "at the end of every tournament)"
@@ -301,25 +297,36 @@ class Conformance:
 
     # -- helpers ---------------------------------------------------------------
 
-    def _whole_game(self, game: Game, engine: EngineProcess, seat: int, seed: int) -> dict:
-        seats: list = [_RandomSeat(game, seed + s) for s in range(game.players)]
-        seats[seat] = engine
-        record = play_game(
-            game,
-            seats,
-            seed=seed,
-            names=[f"seat{s}" for s in range(game.players)],
-            time_control=TimeControl(movetime_ms=POSITION_MOVETIME_MS, margin_ms=MARGIN_MS),
-        ).record
-        if record["forfeit_seat"] == seat:
-            raise _Failed(f"lost game {seed} as seat {seat}: {record['termination']}: {record['reason']}")
-        return record
+    def _whole_game(self, game: Game, engine: Player, seat: int, seed: int) -> int:
+        """Play ``engine`` in ``seat`` against random players to the end, as a match would
+        (gameover included); the plies played, or _Failed if the engine lost by a fault."""
+        players: list[Player] = [_RandomSeat(game, seed + s) for s in range(game.players)]
+        players[seat] = engine
+        state = game.initial_state(seed)
+        limit = _movetime_limit(POSITION_MOVETIME_MS)
+        lost = lambda code, reason: _Failed(f"lost game {seed} as seat {seat}: {code}: {reason}")
+        try:  # only the engine can fault: the random players never do
+            for s, player in enumerate(players):
+                player.new_game(game, s, seed, state.private_info(s))
+            while not state.is_terminal():
+                reply = players[state.current_player()].choose_move(state, limit)
+                if reply.move is None:
+                    raise lost(Termination.RESIGN, "resigned")
+                try:
+                    state.play(reply.move)
+                except IllegalMove as exc:
+                    raise lost(Termination.ILLEGAL, f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
+        except EngineFault as exc:
+            raise lost(exc.code, exc.reason) from None
+        for player in players:
+            if player.alive:
+                player.game_over(state.scores(), state.end_reason())
+        return len(state.moves)
 
-    def _isready(self, engine: EngineProcess, when: str) -> None:
-        deadline = time.monotonic() + engine.start_limit
-        engine.send("isready", deadline)
+    def _isready(self, engine: Conversation, when: str) -> None:
+        assert isinstance(engine, EngineProcess)  # a protocol v1 check: GTP has no isready
         try:
-            engine._await_ready(deadline)
+            engine.isready()
         except EngineFault as exc:
             raise _Failed(f"no readyok {when}: {exc.reason}") from None
 
@@ -341,7 +348,7 @@ def _random_until(game: Game, accept: Callable[[State], bool], seed: int = 1, tr
     """The first position of seeded random games that ``accept`` takes (not over)."""
     rng = random.Random(seed)
     for _ in range(tries):
-        state, _ = starting_state(game, rng.randrange(1 << 30))
+        state = game.initial_state(rng.randrange(1 << 30))
         while not state.is_terminal():
             if accept(state):
                 return state
@@ -379,7 +386,7 @@ def _hexgo_after_captures(game: Game) -> State:
 
 
 def _posies_private(game: Game) -> State:
-    state, _ = starting_state(game, 3)
+    state = game.initial_state(3)
     while state.current_player() != 2:
         state.play(state.random_move(random.Random(len(state.moves))))
     return state
@@ -402,6 +409,11 @@ POSITIONS: dict[str, list[tuple[str, Callable[[Game], State], dict[str, Any] | N
     "hexgo": [("after captures", _hexgo_after_captures, None)],
     "posies": [("three seats, hidden colour ('private' line), seat 2 to move", _posies_private, None)],
 }
+
+
+def _movetime_limit(movetime_ms: int) -> TimeLimit:
+    """A fixed time per move, and the referee's margin over it."""
+    return TimeLimit((movetime_ms + MARGIN_MS) / 1000, movetime_ms)
 
 
 def format_check(check: Check) -> list[str]:

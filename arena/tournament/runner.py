@@ -23,9 +23,9 @@ import multiprocessing_logging
 
 from protocol import codec
 
-from ..engine import open_engine, proctree
+from ..engine import Conversation, open_engine, proctree
 from ..engine.declared import preflight
-from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineProcess, EngineSpec
+from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
 from ..results.export import (
@@ -78,12 +78,12 @@ class _Worker:
     def __init__(self, config: WorkerConfig, dropped: Sequence[int] = ()) -> None:
         self.config = config
         self.game: Game = make_game(config.game, config.options)
-        self.engines: dict[str, EngineProcess] = {}
+        self.engines: dict[str, Conversation] = {}
         self.names = list(config.engines)
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
         self.stopping = False  # SIGTERM came: kill the engines, no grace, no waiting
 
-    def engine(self, name: str, trace: Any = None) -> EngineProcess:
+    def engine(self, name: str, trace: Any = None) -> Conversation:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
         on if it starts now); raises EngineFault if it cannot start."""
         proc = self.engines.get(name)
@@ -126,7 +126,7 @@ class _Worker:
             )
         transcript = self._transcript(scheduled)
         try:
-            procs: list[EngineProcess] = []
+            procs: list[Conversation] = []
             for seat, name in enumerate(scheduled.seats):
                 try:
                     procs.append(self.engine(name, transcript and transcript.seat(seat, name)))
@@ -217,12 +217,7 @@ class _Worker:
         and without logging: after a signal the interrupted code may hold their locks
         (subprocess's wait lock, a log queue's).  The kernel reaps them once this worker exits."""
         for proc in list(self.engines.values()):
-            if proc.proc is not None:
-                try:
-                    os.killpg(proc.proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            proctree.kill_tagged(proc._tag, quiet=True)
+            proc.transport.kill_unwaited()
         proctree.kill_adopted(set(), quiet=True)
 
 
