@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..record import Termination
 from ..rules import Game, State
@@ -54,12 +54,12 @@ class EngineSpec:
     env: tuple[tuple[str, str], ...] = ()  # environment variables set for the engine
 
 
-@dataclass(frozen=True, slots=True)
-class TimeLimit:
+class TimeLimit(NamedTuple):
     """What one move may take.  ``seconds`` is the referee's limit, margin included: an
     answer measured over it is a time loss.  The rest is what the engine is told of its
     time (PROTOCOL.md section 5): a fixed time per move, and with a game clock every
-    seat's time left (never below 0) and, when any seat has one, every seat's increment."""
+    seat's time left (never below 0) and, when any seat has one, every seat's increment.
+    A named tuple: with a game clock the match makes one every move, and it is cheap."""
 
     seconds: float
     movetime_ms: int | None = None
