@@ -153,7 +153,9 @@ def _play_moves(
     move_info: list[dict[str, int | float] | None],
 ) -> None:
     clocks = [tc.base_ms or 0 for tc in tcs] if tcs[0].base_ms is not None else None  # all or none have one
-    incs = tuple(tc.inc_ms for tc in tcs) if clocks is not None and any(tc.inc_ms for tc in tcs) else None
+    incs = (
+        tuple(tc.inc_ms for tc in tcs) if clocks is not None and any(tc.inc_ms for tc in tcs) else None
+    )  # no 'inc 0,0'
     # Without a game clock a seat's limit is the same for every move: one object, built once.
     fixed = [TimeLimit(_move_limit(tc, None), tc.movetime_ms) for tc in tcs]
     while not state.is_terminal():
