@@ -6,9 +6,14 @@ loaded; then SIGTERM raises KeyboardInterrupt like Ctrl-C, which every command t
 one line (and a run into a clean stop that keeps finished games).
 """
 
-import _signal  # the C module itself: 'import signal' builds enums for milliseconds a Ctrl-C could land in
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # _signal has no stubs; signal's are the same functions, typed
+    import signal as _signal
+else:  # the C module itself: 'import signal' builds enums for milliseconds a Ctrl-C could land in
+    import _signal
 
 
 def _interrupted_at_start(signum: int, frame: object) -> None:

@@ -7,28 +7,26 @@ folder, unreadable records) is reported as one clear message and exit code 2.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
-import secrets
 import shlex
-import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+# Only what the commands' declarations need is imported here: `arena --version`, `--help` and
+# an input error answer at once. Each command imports the modules it uses (numpy, pydantic,
+# the engines, the referee) when it runs.
 from .bench import SECTIONS as BENCH_SECTIONS
-from .engine.process import EngineSpec
-from .engine.trace import trace_path
-from .match import TimeControl, starting_state
-from .results.logfile import RunLog
-from .results.store import StorageError, failure_text
-from .results.verify import RecordError, verify_lines
-from .rules import GAMES, OptionError, make_game
-from .tournament.config import ConfigError, load_tournament, resolve_program
-from .tournament.progress import Progress
+from .rules import GAMES
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .engine.process import EngineSpec
+    from .tournament.progress import Mode
 
 
 class Failure(click.ClickException):
@@ -97,26 +95,33 @@ def run(
     cluster_address: str | None,
 ) -> None:
     """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
+    import sqlite3
+
+    from .engine.trace import trace_path
+    from .results.store import StorageError, failure_text
     from .tournament.cluster import ClusterError, ClusterSpec
+    from .tournament.config import ConfigError, load_tournament
+    from .tournament.progress import Progress
     from .tournament.runner import run_tournament
 
     try:
         t = load_tournament(tournament_file)
     except ConfigError as exc:
         raise Failure(str(exc)) from None
+    address = cluster_address if cluster_address is not None else t.data.cluster.address if t.data.cluster else None
     cluster = None
-    if cluster_address is not None or t.data.cluster:
+    if address is not None:
         where = "--cluster" if cluster_address is not None else f"{tournament_file}: [cluster] address"
         try:
             cluster = ClusterSpec.parse(
-                cluster_address if cluster_address is not None else t.data.cluster.address,
+                address,
                 echo=lambda text: click.echo(text, err=True),
             )
         except ClusterError as exc:
             raise Failure(f"{where}: {exc}") from None
     out = out or Path("out") / t.name
 
-    mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
+    mode: Mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
     note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
     progress = Progress(
         [e.name for e in t.engines], t.game.players, mode, report_every=report_every, echo=_say, game_note=note
@@ -233,6 +238,8 @@ def play(
     """Play games between engine COMMANDS (one quoted command line per seat)."""
     if trace and trace_dir is None:
         trace_dir = Path("traces")
+    from .match import TimeControl
+    from .rules import OptionError, games_speaking, make_game
     from .tournament.series import StartFailure, play_series
 
     try:
@@ -246,8 +253,9 @@ def play(
     given_names = _per_seat("--name", names, seats, allow_one=False)
     setoptions = _seat_items("--engine-option", engine_options, seats, split_value=True)
     init_lines = _seat_items("--init", inits, seats, split_value=False)
-    if "gtp" in protocol_of and game_name != "hex":
-        raise Failure(f"--protocol gtp: arena drives GTP engines for hex only, not {game_name}")
+    if "gtp" in protocol_of and "gtp" not in game.protocols:
+        only = ", ".join(games_speaking("gtp"))
+        raise Failure(f"--protocol gtp: arena drives GTP engines for {only} only, not {game_name}")
     for seat in range(seats):
         if protocol_of[seat] == "gtp" and setoptions[seat]:
             raise Failure(
@@ -260,6 +268,8 @@ def play(
         for seat, cmd in enumerate(commands)
     ]
     if seed is None:
+        import secrets
+
         seed = secrets.randbits(63)
     click.echo(f"seed: {seed} (replay with --seed {seed})")
     tc = TimeControl(
@@ -288,6 +298,8 @@ def play(
 
 def _show_game(game: Any, played: Any, games: int, record: Path | None, points: dict[str, float]) -> None:
     """Print one finished game of ``arena play``, append its record, count its points."""
+    from .record import starting_state
+
     rec = played.record
     state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
     for move in rec["moves"]:
@@ -297,7 +309,7 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
     click.echo(state.render())
     click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
     _score(points, rec)
-    text = json.dumps(rec, indent=None)
+    text = json.dumps(rec.to_json(), indent=None)
     if record:
         try:
             with record.open("a", encoding="utf-8") as f:
@@ -341,6 +353,7 @@ def check_engine(
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
     from .engine.conformance import Conformance, format_check
+    from .engine.process import EngineSpec
 
     if inits and protocol != "gtp":
         raise Failure("--init is for GTP engines (--protocol gtp); a protocol-1 engine gets options instead")
@@ -368,6 +381,8 @@ def verify(records) -> None:
     Prints one JSON verdict per record. Exit 0 if all are legal, 1 if any is
     not, 2 if the input cannot be read.
     """
+    from .results.verify import RecordError, verify_lines
+
     all_ok = True
     try:
         for verdict in verify_lines(records, getattr(records, "name", "<stdin>")):
@@ -393,6 +408,7 @@ def results(folder: Path, fmt: str) -> None:
     """Print the standings, Bradley-Terry Elo, head to head and per-engine statistics of the
     tournament in FOLDER (finished or still running), without changing the folder."""
     from .results.export import render, summarize_folder
+    from .results.store import StorageError
 
     try:
         summary = summarize_folder(folder)
@@ -447,7 +463,7 @@ def export() -> None:
 def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: bool) -> None:
     """Write the Hex games of FOLDER as SGF that HexGui opens (FF[4] GM[11])."""
     from .results.sgf import SgfError, hex_collection_sgf, hex_game_sgf
-    from .results.store import read_folder
+    from .results.store import StorageError, read_folder
 
     try:
         _, records = read_folder(folder)
@@ -588,8 +604,11 @@ def _score(points: dict[str, float], record: dict[str, Any]) -> None:
 
 
 def _spec_from_command(
-    seat: int, command: str, protocol: str = "arena", options: list[tuple[str, str]] = (), init: list[str] = ()
+    seat: int, command: str, protocol: str = "arena", options: Sequence[tuple[str, str]] = (), init: Sequence[str] = ()
 ) -> EngineSpec:
+    from .engine.process import EngineSpec
+    from .tournament.config import ConfigError, resolve_program
+
     try:
         argv = shlex.split(command)
     except ValueError as exc:
@@ -612,6 +631,10 @@ def _result_text(record: dict[str, Any]) -> str:
 
 
 def _setup_logging(out: Path) -> None:
+    import logging
+
+    from .results.logfile import RunLog
+
     out.mkdir(parents=True, exist_ok=True)
     handler = RunLog(out / "arena.log")
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))

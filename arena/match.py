@@ -8,9 +8,7 @@ PROTOCOL.md section 7); it never raises out of :func:`play_game`.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,8 +20,21 @@ from protocol import codec
 from .engine.conversation import HANDSHAKE_TIMEOUT
 from .engine.player import EngineFault, EngineSpec, Player, TimeLimit
 from .engine.transport import EXIT_WAIT, QUIT_GRACE
-from .record import Termination
+from .record import GameRecord, Termination, derive_seed, forfeit_result, starting_state
 from .rules import Game, IllegalMove, State
+
+# derive_seed and starting_state live in arena.record beside the record; the layers above
+# the match may still take them from here.
+__all__ = [
+    "MAX_MOVE_MS",
+    "GameResult",
+    "TimeControl",
+    "derive_seed",
+    "forfeit_before_start",
+    "longest_game_s",
+    "play_game",
+    "starting_state",
+]
 
 log = logging.getLogger("arena.match")
 
@@ -42,16 +53,10 @@ class TimeControl:
 
 @dataclass
 class GameResult:
-    """A finished game: the JSON record plus the seats whose engine must be restarted."""
+    """A finished game: its record plus the seats whose engine must be restarted."""
 
-    record: dict[str, Any]
+    record: GameRecord
     faulted_seats: list[int] = field(default_factory=list)
-
-
-def derive_seed(*parts: object) -> int:
-    """A stable 63-bit seed from any parts (stable across processes and runs)."""
-    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1
 
 
 class _Forfeit(Exception):
@@ -94,47 +99,25 @@ def play_game(
         _play_moves(state, engines, per_seat, times_ms, move_info)
     except _Forfeit as exc:
         forfeit = exc
-    record = _record(game, state, names, seed, engine_seeds, times_ms, forfeit)
-    record["deal"] = deal
+    later: dict[str, Any] = {"deal": deal}
     if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
-        record["move_info"] = move_info
-    record["started"] = started.isoformat(timespec="seconds")
-    record["duration_s"] = round(time.monotonic() - t0, 3)
+        later["move_info"] = move_info
+    later["started"] = started.isoformat(timespec="seconds")
+    later["duration_s"] = round(time.monotonic() - t0, 3)
     if opening:
-        record["opening_plies"] = len(opening)  # the first moves were the book's, untimed
+        later["opening_plies"] = len(opening)  # the first moves were the book's, untimed
+    record = _record(game, state, names, seed, engine_seeds, times_ms, forfeit, later)
     _tell_result(engines, record)
     return GameResult(record, [forfeit.seat] if forfeit and forfeit.code not in ("illegal", "resign") else [])
 
 
 def forfeit_before_start(
     game: Game, seed: int, names: Sequence[str], seat: int | Sequence[int], code: str, reason: str
-) -> dict[str, Any]:
+) -> GameRecord:
     """The record of a game lost before its first move (an engine would not start, or
     was dropped); ``seat`` may list several seats, who then share the last place."""
     state, deal = starting_state(game, seed, names)
-    return {**_record(game, state, names, seed, [], [], _Forfeit(seat, code, reason)), "deal": deal}
-
-
-def starting_state(game: Game, seed: int, names: Sequence[str] = (), deal: int | None = None) -> tuple[State, int]:
-    """The setup ``seed`` gives, with its hidden part dealt from ``deal`` (a new deal, see
-    :func:`new_deal`, when None; a replay passes the record's)."""
-    if deal is None:
-        deal = new_deal(game, seed, names)
-    state = game.initial_state(seed)
-    state.deal(deal)
-    return state, deal
-
-
-def new_deal(game: Game, seed: int, names: Sequence[str]) -> int:
-    """The seed of a game's hidden part.  Where seats hide information (Posies variant 2) it
-    is drawn from the operating system's randomness when the game starts and is known only
-    to the referee until the record is written at the end: a deal derived from the master
-    seed could be computed by any engine that reads the tournament file, or that tries
-    small seeds against the public setup.  Other games keep a deal derived from the seed and
-    the seat order, so their reruns are identical."""
-    if game.hides_information:
-        return secrets.randbits(63)
-    return derive_seed(seed, "deal", *names)
+    return _record(game, state, names, seed, [], [], _Forfeit(seat, code, reason), {"deal": deal})
 
 
 def _announce(game: Game, state: State, engines: Sequence[Player], engine_seeds: list[int]) -> None:
@@ -226,8 +209,10 @@ def _record(
     engine_seeds: list[int],
     times_ms: list[int],
     forfeit: _Forfeit | None,
-) -> dict[str, Any]:
-    record: dict[str, Any] = {
+    later: dict[str, Any],
+) -> GameRecord:
+    """The game's record; ``later`` holds the fields after the result (deal, timing)."""
+    fields: dict[str, Any] = {
         "game": game.name,
         "options": game.options.model_dump(),
         "setup": state.setup_token(),
@@ -238,9 +223,9 @@ def _record(
         "times_ms": times_ms,
     }
     if forfeit is not None:
-        scores, places = _forfeit_result(state, forfeit.seats)
+        scores, places = forfeit_result(state, forfeit.seats)
         who = ", ".join(f"{names[s]} (seat {s})" for s in forfeit.seats)
-        record.update(
+        fields.update(
             termination=forfeit.code,
             reason=f"{who}: {forfeit.reason}",
             forfeit_seat=forfeit.seat,
@@ -250,8 +235,8 @@ def _record(
             details={},
         )
     else:
-        record.update(
-            termination="normal",
+        fields.update(
+            termination=Termination.NORMAL,
             reason=state.end_reason(),
             forfeit_seat=None,
             winner=state.winner(),
@@ -259,29 +244,10 @@ def _record(
             places=state.places(),
             details=state.details(),
         )
-    return record
+    return GameRecord(**fields, **later)
 
 
-def _forfeit_result(state: State, offenders: Sequence[int]) -> tuple[list[float], list[int]]:
-    """Scores and places after a forfeit (PROTOCOL.md section 7): the offender is last
-    alone (several offenders share the last place); with more than two seats the
-    others are placed by their scores so far."""
-    players = state.game.players
-    bad = set(offenders)
-    flat = [0.0 if seat in bad else 1.0 for seat in range(players)]
-    if players == 2:
-        scores = flat
-    else:
-        try:
-            scores = [float(s) for s in state.scores()]
-        except ValueError:  # a game without running scores: the others share first place
-            scores = flat
-    others = [scores[s] for s in range(players) if s not in bad]
-    places = [len(others) if seat in bad else sum(1 for o in others if o > scores[seat]) for seat in range(players)]
-    return scores, places
-
-
-def _tell_result(engines: Sequence[Player], record: dict[str, Any]) -> None:
+def _tell_result(engines: Sequence[Player], record: GameRecord) -> None:
     for engine in engines:
         if engine.alive:
-            engine.game_over(record["scores"], record["reason"])
+            engine.game_over(record.scores or [], record.reason or "")

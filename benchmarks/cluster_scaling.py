@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.record import GameRecord  # noqa: E402
 from arena.results.ratings import standings  # noqa: E402
 from arena.results.store import GameStore  # noqa: E402
 from arena.tournament.cluster import ClusterGames, ClusterSpec  # noqa: E402
@@ -67,7 +68,7 @@ class _Timed(ClusterSpec):
 READY: list[float] = []
 
 
-def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float, float, list[dict]]:
+def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float, float, list[GameRecord]]:
     """Seconds from the start to the last game stored, of which the cluster's start-up
     (connecting, or starting a LocalCluster, and the handshake), and the records."""
     READY.clear()
@@ -80,10 +81,10 @@ def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float
     return arrivals[-1] - start, startup, stored_records(out)
 
 
-def stored_records(out: Path) -> list[dict]:
+def stored_records(out: Path) -> list[GameRecord]:
     db = sqlite3.connect(out / "arena.db")
     try:
-        return [json.loads(r[0]) for r in db.execute("SELECT record FROM games ORDER BY id")]
+        return [GameRecord.model_validate(json.loads(r[0])) for r in db.execute("SELECT record FROM games ORDER BY id")]
     finally:
         db.close()
 
@@ -118,11 +119,15 @@ def scaling(folder: Path, counts: list[int], sleep_ms: float, rounds: int) -> No
 
 def _canned(config, scheduled, dropped):
     """A game's task that plays nothing: the template record, renamed for this game."""
-    record = dict(TEMPLATE)
-    record.update(
-        id=scheduled.index, round=scheduled.round, players=list(scheduled.seats), tournament=config.tournament
+    return GameRecord.model_validate(
+        {
+            **TEMPLATE,
+            "id": scheduled.index,
+            "round": scheduled.round,
+            "players": list(scheduled.seats),
+            "tournament": config.tournament,
+        }
     )
-    return record
 
 
 TEMPLATE: dict = {}
@@ -139,9 +144,9 @@ class _InstantSpec(_Timed):
         return games
 
 
-def coordinator(folder: Path, games: int, template: dict, workers: int) -> None:
+def coordinator(folder: Path, games: int, template: GameRecord, workers: int) -> None:
     TEMPLATE.clear()
-    TEMPLATE.update(template)
+    TEMPLATE.update(template.to_json())
     rounds = max(1, games // (ENGINES * (ENGINES - 1)))
     path = tournament_file(folder, sleep_ms=0, rounds=rounds, workers=workers)
     seconds, startup, records = timed_run(path, folder / "instant", _InstantSpec(f"local:{workers}", print))

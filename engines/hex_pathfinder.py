@@ -7,7 +7,9 @@ It swaps, like the seed's computer player, when Red's first stone is off the edg
 """
 
 from collections import deque
+from typing import cast
 
+from arena.rules import State
 from arena.rules.hex import EMPTY, RED, SWAP, HexState
 from protocol.sdk import Clock, Engine, run
 
@@ -43,7 +45,8 @@ class Pathfinder(Engine):
     name = "pathfinder"
     author = "arena"
 
-    def choose_move(self, state: HexState, clock: Clock) -> str:
+    def choose_move(self, state: State, clock: Clock) -> str:
+        state = cast(HexState, state)  # a Hex engine: it is only ever run on Hex
         me = state.current_player()
         if state.swap_allowed():
             r, c = state.game.board.coords[state.game.board.index(state.moves[0])]

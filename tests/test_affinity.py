@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from helpers import ROOT, engine_toml, run_arena, write_tournament
 
 from arena.tournament.pool import WorkerPool
@@ -47,6 +48,7 @@ def test_unpinned_workers_keep_the_whole_mask():
     assert own == inherited == sorted(os.sched_getaffinity(0))
 
 
+@pytest.mark.slow
 def test_a_tournament_with_affinity_plays_to_the_end(tmp_path):
     engines = engine_toml("random", "{python}", "-m", "engines.random_engine") + engine_toml(
         "pathfinder", "{python}", "-m", "engines.hex_pathfinder"
@@ -57,6 +59,7 @@ def test_a_tournament_with_affinity_plays_to_the_end(tmp_path):
     assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == 4
 
 
+@pytest.mark.slow
 def test_without_cpu_affinity_a_tournament_still_runs_and_says_it_cannot_pin(tmp_path):
     # As on systems without sched_getaffinity / sched_setaffinity (macOS, for one).
     engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(

@@ -123,6 +123,7 @@ def test_malformed_records_for_verify(data, parts):
         assert part in bad[0]["error"]["reason"], bad[0]
 
 
+@pytest.mark.slow
 def test_arena_writes_only_inside_its_output_folder(tmp_path):
     """Whatever the tournament file says, arena's own files go to out/<name>/ only."""
     zoo = Path(__file__).resolve().parent / "engines" / "zoo_engine.py"

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)  # every section, Chromium included, on a machine that may be shared
 def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     out = tmp_path / "bench.json"
@@ -60,6 +61,7 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     assert {t["status"] for t in data["targets"]} <= {"met", "MISSED", "n/a"}
 
 
+@pytest.mark.slow
 def test_python_instant_engine_plays_a_legal_game():
     """The stand-in used when gcc is missing speaks the protocol and plays legal Hex."""
     engine = f"{sys.executable} {ROOT / 'benchmarks' / 'instant_engine.py'}"
@@ -75,6 +77,7 @@ def test_python_instant_engine_plays_a_legal_game():
     assert record["termination"] == "normal" and record["winner"] in (0, 1)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_the_cluster_scaling_benchmark_runs_end_to_end():
     """benchmarks/cluster_scaling.py --quick: every part prints its figures (a benchmark that

@@ -78,6 +78,7 @@ def cluster():
             yield local, client
 
 
+@pytest.mark.slow
 def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
     path = write_tournament(tmp_path, deterministic_engines(), rounds=2, seed=11, workers=2)
     local = run_arena("run", path, "--out", tmp_path / "local", "-q")
@@ -98,6 +99,7 @@ def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
     assert local.stdout.split("\n\n")[1] == remote.stdout.split("\n\n")[1]  # the printed table
 
 
+@pytest.mark.slow
 def test_bad_cluster_address_is_a_clear_error(tmp_path):
     path = write_tournament(tmp_path, deterministic_engines())
     for address, words in (("nowhere", "tcp://host:8786"), ("local:0", "local:N"), ("", "tcp://host:8786")):
@@ -109,6 +111,7 @@ def test_bad_cluster_address_is_a_clear_error(tmp_path):
     assert result.returncode == 2 and "[cluster] address" in result.stderr and str(path) in result.stderr
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_game_has_its_game_played_again_once(tmp_path, cluster):
     local, client = cluster
     path = write_tournament(
@@ -155,6 +158,7 @@ def test_a_worker_killed_mid_game_has_its_game_played_again_once(tmp_path, clust
     assert pids[killed["address"]] not in alive  # it was really killed
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_the_drop_rule_never_starts_an_engine_past_its_limit_on_a_cluster(tmp_path, cluster):
     """Two Dask workers: the dud's first two games would run at once, one ending a move
@@ -212,6 +216,7 @@ def test_a_workers_refusal_reaches_the_coordinator_whole():
     assert str(back) == "node7 (pid 9): engine a: handshake: not found"
 
 
+@pytest.mark.slow
 def test_a_cluster_where_no_worker_can_start_the_engines_is_refused(tmp_path):
     path = bots_tournament(tmp_path)
     env = dict(os.environ, BOTS=str(tmp_path / "missing"), PYTHONPATH=str(ROOT))
@@ -222,6 +227,7 @@ def test_a_cluster_where_no_worker_can_start_the_engines_is_refused(tmp_path):
     assert stored_count(tmp_path / "out") == 0
 
 
+@pytest.mark.slow
 def test_a_worker_that_joins_later_without_the_engines_sends_its_game_back(tmp_path, monkeypatch):
     path = bots_tournament(tmp_path, rounds=12, fault="good+slow")
     monkeypatch.setenv("BOTS", str(tmp_path / "bots"))
@@ -252,6 +258,7 @@ def test_a_worker_that_joins_later_without_the_engines_sends_its_game_back(tmp_p
     assert len(refusals) == 1 and "gets no more games" in refusals[0], said
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_an_engine_is_named_before_any_game(tmp_path, monkeypatch):
     path = bots_tournament(tmp_path)
     monkeypatch.setenv("BOTS", str(tmp_path / "bots"))
@@ -287,6 +294,7 @@ def test_a_worker_that_cannot_start_an_engine_is_named_before_any_game(tmp_path,
     assert len((tmp_path / "pids").read_text().split()) == 2
 
 
+@pytest.mark.slow
 def test_a_coordinator_killed_with_9_resumes_from_its_database(tmp_path):
     marker = tmp_path / "pids"
     env = dict(os.environ, ZOO_PIDS=str(marker), PYTHONPATH=str(ROOT))

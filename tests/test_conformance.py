@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from arena.engine.conformance import AFTER_SWAP, Conformance
+from arena.engine.conformance import Conformance
 from arena.engine.process import EngineSpec
+from arena.rules.hex import AFTER_SWAP
 from tests.helpers import ROOT, run_arena
 
 PY = sys.executable
@@ -21,6 +22,7 @@ def checks(command, games=(), protocol="arena"):
     return list(Conformance(spec, games).run())
 
 
+@pytest.mark.slow
 def test_the_bundled_engines_pass():
     for command, games in [
         ((PY, "-m", "engines.random_engine"), ("hex", "groups", "bases", "hexgo", "posies")),
@@ -72,6 +74,7 @@ def test_each_broken_engine_fails_exactly_its_check(fault, games, failing):
     assert all(p is None for p in others) if failing == "handshake" else all(others)
 
 
+@pytest.mark.slow
 def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
     good = run_arena("check-engine", "--game", "hex", PY, "-m", "engines.random_engine")
     assert good.returncode == 0, good.stdout + good.stderr
@@ -87,6 +90,7 @@ def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
 
+@pytest.mark.slow
 def test_a_gtp_engine_is_checked_with_its_init_commands_and_pointed_to_the_gtp_guide():
     good = run_arena("check-engine", "-p", "gtp", "--init", "param_game allow_swap 1", PY, GTP)
     assert good.returncode == 0, good.stdout

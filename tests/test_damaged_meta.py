@@ -14,6 +14,7 @@ def played(tmp_path_factory):
     return path, tmp / "out"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command,key",
     [("results", "settings"), ("results", "dropped"), ("run", "settings"), ("run", "dropped"), ("report", "settings")],

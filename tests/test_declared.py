@@ -37,11 +37,13 @@ def tournament(tmp_path, options: str, game: str = "hex", game_options: str = "s
     return write_tournament(tmp_path, engines, game=game, options=game_options)
 
 
+@pytest.mark.slow
 def test_declared_options_with_fitting_values_are_accepted(tmp_path):
     result = run_arena("run", tournament(tmp_path, "options = { depth = 9, book = true }"), "--out", tmp_path / "o")
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_undeclared_or_unfitting_options_are_refused_before_the_first_game(tmp_path):
     cases = [
         (
@@ -60,6 +62,7 @@ def test_undeclared_or_unfitting_options_are_refused_before_the_first_game(tmp_p
         assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ["options = { depth = 3 }", "max_failures = 1", ""])
 def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path, entry):
     """With options or without, it is started once before the first game and the run is
@@ -76,6 +79,7 @@ def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path, entr
     assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
 
 
+@pytest.mark.slow
 def test_a_refused_entry_once_fixed_runs_in_the_same_folder(tmp_path):
     """The refusal says to fix the entry: the folder it left holds no games, so the fixed
     file's settings take it over instead of being refused as a change."""
@@ -87,6 +91,7 @@ def test_a_refused_entry_once_fixed_runs_in_the_same_folder(tmp_path):
     assert len((out / "games.jsonl").read_text().splitlines()) == 2
 
 
+@pytest.mark.slow
 def test_a_cluster_refuses_an_engine_that_declares_another_game_before_any_game(tmp_path):
     pytest.importorskip("distributed")
     out = tmp_path / "o"
@@ -118,6 +123,7 @@ def test_play_refuses_an_engine_that_declares_another_game(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_play_refuses_an_undeclared_engine_option(tmp_path):
     script = tmp_path / "declaring.py"
     script.write_text(DECLARING)
@@ -128,6 +134,7 @@ def test_play_refuses_an_undeclared_engine_option(tmp_path):
     assert "option 'ponder' is not one the engine declared (it declares depth" in result.stderr
 
 
+@pytest.mark.slow
 def test_no_increment_key_without_an_increment(tmp_path):
     seen = tmp_path / "seen.txt"
     spy = f"{PY} {ROOT / 'tests' / 'engines' / 'spy_engine.py'} {seen}"
@@ -137,6 +144,7 @@ def test_no_increment_key_without_an_increment(tmp_path):
     assert gos and all(re.fullmatch(r"go time \d+,\d+", g) for g in gos), gos[:3]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "declaration,problem",
     [

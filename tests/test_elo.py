@@ -7,6 +7,7 @@ import random
 import pytest
 
 from arena.match import forfeit_before_start
+from arena.record import GameRecord
 from arena.results.elo import ELO_PER_NAT, bootstrap_elo, fit_elo, pairwise_results
 from arena.rules import make_game
 
@@ -14,7 +15,7 @@ from arena.rules import make_game
 def game(k, a, b, result):
     """A two-seat record: result 1 (a wins), 0 (b wins) or 0.5 (same place: a draw)."""
     places = [0, 1] if result == 1 else [1, 0] if result == 0 else [0, 0]
-    return {"id": k, "players": [a, b], "places": places, "termination": "normal"}
+    return GameRecord(game="hex", moves=[], id=k, players=[a, b], places=places, termination="normal")
 
 
 def simulate(truth, per_pair, rng, draw_rate=0.0):
@@ -92,18 +93,15 @@ def test_a_cycle_is_level():
 
 
 def test_three_player_games_give_the_pairwise_results_their_places_imply():
-    record = {"id": 7, "players": ["x", "y", "z"], "places": [1, 0, 1], "termination": "normal"}
+    record = GameRecord(game="posies", moves=[], id=7, players=["x", "y", "z"], places=[1, 0, 1], termination="normal")
     pairs = {(p.a, p.b): p.score for p in pairwise_results(record)}
     assert pairs == {("x", "y"): 0.0, ("x", "z"): 0.5, ("y", "z"): 1.0}
     # Two dropped engines meeting have no result against each other (as in the standings).
-    dropped = {
-        **forfeit_before_start(
-            make_game("posies", {"players": 3}), 1, ["d1", "ok", "d2"], [0, 2], "dropped", "dropped"
-        ),
-        "id": 0,
-    }
+    dropped = forfeit_before_start(
+        make_game("posies", {"players": 3}), 1, ["d1", "ok", "d2"], [0, 2], "dropped", "dropped"
+    ).model_copy(update={"id": 0})
     assert {(p.a, p.b) for p in pairwise_results(dropped)} == {("d1", "ok"), ("ok", "d2")}
-    fit = fit_elo([record] * 3 + [{**record, "places": [0, 1, 2]}])
+    fit = fit_elo([record] * 3 + [record.model_copy(update={"places": [0, 1, 2]})])
     assert fit.rating("y").games == 4 and fit.rating("y").results == 8
 
 
@@ -171,6 +169,7 @@ def test_los_matrix_is_complementary():
                 assert m[i][j] + m[j][i] == pytest.approx(1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("draw_rate", [0.0, 0.3])
 def test_intervals_cover_the_true_elo_at_about_95_percent(draw_rate):
     truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
@@ -217,6 +216,7 @@ def test_bootstrap_with_a_named_anchor():
     assert boot.rating("a").low < boot.rating("a").elo < boot.rating("a").high
 
 
+@pytest.mark.slow
 def test_bootstrap_intervals_cover_the_true_elo_with_draws():
     truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
     rng, covered, total = random.Random(77), 0, 0
@@ -263,12 +263,14 @@ def test_three_player_intervals_cover_the_true_elo_at_about_95_percent():
             perf = [truth[n] / ELO_PER_NAT - math.log(-math.log(rng.random())) for n in trio]
             order = sorted(range(3), key=lambda k: -perf[k])
             records.append(
-                {
-                    "id": len(records),
-                    "players": list(trio),
-                    "places": [order.index(k) for k in range(3)],
-                    "termination": "normal",
-                }
+                GameRecord(
+                    game="posies",
+                    moves=[],
+                    id=len(records),
+                    players=list(trio),
+                    places=[order.index(k) for k in range(3)],
+                    termination="normal",
+                )
             )
         for r in fit_elo(records).ratings:
             total += 1

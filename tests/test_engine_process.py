@@ -332,6 +332,7 @@ def burner_games(
             p.quit()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wrapped", [False, True])
 def test_cpu_seconds_is_a_budget_per_game_for_a_reused_engine(tmp_path, python_engine, wrapped):
     # 0.7 s of CPU per game against a 1 s limit: three games in one process use 2.1 s.
@@ -353,6 +354,7 @@ def test_an_inherited_cpu_hard_limit_caps_the_budget(caplog):
     assert proctree.extend_cpu_limit(child.pid, 5) is None  # gone: nothing to extend
 
 
+@pytest.mark.slow
 def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, python_engine):
     [record] = burner_games(tmp_path, python_engine, 2.2, True, games=1)
     assert record["termination"] == "crash" and record["forfeit_seat"] == 0
@@ -360,6 +362,7 @@ def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, py
     assert len(record["moves"]) == 2  # its first, over-long move still counted; the next was refused
 
 
+@pytest.mark.slow
 def test_a_position_line_over_64_kib_reaches_the_engine_and_it_plays_on():
     """A long Bases game's position line passes 64 KiB (PROTOCOL.md: arena's own lines have
     no limit); the SDK engine reads it whole and answers a legal move."""

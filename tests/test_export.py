@@ -45,6 +45,7 @@ def walk(value, path=""):
             yield from walk(v, path + "[]")
 
 
+@pytest.mark.slow
 def test_results_json_is_for_programs(folder):
     out, _ = folder
     doc = json.loads((out / "results.json").read_text())
@@ -74,6 +75,7 @@ def test_results_json_is_for_programs(folder):
     assert all(isinstance(p["los_pct"], float) for p in doc["head_to_head"])
 
 
+@pytest.mark.slow
 def test_a_clean_sweep_shows_both_engines_unbounded_everywhere(tmp_path):
     """4-0: no engine has a finite Bradley-Terry Elo (one engine alone measures nothing), the
     winner is +inf and the loser -inf in the run's tables, results.json and the report."""

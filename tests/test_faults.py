@@ -200,6 +200,7 @@ def test_memory_limit_from_the_spec(marker):
     check_clean(worker, marker)
 
 
+@pytest.mark.slow
 def test_cpu_limit_from_the_spec(marker):
     record, elapsed, worker = play_one(zoo("cpu", cpu_seconds=1), movetime=8000)
     check_fault(record, worker, 0, "crash", "killed by signal SIGXCPU")

@@ -41,6 +41,7 @@ def played(tmp_path):
     return path, out, rewrite
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "old,new,changed",
     [
@@ -71,6 +72,7 @@ def test_a_changed_setting_is_refused_listing_it(played, tmp_path, old, new, cha
     assert games(out) == 2
 
 
+@pytest.mark.slow
 def test_raising_rounds_or_workers_resumes_and_lowering_rounds_is_refused(played):
     path, out, rewrite = played
     rewrite("workers = 1", "workers = 2")
@@ -83,6 +85,7 @@ def test_raising_rounds_or_workers_resumes_and_lowering_rounds_is_refused(played
     assert result.exit_code == 2 and "rounds: 2 -> 1 (may only be raised" in result.output
 
 
+@pytest.mark.slow
 def test_the_book_counts_by_its_content_not_its_path(tmp_path):
     (tmp_path / "a.txt").write_text("b2\n")
     (tmp_path / "b.txt").write_text("b2\n")
@@ -96,6 +99,7 @@ def test_the_book_counts_by_its_content_not_its_path(tmp_path):
     assert result.exit_code == 2 and "openings.moves_sha256" in result.output
 
 
+@pytest.mark.slow
 def test_a_folder_made_before_settings_were_stored_still_resumes(played):
     path, out, rewrite = played
     from arena.results.fingerprint import legacy_fingerprint
@@ -125,6 +129,7 @@ def test_changes_and_fingerprint_ignore_only_growth():
     assert changes(old, {"rounds": 2, "seed": 1, "engines": {}}) == ['engines.a: {"command": ["x"]} -> (removed)']
 
 
+@pytest.mark.slow
 def test_listing_the_engines_in_another_order_is_another_schedule_and_refused(played):
     """Game ids pair engines by their place in the file: a reordered file must not resume."""
     path, out, _ = played

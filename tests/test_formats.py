@@ -58,6 +58,7 @@ def test_round_robin_stays_the_default(tmp_path):
     assert [g.seats for g in games] == [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
 
 
+@pytest.mark.slow
 def test_a_gauntlet_runs_end_to_end_and_candidates_never_meet(tmp_path):
     path = zoo_file(tmp_path, "abcd", 'format = "gauntlet"\ncandidates = ["a", "b"]', rounds=2)
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
@@ -68,6 +69,7 @@ def test_a_gauntlet_runs_end_to_end_and_candidates_never_meet(tmp_path):
     assert all({"c", "d"} != set(r["players"]) for r in records)
 
 
+@pytest.mark.slow
 def test_a_posies_gauntlet_runs_end_to_end(tmp_path):
     path = zoo_file(tmp_path, "abcd", 'format = "gauntlet"\ncandidates = ["d"]', game="posies", options="players = 3")
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
@@ -77,6 +79,7 @@ def test_a_posies_gauntlet_runs_end_to_end(tmp_path):
     assert {frozenset(r["players"]) for r in records} == {frozenset(t) for t in ("abd", "acd", "bcd")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "extra, message",
     [
@@ -134,6 +137,7 @@ def test_book_start_and_random_order():
     assert arrange_book(book, "random", 1, 0) == shuffled != arrange_book(book, "random", 1, 1)
 
 
+@pytest.mark.slow
 def test_random_plies_are_recorded_as_the_opening_and_verify(tmp_path):
     path = zoo_file(tmp_path, "ab", "[openings]\nrandom_plies = 3", game="posies", options="players = 2", rounds=2)
     proc = run_arena("run", path, "--out", tmp_path / "out", "-q")

@@ -226,6 +226,7 @@ def positions(game_name: str) -> list:
 MOVE_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,-/" + NASTY
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_name", sorted(GAMES))
 def test_every_referee_rejects_random_moves_with_a_reason_and_an_unchanged_state(game_name):
     states = positions(game_name)
@@ -279,6 +280,7 @@ def records(draw) -> str:
     return draw(st.sampled_from([text, text[: draw(st.integers(0, len(text)))]]))
 
 
+@pytest.mark.slow
 @FAST
 @given(st.lists(records(), min_size=1, max_size=3))
 def test_verify_gives_every_line_a_verdict_and_bad_ones_an_error_naming_the_line(lines):

@@ -281,6 +281,7 @@ def brute_force_legal(state: GroupsState) -> set[str]:
     return found
 
 
+@pytest.mark.slow
 @FAST
 @given(seed=st.integers(0, 2**32), size=st.sampled_from([2, 3, 4]))
 def test_legal_moves_is_exactly_what_play_accepts(seed: int, size: int) -> None:

@@ -120,6 +120,7 @@ def test_gtp_engines_play_each_other(tmp_path):
     assert record["termination"] == "normal" and record["moves"][1] == "swap"
 
 
+@pytest.mark.slow
 def test_clock_commands_where_offered(tmp_path):
     game = make_game("hex", {"size": 4, "swap": False})
     for style, expected in (
@@ -212,6 +213,7 @@ def gtp_toml(name: str, *args: str, extra: str = "") -> str:
     return engine_toml(name, "{python}", GTP, *args, extra='protocol = "gtp"\n' + extra)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("swap", ["true", "false"])
 def test_tournament_with_gtp_and_protocol_v1_engines(tmp_path, swap):
     engines = (

@@ -454,6 +454,7 @@ def test_random_games_are_accepted_end_and_score_the_whole_board(seed, size):
     assert fresh.snapshot() == state.snapshot()  # incremental == from scratch
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32))
 def test_fast_referee_agrees_with_the_naive_one(seed):

@@ -5,6 +5,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import run_arena
 
 from arena.engine.process import EngineProcess, EngineSpec
@@ -50,6 +51,7 @@ def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path)
     assert len(rec["places"]) == 3 and min(rec["places"]) == 0
 
 
+@pytest.mark.slow
 def test_three_player_tournament_ranks_full_tables(tmp_path):
     out = tmp_path / "out"
     proc = run_arena("run", "tournaments/posies3.toml", "--out", out)
@@ -76,6 +78,7 @@ def test_three_player_tournament_ranks_full_tables(tmp_path):
         assert verdict["scores"] == r["scores"]
 
 
+@pytest.mark.slow
 def test_a_mid_game_forfeit_by_the_leader_places_it_last_alone():
     """Seed 1 with these names: seat 0 leads on points when it plays an illegal move at its
     4th turn; it takes last place alone, the others are placed by their scores so far."""

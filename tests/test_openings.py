@@ -69,6 +69,7 @@ def test_bad_books_are_refused_naming_the_line_and_the_fix(tmp_path, book, game,
         load_tournament(path)
 
 
+@pytest.mark.slow
 def test_a_tournament_with_a_book_records_and_verifies_its_games(tmp_path):
     path, out = tournament(tmp_path, "c3\nb2 d4\n", rounds=1), tmp_path / "out"
     proc = run_arena("run", path, "--out", out, "-q")

@@ -29,6 +29,7 @@ def c_engine(tmp_path_factory) -> str:
     return str(binary)
 
 
+@pytest.mark.slow
 @needs_cc
 def test_c_engine_passes_check_engine(c_engine):
     result = run_arena("check-engine", c_engine)
@@ -36,6 +37,7 @@ def test_c_engine_passes_check_engine(c_engine):
     assert "checking hex, groups" in result.stdout  # from its 'id games' line
 
 
+@pytest.mark.slow
 @needs_node
 def test_node_engine_passes_check_engine():
     result = run_arena("check-engine", NODE, str(ENGINES / "node_engine.js"))
@@ -43,6 +45,7 @@ def test_node_engine_passes_check_engine():
     assert "checking hex, groups" in result.stdout
 
 
+@pytest.mark.slow
 @needs_node
 @needs_cc
 @pytest.mark.parametrize("game, options", [("hex", "size = 7\nswap = true"), ("groups", "size = 4")])
@@ -63,6 +66,7 @@ def test_tournament_of_c_node_and_python_engines(tmp_path, c_engine, game, optio
     assert run_arena("verify", out / "games.jsonl").returncode == 0
 
 
+@pytest.mark.slow
 @needs_node
 def test_a_node_crash_shows_the_error_and_where_the_rest_is(tmp_path):
     engines = engine_toml(
@@ -85,6 +89,7 @@ def guide_block(language: str) -> str:
     return text[start : text.index("```", start)]
 
 
+@pytest.mark.slow
 @needs_node
 def test_the_guides_examples_pass_check_engine(tmp_path):
     (tmp_path / "jsbot.js").write_text(guide_block("javascript"))

@@ -20,6 +20,7 @@ def seed_of(stdout: str) -> int:
     return int(re.search(r"^seed: (\d+) \(replay with --seed \1\)$", stdout, re.M).group(1))
 
 
+@pytest.mark.slow
 def test_a_fresh_seed_by_default_printed_recorded_and_replayable(tmp_path):
     record = tmp_path / "games.jsonl"
     first = run_arena("play", "-g", "hex", "-O", "size=4", "--record", record, RANDOM, RANDOM)
@@ -33,6 +34,7 @@ def test_a_fresh_seed_by_default_printed_recorded_and_replayable(tmp_path):
     assert json.loads(again.stdout.splitlines()[-1])["moves"] == records[0]["moves"]
 
 
+@pytest.mark.slow
 def test_games_rotate_the_seats_and_clock_and_names_reach_the_engines(tmp_path):
     record, seen = tmp_path / "games.jsonl", tmp_path / "seen.txt"
     proc = run_arena(
@@ -65,6 +67,7 @@ def test_games_rotate_the_seats_and_clock_and_names_reach_the_engines(tmp_path):
     assert "points: spy " in proc.stdout and "3 game(s) appended" in proc.stdout
 
 
+@pytest.mark.slow
 def test_a_gtp_seat_with_init_commands(tmp_path):
     record = tmp_path / "g.jsonl"
     proc = run_arena(
@@ -92,6 +95,7 @@ def test_a_gtp_seat_with_init_commands(tmp_path):
     assert rec["termination"] == "normal"
 
 
+@pytest.mark.slow
 def test_bad_seat_flags_are_refused_clearly():
     cases = [
         (["-p", "gtp", "-p", "gtp", "-p", "gtp"], "--protocol: give it once per seat"),

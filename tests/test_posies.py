@@ -488,6 +488,7 @@ def test_legal_moves_match_the_rules_by_brute_force(params):
         state.play(rng.choice(legal))
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(games)
 def test_random_games_are_sound(params):
@@ -527,6 +528,7 @@ def test_random_games_are_sound(params):
     assert engine.scores() == scores
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 12), st.text(max_size=12))
 def test_play_never_raises_anything_but_illegal_move(seed, plies, token):

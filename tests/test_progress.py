@@ -99,6 +99,7 @@ def hex_run(tmp_path, rounds: int = 3):
     return write_tournament(tmp_path, engines, rounds=rounds, time_control="movetime_ms = 1000")
 
 
+@pytest.mark.slow
 def test_arena_run_without_a_terminal_prints_a_report_every_n_games(tmp_path):
     proc = run_arena("run", hex_run(tmp_path), "--out", tmp_path / "out", "--report-every", "2")
     assert proc.returncode == 0, proc.stderr
@@ -107,6 +108,7 @@ def test_arena_run_without_a_terminal_prints_a_report_every_n_games(tmp_path):
     assert proc.stdout.count("Score of a vs b: ") == 3
 
 
+@pytest.mark.slow
 def test_arena_run_quiet_prints_only_the_final_tables(tmp_path):
     proc = run_arena("run", hex_run(tmp_path), "--out", tmp_path / "out", "--quiet", "--report-every", "1")
     assert proc.returncode == 0, proc.stderr
@@ -114,6 +116,7 @@ def test_arena_run_quiet_prints_only_the_final_tables(tmp_path):
     assert "Standings" in proc.stdout and "rank" in proc.stdout
 
 
+@pytest.mark.slow
 def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
     path = hex_run(tmp_path, rounds=2)
     master, slave = pty.openpty()
@@ -143,6 +146,7 @@ def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
     assert "rank" in text  # the final tables follow
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_bench_measures_the_progress_on_and_off(tmp_path):
     out = tmp_path / "bench.json"

@@ -6,6 +6,7 @@ import math
 import pytest
 
 from arena.match import forfeit_before_start
+from arena.record import GameRecord
 from arena.results.ratings import ENV, elo_estimate, head_to_head, head_to_head_rows, standings
 from arena.rules import make_game
 
@@ -27,9 +28,9 @@ def test_a_clean_sweep_has_no_finite_elo_and_no_games_no_estimate():
 
 def test_head_to_head_counts_places_pairwise_including_three_seat_games():
     records = [
-        {"players": ["a", "b"], "places": [0, 1], "termination": "normal"},
-        {"players": ["b", "a"], "places": [0, 0], "termination": "normal"},
-        {"players": ["a", "b", "c"], "places": [1, 0, 1], "termination": "normal"},
+        GameRecord(game="hex", moves=[], players=["a", "b"], places=[0, 1], termination="normal"),
+        GameRecord(game="hex", moves=[], players=["b", "a"], places=[0, 0], termination="normal"),
+        GameRecord(game="hex", moves=[], players=["a", "b", "c"], places=[1, 0, 1], termination="normal"),
     ]
     pairs = head_to_head(records)
     ab, ba, ac = pairs[("a", "b")], pairs[("b", "a")], pairs[("a", "c")]
@@ -46,7 +47,7 @@ def test_seats_that_all_forfeited_have_no_result_between_them(players, dropped):
     # Engines dropped by max_failures that meet: forfeit_before_start puts them on one place.
     names = ["d1", "ok", "d2"][:players] if players == 3 else ["d1", "d2"]
     game = make_game("posies", {"players": players}) if players == 3 else make_game("hex", {"size": 5})
-    record = {**forfeit_before_start(game, 1, names, dropped, "dropped", "dropped"), "id": 0}
+    record = forfeit_before_start(game, 1, names, dropped, "dropped", "dropped").model_copy(update={"id": 0})
     assert len({record["places"][s] for s in dropped}) == 1
     rows = {s.engine: s for s in standings(names, [record], players)}
     pairs = head_to_head([record])
@@ -62,6 +63,8 @@ def test_seats_that_all_forfeited_have_no_result_between_them(players, dropped):
 
 
 def test_a_single_forfeit_is_a_rated_loss():
-    record = {**forfeit_before_start(make_game("hex", {"size": 5}), 1, ["a", "b"], 0, "crash", "boom"), "id": 0}
+    record = forfeit_before_start(make_game("hex", {"size": 5}), 1, ["a", "b"], 0, "crash", "boom").model_copy(
+        update={"id": 0}
+    )
     rows = {s.engine: s for s in standings(["a", "b"], [record], 2)}
     assert rows["a"].losses == 1 and rows["b"].wins == 1 and rows["b"].mu > rows["a"].mu

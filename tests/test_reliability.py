@@ -28,7 +28,8 @@ from zoo import (
 from arena.engine import proctree
 from arena.engine.process import EngineProcess, EngineSpec
 from arena.engine.transport import PipeTransport
-from arena.match import TimeControl, derive_seed, new_deal, play_game
+from arena.match import TimeControl, play_game
+from arena.record import derive_seed, new_deal
 from arena.results.store import GameStore
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament
@@ -90,6 +91,7 @@ def test_a_compiled_engine_with_a_superscript_version(marker, zoo_c):
     check_clean(worker, marker)
 
 
+@pytest.mark.slow
 def test_arena_play_with_a_superscript_version_says_so_in_one_line():
     proc = run_arena(
         "play",
@@ -238,6 +240,7 @@ def test_a_workers_question_is_answered_after_the_results_that_came_before_it():
     assert ask_coordinator("anything", default="alone") == "alone"  # not in a worker
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):
     """workers = 1: the next game is dispatched while the last one is being stored (made
@@ -276,6 +279,7 @@ def test_an_engine_is_never_started_past_max_failures_with_two_workers(tmp_path)
 # -- options cannot inject protocol lines ------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "option,what",
     [
@@ -432,6 +436,7 @@ def start_marked_run(tmp_path: Path, path: Path, attempt: int, **popen) -> tuple
 SLOW_PAIR = engine_toml("slow1", "{python}", ZOO, "slow") + engine_toml("slow2", "{python}", ZOO, "fork+slow")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_no_worker_or_engine_survives_a_coordinator_killed_or_stopped_at_any_moment(tmp_path):
     """kill -9 or SIGTERM of the coordinator, or SIGTERM of a worker, at random moments
@@ -486,6 +491,7 @@ ESCAPERS = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(150)
 def test_nothing_survives_a_coordinator_killed_while_the_run_starts(tmp_path):
     """kill -9 in the run's first 0.4 s (the engines' start-up check, the first workers):
@@ -510,6 +516,7 @@ def test_nothing_survives_a_coordinator_killed_while_the_run_starts(tmp_path):
             pytest.fail(f"attempt {attempt}, kill -9 after {delay:.2f} s: {len(left)} process(es) survived")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_stopped_worker_is_killed_and_its_game_played_elsewhere(tmp_path, monkeypatch, caplog):
     """An engine sends SIGSTOP to its worker (once): the watchdog kills the worker and
@@ -560,6 +567,7 @@ def _hang_on_two(task: int) -> int:
     return task
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("kind", ["python", "c"])
 def test_a_descendant_that_leaves_the_group_and_drops_its_tags_is_killed(tmp_path, zoo_c, kind):
@@ -585,6 +593,7 @@ def test_a_descendant_that_leaves_the_group_and_drops_its_tags_is_killed(tmp_pat
 HEX_FILE = 'name = "t"\ngame = "hex"\n[[engines]]\nname = "a"\ncommand = ["true"]\n[[engines]]\nname = "b"\ncommand = ["true"]\n'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", ["seed = " + "7" * 5000, "x = " + "[" * 5000 + "]" * 5000])
 def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_path, extra):
     path = tmp_path / "t.toml"
@@ -598,6 +607,7 @@ def test_huge_numbers_and_deep_nesting_in_a_tournament_file_give_one_line(tmp_pa
 HUGE_HEX, HUGE_OCT, HUGE_BIN = "0x" + "f" * 5000, "0o7" + "7" * 5000, "0b1" + "0" * 20000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text,key",
     [
@@ -662,6 +672,7 @@ def _played_folder(tmp_path) -> tuple[Path, Path]:
     return path, tmp_path / "out"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_a_damaged_record_in_the_database_names_the_game_and_the_way_out(tmp_path):
     import sqlite3
@@ -682,6 +693,7 @@ def test_a_damaged_record_in_the_database_names_the_game_and_the_way_out(tmp_pat
     assert again.returncode == 0 and "1 games played, 1 resumed" in again.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_corrupt_database_is_not_called_a_full_disk(tmp_path):
     path, out = _played_folder(tmp_path)
@@ -693,6 +705,7 @@ def test_a_corrupt_database_is_not_called_a_full_disk(tmp_path):
     assert "the database is damaged" in proc.stderr and "disk has room" not in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
     """SIGINT at many moments of the first second of a run (imports, loading, workers
@@ -719,6 +732,7 @@ def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
         assert run.returncode in (0, 2, -signal.SIGINT) and len(err.splitlines()) <= 1, (delay, err)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 def test_ctrl_c_in_the_first_milliseconds_is_never_lost_nor_an_arena_traceback(tmp_path, stop):
@@ -746,6 +760,7 @@ def test_ctrl_c_in_the_first_milliseconds_is_never_lost_nor_an_arena_traceback(t
         assert not any(f"{os.sep}arena{os.sep}" in line for line in frames), (delay, err)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_sigterm_while_the_run_starts_gives_one_line(tmp_path):
     """SIGTERM once the run has opened its folder (the engines' start-up check, the first
@@ -777,6 +792,7 @@ def test_sigterm_while_the_run_starts_gives_one_line(tmp_path):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_full_disk_under_arena_log_gives_one_line_not_logging_tracebacks(tmp_path):
     engines = engine_toml("crasher", "{python}", ZOO, "crash", extra="max_failures = 0") + engine_toml(
@@ -830,6 +846,7 @@ def test_a_deleted_working_folder_is_told_apart_from_a_missing_program(tmp_path)
     assert "No such file or directory" in caught.value.reason and "working folder" not in caught.value.reason
 
 
+@pytest.mark.slow
 def test_bench_reports_a_game_that_ended_by_a_fault_instead_of_aborting():
     from arena.bench.common import InstantEngine
     from arena.bench.tournaments import play_tournament

@@ -5,6 +5,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
 from helpers import ZOO, engine_toml, run_arena, write_tournament
 
 
@@ -48,6 +49,7 @@ def played_and_resumed(stdout: str) -> tuple[int, int]:
     return int(found[1]), int(found[2] or 0)
 
 
+@pytest.mark.slow
 def test_a_game_missing_from_the_middle_is_the_one_replayed(tmp_path):
     engines = zoo_engine("a") + zoo_engine("b") + zoo_engine("c")
     path, out = tournament(tmp_path, engines), tmp_path / "out"
@@ -71,6 +73,7 @@ def test_a_game_missing_from_the_middle_is_the_one_replayed(tmp_path):
 CHEATER = "handshake_ms = 300\nmax_failures = 0"
 
 
+@pytest.mark.slow
 def test_forfeited_games_are_kept_on_resume_not_played_again(tmp_path):
     engines = (
         zoo_engine("good")
@@ -100,6 +103,7 @@ def test_forfeited_games_are_kept_on_resume_not_played_again(tmp_path):
     assert played_and_resumed(again.stdout) == (0, 20) and stored(out) == after
 
 
+@pytest.mark.slow
 def test_an_engine_dropped_before_the_resume_is_not_started_again(tmp_path):
     starts = tmp_path / "dud-starts"
     dud = zoo_engine("dud", "crash_start", extra=f'max_failures = 1\nenv = {{ ZOO_PIDS = "{starts}" }}')

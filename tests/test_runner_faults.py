@@ -16,6 +16,7 @@ from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tourname
 
 from arena.engine import proctree
 from arena.match import TimeControl
+from arena.record import GameRecord
 from arena.results.store import GameStore
 from arena.tournament.pool import Lost, WorkerPool
 from arena.tournament.runner import FailureTracker, WorkerConfig, _Worker
@@ -102,6 +103,7 @@ BROKEN = {  # engine name -> (zoo fault, its N, extra TOML, the termination it c
 }
 
 
+@pytest.mark.slow
 def test_a_tournament_of_broken_engines_finishes_with_every_game_intact(tmp_path, env):
     engines = engine_block("good") + engine_block("detached", "fork_setsid")
     engines += "".join(engine_block(name, fault, at, extra) for name, (fault, at, extra, _) in BROKEN.items())
@@ -140,6 +142,7 @@ SLOW = engine_block("slow1", "slow") + engine_block("slow2", "fork+slow")
 RUNS = pytest.mark.timeout(120)
 
 
+@pytest.mark.slow
 @RUNS
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, how):
@@ -167,6 +170,7 @@ def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, ho
     assert json.loads((out / "results.json").read_text())["finished"] is True
 
 
+@pytest.mark.slow
 @RUNS
 def test_kill_9_of_the_runner_loses_nothing_and_resumes_at_once(tmp_path, env):
     path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
@@ -181,6 +185,7 @@ def test_kill_9_of_the_runner_loses_nothing_and_resumes_at_once(tmp_path, env):
     assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
 
 
+@pytest.mark.slow
 @RUNS
 def test_kill_9_of_the_whole_job_is_swept_up_by_the_next_run(tmp_path, env):
     """Runner and workers killed at once: the engines die with their workers, but an
@@ -200,6 +205,7 @@ def test_kill_9_of_the_whole_job_is_swept_up_by_the_next_run(tmp_path, env):
     assert survivors(env[1]) == []
 
 
+@pytest.mark.slow
 @RUNS
 def test_a_worker_killed_mid_game_is_replaced_and_its_game_replayed(tmp_path, env):
     path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
@@ -233,16 +239,19 @@ def test_pool_replaces_dead_workers_retries_once_then_gives_up():
 
 
 def record(players, termination="normal", forfeit=None, started=True, id=0):
-    return {
-        "id": id,
-        "players": players,
-        "termination": termination,
-        "forfeit_seat": forfeit,
-        "engine_seeds": [1, 2] if started else [],
-        "reason": "r",
-    }
+    return GameRecord(
+        game="hex",
+        moves=[],
+        id=id,
+        players=players,
+        termination=termination,
+        forfeit_seat=forfeit,
+        engine_seeds=[1, 2] if started else [],
+        reason="r",
+    )
 
 
+@pytest.mark.slow
 def test_a_game_every_seat_forfeited_is_no_result(tmp_path, env):
     # Two engines that never start, dropped after one failure each, go on meeting each other:
     # those games are stored but are no result, not draws, in standings and head to head.
@@ -309,11 +318,11 @@ def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
 def test_each_game_is_one_transaction(tmp_path):
     with GameStore(tmp_path) as store:
         store.open({"game": "hex", "seed": 0})
-        game = {"id": 0, "round": 0, "players": ["a", "b"], "termination": "normal", "winner": 0}
+        game = GameRecord(game="hex", moves=[], id=0, round=0, players=["a", "b"], termination="normal", winner=0)
         store.add(game)
         with pytest.raises(sqlite3.IntegrityError):
             store.add(game)
         with pytest.raises(KeyError):
-            store.add({"id": 1, "round": 0})
+            store.add(GameRecord(game="hex", moves=[], id=1, round=0))
         assert store.done_ids() == {0}
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 1

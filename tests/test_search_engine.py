@@ -65,6 +65,7 @@ def replay(record: dict) -> None:
     assert state.is_terminal()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ["easy", "medium", "hard", "time"])
 @pytest.mark.parametrize("game_name", sorted(PARTS))
 def test_every_level_plays_legal_full_games(game_name, level):
@@ -79,6 +80,7 @@ def test_every_level_plays_legal_full_games(game_name, level):
         assert mine[len(mine) // 2] < tc.movetime_ms and mine[-1] < tc.movetime_ms + tc.margin_ms, mine
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_name", sorted(PARTS))
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
 def test_same_seed_same_move(game_name, level):
@@ -102,6 +104,7 @@ def test_same_seed_same_move(game_name, level):
     assert first in state.legal_moves()
 
 
+@pytest.mark.slow
 def test_a_whole_game_replays_from_the_seed_through_subprocesses():
     records = [
         play("groups", {"size": 4}, [SEARCH, SEARCH], [{"level": "easy"}, {"level": "medium"}], seed=5)
@@ -140,6 +143,7 @@ def test_hex_edge_policy_opens_on_an_edge_and_never_policy_never_swaps():
         assert engine.choose_move(state.clone(), Clock(1, None, None, None)) != "swap"
 
 
+@pytest.mark.slow
 def test_search_policy_may_swap_the_centre():
     state = make_game("hex", {"size": 5}).initial_state()
     state.play("c3")  # the centre of 5x5 wins for Red: swapping is right
@@ -161,6 +165,7 @@ def test_rank_rewards():
     assert rank_rewards([12, 30, 12]) == [0.25, 1.0, 0.25]  # points count only through their order
 
 
+@pytest.mark.slow
 def test_tiny_ladder_ranks_random_below_hard(tmp_path):
     engines = engine_toml("random", "{python}", "-m", "engines.random_engine") + engine_toml(
         "hard", "{python}", "-m", "engines.search", extra='options = { level = "hard" }'

@@ -54,6 +54,7 @@ THINKER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_a_reporting_engine_gets_its_depth_and_speed_in_the_record_and_statistics(tmp_path):
     (tmp_path / "thinker.py").write_text(THINKER)
     engines = engine_toml("thinker", "{python}", str(tmp_path / "thinker.py")) + engine_toml(

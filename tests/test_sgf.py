@@ -9,6 +9,7 @@ from helpers import engine_toml, write_tournament
 from sgfmill import sgf_grammar
 
 from arena.cli import main
+from arena.record import GameRecord
 from arena.results.sgf import SgfError, hex_game_sgf, mirror
 from arena.results.store import read_folder
 from arena.rules import make_game
@@ -45,19 +46,21 @@ def record(moves, size=5, players=("red", "blue"), seed=3, **extra):
     rng = random.Random(seed)
     while not state.is_terminal():
         state.play(state.random_move(rng))
-    return {
-        "id": 4,
-        "round": 1,
-        "game": "hex",
-        "options": game.options.model_dump(),
-        "players": list(players),
-        "moves": list(state.moves),
-        "winner": state.winner(),
-        "termination": "normal",
-        "reason": state.end_reason(),
-        "tournament": "t",
-        **extra,
-    }
+    return GameRecord.model_validate(
+        {
+            "id": 4,
+            "round": 1,
+            "game": "hex",
+            "options": game.options.model_dump(),
+            "players": list(players),
+            "moves": list(state.moves),
+            "winner": state.winner(),
+            "termination": "normal",
+            "reason": state.end_reason(),
+            "tournament": "t",
+            **extra,
+        }
+    )
 
 
 def test_a_game_without_swap_reads_back_with_the_same_moves():
@@ -88,11 +91,12 @@ def test_forfeits_and_escaping():
     r = record(["a1"], reason="red (seat 0): no move within 1100 ms] \\ odd", termination="timeout", winner=1)
     [(props, _)] = parse(hex_game_sgf(r))
     assert props["RE"] == "W+T" and props["C"].endswith("no move within 1100 ms] \\ odd")
-    assert parse(hex_game_sgf({**r, "termination": "crash"}))[0][0]["RE"] == "W+F"
+    assert parse(hex_game_sgf(r.replace(termination="crash")))[0][0]["RE"] == "W+F"
     with pytest.raises(SgfError, match="not Hex"):
-        hex_game_sgf({**r, "game": "groups"})
+        hex_game_sgf(r.replace(game="groups"))
 
 
+@pytest.mark.slow
 def test_arena_export_sgf_writes_every_hex_game_of_a_folder(tmp_path):
     engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
         "r2", "{python}", "-m", "engines.random_engine"

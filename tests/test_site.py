@@ -16,6 +16,7 @@ import pytest
 from helpers import ZOO, engine_toml, run_arena, write_tournament
 from playwright.sync_api import sync_playwright
 
+from arena.record import GameRecord
 from arena.results.site import SiteData, write_site
 from arena.rules import make_game
 
@@ -84,7 +85,9 @@ def shot(page, tmp_path: Path, name: str) -> Path:
 # -- one game of each game, stepped through ply by ply ------------------------
 
 
-def random_record(game_name: str, options: dict, seed: int, players: list[str], first: tuple[str, ...] = ()) -> dict:
+def random_record(
+    game_name: str, options: dict, seed: int, players: list[str], first: tuple[str, ...] = ()
+) -> GameRecord:
     """A finished game of random moves, recorded as arena's runner records it."""
     game = make_game(game_name, options)
     state = game.initial_state(seed)
@@ -95,26 +98,28 @@ def random_record(game_name: str, options: dict, seed: int, players: list[str], 
     rng = random.Random(seed)
     while not state.is_terminal():
         state.play(state.random_move(rng))
-    return {
-        "id": seed,
-        "round": 0,
-        "game": game_name,
-        "options": game.options.model_dump(),
-        "seed": seed,
-        "deal": deal,
-        "setup": state.setup_token(),
-        "engine_seeds": [1, 2],
-        "players": players,
-        "moves": list(state.moves),
-        "times_ms": [3 + k % 5 for k in range(len(state.moves))],
-        "termination": "normal",
-        "reason": state.end_reason(),
-        "forfeit_seat": None,
-        "winner": state.winner(),
-        "scores": state.scores(),
-        "places": state.places(),
-        "details": state.details(),
-    }
+    return GameRecord.model_validate(
+        {
+            "id": seed,
+            "round": 0,
+            "game": game_name,
+            "options": game.options.model_dump(),
+            "seed": seed,
+            "deal": deal,
+            "setup": state.setup_token(),
+            "engine_seeds": [1, 2],
+            "players": players,
+            "moves": list(state.moves),
+            "times_ms": [3 + k % 5 for k in range(len(state.moves))],
+            "termination": "normal",
+            "reason": state.end_reason(),
+            "forfeit_seat": None,
+            "winner": state.winner(),
+            "scores": state.scores(),
+            "places": state.places(),
+            "details": state.details(),
+        }
+    )
 
 
 def referee_positions(record: dict) -> list:
@@ -168,9 +173,12 @@ def site_of(tmp_path: Path, records: list[dict], engines: list[str]) -> Path:
     return write_site(tmp_path / "site", data).parent
 
 
+@pytest.mark.slow
 def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path):
     record = random_record("hex", {"size": 5}, 3, ["red-bot", EVIL], first=("b2", "swap"))
-    record["move_info"] = [{"depth": 3 + k, "score": EVIL, "nodes": None} for k in range(len(record["moves"]))]
+    record = record.replace(
+        move_info=[{"depth": 3 + k, "score": EVIL, "nodes": None} for k in range(len(record["moves"]))]
+    )
     site = site_of(tmp_path, [record], ["red-bot", EVIL])
     page.goto((site / "games" / "3.html").as_uri())
     assert page.title() == "Game 3 · arena · viewer"
@@ -205,6 +213,7 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
     assert not page.errors
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "game_name, options, seed",
     [
@@ -251,6 +260,7 @@ def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_na
     assert not page.errors
 
 
+@pytest.mark.slow
 def test_hidden_posies_appear_only_at_the_end(page, tmp_path):
     record = random_record("posies", {"variant": 2}, 11, ["alpha", "beta"])
     site = site_of(tmp_path, [record], ["alpha", "beta"])
@@ -288,6 +298,7 @@ ENGINES = (
 )
 
 
+@pytest.mark.slow
 def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     path = write_tournament(tmp_path, ENGINES, name="report", rounds=2, workers=1)
     out = tmp_path / "out"
@@ -350,6 +361,7 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     assert (tmp_path / "again" / "games" / "0.html").read_text() == (site / "games" / "0.html").read_text()
 
 
+@pytest.mark.slow
 def test_games_not_recorded_and_bad_folders(tmp_path):
     record = random_record("hex", {"size": 3}, 1, ["a", "b"])
     data = SiteData(
@@ -368,6 +380,7 @@ def test_games_not_recorded_and_bad_folders(tmp_path):
     assert bad.returncode == 2 and "no arena.db here" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path):
     from arena.results.site.live import LiveSite
     from arena.tournament.config import load_tournament
@@ -393,6 +406,7 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
     assert 'http-equiv="refresh"' not in game_page  # a finished game's page never changes
 
 
+@pytest.mark.slow
 def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path):
     record = random_record("hex", {"size": 3}, 1, ["new", "old"])
     sprt = {
@@ -420,6 +434,7 @@ def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path
     assert not page.errors
 
 
+@pytest.mark.slow
 def test_the_games_list_pages_and_filters_a_large_index_in_the_browser(page, tmp_path):
     names = ["a", "b", "c"]
     records = [random_record("hex", {"size": 2}, i, [names[i % 3], names[(i + 1) % 3]]) for i in range(250)]
@@ -442,7 +457,7 @@ def test_the_games_list_pages_and_filters_a_large_index_in_the_browser(page, tmp
 
 def test_a_record_the_rules_cannot_replay_gets_a_page_saying_so(page, tmp_path):
     good = random_record("hex", {"size": 3}, 1, ["a", "b"])
-    bad = {**random_record("hex", {"size": 3}, 2, ["a", "b"]), "moves": ["a1", "a1<b>"]}
+    bad = random_record("hex", {"size": 3}, 2, ["a", "b"]).replace(moves=["a1", "a1<b>"])
     site = write_site(tmp_path / "site", SiteData("t", "hex", good["options"], ["a", "b"], [good, bad])).parent
     page.goto((site / "games" / "2.html").as_uri())
     text = page.text_content("#replay-error")

@@ -127,6 +127,7 @@ def _simulate(settings: SprtSettings, truth: np.ndarray, runs: int, seed: int) -
     return decided
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)  # a few seconds of CPU; more on a busy machine
 @pytest.mark.parametrize(
     "settings, runs",

@@ -39,6 +39,7 @@ def stored_ids(out: Path) -> list[int]:
     return sorted(json.loads(line)["id"] for line in (out / "games.jsonl").read_text().splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     path = sprt_file(tmp_path, PATHFINDER, RANDOM, "elo0 = 0\nelo1 = 10", rounds=1000)
@@ -65,6 +66,7 @@ def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     assert site.returncode == 0 and (tmp_path / "site" / "plots" / "sprt.svg").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_kill_and_resume_gives_the_decision_of_an_uninterrupted_run(tmp_path):
     """Random against random: a long test whose decision is known only at its end.

@@ -7,6 +7,7 @@ import pytest
 from helpers import engine_toml, run_arena, write_tournament
 
 from arena.match import forfeit_before_start
+from arena.record import GameRecord
 from arena.results.ratings import standings
 from arena.results.stats import engine_stats
 from arena.results.store import read_folder
@@ -23,22 +24,22 @@ def played(game_name, options, names, moves=(), *, seed=0, rng_seed=1, times=Non
     while not state.is_terminal():
         state.play(state.random_move(rng))
     plies = len(state.moves)
-    return {
-        "id": gid,
-        "game": game_name,
-        "options": game.options.model_dump(),
-        "seed": seed,
-        "setup": state.setup_token(),
-        "players": list(names),
-        "moves": list(state.moves),
-        "times_ms": times if times is not None else [10 * (k + 1) for k in range(plies)],
-        "move_info": info,
-        "termination": "normal",
-        "forfeit_seat": None,
-        "winner": state.winner(),
-        "scores": state.scores(),
-        "places": state.places(),
-    }
+    return GameRecord(
+        id=gid,
+        game=game_name,
+        options=game.options.model_dump(),
+        seed=seed,
+        setup=state.setup_token(),
+        players=list(names),
+        moves=list(state.moves),
+        times_ms=times if times is not None else [10 * (k + 1) for k in range(plies)],
+        move_info=info,
+        termination="normal",
+        forfeit_seat=None,
+        winner=state.winner(),
+        scores=state.scores(),
+        places=state.places(),
+    )
 
 
 def test_hex_results_by_colour_swaps_and_time_per_move():
@@ -98,8 +99,10 @@ def test_reported_depth_and_nodes_give_mean_depth_and_speed():
 
 def test_forfeits_are_counted_for_the_offender_and_three_seat_results_pairwise():
     posies = make_game("posies", {"players": 3})
-    dropped = {**forfeit_before_start(posies, 2, ["x", "y", "z"], [0, 2], "dropped", "gone"), "id": 0}
-    crash = {**forfeit_before_start(make_game("hex", {"size": 4}), 0, ["x", "y"], 1, "crash", "boom"), "id": 1}
+    dropped = forfeit_before_start(posies, 2, ["x", "y", "z"], [0, 2], "dropped", "gone").model_copy(update={"id": 0})
+    crash = forfeit_before_start(make_game("hex", {"size": 4}), 0, ["x", "y"], 1, "crash", "boom").model_copy(
+        update={"id": 1}
+    )
     stats = engine_stats([dropped, crash])
     x, y, z = stats["x"], stats["y"], stats["z"]
     assert x.terminations == {"dropped": 1} and z.terminations == {"dropped": 1}
@@ -111,11 +114,12 @@ def test_forfeits_are_counted_for_the_offender_and_three_seat_results_pairwise()
 
 def test_a_record_the_rules_cannot_replay_keeps_its_results():
     record = played("hex", {"size": 3}, ["a", "b"])
-    record["moves"] = ["zz9"] + record["moves"]
+    record = record.model_copy(update={"moves": ["zz9"] + record["moves"]})
     stats = engine_stats([record])
     assert stats["a"].games == 1 and stats["a"].moves_timed == 0
 
 
+@pytest.mark.slow
 def test_statistics_of_a_real_tournament_add_up(tmp_path):
     engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
         "r2", "{python}", "-m", "engines.random_engine"

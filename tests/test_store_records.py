@@ -70,6 +70,7 @@ def check_one_line(output: str, what: str) -> None:
     assert "DELETE FROM games WHERE id = 1" in output and "disk has room" not in output, output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(DAMAGE))
 def test_a_damaged_record_is_named_by_results_and_report(played, tmp_path, case):
     expression, what = DAMAGE[case]
@@ -83,6 +84,7 @@ def test_a_damaged_record_is_named_by_results_and_report(played, tmp_path, case)
         check_one_line(result.output, what)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case",
     ["a time that is a string", "a player that is a number", "a move that is a number", "bytes that are not UTF-8"],
@@ -155,6 +157,7 @@ def test_a_finished_folder_is_read_without_creating_files(played, tmp_path):
     assert names(out) == before  # no arena.db-wal or arena.db-shm left behind
 
 
+@pytest.mark.slow
 def test_a_read_only_finished_folder_is_read(played, tmp_path):
     out = read_only(copy_of(played[1], tmp_path / "out"))
     try:
@@ -186,6 +189,7 @@ def stored_again(played: Path, folder: Path) -> GameStore:
     return store
 
 
+@pytest.mark.slow
 def test_a_live_folder_shows_every_committed_game(played, tmp_path):
     out = tmp_path / "live"
     with stored_again(played[1], out):

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from conftest import ROOT
 
 HANGING = """
@@ -29,6 +30,7 @@ def test_this_session_runs_under_the_configured_timeout(request):
     assert request.config.getini("timeout_method") == "signal"
 
 
+@pytest.mark.slow
 def test_a_hanging_test_fails_by_timeout_and_the_rest_still_run(tmp_path):
     # The project's own pytest settings, with the limit cut to 1 s so this stays quick.
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")

@@ -20,6 +20,7 @@ def odds_file(tmp_path: Path, fast_extra: str, slow_extra: str = "", tc: str = "
     return write_tournament(tmp_path, engines, options="size = 4", time_control=tc, workers=1)
 
 
+@pytest.mark.slow
 def test_an_engine_with_its_own_clock_and_environment(tmp_path):
     path = odds_file(
         tmp_path, 'env = { SPY_NOTE = "hello there" }\n[engines.time_control]\nbase_ms = 3000\ninc_ms = 25'
@@ -37,6 +38,7 @@ def test_an_engine_with_its_own_clock_and_environment(tmp_path):
     assert "go time 3000,1000 inc 25,0" in go_lines and "go time 1000,3000 inc 0,25" in go_lines
 
 
+@pytest.mark.slow
 def test_movetime_odds(tmp_path):
     path = odds_file(tmp_path, "[engines.time_control]\nmovetime_ms = 700", tc="movetime_ms = 300")
     assert run_arena("run", path, "--out", tmp_path / "out", "-q").returncode == 0
@@ -44,6 +46,7 @@ def test_movetime_odds(tmp_path):
     assert "go movetime 700" in fast and "go movetime 700" not in slow and "go movetime 300" in slow
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "fast_extra, tc, message",
     [

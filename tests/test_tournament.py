@@ -11,6 +11,7 @@ from helpers import ROOT, arena_cmd, engine_toml, write_tournament
 from helpers import run_arena as arena
 
 from arena.cli import main
+from arena.record import GameRecord
 from arena.results.ratings import standings
 from arena.tournament.schedule import round_robin
 
@@ -31,6 +32,7 @@ def write_text(tmp_path, text):
     return path
 
 
+@pytest.mark.slow
 def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
     out = tmp_path / "out"
     proc = arena("run", hex5(tmp_path), "--workers", 2, "--out", out)
@@ -71,6 +73,7 @@ def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
     assert (out / "arena.log").exists()
 
 
+@pytest.mark.slow
 def test_rerun_resumes_without_replaying_or_duplicating(tmp_path):
     out = tmp_path / "out"
     path = hex5(tmp_path, rounds=1)
@@ -87,7 +90,14 @@ def test_rerun_resumes_without_replaying_or_duplicating(tmp_path):
 def test_ratings_do_not_depend_on_finishing_order():
     schedule = round_robin(["a", "b", "c"], 2, 2, 1)
     records = [
-        {"id": g.index, "players": list(g.seats), "places": [0, 1] if g.index % 3 else [1, 0], "termination": "normal"}
+        GameRecord(
+            game="hex",
+            moves=[],
+            id=g.index,
+            players=list(g.seats),
+            places=[0, 1] if g.index % 3 else [1, 0],
+            termination="normal",
+        )
         for g in schedule
     ]
     forward = standings(["a", "b", "c"], records, 2)
@@ -149,6 +159,7 @@ def test_missing_tournament_file(tmp_path):
     assert result.exit_code == 2 and "no such tournament file" in result.output
 
 
+@pytest.mark.slow
 def test_play_prints_board_result_and_writes_a_verifiable_record(tmp_path):
     record = tmp_path / "game.json"
     py = sys.executable
@@ -230,6 +241,7 @@ def test_verify_gives_an_unusable_record_its_own_verdict_naming_the_line(line, m
     assert ok["ok"] and ok["id"] == 5 and ok["line"] == 2
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_does_not_stop_the_tournament(tmp_path):
     """`arena run ... | head -1`: progress stops, the games go on and are all stored."""
     out = tmp_path / "out"

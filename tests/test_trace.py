@@ -8,6 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.engine import EngineSpec, open_engine
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
@@ -105,6 +107,7 @@ def test_a_crash_reason_quotes_the_error_above_the_stack_frames(tmp_path):
     ) in record["reason"]
 
 
+@pytest.mark.slow
 def test_run_trace_writes_one_transcript_per_game(tmp_path):
     engines = engine_toml("zoo", "{python}", ZOO, "crash", "3", extra="max_failures = 0") + engine_toml(
         "random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'

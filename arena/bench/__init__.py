@@ -1,6 +1,6 @@
 """``arena bench``: what the referee and the tournament manager cost, next to baselines.
 
-Seven sections (docs/performance.md explains each method and shows a run):
+Nine sections (docs/performance.md explains each method and shows a run):
 
 1. referee  - random playouts and moves validated per second, per game on one core;
               OpenSpiel's Hex on the same games when open-spiel is installed.
@@ -13,6 +13,7 @@ Seven sections (docs/performance.md explains each method and shows a run):
 7. engines  - the bundled search engine's iterations per second and move times per
               game, and what its clock mode is charged under a move time.
 8. progress - the live progress display's CPU per move in the coordinator, on and off.
+9. startup  - the CPU of ``arena --version``, ``--help`` and an input error, as whole processes.
 
 Every figure is the median of ``repeats`` runs, baselines measured in the same run.
 """
@@ -25,11 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tabulate import tabulate
-
-from .common import instant_engine, machine
-
-SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress")
+SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress", "startup")
 
 
 @dataclass(frozen=True)
@@ -94,6 +91,8 @@ class Report:
         self.targets: list[dict[str, Any]] = []
 
     def table(self, rows: list[list[Any]], headers: list[str], numeric: bool = True) -> None:
+        from tabulate import tabulate  # here: the CLI imports this package on every command
+
         align = ("left",) + ("right" if numeric else "left",) * (len(headers) - 1)
         self.echo(
             tabulate([[_cell(v) for v in row] for row in rows], headers=headers, disable_numparse=True, colalign=align)
@@ -113,6 +112,8 @@ def run_bench(
     json_path: Path | None = None,
     echo: Callable[[str], None] = print,
 ) -> dict[str, Any]:
+    from .common import instant_engine, machine  # here: the CLI imports this package on every command
+
     plan = QUICK if quick else FULL
     if repeats:
         plan = replace(plan, repeats=repeats)
@@ -122,7 +123,7 @@ def run_bench(
     echo(f"every figure is the median of {plan.repeats} run(s); baselines are measured in the same run")
     report.data["machine"] = machine()
     report.data["plan"] = plan.__dict__
-    engine = instant_engine() if set(sections) - {"referee", "site"} else None
+    engine = instant_engine() if set(sections) - {"referee", "site", "startup"} else None
     if engine is not None:
         echo(f"instant engine: {engine.note}")
         report.data["instant_engine"] = engine.kind

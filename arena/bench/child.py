@@ -18,7 +18,10 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..tournament.progress import Mode
 
 
 class RssSampler(threading.Thread):
@@ -142,7 +145,7 @@ class _TimedProgress:
         self.cpu_s += time.process_time() - started
 
 
-def _timed_progress(tournament: Any, mode: str) -> _TimedProgress:
+def _timed_progress(tournament: Any, mode: Mode) -> _TimedProgress:
     """``lines``: a report every 10 games; ``live``: rich redrawing a terminal (output discarded)."""
     from rich.console import Console
 

@@ -59,9 +59,11 @@ def clock_accuracy(engine: InstantEngine, *, games: int, size: int, sleep_us: in
         seats = [_TimedEngine(EngineSpec(f"sleeper{seat}", argv)) for seat in range(2)]
         records = []
         try:
+            pids = []
             for seat in seats:
                 seat.start()
-            pids = [seat.proc.pid for seat in seats]
+                assert seat.proc is not None  # start() has just made it
+                pids.append(seat.proc.pid)
             for seed in range(games):
                 records.append(play_game(game, seats, seed=seed, time_control=TimeControl(movetime_ms=10_000)).record)
         finally:
@@ -75,12 +77,12 @@ def clock_accuracy(engine: InstantEngine, *, games: int, size: int, sleep_us: in
             recorded[state.current_player()].append(ms)
             state.play(move)
     measured_error, recorded_error = [], []
-    for seat, pid in enumerate(pids):
+    for index, pid in enumerate(pids):
         thinks = own.get(pid, [])
-        if len(thinks) != len(seats[seat].charged):
+        if len(thinks) != len(seats[index].charged):
             raise RuntimeError(
-                f"engine {pid} reported {len(thinks)} moves, the referee timed {len(seats[seat].charged)}"
+                f"engine {pid} reported {len(thinks)} moves, the referee timed {len(seats[index].charged)}"
             )
-        measured_error += [c * 1e3 - t / 1e3 for c, t in zip(seats[seat].charged, thinks)]
-        recorded_error += [ms - t / 1e3 for ms, t in zip(recorded[seat], thinks)]
+        measured_error += [c * 1e3 - t / 1e3 for c, t in zip(seats[index].charged, thinks)]
+        recorded_error += [ms - t / 1e3 for ms, t in zip(recorded[index], thinks)]
     return ClockFigures(sleep_us / 1000, len(measured_error), measured_error, recorded_error)

@@ -8,15 +8,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
+from typing import TypedDict
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
 
 
-def percentile(values: list[float], p: float) -> float:
+def percentile(values: Sequence[float], p: float) -> float:
     """The p-th percentile (0..100) by linear interpolation between closest ranks."""
     ordered = sorted(values)
     if not ordered:
@@ -27,7 +29,7 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def med(values: list[float]) -> float:
+def med(values: Sequence[float]) -> float:
     return median(values) if values else float("nan")
 
 
@@ -82,17 +84,23 @@ def _cache_dir() -> Path:
     return fallback
 
 
-def read_engine_stats(folder: Path) -> list[dict[str, list[int] | int]]:
+class EngineStats(TypedDict):
+    pid: int
+    cpu_us: int  # the process's own CPU
+    think_us: list[int]  # its time on each move, as it measured it
+
+
+def read_engine_stats(folder: Path) -> list[EngineStats]:
     """The stats files the instant engine writes at exit (one per process)."""
     stats = []
     for path in sorted(folder.glob("engine-*.txt")):
-        fields = dict(line.split(" ", 1) if " " in line else (line, "") for line in path.read_text().splitlines())
+        fields = {key: value for key, _, value in (line.partition(" ") for line in path.read_text().splitlines())}
         stats.append(
-            {
-                "pid": int(path.stem.split("-")[1]),
-                "cpu_us": int(fields.get("cpu_us", 0)),
-                "think_us": [int(t) for t in fields.get("think_us", "").split()],
-            }
+            EngineStats(
+                pid=int(path.stem.split("-")[1]),
+                cpu_us=int(fields.get("cpu_us", 0)),
+                think_us=[int(t) for t in fields.get("think_us", "").split()],
+            )
         )
     return stats
 

@@ -20,10 +20,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from ..rules import GAMES, Game, make_game
 from ..rules.base import State
+from ..rules.hex import HexGame
 from .common import med
 
 PLY_CAP = 100_000  # a game that does not end by then is reported, not waited for
@@ -191,7 +192,7 @@ def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures 
         return None
     from importlib.metadata import version
 
-    game = make_game("hex", {"size": size, "swap": False})
+    game = cast(HexGame, make_game("hex", {"size": size, "swap": False}))
     spiel = pyspiel.load_game("hex", {"board_size": size})
     count = calibrate(lambda n: _timed_playouts(game, range(n))[0], budget_s)
     seeds = range(count)

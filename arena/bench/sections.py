@@ -432,3 +432,23 @@ def progress(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     report.data["progress"] = figures
     worst = max(f["share_pct"] for f in figures.values())
     report.target("live progress <= 1% of the manager's CPU per move", f"{worst:.2f}% (worst mode)", worst <= 1)
+
+
+def startup(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
+    from .startup import BUDGET_S, measure
+
+    runs = 4 * plan.repeats + 1  # a process is cheap and noisy: more runs than the other figures
+    report.echo(f"\n9. Start-up: CPU of a whole process (user + system), median of {runs} runs")
+    figures = measure(runs)
+    report.table(
+        [[label, figures.cpu_s[label] * 1e3, figures.wall_s[label] * 1e3] for label in figures.cpu_s],
+        ["command", "CPU (ms)", "wall (ms)"],
+    )
+    report.data["startup"] = {"cpu_s": figures.cpu_s, "wall_s": figures.wall_s}
+    arena = {label: cpu for label, cpu in figures.cpu_s.items() if label.startswith("arena")}
+    slowest = max(arena, key=arena.__getitem__)
+    report.target(
+        f"arena --version, --help and an input error under {BUDGET_S} s of CPU",
+        f"{arena[slowest]:.3f} s ({slowest})",
+        arena[slowest] < BUDGET_S,
+    )

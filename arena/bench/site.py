@@ -83,7 +83,8 @@ def site(plan: Plan, report: Report) -> None:
     report.echo(f"\n6. Report site ({games:,} synthetic Hex 11x11 games through the real writer)")
     records = synthetic_records(games)
     settings = {"name": "bench", "time_control": {"movetime_ms": 1000}}
-    builds, refreshes, loads = [], [], {"index.html": [], "games.html": [], "games/0.html": []}
+    builds, refreshes = [], []
+    loads: dict[str, list[float]] = {"index.html": [], "games.html": [], "games/0.html": []}
     for _ in range(plan.repeats):
         with tempfile.TemporaryDirectory(prefix="arena-bench-site-") as tmp:
             folder = Path(tmp) / "report"

@@ -16,13 +16,13 @@ import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
 
 from protocol import codec
 
-from ..record import Termination
-from ..rules import GAMES, Game, IllegalMove, State, make_game
-from ..rules import bases as bases_rules
+from ..record import Termination, starting_state
+from ..rules import GAMES, Game, IllegalMove, State, game_class, make_game
+from ..rules.base import CheckPosition
 from . import open_engine
 from .conversation import Conversation
 from .player import EngineFault, Player, Reply, TimeLimit
@@ -33,15 +33,17 @@ CLOCK_MS = 3000  # each seat's clock in the "move on a game clock" check
 POSITION_MOVETIME_MS = 5000  # the position checks: generous, they test answers, not speed
 MARGIN_MS = 100
 EXCHANGE_SHOWN = 14  # lines of the exchange shown on a failure
-GAME_ORDER = ("hex", "groups", "bases", "hexgo", "posies")
-# Small boards: the checks test the protocol, not strength, and whole games are played.
-CHECK_OPTIONS = {
-    "hex": {"size": 5},
-    "groups": {"size": 4},
-    "bases": {},
-    "hexgo": {"size": 3},
-    "posies": {"players": 3, "variant": 2},
-}
+
+
+def check_game(name: str) -> Game:
+    """The game as the checks play it: its ``check_options`` (small boards: the checks test
+    the protocol, not strength, and whole games are played)."""
+    return make_game(name, game_class(name).check_options)
+
+
+def dealt_start(game: Game, seed: int) -> State:
+    """A game's starting state as the referee deals it (the start of ``check_positions``)."""
+    return starting_state(game, seed)[0]
 
 
 @dataclass
@@ -98,7 +100,8 @@ class _RandomSeat:
         pass
 
     def choose_move(self, state: State, limit: TimeLimit) -> Reply:
-        moves = [m for m in state.legal_moves() if m != "swap"] if self.game.name in ("hex", "hexgo") else None
+        swap = self.game.swap_move
+        moves = [m for m in state.legal_moves() if m != swap] if swap else None
         return Reply(self.rng.choice(moves) if moves else state.random_move(self.rng), 0.0)
 
     def game_over(self, scores: Sequence[float], reason: str) -> None:
@@ -132,15 +135,15 @@ class Conformance:
         if not self.gtp:
             checks.append(("options", "sections 3-4 (option and setoption)", self._options))
         for game in self.games:
-            for label, build, options in POSITIONS.get(game, ()):
+            for position in check_game(game).check_positions(dealt_start):
                 checks.append(
                     (
-                        f"{game}: {label}",
+                        f"{game}: {position.label}",
                         f"section 6 (move tokens) and docs/rules/{game}.md",
-                        lambda build=build, game=game, options=options: self._position(game, build, options),
+                        partial(self._position, position),
                     )
                 )
-        main = self.games[0] if self.games else "hex"
+        main = self.games[0] if self.games else next(iter(GAMES))
         checks.append((f"move within movetime ({main})", "section 5 (clocks)", lambda: self._movetime(main)))
         checks.append((f"move on a game clock, no movetime ({main})", "section 5 (clocks)", lambda: self._clock(main)))
         checks.append(
@@ -203,11 +206,11 @@ class Conformance:
         declared_games = [g for g in self.identity.get("games", "").split(",") if g]
         unknown = [g for g in declared_games if g not in GAMES]
         if unknown:
-            raise _Failed(f"'id games' names unknown games {', '.join(unknown)}; known: {', '.join(GAME_ORDER)}")
-        games = self.requested or declared_games or ["hex"]
+            raise _Failed(f"'id games' names unknown games {', '.join(unknown)}; known: {', '.join(GAMES)}")
+        games = self.requested or declared_games or [next(iter(GAMES))]
         if self.gtp:
-            games = ["hex"]
-        self.games = sorted(games, key=GAME_ORDER.index)
+            games = [g for g in GAMES if "gtp" in game_class(g).protocols]
+        self.games = sorted(games, key=list(GAMES).index)
         what = "GTP" if self.gtp else "protocol 1"
         return (
             f"{self.identity['name']!r} speaks {what}; {len(self.declared)} option(s); checking "
@@ -234,10 +237,9 @@ class Conformance:
         self._isready(engine, "after setoption")
         return f"set {', '.join(d.name for d in self.declared)} once each to the default; readyok"
 
-    def _position(self, game_name: str, build: Callable[[Game], State], options: dict[str, Any] | None) -> str:
-        game = make_game(game_name, {**CHECK_OPTIONS[game_name], **(options or {})})
-        state = build(game)
-        seat = state.current_player()
+    def _position(self, position: CheckPosition) -> str:
+        state = position.build()
+        game, seat = state.game, state.current_player()
         engine = self._start()
         engine.new_game(game, seat, 12345, state.private_info(seat))
         reply = engine.choose_move(state, _movetime_limit(POSITION_MOVETIME_MS))
@@ -245,8 +247,8 @@ class Conformance:
         return f"answered {move} after {' '.join(state.moves) or 'the start'}"
 
     def _movetime(self, game_name: str) -> str:
-        game = make_game(game_name, CHECK_OPTIONS[game_name])
-        state = game.initial_state(7)
+        game = check_game(game_name)
+        state = dealt_start(game, 7)
         engine = self._start()
         engine.new_game(game, 0, 7, state.private_info(0))
         reply = engine.choose_move(state, _movetime_limit(MOVETIME_MS))
@@ -256,8 +258,8 @@ class Conformance:
     def _clock(self, game_name: str) -> str:
         """A move when the tournament has a game clock and no movetime (``go time ...`` alone):
         an engine that waits for a movetime never moves in such a tournament."""
-        game = make_game(game_name, CHECK_OPTIONS[game_name])
-        state = game.initial_state(9)
+        game = check_game(game_name)
+        state = dealt_start(game, 9)
         engine = self._start()
         engine.new_game(game, 0, 9, state.private_info(0))
         reply = engine.choose_move(
@@ -267,7 +269,7 @@ class Conformance:
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms with {CLOCK_MS} ms on each clock"
 
     def _several_games(self, game_name: str) -> str:
-        game = make_game(game_name, CHECK_OPTIONS[game_name])
+        game = check_game(game_name)
         engine = self._start()
         plies = []
         for number in range(2):
@@ -278,7 +280,7 @@ class Conformance:
         return f"two games in one process, {' and '.join(plies)} plies, seats 0 and 1"
 
     def _after_gameover(self, game_name: str) -> str:
-        game = make_game(game_name, CHECK_OPTIONS[game_name])
+        game = check_game(game_name)
         engine = self._start()
         self._whole_game(game, engine, 0, seed=200)
         self._isready(engine, "after gameover")
@@ -302,7 +304,7 @@ class Conformance:
         (gameover included); the plies played, or _Failed if the engine lost by a fault."""
         players: list[Player] = [_RandomSeat(game, seed + s) for s in range(game.players)]
         players[seat] = engine
-        state = game.initial_state(seed)
+        state = dealt_start(game, seed)
         limit = _movetime_limit(POSITION_MOVETIME_MS)
         lost = lambda code, reason: _Failed(f"lost game {seed} as seat {seat}: {code}: {reason}")
         try:  # only the engine can fault: the random players never do
@@ -339,76 +341,6 @@ class Conformance:
         except IllegalMove as exc:
             raise _Failed(f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
         return reply.move
-
-
-# -- positions per game: (label, builder); builders are deterministic -------------------
-
-
-def _random_until(game: Game, accept: Callable[[State], bool], seed: int = 1, tries: int = 400) -> State:
-    """The first position of seeded random games that ``accept`` takes (not over)."""
-    rng = random.Random(seed)
-    for _ in range(tries):
-        state = game.initial_state(rng.randrange(1 << 30))
-        while not state.is_terminal():
-            if accept(state):
-                return state
-            state.play(state.random_move(rng))
-    raise RuntimeError(f"no {game.name} position found for a conformance check")
-
-
-# b3 swap (off the diagonal: Blue's stone moves to c2), then every cell but b3 filled without
-# a winner: b3 is the only move.  An engine that did not move the stone thinks b3 is taken
-# and c2 free, so it plays c2, whatever its strategy.
-AFTER_SWAP = ("b3 swap e5 d3 e4 a5 c3 c1 d4 e3 a2 c4 b5 e1 d2 e2 a4 c5 b2 b1 a1 a3 b4 d1 d5").split()
-
-
-def _hex_after_swap(game: Game) -> State:
-    state = game.initial_state()
-    for move in AFTER_SWAP:
-        state.play(move)
-    return state
-
-
-def _groups_multi_stone(game: Game) -> State:
-    return _random_until(game, lambda s: s.max_stones() >= 2 and s.current_player() == 1)
-
-
-def _bases_near_full(game: Game) -> State:
-    def near_full(state: State) -> bool:
-        occupied = [sum(state.cells[c] != bases_rules.EMPTY for c in base) for base in game.layout.bases]
-        return len(state.moves) >= 6 and 5 in occupied
-
-    return _random_until(game, near_full)
-
-
-def _hexgo_after_captures(game: Game) -> State:
-    return _random_until(game, lambda s: bool(s.details()["captures"]))
-
-
-def _posies_private(game: Game) -> State:
-    state = game.initial_state(3)
-    while state.current_player() != 2:
-        state.play(state.random_move(random.Random(len(state.moves))))
-    return state
-
-
-def _hex_second_move(game: Game) -> State:
-    state = game.initial_state()
-    state.play("b3")
-    return state
-
-
-# Each position: its label, how to reach it, and options over CHECK_OPTIONS (None: none).
-POSITIONS: dict[str, list[tuple[str, Callable[[Game], State], dict[str, Any] | None]]] = {
-    "hex": [
-        ("after a swap (b3 swap ... : b3 is the only free cell, Blue to move)", _hex_after_swap, None),
-        ("swap off (swap=false, b3, Blue to move: 'swap' is not a move)", _hex_second_move, {"swap": False}),
-    ],
-    "groups": [("a multi-stone turn", _groups_multi_stone, None)],
-    "bases": [("a base one piece from full", _bases_near_full, None)],
-    "hexgo": [("after captures", _hexgo_after_captures, None)],
-    "posies": [("three seats, hidden colour ('private' line), seat 2 to move", _posies_private, None)],
-}
 
 
 def _movetime_limit(movetime_ms: int) -> TimeLimit:

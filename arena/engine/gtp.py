@@ -33,7 +33,7 @@ from functools import cache
 from protocol import codec
 
 from ..record import Termination
-from ..rules import GAMES, Game, State, game_class
+from ..rules import Game, State, games_speaking
 from ..rules.hexgrid import Board
 from .conversation import Conversation
 from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
@@ -140,7 +140,7 @@ class GtpEngine(Conversation):
         """``boardsize`` and ``clear_board``; Benzene's ``param_game allow_swap`` when offered.
         GTP has no seed: the seed is recorded but not sent."""
         if "gtp" not in game.protocols:  # the game says whether GTP programs play it
-            played = ", ".join(name for name in GAMES if "gtp" in game_class(name).protocols)
+            played = ", ".join(games_speaking("gtp"))
             raise EngineFault(Termination.PROTOCOL, f"GTP engines play {played} only, not {game.name}")
         self.transport.renew_cpu_budget()
         options = dict(token.partition("=")[::2] for token in game.option_tokens())  # arena's own tokens

@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
 
-from .ratings import forfeited, opponents
+from ..record import GameRecord
+from .ratings import forfeited, opponents, seats_of
 
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of the natural-log logistic scale
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
@@ -57,9 +58,9 @@ class PairResult:
     score: float
 
 
-def pairwise_results(record: Mapping[str, Any]) -> list[PairResult]:
+def pairwise_results(record: GameRecord) -> list[PairResult]:
     """The pairwise results a game's places imply, each unordered pair of seats once."""
-    names, places, offenders = record["players"], record["places"], forfeited(record)
+    (names, places), offenders = seats_of(record), forfeited(record)
     out = []
     for seat, me in enumerate(names):
         for other in opponents(record, seat, offenders):
@@ -67,7 +68,7 @@ def pairwise_results(record: Mapping[str, Any]) -> list[PairResult]:
                 continue
             mine, theirs = places[seat], places[other]
             score = 1.0 if mine < theirs else 0.0 if mine > theirs else 0.5
-            out.append(PairResult(record.get("id"), me, names[other], score))
+            out.append(PairResult(record.id, me, names[other], score))
     return out
 
 
@@ -175,7 +176,7 @@ class _Data:
                 cell[1] += s
 
     @classmethod
-    def of(cls, records: Iterable[Mapping[str, Any]], engines: Sequence[str] | None) -> _Data:
+    def of(cls, records: Iterable[GameRecord], engines: Sequence[str] | None) -> _Data:
         games = [g for g in (pairwise_results(r) for r in records) if g]
         names = _field(engines, games)
         index = {n: i for i, n in enumerate(names)}
@@ -183,7 +184,7 @@ class _Data:
 
 
 def fit_elo(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[GameRecord],
     engines: Sequence[str] | None = None,
     *,
     anchor: str | None = None,
@@ -209,7 +210,7 @@ def fit_elo(
 
 
 def bootstrap_elo(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[GameRecord],
     engines: Sequence[str] | None = None,
     *,
     samples: int = 1000,
@@ -246,13 +247,13 @@ def bootstrap_elo(
     alpha = (1 - confidence) / 2
     intervals = {}
     for i in rated:
-        values = sorted(draws[i])
-        finite = [v for v in values if math.isfinite(v)]
-        low, high = _quantile(values, alpha), _quantile(values, 1 - alpha)
+        ordered = sorted(draws[i])
+        bounded = [v for v in ordered if math.isfinite(v)]
+        low, high = _quantile(ordered, alpha), _quantile(ordered, 1 - alpha)
         intervals[i] = (
             low if math.isfinite(low) else None,
             high if math.isfinite(high) else None,
-            _sd(finite) if len(finite) > 1 else None,
+            _sd(bounded) if len(bounded) > 1 else None,
         )
     return _assemble(
         data,
@@ -338,8 +339,8 @@ def _links(data: _Data) -> tuple[list[set[int]], list[set[int]], list[int]]:
     gave: list[set[int]] = [set() for _ in range(n)]
     played = [0] * n
     for (i, j), (count, points) in data.pairs.items():
-        played[i] += count
-        played[j] += count
+        played[i] += int(count)  # a count of results, kept beside the points as a float
+        played[j] += int(count)
         if points > 0:
             took[i].add(j)
             gave[j].add(i)

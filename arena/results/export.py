@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -21,11 +21,12 @@ from typing import Any
 
 from tabulate import tabulate
 
+from ..record import GameRecord, Termination
 from ..rules import OptionError, make_game
 from ..tournament.sprt import sprt_from_settings, sprt_text
 from .elo import EloFit, fit_elo
 from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
-from .stats import EngineStats, engine_stats, seat_name
+from .stats import EngineStats, engine_stats, seat_name, swap_move
 from .store import StorageError, decode_meta, read_folder
 
 SCHEMA_VERSION = 1
@@ -47,7 +48,7 @@ class Summary:
     game: str
     options: dict[str, Any]
     players: int
-    records: list[dict[str, Any]]
+    records: list[GameRecord]
     standings: list[Standing]  # ranked engines first, then the dropped ones
     elo: EloFit
     pairs: dict[tuple[str, str], HeadToHead]
@@ -82,7 +83,7 @@ class Summary:
 
 
 def summarize(
-    records: Sequence[dict[str, Any]],
+    records: Sequence[GameRecord],
     engines: Sequence[str],
     *,
     tournament: str,
@@ -96,8 +97,8 @@ def summarize(
     scheduled: int | None = None,
 ) -> Summary:
     """Rate and tally ``records``; ``dropped`` adds to the engines the records show dropped."""
-    records = sorted(records, key=lambda r: r["id"])
-    engines = list(engines) + [n for r in records for n in r["players"] if n not in engines]
+    records = sorted(records, key=lambda r: r.id or 0)  # a stored record always has its id
+    engines = list(engines) + [n for r in records for n in r.players or [] if n not in engines]
     engines = list(dict.fromkeys(engines))
     out = {**dropped_engines(records), **(dropped or {})}
     rows = standings(engines, records, players)
@@ -120,15 +121,16 @@ def summarize(
     )
 
 
-def dropped_engines(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def dropped_engines(records: Sequence[GameRecord]) -> dict[str, str]:
     """Engines dropped (max_failures), from their 'dropped' forfeits: the dropped seats
     share the last place of such a record."""
     dropped: dict[str, str] = {}
     for r in records:
-        if r["termination"] == "dropped":
-            for seat, place in enumerate(r["places"]):
-                if place == max(r["places"]) and r["players"][seat] not in dropped:
-                    dropped[r["players"][seat]] = f"dropped (max_failures); first forfeit in game {r['id']}"
+        if r.termination is Termination.DROPPED:
+            names, places = r.players or [], r.places or []
+            for seat, place in enumerate(places):
+                if place == max(places) and names[seat] not in dropped:
+                    dropped[names[seat]] = f"dropped (max_failures); first forfeit in game {r.id}"
     return dropped
 
 
@@ -150,7 +152,7 @@ def results_document(s: Summary) -> dict[str, Any]:
         "games": len(s.records),
         "scheduled_games": s.scheduled,
         "finished": s.finished,
-        "terminations": _count(r["termination"] for r in s.records),
+        "terminations": _count(str(r.termination) for r in s.records),
         "standings": [_standing_dict(rank, st, s.dropped, s.players, elo[st.engine]) for rank, st in _ranked(s)],
         "elo": s.elo.as_dict(),
         "head_to_head": [_pair_dict(a, b, s.pairs[a, b]) for a, b in _pair_order(s)],
@@ -164,7 +166,7 @@ def results_document(s: Summary) -> dict[str, Any]:
 
 def _ranked(s: Summary) -> list[tuple[int | None, Standing]]:
     rank = 0
-    out = []
+    out: list[tuple[int | None, Standing]] = []
     for st in s.standings:
         if st.engine in s.dropped:
             out.append((None, st))
@@ -227,7 +229,7 @@ def _r(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits) + 0.0
 
 
-def _count(values) -> dict[str, int]:
+def _count(values: Iterable[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for v in values:
         counts[v] = counts.get(v, 0) + 1
@@ -291,20 +293,18 @@ def head_to_head_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
 def stats_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
     """Per engine: score by seat, swaps, game length, time per move, depth, speed, forfeits."""
     seats = [seat_name(s.game, k) for k in range(s.players)]
+    swapping = swap_move(s.game) is not None
     headers = (
         ["engine"]
         + [f"score % as {n}" for n in seats]
-        + (["swapped", "was swapped"] if s.game in ("hex", "hexgo") else [])
+        + (["swapped", "was swapped"] if swapping else [])
         + ["mean plies", "mean ms/move", "max ms/move", "mean depth", "nodes/s", "forfeits"]
     )
     rows = []
     for name in s.order:
         st = s.stats[name]
-        row: list[Any] = [name] + [
-            "" if k >= len(st.seats) or st.seats[k].score is None else round(100 * st.seats[k].score, 1)
-            for k in range(s.players)
-        ]
-        if s.game in ("hex", "hexgo"):
+        row: list[Any] = [name, *(st.seat_pct(k) for k in range(s.players))]
+        if swapping:
             row += [st.swapped, st.was_swapped]
         row += [
             _num(st.mean_plies),
@@ -360,8 +360,8 @@ def render(s: Summary, fmt: str) -> str:
             f"# {s.tournament}\n\n{s.game}, {len(s.records)} games. {elo_note}"
             + (f"\n\n**{s.status_text()}**" if s.status_text() else "")
         )
-    elif s.status_text():
-        parts.append(s.status_text())
+    elif status := s.status_text():
+        parts.append(status)
     for title, table in TABLES:
         headers, rows = table(s)
         if not rows:
@@ -444,14 +444,14 @@ def summarize_folder(folder: Path) -> Summary:
     if settings is None and not records:
         raise StorageError(f"{folder}: the folder holds no games yet")
 
-    game_name = settings["game"] if settings else records[0]["game"]
-    options = settings["options"] if settings else records[0].get("options") or {}
+    game_name = settings["game"] if settings else records[0].game
+    options = settings["options"] if settings else records[0].options
     try:
         players = make_game(game_name, options).players
     except OptionError as exc:
         raise StorageError(f"{folder}: the stored settings do not make a game ({exc})") from None
     engines = [e["name"] for e in settings["engines"]] if settings else []
-    name = (settings or {}).get("name") or (records[0].get("tournament") if records else None) or folder.name
+    name = (settings or {}).get("name") or (records[0].tournament if records else None) or folder.name
     summary = summarize(
         records,
         engines,
@@ -473,9 +473,7 @@ def _count_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def folder_sprt(
-    folder: Path, settings: dict[str, Any] | None, records: Sequence[dict[str, Any]]
-) -> dict[str, Any] | None:
+def folder_sprt(folder: Path, settings: dict[str, Any] | None, records: Sequence[GameRecord]) -> dict[str, Any] | None:
     """The ``sprt`` section of a folder's results, from its stored settings and games."""
     try:
         test = sprt_from_settings(settings, records)

@@ -13,6 +13,8 @@ from typing import Any
 
 import trueskill
 
+from ..record import GameRecord, Termination
+
 ENV = trueskill.TrueSkill(draw_probability=0.1)
 
 
@@ -38,27 +40,34 @@ class Standing:
         return self.mu - 3 * self.sigma
 
 
-def forfeited(record: dict[str, Any]) -> set[int]:
+def forfeited(record: GameRecord) -> set[int]:
     """Seats that lost the game by forfeit.  A forfeit puts the offenders alone at the
-    bottom (arena/match.py), so they are the seats at the worst place of a game that
-    did not end normally."""
-    if record["termination"] == "normal":
+    bottom (arena.record.forfeit_result), so they are the seats at the worst place of a
+    game that did not end normally."""
+    if record.termination is Termination.NORMAL:
         return set()
-    worst = max(record["places"])
-    return {seat for seat, place in enumerate(record["places"]) if place == worst}
+    places = record.places or []
+    worst = max(places)
+    return {seat for seat, place in enumerate(places) if place == worst}
 
 
-def opponents(record: dict[str, Any], seat: int, offenders: set[int]) -> list[int]:
+def opponents(record: GameRecord, seat: int, offenders: set[int]) -> list[int]:
     """The seats ``seat`` has a result against.  Two seats that both forfeited have
     none: the shared place would read as a draw between engines that did not play each
     other (usually two engines dropped by max_failures meeting)."""
     both_out = seat in offenders
-    return [other for other in range(len(record["places"])) if other != seat and not (both_out and other in offenders)]
+    seats = len(record.places or [])
+    return [other for other in range(seats) if other != seat and not (both_out and other in offenders)]
+
+
+def seats_of(record: GameRecord) -> tuple[list[str], list[int]]:
+    """The engine in each seat and the place it took (a stored record has both)."""
+    return record.players or [], record.places or []
 
 
 def standings(
     engines: Sequence[str],
-    records: Iterable[dict[str, Any]],
+    records: Iterable[GameRecord],
     players: int,
     history: dict[str, list[tuple[int, float, float]]] | None = None,
 ) -> list[Standing]:
@@ -68,8 +77,8 @@ def standings(
     given, gets (games rated so far, mu, sigma) per engine after each game it was in."""
     table = {name: Standing(name, places=[0] * players) for name in engines}
     ratings = {name: ENV.create_rating() for name in engines}
-    for count, record in enumerate(sorted(records, key=lambda r: r["id"]), 1):
-        names, places, offenders = record["players"], record["places"], forfeited(record)
+    for count, record in enumerate(sorted(records, key=_game_number), 1):
+        (names, places), offenders = seats_of(record), forfeited(record)
         if len(offenders) < 2:
             groups = [(ratings[n],) for n in names]
             for name, (rating,) in zip(names, ENV.rate(groups, ranks=places)):
@@ -83,6 +92,10 @@ def standings(
     return sorted(table.values(), key=lambda s: (-s.conservative, s.engine))
 
 
+def _game_number(record: GameRecord) -> int:
+    return record.id or 0  # a stored record always has its id
+
+
 def _tally(row: Standing, place: int, others: Sequence[int]) -> None:
     """Count one game for an engine at ``place`` against opponents at places ``others``
     (none: no result, nothing counted)."""
@@ -90,7 +103,8 @@ def _tally(row: Standing, place: int, others: Sequence[int]) -> None:
         return
     points, outcome = game_outcome(place, others)
     row.games += 1
-    row.places[place] += 1
+    if row.places is not None:
+        row.places[place] += 1
     row.opponents += len(others)
     row.points += points
     setattr(row, outcome, getattr(row, outcome) + 1)
@@ -154,11 +168,11 @@ class HeadToHead:
         return self.wins + 0.5 * self.draws
 
 
-def head_to_head(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], HeadToHead]:
+def head_to_head(records: Iterable[GameRecord]) -> dict[tuple[str, str], HeadToHead]:
     """Results of every ordered pair of engines that met, from each game's places."""
     pairs: dict[tuple[str, str], HeadToHead] = {}
     for record in records:
-        names, places, offenders = record["players"], record["places"], forfeited(record)
+        (names, places), offenders = seats_of(record), forfeited(record)
         for seat, me in enumerate(names):
             mine = places[seat]
             for other in opponents(record, seat, offenders):
@@ -203,6 +217,8 @@ def head_to_head_rows(
         if rank[a] > rank[b]:
             continue
         elo, margin, los = elo_estimate(pair.wins, pair.losses, pair.draws)
+        shown_elo: float | str
+        shown_margin: float | str
         if elo is None:  # one side took every point: the difference is unbounded, so is its margin
             shown_elo, shown_margin = ("+inf" if pair.points else "-inf"), ""
         else:

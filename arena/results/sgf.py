@@ -14,36 +14,38 @@ so after a swap every later cell is written mirrored, seat 0 plays White and sea
 stone from then on).  ``RE`` is the winning colour with ``+R`` (resignation), ``+T`` (time) or
 ``+F`` (any other forfeit) when the game did not end on the board.
 
-Only Hex is written: HexGui knows no other game of arena's.
+Only games whose rules list ``sgf`` in ``Game.exports`` are written (Hex: HexGui knows no other
+game of arena's).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
+from ..record import GameRecord, Termination
+from ..rules import find_game
 from .export import arena_version
 
 SWAP = "swap-pieces"
-HOW = {"resign": "R", "timeout": "T"}
+HOW = {Termination.RESIGN: "R", Termination.TIMEOUT: "T"}
 
 
 class SgfError(ValueError):
     """A record that cannot be written as SGF; the message says which and why."""
 
 
-def hex_game_sgf(record: Mapping[str, Any]) -> str:
+def hex_game_sgf(record: GameRecord) -> str:
     """One game tree ``(;FF[4]...;B[..];W[..]...)`` for a Hex record."""
-    if record.get("game") != "hex":
+    game = find_game(record.game)
+    if game is None or "sgf" not in game.exports:
         raise SgfError(
-            f"game {record.get('id')}: {record.get('game')} is not Hex; SGF export is for Hex "
-            f"games (HexGui reads Hex only)"
+            f"game {record.id}: {record.game} is not Hex; SGF export is for Hex games (HexGui reads Hex only)"
         )
-    size = (record.get("options") or {}).get("size")
+    size = record.options.get("size")
     if not isinstance(size, int):
-        raise SgfError(f"game {record.get('id')}: no board size in the record's options")
-    moves, swapped = _moves(record["moves"])
-    names = list(record["players"])
+        raise SgfError(f"game {record.id}: no board size in the record's options")
+    moves, swapped = _moves(record.moves)
+    names = list(record.players or [])
     black, white = (names[1], names[0]) if swapped else (names[0], names[1])
     root = [
         ("FF", "4"),
@@ -56,15 +58,15 @@ def hex_game_sgf(record: Mapping[str, Any]) -> str:
     result = _result(record, swapped)
     if result:
         root.append(("RE", result))
-    if record.get("started"):
-        root.append(("DT", str(record["started"])[:10]))
-    if record.get("tournament"):
-        root.append(("EV", str(record["tournament"])))
-    if record.get("round") is not None:
-        root.append(("RO", str(int(record["round"]) + 1)))
-    if record.get("id") is not None:
-        root.append(("GN", f"game {record['id']}"))
-    comment = f"{record.get('termination', 'normal')}: {record.get('reason', '')}"
+    if record.started:
+        root.append(("DT", record.started[:10]))
+    if record.tournament:
+        root.append(("EV", record.tournament))
+    if record.round is not None:
+        root.append(("RO", str(record.round + 1)))
+    if record.id is not None:
+        root.append(("GN", f"game {record.id}"))
+    comment = f"{record.termination or Termination.NORMAL}: {record.reason or ''}"
     if swapped:
         comment += f". {names[1]} swapped: from the swap on, {names[1]} plays Black and {names[0]} White"
     root.append(("C", comment))
@@ -73,14 +75,15 @@ def hex_game_sgf(record: Mapping[str, Any]) -> str:
     return "(;" + "\n;".join(nodes) + ")\n"
 
 
-def hex_collection_sgf(records: Iterable[Mapping[str, Any]]) -> str:
+def hex_collection_sgf(records: Iterable[GameRecord]) -> str:
     """Several games as one SGF collection (game trees one after the other)."""
     return "".join(hex_game_sgf(r) for r in records)
 
 
 def _moves(tokens: list[str]) -> tuple[list[tuple[str, str]], bool]:
     """(colour, HexGui cell) per move, and whether the game had a swap."""
-    out, swapped = [], False
+    out: list[tuple[str, str]] = []
+    swapped = False
     for ply, token in enumerate(tokens):
         colour = "B" if ply % 2 == 0 else "W"
         if token == "swap":
@@ -100,13 +103,13 @@ def mirror(cell: str) -> str:
     return f"{chr(ord('a') + row - 1)}{column}"
 
 
-def _result(record: Mapping[str, Any], swapped: bool) -> str | None:
-    winner = record.get("winner")
+def _result(record: GameRecord, swapped: bool) -> str | None:
+    winner = record.winner
     if winner is None:
         return None
     colour = ("W" if winner == 0 else "B") if swapped else ("B" if winner == 0 else "W")
-    termination = record.get("termination", "normal")
-    how = "" if termination == "normal" else HOW.get(termination, "F")
+    termination = record.termination or Termination.NORMAL
+    how = "" if termination is Termination.NORMAL else HOW.get(termination, "F")
     return f"{colour}+{how}"
 
 

@@ -26,13 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules import IllegalMove, OptionError, make_game
-from .ratings import forfeited, game_outcome, opponents
-from .verify import initial_state
-
-# Every way a game can be lost other than by the rules (PROTOCOL.md section 7).
-FORFEITS = ("timeout", "illegal", "crash", "protocol", "handshake", "resign", "dropped")
-SEAT_NAMES = {"hex": ("red", "blue"), "bases": ("red", "blue"), "groups": ("white", "black")}
+from ..record import GameRecord, replay_start
+from ..rules import Game, IllegalMove, OptionError, find_game, make_game
+from .ratings import forfeited, game_outcome, opponents, seats_of
 
 
 @dataclass
@@ -66,12 +62,12 @@ class EngineStats:
     opponent_forfeits: int = 0  # games an opponent forfeited
     plies: int = 0  # summed over its games
     moves_timed: int = 0
-    time_ms: int = 0
-    max_move_ms: int | None = None
+    time_ms: float = 0  # ints as the records hold them; a hand-written record may time in fractions
+    max_move_ms: float | None = None
     depth_sum: float = 0.0
     depth_moves: int = 0
     nodes: int = 0
-    nodes_ms: int = 0  # time of the moves that reported nodes
+    nodes_ms: float = 0  # time of the moves that reported nodes
 
     @property
     def score(self) -> float | None:
@@ -94,6 +90,11 @@ class EngineStats:
         """Reported nodes over the time of the moves that reported them (None: no reports,
         or they all took 0 ms)."""
         return self.nodes * 1000 / self.nodes_ms if self.nodes_ms else None
+
+    def seat_pct(self, seat: int) -> float | str:
+        """The score % from ``seat`` as the tables show it ("" where it has no result)."""
+        score = self.seats[seat].score if seat < len(self.seats) else None
+        return "" if score is None else round(100 * score, 1)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready (snake_case; null: no data, e.g. no move reported its depth)."""
@@ -126,14 +127,13 @@ def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def engine_stats(records: Iterable[Mapping[str, Any]], engines: Sequence[str] = ()) -> dict[str, EngineStats]:
+def engine_stats(records: Iterable[GameRecord], engines: Sequence[str] = ()) -> dict[str, EngineStats]:
     """Statistics of every engine in ``engines`` and ``records``, in that order of first
     appearance."""
     table: dict[str, EngineStats] = {name: EngineStats(name) for name in engines}
     movers = _Movers()
     for record in records:
-        names = record["players"]
-        for name in names:
+        for name in record.players or []:
             table.setdefault(name, EngineStats(name))
         _count_results(table, record)
         _count_moves(table, record, movers.of(record))
@@ -141,18 +141,26 @@ def engine_stats(records: Iterable[Mapping[str, Any]], engines: Sequence[str] = 
 
 
 def seat_name(game: str, seat: int) -> str:
-    names = SEAT_NAMES.get(game)
-    return names[seat] if names and seat < len(names) else f"seat {seat}"
+    """A seat as tables name it: its colour where the game fixes one, else its number."""
+    known = find_game(game)
+    names = known.seat_names if known else ()
+    return names[seat] if seat < len(names) else f"seat {seat}"
 
 
-def _count_results(table: dict[str, EngineStats], record: Mapping[str, Any]) -> None:
-    names, places, offenders = record["players"], record["places"], forfeited(record)
+def swap_move(game: str) -> str | None:
+    """The game's swap token (the second player taking over the first move), if it has one."""
+    known = find_game(game)
+    return known.swap_move if known else None
+
+
+def _count_results(table: dict[str, EngineStats], record: GameRecord) -> None:
+    (names, places), offenders = seats_of(record), forfeited(record)
     for seat, name in enumerate(names):
         row = table[name]
         while len(row.seats) < len(names):
-            row.seats.append(SeatStats(len(row.seats), seat_name(record["game"], len(row.seats))))
+            row.seats.append(SeatStats(len(row.seats), seat_name(record.game, len(row.seats))))
         if seat in offenders:
-            code = record["termination"]
+            code = str(record.termination)
             row.terminations[code] = row.terminations.get(code, 0) + 1
         elif offenders:
             row.opponent_forfeits += 1
@@ -163,7 +171,7 @@ def _count_results(table: dict[str, EngineStats], record: Mapping[str, Any]) -> 
         row.games += 1
         row.points += points
         row.results += len(others)
-        row.plies += len(record["moves"])
+        row.plies += len(record.moves)
         setattr(row, outcome, getattr(row, outcome) + 1)
         by_seat = row.seats[seat]
         by_seat.games += 1
@@ -171,16 +179,17 @@ def _count_results(table: dict[str, EngineStats], record: Mapping[str, Any]) -> 
         by_seat.results += len(others)
 
 
-def _count_moves(table: dict[str, EngineStats], record: Mapping[str, Any], movers: list[int] | None) -> None:
-    names, moves = record["players"], record["moves"]
-    if record["game"] in ("hex", "hexgo") and len(moves) > 1 and moves[1] == "swap":
-        table[names[1]].swapped += 1  # seat 0 moves first in both games, seat 1 may swap
+def _count_moves(table: dict[str, EngineStats], record: GameRecord, movers: list[int] | None) -> None:
+    names, moves = record.players or [], record.moves
+    swap = swap_move(record.game)
+    if swap is not None and len(moves) > 1 and moves[1] == swap:
+        table[names[1]].swapped += 1  # seat 0 moves first, seat 1 may swap
         table[names[0]].was_swapped += 1
     if movers is None:
         return
-    first = record.get("opening_plies") or 0
-    infos = record.get("move_info") or []
-    for k, ms in enumerate(record.get("times_ms") or []):
+    first = record.opening_plies or 0
+    infos = record.move_info or []
+    for k, ms in enumerate(record.times_ms or []):
         if first + k >= len(movers):
             break
         row = table[names[movers[first + k]]]
@@ -202,17 +211,16 @@ class _Movers:
     rejected move may have been timed), by replaying it; games are cached by options."""
 
     def __init__(self) -> None:
-        self.games: dict[str, Any] = {}
+        self.games: dict[str, Game] = {}
 
-    def of(self, record: Mapping[str, Any]) -> list[int] | None:
-
-        key = f"{record['game']}:{sorted((record.get('options') or {}).items())}"
+    def of(self, record: GameRecord) -> list[int] | None:
+        key = f"{record.game}:{sorted(record.options.items())}"
         try:
-            game = self.games.get(key) or make_game(record["game"], record.get("options") or {})
+            game = self.games.get(key) or make_game(record.game, record.options)
             self.games[key] = game
-            state = initial_state(game, record)
+            state = replay_start(game, record.seed, record.setup, record.deal)
             seats = []
-            for move in record["moves"]:
+            for move in record.moves:
                 seats.append(state.current_player())
                 state.play(move)
             if not state.is_terminal():  # an illegal last move was timed but not recorded

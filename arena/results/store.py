@@ -17,11 +17,11 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
+from ..record import GameRecord
 from .fingerprint import changes, fingerprint
+from .verify import InvalidRecord, parse_record
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -53,85 +53,67 @@ def decode_meta(folder: Path, key: str, text: str | None, default: Any = None) -
         ) from None
 
 
-Milliseconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Score = Annotated[float, Field(allow_inf_nan=False)]
+# The keys every record arena stored has (written by arena/match.py and the runner); the
+# readers (standings, Elo, statistics, exports, the site) rely on them.
+STORED_KEYS = (
+    "id",
+    "round",
+    "game",
+    "options",
+    "players",
+    "moves",
+    "times_ms",
+    "termination",
+    "reason",
+    "forfeit_seat",
+    "winner",
+    "scores",
+    "places",
+    "engine_seeds",
+)
 
 
-class StoredRecord(BaseModel):
-    """The fields of a stored game that arena reads back (written by arena/match.py and the
-    runner), typed as the readers need them: standings, Elo, statistics, exports and the
-    site index lists by seat and replay the moves.  Only checked: records stay plain dicts."""
-
-    model_config = ConfigDict(strict=True)  # "5", 5.0 or true where a seat number belongs are damage
-
-    id: int = Field(ge=0)
-    round: int = Field(ge=0)
-    game: str
-    options: dict[str, Any]
-    players: list[str] = Field(min_length=1)
-    moves: list[str]
-    times_ms: list[Milliseconds]
-    termination: str
-    reason: str
-    forfeit_seat: int | None
-    winner: int | None
-    scores: list[Score]
-    places: list[int]
-    engine_seeds: list[int]
-    seed: int | None = Field(None, ge=0)
-    deal: int | None = Field(None, ge=0)
-    setup: str | None = None
-    opening_plies: int | None = Field(None, ge=0)
-    move_info: list[dict[str, Any] | None] | None = None
-    details: dict[str, Any] | None = None
-    tournament: str | None = None
-
-    @model_validator(mode="after")
-    def _fits_its_seats(self) -> StoredRecord:
-        seats = len(self.players)
-        for key in ("scores", "places"):
-            if len(getattr(self, key)) != seats:
-                raise ValueError(f"{key!r} has {len(getattr(self, key))} entries for {seats} players")
-        if self.engine_seeds and len(self.engine_seeds) != seats:
-            raise ValueError(f"'engine_seeds' has {len(self.engine_seeds)} entries for {seats} players")
-        if any(not 0 <= place < seats for place in self.places):
-            raise ValueError(f"'places' holds a place outside 0..{seats - 1}")
-        for key in ("winner", "forfeit_seat"):
-            seat = getattr(self, key)
-            if seat is not None and not 0 <= seat < seats:
-                raise ValueError(f"{key!r} is seat {seat} of a game with {seats} players")
-        if (self.opening_plies or 0) > len(self.moves):
-            raise ValueError(f"'opening_plies' is {self.opening_plies} of {len(self.moves)} moves")
-        return self
-
-
-def _record_problem(record: Any, game_id: object) -> str | None:
-    """What is wrong with a decoded record, in a few words (None: nothing)."""
-    if not isinstance(record, dict):
-        return "not a JSON object"
+def _record_problem(data: Any, game_id: object) -> tuple[GameRecord | None, str | None]:
+    """A decoded stored record, or what is wrong with it in a few words."""
+    if not isinstance(data, dict):
+        return None, "not a JSON object"
+    missing = [key for key in STORED_KEYS if key not in data]
+    if missing:
+        return None, f"keys missing: {', '.join(missing)}"
     try:
-        StoredRecord.model_validate(record)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        missing = [str(err["loc"][0]) for err in errors if err["type"] == "missing"]
-        if missing:
-            return f"keys missing: {', '.join(missing)}"
-        return "; ".join(describe_error(err) for err in errors[:3])
-    if record["id"] != game_id:
-        return f"its id is {record['id']}, not {game_id}"
+        record = parse_record(data)
+    except InvalidRecord as exc:
+        return None, "; ".join(exc.problems[:3])
+    problem = _seats_problem(record)
+    if problem is None and record.id != game_id:
+        problem = f"its id is {record.id}, not {game_id}"
+    return record, problem
+
+
+def _seats_problem(record: GameRecord) -> str | None:
+    """What a stored record says that does not fit its own seats and moves."""
+    players, scores, places = record.players or [], record.scores or [], record.places or []
+    seats = len(players)
+    if not seats:
+        return "'players' names no engine"
+    if record.id is None or record.id < 0:
+        return f"'id' is {record.id}, not a game number"
+    times = record.times_ms or []
+    if (bad := next((k for k, t in enumerate(times) if t < 0), None)) is not None:
+        return f"'times_ms.{bad}': a time is a non-negative number of milliseconds (got {times[bad]})"
+    for key, values in (("scores", scores), ("places", places)):
+        if len(values) != seats:
+            return f"{key!r} has {len(values)} entries for {seats} players"
+    if record.engine_seeds and len(record.engine_seeds) != seats:
+        return f"'engine_seeds' has {len(record.engine_seeds)} entries for {seats} players"
+    if any(not 0 <= place < seats for place in places):
+        return f"'places' holds a place outside 0..{seats - 1}"
+    for key, seat in (("winner", record.winner), ("forfeit_seat", record.forfeit_seat)):
+        if seat is not None and not 0 <= seat < seats:
+            return f"{key!r} is seat {seat} of a game with {seats} players"
+    if (record.opening_plies or 0) > len(record.moves):
+        return f"'opening_plies' is {record.opening_plies} of {len(record.moves)} moves"
     return None
-
-
-def describe_error(err: Mapping[str, Any]) -> str:
-    """One pydantic error of a record, naming the field and what it holds."""
-    where = ".".join(str(part) for part in err["loc"])
-    message = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "missing":
-        return f"missing {where!r}"
-    if not where:
-        return message
-    got = repr(err.get("input"))
-    return f"{where!r}: {message} (got {got if len(got) <= 40 else got[:37] + '...'})"
 
 
 def is_damaged(exc: sqlite3.Error) -> bool:
@@ -157,17 +139,18 @@ def failure_text(folder: Path, exc: OSError | sqlite3.Error) -> str:
     )
 
 
-def parse_record(db_path: Path, game_id: object, data: bytes | str) -> dict[str, Any]:
+def read_record(db_path: Path, game_id: object, data: bytes | str) -> GameRecord:
     """A stored record, checked: a damaged one (not UTF-8, not JSON, a missing key or a
     value of the wrong type) names its game and how to recover."""
+    record: GameRecord | None = None
     try:
-        record = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
-        problem = _record_problem(record, game_id)
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        record, problem = _record_problem(json.loads(text), game_id)
     except UnicodeDecodeError as exc:
         problem = f"not UTF-8 text: {exc.reason} at byte {exc.start}"
     except (ValueError, RecursionError) as exc:
         problem = f"not valid JSON: {str(exc)[:80]}"
-    if problem is not None:
+    if record is None or problem is not None:
         raise StorageError(
             f"{db_path}: game {game_id}: the stored record is damaged ({problem}). To have that "
             f'game played again, delete it (sqlite3 {db_path} "DELETE FROM games WHERE '
@@ -175,6 +158,8 @@ def parse_record(db_path: Path, game_id: object, data: bytes | str) -> dict[str,
         )
     return record
 
+
+ROW_KEYS = ("id", "round", "players", "termination", "winner")  # the games table's columns
 
 # Records are read as bytes and decoded one by one, so a byte that is not UTF-8 names its game.
 RECORDS_QUERY = "SELECT id, CAST(record AS BLOB) FROM games ORDER BY id"
@@ -185,7 +170,7 @@ class GameStore:
         self.folder = folder
         self.db_path = folder / "arena.db"
         self.jsonl_path = folder / "games.jsonl"
-        self._lock_file = None
+        self._lock_file: TextIO | None = None
         self.db: sqlite3.Connection | None = None
 
     def open(self, settings: Mapping[str, Any], legacy_fingerprint: str | None = None) -> None:
@@ -210,6 +195,7 @@ class GameStore:
         stored, stored_settings = self.get_meta("fingerprint"), self.get_meta("settings")
         # A folder without games holds no tournament yet (a run refused before its first
         # game, say): the settings of this run take it over.
+        assert self.db is not None
         if stored is not None and self.db.execute("SELECT 1 FROM games LIMIT 1").fetchone():
             if stored_settings is not None:
                 changed = changes(decode_meta(self.folder, "settings", stored_settings), settings)
@@ -231,17 +217,17 @@ class GameStore:
         self.set_meta("settings", json.dumps(settings, sort_keys=True))
 
     def _lock(self) -> None:
-        self._lock_file = open(self.folder / "arena.lock", "w")
+        lock_file = open(self.folder / "arena.lock", "w")
         try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            self._lock_file.close()
-            self._lock_file = None
+            lock_file.close()
             raise StorageError(
                 f"another arena run is using {self.folder}; wait for it to finish or use another --out folder"
             ) from None
-        self._lock_file.write(str(os.getpid()))
-        self._lock_file.flush()
+        lock_file.write(str(os.getpid()))
+        lock_file.flush()
+        self._lock_file = lock_file
 
     @property
     def lock_fd(self) -> int | None:
@@ -286,40 +272,35 @@ class GameStore:
         assert self.db is not None
         return {row[0] for row in self.db.execute("SELECT id FROM games")}
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: GameRecord) -> None:
         """Commit one finished game, then mirror it to the JSON Lines file."""
         assert self.db is not None
-        text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+        # The row's columns (KeyError for a record without one), then the record itself.
+        game_id, round_, players, termination, winner = (record[k] for k in ROW_KEYS)
+        text = json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False)
         with self.db:  # one transaction
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "INSERT INTO games (id, round, players, termination, winner, record) VALUES (?,?,?,?,?,?)",
-                (
-                    record["id"],
-                    record["round"],
-                    json.dumps(record["players"]),
-                    record["termination"],
-                    record["winner"],
-                    text,
-                ),
+                (game_id, round_, json.dumps(players), termination, winner, text),
             )
         with open(self.jsonl_path, "a", encoding="utf-8") as out:
             out.write(text + "\n")
 
-    def records(self) -> Iterator[dict[str, Any]]:
+    def records(self) -> Iterator[GameRecord]:
         assert self.db is not None
         for game_id, data in self.db.execute(RECORDS_QUERY).fetchall():
-            yield parse_record(self.db_path, game_id, data)
+            yield read_record(self.db_path, game_id, data)
 
     def _rewrite_jsonl(self) -> None:
         tmp = self.jsonl_path.with_suffix(".jsonl.tmp")
         with open(tmp, "w", encoding="utf-8") as out:
             for record in self.records():
-                out.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+                out.write(json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n")
         os.replace(tmp, self.jsonl_path)
 
 
-def read_folder(folder: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def read_folder(folder: Path) -> tuple[dict[str, str], list[GameRecord]]:
     """The meta table and every game record (by id) of a results folder, read-only: no
     lock, so a running tournament's folder can be read while it plays (WAL keeps each
     read consistent), and nothing is written, so a folder we may not write is read too.
@@ -336,7 +317,7 @@ def read_folder(folder: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
         raise StorageError(f"{db_path}: cannot read the games ({exc}); is it an arena results folder?") from None
 
 
-Contents = tuple[dict[str, str], list[dict[str, Any]]]
+Contents = tuple[dict[str, str], list[GameRecord]]
 
 
 def _read_settled(db_path: Path) -> Contents | None:
@@ -383,6 +364,6 @@ def _read(path: Path, params: str, shown_as: Path) -> Contents:
     db = sqlite3.connect(f"{path.resolve().as_uri()}?{params}", uri=True)
     try:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        return meta, [parse_record(shown_as, game_id, data) for game_id, data in db.execute(RECORDS_QUERY)]
+        return meta, [read_record(shown_as, game_id, data) for game_id, data in db.execute(RECORDS_QUERY)]
     finally:
         db.close()

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
-from typing import Any, Literal
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from ..match import _forfeit_result  # the referee's own forfeit rule, so both agree by construction
+from ..record import GameRecord, Termination, forfeit_result, replay_start
 from ..rules import Game, IllegalMove, OptionError, State, make_game
-from .store import describe_error
 
 VERDICT_KEYS = ("id", "line", "ok", "error", "over", "termination", "winner", "scores", "places", "plies", "mismatches")
 SEAT_IN_REASON = re.compile(r"\(seat (\d+)\)")
@@ -41,33 +40,37 @@ class RecordError(Exception):
     """Input that cannot be read at all; the message names the line."""
 
 
-class Record(BaseModel):
-    """The fields ``arena verify`` reads; other keys are kept and ignored."""
+class InvalidRecord(ValueError):
+    """A decoded record whose fields are wrong: one problem per field, each naming it."""
 
-    model_config = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
-
-    game: str
-    moves: list[str]
-    options: dict[str, Any] = {}
-    id: int | None = None
-    seed: int | None = Field(None, ge=0)
-    deal: int | None = Field(None, ge=0)
-    setup: str | None = None
-    players: list[str] | None = None
-    termination: (
-        Literal["normal", "timeout", "illegal", "crash", "protocol", "handshake", "resign", "dropped"] | None
-    ) = None
-    reason: str | None = None
-    forfeit_seat: int | None = Field(None, ge=0)
-    winner: int | None = Field(None, ge=0)
-    scores: list[float] | None = None
-    places: list[int] | None = None
-    times_ms: list[float] | None = None  # per move, the forfeiting one included
-    opening_plies: int | None = Field(None, ge=0)  # the first moves were a book's
-    details: dict[str, Any] | None = None
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
-def _check_shape(rec: Record, players: int) -> None:
+def parse_record(data: Any) -> GameRecord:
+    """The one reader of untrusted record JSON (a decoded object) into a GameRecord; raises
+    InvalidRecord naming each field that is wrong (strict types: ``"5"``, ``5.0`` or
+    ``true`` where an integer belongs are errors).  The store reads its rows back through it."""
+    try:
+        return GameRecord.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidRecord([describe_error(err) for err in exc.errors(include_url=False)]) from None
+
+
+def describe_error(err: Mapping[str, Any]) -> str:
+    """One pydantic error of a record, naming the field and what it holds."""
+    where = ".".join(str(part) for part in err["loc"])
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "missing":
+        return f"missing {where!r}"
+    if not where:
+        return message
+    got = repr(err.get("input"))
+    return f"{where!r}: {message} (got {got if len(got) <= 40 else got[:37] + '...'})"
+
+
+def _check_shape(rec: GameRecord, players: int) -> None:
     """What a record says of itself that needs no replay to be wrong."""
     if rec.times_ms is not None and any(t < 0 for t in rec.times_ms):
         raise ValueError("'times_ms': every time is a non-negative number of milliseconds")
@@ -80,12 +83,11 @@ def _check_shape(rec: Record, players: int) -> None:
             raise ValueError(f"{field!r} has {len(value)} entries; this game has {players} seats")
 
 
-def verify_record(record: dict[str, Any]) -> dict[str, Any]:
+def verify_record(rec: GameRecord) -> dict[str, Any]:
     """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
-    rec = _validated(record)
     game = make_game(rec.game, rec.options, strict=True)
     _check_shape(rec, game.players)
-    state = initial_state(game, record)
+    state = replay_start(game, rec.seed, rec.setup, rec.deal)
     error = None
     for ply, move in enumerate(rec.moves):
         try:
@@ -111,14 +113,7 @@ def verify_record(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _validated(record: dict[str, Any]) -> Record:
-    try:
-        return Record.model_validate(record)
-    except ValidationError as exc:
-        raise ValueError("; ".join(describe_error(err) for err in exc.errors())) from None
-
-
-def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _derive(rec: GameRecord, state: State, game: Game) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The result the moves give and how it differs from the recorded one."""
     over = state.is_terminal()
     mismatches: list[dict[str, Any]] = []
@@ -128,8 +123,9 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
         if field in rec.model_fields_set and recorded != derived:
             mismatches.append({"field": field, "recorded": recorded, "derived": derived})
 
-    if rec.termination is None or rec.termination == "normal":
-        termination = "normal" if over else None
+    termination: Termination | None
+    if rec.termination is None or rec.termination is Termination.NORMAL:
+        termination = Termination.NORMAL if over else None
         if rec.forfeit_seat is not None:
             mismatches.append(
                 {
@@ -139,7 +135,7 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
                     "reason": "a game that ended by the rules has no forfeiting seat",
                 }
             )
-        if rec.termination == "normal" and not over:
+        if rec.termination is Termination.NORMAL and not over:
             mismatches.append(
                 {
                     "field": "termination",
@@ -179,7 +175,7 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
             return {"termination": termination, "winner": None, "scores": None, "places": None}, mismatches
         if (problem := _code_problem(rec, state)) is not None:
             mismatches.append({"field": "termination", "recorded": rec.termination, "derived": None, "reason": problem})
-        scores, places = _forfeit_result(state, offenders)
+        scores, places = forfeit_result(state, offenders)
         winner = places.index(0) if places.count(0) == 1 else None
         if rec.forfeit_seat is None:
             mismatches.append(
@@ -198,13 +194,13 @@ def _derive(rec: Record, state: State, game: Game) -> tuple[dict[str, Any], list
 
 # The referee's own wording of the forfeits a record can re-derive (arena/match.py, runner.py).
 _OWN_WORDS = {
-    "resign": re.compile(r"resigned"),
-    "dropped": re.compile(r"dropped from the tournament\b.*"),
-    "illegal": re.compile(r"illegal move '(.*)': .*", re.S),
+    Termination.RESIGN: re.compile(r"resigned"),
+    Termination.DROPPED: re.compile(r"dropped from the tournament\b.*"),
+    Termination.ILLEGAL: re.compile(r"illegal move '(.*)': .*", re.S),
 }
 
 
-def _code_problem(rec: Record, state: State) -> str | None:
+def _code_problem(rec: GameRecord, state: State) -> str | None:
     """What contradicts the forfeit's code in its reason: a resignation, a drop and an illegal
     move are worded by the referee, so the words and the code must go together, and the move
     an 'illegal' reason quotes must be illegal where the recorded moves end."""
@@ -214,12 +210,12 @@ def _code_problem(rec: Record, state: State) -> str | None:
     worded = next((code for code, words in _OWN_WORDS.items() if words.fullmatch(detail)), None)
     if worded != rec.termination and (worded is not None or rec.termination in _OWN_WORDS):
         return (
-            f"the reason reads as {worded!r}"
+            f"the reason reads as {worded.value!r}"
             if worded
-            else f"a {rec.termination!r} forfeit's reason is worded by the referee, and this one is not"
+            else f"a {str(rec.termination)!r} forfeit's reason is worded by the referee, and this one is not"
         )
-    if worded == "illegal":
-        move = _OWN_WORDS["illegal"].fullmatch(detail).group(1)
+    if worded is Termination.ILLEGAL and (quoted := _OWN_WORDS[worded].fullmatch(detail)) is not None:
+        move = quoted.group(1)
         if "\\" not in move and _is_legal(state, move):  # an escaped token cannot be replayed as written
             return f"the reason calls {move!r} illegal, but it is legal where the recorded moves end"
     return None
@@ -233,7 +229,7 @@ def _is_legal(state: State, move: str) -> bool:
     return True
 
 
-def _split_reason(rec: Record) -> tuple[list[int] | None, str]:
+def _split_reason(rec: GameRecord) -> tuple[list[int] | None, str]:
     """A forfeit's reason as the referee writes it, "NAME (seat N)[, NAME (seat M)]: detail":
     the seats and the detail.  With ``players`` the names are matched as recorded, so an
     engine named "x (seat 1): y" does not confuse it; None: no such prefix."""
@@ -263,7 +259,7 @@ def _split_reason(rec: Record) -> tuple[list[int] | None, str]:
         pos += 2
 
 
-def _offenders(rec: Record, players: int) -> tuple[list[int], str | None]:
+def _offenders(rec: GameRecord, players: int) -> tuple[list[int], str | None]:
     """The seats a forfeit's reason names ("name (seat 1): ..."; else its forfeit_seat), and
     what is wrong with the reason, if anything."""
     split, _ = _split_reason(rec)
@@ -281,42 +277,9 @@ def _offenders(rec: Record, players: int) -> tuple[list[int], str | None]:
     return fallback, "a forfeit's reason names the seat that lost it, as 'name (seat N): ...'"
 
 
-def initial_state(game: Game, record: dict[str, Any]) -> State:
-    """The state a record starts from: its seed's setup (with its own deal if it has one),
-    or its setup token (a deal, if given, draws the hidden part: Posies variant 2)."""
-    seed, setup, deal = record.get("seed"), record.get("setup"), record.get("deal")
-    for key, value in (("seed", seed), ("deal", deal)):
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise ValueError(f"'{key}' must be a non-negative integer")
-    if setup is not None and not isinstance(setup, str):
-        raise ValueError("'setup' must be a string")
-    if seed is not None:
-        if deal is None and _hidden_deal(game):
-            raise ValueError(
-                "missing 'deal': a Posies variant 2 game's hidden posies are drawn apart "
-                "from its seed and recorded in 'deal'"
-            )
-        state = game.initial_state(seed)
-        if setup is not None and state.setup_token() != setup:
-            raise ValueError(f"'setup' does not match the setup that seed {seed} produces")
-    elif setup is not None:
-        if deal is None and _hidden_deal(game):
-            raise ValueError("missing 'deal': a Posies variant 2 record carries its hidden posies there")
-        state = game.state_from_setup(setup)
-    elif game.name == "posies":
-        raise ValueError("missing 'setup' (or 'seed'): a Posies record names its random board there")
-    else:
-        state = game.initial_state()
-    if deal is not None:
-        state.deal(deal)
-    return state
-
-
-def _hidden_deal(game: Game) -> bool:
-    return game.name == "posies" and game.options.variant == 2
-
-
-def parse_line(number: int, line: str, source: str) -> dict[str, Any]:
+def parse_line(number: int, line: str, source: str) -> GameRecord:
+    """One line of JSON Lines as a record; RecordError for a line that is no record at all,
+    ValueError for one whose fields are wrong."""
     where = f"{source}, line {number}"
     try:
         record = json.loads(line)
@@ -339,7 +302,7 @@ def parse_line(number: int, line: str, source: str) -> dict[str, Any]:
         raise RecordError(f'{where}: "moves" must be a list of move strings')
     if not isinstance(record.get("options", {}), dict):
         raise RecordError(f'{where}: "options" must be an object')
-    return record
+    return parse_record(record)
 
 
 def _json_type(value: Any) -> str:

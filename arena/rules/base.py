@@ -14,11 +14,14 @@ whitespace, e.g. ``e5``, ``swap``, ``c3,e5,g2`` or ``c3-c7``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .picture import BoardPicture, Ending
 
 
 class IllegalMove(Exception):
@@ -48,6 +51,17 @@ class Game(ABC):
     # The engine protocols that can play it: "arena" (protocol/PROTOCOL.md) always; "gtp" where
     # the game is one GTP programs play (arena.engine.gtp).
     protocols: ClassVar[tuple[str, ...]] = ("arena",)
+    # Each seat's fixed colour, for tables ("score % as red"); empty where seats have none
+    # (a swap or three seats decide colours per game).
+    seat_names: ClassVar[tuple[str, ...]] = ()
+    # The token with which the second player takes over the first move, if the game has one.
+    swap_move: ClassVar[str | None] = None
+    # Record formats besides arena's own that the game exports to (arena.results: "sgf").
+    exports: ClassVar[tuple[str, ...]] = ()
+    # Whether the starting position is dealt at random, so a record must name it (its setup).
+    random_setup: ClassVar[bool] = False
+    # Options for ``arena check-engine``'s games: small boards, the protocol is tested, not play.
+    check_options: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, options: GameOptions) -> None:
         self.options = options
@@ -92,12 +106,33 @@ class Game(ABC):
             raise OptionError(f"{self.name} has no random setup; expected 'start', got {setup!r}")
         return self.initial_state()
 
+    @abstractmethod
+    def picture(self) -> BoardPicture:
+        """How the board is drawn (arena.rules.picture): the report site's viewer draws it."""
+
+    def check_positions(self, start: Start) -> list[CheckPosition]:
+        """Positions ``arena check-engine`` asks an engine to move in, on a game built with
+        :attr:`check_options`; ``start(game, seed)`` gives a game's dealt starting state."""
+        return []
+
+
+Start = Callable[["Game", int], "State"]
+
+
+@dataclass(frozen=True)
+class CheckPosition:
+    """One conformance position: its label and how to reach it (deterministically)."""
+
+    label: str
+    build: Callable[[], State]
+
 
 class State(ABC):
     """One position.  Mutated only by :meth:`play`; use :meth:`clone` to branch."""
 
-    game: Game
+    game: Game  # each game's State narrows it to its own Game
     _moves: list[str]  # every state keeps its canonical move list here
+    cells: Sequence[int]  # every cell's contents, as the game codes them (see Game.picture)
 
     @property
     def moves(self) -> list[str]:
@@ -183,10 +218,37 @@ class State(ABC):
         """Extra facts for the game record (winning chain, territory, revealed pieces)."""
         return {}
 
+    def seat_colours(self) -> list[str]:
+        """Each seat's colour by now, as the viewer names it ("" for none)."""
+        return list(self.game.seat_names) or [""] * self.game.players
+
+    def status(self, players: Sequence[str]) -> str:
+        """What a spectator knows besides the board (scores, groups), seats named ``players``;
+        never a hidden piece or a score that would give one away."""
+        return ""
+
+    def ending(self, players: Sequence[str]) -> Ending:
+        """What a finished game shows (its winning chain, territory, hidden pieces)."""
+        return Ending()
+
     def places(self) -> list[int]:
         """Finishing place per seat (0 = first); equal scores share a place."""
         scores = self.scores()
         return [sum(1 for other in scores if other > mine) for mine in scores]
+
+
+def random_position(
+    game: Game, start: Start, accept: Callable[[State], bool], seed: int = 1, tries: int = 400
+) -> State:
+    """The first position of seeded random games that ``accept`` takes (not over)."""
+    rng = Random(seed)
+    for _ in range(tries):
+        state = start(game, rng.randrange(1 << 30))
+        while not state.is_terminal():
+            if accept(state):
+                return state
+            state.play(state.random_move(rng))
+    raise RuntimeError(f"no {game.name} position found for a conformance check")
 
 
 def draw_below(getrandbits: Callable[[int], int], n: int) -> int:

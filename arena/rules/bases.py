@@ -16,14 +16,16 @@ few list updates; repetition keys are the board bytes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from pydantic import Field, field_validator
 
-from .base import Game, GameOptions, IllegalMove, State
+from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import OFF_BOARD, Board
+from .picture import BoardPicture, Ending
 
 BOARD = Board.hexhex(5)
 RED, BLUE = 0, 1
@@ -129,6 +131,7 @@ class BasesOptions(GameOptions):
 class BasesGame(Game):
     name = "bases"
     Options = BasesOptions
+    seat_names = ("red", "blue")
     options: BasesOptions
 
     @property
@@ -156,8 +159,23 @@ class BasesGame(Game):
     def initial_state(self, seed: int = 0) -> BasesState:
         return BasesState(self)
 
+    def picture(self) -> BoardPicture:
+        """The two bases are drawn in their owners' light colours all game."""
+        static = {cell: f"base{seat}" for seat, base in enumerate(self.layout.bases) for cell in base}
+        codes = {EMPTY: "", RED_PIECE: "red", BLUE_PIECE: "blue", BLACK: "wall"}
+        return BoardPicture(self.board, "cells", codes, static=static)
+
+    def check_positions(self, start: Start) -> list[CheckPosition]:
+        def near_full(state: State) -> bool:
+            occupied = [sum(state.cells[c] != EMPTY for c in base) for base in self.layout.bases]
+            return len(state.moves) >= 6 and 5 in occupied
+
+        return [CheckPosition("a base one piece from full", lambda: random_position(self, start, near_full))]
+
 
 class BasesState(State):
+    game: BasesGame
+    cells: bytearray
     __slots__ = ("game", "cells", "pieces", "base_count", "_moves", "_seen", "_winner", "_reason", "_over")
 
     def __init__(self, game: BasesGame) -> None:
@@ -352,6 +370,10 @@ class BasesState(State):
         other._seen = dict(self._seen)
         other._winner, other._reason, other._over = self._winner, self._reason, self._over
         return other
+
+    def ending(self, players: Sequence[str]) -> Ending:
+        index = self.game.board.index
+        return Ending({"occupied": [index(c) for c in self.details().get("occupied_base", {})]})
 
     def details(self) -> dict[str, Any]:
         if not self._over or self._winner is None or "base" not in self._reason:

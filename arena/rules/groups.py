@@ -23,8 +23,9 @@ from typing import Any
 
 from pydantic import Field
 
-from .base import Game, GameOptions, IllegalMove, State
+from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import Board, find_root
+from .picture import BoardPicture
 
 EMPTY = -1
 WHITE, BLACK = 0, 1
@@ -42,6 +43,8 @@ class GroupsOptions(GameOptions):
 class GroupsGame(Game):
     name = "groups"
     Options = GroupsOptions
+    seat_names = ("white", "black")
+    check_options = {"size": 4}
     options: GroupsOptions
 
     @property
@@ -56,6 +59,15 @@ class GroupsGame(Game):
 
     def initial_state(self, seed: int = 0) -> GroupsState:
         return GroupsState(self)
+
+    def picture(self) -> BoardPicture:
+        return BoardPicture(self.board, "cells", {EMPTY: "", WHITE: "white", BLACK: "black"})
+
+    def check_positions(self, start: Start) -> list[CheckPosition]:
+        def multi_stone(state: State) -> bool:
+            return isinstance(state, GroupsState) and state.max_stones() >= 2 and state.current_player() == 1
+
+        return [CheckPosition("a multi-stone turn", lambda: random_position(self, start, multi_stone))]
 
 
 def decide(white: Sequence[int], black: Sequence[int]) -> tuple[int | None, int]:
@@ -79,6 +91,8 @@ def _ordinal_group(rank: int) -> str:
 
 
 class GroupsState(State):
+    game: GroupsGame
+    cells: list[int]
     __slots__ = ("game", "cells", "parent", "size", "groups", "empty", "_moves", "_result")
 
     def __init__(self, game: GroupsGame) -> None:
@@ -137,6 +151,9 @@ class GroupsState(State):
             f"board full: {COLOUR_NAMES[winner]}'s {_ordinal_group(rank)} ({mine[rank]}) "
             f"beats {COLOUR_NAMES[1 - winner]}'s ({other})"
         )
+
+    def status(self, players: Sequence[str]) -> str:
+        return "; ".join(f"{players[s]} ({colour}): {self.groups[s]} groups" for s, colour in enumerate(COLOUR_NAMES))
 
     def details(self) -> dict[str, Any]:
         return {"white_groups": self.group_sizes(WHITE), "black_groups": self.group_sizes(BLACK)}

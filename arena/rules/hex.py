@@ -24,15 +24,16 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 from random import Random
 from typing import Any
 
 from pydantic import Field
 
-from .base import Game, GameOptions, IllegalMove, State, draw_below
+from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, draw_below
 from .hexgrid import Board
+from .picture import BoardPicture, Ending, Label, outer_edges
 
 EMPTY = -1
 RED, BLUE = 0, 1
@@ -53,6 +54,10 @@ class HexGame(Game):
     name = "hex"
     Options = HexOptions
     protocols = ("arena", "gtp")  # Benzene's MoHex, HexGui's opponents, KataHex
+    seat_names = ("red", "blue")
+    swap_move = SWAP
+    exports = ("sgf",)  # HexGui reads Hex only
+    check_options = {"size": 5}
     options: HexOptions
 
     @property
@@ -71,6 +76,43 @@ class HexGame(Game):
 
     def initial_state(self, seed: int = 0) -> HexState:
         return HexState(self)
+
+    def picture(self) -> BoardPicture:
+        """Red's edges (top and bottom rows; corners have both) and Blue's (left and right
+        columns), column letters above and row numbers left of the board, as HexGui."""
+        board, n = self.board, self.options.size
+        labels = [Label(board.at(0, c), board.names[board.at(0, c)][0], "above") for c in range(n)]
+        labels += [Label(board.at(r, 0), str(r + 1), "left") for r in range(n)]
+        return BoardPicture(
+            board,
+            "cells",
+            {EMPTY: "", RED: "red", BLUE: "blue"},
+            edges=outer_edges(board, n, {True: "red", False: "blue"}),
+            labels=labels,
+        )
+
+    def check_positions(self, start: Start) -> list[CheckPosition]:
+        def after_swap() -> State:
+            state = self.initial_state()
+            for move in AFTER_SWAP:
+                state.play(move)
+            return state
+
+        def swap_off() -> State:
+            state = HexGame(self.options.model_copy(update={"swap": False})).initial_state()
+            state.play("b3")
+            return state
+
+        return [
+            CheckPosition("after a swap (b3 swap ... : b3 is the only free cell, Blue to move)", after_swap),
+            CheckPosition("swap off (swap=false, b3, Blue to move: 'swap' is not a move)", swap_off),
+        ]
+
+
+# A check-engine position on the 5x5 board: b3 swap (off the diagonal: Blue's stone moves to
+# c2), then every cell but b3 filled without a winner: b3 is the only move.  An engine that did
+# not move the stone thinks b3 is taken and c2 free, so it plays c2, whatever its strategy.
+AFTER_SWAP = ("b3 swap e5 d3 e4 a5 c3 c1 d4 e3 a2 c4 b5 e1 d2 e2 a4 c5 b2 b1 a1 a3 b4 d1 d5").split()
 
 
 def _edge_bits(line: int, last: int) -> int:
@@ -116,6 +158,8 @@ def _placer(game: HexGame, cells: list[int], marks: list[int]) -> Callable[[int,
 
 
 class HexState(State):
+    game: HexGame
+    cells: list[int]
     __slots__ = ("game", "cells", "_marks", "_moves", "_winner", "_empty", "_index", "_names", "_place")
 
     def __init__(self, game: HexGame, cells: list[int] | None = None, marks: list[int] | None = None) -> None:
@@ -298,6 +342,10 @@ class HexState(State):
 
     def details(self) -> dict[str, Any]:
         return {"winning_chain": self.winning_chain()} if self._winner is not None else {}
+
+    def ending(self, players: Sequence[str]) -> Ending:
+        index = self.game.board.index
+        return Ending({"chain": [index(c) for c in self.details().get("winning_chain", [])]})
 
     def render(self) -> str:
         symbols = {EMPTY: ".", RED: "R", BLUE: "B"}

@@ -35,14 +35,15 @@ typical move needs no flood fill at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any, NamedTuple
 
 from pydantic import Field, model_validator
 
-from .base import Game, GameOptions, IllegalMove, State
+from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import OFF_BOARD, Board, find_root
+from .picture import BoardPicture, Ending
 
 EMPTY, BLACK, WHITE = -1, 0, 1
 COLOUR_NAMES = ("Black", "White")
@@ -209,6 +210,8 @@ class HexGoOptions(GameOptions):
 class HexGoGame(Game):
     name = "hexgo"
     Options = HexGoOptions
+    swap_move = SWAP
+    check_options = {"size": 3}
     options: HexGoOptions
 
     @property
@@ -222,6 +225,15 @@ class HexGoGame(Game):
 
     def initial_state(self, seed: int = 0) -> HexGoState:
         return HexGoState(self)
+
+    def picture(self) -> BoardPicture:
+        return BoardPicture(self.board, "points", {EMPTY: "", BLACK: "black", WHITE: "white"})
+
+    def check_positions(self, start: Start) -> list[CheckPosition]:
+        def after_captures(state: State) -> bool:
+            return bool(state.details()["captures"])
+
+        return [CheckPosition("after captures", lambda: random_position(self, start, after_captures))]
 
     def position(self, black: Iterable[str] = (), white: Iterable[str] = (), to_move: int = BLACK) -> HexGoState:
         """A mid-game position after the opening (Black = seat 0), for tests and diagrams.
@@ -259,6 +271,8 @@ class _Outcome(NamedTuple):
 
 
 class HexGoState(State):
+    game: HexGoGame
+    cells: list[int]
     __slots__ = (
         "game",
         "geo",
@@ -695,6 +709,24 @@ class HexGoState(State):
                 for ply, c, blk, dom in self.captures
             ],
         }
+
+    def seat_colours(self) -> list[str]:
+        """The swap decides who is Black."""
+        return [COLOUR_NAMES[self.colour_of(s)].lower() for s in (0, 1)]
+
+    def status(self, players: Sequence[str]) -> str:
+        territory = self.scores()
+        return "; ".join(
+            f"{players[s]} ({COLOUR_NAMES[self.colour_of(s)]}): territory {territory[s]:g}" for s in (0, 1)
+        )
+
+    def ending(self, players: Sequence[str]) -> Ending:
+        """Each colour's territory: its dominated empty houses."""
+        index, marks = self.game.board.index, {}
+        for seat, houses in enumerate(self.details()["territory_houses"]):
+            colour = COLOUR_NAMES[self.colour_of(seat)].lower()
+            marks[f"territory-{colour}"] = [index(h) for h in houses if self.cells[index(h)] == EMPTY]
+        return Ending(marks)
 
     def render(self) -> str:
         symbols = {EMPTY: ".", BLACK: "X", WHITE: "O"}

@@ -17,12 +17,14 @@ own; moves never depend on hidden posies, only scores do.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import Game, GameOptions, IllegalMove, OptionError, State
+from .base import CheckPosition, Game, GameOptions, IllegalMove, OptionError, Start, State
 from .hexgrid import OFF_BOARD, Board
+from .picture import BoardPicture, Ending
 
 EMPTY = -1
 PINK, PURPLE, GREEN = 0, 1, 2
@@ -52,6 +54,8 @@ def standard_board() -> Board:
 class PosiesGame(Game):
     name = "posies"
     Options = PosiesOptions
+    random_setup = True
+    check_options = {"players": 3, "variant": 2}
     options: PosiesOptions
 
     @property
@@ -98,11 +102,25 @@ class PosiesGame(Game):
         hidden, bag = self._draw_from_bag(rng)
         return PosiesState(self, cells, hidden, bag)
 
+    def picture(self) -> BoardPicture:
+        codes = {EMPTY: "", PINK: "pink", PURPLE: "purple", GREEN: "green"}
+        return BoardPicture(self.board, "points", codes, kept_groups=True)
+
+    def check_positions(self, start: Start) -> list[CheckPosition]:
+        def seat_two_to_move() -> State:
+            state = start(self, 3)
+            while state.current_player() != 2:
+                state.play(state.random_move(random.Random(len(state.moves))))
+            return state
+
+        label = "three seats, hidden colour ('private' line), seat 2 to move"
+        return [CheckPosition(label, seat_two_to_move)]
+
     def _draw_from_bag(self, rng: random.Random) -> tuple[list[int | None], int | None]:
         """Variant 2: each seat draws one of the three set-aside posies."""
         if self.options.variant != 2:
             return [None] * self.players, None
-        draw = list(COLOURS)
+        draw: list[int | None] = list(COLOURS)
         rng.shuffle(draw)
         return draw[: self.players], (draw[2] if self.players == 2 else None)
 
@@ -151,6 +169,8 @@ def _arcs(ring: tuple[tuple[int, int], ...], cells: list[int]) -> int:
 
 
 class PosiesState(State):
+    game: PosiesGame
+    cells: list[int]
     __slots__ = ("game", "cells", "captured", "hidden", "bag", "_setup", "_moves", "_over")
 
     def __init__(self, game: PosiesGame, cells: list[int], hidden: list[int | None], bag: int | None) -> None:
@@ -202,7 +222,7 @@ class PosiesState(State):
 
     def legal_moves(self) -> list[str]:
         names = self.game.names
-        legal = []
+        legal: list[str] = []
         for a, b in self._pairs():
             pair = f"{names[a]}-{names[b]}"
             choices = self._smallest(self._split(a, b))
@@ -435,8 +455,9 @@ class PosiesState(State):
         if not 0 <= seat < self.game.players:
             raise ValueError(f"seat {seat} is not a seat of this {self.game.players}-player game")
         colour = COLOUR_NAMES.index(words[1])
-        if self.hidden[seat] not in (None, colour):
-            raise ValueError(f"seat {seat}'s hidden posy is already known to be {COLOUR_NAMES[self.hidden[seat]]}")
+        known = self.hidden[seat]
+        if known is not None and known != colour:
+            raise ValueError(f"seat {seat}'s hidden posy is already known to be {COLOUR_NAMES[known]}")
         self.hidden[seat] = colour
 
     # -- the rest -------------------------------------------------------------
@@ -471,6 +492,28 @@ class PosiesState(State):
 
     def details(self) -> dict[str, Any]:
         return {"captured": self._captured_names(), **self._revealed()}
+
+    def status(self, players: Sequence[str]) -> str:
+        """The posies each seat took; their scores only where no posy is hidden."""
+        parts = []
+        open_scores = self.game.options.variant != 2
+        for seat, captured in enumerate(self.captured):
+            text = f"{players[seat]}: pink {captured[0]}, purple {captured[1]}, green {captured[2]}"
+            if open_scores:
+                text += f" (score {self.points(seat)})"
+            parts.append(text)
+        return "; ".join(parts)
+
+    def ending(self, players: Sequence[str]) -> Ending:
+        """The scores, and the hidden posies (and the bag's) revealed."""
+        scores, details = self.scores(), self.details()
+        parts = [f"{players[s]}: score {scores[s]:g}" for s in range(len(scores))]
+        hidden = details.get("hidden")
+        if hidden:
+            parts = [f"{p}, hidden posy {hidden[s]}" for s, p in enumerate(parts)]
+            if "bag" in details:
+                parts.append(f"left in the bag: {details['bag']}")
+        return Ending(reveal="; ".join(parts))
 
     def render(self) -> str:
         cells = self.cells

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..engine.process import EngineFault, EngineRefused
+from ..record import GameRecord
 from .pool import WAIT, Lost
 from .runner import WorkerConfig, _Worker
 from .schedule import ScheduledGame
@@ -113,7 +114,7 @@ class _RunState:
             self.idle.append(worker)
         return problems
 
-    def play(self, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> dict[str, Any]:
+    def play(self, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> GameRecord | dict[str, Any]:
         problems = self.handshake([name for name, gone in zip(self.config.engines, dropped) if gone])
         if problems:
             raise EngineUnavailable(_address(), _host(), problems)
@@ -178,7 +179,7 @@ def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> tuple[dict[s
     return state.handshake(skip), state.refused
 
 
-def _play(config: WorkerConfig, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> dict[str, Any]:
+def _play(config: WorkerConfig, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> GameRecord | dict[str, Any]:
     """One game as a Dask task."""
     return _state(config).play(scheduled, dropped)
 
@@ -338,7 +339,7 @@ class ClusterGames:
 
     # -- the executor interface ------------------------------------------------
 
-    def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[dict[str, Any] | Lost]:
+    def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[GameRecord | dict[str, Any] | Lost]:
         """Records (or :class:`Lost`) in the order games finish."""
         self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
@@ -422,7 +423,7 @@ class ClusterGames:
 
     def _outcome(
         self, future: Future, game: ScheduledGame, bounces: dict[int, int], queue: deque[ScheduledGame]
-    ) -> dict[str, Any] | Lost | None:
+    ) -> GameRecord | dict[str, Any] | Lost | None:
         """The game's record, Lost, or None when it goes back in the queue."""
         try:
             return future.result()

@@ -20,7 +20,7 @@ from protocol import codec
 
 from ..engine.process import EngineSpec
 from ..match import TimeControl
-from ..rules import Game, OptionError, make_game
+from ..rules import Game, OptionError, games_speaking, make_game
 from ..rules.base import shown_input
 from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, load_openings
 from .sprt import SprtSettings
@@ -238,9 +238,10 @@ def load_tournament(path: str | Path) -> Tournament:
             f"{game.players} engines, the file lists {len(data.engines)}"
         )
     gtp = [e.name for e in data.engines if e.protocol == "gtp"]
-    if gtp and data.game != "hex":
+    if gtp and "gtp" not in game.protocols:
         raise ConfigError(
-            f"{path}: engines: {', '.join(gtp)} speak GTP, which arena drives for hex only; "
+            f"{path}: engines: {', '.join(gtp)} speak GTP, which arena drives for "
+            f"{', '.join(games_speaking('gtp'))} only; "
             f"this tournament is {data.game}"
         )
     _check_clocks(path, data)

@@ -28,6 +28,7 @@ from ..engine.declared import preflight
 from ..engine.process import HANDSHAKE_TIMEOUT, EngineFault, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, longest_game_s, play_game
+from ..record import GameRecord, Termination
 from ..results.export import (
     Summary,
     dropped_engines,
@@ -103,8 +104,9 @@ class _Worker:
         proc.trace = trace
         return proc
 
-    def play(self, scheduled: ScheduledGame) -> dict[str, Any]:
-        """The record of one game; never raises (a bug must not stop the tournament)."""
+    def play(self, scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
+        """The record of one game, or the internal error (a dict) that stopped it; never
+        raises (a bug must not stop the tournament)."""
         try:
             return self._play(scheduled)
         except Exception as exc:
@@ -113,7 +115,7 @@ class _Worker:
                 self.discard(name)
             return {"id": scheduled.index, "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
 
-    def _play(self, scheduled: ScheduledGame) -> dict[str, Any]:
+    def _play(self, scheduled: ScheduledGame) -> GameRecord:
         dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
         if dropped:
             limits = sorted({self.config.max_failures.get(scheduled.seats[s], 0) for s in dropped})
@@ -172,13 +174,12 @@ class _Worker:
         running = name in self.engines and self.engines[name].alive
         return not running and not ask_coordinator(name, default=True)
 
-    def _finish(self, record: dict[str, Any], scheduled: ScheduledGame) -> dict[str, Any]:
-        record["id"] = scheduled.index
-        record["round"] = scheduled.round
-        record["tournament"] = self.config.tournament
-        if record["termination"] != "normal":
-            log.warning("game %d: %s", scheduled.index, record["reason"])
-        return record
+    def _finish(self, record: GameRecord, scheduled: ScheduledGame) -> GameRecord:
+        if record.termination is not Termination.NORMAL:
+            log.warning("game %d: %s", scheduled.index, record.reason)
+        return record.model_copy(
+            update={"id": scheduled.index, "round": scheduled.round, "tournament": self.config.tournament}
+        )
 
     def retire(self, name: str) -> None:
         """Stop a healthy engine: quit, a grace period, then kill."""
@@ -282,7 +283,7 @@ def _preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, str]) -> list[
         proctree.kill_adopted(set())  # whatever the engines left behind
 
 
-def _play_in_worker(scheduled: ScheduledGame) -> dict[str, Any]:
+def _play_in_worker(scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
     assert _worker is not None
     return _worker.play(scheduled)
 
@@ -303,11 +304,6 @@ class RunSummary:
     sprt: dict[str, Any] | None = None  # results.json's "sprt" section
 
 
-# Faults that count towards max_failures: the engine could not run or talk.  Its time
-# losses, illegal moves and resignations are results: they neither count nor reset.
-FAILURES = frozenset({"crash", "handshake", "protocol"})
-
-
 class FailureTracker:
     """Consecutive failures per engine, in the order games finish, and the drop rule:
     an engine with ``max_failures`` (> 0) failures in a row is dropped.  A game the
@@ -318,28 +314,30 @@ class FailureTracker:
         self.streak = dict.fromkeys(max_failures, 0)
         self.dropped: dict[str, str] = {}
 
-    def update(self, record: dict[str, Any]) -> list[str]:
-        """Count one finished game; return the engines it gets dropped."""
+    def update(self, record: GameRecord) -> list[str]:
+        """Count one finished game; return the engines it gets dropped.  Only failures
+        count (Termination.is_failure: the engine could not run or talk); its time losses,
+        illegal moves and resignations are results: they neither count nor reset."""
         newly = []
-        for seat, name in enumerate(record["players"]):
-            if record["termination"] == "dropped" or name in self.dropped:
+        termination = record.termination
+        for seat, name in enumerate(record.players or []):
+            if termination is Termination.DROPPED or name in self.dropped:
                 continue
-            if record["forfeit_seat"] == seat:
-                if record["termination"] in FAILURES:
+            if record.forfeit_seat == seat:
+                if termination is not None and termination.is_failure:
                     self.streak[name] += 1
-            elif record["engine_seeds"]:  # the game was announced: this engine ran fine
+            elif record.engine_seeds:  # the game was announced: this engine ran fine
                 self.streak[name] = 0
             limit = self.max_failures[name]
             if limit and self.streak[name] >= limit:
                 self.dropped[name] = (
-                    f"{limit} consecutive failures, the last in game {record['id']}: "
-                    f"{record['termination']}: {record['reason']}"
+                    f"{limit} consecutive failures, the last in game {record.id}: {termination}: {record.reason}"
                 )
                 newly.append(name)
         return newly
 
     @classmethod
-    def resumed(cls, max_failures: dict[str, int], stored: Sequence[dict[str, Any]]) -> FailureTracker:
+    def resumed(cls, max_failures: dict[str, int], stored: Sequence[GameRecord]) -> FailureTracker:
         """The tracker as the stored games leave it (counted in game order), so a resumed
         run neither starts an engine an earlier run dropped nor forgets its failures."""
         tracker = cls(max_failures)
@@ -544,7 +542,7 @@ def _play_all(
     finished = already
     try:
         for record in pool.imap_unordered(todo):
-            if isinstance(record, Lost) or "internal_error" in record:
+            if not isinstance(record, GameRecord):  # Lost, or an internal error
                 errors.append(_error_text(record))
                 log.error("%s", errors[-1])
                 continue

@@ -38,6 +38,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..record import GameRecord
+
 PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair score / 2 of LL, LD, WL+DD, WD, WW
 OUTCOMES = ("LL", "LD", "WL+DD", "WD", "WW")
 NELO_PER_T = 800 / math.log(10)  # normalized Elo per unit of t-value per game (fishtest's nelo_divided_by_nt)
@@ -214,14 +216,17 @@ def _elo(score: float) -> float:
 
 # -- a test over the pairs of a schedule --------------------------------------
 
+# A game's record, read by its JSON keys (id, players, places): a GameRecord, or its JSON.
+Result = GameRecord | dict[str, Any]
 
-def pair_outcome(first: dict[str, Any], second: dict[str, Any], engine: str) -> int:
+
+def pair_outcome(first: Result, second: Result, engine: str) -> int:
     """The pentanomial bin of ``engine`` in the two games of a pair: its pair score in
     half points (0 LL, 1 LD, 2 WL or DD, 3 WD, 4 WW) is the bin's number."""
     return _half_points(first, engine) + _half_points(second, engine)
 
 
-def _half_points(record: dict[str, Any], engine: str) -> int:
+def _half_points(record: Result, engine: str) -> int:
     """2 for a win, 1 for a draw, 0 for a loss, from the places (forfeits included)."""
     seat = record["players"].index(engine)
     mine, theirs = record["places"][seat], record["places"][1 - seat]
@@ -246,9 +251,9 @@ class SprtTest:
     llr: float = 0.0
     history: list[float] = field(default_factory=list)  # LLR after each counted pair
     decision: str | None = None  # "H1", "H0" or, after max_pairs, "inconclusive"
-    _waiting: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _waiting: dict[int, Result] = field(default_factory=dict)
 
-    def add(self, record: dict[str, Any]) -> bool:
+    def add(self, record: Result) -> bool:
         """Count one finished game; True once the test is decided."""
         if self.decision is None:
             self._waiting[record["id"]] = record
@@ -331,7 +336,7 @@ def sprt_text(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def sprt_from_settings(settings: dict[str, Any] | None, records: Iterable[dict[str, Any]] = ()) -> SprtTest | None:
+def sprt_from_settings(settings: dict[str, Any] | None, records: Iterable[Result] = ()) -> SprtTest | None:
     """The SPRT of a results folder's stored settings (None without ``[sprt]``), with
     ``records`` counted: what ``arena results`` and ``arena report`` show of a folder,
     finished or still running, the same as the run itself.  Raises ValueError when the

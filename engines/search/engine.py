@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.rules import State
+from arena.rules.hex import HexState
 from protocol.sdk import Clock, Engine
 
 from . import mcts
@@ -74,7 +75,7 @@ class SearchEngine(Engine):
 
     def choose_move(self, state: State, clock: Clock) -> str | None:
         game = state.game.name
-        if game == "hex" and self.option_values["swap_policy"] == "edge" and state.swap_allowed():
+        if isinstance(state, HexState) and self.option_values["swap_policy"] == "edge" and state.swap_allowed():
             swap = edge_swap(state)
             if swap:
                 return swap

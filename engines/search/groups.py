@@ -28,7 +28,7 @@ class Turn:
     def __init__(self, state: GroupsState) -> None:
         self.state = state
         self.stones: list[int] = []
-        self.compatible: list[int] | None = None  # per cell, built on the first stone
+        self.compatible: list[int] = []  # per cell, built on the first stone (empty until then)
 
     def token(self) -> str:
         names = self.state.game.board.names
@@ -61,7 +61,7 @@ class GroupsDomain:
     def play(self, turn: Turn, move: str) -> None:
         if move == END or not _add(turn, move):
             turn.state.play(turn.token())
-            turn.stones, turn.compatible = [], None
+            turn.stones, turn.compatible = [], []
 
     def to_move(self, turn: Turn) -> int:
         return turn.state.current_player()
@@ -80,7 +80,7 @@ class GroupsDomain:
             names = state.game.board.names
             played.extend((seat, names[cell]) for cell in turn.stones[chosen:])
             state.play(token)
-            turn.stones, turn.compatible = [], None
+            turn.stones, turn.compatible = [], []
         while not state.is_terminal():
             seat, token = state.current_player(), state.random_move(rng)
             state.play(token)
@@ -130,5 +130,5 @@ def _add(turn: Turn, move: str) -> bool:
     state = turn.state
     if not turn.stones and state.max_stones() > 1:
         turn.compatible = state._compatible([i for i, v in enumerate(state.cells) if v == EMPTY])
-    turn.stones.append(state.game.board.lookup(move))
+    turn.stones.append(state.game.board.index(move))
     return len(turn.stones) < state.max_stones() and _allowed(turn) != 0

@@ -237,7 +237,7 @@ def _backup(path: list[tuple[Node, int]], rewards: list[float], played: list[Pla
         index, rn, rt = node.index, node.rave_visits, node.rave_totals
         for move, (step, seat) in first.items():
             if seat == player and step >= depth:
-                i = index.get(move)
-                if i is not None:
-                    rn[i] += 1
-                    rt[i] += reward
+                slot = index.get(move)
+                if slot is not None:
+                    rn[slot] += 1
+                    rt[slot] += reward

@@ -31,6 +31,7 @@ from typing import Any
 
 import jinja2
 
+from ...record import GameRecord
 from ...rules import IllegalMove, OptionError, make_game
 from ..elo import fit_elo
 from ..export import dropped_engines, folder_sprt
@@ -51,7 +52,7 @@ class SiteData:
     game: str
     options: dict[str, Any]
     engines: list[str]
-    records: list[dict[str, Any]]
+    records: list[GameRecord]
     settings: dict[str, Any] | None = None  # the tournament file, as validated
     results: dict[str, Any] | None = None  # results.json (dropped, not recorded, sprt, ...)
     progress: tuple[int, int] | None = None  # (finished, scheduled) while a run goes on
@@ -100,11 +101,7 @@ class SiteWriter:
         for name in ASSETS:
             _write(self.folder / "assets" / name, (HERE / "static" / name).read_text(encoding="utf-8"))
         written = set(manifest["games"])
-        todo = [
-            r
-            for r in data.records
-            if r["id"] not in written or not (self.folder / "games" / f"{r['id']}.html").exists()
-        ]
+        todo = [r for r in data.records if r.id not in written or not (self.folder / "games" / f"{r.id}.html").exists()]
         self._boards(todo, manifest)
         processes = min(os.cpu_count() or 1, MAX_PROCESSES) if self.parallel else 1
         if len(todo) >= PARALLEL_FROM and processes > 1:
@@ -141,12 +138,12 @@ class SiteWriter:
 
     # -- one game -------------------------------------------------------------
 
-    def _boards(self, records: list[dict[str, Any]], manifest: dict[str, Any]) -> None:
+    def _boards(self, records: list[GameRecord], manifest: dict[str, Any]) -> None:
         """The geometry file of every board these games are played on."""
-        games = {json.dumps([r["game"], r["options"]], sort_keys=True): r for r in records}
+        games = {json.dumps([r.game, r.options], sort_keys=True): r for r in records}
         for record in games.values():
             try:
-                game = make_game(record["game"], record["options"])
+                game = make_game(record.game, record.options)
             except OptionError:
                 continue  # its game page says the record cannot be replayed
             key = boards.board_key(game)
@@ -158,22 +155,22 @@ class SiteWriter:
                 )
                 manifest["boards"].append(key)
 
-    def _game_page(self, data: SiteData, record: dict[str, Any]) -> None:
+    def _game_page(self, data: SiteData, record: GameRecord) -> None:
         try:
             replayed = boards.replay(record)
         except (IllegalMove, OptionError, ValueError, KeyError, TypeError) as exc:
             # A record the rules cannot replay (edited by hand, or from another version):
             # its page says so; the rest of the site is still written.
-            log.warning("game %s: cannot replay its record (%s); its page shows no board", record.get("id"), exc)
+            log.warning("game %s: cannot replay its record (%s); its page shows no board", record.id, exc)
             page = self.env.get_template("game.html").render(
                 site=self._site_context(data, summary=False),
                 record=record,
                 error=str(exc),
-                colours=[""] * len(record["players"]),
+                colours=[""] * len(record.players or []),
                 result=pages.result_text(record),
                 root="../",
             )
-            _write(self.folder / "games" / f"{record['id']}.html", page)
+            _write(self.folder / "games" / f"{record.id}.html", page)
             return
         key = replayed["board"]
         frames = replayed["frames"]
@@ -186,8 +183,8 @@ class SiteWriter:
             data={
                 "frames": frames,
                 "cells": replayed["cells"],
-                "game": record["game"],
-                "players": record["players"],
+                "game": record.game,
+                "players": record.players,
                 "moves": moves,
             },
             plies=len(moves),
@@ -197,7 +194,7 @@ class SiteWriter:
             root="../",
             error="",
         )
-        _write(self.folder / "games" / f"{record['id']}.html", page)
+        _write(self.folder / "games" / f"{record.id}.html", page)
 
     # -- the summary pages ----------------------------------------------------
 
@@ -223,7 +220,7 @@ class SiteWriter:
         plot_files = self._plots(tables, elo, results)
         terminations: dict[str, int] = {}
         for r in data.records:
-            terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
+            terminations[str(r.termination)] = terminations.get(str(r.termination), 0) + 1
         common = {
             "site": site,
             "root": "",
@@ -271,19 +268,18 @@ class SiteWriter:
     def _games_index(self, data: SiteData, engines: Sequence[str]) -> str:
         """One compact row per game for the games list: the browser filters and pages it."""
         names = list(engines)
-        codes = sorted({r["termination"] for r in data.records})
+        codes = sorted({str(r.termination) for r in data.records})
         rows = []
         for r in data.records:
-            winner = -1 if r["winner"] is None else r["winner"]
             rows.append(
                 [
-                    r["id"],
-                    r["round"],
-                    [names.index(p) for p in r["players"]],
-                    codes.index(r["termination"]),
-                    winner,
-                    len(r["moves"]),
-                    r.get("reason", ""),
+                    r.id,
+                    r.round,
+                    [names.index(p) for p in r.players or []],
+                    codes.index(str(r.termination)),
+                    -1 if r.winner is None else r.winner,
+                    len(r.moves),
+                    r.reason if "reason" in r else "",
                 ]
             )
         index = {"engines": names, "terminations": codes, "games": rows}
@@ -300,7 +296,7 @@ def _write_games_in_child(ids: list[int]) -> None:
     writer, data = _JOB
     wanted = set(ids)
     for record in data.records:
-        if record["id"] in wanted:
+        if record.id in wanted:
             writer._game_page(data, record)
 
 
@@ -341,18 +337,18 @@ def load_folder(folder: Path) -> SiteData:
         raise SiteError(str(exc)) from None
     if sprt is not None:
         results = {**(results or {}), "sprt": sprt}
-    first = records[0] if records else {}
-    game = (settings or {}).get("game") or (results or {}).get("game") or first.get("game")
-    if game is None:
+    first = records[0] if records else None
+    game = (settings or {}).get("game") or (results or {}).get("game") or (first and first.game)
+    if not game:
         raise SiteError(f"{folder}: no games and no settings recorded yet; nothing to report")
     options = (
         (results or {}).get("options")
-        or first.get("options")
+        or (first and first.options)
         or make_game(game, (settings or {}).get("options")).options.model_dump()
     )
     engines = [e["name"] for e in (settings or {}).get("engines", [])]
     for r in records:
-        engines += [p for p in r["players"] if p not in engines]
+        engines += [p for p in r.players or [] if p not in engines]
     title = (settings or {}).get("name") or (results or {}).get("tournament") or folder.name
     return SiteData(f"arena · {title}", game, options, engines, records, settings, results)
 

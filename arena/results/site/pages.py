@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from ...record import FORFEITS, GameRecord
 from ...rules import make_game
 from ...rules.base import format_option_value
 from ..elo import EloFit
-from ..ratings import head_to_head, head_to_head_rows, standings, table_rows
-from ..stats import FORFEITS, EngineStats, seat_name
+from ..ratings import head_to_head, head_to_head_rows, seats_of, standings, table_rows
+from ..stats import EngineStats, seat_name
 
 
 def options_text(options: dict[str, Any]) -> str:
@@ -24,7 +25,7 @@ def summary_tables(
     game: str,
     options: dict[str, Any],
     engines: Sequence[str],
-    records: Sequence[dict[str, Any]],
+    records: Sequence[GameRecord],
     dropped: Collection[str] = (),
 ) -> dict[str, Any]:
     """Standings with the rating history, head to head, the cross table and score matrix;
@@ -39,7 +40,8 @@ def summary_tables(
     cross = []
     matrix: list[list[float | None]] = []
     for a in order:
-        cells, scores = [], []
+        cells: list[str] = []
+        scores: list[float | None] = []
         for b in order:
             pair = pairs.get((a, b))
             if a == b:
@@ -131,10 +133,7 @@ def stats_table(game: str, stats: dict[str, EngineStats]) -> dict[str, Any]:
     ]
     rows = []
     for s in stats.values():
-        by_seat = [
-            ("" if k >= len(s.seats) or s.seats[k].score is None else round(100 * s.seats[k].score, 1))
-            for k in range(seats)
-        ]
+        by_seat = [s.seat_pct(k) for k in range(seats)]
         rows.append(
             [
                 s.engine,
@@ -172,20 +171,18 @@ def _pct(value: float | None) -> float | str:
     return "" if value is None else round(100 * value, 1)
 
 
-def move_rows(
-    record: dict[str, Any], frames: list[dict[str, Any]], time_control: dict[str, Any] | None
-) -> list[list[Any]]:
+def move_rows(record: GameRecord, frames: list[dict[str, Any]], time_control: dict[str, Any] | None) -> list[list[Any]]:
     """One row per ply: [ply, seat, move, ms, clock, book, info]: who moved, the move, its
     time and, under a game clock, the mover's clock after it (opening-book plies are
     untimed: ``book`` is 1, ``ms`` null), and the search figures the engine reported."""
-    opening = record.get("opening_plies", 0)
-    times = record.get("times_ms", [])
-    infos = record.get("move_info") or []
+    opening = record.opening_plies or 0
+    times = record.times_ms or []
+    infos = record.move_info or []
     base = (time_control or {}).get("base_ms")
     inc = (time_control or {}).get("inc_ms") or 0
-    clocks = [base] * len(record["players"]) if base is not None else None
+    clocks = [base] * len(record.players or []) if base is not None else None
     rows = []
-    for ply, move in enumerate(record["moves"], 1):
+    for ply, move in enumerate(record.moves, 1):
         seat = frames[ply]["seat"]
         k = ply - 1 - opening
         ms = times[k] if 0 <= k < len(times) else None
@@ -204,9 +201,10 @@ def _info_text(info: Any) -> str:
     return ", ".join(f"{key} {info[key]}" for key in ("depth", "score", "nodes") if info.get(key) is not None)
 
 
-def result_text(record: dict[str, Any]) -> str:
-    if record["winner"] is not None:
-        return f"{record['players'][record['winner']]} wins"
-    if len(set(record["places"])) == 1:
+def result_text(record: GameRecord) -> str:
+    names, places = seats_of(record)
+    if record.winner is not None:
+        return f"{names[record.winner]} wins"
+    if len(set(places)) == 1:
         return "draw"
-    return "places " + " ".join(str(p + 1) for p in record["places"])
+    return "places " + " ".join(str(p + 1) for p in places)

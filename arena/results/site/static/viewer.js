@@ -17,6 +17,7 @@
     return node;
   }
 
+  svg.classList.add(board.kind);  // "cells" or "points": the stylesheet draws each kind
   svg.setAttribute("viewBox", `0 0 ${board.width} ${board.height}`);
   svg.setAttribute("width", Math.round(board.width * 1.5));
   svg.setAttribute("height", Math.round(board.height * 1.5));

@@ -1,0 +1,117 @@
+"""A game arena does not know (tests/games/line.py) joins through the registry alone and is
+played end to end: a tournament with the bundled random engine, verify, results, the report
+site drawn in Chromium, and check-engine; nothing outside the test suite names it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, engine_toml, run_arena, write_tournament
+from playwright.sync_api import sync_playwright
+
+import arena.rules
+from arena.rules import GAMES_VARIABLE, make_game, register_game
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+pytestmark = pytest.mark.timeout(240)  # a real tournament run, then a browser
+RANDOM = ("{python}", "-m", "engines.random_engine")
+# The page's code for each cell value of the line game's rules, written out here on purpose.
+EXPECTED = {-1: "", 0: "red", 1: "blue"}
+
+
+@pytest.fixture
+def line_game(monkeypatch):
+    """The line game registered here, and through the environment in every process the CLI
+    starts (PYTHONPATH: so that they import it from this checkout's tests/games)."""
+    monkeypatch.setenv(GAMES_VARIABLE, os.environ.get(GAMES_VARIABLE, ""))  # restored afterwards
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    register_game("line", "tests.games.line:LineGame")
+    yield dict(os.environ)
+    arena.rules.GAMES.pop("line")
+
+
+def test_a_registered_game_is_played_verified_reported_drawn_and_checked(line_game, tmp_path):
+    engines = engine_toml("random-a", *RANDOM) + engine_toml("random-b", *RANDOM)
+    path = write_tournament(tmp_path, engines, game="line", options="size = 4", rounds=2, workers=2)
+    out = tmp_path / "out"
+    run = run_arena("run", path, "--out", out, "--quiet", env=line_game)
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and {r["game"] for r in records} == {"line"}
+    assert all(r["termination"] == "normal" for r in records)
+
+    verify = run_arena("verify", out / "games.jsonl", env=line_game)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert all(json.loads(line)["ok"] for line in verify.stdout.splitlines())
+
+    results = run_arena("results", out, env=line_game)
+    assert results.returncode == 0, results.stderr
+    assert "random-a" in results.stdout and "score % as red" in results.stdout
+
+    report = run_arena("report", out, env=line_game)
+    assert report.returncode == 0, report.stderr
+    _step_through_in_chromium(out / "report", next(r for r in records if r["winner"] is not None))
+
+    check = run_arena("check-engine", "--game", "line", sys.executable, "-m", "engines.random_engine", env=line_game)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "PASS  line: one cell left (c3)" in check.stdout
+    assert "FAIL" not in check.stdout and "SKIP" not in check.stdout
+
+
+def _step_through_in_chromium(site: Path, record: dict) -> None:
+    """Every ply of the game's viewer page shows the referee's cells; the last lights the line."""
+    game = make_game(record["game"], record["options"])
+    state = game.initial_state(record["seed"])
+    positions = [state.clone()]
+    for move in record["moves"]:
+        state.play(move)
+        positions.append(state.clone())
+    names = game.board.names
+    assert Path(CHROMIUM).exists(), "Chromium is needed for this test; the README's test command installs it"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((site / "games" / f"{record['id']}.html").as_uri())
+        page.wait_for_selector("#board [data-cell]")
+        assert page.locator("#board [data-cell]").count() == len(names)
+        page.click("#first")
+        for ply, position in enumerate(positions):
+            if ply:
+                page.keyboard.press("ArrowRight")
+            assert page.input_value("#ply") == str(ply)
+            shown = page.evaluate(
+                "() => Object.fromEntries(Array.from(document.querySelectorAll('#board [data-cell]'))"
+                ".map(n => [n.dataset.cell, n.dataset.state]))"
+            )
+            assert shown == {names[i]: EXPECTED[v] for i, v in enumerate(position.cells)}, f"ply {ply}"
+        lit = page.evaluate("() => Array.from(document.querySelectorAll('#board .chain')).map(n => n.dataset.cell)")
+        assert lit and sorted(lit) == sorted(state.details()["line"])
+        assert errors == []
+        browser.close()
+
+
+BUILT_IN = "hex|groups|bases|hexgo|posies"
+# A game's name compared, looked up or used as a key: what this file's game never needs.
+SWITCH = re.compile(
+    rf'(==|!=|\bin)\s*[(\[{{]?\s*"({BUILT_IN})"|"({BUILT_IN})"\s*:|game(\.name|_name)?\s*(==|!=|in\b)\s*[(\["]'
+)
+
+
+def test_no_module_outside_the_rules_switches_on_a_games_name():
+    """The bench plays fixed games on purpose; everything else asks the game."""
+    switches = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "arena").rglob("*.py"))
+        if not path.is_relative_to(ROOT / "arena" / "rules") and not path.is_relative_to(ROOT / "arena" / "bench")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if SWITCH.search(line)
+    ]
+    assert switches == []
