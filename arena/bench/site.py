@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..record import GameRecord
 from ..rules import make_game
 from .common import med
 
@@ -37,7 +38,7 @@ CHROMIUM_FLAGS = [
 PAGE_LOADS = 5  # per page (one in a quick run)
 
 
-def synthetic_records(games: int, size: int = 11, seed: int = 1) -> list[dict[str, Any]]:
+def synthetic_records(games: int, size: int = 11, seed: int = 1) -> list[GameRecord]:
     """``games`` random Hex games with the swap rule, recorded like the runner's."""
     game = make_game("hex", {"size": size})
     rng = random.Random(seed)
@@ -49,29 +50,31 @@ def synthetic_records(games: int, size: int = 11, seed: int = 1) -> list[dict[st
         players = list(pairs[i % len(pairs)])
         winner = state.winner()
         records.append(
-            {
-                "id": i,
-                "round": i // len(pairs),
-                "tournament": "bench",
-                "game": "hex",
-                "options": game.options.model_dump(),
-                "setup": "start",
-                "seed": i,
-                "deal": i,
-                "engine_seeds": [1, 2],
-                "players": players,
-                "moves": list(state.moves),
-                "times_ms": [rng.randrange(5, 200) for _ in state.moves],
-                "termination": "normal",
-                "reason": state.end_reason(),
-                "forfeit_seat": None,
-                "winner": winner,
-                "scores": state.scores(),
-                "places": state.places(),
-                "details": state.details(),
-                "started": "2026-01-01T00:00:00+00:00",
-                "duration_s": 1.0,
-            }
+            GameRecord.model_validate(
+                {
+                    "id": i,
+                    "round": i // len(pairs),
+                    "tournament": "bench",
+                    "game": "hex",
+                    "options": game.options.model_dump(),
+                    "setup": "start",
+                    "seed": i,
+                    "deal": i,
+                    "engine_seeds": [1, 2],
+                    "players": players,
+                    "moves": list(state.moves),
+                    "times_ms": [rng.randrange(5, 200) for _ in state.moves],
+                    "termination": "normal",
+                    "reason": state.end_reason(),
+                    "forfeit_seat": None,
+                    "winner": winner,
+                    "scores": state.scores(),
+                    "places": state.places(),
+                    "details": state.details(),
+                    "started": "2026-01-01T00:00:00+00:00",
+                    "duration_s": 1.0,
+                }
+            )
         )
     return records
 
