@@ -17,7 +17,9 @@ from typing import Any
 
 from protocol import codec
 
-from .engine.process import EXIT_WAIT, HANDSHAKE_TIMEOUT, QUIT_GRACE, EngineFault, EngineProcess, EngineSpec
+from .engine.conversation import HANDSHAKE_TIMEOUT
+from .engine.player import EngineFault, EngineSpec, Player, TimeLimit
+from .engine.transport import EXIT_WAIT, QUIT_GRACE
 from .record import GameRecord, Termination, derive_seed, forfeit_result, starting_state
 from .rules import Game, IllegalMove, State
 
@@ -69,7 +71,7 @@ class _Forfeit(Exception):
 
 def play_game(
     game: Game,
-    engines: Sequence[EngineProcess],
+    engines: Sequence[Player],
     *,
     seed: int,
     time_control: TimeControl | Sequence[TimeControl],
@@ -82,7 +84,7 @@ def play_game(
     one per seat (time odds; all with a game clock or none)."""
     started = datetime.now(UTC)
     t0 = time.monotonic()
-    names = list(names or [e.spec.name for e in engines])
+    names = list(names or [e.name for e in engines])
     state, deal = starting_state(game, seed, names)
     for move in opening:
         state.play(move)
@@ -118,57 +120,57 @@ def forfeit_before_start(
     return _record(game, state, names, seed, [], [], _Forfeit(seat, code, reason), {"deal": deal})
 
 
-def _announce(game: Game, state: State, engines: Sequence[EngineProcess], engine_seeds: list[int]) -> None:
-    tokens = game.option_tokens()
+def _announce(game: Game, state: State, engines: Sequence[Player], engine_seeds: list[int]) -> None:
     for seat, engine in enumerate(engines):
         try:
-            engine.new_game(game.name, seat, game.players, tokens, engine_seeds[seat], state.private_info(seat))
+            engine.new_game(game, seat, engine_seeds[seat], state.private_info(seat))
         except EngineFault as exc:
             raise _Forfeit(seat, exc.code, exc.reason) from None
 
 
 def _play_moves(
     state: State,
-    engines: Sequence[EngineProcess],
+    engines: Sequence[Player],
     tcs: Sequence[TimeControl],
     times_ms: list[int],
     move_info: list[dict[str, int | float] | None],
 ) -> None:
-    clocks = [tc.base_ms for tc in tcs] if tcs[0].base_ms is not None else None
-    incs = [tc.inc_ms for tc in tcs] if clocks is not None and any(tc.inc_ms for tc in tcs) else None  # no 'inc 0,0'
-    # Without a game clock the limit and the go line of a seat are the same for every move.
-    fixed = [(_move_limit(tc, None), codec.format_go(None, None, tc.movetime_ms)) for tc in tcs]
-    # Grown by one token per move rather than joined afresh (play() appends one canonical token).
-    position = codec.format_position(state.setup_token(), state.moves)
+    clocks = [tc.base_ms or 0 for tc in tcs] if tcs[0].base_ms is not None else None  # all or none have one
+    incs = (
+        tuple(tc.inc_ms for tc in tcs) if clocks is not None and any(tc.inc_ms for tc in tcs) else None
+    )  # no 'inc 0,0'
+    # Without a game clock a seat's limit is the same for every move: one object, built once.
+    fixed = [TimeLimit(_move_limit(tc, None), tc.movetime_ms) for tc in tcs]
     while not state.is_terminal():
         seat = state.current_player()
         tc = tcs[seat]
         if clocks is not None:
-            limit, go_line = (
-                _move_limit(tc, clocks[seat]),
-                codec.format_go([max(c, 0) for c in clocks], incs, tc.movetime_ms),
-            )
+            left = tuple([max(c, 0) for c in clocks])
+            limit = TimeLimit(_move_limit(tc, clocks[seat]), tc.movetime_ms, left, incs)
         else:
-            limit, go_line = fixed[seat]
+            limit = fixed[seat]
         try:
-            reply = engines[seat].go(position, go_line, limit)
+            reply = engines[seat].choose_move(state, limit)
         except EngineFault as exc:
             raise _Forfeit(seat, exc.code, exc.reason) from None
         elapsed_ms = round(reply.elapsed * 1000)
         times_ms.append(elapsed_ms)
         move_info.append(reply.info)
         if reply.move is None:
-            raise _Forfeit(seat, "resign", "resigned")
+            raise _Forfeit(seat, Termination.RESIGN, "resigned")
         try:
             state.play(reply.move)
         except IllegalMove as exc:
-            raise _Forfeit(seat, "illegal", f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
+            raise _Forfeit(
+                seat, Termination.ILLEGAL, f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}"
+            ) from None
         except Exception:  # a referee bug on a strange token: the game must still be recorded
             log.exception("the %s referee failed on move %s", state.game.name, codec.quote(reply.move, 60))
             raise _Forfeit(
-                seat, "illegal", f"illegal move {codec.quote(reply.move, 60)}: not a move the referee can read"
+                seat,
+                Termination.ILLEGAL,
+                f"illegal move {codec.quote(reply.move, 60)}: not a move the referee can read",
             ) from None
-        position += " " + state.moves[-1]
         if clocks is not None:
             clocks[seat] += tc.inc_ms - elapsed_ms
 
@@ -245,8 +247,7 @@ def _record(
     return GameRecord(**fields, **later)
 
 
-def _tell_result(engines: Sequence[EngineProcess], record: GameRecord) -> None:
-    line = codec.format_gameover(record.scores or [], record.reason or "")
+def _tell_result(engines: Sequence[Player], record: GameRecord) -> None:
     for engine in engines:
         if engine.alive:
-            engine.game_over(line)
+            engine.game_over(record.scores or [], record.reason or "")

@@ -11,7 +11,8 @@ import time
 import pytest
 from conftest import ROOT
 
-import arena.engine.process as engine_module
+import arena.engine.conversation as conversation_module
+import arena.engine.transport as engine_module
 from arena.engine import proctree
 from arena.engine.process import EngineFault, EngineProcess, EngineSpec
 from arena.match import TimeControl, play_game
@@ -134,13 +135,13 @@ def test_misbehaving_engine_loses_with_a_recorded_reason(tmp_path, python_engine
 def test_engine_that_never_answers_the_handshake(tmp_path):
     spec = script_engine(tmp_path, "import time\ntime.sleep(60)\n")
     proc = EngineProcess(spec)
-    old = engine_module.HANDSHAKE_TIMEOUT
-    engine_module.HANDSHAKE_TIMEOUT = 0.5
+    old = conversation_module.HANDSHAKE_TIMEOUT
+    conversation_module.HANDSHAKE_TIMEOUT = 0.5
     try:
         with pytest.raises(EngineFault) as err:
             proc.start()
     finally:
-        engine_module.HANDSHAKE_TIMEOUT = old
+        conversation_module.HANDSHAKE_TIMEOUT = old
         proc.kill()
     assert err.value.code == "handshake"
 

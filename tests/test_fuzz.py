@@ -177,8 +177,8 @@ def reader_over_pipe(payload: bytes, kind: type[EngineProcess] = EngineProcess) 
     proc = kind(EngineSpec("fuzz", ("none",)))
     stream = os.fdopen(read_fd, "rb", buffering=0)
     os.set_blocking(read_fd, False)
-    proc._selector = selectors.DefaultSelector()
-    proc._selector.register(stream, selectors.EVENT_READ, "out")
+    proc.transport._selector = selectors.DefaultSelector()
+    proc.transport._selector.register(stream, selectors.EVENT_READ, "out")
     proc._fuzz_stream = stream
     return proc
 
@@ -204,7 +204,7 @@ def test_referee_line_reader_turns_any_byte_stream_into_messages_or_one_fault(pa
         else:
             pytest.fail("the stream never ended")
     finally:
-        proc._selector.close()
+        proc.transport._selector.close()
         proc._fuzz_stream.close()
 
 
@@ -359,5 +359,5 @@ def test_gtp_responses_of_any_bytes_are_answers_or_one_fault(payload):
         else:
             pytest.fail("the stream never ended")
     finally:
-        proc._selector.close()
+        proc.transport._selector.close()
         proc._fuzz_stream.close()

@@ -2,7 +2,7 @@
 
 The instant engine sleeps a known time on every move and measures, itself, the
 time from having read ``go`` to having written its move.  The referee's figure
-is what :meth:`EngineProcess.go` measured (``Reply.elapsed``, from before
+is what :meth:`EngineProcess.choose_move` measured (``Reply.elapsed``, from before
 writing ``position``/``go`` to after reading the ``move`` line) and what the
 game record charged (``times_ms``, whole milliseconds).
 """
@@ -10,24 +10,26 @@ game record charged (``times_ms``, whole milliseconds).
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..engine.player import Reply, TimeLimit
 from ..engine.process import EngineProcess, EngineSpec
 from ..match import TimeControl, play_game
-from ..rules import make_game
+from ..rules import State, make_game
 from .common import InstantEngine, med, percentile, read_engine_stats
 
 
-@dataclass
 class _TimedEngine(EngineProcess):
-    """The real engine driver, noting the elapsed time of every ``go``."""
+    """The real engine driver, noting the elapsed time of every move."""
 
-    charged: list[float] = field(default_factory=list)
+    def __init__(self, spec: EngineSpec) -> None:
+        super().__init__(spec)
+        self.charged: list[float] = []
 
-    def go(self, *args: Any, **kwargs: Any):
-        reply = super().go(*args, **kwargs)
+    def choose_move(self, state: State, limit: TimeLimit) -> Reply:
+        reply = super().choose_move(state, limit)
         self.charged.append(reply.elapsed)
         return reply
 

@@ -1,18 +1,34 @@
-"""Driving one engine process, and nothing above it.
+"""Engines as the match sees them: players of a game, and the programs behind them.
 
-``process.py`` starts an engine, does the protocol handshake, sends positions and reads moves
-under deadlines, and turns everything an engine does wrong into an ``EngineFault`` with a
-recorded reason; open it to see how a move is asked for and timed. ``proctree.py`` keeps the
-engine's whole process tree in hand: environment tags, sweeps, the parent-death signal and
-resource limits. The wire format itself (parsing and formatting lines) lives in
-``protocol/codec.py``, which the engine SDK shares. ``gtp.py`` drives GTP Hex programs
-behind the same interface, on the same process machinery.
+``player.py`` is the contract: a :class:`Player` is told a game, asked for moves on the
+referee's State under a :class:`TimeLimit`, and answers a :class:`Reply` or raises an
+:class:`EngineFault` with a recorded reason.  An engine program is a player made of a
+conversation over a transport (``conversation.py``): ``process.py`` speaks protocol v1,
+``gtp.py`` speaks GTP to Hex programs, both over ``transport.py``'s one engine process
+(pipes, deadlines, bounded lines, the stderr tail, the process group, CPU budgets, the
+spin-wait).  ``proctree.py`` keeps the engine's whole process tree in hand: environment
+tags, sweeps, the parent-death signal and resource limits.  The wire format itself
+(parsing and formatting lines) lives in ``protocol/codec.py``, which the engine SDK shares.
 """
 
+from .conversation import Conversation
 from .gtp import GtpEngine
-from .process import EngineProcess, EngineSpec
+from .player import EngineFault, EngineSpec, Player, Reply, TimeLimit
+from .process import EngineProcess
+
+__all__ = [
+    "Conversation",
+    "EngineFault",
+    "EngineProcess",
+    "EngineSpec",
+    "GtpEngine",
+    "Player",
+    "Reply",
+    "TimeLimit",
+    "open_engine",
+]
 
 
-def open_engine(spec: EngineSpec, **kwargs) -> EngineProcess:
+def open_engine(spec: EngineSpec, **kwargs) -> Conversation:
     """The engine object for ``spec``'s protocol (not started): protocol v1 or GTP."""
     return (GtpEngine if spec.protocol == "gtp" else EngineProcess)(spec, **kwargs)

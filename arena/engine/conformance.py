@@ -5,7 +5,9 @@ Each check starts the engine afresh (so one fault shows in one check), drives it
 through the real engine layer (:mod:`arena.engine.process` or :mod:`arena.engine.gtp`)
 and the referee's rules, and yields one :class:`Check` with PASS/FAIL, what went wrong,
 the exact lines exchanged (from an in-memory transcript) and the PROTOCOL.md section to
-read.  Checks that cannot run because the engine did not start are skipped.
+read.  Checks that cannot run because the engine did not start are skipped.  Whole games
+are played here, through the :class:`~arena.engine.player.Player` interface against
+built-in random players, not through :mod:`arena.match` (which stands above the engines).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from functools import partial
 
 from protocol import codec
 
-from ..match import TimeControl, play_game, starting_state
+from ..record import Termination, starting_state
 from ..rules import GAMES, Game, IllegalMove, State, game_class, make_game
 from ..rules.base import CheckPosition
 from . import open_engine
-from .process import EngineFault, EngineProcess, EngineSpec, Reply
+from .conversation import Conversation
+from .player import EngineFault, Player, Reply, TimeLimit
+from .process import EngineProcess, EngineSpec
 
 MOVETIME_MS = 300  # the "move within movetime" check
 CLOCK_MS = 3000  # each seat's clock in the "move on a game clock" check
@@ -80,32 +84,33 @@ class _Failed(Exception):
 
 
 class _RandomSeat:
-    """The other seats in whole-game checks: random legal moves (never a swap, so a
-    swap is only ever tested where a check means to), in-process."""
+    """The other seats in whole-game checks, a Player in-process: random legal moves
+    (never a swap, so a swap is only ever tested where a check means to)."""
 
+    name = "arena-random"
     alive = True
 
     def __init__(self, game: Game, seed: int) -> None:
-        self.spec = EngineSpec("arena-random", ("(built in)",))
         self.game, self.rng = game, random.Random(seed)
-        self.state: State | None = None
 
-    def new_game(self, game, seat, players, option_tokens, seed, private) -> None:
-        self.state = None
+    def start(self) -> None:
+        pass
 
-    def go(self, position_line: str, go_line: str, limit: float) -> Reply:
-        position = codec.parse_command(position_line)
-        state = self.game.state_from_setup(position.setup)
-        for move in position.moves:
-            state.play(move)
+    def new_game(self, game: Game, seat: int, seed: int, private: Sequence[str]) -> None:
+        pass
+
+    def choose_move(self, state: State, limit: TimeLimit) -> Reply:
         swap = self.game.swap_move
         moves = [m for m in state.legal_moves() if m != swap] if swap else None
         return Reply(self.rng.choice(moves) if moves else state.random_move(self.rng), 0.0)
 
-    def game_over(self, line: str) -> None:
+    def game_over(self, scores: Sequence[float], reason: str) -> None:
         pass
 
     def quit(self) -> None:
+        pass
+
+    def kill(self) -> None:
         pass
 
 
@@ -163,7 +168,7 @@ class Conformance:
 
     def _check(self, name: str, hint: str, body: Callable[[], str]) -> Check:
         self._memory = _Memory()
-        self._engines: list[EngineProcess] = []
+        self._engines: list[Conversation] = []
         try:
             detail = body()
             return Check(name, True, detail)
@@ -183,7 +188,7 @@ class Conformance:
             return "docs/gtp.md (the GTP commands arena sends, and what it expects back)"
         return f"PROTOCOL.md {hint}"
 
-    def _start(self, spec: EngineSpec | None = None) -> EngineProcess:
+    def _start(self, spec: EngineSpec | None = None) -> Conversation:
         engine = open_engine(spec or self.spec)
         engine.trace = self._memory
         self._engines.append(engine)
@@ -236,24 +241,17 @@ class Conformance:
         state = position.build()
         game, seat = state.game, state.current_player()
         engine = self._start()
-        engine.new_game(game.name, seat, game.players, game.option_tokens(), 12345, state.private_info(seat))
-        go = codec.format_go(None, None, POSITION_MOVETIME_MS)
-        reply = engine.go(
-            codec.format_position(state.setup_token(), state.moves), go, (POSITION_MOVETIME_MS + MARGIN_MS) / 1000
-        )
+        engine.new_game(game, seat, 12345, state.private_info(seat))
+        reply = engine.choose_move(state, _movetime_limit(POSITION_MOVETIME_MS))
         move = self._legal(state, reply)
         return f"answered {move} after {' '.join(state.moves) or 'the start'}"
 
     def _movetime(self, game_name: str) -> str:
         game = check_game(game_name)
-        state, _ = starting_state(game, 7)
+        state = dealt_start(game, 7)
         engine = self._start()
-        engine.new_game(game.name, 0, game.players, game.option_tokens(), 7, state.private_info(0))
-        reply = engine.go(
-            codec.format_position(state.setup_token(), state.moves),
-            codec.format_go(None, None, MOVETIME_MS),
-            (MOVETIME_MS + MARGIN_MS) / 1000,
-        )
+        engine.new_game(game, 0, 7, state.private_info(0))
+        reply = engine.choose_move(state, _movetime_limit(MOVETIME_MS))
         move = self._legal(state, reply)
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms (movetime {MOVETIME_MS})"
 
@@ -261,11 +259,12 @@ class Conformance:
         """A move when the tournament has a game clock and no movetime (``go time ...`` alone):
         an engine that waits for a movetime never moves in such a tournament."""
         game = check_game(game_name)
-        state, _ = starting_state(game, 9)
+        state = dealt_start(game, 9)
         engine = self._start()
-        engine.new_game(game.name, 0, game.players, game.option_tokens(), 9, state.private_info(0))
-        go = codec.format_go([CLOCK_MS] * game.players, None, None)
-        reply = engine.go(codec.format_position(state.setup_token(), state.moves), go, (CLOCK_MS + MARGIN_MS) / 1000)
+        engine.new_game(game, 0, 9, state.private_info(0))
+        reply = engine.choose_move(
+            state, TimeLimit((CLOCK_MS + MARGIN_MS) / 1000, clocks_ms=(CLOCK_MS,) * game.players)
+        )
         move = self._legal(state, reply)
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms with {CLOCK_MS} ms on each clock"
 
@@ -275,8 +274,7 @@ class Conformance:
         plies = []
         for number in range(2):
             seat = number % game.players
-            records = self._whole_game(game, engine, seat, seed=100 + number)
-            plies.append(str(len(records["moves"])))
+            plies.append(str(self._whole_game(game, engine, seat, seed=100 + number)))
             if not engine.alive:
                 raise _Failed(f"the engine exited after game {number + 1}: it must wait for the next 'newgame'")
         return f"two games in one process, {' and '.join(plies)} plies, seats 0 and 1"
@@ -291,10 +289,8 @@ class Conformance:
     def _quit(self) -> str:
         engine = self._start()
         start = time.monotonic()
-        engine.send("quit", start + 1.0)
-        try:
-            engine.proc.wait(1.0)
-        except Exception:
+        engine.transport.send("quit", start + 1.0)
+        if not engine.transport.wait_exit(1.0):
             raise _Failed(
                 "still running 1 s after 'quit' (arena kills it then, but waits that second "
                 "at the end of every tournament)"
@@ -303,25 +299,36 @@ class Conformance:
 
     # -- helpers ---------------------------------------------------------------
 
-    def _whole_game(self, game: Game, engine: EngineProcess, seat: int, seed: int) -> dict:
-        seats: list = [_RandomSeat(game, seed + s) for s in range(game.players)]
-        seats[seat] = engine
-        record = play_game(
-            game,
-            seats,
-            seed=seed,
-            names=[f"seat{s}" for s in range(game.players)],
-            time_control=TimeControl(movetime_ms=POSITION_MOVETIME_MS, margin_ms=MARGIN_MS),
-        ).record
-        if record["forfeit_seat"] == seat:
-            raise _Failed(f"lost game {seed} as seat {seat}: {record['termination']}: {record['reason']}")
-        return record
+    def _whole_game(self, game: Game, engine: Player, seat: int, seed: int) -> int:
+        """Play ``engine`` in ``seat`` against random players to the end, as a match would
+        (gameover included); the plies played, or _Failed if the engine lost by a fault."""
+        players: list[Player] = [_RandomSeat(game, seed + s) for s in range(game.players)]
+        players[seat] = engine
+        state = dealt_start(game, seed)
+        limit = _movetime_limit(POSITION_MOVETIME_MS)
+        lost = lambda code, reason: _Failed(f"lost game {seed} as seat {seat}: {code}: {reason}")
+        try:  # only the engine can fault: the random players never do
+            for s, player in enumerate(players):
+                player.new_game(game, s, seed, state.private_info(s))
+            while not state.is_terminal():
+                reply = players[state.current_player()].choose_move(state, limit)
+                if reply.move is None:
+                    raise lost(Termination.RESIGN, "resigned")
+                try:
+                    state.play(reply.move)
+                except IllegalMove as exc:
+                    raise lost(Termination.ILLEGAL, f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
+        except EngineFault as exc:
+            raise lost(exc.code, exc.reason) from None
+        for player in players:
+            if player.alive:
+                player.game_over(state.scores(), state.end_reason())
+        return len(state.moves)
 
-    def _isready(self, engine: EngineProcess, when: str) -> None:
-        deadline = time.monotonic() + engine.start_limit
-        engine.send("isready", deadline)
+    def _isready(self, engine: Conversation, when: str) -> None:
+        assert isinstance(engine, EngineProcess)  # a protocol v1 check: GTP has no isready
         try:
-            engine._await_ready(deadline)
+            engine.isready()
         except EngineFault as exc:
             raise _Failed(f"no readyok {when}: {exc.reason}") from None
 
@@ -334,6 +341,11 @@ class Conformance:
         except IllegalMove as exc:
             raise _Failed(f"illegal move {codec.quote(exc.move, 60)}: {exc.reason}") from None
         return reply.move
+
+
+def _movetime_limit(movetime_ms: int) -> TimeLimit:
+    """A fixed time per move, and the referee's margin over it."""
+    return TimeLimit((movetime_ms + MARGIN_MS) / 1000, movetime_ms)
 
 
 def format_check(check: Check) -> list[str]:

@@ -31,9 +31,8 @@ def declaration_problem(decl: OptionDecl) -> str | None:
     if decl.type != "int":
         return None
     try:
-        default, low, high = (
-            None if v is None else codec.ascii_int(v, signed=True) for v in (decl.default, decl.min, decl.max)
-        )
+        default = codec.ascii_int(decl.default, signed=True)
+        low, high = (None if v is None else codec.ascii_int(v, signed=True) for v in (decl.min, decl.max))
     except codec.ProtocolError as exc:
         return str(exc)
     if (low is not None and default < low) or (high is not None and default > high):

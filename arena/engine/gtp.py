@@ -1,13 +1,12 @@
 """Driving a GTP Hex program (MoHex and the other Benzene players, KataHex, HexGui's
 opponents) as an arena engine.
 
-:class:`GtpEngine` is the second implementation of the engine interface the match uses
-(``start``, ``new_game``, ``go``, ``game_over``, ``quit``, ``kill``), next to
-:class:`~arena.engine.process.EngineProcess` for protocol v1: it shares that class's
-process, deadline and fault machinery (start-up, non-blocking writes with deadlines,
-bounded lines, crash and exit descriptions, CPU budgets) and replaces only the
-conversation.  Every convention it relies on is written down, with its source, in
-docs/gtp.md.
+:class:`GtpEngine` is the second :class:`~arena.engine.player.Player` for engine programs,
+next to :class:`~arena.engine.process.EngineProcess` for protocol v1: another conversation
+over the same :class:`~arena.engine.transport.Transport` (start-up, non-blocking writes with
+deadlines, bounded lines, crash and exit descriptions, CPU budgets).  It builds its own
+``play``, ``genmove`` and clock commands from the referee's State and the TimeLimit.
+Every convention it relies on is written down, with its source, in docs/gtp.md.
 
 - Colours: GTP ``black`` is the first player (arena's Red, seat 0, joining the top and
   bottom rows), ``white`` the second (Blue).  Cell names are the same as arena's.
@@ -32,11 +31,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from protocol import codec
-from protocol.codec import Go, Position
 
-from ..rules import games_speaking
+from ..record import Termination
+from ..rules import Game, State, games_speaking
 from ..rules.hexgrid import Board
-from .process import EngineFault, EngineProcess, EngineRefused, Reply
+from .conversation import Conversation
+from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
+from .transport import Reason
 
 log = logging.getLogger("arena.engine")
 
@@ -87,16 +88,17 @@ def from_gtp(answer: str, swapped: bool, size: int) -> str:
     return vertex
 
 
-@dataclass
-class GtpEngine(EngineProcess):
-    """A GTP (version 2) Hex program behind the engine interface of the match."""
+class GtpEngine(Conversation):
+    """A GTP (version 2) Hex program, as a Player."""
 
-    commands: frozenset[str] = frozenset()
-    _size: int = 0
-    _seat: int = 0
-    _told: int = 0  # plies of the game the engine knows (it played or was told)
-    _swapped: bool = False
-    _timed: bool = False  # time_settings sent for this game
+    def __init__(self, spec: EngineSpec, **kwargs) -> None:
+        super().__init__(spec, **kwargs)
+        self.commands: frozenset[str] = frozenset()
+        self._size = 0
+        self._seat = 0
+        self._told = 0  # plies of the game the engine knows (it played or was told)
+        self._swapped = False
+        self._timed = False  # time_settings sent for this game
 
     # -- start-up -------------------------------------------------------------
 
@@ -106,18 +108,19 @@ class GtpEngine(EngineProcess):
         limit = self.start_limit
         deadline = time.monotonic() + limit
         reason = lambda: f"no answer within {limit:g} s during start-up"
-        version = self.command("protocol_version", deadline, "handshake", reason)
+        start_up = Termination.HANDSHAKE
+        version = self.command("protocol_version", deadline, start_up, reason)
         if version.ok and version.text.strip() not in ("2", ""):
             log.warning("%s: speaks GTP %s, arena expects 2", self.spec.name, codec.sanitize(version.text, 20))
-        name = self.command("name", deadline, "handshake", reason)
+        name = self.command("name", deadline, start_up, reason)
         if name.ok and name.text.strip():
             self.identity["name"] = codec.sanitize(name.text.strip(), 80)
-        version = self.command("version", deadline, "handshake", reason)
+        version = self.command("version", deadline, start_up, reason)
         if version.ok and version.text.strip():
             self.identity["version"] = codec.sanitize(version.text.strip(), 80)
-        listed = self.command("list_commands", deadline, "handshake", reason, lines=True)
+        listed = self.command("list_commands", deadline, start_up, reason, lines=True)
         if not listed.ok:
-            raise EngineFault("handshake", f"'list_commands' failed: {codec.quote(listed.text, 120)}")
+            raise EngineFault(start_up, f"'list_commands' failed: {codec.quote(listed.text, 120)}")
         self.commands = frozenset(line.strip(BLANKS) for line in listed.text.split("\n") if line.strip(BLANKS))
         missing = [c for c in REQUIRED_COMMANDS if c not in self.commands]
         if missing:
@@ -125,7 +128,7 @@ class GtpEngine(EngineProcess):
                 f"it does not list the GTP command(s) {', '.join(missing)} that arena needs (see docs/gtp.md)"
             )
         for line in self.spec.init:
-            answer = self.command(line, deadline, "handshake", reason)
+            answer = self.command(line, deadline, start_up, reason)
             if not answer.ok:
                 raise EngineRefused(
                     f"its init command '{codec.sanitize(line, 80)}' was answered '? {codec.sanitize(answer.text, 120)}'"
@@ -133,64 +136,50 @@ class GtpEngine(EngineProcess):
 
     # -- games ----------------------------------------------------------------
 
-    def new_game(
-        self, game: str, seat: int, players: int, option_tokens: Sequence[str], seed: int, private: Sequence[str]
-    ) -> None:
+    def new_game(self, game: Game, seat: int, seed: int, private: Sequence[str]) -> None:
         """``boardsize`` and ``clear_board``; Benzene's ``param_game allow_swap`` when offered.
         GTP has no seed: the seed is recorded but not sent."""
-        if game not in games_speaking("gtp") or players != 2:
-            raise EngineFault("protocol", f"GTP engines play {', '.join(games_speaking('gtp'))} only, not {game}")
-        self._info_lines = 0
-        if self.spec.cpu_seconds and self.proc is not None:
-            self._renew_cpu_budget(self.proc.pid, self.spec.cpu_seconds)
-        options = dict(token.partition("=")[::2] for token in option_tokens)  # arena's own tokens
+        if "gtp" not in game.protocols:  # the game says whether GTP programs play it
+            played = ", ".join(games_speaking("gtp"))
+            raise EngineFault(Termination.PROTOCOL, f"GTP engines play {played} only, not {game.name}")
+        self.transport.renew_cpu_budget()
+        options = dict(token.partition("=")[::2] for token in game.option_tokens())  # arena's own tokens
         self._size, self._seat = int(options["size"]), seat
         self._told, self._swapped, self._timed = 0, False, False
         deadline = time.monotonic() + self.start_limit
         reason = f"no answer within {self.start_limit:g} s to the new game's set-up"
-        self.checked(f"boardsize {self._size}", deadline, "handshake", reason)
-        self.checked("clear_board", deadline, "handshake", reason)
+        self.checked(f"boardsize {self._size}", deadline, Termination.HANDSHAKE, reason)
+        self.checked("clear_board", deadline, Termination.HANDSHAKE, reason)
         if "param_game" in self.commands:
             allow = "1" if options.get("swap") == "true" else "0"
-            answer = self.command(f"param_game allow_swap {allow}", deadline, "handshake", reason)
+            answer = self.command(f"param_game allow_swap {allow}", deadline, Termination.HANDSHAKE, reason)
             if not answer.ok:  # param_game is Benzene's; another program's may not know allow_swap
                 log.info("%s: 'param_game allow_swap' failed: %s", self.spec.name, codec.sanitize(answer.text, 80))
 
-    def go(self, position_line: str, go_line: str, limit: float) -> Reply:
+    def choose_move(self, state: State, limit: TimeLimit) -> Reply:
         """Tell the engine the moves it has not seen, its clock where it takes one, then
         ``genmove``; the answer is translated back to arena's convention."""
-        if self._cpu_limit is not None:
-            self._check_cpu_limit()
-        position = codec.parse_command(position_line)  # arena's own lines: they parse
-        clock = codec.parse_command(go_line)
-        assert isinstance(position, Position) and isinstance(clock, Go)
+        self.transport.check_cpu_budget()
         setup_deadline = time.monotonic() + self.start_limit
-        setup_reason = f"no answer within {self.start_limit:g} s to 'play'"
-        for ply in range(self._told, len(position.moves)):
-            move = position.moves[ply]
-            colour, vertex = to_gtp(ply, move, self._swapped, self._size)
-            answer = self.command(f"play {colour} {vertex}", setup_deadline, "timeout", setup_reason)
-            if not answer.ok:
-                raise EngineFault(
-                    "protocol",
-                    f"rejected the legal move 'play {colour} {vertex}' "
-                    f"(arena {move!r}): '? {codec.sanitize(answer.text, 120)}'",
-                )
-            self._swapped |= move == "swap"
-        self._told = len(position.moves)
+        self._tell_moves(state.moves, setup_deadline)
         colour = gtp_colour(self._seat, self._swapped)
-        self._send_clock(clock, colour, setup_deadline)
+        self._send_clock(limit, colour, setup_deadline)
+        seconds = limit.seconds
         start = time.monotonic()
-        deadline = start + limit
-        answer = self.command(f"genmove {colour}", deadline, "timeout", lambda: f"no move within {limit * 1000:.0f} ms")
+        deadline = start + seconds
+        answer = self.command(
+            f"genmove {colour}", deadline, Termination.TIMEOUT, lambda: f"no move within {seconds * 1000:.0f} ms"
+        )
         elapsed = time.monotonic() - start
-        if elapsed > limit:  # the measured time decides, even for an answer already buffered
+        if elapsed > seconds:  # the measured time decides, even for an answer already buffered
             raise EngineFault(
-                "timeout",
-                f"'genmove {colour}' answered after {elapsed * 1000:.0f} ms, over the limit of {limit * 1000:.0f} ms",
+                Termination.TIMEOUT,
+                f"'genmove {colour}' answered after {elapsed * 1000:.0f} ms, over the limit of {seconds * 1000:.0f} ms",
             )
         if not answer.ok:
-            raise EngineFault("protocol", f"'genmove {colour}' answered '? {codec.sanitize(answer.text, 120)}'")
+            raise EngineFault(
+                Termination.PROTOCOL, f"'genmove {colour}' answered '? {codec.sanitize(answer.text, 120)}'"
+            )
         if answer.text.strip(BLANKS).lower() == "resign":
             return Reply(None, elapsed)
         move = from_gtp(answer.text, self._swapped, self._size)
@@ -198,64 +187,87 @@ class GtpEngine(EngineProcess):
         self._swapped |= move == "swap"
         return Reply(move, elapsed)
 
-    def _send_clock(self, clock: Go, colour: str, deadline: float) -> None:
+    def _tell_moves(self, moves: Sequence[str], deadline: float) -> None:
+        """``play`` each move of the game the engine has not seen (its opponents', an opening's)."""
+        reason = f"no answer within {self.start_limit:g} s to 'play'"
+        for ply in range(self._told, len(moves)):
+            move = moves[ply]
+            colour, vertex = to_gtp(ply, move, self._swapped, self._size)
+            answer = self.command(f"play {colour} {vertex}", deadline, Termination.TIMEOUT, reason)
+            if not answer.ok:
+                raise EngineFault(
+                    Termination.PROTOCOL,
+                    f"rejected the legal move 'play {colour} {vertex}' "
+                    f"(arena {move!r}): '? {codec.sanitize(answer.text, 120)}'",
+                )
+            self._swapped |= move == "swap"
+        self._told = len(moves)
+
+    def _send_clock(self, limit: TimeLimit, colour: str, deadline: float) -> None:
         """Where the engine offers them: ``time_settings`` once a game (the standard GTP
         command: main time, byo-yomi time and stones; a per-move limit is sent as a
         byo-yomi of one stone), and ``time_left`` before every move (GTP's three-argument
         form with ``time_settings``, Benzene's two-argument form without it).  Without
         them the engine's own settings apply; arena's clock still decides time losses."""
         reason = f"no answer within {self.start_limit:g} s to the clock commands"
+        clocks, movetime = limit.clocks_ms, limit.movetime_ms
         standard = "time_settings" in self.commands
-        if standard and not self._timed and (clock.time or clock.movetime):
-            main = clock.time[self._seat] // 1000 if clock.time else 0
-            byo = (clock.movetime // 1000 or 1) if clock.movetime and not clock.time else 0
-            self.checked(f"time_settings {main} {byo} {1 if byo else 0}", deadline, "timeout", reason)
+        if standard and not self._timed and (clocks or movetime):
+            main = clocks[self._seat] // 1000 if clocks else 0
+            byo = (movetime // 1000 or 1) if movetime and not clocks else 0
+            self.checked(f"time_settings {main} {byo} {1 if byo else 0}", deadline, Termination.TIMEOUT, reason)
             self._timed = True
-        if clock.time is not None and "time_left" in self.commands:
-            seconds = max(clock.time[self._seat], 0) // 1000
-            self.checked(f"time_left {colour} {seconds}" + (" 0" if standard else ""), deadline, "timeout", reason)
+        if clocks is not None and "time_left" in self.commands:
+            seconds = max(clocks[self._seat], 0) // 1000
+            self.checked(
+                f"time_left {colour} {seconds}" + (" 0" if standard else ""), deadline, Termination.TIMEOUT, reason
+            )
 
-    def game_over(self, line: str) -> None:
+    def game_over(self, scores: Sequence[float], reason: str) -> None:
         """GTP has no game-over command: nothing to tell."""
 
     # -- the conversation ------------------------------------------------------
 
-    def checked(self, text: str, deadline: float, code: str, reason, fault: str = "protocol") -> GtpResponse:
+    def checked(self, text: str, deadline: float, code: Termination, reason: Reason) -> GtpResponse:
         """A command whose ``?`` answer is a fault that quotes the answer."""
         answer = self.command(text, deadline, code, reason)
         if not answer.ok:
-            raise EngineFault(fault, f"'{codec.sanitize(text, 80)}' answered '? {codec.sanitize(answer.text, 120)}'")
+            raise EngineFault(
+                Termination.PROTOCOL, f"'{codec.sanitize(text, 80)}' answered '? {codec.sanitize(answer.text, 120)}'"
+            )
         return answer
 
-    def command(self, text: str, deadline: float, code: str, reason, lines: bool = False) -> GtpResponse:
+    def command(
+        self, text: str, deadline: float, code: Termination, reason: Reason, lines: bool = False
+    ) -> GtpResponse:
         """Send one command and read its response; ``lines``: a multi-line response
         (read up to its empty line), otherwise the first line is the answer and the
         empty line that ends it is skipped before the next one."""
         self._refuse_unsolicited()
-        self.send(text, deadline)
+        self.transport.send(text, deadline)
         return self._read_response(deadline, code, reason, lines)
 
-    def _read_response(self, deadline: float, code: str, reason, lines: bool) -> GtpResponse:
-        while not (line := self._read_line(deadline, code, reason)).strip(BLANKS):
+    def _read_response(self, deadline: float, code: Termination, reason: Reason, lines: bool) -> GtpResponse:
+        read_line = self.transport.read_line
+        while not (line := read_line(deadline, code, reason)).strip(BLANKS):
             pass  # the empty line that ended the previous response
         match = _RESPONSE.fullmatch(line.strip(BLANKS))
         if match is None:
-            raise EngineFault("protocol", f"not a GTP response: {codec.quote(line, 120)}")
+            raise EngineFault(Termination.PROTOCOL, f"not a GTP response: {codec.quote(line, 120)}")
         body = [match.group(3) or ""]
         if lines:
-            while (more := self._read_line(deadline, code, reason)).strip(BLANKS):
+            while (more := read_line(deadline, code, reason)).strip(BLANKS):
                 body.append(more)
                 if len(body) > MAX_RESPONSE_LINES:
-                    raise EngineFault("protocol", f"response longer than {MAX_RESPONSE_LINES} lines")
+                    raise EngineFault(Termination.PROTOCOL, f"response longer than {MAX_RESPONSE_LINES} lines")
         return GtpResponse(match.group(1) == "=", "\n".join(body).strip(BLANKS + "\n"))
 
     def _refuse_unsolicited(self) -> None:
         """Non-empty lines that came when nothing was asked (a second answer, a
         multi-line answer to a one-line command) are a protocol violation."""
-        if not self._buffer and self._news is not None and not self._news.poll(0):
+        if not self.transport.poll_lines():
             return
-        self._pump(0)
-        while self._buffer.find(b"\n") >= 0:
-            line = self._read_line(0.0, "protocol", "unreachable: a full line is buffered")
+        while self.transport.has_line():
+            line = self.transport.read_line(0.0, Termination.PROTOCOL, "unreachable: a full line is buffered")
             if line.strip(BLANKS):
-                raise EngineFault("protocol", f"{codec.quote(line, 80)} sent when no answer was asked for")
+                raise EngineFault(Termination.PROTOCOL, f"{codec.quote(line, 80)} sent when no answer was asked for")

@@ -49,6 +49,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 _SWEEP_ROUNDS = 10
 
+_prctl: Callable[..., int] | None
 try:
     _prctl = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).prctl
 except (OSError, AttributeError):  # not Linux / no libc: the other layers still apply

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import open_engine
-from ..engine.process import EngineFault, EngineProcess, EngineSpec
+from ..engine import Conversation, open_engine
+from ..engine.process import EngineFault, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import TimeControl, derive_seed, forfeit_before_start, play_game
 from ..record import GameRecord
@@ -61,7 +61,7 @@ def play_series(
     ``names[i]`` None: engine ``i``'s own ``id name``.  Raises StartFailure if an engine
     cannot start for the first game; later, that is a lost game like any fault."""
     players = game.players
-    engines: list[EngineProcess | None] = [None] * len(specs)
+    engines: list[Conversation | None] = [None] * len(specs)
     resolved: list[str] | None = None
     try:
         for number in range(games):
@@ -109,15 +109,15 @@ def play_series(
 
 
 def _seat_engines(
-    engines: list[EngineProcess | None],
+    engines: list[Conversation | None],
     specs: Sequence[EngineSpec],
     game_name: str,
     order: list[int],
     transcript: Transcript | None,
     names: Sequence[str],
-) -> tuple[list[EngineProcess], tuple[int, EngineFault] | None]:
+) -> tuple[list[Conversation], tuple[int, EngineFault] | None]:
     """The running engines in seat order, or the first that could not start."""
-    seated: list[EngineProcess] = []
+    seated: list[Conversation] = []
     for seat, index in enumerate(order):
         trace = transcript.seat(seat, names[index]) if transcript else None
         engine = engines[index]
@@ -138,7 +138,7 @@ def _seat_engines(
     return seated, None
 
 
-def _discard(engines: list[EngineProcess | None], index: int) -> None:
+def _discard(engines: list[Conversation | None], index: int) -> None:
     engine = engines[index]
     if engine is not None:
         engine.kill()

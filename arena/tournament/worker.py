@@ -20,9 +20,9 @@ from typing import Any
 
 from protocol import codec
 
-from ..engine import open_engine, proctree
+from ..engine import Conversation, open_engine, proctree
 from ..engine.declared import preflight
-from ..engine.process import EngineFault, EngineProcess, EngineSpec
+from ..engine.process import EngineFault, EngineSpec
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
@@ -65,12 +65,12 @@ class Worker:
     def __init__(self, config: WorkerConfig, dropped: Sequence[int] = ()) -> None:
         self.config = config
         self.game: Game = make_game(config.game, config.options)
-        self.engines: dict[str, EngineProcess] = {}
+        self.engines: dict[str, Conversation] = {}
         self.names = list(config.engines)
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
         self.stopping = False  # SIGTERM came: kill the engines, no grace, no waiting
 
-    def engine(self, name: str, trace: SeatTrace | None = None) -> EngineProcess:
+    def engine(self, name: str, trace: SeatTrace | None = None) -> Conversation:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
         on if it starts now); raises EngineFault if it cannot start."""
         proc = self.engines.get(name)
@@ -115,7 +115,7 @@ class Worker:
             )
         transcript = self._transcript(scheduled)
         try:
-            procs: list[EngineProcess] = []
+            procs: list[Conversation] = []
             for seat, name in enumerate(scheduled.seats):
                 try:
                     procs.append(self.engine(name, transcript.seat(seat, name) if transcript is not None else None))
@@ -205,12 +205,7 @@ class Worker:
         and without logging: after a signal the interrupted code may hold their locks
         (subprocess's wait lock, a log queue's).  The kernel reaps them once this worker exits."""
         for proc in list(self.engines.values()):
-            if proc.proc is not None:
-                try:
-                    os.killpg(proc.proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            proctree.kill_tagged(proc._tag, quiet=True)
+            proc.transport.kill_unwaited()
         proctree.kill_adopted(set(), quiet=True)
 
 

@@ -1,0 +1,125 @@
+"""An engine program as a :class:`~arena.engine.player.Player`: a conversation over a transport.
+
+The two protocols arena speaks are two subclasses of :class:`Conversation`: protocol v1
+(``process.py``) and GTP (``gtp.py``).  Each says what to send and how to read the answers;
+the transport it holds (``transport.py``: the process, its pipes, deadlines and budgets)
+carries the lines, and could be any other :class:`~arena.engine.transport.Transport`, such
+as the scripted one the conversation tests use.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from protocol.codec import OptionDecl
+
+from ..rules import Game, State
+from .player import EngineSpec, Reply, TimeLimit
+from .transport import PipeTransport, Trace, Transport
+
+HANDSHAKE_TIMEOUT = 10.0  # default limit for the handshake and for each isready
+
+
+class Conversation(ABC):
+    """One engine program, spoken to in one protocol over one transport."""
+
+    def __init__(
+        self,
+        spec: EngineSpec,
+        *,
+        run_tag: str = "",
+        spin: bool = True,
+        game: str = "",
+        stderr_home: str = "",
+        transport: Transport | None = None,
+    ) -> None:
+        self.spec = spec
+        self.game = game  # the game it is started for: refused if it declares others
+        self.transport: Transport = (
+            transport
+            if transport is not None
+            else PipeTransport(spec, run_tag=run_tag, spin=spin, stderr_home=stderr_home)
+        )
+        self.identity: dict[str, str] = {}  # what it says it is (id name, id author ...)
+        self.declared_options: list[OptionDecl] = []  # protocol v1's 'option' lines (GTP has none)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec.name!r}, {self.transport!r})"
+
+    # -- the Player protocol ------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def alive(self) -> bool:
+        return self.transport.alive
+
+    def start(self) -> None:
+        """Start the process and complete the handshake, or raise EngineFault."""
+        self.launch()
+        self.handshake()
+
+    def launch(self) -> None:
+        """Start the process without waiting for it (:meth:`start` then shakes hands);
+        several engines launched first boot side by side.  Raises EngineFault."""
+        self.transport.launch()
+
+    @abstractmethod
+    def handshake(self) -> None:
+        """Learn who the engine is and what it offers; raises EngineFault."""
+
+    @abstractmethod
+    def new_game(self, game: Game, seat: int, seed: int, private: Sequence[str]) -> None: ...
+
+    @abstractmethod
+    def choose_move(self, state: State, limit: TimeLimit) -> Reply: ...
+
+    @abstractmethod
+    def game_over(self, scores: Sequence[float], reason: str) -> None: ...
+
+    def quit(self) -> None:
+        """Ask the engine to exit, then make sure its whole process group is gone."""
+        self.transport.close("quit")  # the same word in both protocols
+
+    def kill(self) -> None:
+        """Kill the process group and every tagged process that left it, and reap."""
+        self.transport.kill()
+
+    # -- the transport's, for those who start and watch engines -----------------------
+
+    @property
+    def start_limit(self) -> float:
+        """Seconds allowed for the handshake and for each isready."""
+        ms = self.spec.handshake_ms
+        return ms / 1000 if ms else HANDSHAKE_TIMEOUT
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes] | None:
+        return self.transport.proc
+
+    @property
+    def trace(self) -> Trace | None:
+        return self.transport.trace
+
+    @trace.setter
+    def trace(self, trace: Trace | None) -> None:
+        self.transport.trace = trace
+
+    @property
+    def stderr_home(self) -> str:
+        return self.transport.stderr_home
+
+    @stderr_home.setter
+    def stderr_home(self, where: str) -> None:
+        self.transport.stderr_home = where
+
+    @property
+    def stderr_tail(self) -> bytearray:
+        return self.transport.stderr_tail
+
+    def stderr_text(self) -> str:
+        return self.transport.stderr_text()
