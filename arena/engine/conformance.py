@@ -20,7 +20,7 @@ from functools import partial
 
 from protocol import codec
 
-from ..record import Termination, starting_state
+from ..record import Termination, derive_seed, starting_state
 from ..rules import GAMES, Game, IllegalMove, State, game_class, make_game
 from ..rules.base import CheckPosition
 from . import open_engine
@@ -308,8 +308,8 @@ class Conformance:
         limit = _movetime_limit(POSITION_MOVETIME_MS)
         lost = lambda code, reason: _Failed(f"lost game {seed} as seat {seat}: {code}: {reason}")
         try:  # only the engine can fault: the random players never do
-            for s, player in enumerate(players):
-                player.new_game(game, s, seed, state.private_info(s))
+            for s, player in enumerate(players):  # each seat's seed as a match derives it
+                player.new_game(game, s, derive_seed(seed, "engine", s, player.name), state.private_info(s))
             while not state.is_terminal():
                 reply = players[state.current_player()].choose_move(state, limit)
                 if reply.move is None:
