@@ -257,3 +257,53 @@ def test_elo_of_a_clean_sweep_is_infinite_and_kept_out_of_json():
     e = elo_estimate([0, 0, 0, 0, 12])
     assert e.elo == math.inf and e.nelo is None and e.los == 1.0
     assert e.as_dict()["elo"] is None
+
+
+# -- the normalized model for wide bounds ---------------------------------------------------
+
+
+def constrained_loglik(phat: np.ndarray, p: np.ndarray) -> float:
+    return float((phat * np.log(p)).sum())
+
+
+@pytest.mark.parametrize(
+    "counts,elo0,elo1,expected",
+    [
+        # the constrained maximum likelihood, where the fixed point alone gave +7.80 (accept H1)
+        ([100, 200, 300, 250, 150], 0, 300, -435.794),
+        # where the fixed point alone gave NaN, a value that never crosses a bound
+        ([1, 0, 1, 0, 0], 0, 240, -1.932),
+    ],
+)
+def test_normalized_llr_for_wide_bounds_is_the_constrained_mle(counts, elo0, elo1, expected):
+    value = float(llr(counts, SprtSettings(elo0=elo0, elo1=elo1, model="normalized")))
+    assert value == pytest.approx(expected, abs=1e-3)
+
+
+@pytest.mark.slow
+def test_normalized_mle_holds_its_constraint_for_every_t():
+    """Random outcome frequencies and t-values from -3 to 3 (normalized Elo of about +-740):
+    the distribution meets (mu - 1/2) / sigma = t, and the fit moves smoothly with t."""
+    rng = np.random.default_rng(11)
+    for _ in range(8):
+        counts = rng.integers(0, 60, size=5)
+        counts[rng.integers(0, 5)] = 0  # empty cells are the hard case (regularized)
+        total = np.where(counts == 0, 1e-3, counts).sum()
+        phat = np.where(counts == 0, 1e-3, counts) / total
+        t = float(rng.uniform(-3, 3))
+        p = mle_with_t(phat, t)
+        mu, var = mean_var(p)
+        assert np.isfinite(p).all() and p.sum() == pytest.approx(1, abs=1e-9)
+        assert mu - 0.5 == pytest.approx(t * math.sqrt(var), abs=1e-8)
+        q = mle_with_t(phat, t * 1.001)  # a neighbouring constraint fits about as well
+        assert constrained_loglik(phat, q) == pytest.approx(constrained_loglik(phat, p), abs=1e-2)
+
+
+def test_the_profile_solver_agrees_with_the_fixed_point_where_both_hold():
+    from arena.results.sprt import _profile_mle_with_t
+
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        phat = rng.dirichlet(np.ones(5))
+        t = float(rng.uniform(-0.8, 0.8))
+        assert _profile_mle_with_t(phat, t, 0.5) == pytest.approx(mle_with_t(phat, t), abs=1e-6)

@@ -129,19 +129,106 @@ def mle_with_mean(phat: np.ndarray, s: np.ndarray | float) -> np.ndarray:
 
 
 def mle_with_t(phat: np.ndarray, t: float, ref: float = 0.5) -> np.ndarray:
-    """The outcome distribution with t-value (mu - ref) / sigma = t most likely to give ``phat``."""
+    """The outcome distribution with t-value (mu - ref) / sigma = t most likely to give ``phat``.
+
+    Van den Bergh's fixed point first (fast, and fishtest's own); a row where it ends off the
+    constraint (it has no root for large t: about 0.94 from its uniform start) is solved by
+    :func:`_profile_mle_with_t`, which holds for every t."""
     p = np.full(phat.shape, 1 / len(PAIR_SCORES))
-    for _ in range(100):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for _ in range(100):
+            mu, var = mean_var(p)
+            sigma = np.sqrt(var)[..., None]
+            a = PAIR_SCORES - ref - t * sigma * (1 + ((mu[..., None] - PAIR_SCORES) / sigma) ** 2) / 2
+            theta = _secular(phat, a)
+            new = phat / (1 + theta[..., None] * a)
+            converged = np.abs(new - p).max() < 1e-12
+            p = new
+            if converged:
+                break
         mu, var = mean_var(p)
-        sigma = np.sqrt(var)[..., None]
-        a = PAIR_SCORES - ref - t * sigma * (1 + ((mu[..., None] - PAIR_SCORES) / sigma) ** 2) / 2
-        theta = _secular(phat, a)
-        new = phat / (1 + theta[..., None] * a)
-        converged = np.abs(new - p).max() < 1e-12
-        p = new
-        if converged:
-            break
+        off = ~(np.isfinite(p).all(axis=-1) & (np.abs(mu - ref - t * np.sqrt(var)) < 1e-9))
+    if off.any():
+        p = np.array(p)
+        for row in zip(*np.nonzero(off)) if p.ndim > 1 else [()]:
+            p[row] = _profile_mle_with_t(phat[row], t, ref)
     return p
+
+
+PROFILE_GRID = 400  # mean scores tried at first; then rounds of finer grids around the best
+PROFILE_ROUNDS = 6  # each narrows the best mean's bracket 25-fold: to about 1e-10 in all
+
+
+def _profile_mle_with_t(phat: np.ndarray, t: float, ref: float) -> np.ndarray:
+    """The same MLE for one row, by profiling over the mean score s: with s fixed, the
+    constraint (s - ref) = t * sigma fixes the variance v(s) = ((s - ref) / t)^2, and both
+    the mean and the variance are linear in p, so the MLE given s is an empirical-likelihood
+    problem (:func:`_mle_with_moments`, concave in its two multipliers). The best s is found
+    on a grid of the feasible means, then on finer grids around the best point."""
+    if t == 0:
+        return mle_with_mean(phat, ref)
+    low, high = (ref, 1.0) if t > 0 else (0.0, ref)
+    means = np.linspace(low, high, PROFILE_GRID + 2)[1:-1]
+    for _ in range(PROFILE_ROUNDS):
+        variances = ((means - ref) / t) ** 2
+        feasible = _moments_feasible(means, variances)
+        values, ps = _mle_with_moments(phat, means[feasible], variances[feasible])
+        best = int(np.argmax(values))
+        kept = means[feasible]
+        below, above = kept[max(best - 1, 0)], kept[min(best + 1, len(kept) - 1)]
+        means = np.linspace(below, above, 51)
+    return ps[best]
+
+
+def _moments_feasible(s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Whether some distribution with every outcome likely (the interior of the simplex)
+    has mean ``s`` and variance ``v``: above the variance of the two outcomes around s, below
+    that of the two extremes."""
+    k = np.clip(np.floor(s * (len(PAIR_SCORES) - 1)).astype(int), 0, len(PAIR_SCORES) - 2)
+    least = (s - PAIR_SCORES[k]) * (PAIR_SCORES[k + 1] - s)
+    return (v > least + 1e-12) & (v < s * (1 - s) - 1e-12)
+
+
+def _mle_with_moments(phat: np.ndarray, s: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each mean s[g] and variance v[g]: the log-likelihood sum_i phat_i log p_i of the
+    most likely p with that mean and variance, and that p. It is
+    p_i = phat_i / (1 + lambda . b_i) with b_i = (x_i - s, (x_i - s)^2 - v), lambda the maximum
+    of the concave G(lambda) = sum_i phat_i log(1 + lambda . b_i) (Owen's empirical likelihood),
+    found by Newton steps halved until they stay in G's domain and do not lower it."""
+    d = PAIR_SCORES - s[:, None]
+    b = np.stack([d, d * d - v[:, None]], axis=-1)  # (grid, 5, 2)
+    lam = np.zeros((len(s), 2))
+
+    def concave(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        denominator = 1 + np.einsum("gik,gk->gi", b, lam)
+        inside = (denominator > 0).all(axis=-1)
+        logs = np.log(np.where(denominator > 0, denominator, 1.0))
+        return np.where(inside, (phat * logs).sum(axis=-1), np.inf), denominator
+
+    value, denominator = concave(lam)
+    for _ in range(60):
+        w = phat / denominator
+        gradient = np.einsum("gi,gik->gk", w, b)
+        if np.abs(gradient).max() < 1e-13:
+            break
+        hessian = -np.einsum("gi,gik,gil->gkl", w / denominator, b, b)
+        step = -np.linalg.solve(hessian, gradient[..., None])[..., 0]  # negative definite: 5 outcomes
+        scale = np.ones(len(s))
+        for _ in range(60):
+            candidate = lam + scale[:, None] * step
+            new, new_denominator = concave(candidate)
+            worse = ~((new >= value - 1e-15) & np.isfinite(new))
+            if not worse.any():
+                break
+            scale = np.where(worse, scale / 2, scale)
+        keep = ~worse
+        lam = np.where(keep[:, None], candidate, lam)
+        value = np.where(keep, new, value)
+        denominator = np.where(keep[:, None], new_denominator, denominator)
+    p = phat / denominator
+    solved = np.abs(p.sum(axis=-1) - 1) < 1e-9  # the sum is 1 only at G's maximum
+    entropy = (phat * np.log(phat)).sum()
+    return np.where(solved, entropy - value, -np.inf), p
 
 
 def hypotheses(settings: SprtSettings) -> tuple[float, float]:
