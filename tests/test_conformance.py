@@ -62,6 +62,7 @@ def test_the_bundled_engines_pass():
         ("slow_quit", ("hex",), "quit within 1 s"),
     ],
 )
+@pytest.mark.slow
 def test_each_broken_engine_fails_exactly_its_check(fault, games, failing):
     results = checks((PY, BROKEN, fault), games)
     failed = [c for c in results if c.passed is False]

@@ -59,6 +59,7 @@ def test_sdk_engines_play_a_full_game_through_subprocesses(python_engine):
     assert result.faulted_seats == []
 
 
+@pytest.mark.slow
 def test_same_seed_same_game(python_engine):
     def one():
         game = make_game("hex", {"size": 6})
@@ -124,6 +125,7 @@ for line in sys.stdin:
         ),
     ],
 )
+@pytest.mark.slow
 def test_misbehaving_engine_loses_with_a_recorded_reason(tmp_path, python_engine, action, code, reason):
     result = faulty_game(tmp_path, python_engine, HEADER + "    " + action + "\n")
     rec = result.record
@@ -244,6 +246,7 @@ def test_quick_answers_are_awaited_spinning_and_a_slow_one_switches_to_sleeping(
 
 @several_cpus
 @pytest.mark.parametrize("fault,code", [("hang", "timeout"), ("exit", "crash")])
+@pytest.mark.slow
 def test_a_fault_while_spinning_is_caught_at_the_move_limit(tmp_path, monkeypatch, fault, code):
     proc = planned_engine(tmp_path, monkeypatch, ["quick", "quick", fault], 5.0)
     try:

@@ -63,6 +63,7 @@ IN_GAME = [
 
 
 @pytest.mark.parametrize("fault,at,code,reason,budget", IN_GAME, ids=[f[0] for f in IN_GAME])
+@pytest.mark.slow
 def test_fault_during_the_game(marker, fault, at, code, reason, budget):
     record, elapsed, worker = play_one(zoo(fault, at))
     check_fault(record, worker, 0, code, reason)
@@ -93,6 +94,7 @@ def test_a_move_line_of_exactly_the_line_limit_is_accepted(marker):
     ],
     ids=["movetime", "clock"],
 )
+@pytest.mark.slow
 def test_a_move_inside_the_margin_is_accepted(marker, time_control):
     record, _, worker = play_one(zoo("late"), time_control=time_control)
     assert record["termination"] == "normal", record["reason"]
@@ -135,6 +137,7 @@ def test_an_engine_that_faulted_is_restarted_and_the_opponent_is_reused(marker):
 
 
 @pytest.mark.parametrize("fault", ["fork", "fork_setsid", "ignore_signals"])
+@pytest.mark.slow
 def test_children_and_stubborn_engines_are_gone_after_the_game(marker, fault):
     record, _, worker = play_one(zoo(fault))
     assert record["termination"] == "normal"
@@ -167,6 +170,7 @@ def test_a_faulting_engine_with_a_detached_child_leaves_nothing(marker):
 
 
 @pytest.mark.parametrize("fault", ["flood_info", "flood_stderr"])
+@pytest.mark.slow
 def test_floods_of_info_lines_and_stderr_do_not_slow_the_referee(marker, fault):
     """20,000 info lines (or 2 MiB of stderr) before every move: the game is normal and
     each move still arrives well inside the 300 ms limit."""

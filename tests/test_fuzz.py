@@ -139,6 +139,7 @@ REFEREE_TEXT_PARSERS = [codec.parse_command]
         st.binary(max_size=200).map(lambda b: b.decode("utf-8", "replace")),
     )
 )
+@pytest.mark.slow
 def test_every_parser_of_the_other_sides_text_raises_only_protocol_error(line):
     for parse in ENGINE_TEXT_PARSERS + REFEREE_TEXT_PARSERS:
         try:
@@ -192,6 +193,7 @@ def reader_over_pipe(payload: bytes, kind: type[EngineProcess] = EngineProcess) 
         ),
     )
 )
+@pytest.mark.slow
 def test_referee_line_reader_turns_any_byte_stream_into_messages_or_one_fault(payload):
     proc = reader_over_pipe(payload)
     try:
@@ -345,6 +347,7 @@ GTP_RESPONSES = [
         ).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")),
     )
 )
+@pytest.mark.slow
 def test_gtp_responses_of_any_bytes_are_answers_or_one_fault(payload):
     """The GTP bridge's reader: arbitrary bytes give responses, then one EngineFault."""
     proc = reader_over_pipe(payload, GtpEngine)

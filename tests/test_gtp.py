@@ -96,6 +96,7 @@ def test_mirror_and_colours_after_swap():
 
 @pytest.mark.parametrize("swap", [True, False])
 @pytest.mark.parametrize("gtp_seat", [0, 1])
+@pytest.mark.slow
 def test_full_games_translate_both_ways(tmp_path, swap, gtp_seat):
     log = tmp_path / "gtp.jsonl"
     # Seat 1 swaps: the GTP engine when it is seat 1, the protocol-v1 swapper otherwise.
@@ -162,6 +163,7 @@ def test_movetime_is_a_one_stone_byo_yomi(tmp_path):
         ("vt_move", 1, "illegal", "\\x0b'"),  # not deleted as if it were a blank
     ],
 )
+@pytest.mark.slow
 def test_faults_cost_the_gtp_engine_the_game(fault, at, code, words):
     # The GTP engine is seat 0 (black), except for reject_play: as seat 1 the plays it is
     # sent are black's.
@@ -174,6 +176,7 @@ def test_faults_cost_the_gtp_engine_the_game(fault, at, code, words):
     assert words in record["reason"], record["reason"]
 
 
+@pytest.mark.slow
 def test_hang_is_a_timeout():
     record = play([gtp_spec("--fault", "hang"), random_spec()], movetime=300)
     assert record["termination"] == "timeout" and "no move within 400 ms" in record["reason"]
@@ -196,6 +199,7 @@ def test_start_up_faults():
     ok.quit()
 
 
+@pytest.mark.slow
 def test_a_program_that_is_not_gtp_fails_the_handshake():
     engine = GtpEngine(
         EngineSpec("v1", (PY, "-m", "engines.random_engine"), cwd=str(ROOT), protocol="gtp", handshake_ms=1000)
@@ -266,6 +270,7 @@ def test_tournament_file_checks(tmp_path):
     assert ok.engines[0].protocol == "gtp" and ok.engines[0].init == ("param_game allow_swap 1",)
 
 
+@pytest.mark.slow
 def test_a_gtp_init_command_answered_with_an_error_refuses_the_run_before_any_game(tmp_path):
     engines = gtp_toml("mohex-ish", extra='init = ["param_mohex max_games 1000"]') + engine_toml(
         "random", "{python}", "-m", "engines.random_engine", extra=f'cwd = "{ROOT}"'

@@ -8,6 +8,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import ROOT, ZOO, run_arena
 
 DATA = ROOT / "tests" / "data" / "legacy-hex5"
@@ -47,6 +48,7 @@ def moved_here(tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "t.toml", out
 
 
+@pytest.mark.slow
 def test_a_folder_written_before_resumes_with_more_rounds_and_verifies(tmp_path):
     path, out = moved_here(tmp_path)
     before = stored(out)

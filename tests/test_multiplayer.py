@@ -29,6 +29,7 @@ def play(game, specs: list[EngineSpec], seed: int) -> dict:
             p.quit()
 
 
+@pytest.mark.slow
 def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path):
     game = make_game("posies", {"players": 3, "variant": 2})
     transcripts = [tmp_path / f"seat{s}.txt" for s in range(3)]

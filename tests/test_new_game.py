@@ -36,6 +36,7 @@ def line_game(monkeypatch):
     arena.rules.GAMES.pop("line")
 
 
+@pytest.mark.slow
 def test_a_registered_game_is_played_verified_reported_drawn_and_checked(line_game, tmp_path):
     engines = engine_toml("random-a", *RANDOM) + engine_toml("random-b", *RANDOM)
     path = write_tournament(tmp_path, engines, game="line", options="size = 4", rounds=2, workers=2)

@@ -475,6 +475,7 @@ games = st.tuples(st.integers(0, 2**32), st.sampled_from([2, 3]), st.sampled_fro
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
+@pytest.mark.slow
 def test_legal_moves_match_the_rules_by_brute_force(params):
     seed, players, variant, move_seed = params
     state = game(players=players, variant=variant).initial_state(seed)

@@ -128,6 +128,7 @@ def test_a_parser_bug_on_an_engine_line_is_a_protocol_fault(monkeypatch):
 # -- control characters are shown, not deleted -----------------------------------
 
 
+@pytest.mark.slow
 def test_a_nul_in_a_move_is_shown_escaped_in_the_reason(marker):
     record, _, worker = play_one(zoo("nul_move"))
     check_fault(record, worker, 0, "illegal", "illegal move 'a1\\x00'")
@@ -153,6 +154,7 @@ def test_a_compiled_engine_with_a_nul_in_its_move(marker, zoo_c):
         ("tab_move", "'a1\\x09'"),
     ],
 )
+@pytest.mark.slow
 def test_a_blank_other_than_a_space_stays_part_of_the_move(marker, fault, shown):
     """str.strip() would delete these and record the normal move a1; only spaces separate tokens."""
     record, _, worker = play_one(zoo(fault))
@@ -194,6 +196,7 @@ def test_referee_lines_split_on_spaces_only():
 # -- late moves always lose -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_move_just_after_the_limit_is_a_time_loss(marker):
     """5 ms past movetime + margin: the measured time decides, whatever the poll saw."""
     for _ in range(3):
@@ -259,6 +262,7 @@ def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.slow
 def test_an_engine_is_never_started_past_max_failures_with_two_workers(tmp_path):
     """workers = 2: the dud's two first games run at once against a slow opponent, and it
     crashes at its second move, so one game ends a move (0.4 s) before the other.  The
@@ -333,6 +337,7 @@ def test_hidden_posies_are_dealt_from_a_secret_not_from_the_seed(tmp_path):
     assert new_deal(plain, 5, names) == new_deal(plain, 5, names)  # no secrets: reruns identical
 
 
+@pytest.mark.slow
 def test_a_gtp_answer_read_after_the_limit_is_a_time_loss(marker, monkeypatch):
     """The GTP bridge too: the genmove answer is judged by the measured time."""
     from arena.engine.gtp import GtpEngine
@@ -548,6 +553,7 @@ def test_a_stopped_worker_is_killed_and_its_game_played_elsewhere(tmp_path, monk
     wait_gone(marker)
 
 
+@pytest.mark.slow
 def test_pool_watchdog_gives_up_a_task_whose_workers_keep_hanging():
     pool = WorkerPool(1, _hang_on_two, lambda: None, retries=1, time_limit=lambda task: 0.5)
     t0 = time.monotonic()

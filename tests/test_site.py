@@ -455,6 +455,7 @@ def test_the_games_list_pages_and_filters_a_large_index_in_the_browser(page, tmp
     assert won == [f"{r['players'][r['winner']]} wins" for r in with_c[:100]]
 
 
+@pytest.mark.slow
 def test_a_record_the_rules_cannot_replay_gets_a_page_saying_so(page, tmp_path):
     good = random_record("hex", {"size": 3}, 1, ["a", "b"])
     bad = random_record("hex", {"size": 3}, 2, ["a", "b"]).replace(moves=["a1", "a1<b>"])

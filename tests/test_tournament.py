@@ -259,6 +259,7 @@ def test_a_reader_that_goes_away_does_not_stop_the_tournament(tmp_path):
     assert (out / "results.json").exists()
 
 
+@pytest.mark.slow
 def test_play_tells_two_engines_with_the_same_name_apart(tmp_path):
     record = tmp_path / "game.json"
     engine = f"{sys.executable} -m engines.random_engine"

@@ -50,6 +50,7 @@ def parse(path: Path) -> list[tuple[str, str, str, str]]:
     return [LINE.fullmatch(ln).groups() for ln in lines if not ln.startswith("#")]
 
 
+@pytest.mark.slow
 def test_play_trace_has_both_directions_stderr_and_the_crash_points_to_it(tmp_path):
     traces = tmp_path / "traces"
     proc = run_arena(
@@ -127,6 +128,7 @@ def test_run_trace_writes_one_transcript_per_game(tmp_path):
     assert all(f"(all of it: {out / 'arena.log'})" in r["reason"] for r in records)
 
 
+@pytest.mark.slow
 def test_play_trace_is_a_flag_before_the_commands_as_the_guide_writes_it(tmp_path):
     proc = run_arena(
         "play",
@@ -173,6 +175,7 @@ run(Peek())
 """
 
 
+@pytest.mark.slow
 def test_a_trace_on_disk_holds_hidden_posies_back_until_the_game_is_over(tmp_path):
     """An engine that reads the live transcript finds no 'private' line in it; the
     transcript shows them at its end once the game is over."""
