@@ -4,12 +4,16 @@ Importing the CLI takes a few hundred milliseconds; a Ctrl-C (or SIGTERM) in tha
 give one line, not a traceback or silence, so both are answered quietly until the CLI is
 loaded; then SIGTERM raises KeyboardInterrupt like Ctrl-C, which every command turns into
 one line (and a run into a clean stop that keeps finished games).
+
+The handlers go in before any other import: under ``python -m arena`` this module's first
+lines are arena's first lines, and a stop that lands while ``typing`` (say) is imported would
+otherwise end in a traceback through this file.
 """
 
-import os
+import os  # os and sys are loaded before any script runs: importing them costs nothing
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # mypy reads this name as typing.TYPE_CHECKING; importing typing costs ms
 if TYPE_CHECKING:  # _signal has no stubs; signal's are the same functions, typed
     import signal as _signal
 else:  # the C module itself: 'import signal' builds enums for milliseconds a Ctrl-C could land in
@@ -24,12 +28,20 @@ def _interrupted_at_start(signum: int, frame: object) -> None:
     os._exit(2)
 
 
-def entry() -> None:
-    stops = (_signal.SIGINT, _signal.SIGTERM)  # Ctrl-C, and kill or a service manager
+def _answer_stops_quietly() -> list:
+    """Install the start-up handlers; the handlers they replace (none off the main thread)."""
     try:
-        previous = [_signal.signal(sig, _interrupted_at_start) for sig in stops]
+        return [_signal.signal(sig, _interrupted_at_start) for sig in (_signal.SIGINT, _signal.SIGTERM)]
     except ValueError:  # not the main thread
-        previous = []
+        return []
+
+
+# Under 'python -m arena' at once; the console script calls entry() after importing this.
+_held = _answer_stops_quietly() if __name__ == "__main__" else None
+
+
+def entry() -> None:
+    previous = _held if _held is not None else _answer_stops_quietly()
     from .cli import main
 
     if previous:

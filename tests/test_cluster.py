@@ -158,6 +158,28 @@ def test_a_worker_killed_mid_game_has_its_game_played_again_once(tmp_path, clust
     assert pids[killed["address"]] not in alive  # it was really killed
 
 
+def test_a_result_dask_loses_on_the_way_back_has_its_game_played_again(tmp_path, cluster, monkeypatch):
+    """The worker finished the game but the client could not take the result (as when that
+    worker dies just then and Dask trips over its recomputation): the game is played again,
+    not recorded as lost."""
+    local, _ = cluster
+    path = write_tournament(tmp_path, deterministic_engines(), options="size = 5\nswap = false", rounds=1, seed=2)
+    real_result = distributed.Future.result
+    tripped: list[str] = []
+
+    def result_lost_once(self, *args, **kwargs):
+        if "-game-2-" in self.key and not tripped:
+            tripped.append(self.key)
+            raise RuntimeError("<asyncio.locks.Event object> is bound to a different event loop")
+        return real_result(self, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Future, "result", result_lost_once)
+    out = tmp_path / "out"
+    summary = run_tournament(load_tournament(path), out, cluster=ClusterSpec(local.scheduler_address))
+    assert tripped, "the result of game 2 was never taken"
+    assert summary.errors == [] and [r["id"] for r in stored(out)] == list(range(6))
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_the_drop_rule_never_starts_an_engine_past_its_limit_on_a_cluster(tmp_path, cluster):

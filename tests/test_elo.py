@@ -217,6 +217,7 @@ def test_bootstrap_with_a_named_anchor():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(120)  # 10 s alone; three times that on a loaded machine
 def test_bootstrap_intervals_cover_the_true_elo_with_draws():
     truth = {"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}
     rng, covered, total = random.Random(77), 0, 0

@@ -53,7 +53,7 @@ log = logging.getLogger("arena.cluster")
 # engine dropped by max_failures is not started for many games already submitted.
 IN_FLIGHT_PER_THREAD = 2
 MIN_IN_FLIGHT = 8
-BOUNCES = 3  # times a game may land on workers that cannot start its engines
+BOUNCES = 3  # times a game may come back: workers that cannot start its engines, results Dask lost
 STALE_S = 600.0  # a run's idle engines on a worker are quit after this long unused
 CONNECT_TIMEOUT_S = 30.0
 STUCK_CHECK_S = 5.0  # how often games tied to vanished workers are looked for
@@ -433,17 +433,34 @@ class ClusterGames:
                 self.bad[exc.address] = str(exc)
                 self.spec.echo(f"arena: cluster worker {exc.address} cannot play: {exc}; it gets no more games")
                 log.error("cluster worker %s cannot play: %s", exc.address, exc)
-            bounces[game.index] = bounces.get(game.index, 0) + 1
-            if bounces[game.index] >= BOUNCES:
-                return Lost(
-                    game, f"it landed {BOUNCES} times on cluster workers that cannot start its engines (last: {exc})"
-                )
-            queue.appendleft(game)
-            return None
+            return self._again(
+                game,
+                bounces,
+                queue,
+                f"landed {BOUNCES} times on cluster workers that cannot start its engines (last: {exc})",
+            )
         except self.distributed.scheduler.KilledWorker as exc:
             return Lost(game, f"the Dask workers playing it died too often ({exc})")
-        except Exception as exc:  # a bug or a broken worker: the tournament goes on
-            return Lost(game, f"its Dask task failed: {type(exc).__name__}: {exc}")
+        except Exception as exc:
+            if future.status == "error":  # the task itself raised: a bug; the tournament goes on
+                return Lost(game, f"its Dask task failed: {type(exc).__name__}: {exc}")
+            # The client lost the result, not the task: e.g. the worker holding the finished
+            # game died before handing it over, and Dask's recomputation tripped on its own state.
+            log.warning(
+                "game %d: Dask lost its result (%s: %s); it is played again", game.index, type(exc).__name__, exc
+            )
+            return self._again(
+                game, bounces, queue, f"had its result lost by Dask {BOUNCES} times (last: {type(exc).__name__}: {exc})"
+            )
+
+    @staticmethod
+    def _again(game: ScheduledGame, bounces: dict[int, int], queue: deque[ScheduledGame], why: str) -> Lost | None:
+        """Queue the game again, or give it up (``why``) once it came back BOUNCES times."""
+        bounces[game.index] = bounces.get(game.index, 0) + 1
+        if bounces[game.index] >= BOUNCES:
+            return Lost(game, f"it {why}")
+        queue.appendleft(game)
+        return None
 
     def _workers(self) -> dict[str, dict[str, Any]]:
         return self.client.scheduler_info()["workers"]
