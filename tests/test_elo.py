@@ -38,7 +38,7 @@ def simulate(truth, per_pair, rng, draw_rate=0.0):
 def test_two_engines_match_the_closed_form():
     # 3 wins of 4: p = 0.75, difference 400 log10(3) = 190.85, split around the mean anchor.
     records = [game(k, "a", "b", 1 if k < 3 else 0) for k in range(4)]
-    fit = fit_elo(records)
+    fit = fit_elo(records, prior=0)
     a, b = fit.rating("a"), fit.rating("b")
     assert a.elo == pytest.approx(200 * math.log10(3)) and b.elo == pytest.approx(-a.elo)
     # Information of the difference: n p (1 - p) = 0.75 in natural units; half of it each side.
@@ -47,7 +47,7 @@ def test_two_engines_match_the_closed_form():
     assert a.low == pytest.approx(a.elo - 1.959964 * sd_diff / 2, abs=1e-3)
     assert fit.los("a", "b") == pytest.approx(0.5 * (1 + math.erf(a.elo * 2 / sd_diff / math.sqrt(2))))
     assert fit.anchor == "mean of rated engines = 0"
-    pinned = fit_elo(records, anchor="b", anchor_elo=1500)
+    pinned = fit_elo(records, anchor="b", anchor_elo=1500, prior=0)
     assert pinned.rating("b").elo == 1500 and pinned.rating("b").stderr == 0
     assert pinned.rating("a").elo == pytest.approx(1500 + 400 * math.log10(3))
     assert pinned.rating("a").stderr == pytest.approx(sd_diff)
@@ -57,10 +57,10 @@ def test_two_engines_match_the_closed_form():
 
 def test_draws_count_as_half():
     records = [game(0, "a", "b", 1), game(1, "a", "b", 0), game(2, "a", "b", 0.5), game(3, "b", "a", 0.5)]
-    fit = fit_elo(records)
+    fit = fit_elo(records, prior=0)
     assert fit.rating("a").elo == pytest.approx(0, abs=1e-9) and fit.rating("a").points == 2
     # 1 win 3 draws: score 5/8, difference 400 log10(5/3).
-    fit = fit_elo([game(0, "a", "b", 1)] + [game(k, "a", "b", 0.5) for k in (1, 2, 3)])
+    fit = fit_elo([game(0, "a", "b", 1)] + [game(k, "a", "b", 0.5) for k in (1, 2, 3)], prior=0)
     assert fit.rating("a").elo - fit.rating("b").elo == pytest.approx(400 * math.log10(5 / 3))
 
 
@@ -69,7 +69,7 @@ def test_the_fit_solves_the_score_equations_of_the_whole_field():
     # uneven results has no pairwise shortcut, so this checks the joint fit.
     rng = random.Random(4)
     records = simulate({"a": 120, "b": 0, "c": -40, "d": -200}, 12, rng)
-    fit = fit_elo(records)
+    fit = fit_elo(records, prior=0)
     elo = {r.engine: r.elo for r in fit.ratings}
     expected = dict.fromkeys(elo, 0.0)
     for pair in (p for r in records for p in pairwise_results(r)):
@@ -113,11 +113,12 @@ def test_unbounded_ratings_are_none_with_their_direction():
         game(3, "top", "b", 1),
         game(4, "b", "low", 1),
     ]
-    fit = fit_elo(records, ["a", "b", "top", "low", "idle"])
+    fit = fit_elo(records, ["a", "b", "top", "low", "idle"], prior=0)
+    # a and b are level (0 Elo); b, with 2 of 4 points to a's 1 of 3, ranks first.
     assert [(r.engine, r.bound) for r in fit.ratings] == [
         ("top", "above"),
-        ("a", None),
         ("b", None),
+        ("a", None),
         ("low", "below"),
         ("idle", "unconnected"),
     ]
@@ -125,9 +126,9 @@ def test_unbounded_ratings_are_none_with_their_direction():
     assert fit.los("top", "a") is None and fit.los("a", "b") == pytest.approx(0.5)
     data = fit.as_dict()
     assert data["ratings"][0]["elo"] is None and data["los"]["matrix"][0][1] is None
-    assert data["los"]["engines"] == ["top", "a", "b", "low", "idle"]
+    assert data["los"]["engines"] == ["top", "b", "a", "low", "idle"]
     with pytest.raises(ValueError, match="not a rated engine"):
-        fit_elo(records, anchor="top")
+        fit_elo(records, anchor="top", prior=0)
 
 
 @pytest.mark.parametrize("winner", ["a", "b"])
@@ -136,19 +137,19 @@ def test_a_clean_sweep_rates_nobody_and_bounds_both_engines(winner):
     infinite for the other (which one would depend on the names), it is +inf and -inf."""
     loser = "b" if winner == "a" else "a"
     records = [game(k, *((winner, loser) if k % 2 else (loser, winner)), 1 if k % 2 else 0) for k in range(20)]
-    for fit in (fit_elo(records), bootstrap_elo(records, samples=50)):
+    for fit in (fit_elo(records, prior=0), bootstrap_elo(records, samples=50, prior=0)):
         assert [(r.engine, r.bound, r.elo, r.low, r.high) for r in fit.ratings] == [
             (winner, "above", None, None, None),
             (loser, "below", None, None, None),
         ]
         assert fit.anchor.startswith("none") and fit.los(winner, loser) is None
     with pytest.raises(ValueError, match="not a rated engine"):
-        fit_elo(records, anchor=winner)
+        fit_elo(records, anchor=winner, prior=0)
 
 
 def test_a_chain_without_upsets_puts_the_middle_engine_between():
     records = [game(0, "top", "mid", 1), game(1, "mid", "low", 1), game(2, "top", "low", 1)]
-    fit = fit_elo(records, ["low", "mid", "top", "idle"])
+    fit = fit_elo(records, ["low", "mid", "top", "idle"], prior=0)
     assert [(r.engine, r.bound) for r in fit.ratings] == [
         ("top", "above"),
         ("mid", "between"),
@@ -239,7 +240,7 @@ def test_a_field_without_upsets_rates_nobody_and_orders_the_middle_by_score():
         game(5, "a", "d", 1),
         game(6, "d", "e", 1),
     ]
-    fit = fit_elo(records)
+    fit = fit_elo(records, prior=0)
     assert [(r.engine, r.bound) for r in fit.ratings] == [
         ("a", "above"),
         ("b", "between"),

@@ -296,6 +296,7 @@ def _summary(
         dropped=dropped,
         not_recorded=errors,
         scheduled=scheduled,
+        elo_prior=t.data.elo_prior,
     )
     if (sprt := sprt_test(t, records)) is not None:
         summary.extra["sprt"] = sprt.summary()

@@ -33,7 +33,7 @@ import jinja2
 
 from ...record import GameRecord
 from ...rules import IllegalMove, OptionError, make_game
-from ..elo import fit_elo
+from ..elo import fit_elo, prior_of
 from ..export import dropped_engines, folder_sprt
 from ..stats import engine_stats
 from ..store import StorageError, decode_meta, read_folder
@@ -56,6 +56,7 @@ class SiteData:
     settings: dict[str, Any] | None = None  # the tournament file, as validated
     results: dict[str, Any] | None = None  # results.json (dropped, not recorded, sprt, ...)
     progress: tuple[int, int] | None = None  # (finished, scheduled) while a run goes on
+    elo_prior: float | None = None  # BayesElo's virtual draws; None: the settings' elo_prior
 
 
 class SiteError(Exception):
@@ -213,8 +214,10 @@ class SiteWriter:
     def _summary_pages(self, data: SiteData) -> None:
         results = data.results or {}
         dropped = {*dropped_engines(data.records), *results.get("dropped", {})}
-        tables = pages.summary_tables(data.game, data.options, data.engines, data.records, dropped)
-        elo = pages.elo_table(fit_elo(data.records, tables["order"]), dropped)
+        prior = prior_of(data.settings) if data.elo_prior is None else data.elo_prior
+        fit = fit_elo(data.records, data.engines, prior=prior)
+        tables = pages.summary_tables(data.game, data.options, data.engines, data.records, fit, dropped)
+        elo = pages.elo_table(fit, dropped)
         stats = pages.stats_table(data.game, engine_stats(data.records, tables["order"]))
         site = self._site_context(data)
         plot_files = self._plots(tables, elo, results)
