@@ -133,3 +133,23 @@ def test_hex_tables_use_trueskill_without_draws():
     with_draws = {st.engine: st for st in standings(["a", "b"], records, 2, can_draw=True)}
     assert {st.engine: st.mu for st in s.standings} == {k: v.mu for k, v in rows.items()}
     assert rows["a"].mu != with_draws["a"].mu
+
+
+def test_elo_prior_is_a_checked_key_that_does_not_change_the_folders_fingerprint(tmp_path):
+    from helpers import engine_toml, write_tournament
+
+    from arena.results.fingerprint import changes, fingerprint
+    from arena.tournament.config import ConfigError, load_tournament
+    from arena.tournament.settings import tournament_settings
+
+    engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "b", "{python}", "-m", "engines.random_engine"
+    )
+    settings = {}
+    for prior in ("2", "0", "0.5"):
+        loaded = load_tournament(write_tournament(tmp_path, engines, extra=f"elo_prior = {prior}"))
+        assert loaded.data.elo_prior == float(prior)
+        settings[prior] = tournament_settings(loaded)
+    assert len({fingerprint(s) for s in settings.values()}) == 1 and not changes(settings["2"], settings["0"])
+    with pytest.raises(ConfigError, match="elo_prior"):
+        load_tournament(write_tournament(tmp_path, engines, extra="elo_prior = -1"))
