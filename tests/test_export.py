@@ -101,6 +101,16 @@ def test_a_clean_sweep_is_finite_with_the_prior_and_unbounded_without(tmp_path):
         ("zed", half, None),
         ("alpha", -half, None),
     ]
+    # The pair's own Elo is finite: 4-0 counts one virtual draw, a score of 4.5 / 5.
+    assert re.search(r"^zed\s+alpha\s+4\s+4\s+0\s+0\s+100\.0\s+381\.7†\s+407\.5\s+97\.7$", proc.stdout, re.M)
+    (pair,) = doc["head_to_head"]
+    assert (pair["elo_diff"], pair["elo_margin"], pair["elo_method"], pair["elo_virtual_draws"]) == (
+        381.7,
+        407.5,
+        "wilson",
+        1,
+    )
+    assert (pair["elo_low"], pair["elo_high"]) == (-25.8, 789.2)  # 381.7 -+ 407.5
     page = (out / "report" / "index.html").read_text()
     assert "BayesElo&#39;s prior of 2 virtual draws" in page and "log-posterior (Laplace)" in page
     assert f"report: {(out / 'report' / 'index.html').resolve()}" in proc.stdout

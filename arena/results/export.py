@@ -24,7 +24,16 @@ from tabulate import tabulate
 from ..record import GameRecord, Termination
 from ..rules import OptionError, make_game
 from .elo import PRIOR, EloFit, fit_elo, prior_of
-from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
+from .ratings import (
+    HEAD_TO_HEAD_NOTE,
+    HeadToHead,
+    Standing,
+    _ordinal,
+    head_to_head,
+    head_to_head_rows,
+    pair_elo,
+    standings,
+)
 from .sprt import sprt_from_settings, sprt_text
 from .stats import EngineStats, engine_stats, seat_name, swap_move
 from .store import StorageError, decode_meta, read_folder
@@ -224,7 +233,8 @@ def _pair_order(s: Summary) -> list[tuple[str, str]]:
 
 
 def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
-    elo, margin, los = elo_estimate(pair.wins, pair.losses, pair.draws)
+    estimate = pair_elo(pair.wins, pair.losses, pair.draws)
+    assert estimate is not None  # a pair is only listed once it has a game
     return {
         "engine": a,
         "opponent": b,
@@ -233,9 +243,13 @@ def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
         "losses": pair.losses,
         "draws": pair.draws,
         "score_pct": round(100 * pair.points / pair.games, 1),
-        "elo_diff": _r(elo),
-        "elo_margin": _r(margin),
-        "los_pct": round(100 * los, 1),
+        "elo_diff": _r(estimate.elo),
+        "elo_margin": _r(estimate.margin),
+        "elo_low": _r(estimate.low),
+        "elo_high": _r(estimate.high),
+        "elo_method": "wilson",
+        "elo_virtual_draws": estimate.virtual_draws,
+        "los_pct": round(100 * estimate.los, 1),
     }
 
 
@@ -392,6 +406,8 @@ def render(s: Summary, fmt: str) -> str:
         text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
         if fmt == "table" and table is elo_table:
             text += "\n" + elo_note
+        if table is head_to_head_table:
+            text += ("\n\n" if fmt == "md" else "\n") + HEAD_TO_HEAD_NOTE
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
     if "sprt" in s.extra:
         parts.append(("## SPRT\n\n" if fmt == "md" else "") + sprt_text(s.extra["sprt"]))

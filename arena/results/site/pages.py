@@ -14,7 +14,7 @@ from ...rules import make_game
 from ...rules.base import format_option_value
 from ..elo import EloFit
 from ..export import ranked_standings, standings_rows
-from ..ratings import head_to_head, head_to_head_rows, seats_of, standings
+from ..ratings import HEAD_TO_HEAD_NOTE, head_to_head, head_to_head_rows, seats_of, standings
 from ..stats import EngineStats, seat_name
 
 
@@ -67,6 +67,7 @@ def summary_tables(
         "history": history,
         "pair_headers": pair_headers,
         "pair_rows": pair_rows,
+        "pair_note": HEAD_TO_HEAD_NOTE,
         "cross": cross,
         "matrix": matrix,
     }
