@@ -23,6 +23,7 @@ from tabulate import tabulate
 
 from ..record import GameRecord, Termination
 from ..rules import OptionError, make_game
+from .admit import Refused, read_counted, refused_line
 from .elo import EloFit, fit_elo
 from .ratings import (
     HEAD_TO_HEAD_NOTE,
@@ -37,7 +38,7 @@ from .ratings import (
 )
 from .sprt import sprt_from_settings, sprt_lines
 from .stats import EngineStats, engine_stats, seat_name, swap_move
-from .store import StorageError, decode_meta, read_folder
+from .store import StorageError, decode_meta
 
 SCHEMA_VERSION = 1
 FORMATS = ("table", "md", "csv", "json")
@@ -69,6 +70,7 @@ class Summary:
     not_recorded: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # further sections, e.g. "sprt"
     scheduled: int | None = None  # games the tournament's schedule holds (None: not known)
+    refused: list[Refused] = field(default_factory=list)  # stored games not counted (arena/results/admit.py)
 
     @property
     def order(self) -> list[str]:
@@ -169,6 +171,7 @@ def results_document(s: Summary) -> dict[str, Any]:
         "engines": [s.stats[name].as_dict() for name in s.order],
         "dropped": dict(s.dropped),
         "not_recorded": list(s.not_recorded),
+        "not_counted": [r.as_dict() for r in s.refused],
     }
     doc.update(s.extra)
     return doc
@@ -383,6 +386,8 @@ def render(s: Summary, fmt: str) -> str:
         )
     elif status := s.status_text():
         parts.append(status)
+    if s.refused:
+        parts.append(("**" if fmt == "md" else "") + refused_line(s.refused) + ("**" if fmt == "md" else ""))
     for title, table in TABLES:
         headers, rows = table(s)
         if not rows:
@@ -465,8 +470,8 @@ def write_exports(s: Summary, folder: Path) -> None:
 
 def summarize_folder(folder: Path) -> Summary:
     """The summary of a finished or running tournament's folder, read without touching it."""
-    meta, records = read_folder(folder)
-    settings = decode_meta(folder, "settings", meta.get("settings"))
+    found = read_counted(folder)
+    meta, settings, records = found.meta, found.settings, found.counted
     if settings is None and not records:
         raise StorageError(f"{folder}: the folder holds no games yet")
 
@@ -490,6 +495,7 @@ def summarize_folder(folder: Path) -> Summary:
         dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
         scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))),
     )
+    summary.refused = found.refused
     if (sprt := folder_sprt(folder, settings, records)) is not None:
         summary.extra["sprt"] = sprt
     return summary
