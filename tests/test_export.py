@@ -141,6 +141,11 @@ def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
     for title in ("Standings", "Bradley-Terry Elo", "Head to head", "Per-engine statistics"):
         assert title in stdout and f"## {title}" in (out / "standings.md").read_text()
     assert f"folder: {out.resolve()}" in stdout
+    markdown = (out / "standings.md").read_text()
+    for text in (stdout, markdown):  # each Elo says what it counts and how
+        assert "BT Elo (field)" in text and "Bradley-Terry Elo (field, 12 games)" in text
+        assert "head-to-head Elo" in text and "± 95% (Wilson)" in text
+        assert "head-to-head Elo: each pair from its own games; 95% interval: the Wilson score interval" in text
     assert re.search(
         r"^dud \(dropped\)\s+-\d+\.\d\s", stdout.split("Bradley-Terry Elo")[1], re.M
     )  # marked, not ranked silently; its forfeits give it a finite Elo

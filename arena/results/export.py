@@ -33,9 +33,10 @@ from .ratings import (
     head_to_head,
     head_to_head_rows,
     pair_elo,
+    pair_label,
     standings,
 )
-from .sprt import sprt_from_settings, sprt_text
+from .sprt import sprt_from_settings, sprt_lines
 from .stats import EngineStats, engine_stats, seat_name, swap_move
 from .store import StorageError, decode_meta
 
@@ -178,7 +179,7 @@ def results_document(s: Summary) -> dict[str, Any]:
             _standing_dict(rank, st, s.dropped, s.players, elo[st.engine])
             for rank, st in _ranked(s.standings, s.dropped)
         ],
-        "elo": s.elo.as_dict(),
+        "elo": {"label": field_elo_label(len(s.records)), **s.elo.as_dict()},
         "head_to_head": [_pair_dict(a, b, s.pairs[a, b]) for a, b in _pair_order(s)],
         "engines": [s.stats[name].as_dict() for name in s.order],
         "dropped": dict(s.dropped),
@@ -251,9 +252,15 @@ def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
         "elo_low": _r(estimate.low),
         "elo_high": _r(estimate.high),
         "elo_method": "wilson",
+        "elo_label": pair_label(pair.games, estimate),
         "elo_virtual_draws": estimate.virtual_draws,
         "los_pct": round(100 * estimate.los, 1),
     }
+
+
+def field_elo_label(games: int) -> str:
+    """What the Bradley-Terry Elo counts, wherever it is shown beside another Elo."""
+    return f"Bradley-Terry Elo (field, {games} games)"
 
 
 def _r(value: float | None, digits: int = 1) -> float | None:
@@ -284,7 +291,7 @@ def standings_rows(
     headers = ["rank", "engine", "games", "wins", "losses", "draws"]
     if players > 2:
         headers += [_ordinal(i + 1) for i in range(players)]
-    headers += ["score %", "elo", f"elo {pct}%", "mu", "sigma", "mu-3sigma", "status"]
+    headers += ["score %", "BT Elo (field)", f"BT {pct}%", "mu", "sigma", "mu-3sigma", "status"]
     rows = []
     for rank, st in _ranked(ranked, dropped):
         r = fit.rating(st.engine)
@@ -377,7 +384,7 @@ def _interval_text(low: float | None, high: float | None, elo: float | None) -> 
 TABLES = (
     ("Standings", standings_table),
     ("Bradley-Terry Elo", elo_table),
-    ("Head to head", head_to_head_table),
+    ("Head to head (each pair: its own games)", head_to_head_table),
     ("Per-engine statistics", stats_table),
 )
 
@@ -409,13 +416,16 @@ def render(s: Summary, fmt: str) -> str:
         if not rows:
             continue
         text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
+        if table is elo_table:
+            title = field_elo_label(len(s.records))
         if fmt == "table" and table is elo_table:
             text += "\n" + elo_note
         if table is head_to_head_table:
             text += ("\n\n" if fmt == "md" else "\n") + HEAD_TO_HEAD_NOTE
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
     if "sprt" in s.extra:
-        parts.append(("## SPRT\n\n" if fmt == "md" else "") + sprt_text(s.extra["sprt"]))
+        lines = sprt_lines(s.extra["sprt"])
+        parts.append("## SPRT\n\n" + "\n\n".join(lines) if fmt == "md" else "\n".join(lines))
     if s.dropped:
         if fmt == "md":
             parts.append("## Dropped\n\n" + "\n".join(f"- {name}: {why}" for name, why in s.dropped.items()))

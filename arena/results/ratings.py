@@ -236,6 +236,11 @@ def pair_elo(wins: int, losses: int, draws: int) -> PairElo | None:
     return PairElo(_elo(score), _elo(low), _elo(high), likelihood_of_superiority(wins, losses), virtual)
 
 
+def pair_label(games: int, estimate: PairElo) -> str:
+    """What a head-to-head Elo counts and how, wherever it is shown beside another Elo."""
+    return f"head-to-head Elo ({games} games, {estimate.label})"
+
+
 def likelihood_of_superiority(wins: int, losses: int) -> float:
     """As cutechess reports it: the normal approximation from the decisive games."""
     return 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * (wins + losses)))) if wins + losses else 0.5
