@@ -19,8 +19,6 @@
 
   svg.classList.add(board.kind);  // "cells" or "points": the stylesheet draws each kind
   svg.setAttribute("viewBox", `0 0 ${board.width} ${board.height}`);
-  svg.setAttribute("width", Math.round(board.width * 1.5));
-  svg.setAttribute("height", Math.round(board.height * 1.5));
   for (const s of board.streets) el("line", {x1: s[0], y1: s[1], x2: s[2], y2: s[3], class: "street"}, svg);
   const cellLayer = el("g", {}, svg);
   const cells = board.cells.map(function (c, i) {
@@ -97,11 +95,41 @@
     status.textContent = frame.status || "";
     plyInput.value = ply;
     rows.forEach(function (row) { row.classList.toggle("current", Number(row.dataset.ply) === ply); });
-    const row = rows[ply];
-    if (row && row.scrollIntoView) row.scrollIntoView({block: "nearest"});
+    if (rows[ply]) keepInBox(rows[ply]);
     if (history.replaceState) history.replaceState(null, "", "#ply=" + ply);
   }
 
+  // The layout keeps the board in the window: the board is sized to the room left below
+  // the page's header (and beside or above the move list), and stepping scrolls only the
+  // move list's own box, never the window.
+  const movesBox = document.getElementById("moves-box");
+  const controls = document.getElementById("controls");
+  const MAX_SCALE = 2;  // screen pixels per drawing unit, so a small board stays board-sized
+
+  function keepInBox(row) {
+    const box = movesBox.getBoundingClientRect();
+    const head = moveBody.parentNode.tHead.getBoundingClientRect().height;
+    const r = row.getBoundingClientRect();
+    if (r.top < box.top + head) movesBox.scrollTop -= box.top + head - r.top;
+    else if (r.bottom > box.bottom) movesBox.scrollTop += r.bottom - box.bottom;
+  }
+
+  function fit() {
+    const room = svg.parentNode.clientWidth;
+    const top = svg.getBoundingClientRect().top + window.scrollY;
+    const below = controls.getBoundingClientRect().height + 40;  // the controls and a status line
+    const tall = Math.max(window.innerHeight - top - below, 120);
+    const scale = Math.min(MAX_SCALE, room / board.width, tall / board.height);
+    svg.setAttribute("width", Math.floor(board.width * scale));
+    svg.setAttribute("height", Math.floor(board.height * scale));
+    // Beside the board the move list ends at the window's bottom; below it (narrow
+    // windows) it takes what is left, and at least a few rows.
+    const listTop = movesBox.getBoundingClientRect().top + window.scrollY;
+    movesBox.style.maxHeight = Math.max(window.innerHeight - listTop - 16, 192) + "px";
+  }
+
+  fit();
+  window.addEventListener("resize", fit);
   document.getElementById("first").onclick = function () { show(0); };
   document.getElementById("back").onclick = function () { show(ply - 1); };
   document.getElementById("forward").onclick = function () { show(ply + 1); };
