@@ -25,7 +25,7 @@ from pydantic import Field, field_validator
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import OFF_BOARD, Board
-from .picture import BoardPicture, Ending
+from .picture import BoardPicture, Ending, edge_labels
 
 BOARD = Board.hexhex(5)
 RED, BLUE = 0, 1
@@ -163,7 +163,7 @@ class BasesGame(Game):
         """The two bases are drawn in their owners' light colours all game."""
         static = {cell: f"base{seat}" for seat, base in enumerate(self.layout.bases) for cell in base}
         codes = {EMPTY: "", RED_PIECE: "red", BLUE_PIECE: "blue", BLACK: "wall"}
-        return BoardPicture(self.board, "cells", codes, static=static)
+        return BoardPicture(self.board, "cells", codes, labels=edge_labels(self.board), static=static)
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         def near_full(state: State) -> bool:

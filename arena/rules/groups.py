@@ -25,7 +25,7 @@ from pydantic import Field
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import Board, find_root
-from .picture import BoardPicture
+from .picture import BoardPicture, edge_labels
 
 EMPTY = -1
 WHITE, BLACK = 0, 1
@@ -61,7 +61,9 @@ class GroupsGame(Game):
         return GroupsState(self)
 
     def picture(self) -> BoardPicture:
-        return BoardPicture(self.board, "cells", {EMPTY: "", WHITE: "white", BLACK: "black"})
+        return BoardPicture(
+            self.board, "cells", {EMPTY: "", WHITE: "white", BLACK: "black"}, labels=edge_labels(self.board)
+        )
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         def multi_stone(state: State) -> bool:

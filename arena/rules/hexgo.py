@@ -43,7 +43,7 @@ from pydantic import Field, model_validator
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import OFF_BOARD, Board, find_root
-from .picture import BoardPicture, Ending
+from .picture import BoardPicture, Ending, edge_labels
 
 EMPTY, BLACK, WHITE = -1, 0, 1
 COLOUR_NAMES = ("Black", "White")
@@ -227,7 +227,9 @@ class HexGoGame(Game):
         return HexGoState(self)
 
     def picture(self) -> BoardPicture:
-        return BoardPicture(self.board, "points", {EMPTY: "", BLACK: "black", WHITE: "white"})
+        return BoardPicture(
+            self.board, "points", {EMPTY: "", BLACK: "black", WHITE: "white"}, labels=edge_labels(self.board)
+        )
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         def after_captures(state: State) -> bool:

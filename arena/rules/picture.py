@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .hexgrid import Board
+from .hexgrid import Board, column_letter
 
 # The neighbour (row, column step) each side of a pointy-top hexagon faces.
 SIDE_FACES = ((-1, 1), (0, 1), (1, 0), (1, -1), (0, -1), (-1, 0))
@@ -32,11 +32,13 @@ class Edge:
 
 @dataclass(frozen=True)
 class Label:
-    """A coordinate label beside ``cell``: ``above`` it (columns) or to its ``left`` (rows)."""
+    """A coordinate label beside ``cell``: ``above`` it (columns) or to its ``left`` (rows),
+    or ``below``: in the next place down its column, past the column's last cell (the
+    columns of a hexagonal board, which end on its bottom and lower right sides)."""
 
     cell: int
     text: str
-    where: Literal["above", "left"]
+    where: Literal["above", "left", "below"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +90,17 @@ def outer_edges(board: Board, size: int, colour_of: Mapping[bool, str]) -> list[
                 continue
             edges.append(Edge(i, k, colour_of[not 0 <= nr < size]))
     return edges
+
+
+def edge_labels(board: Board) -> list[Label]:
+    """The coordinates a move names, for any board: each row's number left of its first
+    cell, each column's letter past its last cell (a hexagonal board's columns start on two
+    sides, so their letters go where they end, clear of the row numbers)."""
+    first_in_row: dict[int, int] = {}
+    last_in_column: dict[int, int] = {}
+    for i, (r, c) in enumerate(board.coords):  # row-major: a row's first cell comes first
+        first_in_row.setdefault(r, i)
+        last_in_column[c] = i
+    labels = [Label(i, str(r + 1), "left") for r, i in sorted(first_in_row.items())]
+    labels += [Label(i, column_letter(c), "below") for c, i in sorted(last_in_column.items())]
+    return labels

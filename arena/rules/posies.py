@@ -24,7 +24,7 @@ from pydantic import Field
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, OptionError, Start, State
 from .hexgrid import OFF_BOARD, Board
-from .picture import BoardPicture, Ending
+from .picture import BoardPicture, Ending, edge_labels
 
 EMPTY = -1
 PINK, PURPLE, GREEN = 0, 1, 2
@@ -104,7 +104,7 @@ class PosiesGame(Game):
 
     def picture(self) -> BoardPicture:
         codes = {EMPTY: "", PINK: "pink", PURPLE: "purple", GREEN: "green"}
-        return BoardPicture(self.board, "points", codes, kept_groups=True)
+        return BoardPicture(self.board, "points", codes, labels=edge_labels(self.board), kept_groups=True)
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         def seat_two_to_move() -> State:

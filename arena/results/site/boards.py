@@ -92,10 +92,13 @@ def _edge(edge: Edge, centres: Centres) -> list[Any]:
 
 
 def _label(label: Label, centres: Centres) -> list[Any]:
-    """A label above its cell (column letters) or left of it (row numbers), as HexGui."""
+    """A label above its cell (column letters) or left of it (row numbers), as HexGui, or
+    down its column past it; the text's baseline sits 4 units below the point it labels."""
     x, y = centres[label.cell]
     if label.where == "above":
         return [round(x, 2), round(y - 1.45 * RADIUS, 2), label.text]
+    if label.where == "below":  # the next place down the column: half a cell right, a row down
+        return [round(x + WIDTH / 2, 2), round(y + 1.5 * RADIUS + 4, 2), label.text]
     return [round(x - 1.25 * WIDTH, 2), round(y + 4, 2), label.text]
 
 
