@@ -4,6 +4,7 @@ a desktop's, a laptop's and a phone's size, and what the board shows is explaine
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -60,10 +61,7 @@ def test_the_board_stays_in_the_window_on_load_and_while_stepping(browser, tmp_p
     plies = len(record["moves"])
     assert plies >= 8, "pick a seed whose game has some moves"
     for width, height in SIZES:
-        context = browser.new_context(viewport={"width": width, "height": height})
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page = new_page(browser, (width, height))
         page.goto(address)
         size = f"{game_name} at {width}x{height}"
         assert_in_window(page, f"{size}, on load")
@@ -76,5 +74,178 @@ def test_the_board_stays_in_the_window_on_load_and_while_stepping(browser, tmp_p
         page.click("#first")
         page.click("#last")
         assert_in_window(page, f"{size}, at the end again")
-        assert not errors
-        context.close()
+        assert not page.errors
+        page.context.close()
+
+
+def new_page(browser, size: tuple[int, int]):
+    """A page in a window of ``size``, collecting the script errors it raises."""
+    page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return page
+
+
+def open_game(browser, tmp_path: Path, game_name: str, options: dict, seed: int, size=(1280, 900)):
+    """A game played to its end, its page open in a window of ``size``."""
+    record, address = game_page(tmp_path, game_name, options, seed)
+    page = new_page(browser, size)
+    page.goto(address)
+    return record, page
+
+
+# Every label's box and every cell's full-size box, in the board's own units.
+BOXES = """() => {
+  const board = window.ARENA_BOARD;
+  const box = b => [b.x, b.y, b.x + b.width, b.y + b.height];
+  const labels = Array.from(document.querySelectorAll("#board text.label")).map(t => [t.textContent, box(t.getBBox())]);
+  const cells = board.cells.map(c => [c.name, c.x, c.y, board.kind === "points"
+    ? [c.x - board.radius, c.y - board.radius, c.x + board.radius, c.y + board.radius]
+    : box(document.querySelector(`#board [data-cell="${c.name}"]`).getBBox())]);
+  return {labels, cells};
+}"""
+
+
+def overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_name, options, seed", GAMES)
+def test_every_board_labels_the_coordinates_its_moves_name(browser, tmp_path, game_name, options, seed):
+    record, page = open_game(browser, tmp_path, game_name, options, seed)
+    board = make_game(game_name, options).board
+    rows = {str(r + 1) for r, _ in board.coords}
+    columns = {name.rstrip("0123456789") for name in board.names}
+    boxes = page.evaluate(BOXES)
+    texts = [text for text, _ in boxes["labels"]]
+    assert sorted(texts) == sorted(rows | columns)  # each row and column named once
+    named = {cell for move in record["moves"] for cell in re.findall(r"[a-z]\d+", move)}
+    assert named and all(set(re.match(r"([a-z])(\d+)", cell).groups()) <= set(texts) for cell in named)
+    spacing = 40  # a little more than the distance between neighbouring centres
+    for text, label in boxes["labels"]:
+        cx, cy = (label[0] + label[2]) / 2, (label[1] + label[3]) / 2
+        line = [
+            (x, y)
+            for name, x, y, _ in boxes["cells"]
+            if re.fullmatch(r"([a-z])(\d+)", name).group(1 if text.isalpha() else 2) == text
+        ]
+        assert min(abs(x - cx) + abs(y - cy) for x, y in line) < 1.5 * spacing, f"{text} is far from its cells"
+        if text.isdigit():  # a row's number is level with its row
+            assert abs(line[0][1] - cy) < 6, text
+        assert not any(overlap(label, cell) for *_, cell in boxes["cells"]), f"label {text} covers a cell"
+    assert not page.errors
+    page.context.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "game_name, options, seed, marks",
+    [("hexgo", {}, 0, {"last", "gone"}), ("posies", {"players": 3}, 5, {"last", "kept"}), ("groups", {}, 5, {"last"})],
+)
+def test_the_legend_explains_the_outlines_the_game_draws(browser, tmp_path, game_name, options, seed, marks):
+    record, page = open_game(browser, tmp_path, game_name, options, seed)
+    assert set(page.locator("#legend li").evaluate_all("items => items.map(i => i.dataset.mark)")) == marks
+    style = "n => { const s = getComputedStyle(n); return [s.stroke, s.strokeDasharray, s.strokeWidth]; }"
+    page.keyboard.press("Home")
+    seen = set()
+    for _ in record["moves"]:  # each mark on the board is drawn as its sample
+        page.keyboard.press("ArrowRight")
+        for mark in marks - seen:
+            selector = {"last": ".cell.last", "gone": ".cell.gone:not(.last):not(.kept)", "kept": ".cell.kept"}[mark]
+            drawn = page.locator(f"#board {selector}")
+            if drawn.count() and page.locator(f"#legend li[data-mark='{mark}'] .cell").count():
+                sample = page.locator(f"#legend li[data-mark='{mark}'] .cell").evaluate(style)
+                if drawn.first.evaluate(style) == sample:
+                    seen.add(mark)
+    assert seen == marks
+    assert not page.errors
+    page.context.close()
+
+
+@pytest.mark.slow
+def test_posies_counters_and_groups_counts_read_as_sentences(browser, tmp_path):
+    record, page = open_game(browser, tmp_path, "posies", {"players": 3}, 5)
+    status = page.text_content("#status")
+    for player in record["players"]:
+        assert re.search(rf"{player} took posies: pink \d+, purple \d+, green \d+ \(score \d+\)", status), status
+    page.context.close()
+    record, page = open_game(browser, tmp_path / "groups", "groups", {}, 5)
+    page.keyboard.press("Home")
+    texts = []
+    for _ in record["moves"]:
+        page.keyboard.press("ArrowRight")
+        texts.append(page.text_content("#status"))
+    assert "alpha (White): 1 group; beta (Black): 0 groups" == texts[0]  # after the first stone
+    assert not any(re.search(r"\b1 groups", text) for text in texts)
+    page.context.close()
+
+
+# The element drawn at each side's middle of the move's cells: the cell itself when its
+# outline is on top of its neighbours'.
+ON_TOP = """() => {
+  const m = document.getElementById("board").getScreenCTM();
+  const misses = [];
+  for (const cell of document.querySelectorAll("#board .cell.last")) {
+    const p = cell.points;
+    for (let k = 0; k < p.length; k++) {
+      const a = p[k], b = p[(k + 1) % p.length];
+      const x = (a.x + b.x) / 2, y = (a.y + b.y) / 2;
+      const hit = document.elementFromPoint(m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f);
+      if (hit !== cell) misses.push([cell.dataset.cell, k, hit && hit.dataset.cell]);
+    }
+  }
+  return misses;
+}"""
+
+
+@pytest.mark.slow
+def test_the_last_moves_outline_is_drawn_over_its_neighbours(browser, tmp_path):
+    record, page = open_game(browser, tmp_path, "groups", {}, 5)
+    page.keyboard.press("Home")
+    for ply in range(1, len(record["moves"]) + 1):
+        page.keyboard.press("ArrowRight")
+        assert page.locator("#board .cell.last").count() >= 1
+        assert page.evaluate(ON_TOP) == [], ply
+    assert not page.errors
+    page.context.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width, height", SIZES)
+def test_the_moves_heading_is_whole_after_stepping(browser, tmp_path, width, height):
+    record, page = open_game(browser, tmp_path, "hex", {}, 3, (width, height))
+    page.keyboard.press("Home")
+    page.keyboard.press("End")
+    heading = page.evaluate(
+        """() => { const h = document.getElementById("moves-heading"), r = h.getBoundingClientRect();
+        return {text: h.textContent, top: r.top, bottom: r.bottom,
+                drawn: document.elementFromPoint(r.left + 2, r.top + 1) === h}; }"""
+    )
+    assert heading["text"] == "Moves" and heading["drawn"], heading
+    page.context.close()
+
+
+@pytest.mark.slow
+def test_wide_tables_scroll_in_their_own_box(browser, tmp_path):
+    names = [f"engine-with-a-long-name-{k}" for k in range(4)]
+    records = [random_record("hex", {"size": 3}, seed, [names[seed % 4], names[(seed + 1) % 4]]) for seed in range(8)]
+    site = site_of(tmp_path, records, names)
+    page = new_page(browser, (390, 844))
+    boxed = 0
+    for name in ("index", "crosstable", "engines", "games"):
+        page.goto((site / f"{name}.html").as_uri())
+        widths = page.evaluate(
+            """() => ({page: document.documentElement.scrollWidth, window: innerWidth,
+            boxes: Array.from(document.querySelectorAll("main table")).map(t => {
+              const box = t.closest(".wide, #moves-box");
+              return box ? [t.offsetWidth, box.clientWidth, getComputedStyle(box).overflowX] : [t.offsetWidth, 0, "none"];
+            })})"""
+        )
+        assert widths["page"] <= widths["window"], (name, widths)  # the page is never wider than the window
+        for table, box, overflow in widths["boxes"]:
+            assert table <= box or overflow == "auto", (name, widths)
+            boxed += table > box
+    assert boxed >= 3, "the test needs tables wider than a phone's window"
+    assert not page.errors
+    page.context.close()

@@ -155,7 +155,8 @@ class GroupsState(State):
         )
 
     def status(self, players: Sequence[str]) -> str:
-        return "; ".join(f"{players[s]} ({colour}): {self.groups[s]} groups" for s, colour in enumerate(COLOUR_NAMES))
+        counts = [f"{n} group" if n == 1 else f"{n} groups" for n in self.groups]
+        return "; ".join(f"{players[s]} ({colour}): {counts[s]}" for s, colour in enumerate(COLOUR_NAMES))
 
     def details(self) -> dict[str, Any]:
         return {"white_groups": self.group_sizes(WHITE), "black_groups": self.group_sizes(BLACK)}

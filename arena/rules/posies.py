@@ -498,7 +498,7 @@ class PosiesState(State):
         parts = []
         open_scores = self.game.options.variant != 2
         for seat, captured in enumerate(self.captured):
-            text = f"{players[seat]}: pink {captured[0]}, purple {captured[1]}, green {captured[2]}"
+            text = f"{players[seat]} took posies: pink {captured[0]}, purple {captured[1]}, green {captured[2]}"
             if open_scores:
                 text += f" (score {self.points(seat)})"
             parts.append(text)

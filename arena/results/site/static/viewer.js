@@ -41,6 +41,56 @@
     states.push(current);
   }
 
+  // The legend: one sample of each outline this game's frames use, drawn by the same
+  // stylesheet rules as the board (the first cell it marks, as it was marked).
+  function sampleOf(k, i, classes) {
+    const gone = (frames[k].gone || []).find(function (g) { return g[0] === i; });
+    return {classes: classes, state: states[k][i], gone: gone ? gone[1] : null};
+  }
+  const samples = {};
+  frames.forEach(function (frame, k) {
+    const kept = frame.kept || [];
+    for (const i of frame.last || []) {
+      samples.last = samples.last || sampleOf(k, i, "cell last" + (states[k][i] ? "" : " gone"));
+    }
+    for (const [i] of frame.gone || []) {
+      if ((frame.last || []).includes(i)) continue;
+      const key = kept.includes(i) ? "kept" : "gone";
+      samples[key] = samples[key] || sampleOf(k, i, key === "kept" ? "cell gone kept" : "cell gone");
+    }
+  });
+  const meanings = {
+    last: "the move shown",
+    gone: "dotted: a piece the move shown removed (a capture)",
+    kept: "fine dots: the group the mover kept",
+  };
+  const legend = document.getElementById("legend");
+  for (const key of ["last", "gone", "kept"]) {
+    const sample = samples[key];
+    if (!sample) continue;
+    const item = document.createElement("li");
+    item.dataset.mark = key;
+    const half = board.kind === "points" ? 16 : 23;  // a sample cell, its outline inside the box
+    const box = `${-half} ${-half} ${2 * half} ${2 * half}`;
+    const icon = el("svg", {class: svg.getAttribute("class"), viewBox: box, width: 26, height: 26}, item);
+    const attrs = {class: sample.classes, "data-state": sample.state};
+    if (sample.gone !== null) attrs["data-gone"] = sample.gone;
+    if (board.kind === "points") el("circle", Object.assign(attrs, {r: board.radius}), icon);
+    else {
+      const c = board.cells[0];
+      const corners = c.outline.split(" ").map(function (p) {
+        const [x, y] = p.split(",").map(Number);
+        return `${(x - c.x).toFixed(2)},${(y - c.y).toFixed(2)}`;
+      });
+      el("polygon", Object.assign(attrs, {points: corners.join(" ")}), icon);
+    }
+    const text = document.createElement("span");
+    text.textContent = sample.classes.includes("gone") && key === "last" ? "the move shown (the pieces it took)" : meanings[key];
+    item.appendChild(text);
+    legend.appendChild(item);
+  }
+  legend.hidden = !legend.children.length;
+
   // The move list: text goes in with textContent, never parsed as HTML.
   const moveBody = document.querySelector("#moves tbody");
   const withClock = data.moves.some(function (m) { return m[4] !== null; });
@@ -81,6 +131,9 @@
       cells[i].setAttribute("data-gone", code);
     }
     for (const i of frame.kept || []) cells[i].classList.add("kept");
+    // Outlined cells on top, the move's own last, so no neighbour covers their outline.
+    for (const [i] of frame.gone || []) cellLayer.appendChild(cells[i]);
+    for (const i of frame.last || []) cellLayer.appendChild(cells[i]);
     const ending = ply === last ? frame.end : null;
     end.hidden = !(ending && ending.reveal);
     end.textContent = ending ? ending.reveal : "";
@@ -103,7 +156,6 @@
   // the page's header (and beside or above the move list), and stepping scrolls only the
   // move list's own box, never the window.
   const movesBox = document.getElementById("moves-box");
-  const controls = document.getElementById("controls");
   const MAX_SCALE = 2;  // screen pixels per drawing unit, so a small board stays board-sized
 
   function keepInBox(row) {
@@ -116,8 +168,10 @@
 
   function fit() {
     const room = svg.parentNode.clientWidth;
-    const top = svg.getBoundingClientRect().top + window.scrollY;
-    const below = controls.getBoundingClientRect().height + 40;  // the controls and a status line
+    const drawn = svg.getBoundingClientRect();
+    const top = drawn.top + window.scrollY;
+    // Room for what follows the board (controls, status, legend), at most 40% of the window.
+    const below = Math.min(svg.parentNode.getBoundingClientRect().bottom - drawn.bottom + 16, 0.4 * window.innerHeight);
     const tall = Math.max(window.innerHeight - top - below, 120);
     const scale = Math.min(MAX_SCALE, room / board.width, tall / board.height);
     svg.setAttribute("width", Math.floor(board.width * scale));
@@ -128,8 +182,11 @@
     movesBox.style.maxHeight = Math.max(window.innerHeight - listTop - 16, 192) + "px";
   }
 
-  fit();
-  window.addEventListener("resize", fit);
+  function refit() {
+    fit();
+    if (rows[ply]) keepInBox(rows[ply]);
+  }
+  window.addEventListener("resize", refit);
   document.getElementById("first").onclick = function () { show(0); };
   document.getElementById("back").onclick = function () { show(ply - 1); };
   document.getElementById("forward").onclick = function () { show(ply + 1); };
@@ -147,5 +204,6 @@
   });
   const wanted = /ply=(\d+)/.exec(location.hash);
   show(wanted ? Number(wanted[1]) : last);
+  refit();  // with the status and legend in place: the board gets the room they leave
   window.arenaViewer = {show: show, plies: last, ply: function () { return ply; }};
 })();
