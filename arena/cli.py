@@ -6,7 +6,6 @@ folder, unreadable records) is reported as one clear message and exit code 2.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -302,6 +301,7 @@ def play(
 def _show_game(game: Any, played: Any, games: int, record: Path | None, points: dict[str, float]) -> None:
     """Print one finished game of ``arena play``, append its record, count its points."""
     from .record import starting_state
+    from .results import strictjson
 
     rec = played.record
     state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
@@ -312,7 +312,7 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
     click.echo(state.render())
     click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
     _score(points, rec)
-    text = json.dumps(rec.to_json(), indent=None)
+    text = strictjson.dumps(rec.to_json())
     if record:
         try:
             with record.open("a", encoding="utf-8") as f:
@@ -384,13 +384,14 @@ def verify(records) -> None:
     Prints one JSON verdict per record. Exit 0 if all are legal, 1 if any is
     not, 2 if the input cannot be read.
     """
+    from .results import strictjson
     from .results.verify import RecordError, verify_lines
 
     all_ok = True
     try:
         for verdict in verify_lines(records, getattr(records, "name", "<stdin>")):
             all_ok &= verdict["ok"]
-            click.echo(json.dumps(verdict))
+            click.echo(strictjson.dumps(verdict))
     except RecordError as exc:
         raise Failure(str(exc)) from None
     sys.exit(0 if all_ok else 1)
