@@ -253,6 +253,7 @@ def play(
     seats = len(commands)
     protocol_of = _per_seat("--protocol", protocols, seats, allow_one=True) or ["arena"] * seats
     given_names = _per_seat("--name", names, seats, allow_one=False)
+    _check_names(given_names)
     setoptions = _seat_items("--engine-option", engine_options, seats, split_value=True)
     init_lines = _seat_items("--init", inits, seats, split_value=False)
     if "gtp" in protocol_of and "gtp" not in game.protocols:
@@ -579,6 +580,17 @@ def _per_seat(flag: str, values: tuple[str, ...], seats: int, allow_one: bool) -
             + f"; got {len(values)}"
         )
     return list(values)
+
+
+def _check_names(names: Sequence[str]) -> None:
+    """``--name`` follows a tournament file's rule for engine names."""
+    from protocol.codec import quote
+
+    from .tournament.config import engine_name_problem
+
+    for name in names:
+        if (problem := engine_name_problem(name)) is not None:
+            raise Failure(f"--name {quote(name, 80)}: {problem}")
 
 
 def _seat_items(flag: str, items: tuple[str, ...], seats: int, split_value: bool) -> list[list]:
