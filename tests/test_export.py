@@ -94,8 +94,17 @@ def test_a_clean_sweep_shows_both_engines_unbounded_everywhere(tmp_path):
     elo_rows = proc.stdout.split("Bradley-Terry Elo")[1].split("Head to head")[0]
     assert re.search(r"^zed\s+\+inf\s+4\s+100\.0\s*$", elo_rows, re.M), elo_rows
     assert re.search(r"^alpha\s+-inf\s+4\s+0\.0\s*$", elo_rows, re.M), elo_rows
-    assert re.search(r"^zed\s+alpha\s+4\s+4\s+0\s+0\s+100\.0\s+\+inf\s+97\.7$", proc.stdout, re.M), proc.stdout
+    # The pair's own Elo is finite: 4-0 counts one virtual draw, a score of 4.5 / 5.
+    assert re.search(r"^zed\s+alpha\s+4\s+4\s+0\s+0\s+100\.0\s+381\.7†\s+407\.5\s+97\.7$", proc.stdout, re.M)
     doc = json.loads((out / "results.json").read_text())
+    (pair,) = doc["head_to_head"]
+    assert (pair["elo_diff"], pair["elo_margin"], pair["elo_method"], pair["elo_virtual_draws"]) == (
+        381.7,
+        407.5,
+        "wilson",
+        1,
+    )
+    assert (pair["elo_low"], pair["elo_high"]) == (-25.8, 789.2)  # 381.7 -+ 407.5
     assert doc["elo"]["anchor"].startswith("none")
     assert [(r["engine"], r["elo"], r["low"], r["high"], r["bound"]) for r in doc["elo"]["ratings"]] == [
         ("zed", None, None, None, "above"),

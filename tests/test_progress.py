@@ -41,7 +41,8 @@ def test_lines_every_n_games_with_score_elo_and_rate():
     assert len(printed) == 4  # two reports of two lines
     assert printed[2] == "Games 8 of 20 (40.0%), 20.0 games/min, ETA 0m36s"
     # new won games 0, 2, 4 (seat 0), lost 1, 3, 5, drew 6 and 7.
-    assert printed[3] == "Score of new vs old: 3 - 3 - 2 [0.500] 8, Elo +0.0 +/- 240.9"
+    # The Elo is the head-to-head table's: the Wilson interval of 0.500 in 8 games is 0.215-0.785.
+    assert printed[3] == "Score of new vs old: 3 - 3 - 2 [0.500] 8, Elo +0.0 +/- 224.8 (8 games, Wilson)"
 
 
 def test_resumed_games_count_in_the_score_but_not_in_the_rate():

@@ -1,29 +1,114 @@
-"""Standings and head-to-head statistics: forfeits, Elo difference, 95% margin and LOS, as
-cutechess reports them."""
+"""Standings and head-to-head statistics: forfeits, Elo difference, its 95% Wilson interval
+and LOS."""
 
 import math
 
+import numpy as np
 import pytest
 
 from arena.match import forfeit_before_start
 from arena.record import GameRecord
-from arena.results.ratings import ENV, elo_estimate, head_to_head, head_to_head_rows, standings
+from arena.results.ratings import ENV, PairElo, head_to_head, head_to_head_rows, pair_elo, standings, wilson_interval
 from arena.rules import make_game
 
 
-def test_elo_difference_margin_and_los_match_the_usual_formulas():
-    elo, margin, los = elo_estimate(60, 40, 0)
-    assert elo == pytest.approx(-400 * math.log10(1 / 0.6 - 1))  # 70.4
-    assert margin == pytest.approx(70.57, abs=0.01)  # score 0.6 +- 1.96 * 0.049
-    assert los == pytest.approx(0.5 * (1 + math.erf(20 / math.sqrt(200))))  # 97.7%
-    elo, margin, los = elo_estimate(30, 30, 40)
-    assert elo == 0 and los == 0.5 and margin == pytest.approx(53.16, abs=0.01)
-    assert elo_estimate(40, 60, 0)[0] == pytest.approx(-70.44, abs=0.01)
+def elo_of(score: float) -> float:
+    return -400 * math.log10(1 / score - 1)
 
 
-def test_a_clean_sweep_has_no_finite_elo_and_no_games_no_estimate():
-    assert elo_estimate(10, 0, 0)[:2] == (None, None)
-    assert elo_estimate(0, 0, 0) == (None, None, 0.5)
+def estimate(wins: int, losses: int, draws: int) -> PairElo:
+    e = pair_elo(wins, losses, draws)
+    assert e is not None
+    return e
+
+
+@pytest.mark.parametrize(
+    "successes,trials,low,high",
+    # Newcombe (1998), "Two-sided confidence intervals for the single proportion: comparison
+    # of seven methods", Statistics in Medicine 17, Table I: the score method (Wilson 1927).
+    [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)],
+)
+def test_the_wilson_interval_gives_the_published_values(successes, trials, low, high):
+    got = wilson_interval(successes / trials, trials)
+    assert got == pytest.approx((low, high), abs=5e-5)
+
+
+def test_head_to_head_elo_is_the_scores_elo_inside_its_wilson_interval():
+    e = pair_elo(60, 40, 0)
+    assert e is not None and e.elo == pytest.approx(elo_of(0.6))  # 70.4, as cutechess shows it
+    z2 = 1.959964**2 / 100  # Wilson's bounds written out: (p + z²/2n -+ z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
+    half = math.sqrt(1.959964**2 * 0.24 / 100 + z2 * z2 / 4)
+    assert e.low == pytest.approx(elo_of((0.6 + z2 / 2 - half) / (1 + z2)), abs=1e-3)
+    assert e.high == pytest.approx(elo_of((0.6 + z2 / 2 + half) / (1 + z2)), abs=1e-3)
+    assert e.los == pytest.approx(0.5 * (1 + math.erf(20 / math.sqrt(200))))  # 97.7%
+    even = pair_elo(30, 30, 40)  # draws count half: a score of 0.5 over 100 games
+    assert even is not None and even.elo == 0 and even.los == 0.5
+    assert (even.low, even.high) == pytest.approx(tuple(map(elo_of, wilson_interval(0.5, 100))))
+    assert estimate(40, 60, 0).elo == pytest.approx(-70.44, abs=0.01)
+    assert pair_elo(0, 0, 0) is None
+
+
+@pytest.mark.parametrize("wins,losses,draws", [(5, 1, 0), (19, 1, 0), (36, 1, 0), (1, 5, 3), (2, 0, 7), (50, 3, 0)])
+def test_the_interval_is_finite_and_symmetric_on_the_elo_scale(wins, losses, draws):
+    """The normal approximation runs past a score of 1 for 5-1 in 6 games, 19-1 in 20 and 36-1
+    in 37 (an infinite margin); Wilson's never does.  Its bounds' odds multiply to the squared
+    odds of the score, so on the Elo scale it is elo -+ margin."""
+    e = pair_elo(wins, losses, draws)
+    assert e is not None and not e.virtual_draws
+    assert all(math.isfinite(v) for v in (e.elo, e.low, e.high)) and e.low < e.elo < e.high
+    assert e.elo - e.low == pytest.approx(e.high - e.elo) == pytest.approx(e.margin)
+    if (wins, losses) == (19, 1):
+        assert round(e.elo, 1) == 511.5 and round(e.margin, 1) == 307.6
+
+
+@pytest.mark.parametrize("wins,losses,draws", [(1, 0, 0), (6, 0, 0), (0, 20, 0), (0, 3, 0), (100, 0, 0)])
+def test_a_clean_sweep_counts_one_virtual_draw_and_stays_finite(wins, losses, draws):
+    e = pair_elo(wins, losses, draws)
+    games = wins + losses + draws
+    assert e is not None and e.virtual_draws == 1 and e.label == "Wilson, 1 virtual draw"
+    score = (wins + 0.5 * draws + 0.5) / (games + 1)
+    assert e.elo == pytest.approx(elo_of(score))
+    assert (e.low, e.high) == pytest.approx(tuple(map(elo_of, wilson_interval(score, games + 1))))
+    assert (e.elo > 0) == (wins > 0) and e.low < e.elo < e.high and math.isfinite(e.high - e.low)
+    more = pair_elo(wins and wins + 1, losses and losses + 1, draws)  # one more win (or loss): further out
+    assert more is not None and abs(more.elo) > abs(e.elo)
+
+
+COVERAGE_GAMES = (6, 20, 100)
+COVERAGE_ELO = (0, 100, 300)
+
+
+def coverage(games: int, elo: float, draw_rate: float, rng: np.random.Generator, tests: int = 4000) -> float:
+    """How often the head-to-head interval of ``games`` games holds the true Elo difference."""
+    score = 1 / (1 + 10 ** (-elo / 400))
+    wins_p = score - draw_rate / 2
+    results = rng.multinomial(games, [wins_p, 1 - draw_rate - wins_p, draw_rate], size=tests)
+    outcomes, counts = np.unique(results, axis=0, return_counts=True)
+    held = 0
+    for (wins, losses, draws), n in zip(outcomes, counts):
+        e = pair_elo(int(wins), int(losses), int(draws))
+        assert e is not None and math.isfinite(e.low) and math.isfinite(e.high)
+        held += n * (e.low <= elo <= e.high)
+    return held / tests
+
+
+def test_the_head_to_head_interval_holds_the_true_elo_95_percent_of_the_time():
+    """Matches drawn from a known Elo difference (4000 each, fixed seed): without draws (Hex)
+    Wilson's coverage swings around 95% with the few scores a short match can give; with a
+    quarter of the games drawn (Groups, Bases) it is higher, since a draw varies less than the
+    win-or-loss the interval assumes."""
+    rng = np.random.default_rng(2026)
+    figures = {}
+    for draw_rate in (0.0, 0.25):
+        for games in COVERAGE_GAMES:
+            for elo in COVERAGE_ELO:
+                figures[draw_rate, games, elo] = coverage(games, elo, draw_rate, rng)
+    for (draw_rate, games, elo), held in figures.items():  # shown with pytest -s
+        print(f"coverage: draws {draw_rate:.2f}, {games:3d} games, Elo {elo:3d}: {100 * held:.1f}%")
+    for (draw_rate, games, elo), held in figures.items():
+        low, high = (0.93, 0.99) if draw_rate == 0 else (0.95, 0.999)
+        assert low <= held <= high, (draw_rate, games, elo, held)
+    assert np.mean([v for (d, _, _), v in figures.items() if d == 0]) == pytest.approx(0.95, abs=0.015)
 
 
 def test_head_to_head_counts_places_pairwise_including_three_seat_games():
@@ -38,8 +123,9 @@ def test_head_to_head_counts_places_pairwise_including_three_seat_games():
     assert (ac.wins, ac.losses, ac.draws) == (0, 0, 1) and pairs[("b", "c")].wins == 1
     headers, rows = head_to_head_rows(pairs, ["b", "a", "c"])
     assert [(r[0], r[1]) for r in rows] == [("b", "a"), ("b", "c"), ("a", "c")]
-    assert headers[7:] == ["elo diff", "± 95%", "LOS %"]
-    assert rows[0][7] == 0.0 and (rows[1][7], rows[1][8]) == ("+inf", "")  # b won its one game with c
+    assert headers[7:] == ["head-to-head Elo", "± 95% (Wilson)", "LOS %"]
+    assert rows[0][7] == "0.0" and rows[0][8] == round(estimate(1, 1, 1).margin, 1)
+    assert (rows[1][7], rows[1][8]) == ("190.8†", 434.0)  # b won its one game with c: one virtual draw
 
 
 @pytest.mark.parametrize("players,dropped", [(2, [0, 1]), (3, [0, 2]), (3, [0, 1, 2])])

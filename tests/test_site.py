@@ -326,6 +326,11 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     shot(page, tmp_path, "standings")
     page.goto((site / "crosstable.html").as_uri())
     assert page.locator("#head-to-head tbody tr").count() == len(results["head_to_head"])
+    heads = page.locator("#head-to-head thead th").all_text_contents()
+    for row, pair in zip(page.locator("#head-to-head tbody tr").all(), results["head_to_head"]):
+        cells = row.locator("td").all_text_contents()  # every pair finite, its sweeps marked
+        assert cells[heads.index("head-to-head Elo")] == f"{pair['elo_diff']}{'†' * pair['elo_virtual_draws']}"
+        assert float(cells[heads.index("± 95% (Wilson)")]) == pair["elo_margin"] < 2000
     assert page.locator("#cross tbody tr").count() == 4
     page.goto((site / "engines.html").as_uri())
     faults = {

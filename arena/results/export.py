@@ -23,11 +23,21 @@ from tabulate import tabulate
 from ..record import GameRecord, Termination
 from ..rules import OptionError, make_game
 from . import strictjson
+from .admit import Refused, read_counted, refused_line
 from .elo import EloFit, fit_elo
-from .ratings import HeadToHead, Standing, _ordinal, elo_estimate, head_to_head, head_to_head_rows, standings
+from .ratings import (
+    HEAD_TO_HEAD_NOTE,
+    HeadToHead,
+    Standing,
+    _ordinal,
+    head_to_head,
+    head_to_head_rows,
+    pair_elo,
+    standings,
+)
 from .sprt import sprt_from_settings, sprt_text
 from .stats import EngineStats, engine_stats, seat_name, swap_move
-from .store import StorageError, decode_meta, read_folder
+from .store import StorageError, decode_meta
 
 SCHEMA_VERSION = 1
 FORMATS = ("table", "md", "csv", "json")
@@ -59,6 +69,7 @@ class Summary:
     not_recorded: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # further sections, e.g. "sprt"
     scheduled: int | None = None  # games the tournament's schedule holds (None: not known)
+    refused: list[Refused] = field(default_factory=list)  # stored games not counted (arena/results/admit.py)
 
     @property
     def order(self) -> list[str]:
@@ -159,6 +170,7 @@ def results_document(s: Summary) -> dict[str, Any]:
         "engines": [s.stats[name].as_dict() for name in s.order],
         "dropped": dict(s.dropped),
         "not_recorded": list(s.not_recorded),
+        "not_counted": [r.as_dict() for r in s.refused],
     }
     doc.update(s.extra)
     return doc
@@ -218,7 +230,8 @@ def _pair_order(s: Summary) -> list[tuple[str, str]]:
 
 
 def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
-    elo, margin, los = elo_estimate(pair.wins, pair.losses, pair.draws)
+    estimate = pair_elo(pair.wins, pair.losses, pair.draws)
+    assert estimate is not None  # a pair is only listed once it has a game
     return {
         "engine": a,
         "opponent": b,
@@ -227,9 +240,13 @@ def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
         "losses": pair.losses,
         "draws": pair.draws,
         "score_pct": round(100 * pair.points / pair.games, 1),
-        "elo_diff": _r(elo),
-        "elo_margin": _r(margin),
-        "los_pct": round(100 * los, 1),
+        "elo_diff": _r(estimate.elo),
+        "elo_margin": _r(estimate.margin),
+        "elo_low": _r(estimate.low),
+        "elo_high": _r(estimate.high),
+        "elo_method": "wilson",
+        "elo_virtual_draws": estimate.virtual_draws,
+        "los_pct": round(100 * estimate.los, 1),
     }
 
 
@@ -370,6 +387,8 @@ def render(s: Summary, fmt: str) -> str:
         )
     elif status := s.status_text():
         parts.append(status)
+    if s.refused:
+        parts.append(("**" if fmt == "md" else "") + refused_line(s.refused) + ("**" if fmt == "md" else ""))
     for title, table in TABLES:
         headers, rows = table(s)
         if not rows:
@@ -377,6 +396,8 @@ def render(s: Summary, fmt: str) -> str:
         text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
         if fmt == "table" and table is elo_table:
             text += "\n" + elo_note
+        if table is head_to_head_table:
+            text += ("\n\n" if fmt == "md" else "\n") + HEAD_TO_HEAD_NOTE
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
     if "sprt" in s.extra:
         parts.append(("## SPRT\n\n" if fmt == "md" else "") + sprt_text(s.extra["sprt"]))
@@ -461,8 +482,8 @@ def write_exports(s: Summary, folder: Path) -> None:
 
 def summarize_folder(folder: Path) -> Summary:
     """The summary of a finished or running tournament's folder, read without touching it."""
-    meta, records = read_folder(folder)
-    settings = decode_meta(folder, "settings", meta.get("settings"))
+    found = read_counted(folder)
+    meta, settings, records = found.meta, found.settings, found.counted
     if settings is None and not records:
         raise StorageError(f"{folder}: the folder holds no games yet")
 
@@ -486,6 +507,7 @@ def summarize_folder(folder: Path) -> Summary:
         dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
         scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))),
     )
+    summary.refused = found.refused
     if (sprt := folder_sprt(folder, settings, records)) is not None:
         summary.extra["sprt"] = sprt
     return summary

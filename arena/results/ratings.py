@@ -187,42 +187,86 @@ def head_to_head(records: Iterable[GameRecord]) -> dict[tuple[str, str], HeadToH
     return pairs
 
 
-def elo_estimate(wins: int, losses: int, draws: int) -> tuple[float | None, float | None, float]:
-    """Elo difference, its 95% margin and the likelihood of superiority, as cutechess
-    reports them; the difference is None when one side scored everything (unbounded)."""
+Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
+
+
+def wilson_interval(score: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval (E. B. Wilson, 1927) of a proportion ``score`` seen in ``n``
+    trials: the proportions p with |score - p| <= z sqrt(p (1 - p) / n), that is
+
+        (score + z^2 / 2n -+ z sqrt(score (1 - score) / n + z^2 / 4n^2)) / (1 + z^2 / n).
+
+    Unlike score -+ z sqrt(score (1 - score) / n) it never leaves 0..1, and it is strictly
+    inside whenever 0 < score < 1; it is not symmetric around ``score``."""
+    shrink = z * z / n
+    centre = (score + shrink / 2) / (1 + shrink)
+    half = z / (1 + shrink) * math.sqrt(score * (1 - score) / n + shrink / (4 * n))
+    return centre - half, centre + half
+
+
+@dataclass(frozen=True)
+class PairElo:
+    """The Elo difference of an engine over one opponent from their own games, with its 95%
+    interval (the Wilson interval of the score, draws counting half, mapped to Elo) and the
+    likelihood of superiority.  Where one side took every point the observed score's Elo is
+    infinite: one virtual draw (half a point to each side) is counted first, the Jeffreys prior
+    Beta(1/2, 1/2) on the score, so the estimate and both ends stay finite."""
+
+    elo: float
+    low: float
+    high: float
+    los: float
+    virtual_draws: int  # 1 for a pair where one side took every point, else 0
+
+    @property
+    def margin(self) -> float:
+        """Half the interval: it is symmetric on the Elo scale (the Wilson bounds' odds
+        multiply to the squared odds of the score), so elo -+ margin are its ends."""
+        return (self.high - self.low) / 2
+
+    @property
+    def label(self) -> str:
+        return "Wilson, 1 virtual draw" if self.virtual_draws else "Wilson"
+
+
+def pair_elo(wins: int, losses: int, draws: int) -> PairElo | None:
+    """The head-to-head Elo of ``wins``, ``losses`` and ``draws`` (None: no games)."""
     games = wins + losses + draws
-    los = 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * (wins + losses)))) if wins + losses else 0.5
     if not games:
-        return None, None, los
-    score = (wins + 0.5 * draws) / games
-    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
-    spread = 1.959964 * math.sqrt(variance / games)
-    low, high = _elo(score - spread), _elo(score + spread)
-    margin = (high - low) / 2 if low is not None and high is not None else None
-    return _elo(score), margin, los
+        return None
+    points = wins + 0.5 * draws
+    virtual = 1 if points in (0, games) else 0
+    score = (points + 0.5 * virtual) / (games + virtual)
+    low, high = wilson_interval(score, games + virtual)
+    return PairElo(_elo(score), _elo(low), _elo(high), likelihood_of_superiority(wins, losses), virtual)
 
 
-def _elo(score: float) -> float | None:
-    return None if not 0 < score < 1 else -400 * math.log10(1 / score - 1)
+def likelihood_of_superiority(wins: int, losses: int) -> float:
+    """As cutechess reports it: the normal approximation from the decisive games."""
+    return 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * (wins + losses)))) if wins + losses else 0.5
+
+
+def _elo(score: float) -> float:
+    """The Elo difference of an expected score strictly between 0 and 1."""
+    return -400 * math.log10(1 / score - 1)
+
+
+SWEPT = "†"  # marks a head-to-head Elo that counts the virtual draw
 
 
 def head_to_head_rows(
     pairs: dict[tuple[str, str], HeadToHead], order: Sequence[str]
 ) -> tuple[list[str], list[list[Any]]]:
     """One row per pair of engines, the better ranked one first (``order``: standings)."""
-    headers = ["engine", "opponent", "games", "wins", "losses", "draws", "score %", "elo diff", "± 95%", "LOS %"]
+    headers = ["engine", "opponent", "games", "wins", "losses", "draws", "score %"]
+    headers += ["head-to-head Elo", "± 95% (Wilson)", "LOS %"]
     rank = {name: i for i, name in enumerate(order)}
     rows = []
     for (a, b), pair in sorted(pairs.items(), key=lambda kv: (rank[kv[0][0]], rank[kv[0][1]])):
         if rank[a] > rank[b]:
             continue
-        elo, margin, los = elo_estimate(pair.wins, pair.losses, pair.draws)
-        shown_elo: float | str
-        shown_margin: float | str
-        if elo is None:  # one side took every point: the difference is unbounded, so is its margin
-            shown_elo, shown_margin = ("+inf" if pair.points else "-inf"), ""
-        else:
-            shown_elo, shown_margin = _shown(elo), _shown(margin)
+        estimate = pair_elo(pair.wins, pair.losses, pair.draws)
+        assert estimate is not None  # a pair is only listed once it has a game
         rows.append(
             [
                 a,
@@ -232,13 +276,21 @@ def head_to_head_rows(
                 pair.losses,
                 pair.draws,
                 round(100 * pair.points / pair.games, 1),
-                shown_elo,
-                shown_margin,
-                round(100 * los, 1),
+                f"{_shown(estimate.elo)}{SWEPT if estimate.virtual_draws else ''}",
+                _shown(estimate.margin),
+                round(100 * estimate.los, 1),
             ]
         )
     return headers, rows
 
 
-def _shown(value: float | None) -> float | str:
-    return "inf" if value is None else round(value, 1) + 0.0  # no "-0.0"; None: an unbounded margin
+HEAD_TO_HEAD_NOTE = (
+    "head-to-head Elo: each pair from its own games; 95% interval: the Wilson score interval of the "
+    "pair's score (draws count half), symmetric on the Elo scale; "
+    f"{SWEPT}: one side took every point, so one virtual draw (a prior) is counted to keep the Elo finite; "
+    "LOS: likelihood of superiority."
+)
+
+
+def _shown(value: float) -> float:
+    return round(value, 1) + 0.0  # no "-0.0"

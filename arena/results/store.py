@@ -2,6 +2,9 @@
 
 The database is the source of truth.  Each game is committed in its own
 transaction the moment it arrives, so a killed run loses nothing it finished;
+beside it goes the game's *checked mark* (the digest of its text, see :func:`check_mark`),
+which says that this text came from the referee or agreed with a replay, so that a
+resume or a reader replays only the records that changed since (arena/results/admit.py);
 ``games.jsonl`` is rewritten from the database when a run (re)starts and then
 appended to, so it never holds a duplicate.  An exclusive lock file keeps a
 second runner away from the same output folder.
@@ -10,12 +13,14 @@ second runner away from the same output folder.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,6 +38,10 @@ CREATE TABLE IF NOT EXISTS games (
     termination TEXT NOT NULL,
     winner      INTEGER,
     record      TEXT NOT NULL             -- the full JSON record
+);
+CREATE TABLE IF NOT EXISTS checked (
+    id          INTEGER PRIMARY KEY,      -- a game's id
+    mark        TEXT NOT NULL             -- check_mark() of its record's text when it was checked
 );
 """
 
@@ -163,7 +172,38 @@ def read_record(db_path: Path, game_id: object, data: bytes | str) -> GameRecord
 ROW_KEYS = ("id", "round", "players", "termination", "winner")  # the games table's columns
 
 # Records are read as bytes and decoded one by one, so a byte that is not UTF-8 names its game.
-RECORDS_QUERY = "SELECT id, CAST(record AS BLOB) FROM games ORDER BY id"
+RECORDS_QUERY = "SELECT id, CAST(record AS BLOB), NULL FROM games ORDER BY id"
+# With each record its checked mark (a folder an older arena made has no table of them).
+CHECKED_QUERY = "SELECT id, CAST(record AS BLOB), checked.mark FROM games LEFT JOIN checked USING (id) ORDER BY id"
+
+
+def check_mark(text: bytes) -> str:
+    """The mark of a record's exact stored text: any edit of the text (a winner, a move, an
+    id) gives another mark, so the edited record is replayed again.  It is a plain digest,
+    not a secret: someone who rewrites the marks by hand as well can make a resume skip
+    the replay, which ``arena verify games.jsonl`` still does for every record."""
+    return hashlib.sha256(b"arena checked record v1\n" + text).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A stored record and whether its text still has the mark it was checked with."""
+
+    record: GameRecord
+    mark: str  # check_mark of its text as stored
+    checked: bool
+
+
+def _stored_game(db_path: Path, row: tuple[Any, bytes | str, str | None]) -> StoredGame:
+    game_id, data, mark = row
+    record = read_record(db_path, game_id, data)
+    own = check_mark(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return StoredGame(record, own, mark == own)
+
+
+def _stored_query(db: sqlite3.Connection) -> str:
+    has_marks = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checked'").fetchone()
+    return CHECKED_QUERY if has_marks else RECORDS_QUERY
 
 
 class GameStore:
@@ -174,10 +214,17 @@ class GameStore:
         self._lock_file: TextIO | None = None
         self.db: sqlite3.Connection | None = None
 
-    def open(self, settings: Mapping[str, Any], legacy_fingerprint: str | None = None) -> None:
+    def open(
+        self,
+        settings: Mapping[str, Any],
+        legacy_fingerprint: str | None = None,
+        resolved: Mapping[str, Any] | None = None,
+    ) -> None:
         """Lock the folder, open the database, and check it belongs to this tournament:
         the same settings (arena/results/fingerprint.py) or only raised ``rounds``.
-        ``legacy_fingerprint`` lets a folder made before settings were stored resume."""
+        ``legacy_fingerprint`` lets a folder made before settings were stored resume, and
+        ``resolved`` (the settings with every path absolute) one made before they were
+        stored with the project's paths (``"paths": "relative"``)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         self._lock()
         self.db = sqlite3.connect(self.db_path, isolation_level=None)
@@ -185,21 +232,25 @@ class GameStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
-            self._check_settings(settings, legacy_fingerprint)
+            self._check_settings(settings, legacy_fingerprint, resolved)
         except sqlite3.DatabaseError as exc:
             if is_damaged(exc):
                 raise StorageError(failure_text(self.folder, exc)) from None
             raise
         self._rewrite_jsonl()
 
-    def _check_settings(self, settings: Mapping[str, Any], legacy_fingerprint: str | None) -> None:
+    def _check_settings(
+        self, settings: Mapping[str, Any], legacy_fingerprint: str | None, resolved: Mapping[str, Any] | None
+    ) -> None:
         stored, stored_settings = self.get_meta("fingerprint"), self.get_meta("settings")
         # A folder without games holds no tournament yet (a run refused before its first
         # game, say): the settings of this run take it over.
         assert self.db is not None
         if stored is not None and self.db.execute("SELECT 1 FROM games LIMIT 1").fetchone():
             if stored_settings is not None:
-                changed = changes(decode_meta(self.folder, "settings", stored_settings), settings)
+                old = decode_meta(self.folder, "settings", stored_settings)
+                paths_resolved = isinstance(old, dict) and "paths" not in old  # as folders made before hold them
+                changed = changes(old, resolved if paths_resolved and resolved is not None else settings)
             else:
                 changed = (
                     []
@@ -285,13 +336,26 @@ class GameStore:
                 "INSERT INTO games (id, round, players, termination, winner, record) VALUES (?,?,?,?,?,?)",
                 (game_id, round_, strictjson.dumps(players), termination, winner, text),
             )
+            # The referee played every move of it through the rules: checked as it is made.
+            self.db.execute("INSERT OR REPLACE INTO checked VALUES (?, ?)", (game_id, check_mark(text.encode())))
         with open(self.jsonl_path, "a", encoding="utf-8") as out:
             out.write(text + "\n")
 
     def records(self) -> Iterator[GameRecord]:
         assert self.db is not None
-        for game_id, data in self.db.execute(RECORDS_QUERY).fetchall():
+        for game_id, data, _ in self.db.execute(RECORDS_QUERY).fetchall():
             yield read_record(self.db_path, game_id, data)
+
+    def stored(self) -> list[StoredGame]:
+        """Every record (by id) with whether it still has its checked mark."""
+        assert self.db is not None
+        return [_stored_game(self.db_path, row) for row in self.db.execute(CHECKED_QUERY).fetchall()]
+
+    def mark_checked(self, games: Iterable[StoredGame]) -> None:
+        """Keep the marks of records a replay has just agreed with."""
+        assert self.db is not None
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO checked VALUES (?, ?)", [(g.record.id, g.mark) for g in games])
 
     def _rewrite_jsonl(self) -> None:
         tmp = self.jsonl_path.with_suffix(".jsonl.tmp")
@@ -307,7 +371,13 @@ def record_line(record: GameRecord) -> str:
 
 
 def read_folder(folder: Path) -> tuple[dict[str, str], list[GameRecord]]:
-    """The meta table and every game record (by id) of a results folder, read-only: no
+    """The meta table and every game record (by id) of a results folder (see read_stored)."""
+    meta, stored = read_stored(folder)
+    return meta, [game.record for game in stored]
+
+
+def read_stored(folder: Path) -> Contents:
+    """The meta table and every stored game (by id) of a results folder, read-only: no
     lock, so a running tournament's folder can be read while it plays (WAL keeps each
     read consistent), and nothing is written, so a folder we may not write is read too.
     Raises StorageError when the folder holds no arena database."""
@@ -323,7 +393,7 @@ def read_folder(folder: Path) -> tuple[dict[str, str], list[GameRecord]]:
         raise StorageError(f"{db_path}: cannot read the games ({exc}); is it an arena results folder?") from None
 
 
-Contents = tuple[dict[str, str], list[GameRecord]]
+Contents = tuple[dict[str, str], list[StoredGame]]
 
 
 def _read_settled(db_path: Path) -> Contents | None:
@@ -370,6 +440,6 @@ def _read(path: Path, params: str, shown_as: Path) -> Contents:
     db = sqlite3.connect(f"{path.resolve().as_uri()}?{params}", uri=True)
     try:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        return meta, [read_record(shown_as, game_id, data) for game_id, data in db.execute(RECORDS_QUERY)]
+        return meta, [_stored_game(shown_as, row) for row in db.execute(_stored_query(db))]
     finally:
         db.close()

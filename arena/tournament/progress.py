@@ -13,13 +13,13 @@ shown, so the coordinator pays next to nothing per move (``arena bench -s progre
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from ..record import GameRecord
-from ..results.sprt import SprtTest, elo_estimate
+from ..results.ratings import pair_elo
+from ..results.sprt import SprtTest
 
 Mode = Literal["live", "lines", "quiet"]
 
@@ -148,14 +148,9 @@ class Progress:
         n = w + ln + d
         score = (w + d / 2) / n if n else 0.5
         text = f"Score of {a} vs {b}: {w} - {ln} - {d} [{score:.3f}] {n}"
-        estimate = elo_estimate([ln, d, w])  # per game: loss, draw, win
-        if estimate is not None and math.isfinite(estimate.elo):
-            margin = (estimate.elo_high - estimate.elo_low) / 2  # fastchess's "+/-": half the 95% interval
-            text += (
-                f", Elo {estimate.elo + 0.0:+.1f} +/- {margin:.1f}"
-                if math.isfinite(margin)
-                else f", Elo {estimate.elo + 0.0:+.1f}"
-            )
+        estimate = pair_elo(w, ln, d)  # the head-to-head table's figure for these games
+        if estimate is not None:
+            text += f", Elo {estimate.elo + 0.0:+.1f} +/- {estimate.margin:.1f} ({n} games, {estimate.label})"
         return text
 
     def _leaders_line(self) -> str:

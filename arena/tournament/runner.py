@@ -22,6 +22,7 @@ import multiprocessing_logging
 
 from ..engine import proctree
 from ..record import GameRecord
+from ..results.admit import admit, refusal_text
 from ..results.export import (
     Summary,
     dropped_engines,
@@ -33,7 +34,7 @@ from ..results.export import (
 )
 from ..results.fingerprint import fingerprint
 from ..results.sprt import SprtTest
-from ..results.store import GameStore
+from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament
 from .droprule import FailureTracker
 from .executor import GameExecutor, Venue
@@ -77,10 +78,11 @@ def run_tournament(
     workers = workers or t.data.workers
     schedule = build_schedule(t)
     with _sigterm_as_interrupt(), GameStore(out) as store:
-        store.open(tournament_settings(t), legacy_fingerprint(t))  # kept as meta 'settings'
+        # kept as meta 'settings'; a folder made before held every path resolved
+        store.open(tournament_settings(t), legacy_fingerprint(t), tournament_settings(t, portable=False))
+        stored = _admitted(t, store, schedule)
         run_tag = _new_run(store)
         store.set_meta("scheduled", str(len(schedule)))  # so a reader of the folder knows how far it is
-        stored = list(store.records())
         done = store.done_ids()
         sprt = sprt_test(t, stored)
         for observer in observers:
@@ -136,6 +138,16 @@ def run_tournament(
         observers=observers,
         scheduled=len(schedule),
     )
+
+
+def _admitted(t: Tournament, store: GameStore, schedule: list[ScheduledGame]) -> list[GameRecord]:
+    """The stored games, each one of the schedule's with the result its moves give (replayed
+    unless checked before); any other refuses the folder, naming them and the way out."""
+    admitted = admit(store.stored(), schedule, (t.data.game, t.game.options.model_dump(mode="json")))
+    if admitted.refused:
+        raise StorageError(refusal_text(store.db_path, admitted.refused))
+    store.mark_checked(admitted.replayed)
+    return admitted.counted
 
 
 def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None, skip: Collection[str] = ()) -> None:

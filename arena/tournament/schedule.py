@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations, permutations
+from itertools import combinations
 from typing import TYPE_CHECKING
 
-from ..match import derive_seed
+from ..results.slots import gauntlet_tables as gauntlet_tables  # where the numbering lives
+from ..results.slots import round_tables, slots
 from .openings import Opening, OpeningPlan
 
 if TYPE_CHECKING:
@@ -42,12 +43,6 @@ def round_robin(
     return play_tables(list(combinations(engines, players)), rounds, master_seed, openings)
 
 
-def gauntlet_tables(engines: Sequence[str], candidates: Sequence[str], players: int) -> list[tuple[str, ...]]:
-    """Each candidate with every choice of ``players - 1`` engines that are not candidates."""
-    others = [e for e in engines if e not in candidates]
-    return [(candidate, *rest) for candidate in candidates for rest in combinations(others, players - 1)]
-
-
 def play_tables(
     tables: list[tuple[str, ...]], rounds: int, master_seed: int, openings: Sequence[Opening] | OpeningPlan = ()
 ) -> list[ScheduledGame]:
@@ -57,21 +52,18 @@ def play_tables(
     seat orders of a table in a round share one seed and one opening."""
     plan = openings if isinstance(openings, OpeningPlan) else OpeningPlan(tuple(openings))
     games: list[ScheduledGame] = []
-    for rnd in range(rounds):
-        for table_no, table in enumerate(tables):
-            seed = derive_seed(master_seed, "round", rnd, "table", table_no)
-            opening = plan.opening(rnd, table_no, len(tables), seed)
-            for seats in permutations(table):
-                games.append(ScheduledGame(len(games), rnd, tuple(seats), seed, opening))
+    opening: Opening = ()
+    table: tuple[int, int] | None = None
+    for slot in slots(tables, rounds, master_seed):
+        if table != (slot.round, slot.table_no):  # one opening for the seat orders of a table in a round
+            table = slot.round, slot.table_no
+            opening = plan.opening(slot.round, slot.table_no, len(tables), slot.seed)
+        games.append(ScheduledGame(slot.index, slot.round, slot.seats, slot.seed, opening))
     return games
 
 
 def build_schedule(t: Tournament) -> list[ScheduledGame]:
     """The schedule of a tournament file: its format, rounds, seed and openings."""
     names = [e.name for e in t.engines]
-    players = t.game.players
-    if t.data.format == "gauntlet":
-        tables = gauntlet_tables(names, t.data.candidates, players)
-    else:
-        tables = list(combinations(names, players))
+    tables = round_tables(names, t.game.players, t.data.format, t.data.candidates)
     return play_tables(tables, t.data.rounds, t.data.seed, t.opening_plan)

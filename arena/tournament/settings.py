@@ -5,6 +5,15 @@ every engine as it is started (protocol, resolved command and arguments, working
 options, environment, limits), the time control, the openings (the book's moves, not its
 path), the seed, and every other key of the tournament file, so a key added later is covered
 unless the fingerprint lists it as free.
+
+The paths are the project's, not the machine's (``"paths": "relative"``): an engine's working
+folder is written relative to the tournament file unless the file gives it absolute, a
+command given as a relative path is kept as written (relative to that folder), and
+``{python}`` stays ``{python}`` (arena's own interpreter, wherever it is installed).  So a
+project moved or cloned elsewhere, the tournament file and its results folder in the same
+places relative to each other, still resumes, and a changed ``cwd`` is still a change.
+Folders made before stored absolute paths; they are compared with
+``tournament_settings(t, portable=False)``, the settings as they were stored then.
 """
 
 from __future__ import annotations
@@ -12,26 +21,35 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 from typing import Any
 
 from ..results.fingerprint import digest
-from .config import Tournament
+from .config import EngineEntry, Tournament
+
+PORTABLE = "relative"  # settings["paths"]: the paths are the project's (see above)
 
 
-def tournament_settings(t: Tournament) -> dict[str, Any]:
+def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
     """The settings of a loaded tournament, as JSON data: the tournament file as validated,
-    with each engine as it is started (resolved command and folder) and the openings' moves
-    in place of the book's path."""
+    with each engine as it is started (the program found on PATH; with ``portable`` false,
+    every path resolved as folders made before stored them) and the openings' moves in
+    place of the book's path."""
     data = t.data.model_dump(mode="json")
     data["options"] = t.game.options.model_dump(mode="json")  # with the defaults filled in
     entries = {e["name"]: e for e in data.pop("engines")}
+    given = {e.name: e for e in t.data.engines}
     engines = []
     for spec in t.engines:
         entry = dict(entries.get(spec.name, {}))
         entry.update(_jsonable(dataclasses.asdict(spec)))  # as started: resolved paths
+        if portable:
+            entry.update(cwd=_portable_cwd(given[spec.name]), command=_portable_command(given[spec.name], spec.command))
         entry.setdefault("protocol", "arena")
         engines.append(entry)
     data["engines"] = engines
+    if portable:
+        data["paths"] = PORTABLE
     if data.get("openings") is not None:
         data["openings"] = {"moves_sha256": digest([list(o) for o in t.openings]), "count": len(t.openings)}
         if t.data.openings_entry.random_plies:  # order and start show in the moves' order
@@ -52,6 +70,24 @@ def legacy_fingerprint(t: Tournament) -> str:
     if t.openings:
         fields["openings"] = t.openings
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+
+def _portable_cwd(entry: EngineEntry) -> str:
+    """The engine's folder as the file gives it: relative to the tournament file (``.``
+    by default), or absolute where the file says so."""
+    return os.path.normpath(entry.cwd or ".")
+
+
+def _portable_command(entry: EngineEntry, started: tuple[str, ...]) -> list[str]:
+    """The command as written, but for a program found on PATH, which is kept as found
+    (another program of that name is another engine)."""
+    command = list(entry.command)
+    program = command[0]
+    if program != "{python}" and os.sep not in program:
+        command[0] = started[0]
+    elif os.sep in program:
+        command[0] = os.path.normpath(program)
+    return command
 
 
 def _jsonable(value: Any) -> Any:

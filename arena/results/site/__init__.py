@@ -34,10 +34,11 @@ import jinja2
 from ...record import GameRecord
 from ...rules import IllegalMove, OptionError, make_game
 from .. import strictjson
+from ..admit import read_counted
 from ..elo import fit_elo
 from ..export import dropped_engines, folder_sprt
 from ..stats import engine_stats
-from ..store import StorageError, decode_meta, read_folder
+from ..store import StorageError
 from . import boards, pages, plots
 
 HERE = Path(__file__).resolve().parent
@@ -233,6 +234,7 @@ class SiteWriter:
             "terminations": sorted(terminations.items()),
             "sprt": results.get("sprt"),
             "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
+            "not_counted_rows": [[r["id"], r["why"]] for r in results.get("not_counted", [])],
             "elo": elo,
             "stats": stats,
         }
@@ -328,8 +330,8 @@ def load_folder(folder: Path) -> SiteData:
     """The site's data from a results folder (``arena.db``, ``results.json``); the folder
     may be in use by a run: the database is only read."""
     try:
-        meta, records = read_folder(folder)
-        settings = decode_meta(folder, "settings", meta.get("settings"))
+        found = read_counted(folder)  # the games the tables count: a stray or a changed result is left out
+        records, settings = found.counted, found.settings
     except (StorageError, ValueError) as exc:
         raise SiteError(str(exc)) from None
     results = _read_json(folder / "results.json")
@@ -339,6 +341,7 @@ def load_folder(folder: Path) -> SiteData:
         raise SiteError(str(exc)) from None
     if sprt is not None:
         results = {**(results or {}), "sprt": sprt}
+    results = {**(results or {}), "not_counted": [r.as_dict() for r in found.refused]}  # as the folder is now
     first = records[0] if records else None
     game = (settings or {}).get("game") or (results or {}).get("game") or (first and first.game)
     if not game:

@@ -13,7 +13,7 @@ from ...record import FORFEITS, GameRecord
 from ...rules import make_game
 from ...rules.base import format_option_value
 from ..elo import EloFit
-from ..ratings import head_to_head, head_to_head_rows, seats_of, standings, table_rows
+from ..ratings import HEAD_TO_HEAD_NOTE, head_to_head, head_to_head_rows, seats_of, standings, table_rows
 from ..stats import EngineStats, seat_name
 
 
@@ -63,6 +63,7 @@ def summary_tables(
         "history": history,
         "pair_headers": pair_headers,
         "pair_rows": pair_rows,
+        "pair_note": HEAD_TO_HEAD_NOTE,
         "cross": cross,
         "matrix": matrix,
     }

@@ -1,0 +1,238 @@
+"""A results folder counts only the games its schedule holds, with the result their moves
+give: a row copied under another id, a changed seat or seed, or a changed winner is refused
+by a resume (naming the games and the way out) and left out by `arena results`.  A project
+moved elsewhere, its tournament file and results folder side by side as before, resumes.
+Every case goes through a real SQLite file and the real CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, ZOO, run_arena
+
+from arena.record import GameRecord
+from arena.results.admit import replay_problem
+from arena.results.slots import round_tables, slots
+from arena.results.store import read_stored
+from arena.rules import make_game
+
+pytestmark = pytest.mark.timeout(240)
+
+# A project as a user keeps one: the tournament file, its engines beside it (named
+# relative to it, one by a folder of its own, one by a script run as the program) and
+# its results folder.
+TOURNAMENT = """name = "t"
+game = "hex"
+rounds = 1
+seed = 3
+workers = 1
+
+[options]
+size = 3
+swap = false
+
+[time_control]
+movetime_ms = 500
+
+[[engines]]
+name = "a"
+command = ["{python}", "engines/zoo_engine.py", "good"]
+
+[[engines]]
+name = "b"
+command = ["{python}", "zoo_engine.py", "good"]
+cwd = "engines"
+
+[[engines]]
+name = "c"
+command = ["./engines/zoo.sh"]
+"""
+
+
+def make_project(where: Path) -> Path:
+    (where / "engines").mkdir(parents=True)
+    shutil.copy(ZOO, where / "engines" / "zoo_engine.py")
+    script = where / "engines" / "zoo.sh"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$(dirname "$0")/zoo_engine.py" good\n')
+    script.chmod(0o755)
+    (where / "t.toml").write_text(TOURNAMENT)
+    return where / "t.toml"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """A finished project: six games of Hex 3x3 in its folder out/."""
+    where = tmp_path_factory.mktemp("made") / "project"
+    path = make_project(where)
+    proc = run_arena("run", path, "--out", where / "out", "-q", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return where
+
+
+def copy_of(project: Path, where: Path) -> Path:
+    shutil.copytree(project, where, symlinks=True)
+    return where
+
+
+def sql(folder: Path, statement: str) -> None:
+    db = sqlite3.connect(folder / "arena.db")
+    with db:
+        assert db.execute(statement).rowcount == 1, statement
+    db.close()
+
+
+def count(folder: Path, table: str = "games") -> int:
+    db = sqlite3.connect(folder / "arena.db")
+    try:
+        return db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        db.close()
+
+
+COPIED_AS_9999 = (
+    "INSERT INTO games SELECT 9999, round, players, termination, winner, "
+    "json_set(record, '$.id', 9999) FROM games WHERE id = 3"
+)
+EDITS = {
+    "a row copied under id 9999": (COPIED_AS_9999, 9999, "the schedule has no game 9999 (its games are 0..5)"),
+    "a seat changed": (
+        "UPDATE games SET record = json_set(record, '$.players[1]', 'c') WHERE id = 0",
+        0,
+        "its seats are a, c; the schedule's game 0 seats a, b",
+    ),
+    "a seed changed": (
+        "UPDATE games SET record = json_set(record, '$.seed', 7) WHERE id = 2",
+        2,
+        "its seed is 7; the schedule's game 2 has seed",
+    ),
+    "a winner changed": (
+        "UPDATE games SET record = json_set(record, '$.winner', 1 - json_extract(record, '$.winner'), "
+        "'$.scores', json(json_array(json_extract(record, '$.scores[1]'), json_extract(record, '$.scores[0]'))), "
+        "'$.places', json(json_array(json_extract(record, '$.places[1]'), json_extract(record, '$.places[0]')))) "
+        "WHERE id = 4",
+        4,
+        "its winner is",
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(EDITS))
+def test_a_game_the_schedule_or_the_moves_do_not_give_is_refused_and_not_counted(project, tmp_path, case):
+    statement, game_id, why = EDITS[case]
+    where = copy_of(project, tmp_path / "project")
+    out = where / "out"
+    sql(out, statement)
+    stored = count(out)
+    proc = run_arena("run", where / "t.toml", "--out", out, "-q", timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    message = proc.stderr
+    assert "Traceback" not in message and len(message.strip().splitlines()) == 1, message
+    assert f"game {game_id}: {why}" in message, message
+    assert f"DELETE FROM games WHERE id IN ({game_id})" in message and "--out" in message, message
+    assert "arena verify" in message and count(out) == stored  # nothing played, nothing removed
+
+    shown = run_arena("results", out, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert f"not counted: game(s) {game_id}," in shown.stdout and why in shown.stdout, shown.stdout
+    results = json.loads(run_arena("results", out, "-f", "json", timeout=60).stdout)
+    assert [r["id"] for r in results["not_counted"]] == [game_id]
+    counted = 6 if game_id == 9999 else 5
+    assert results["games"] == counted and results["scheduled_games"] == 6
+    assert results["finished"] is (counted == 6)
+    assert sum(row["games"] for row in results["standings"]) == 2 * counted
+
+    if game_id == 9999:  # the site leaves it out and names it too
+        site = run_arena("report", out, "--out", tmp_path / "site", timeout=120)
+        assert site.returncode == 0, site.stderr
+        page = (tmp_path / "site" / "index.html").read_text()
+        assert 'id="not-counted"' in page and "<td>9999</td>" in page and "the schedule has no game 9999" in page
+
+    sql(out, f"DELETE FROM games WHERE id = {game_id}")  # the way out the message gives
+    again = run_arena("run", where / "t.toml", "--out", out, "-q", timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((out / "results.json").read_text())["games"] == 6
+    assert json.loads((out / "results.json").read_text())["not_counted"] == []
+
+
+@pytest.mark.slow
+def test_a_record_without_its_mark_is_replayed_and_marked_again(project, tmp_path):
+    """A folder an older arena made has no checked marks: its records are replayed once on
+    resume, then marked; an edited record loses its mark (its text changed)."""
+    where = copy_of(project, tmp_path / "project")
+    out = where / "out"
+    meta, stored = read_stored(out)
+    assert len(stored) == 6 and all(game.checked for game in stored)  # the referee's records, marked
+    db = sqlite3.connect(out / "arena.db")
+    with db:
+        db.execute("DROP TABLE checked")
+    db.close()
+    assert not any(game.checked for game in read_stored(out)[1])
+    assert run_arena("results", out, timeout=60).returncode == 0  # replayed, all counted
+    proc = run_arena("run", where / "t.toml", "--out", out, "-q", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert count(out, "checked") == 6 and all(game.checked for game in read_stored(out)[1])
+    sql(out, "UPDATE games SET record = replace(record, '\"moves\":[', '\"moves\": [') WHERE id = 1")
+    assert [game.checked for game in read_stored(out)[1]] == [True, False, True, True, True, True]
+
+
+@pytest.mark.slow
+def test_a_project_moved_elsewhere_resumes_and_a_changed_cwd_is_still_refused(project, tmp_path):
+    where = copy_of(project, tmp_path / "elsewhere" / "deeper")
+    path = where / "t.toml"
+    path.write_text(path.read_text().replace("rounds = 1", "rounds = 2"))
+    proc = run_arena("run", path, "--out", where / "out", "-q", timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "6 games played, 6 resumed" in proc.stdout
+    settings = json.loads((where / "out" / "results.json").read_text())["settings"]
+    assert settings["paths"] == "relative"
+    assert [e["cwd"] for e in settings["engines"]] == [".", "engines", "."]
+    assert [e["command"][:2] for e in settings["engines"]][:2] == [
+        ["{python}", "engines/zoo_engine.py"],
+        ["{python}", "zoo_engine.py"],
+    ]
+    assert settings["engines"][2]["command"] == ["engines/zoo.sh"]
+    assert str(tmp_path) not in json.dumps(settings)
+
+    (where / "sub").mkdir()
+    shutil.copy(where / "engines" / "zoo_engine.py", where / "sub")
+    path.write_text(path.read_text().replace('cwd = "engines"', 'cwd = "sub"'))
+    moved = run_arena("run", path, "--out", where / "out", "-q", timeout=120)
+    assert moved.returncode == 2 and 'engines.b.cwd: "engines" -> "sub"' in moved.stderr, moved.stderr
+
+
+def test_the_check_reads_each_game_against_its_slot():
+    """The slots number the games as the schedule does, and the replay names what differs."""
+    schedule = list(slots(round_tables(["a", "b", "c"], 2, "round-robin"), 1, 3))
+    assert [s.seats for s in schedule] == [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
+    assert schedule[0].seed == schedule[1].seed != schedule[2].seed
+    game = GameRecord(game="hex", options={"size": 3, "swap": False}, moves=[], seed=schedule[0].seed)
+    assert replay_problem(game) is None  # no result recorded, none derived
+    moves = ["a1", "b1", "a2", "b2", "a3", "b3"]
+    state = make_game("hex", {"size": 3, "swap": False}).initial_state(schedule[0].seed)
+    for move in moves:
+        if not state.is_terminal():
+            state.play(move)
+    won = game.replace(moves=state.moves, termination="normal", winner=state.winner())
+    assert state.is_terminal() and replay_problem(won) is None
+    lost = won.replace(winner=1 - state.winner())
+    assert replay_problem(lost) == f"its winner is {1 - state.winner()} but its moves give {state.winner()}"
+
+
+@pytest.mark.slow
+def test_the_resume_benchmark_prints_its_figures():
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "resume_check.py"), "--games", "20", "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "hex 9x9, 20 games" in proc.stdout and "every record replayed" in proc.stdout
+    assert len([line for line in proc.stdout.splitlines() if line.endswith("us/game")]) == 4
