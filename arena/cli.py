@@ -398,6 +398,15 @@ def verify(records) -> None:
     sys.exit(0 if all_ok else 1)
 
 
+ELO_PRIOR = click.option(
+    "--elo-prior",
+    type=click.FloatRange(0, 1000),
+    default=None,
+    help="BayesElo's prior of the Elo fit: virtual draws per engine; 0: pure maximum likelihood "
+    "(default: the tournament file's elo_prior, else 2).",
+)
+
+
 @main.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
@@ -409,14 +418,15 @@ def verify(records) -> None:
     show_default=True,
     help="Plain tables, Markdown, CSV (one row per engine) or results.json.",
 )
-def results(folder: Path, fmt: str) -> None:
+@ELO_PRIOR
+def results(folder: Path, fmt: str, elo_prior: float | None) -> None:
     """Print the standings, Bradley-Terry Elo, head to head and per-engine statistics of the
     tournament in FOLDER (finished or still running), without changing the folder."""
     from .results.export import render, summarize_folder
     from .results.store import StorageError
 
     try:
-        summary = summarize_folder(folder)
+        summary = summarize_folder(folder, elo_prior)
     except StorageError as exc:
         raise Failure(str(exc)) from None
     _say(render(summary, fmt).rstrip("\n"))
@@ -431,7 +441,8 @@ def results(folder: Path, fmt: str) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Where to write the site (default: FOLDER/report).",
 )
-def report(folder: Path, site: Path | None) -> None:
+@ELO_PRIOR
+def report(folder: Path, site: Path | None, elo_prior: float | None) -> None:
     """Write the static report site of a results FOLDER (the --out of 'arena run').
 
     The site opens from disk (index.html) or any web host: standings, cross table,
@@ -440,7 +451,9 @@ def report(folder: Path, site: Path | None) -> None:
     from .results.site import SiteError, load_folder, write_site
 
     try:
-        index = write_site(site or folder / "report", load_folder(folder))
+        data = load_folder(folder)
+        data.elo_prior = elo_prior
+        index = write_site(site or folder / "report", data)
     except SiteError as exc:
         raise Failure(str(exc)) from None
     except OSError as exc:

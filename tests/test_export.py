@@ -6,6 +6,7 @@ import hashlib
 import io
 import itertools
 import json
+import math
 import re
 import sqlite3
 
@@ -68,7 +69,9 @@ def test_results_json_is_for_programs(folder):
     assert doc["standings"][-1]["engine"] == "dud" and standings["dud"]["rank"] is None
     assert standings["dud"]["dropped"] and not standings["random"]["dropped"]
     assert [row["rank"] for row in doc["standings"][:2]] == [1, 2]
-    assert standings["dud"]["elo"] is None and standings["dud"]["elo_bound"] == "below"
+    # it lost every game it played, by forfeit: BayesElo's prior still gives it a finite Elo
+    assert standings["dud"]["elo"] < standings["random"]["elo"] and standings["dud"]["elo_bound"] is None
+    assert doc["elo"]["prior"] == 2 and "log-posterior" in doc["elo"]["interval_method"]
     engines = {e["engine"]: e for e in doc["engines"]}
     dud = engines["dud"]["terminations"]  # max_failures = 1: started once, whatever the workers
     assert dud == {"crash": 1, "dropped": 7}
@@ -80,9 +83,11 @@ def test_results_json_is_for_programs(folder):
 
 
 @pytest.mark.slow
-def test_a_clean_sweep_shows_both_engines_unbounded_everywhere(tmp_path):
-    """4-0: no engine has a finite Bradley-Terry Elo (one engine alone measures nothing), the
-    winner is +inf and the loser -inf in the run's tables, results.json and the report."""
+def test_a_clean_sweep_is_finite_with_the_prior_and_unbounded_without(tmp_path):
+    """4-0: BayesElo's 2 virtual draws make it 4-0 of 6 for the Elo, a finite difference of
+    400 log10(5) (score 5/6) in the run's tables, results.json and the report; with
+    elo_prior = 0 (maximum likelihood) no engine has a finite Elo (one engine alone measures
+    nothing): the winner is +inf and the loser -inf."""
     engines = engine_toml("zed", "{python}", ZOO, "good") + engine_toml(
         "alpha", "{python}", ZOO, "resign", extra="handshake_ms = 300\nmax_failures = 0"
     )
@@ -91,12 +96,17 @@ def test_a_clean_sweep_shows_both_engines_unbounded_everywhere(tmp_path):
         "run", write_tournament(tmp_path, engines, rounds=2, options="size = 5\nswap = false"), "--out", out
     )
     assert proc.returncode == 0, proc.stderr
+    half = round(200 * math.log10(5), 1)  # 139.8 each side of the mean
     elo_rows = proc.stdout.split("Bradley-Terry Elo")[1].split("Head to head")[0]
-    assert re.search(r"^zed\s+\+inf\s+4\s+100\.0\s*$", elo_rows, re.M), elo_rows
-    assert re.search(r"^alpha\s+-inf\s+4\s+0\.0\s*$", elo_rows, re.M), elo_rows
+    assert re.search(rf"^zed\s+{half}\s", elo_rows, re.M) and re.search(rf"^alpha\s+-{half}\s", elo_rows, re.M)
+    assert re.search(r"^1\s+zed\s", proc.stdout, re.M), proc.stdout
+    doc = json.loads((out / "results.json").read_text())
+    assert [(r["engine"], r["elo"], r["bound"]) for r in doc["elo"]["ratings"]] == [
+        ("zed", half, None),
+        ("alpha", -half, None),
+    ]
     # The pair's own Elo is finite: 4-0 counts one virtual draw, a score of 4.5 / 5.
     assert re.search(r"^zed\s+alpha\s+4\s+4\s+0\s+0\s+100\.0\s+381\.7†\s+407\.5\s+97\.7$", proc.stdout, re.M)
-    doc = json.loads((out / "results.json").read_text())
     (pair,) = doc["head_to_head"]
     assert (pair["elo_diff"], pair["elo_margin"], pair["elo_method"], pair["elo_virtual_draws"]) == (
         381.7,
@@ -105,14 +115,29 @@ def test_a_clean_sweep_shows_both_engines_unbounded_everywhere(tmp_path):
         1,
     )
     assert (pair["elo_low"], pair["elo_high"]) == (-25.8, 789.2)  # 381.7 -+ 407.5
-    assert doc["elo"]["anchor"].startswith("none")
+    page = (out / "report" / "index.html").read_text()
+    assert "BayesElo&#39;s prior of 2 virtual draws" in page and "log-posterior (Laplace)" in page
+    assert f"report: {(out / 'report' / 'index.html').resolve()}" in proc.stdout
+
+    result = CliRunner().invoke(main, ["results", str(out), "--elo-prior", "0"])
+    assert result.exit_code == 0, result.output
+    elo_rows = result.output.split("Bradley-Terry Elo")[1].split("Head to head")[0]
+    assert re.search(r"^zed\s+\+inf\s+4\s+100\.0\s*$", elo_rows, re.M), elo_rows
+    assert re.search(r"^alpha\s+-inf\s+4\s+0\.0\s*$", elo_rows, re.M), elo_rows
+    assert "Bradley-Terry maximum likelihood" in result.output
+    result = CliRunner().invoke(main, ["results", str(out), "--elo-prior", "0", "--format", "json"])
+    doc = json.loads(result.output)
+    assert doc["elo"]["anchor"].startswith("none") and doc["elo"]["prior"] == 0
     assert [(r["engine"], r["elo"], r["low"], r["high"], r["bound"]) for r in doc["elo"]["ratings"]] == [
         ("zed", None, None, None, "above"),
         ("alpha", None, None, None, "below"),
     ]
-    page = (out / "report" / "index.html").read_text()
-    assert "unbounded above (never lost)" in page and "unbounded below (never scored)" in page
-    assert f"report: {(out / 'report' / 'index.html').resolve()}" in proc.stdout
+    result = CliRunner().invoke(main, ["report", str(out), "-o", str(tmp_path / "ml"), "--elo-prior", "0"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "ml" / "index.html").read_text()
+    assert "unbounded above (lost no point to the rated engines)" in page
+    assert "unbounded below (took no point from the rated engines)" in page
+    assert "Bradley-Terry maximum likelihood" in page
 
 
 def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
@@ -120,13 +145,18 @@ def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
     for title in ("Standings", "Bradley-Terry Elo", "Head to head", "Per-engine statistics"):
         assert title in stdout and f"## {title}" in (out / "standings.md").read_text()
     assert f"folder: {out.resolve()}" in stdout
+    markdown = (out / "standings.md").read_text()
+    for text in (stdout, markdown):  # each Elo says what it counts and how
+        assert "BT Elo (field)" in text and "Bradley-Terry Elo (field, 12 games)" in text
+        assert "head-to-head Elo" in text and "± 95% (Wilson)" in text
+        assert "head-to-head Elo: each pair from its own games; 95% interval: the Wilson score interval" in text
     assert re.search(
-        r"^dud \(dropped\)\s+-inf", stdout.split("Bradley-Terry Elo")[1], re.M
-    )  # marked, not ranked silently
+        r"^dud \(dropped\)\s+-\d+\.\d\s", stdout.split("Bradley-Terry Elo")[1], re.M
+    )  # marked, not ranked silently; its forfeits give it a finite Elo
     rows = list(csv.DictReader(io.StringIO((out / "standings.csv").read_text())))
     doc = json.loads((out / "results.json").read_text())
     assert [r["engine"] for r in rows] == [s["engine"] for s in doc["standings"]]
-    assert rows[-1]["rank"] == "" and rows[-1]["dropped"] == "true" and rows[-1]["elo_bound"] == "below"
+    assert rows[-1]["rank"] == "" and rows[-1]["dropped"] == "true" and rows[-1]["elo_bound"] == ""
     assert float(rows[0]["score_pct"]) == doc["standings"][0]["score_pct"]
 
 
@@ -208,7 +238,9 @@ def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(f
     result = CliRunner().invoke(main, ["results", str(copy)])
     assert result.exit_code == 0 and "not finished" not in result.output
     assert re.search(
-        r"^Elo: Bradley-Terry maximum likelihood, anchor: .+; 95% intervals from the ", result.output, re.M
+        r"^Elo: Bradley-Terry with BayesElo's prior of 2 virtual draws per engine, anchor: .+; 95% intervals from ",
+        result.output,
+        re.M,
     )
     db = sqlite3.connect(copy / "arena.db")
     with db:

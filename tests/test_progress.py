@@ -72,9 +72,26 @@ def test_the_sprt_line_shows_llr_and_bounds():
     progress.begin(200, [], sprt)
     for i, record in enumerate([game(0, ["a", "b"], [0, 1]), game(1, ["b", "a"], [1, 0])]):
         sprt.add(record)
-        progress(record, i + 1, 200)
+        progress(record, i + 1, 2000)
     assert printed[0].startswith("Games 2 of up to 200 (1.0%)")
     assert re.fullmatch(r"SPRT LLR 0\.\d\d \(-2\.94, 2\.94\) \[0, 10\] normalized after 1 pairs", printed[2])
+
+
+def test_a_decided_sprt_line_says_who_passes_or_fails():
+    printed = []
+    sprt = SprtTest(SprtSettings(elo0=0, elo1=10), "a", "b", max_pairs=1000)
+    progress = Progress(["a", "b"], 2, "lines", report_every=1, echo=printed.append, clock=Clock())
+    progress.begin(2000, [], sprt)
+    for i in range(2000):
+        record = game(i, ["a", "b"] if i % 2 == 0 else ["b", "a"], [1, 0] if i % 2 == 0 else [0, 1])  # b wins
+        decided = sprt.add(record)  # as the run does: the test counts the game, then the lines show it
+        progress(record, i + 1, 2000)
+        if decided:
+            break
+    assert sprt.decision == "H0"
+    assert re.fullmatch(
+        r"SPRT LLR -\d\.\d\d \(-2\.94, 2\.94\) \[0, 10\] normalized after \d+ pairs: a fails", printed[-1]
+    )
 
 
 def test_a_terminal_is_redrawn_at_most_four_times_a_second():

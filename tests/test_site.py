@@ -411,31 +411,47 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
     assert 'http-equiv="refresh"' not in game_page  # a finished game's page never changes
 
 
+SPRT_ENGINES = engine_toml("search-medium", "{python}", "-m", "engines.hex_pathfinder") + engine_toml(
+    "random", "{python}", "-m", "engines.random_engine"
+)
+
+
 @pytest.mark.slow
-def test_an_sprt_is_shown_with_its_llr_plotted_between_the_bounds(page, tmp_path):
-    record = random_record("hex", {"size": 3}, 1, ["new", "old"])
-    sprt = {
-        "engine": "new",
-        "opponent": "old",
-        "model": "pentanomial",
-        "elo0": 0,
-        "elo1": 10,
-        "lower_bound": -2.94,
-        "upper_bound": 2.94,
-        "decision": "H1",
-        "pairs": 4,
-        "llr": 3.1,
-        "pentanomial": {"LL": 0, "LD": 0, "DD": 1, "WD": 1, "WW": 2},
-        "llr_history": [0.5, 1.2, 2.0, 3.1],
-    }
-    data = SiteData("t", "hex", record["options"], ["new", "old"], [record], results={"sprt": sprt})
-    site = write_site(tmp_path / "site", data).parent
-    svg = (site / "plots" / "sprt.svg").read_text()
-    assert svg.startswith("<?xml") and "<svg" in svg
-    page.goto((site / "index.html").as_uri())
-    rows = dict(r.locator("th, td").all_text_contents() for r in page.locator("#sprt tr").all())
-    assert rows["decision"] == "H1" and rows["upper_bound"] == "2.94" and rows["pentanomial"].startswith("LL 0")
+def test_an_sprt_reads_as_the_terminal_does_with_every_elo_labelled(page, tmp_path):
+    """A real SPRT run: the site's SPRT block is the terminal's and `arena results`' lines,
+    with no Python values, its LLR plotted; beside it each Elo says what it counts and how."""
+    extra = "[sprt]\nelo0 = 0\nelo1 = 10\n[openings]\nrandom_plies = 2\n"
+    path = write_tournament(tmp_path, SPRT_ENGINES, name="sprt", rounds=200, seed=3, extra=extra)
+    out = tmp_path / "out"
+    run = run_arena("run", path, "--out", out, "-q")
+    assert run.returncode == 0, run.stderr
+    shown = run_arena("results", out)
+    assert shown.returncode == 0, shown.stderr
+    block = shown.stdout[shown.stdout.index("SPRT search-medium vs random") :].splitlines()[:3]
+    assert block[0].endswith("search-medium passes (H1 accepted: Elo 10 rather than 0)"), block
+    assert re.fullmatch(
+        r"LLR \d\.\d\d \(-2\.94, 2\.94\) after \d+ pairs; Ptnml\(LL LD WL\+DD WD WW\): \[[\d, ]+\]", block[1]
+    )
+    assert block[2].startswith("SPRT Elo (") and " pairs, pentanomial): " in block[2]
+    assert "\n".join(block) in run.stdout  # the run's own tables end with the same block
+    page.goto((out / "report" / "index.html").as_uri())
+    assert page.locator("#sprt p").all_text_contents() == block
+    text = page.text_content("main") or ""
+    for python in ("None", "False", "decision H", "elo_high", "llr_history"):
+        assert python not in text, python
     assert page.locator("img[src='plots/sprt.svg']").evaluate("img => img.naturalWidth") > 100
+    assert "search-medium vs random: search-medium passes" in (out / "report" / "plots" / "sprt.svg").read_text()
+    results = json.loads((out / "results.json").read_text())
+    games = results["games"]
+    assert page.text_content("#elo caption").startswith(f"Bradley-Terry Elo (field, {games} games); anchor: ")
+    assert f"Bradley-Terry Elo (field, {games} games)" in shown.stdout and "BT Elo (field)" in shown.stdout
+    sprt, (pair,) = results["sprt"], results["head_to_head"]
+    assert sprt["elo"]["label"] == f"SPRT Elo ({sprt['pairs']} pairs, pentanomial)" and results["elo"]["label"]
+    assert pair["elo_label"].startswith(f"head-to-head Elo ({games} games, Wilson")
+    page.goto((out / "report" / "crosstable.html").as_uri())
+    assert "head-to-head Elo" in page.locator("#head-to-head thead th").all_text_contents()
+    assert "each pair from its own games" in page.text_content("#head-to-head caption")
+    shot(page, tmp_path, "sprt")
     assert not page.errors
 
 

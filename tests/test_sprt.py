@@ -22,6 +22,7 @@ from arena.results.sprt import (
     mle_with_mean,
     mle_with_t,
     pair_outcome,
+    sprt_lines,
 )
 
 # fastchess's output for pentanomial counts [LL, LD, WL+DD, WD, WW] under its default
@@ -307,3 +308,45 @@ def test_the_profile_solver_agrees_with_the_fixed_point_where_both_hold():
         phat = rng.dirichlet(np.ones(5))
         t = float(rng.uniform(-0.8, 0.8))
         assert _profile_mle_with_t(phat, t, 0.5) == pytest.approx(mle_with_t(phat, t), abs=1e-6)
+
+
+# -- the words: one block for the terminal, `arena results` and the report site -------------------
+
+
+def _decided(decision: str) -> SprtTest:
+    """A test of 'new' against 'old' that ends in ``decision`` (or is still running)."""
+    bounds = (-5, 5) if decision == "inconclusive" else (0, 50)  # even pairs: neither bound within 10 pairs
+    settings = SprtSettings(elo0=bounds[0], elo1=bounds[1], model="logistic")
+    test = SprtTest(settings, "new", "old", max_pairs=10 if decision == "inconclusive" else 10_000)
+    win = {"H1": [0, 1], "H0": [1, 0]}.get(decision, [0, 0])  # the first seat's result for new
+    for i in range(6 if decision == "running" else 200):
+        seats = ["new", "old"] if i % 2 == 0 else ["old", "new"]
+        places = win if seats[0] == "new" else win[::-1]
+        if test.add(_game(i, seats, places)):
+            break
+    assert (test.decision or "running") == decision
+    return test
+
+
+@pytest.mark.parametrize(
+    "decision, outcome",
+    [("H1", "new passes"), ("H0", "new fails"), ("inconclusive", "inconclusive"), ("running", "running")],
+)
+def test_the_sprt_block_says_the_outcome_in_words_as_the_live_line_does(decision, outcome):
+    test = _decided(decision)
+    summary = test.summary()
+    first, second, *elo = sprt_lines(summary)
+    s = test.settings
+    assert first.startswith(f"SPRT new vs old (logistic [{s.elo0:g}, {s.elo1:g}], alpha 0.05, beta 0.05): {outcome} (")
+    assert second == (
+        f"LLR {test.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) after {test.pairs} pairs; "
+        f"Ptnml(LL LD WL+DD WD WW): [{', '.join(map(str, test.counts))}]"
+    )
+    assert elo[0].startswith(f"SPRT Elo ({test.pairs} pairs, pentanomial): ")
+    assert summary["elo"]["label"] == f"SPRT Elo ({test.pairs} pairs, pentanomial)"
+    text = "\n".join([first, second, *elo])
+    for python in ("None", "False", "True", "decision H", "elo_high", "{", "'", "-0.0"):
+        assert python not in text, (python, text)
+    # The live line reads the same: the LLR and its bounds, then the outcome once decided.
+    assert test.status_text().startswith(second.split(" after")[0])
+    assert test.outcome == (None if decision == "running" else outcome)

@@ -1,8 +1,14 @@
 """Bradley–Terry ratings of a whole field on the Elo scale, as Ordo and BayesElo publish them.
 
 The model: engine ``i`` beats engine ``j`` with probability ``1 / (1 + 10 ** ((Ej - Ei) / 400))``.
-:func:`fit_elo` finds the maximum-likelihood Elo of every engine from all the games at once
-(not pair by pair), so an engine's rating uses its results against everyone.
+:func:`fit_elo` finds the Elo of every engine from all the games at once (not pair by pair),
+so an engine's rating uses its results against everyone.  By default it is the maximum of the
+likelihood times BayesElo's prior (Rémi Coulom's bayeselo, its ``prior`` command, default 2):
+each engine brings ``prior / 2`` virtual draws, shared among the opponents it played in
+proportion to its results against each, so two engines that only met each other have ``prior``
+virtual draws between them.  The prior keeps every rating finite (a 20-0 is a large but finite
+difference) and only links engines that played each other.  ``prior=0`` is the pure
+maximum-likelihood fit, whose rating is unbounded for an engine that won or lost everything.
 
 Conventions (each stated in :class:`EloFit` so a published table can say them too):
 
@@ -12,13 +18,17 @@ Conventions (each stated in :class:`EloFit` so a published table can say them to
   pairwise results, the ones its places imply.
 - **Anchor.**  Only differences are measured; by default the mean Elo of the rated engines is
   0 (Ordo's and BayesElo's default), or one named engine is fixed at a given value.
-- **Intervals.**  95% by default, from the curvature of the log-likelihood at its maximum
-  (inverse observed information, the Wald interval), widened by the results' dispersion when
+- **Intervals.**  95% by default, from the curvature of the log-likelihood (with the prior:
+  the log-posterior) at its maximum (inverse observed information, the Wald interval; with
+  the prior, the Laplace approximation of the posterior), widened by the results' dispersion when
   the games vary more than independent pairwise results would (the three results of one
   three-player game move together).  A draw counts as a coin flip, so the intervals are
   conservative (wider) when draws are frequent.  :func:`bootstrap_elo` resamples whole games
   with a recorded seed instead, which also accounts for draws.
-- **Unbounded ratings.**  The maximum exists only where the results connect the engines both
+- **Unconnected engines.**  With the prior, the rated group is the largest group of engines
+  that games link (a chain of opponents); an engine outside it is ``"unconnected"``: no
+  result measures it against the rated ones, and the prior does not invent one.
+- **Unbounded ratings (``prior=0``).**  The maximum exists only where the results connect the engines both
   ways (each side of any split of the field took points from the other).  The largest such
   group is rated; an engine outside it has ``elo = None`` and ``bound`` says why: ``"above"``
   (it took points from the rated group and never lost any to it, so its Elo is unbounded
@@ -27,6 +37,9 @@ Conventions (each stated in :class:`EloFit` so a published table can say them to
   when no two engines took points from each other (a clean sweep of two engines, or a chain
   A > B > C without upsets) no engine is rated: one that took points and lost none is
   ``"above"``, one that took none ``"below"``, and one in the middle ``"between"``.
+- **Order.**  :attr:`EloFit.ratings` is the ranking every table uses: by Elo (unbounded
+  above first, then the rated engines, then unbounded below, then the unconnected), ties by
+  the share of points, then by name.
 - **LOS.**  The likelihood of superiority of ``a`` over ``b`` is
   ``Phi((Ea - Eb) / sd(Ea - Eb))`` with the fit's covariance (BayesElo's definition); ``None``
   where either rating is unbounded.
@@ -36,7 +49,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -46,6 +59,7 @@ from .ratings import forfeited, opponents, seats_of
 
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of the natural-log logistic scale
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
+PRIOR = 2.0  # BayesElo's default prior: virtual draws per engine, shared among its opponents
 
 
 @dataclass(frozen=True)
@@ -102,6 +116,14 @@ class EloFit:
     confidence: float
     interval_method: str
     covariance: dict[tuple[str, str], float] = field(default_factory=dict)  # Elo^2, rated engines
+    prior: float = PRIOR  # BayesElo's virtual draws per engine; 0: maximum likelihood
+
+    @property
+    def method(self) -> str:
+        """How the ratings were estimated, for a table's note."""
+        if self.prior:
+            return f"Bradley-Terry with BayesElo's prior of {self.prior:g} virtual draws per engine"
+        return "Bradley-Terry maximum likelihood"
 
     def rating(self, engine: str) -> EloRating:
         return next(r for r in self.ratings if r.engine == engine)
@@ -131,6 +153,7 @@ class EloFit:
         return {
             "model": "bradley_terry",
             "scale": "elo",
+            "prior": self.prior,
             "anchor": self.anchor,
             "confidence": self.confidence,
             "interval_method": self.interval_method,
@@ -163,9 +186,12 @@ class _Data:
     """Pairwise results by game as engine indices ``(i, j, score of i)``, and aggregated by
     pair of engines (i < j) as ``[results, points of i]``."""
 
-    def __init__(self, names: Sequence[str], games: Sequence[Sequence[tuple[int, int, float]]]) -> None:
+    def __init__(
+        self, names: Sequence[str], games: Sequence[Sequence[tuple[int, int, float]]], prior: float = 0.0
+    ) -> None:
         self.names = list(names)
         self.games = list(games)
+        self.prior = prior
         self.pairs: dict[tuple[int, int], list[float]] = {}
         for game in self.games:
             for i, j, s in game:
@@ -176,11 +202,30 @@ class _Data:
                 cell[1] += s
 
     @classmethod
-    def of(cls, records: Iterable[GameRecord], engines: Sequence[str] | None) -> _Data:
+    def of(cls, records: Iterable[GameRecord], engines: Sequence[str] | None, prior: float) -> _Data:
         games = [g for g in (pairwise_results(r) for r in records) if g]
         names = _field(engines, games)
         index = {n: i for i, n in enumerate(names)}
-        return cls(names, [[(index[p.a], index[p.b], p.score) for p in g] for g in games])
+        return cls(names, [[(index[p.a], index[p.b], p.score) for p in g] for g in games], prior)
+
+    def resampled(self, games: Sequence[Sequence[tuple[int, int, float]]]) -> _Data:
+        return _Data(self.names, games, self.prior)
+
+    def fitted_pairs(self) -> dict[tuple[int, int], tuple[float, float]]:
+        """``(results, points of i)`` by pair, with BayesElo's virtual draws added: engine i
+        gives pair (i, j) ``prior / 2 * n_ij / n_i`` draws (n: pairwise results), as bayeselo's
+        ``CCondensedResults::AddPrior`` does, half a point each side."""
+        if not self.prior:
+            return {pair: (c, s) for pair, (c, s) in self.pairs.items()}
+        played = [0.0] * len(self.names)
+        for (i, j), (c, _) in self.pairs.items():
+            played[i] += c
+            played[j] += c
+        out = {}
+        for (i, j), (c, s) in self.pairs.items():
+            virtual = self.prior / 2 * (c / played[i] + c / played[j])
+            out[i, j] = (c + virtual, s + virtual / 2)
+        return out
 
 
 def fit_elo(
@@ -190,14 +235,16 @@ def fit_elo(
     anchor: str | None = None,
     anchor_elo: float = 0.0,
     confidence: float = 0.95,
+    prior: float = PRIOR,
 ) -> EloFit:
-    """Maximum-likelihood Bradley–Terry Elo of every engine in ``records``.
+    """Bradley–Terry Elo of every engine in ``records``: the maximum of the likelihood times
+    BayesElo's prior of ``prior`` virtual draws per engine (0: maximum likelihood).
 
     ``engines`` lists the field (engines without games are reported ``unconnected``);
     ``anchor`` names an engine fixed at ``anchor_elo`` instead of a field mean of 0.
-    Intervals come from the log-likelihood's curvature (module doc)."""
-    data = _Data.of(records, engines)
-    rated, bounds = _measured_group(data)
+    Intervals come from the log-posterior's curvature (module doc)."""
+    data = _Data.of(records, engines, _checked_prior(prior))
+    rated, bounds = _groups(data)
     x, cov = _fit_group(data, rated) if rated else ({}, {})
     weights, text = _anchor(data.names, rated, anchor, anchor_elo)
     x, cov = _shifted(x, cov, weights, anchor_elo)
@@ -206,7 +253,8 @@ def fit_elo(
     for i in rated:
         sd = math.sqrt(max(cov[i, i], 0.0))
         intervals[i] = (x[i] - z * sd, x[i] + z * sd, sd)
-    return _assemble(data, rated, bounds, x, cov, intervals, text, confidence, "curvature of the log-likelihood (Wald)")
+    curvature = "log-posterior (Laplace)" if data.prior else "log-likelihood (Wald)"
+    return _assemble(data, rated, bounds, x, cov, intervals, text, confidence, f"curvature of the {curvature}")
 
 
 def bootstrap_elo(
@@ -218,20 +266,21 @@ def bootstrap_elo(
     anchor: str | None = None,
     anchor_elo: float = 0.0,
     confidence: float = 0.95,
+    prior: float = PRIOR,
 ) -> EloFit:
     """:func:`fit_elo` with percentile intervals from ``samples`` resamples of whole games
     (drawn with ``random.Random(seed)``, so the same seed gives the same intervals).  An
     engine a resample leaves unbounded counts as -inf or +inf there, so an interval end may
     be None (unbounded); with the mean anchor, the mean is over the sample's finite ratings.
     The LOS uses the covariance of the samples in which every rating is finite."""
-    data = _Data.of(records, engines)
-    rated, bounds = _measured_group(data)
+    data = _Data.of(records, engines, _checked_prior(prior))
+    rated, bounds = _groups(data)
     x, _ = _fit_group(data, rated) if rated else ({}, {})
     weights, text = _anchor(data.names, rated, anchor, anchor_elo)
     rng = random.Random(seed)
     draws: dict[int, list[float]] = {i: [] for i in rated}
     for _ in range(samples if rated else 0):
-        sample = _Data(data.names, rng.choices(data.games, k=len(data.games)))
+        sample = data.resampled(rng.choices(data.games, k=len(data.games)))
         values = _sample_elo(sample, rated)
         finite = {i: v for i, v in values.items() if math.isfinite(v)}
         if anchor is not None:
@@ -247,7 +296,7 @@ def bootstrap_elo(
     alpha = (1 - confidence) / 2
     intervals = {}
     for i in rated:
-        ordered = sorted(draws[i])
+        ordered = sorted(v for v in draws[i] if not math.isnan(v))  # nan: a sample left it out
         bounded = [v for v in ordered if math.isfinite(v)]
         low, high = _quantile(ordered, alpha), _quantile(ordered, 1 - alpha)
         intervals[i] = (
@@ -312,6 +361,39 @@ def _z(confidence: float) -> float:
 
 
 NO_RATINGS = "none: no two engines took points from each other, so no rating is finite"
+
+
+def _checked_prior(prior: float) -> float:
+    if not (math.isfinite(prior) and prior >= 0):
+        raise ValueError("prior must be a number of virtual draws, 0 or more")
+    return float(prior)
+
+
+def _groups(data: _Data) -> tuple[list[int], dict[int, str]]:
+    """The rated engines and the bound of each other one, with or without the prior."""
+    return _connected_group(data) if data.prior else _measured_group(data)
+
+
+def _connected_group(data: _Data) -> tuple[list[int], dict[int, str]]:
+    """With the prior every engine linked to the others by games has a finite rating: the
+    rated group is the largest group games connect (then the one with the most results
+    inside, then by name); the others are ``unconnected``."""
+    n = len(data.names)
+    linked: list[set[int]] = [set() for _ in range(n)]
+    for i, j in data.pairs:
+        linked[i].add(j)
+        linked[j].add(i)
+    groups: list[list[int]] = []
+    for i in range(n):
+        if linked[i] and not any(i in g for g in groups):
+            groups.append(sorted(_reach(linked, i)))
+    if not groups:
+        return [], {i: "unconnected" for i in range(n)}
+    within = [sum(c for (i, j), (c, _) in data.pairs.items() if i in g) for g in groups]
+    best = groups[
+        min(range(len(groups)), key=lambda k: (-len(groups[k]), -within[k], min(data.names[i] for i in groups[k])))
+    ]
+    return best, {i: "unconnected" for i in range(n) if i not in best}
 
 
 def _measured_group(data: _Data) -> tuple[list[int], dict[int, str]]:
@@ -403,7 +485,8 @@ def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tu
     """Newton's method on the log-likelihood of ``group`` (the first engine held at 0);
     returns Elo by engine and the covariance (inverse observed information) in Elo^2."""
     where = {g: k for k, g in enumerate(group)}
-    pairs = [(where[i], where[j], c, s) for (i, j), (c, s) in data.pairs.items() if i in where and j in where]
+    fitted = data.fitted_pairs().items()
+    pairs = [(where[i], where[j], c, s) for (i, j), (c, s) in fitted if i in where and j in where]
     size = len(group)
     theta = [0.0] * size
     for _ in range(100):
@@ -470,7 +553,7 @@ def _derivatives(theta: list[float], pairs, size: int) -> tuple[list[float], lis
 def _sample_elo(data: _Data, group: list[int]) -> dict[int, float]:
     """One bootstrap sample: Elo of each engine of ``group`` (any offset), +-inf for the
     ones the sample leaves unbounded, nan for the ones it cannot place at all."""
-    rated, bounds = _rated_group(data)
+    rated, bounds = _connected_group(data) if data.prior else _rated_group(data)
     inside = [i for i in rated if i in group]
     x, _ = _fit_group(data, inside) if inside else ({}, {})
     side = {"above": math.inf, "below": -math.inf}
@@ -541,11 +624,18 @@ def _assemble(
             ratings.append(EloRating(name, x[i], low, high, sd, games[i], points[i], results[i]))
         else:
             ratings.append(EloRating(name, None, None, None, None, games[i], points[i], results[i], bounds[i]))
-    order = {"above": 0, None: 1, "between": 1, "below": 2, "unconnected": 3}
-    # Unrated engines of one bound by their share of the points (a chain's middle in order).
-    ratings.sort(key=lambda r: (order[r.bound], -(r.elo or 0.0), -(r.score or 0.0) if r.bound else 0.0, r.engine))
+    ratings.sort(key=rank_key)
     named = {(names[i], names[j]): v for (i, j), v in cov.items()}
-    return EloFit(ratings, anchor, confidence, method, named)
+    return EloFit(ratings, anchor, confidence, method, named, data.prior)
+
+
+_BOUND_ORDER = {"above": 0, None: 1, "between": 1, "below": 2, "unconnected": 3}
+
+
+def rank_key(r: EloRating) -> tuple[int, float, float, str]:
+    """The ranking: by Elo as shown (to 0.1; unbounded above first, unbounded below and
+    unconnected last), ties by the share of points, then by name."""
+    return (_BOUND_ORDER[r.bound], -round(r.elo or 0.0, 1), -(r.score or 0.0), r.engine)
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -572,3 +662,11 @@ def _inverse(matrix: list[list[float]]) -> list[list[float]]:
     n = len(matrix)
     columns = [_solve(matrix, [float(r == c) for r in range(n)]) for c in range(n)]
     return [[columns[c][r] for c in range(n)] for r in range(n)]
+
+
+def prior_of(settings: Mapping[str, Any] | None) -> float:
+    """The prior a tournament's settings ask for (its ``elo_prior`` key), else BayesElo's 2.
+    It only changes what is shown, so it is free in the folder's fingerprint."""
+    value = (settings or {}).get("elo_prior", PRIOR)
+    usable = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < math.inf
+    return float(value) if usable else PRIOR  # a damaged folder's value: the default

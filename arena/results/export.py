@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -24,7 +24,7 @@ from ..record import GameRecord, Termination
 from ..rules import OptionError, make_game
 from . import strictjson
 from .admit import Refused, read_counted, refused_line
-from .elo import EloFit, fit_elo
+from .elo import PRIOR, EloFit, fit_elo, prior_of
 from .ratings import (
     HEAD_TO_HEAD_NOTE,
     HeadToHead,
@@ -33,9 +33,10 @@ from .ratings import (
     head_to_head,
     head_to_head_rows,
     pair_elo,
+    pair_label,
     standings,
 )
-from .sprt import sprt_from_settings, sprt_text
+from .sprt import sprt_from_settings, sprt_lines
 from .stats import EngineStats, engine_stats, seat_name, swap_move
 from .store import StorageError, decode_meta
 
@@ -106,22 +107,24 @@ def summarize(
     dropped: Mapping[str, str] | None = None,
     not_recorded: Sequence[str] = (),
     scheduled: int | None = None,
+    elo_prior: float = PRIOR,
 ) -> Summary:
-    """Rate and tally ``records``; ``dropped`` adds to the engines the records show dropped."""
+    """Rate and tally ``records``; ``dropped`` adds to the engines the records show dropped.
+    ``elo_prior``: BayesElo's virtual draws per engine of the Elo fit (0: maximum likelihood)."""
     records = sorted(records, key=lambda r: r.id or 0)  # a stored record always has its id
     engines = list(engines) + [n for r in records for n in r.players or [] if n not in engines]
     engines = list(dict.fromkeys(engines))
     out = {**dropped_engines(records), **(dropped or {})}
-    rows = standings(engines, records, players)
-    rows = [s for s in rows if s.engine not in out] + [s for s in rows if s.engine in out]
+    fit = fit_elo(records, engines, prior=elo_prior)
+    rows = standings(engines, records, players, can_draw=make_game(game, options).can_draw)
     return Summary(
         tournament,
         game,
         dict(options),
         players,
         list(records),
-        rows,
-        fit_elo(records, engines),
+        ranked_standings(rows, fit, out),
+        fit,
         head_to_head(records),
         engine_stats(records, engines),
         out,
@@ -130,6 +133,14 @@ def summarize(
         list(not_recorded),
         scheduled=scheduled,
     )
+
+
+def ranked_standings(rows: Sequence[Standing], fit: EloFit, dropped: Collection[str]) -> list[Standing]:
+    """The standings in the fit's order (the Bradley–Terry Elo, ties by score, then name:
+    arena.results.elo.rank_key), the ``dropped`` engines last."""
+    place = {r.engine: k for k, r in enumerate(fit.ratings)}
+    ordered = sorted(rows, key=lambda s: place[s.engine])
+    return [s for s in ordered if s.engine not in dropped] + [s for s in ordered if s.engine in dropped]
 
 
 def dropped_engines(records: Sequence[GameRecord]) -> dict[str, str]:
@@ -164,8 +175,11 @@ def results_document(s: Summary) -> dict[str, Any]:
         "scheduled_games": s.scheduled,
         "finished": s.finished,
         "terminations": _count(str(r.termination) for r in s.records),
-        "standings": [_standing_dict(rank, st, s.dropped, s.players, elo[st.engine]) for rank, st in _ranked(s)],
-        "elo": s.elo.as_dict(),
+        "standings": [
+            _standing_dict(rank, st, s.dropped, s.players, elo[st.engine])
+            for rank, st in _ranked(s.standings, s.dropped)
+        ],
+        "elo": {"label": field_elo_label(len(s.records)), **s.elo.as_dict()},
         "head_to_head": [_pair_dict(a, b, s.pairs[a, b]) for a, b in _pair_order(s)],
         "engines": [s.stats[name].as_dict() for name in s.order],
         "dropped": dict(s.dropped),
@@ -184,11 +198,12 @@ def results_json(s: Summary) -> str:
     return strictjson.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def _ranked(s: Summary) -> list[tuple[int | None, Standing]]:
+def _ranked(standings: Sequence[Standing], dropped: Collection[str]) -> list[tuple[int | None, Standing]]:
+    """Each engine with its rank (None: dropped, not ranked)."""
     rank = 0
     out: list[tuple[int | None, Standing]] = []
-    for st in s.standings:
-        if st.engine in s.dropped:
+    for st in standings:
+        if st.engine in dropped:
             out.append((None, st))
         else:
             rank += 1
@@ -245,9 +260,15 @@ def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
         "elo_low": _r(estimate.low),
         "elo_high": _r(estimate.high),
         "elo_method": "wilson",
+        "elo_label": pair_label(pair.games, estimate),
         "elo_virtual_draws": estimate.virtual_draws,
         "los_pct": round(100 * estimate.los, 1),
     }
+
+
+def field_elo_label(games: int) -> str:
+    """What the Bradley-Terry Elo counts, wherever it is shown beside another Elo."""
+    return f"Bradley-Terry Elo (field, {games} games)"
 
 
 def _r(value: float | None, digits: int = 1) -> float | None:
@@ -266,15 +287,24 @@ def _count(values: Iterable[str]) -> dict[str, int]:
 
 def standings_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
     """One row per engine: the standings with the Bradley–Terry Elo and its interval."""
+    return standings_rows(s.standings, s.players, s.dropped, s.elo)
+
+
+def standings_rows(
+    ranked: Sequence[Standing], players: int, dropped: Collection[str], fit: EloFit
+) -> tuple[list[str], list[list[Any]]]:
+    """Headers and rows of the standings (``ranked``: :func:`ranked_standings`), ranked by the
+    Elo, with TrueSkill's columns beside it; ``dropped`` engines marked, without a rank."""
+    pct = round(100 * fit.confidence)
     headers = ["rank", "engine", "games", "wins", "losses", "draws"]
-    if s.players > 2:
-        headers += [_ordinal(i + 1) for i in range(s.players)]
-    headers += ["score %", "elo", "elo 95%", "mu", "sigma", "mu-3sigma", "status"]
+    if players > 2:
+        headers += [_ordinal(i + 1) for i in range(players)]
+    headers += ["score %", "BT Elo (field)", f"BT {pct}%", "mu", "sigma", "mu-3sigma", "status"]
     rows = []
-    for rank, st in _ranked(s):
-        r = s.elo.rating(st.engine)
+    for rank, st in _ranked(ranked, dropped):
+        r = fit.rating(st.engine)
         row: list[Any] = ["-" if rank is None else rank, st.engine, st.games, st.wins, st.losses, st.draws]
-        if s.players > 2:
+        if players > 2:
             row += list(st.places or [])
         row += [
             round(st.score_pct, 1),
@@ -283,7 +313,7 @@ def standings_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
             round(st.mu, 2),
             round(st.sigma, 2),
             round(st.conservative, 2),
-            "dropped" if st.engine in s.dropped else "",
+            "dropped" if rank is None else "",
         ]
         rows.append(row)
     return headers, rows
@@ -362,7 +392,7 @@ def _interval_text(low: float | None, high: float | None, elo: float | None) -> 
 TABLES = (
     ("Standings", standings_table),
     ("Bradley-Terry Elo", elo_table),
-    ("Head to head", head_to_head_table),
+    ("Head to head (each pair: its own games)", head_to_head_table),
     ("Per-engine statistics", stats_table),
 )
 
@@ -377,8 +407,8 @@ def render(s: Summary, fmt: str) -> str:
     style = {"table": "simple", "md": "github"}[fmt]
     parts = []
     elo_note = (
-        f"Elo: Bradley-Terry maximum likelihood, anchor: {s.elo.anchor}; 95% intervals from the "
-        f"{s.elo.interval_method}; LOS in %."
+        f"Elo: {s.elo.method}, anchor: {s.elo.anchor}; {round(100 * s.elo.confidence)}% intervals from "
+        f"the {s.elo.interval_method}; LOS in %. Ranked by Elo (ties: score, then name)."
     )
     if fmt == "md":
         parts.append(
@@ -394,13 +424,16 @@ def render(s: Summary, fmt: str) -> str:
         if not rows:
             continue
         text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
+        if table is elo_table:
+            title = field_elo_label(len(s.records))
         if fmt == "table" and table is elo_table:
             text += "\n" + elo_note
         if table is head_to_head_table:
             text += ("\n\n" if fmt == "md" else "\n") + HEAD_TO_HEAD_NOTE
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
     if "sprt" in s.extra:
-        parts.append(("## SPRT\n\n" if fmt == "md" else "") + sprt_text(s.extra["sprt"]))
+        lines = sprt_lines(s.extra["sprt"])
+        parts.append("## SPRT\n\n" + "\n\n".join(lines) if fmt == "md" else "\n".join(lines))
     if s.dropped:
         if fmt == "md":
             parts.append("## Dropped\n\n" + "\n".join(f"- {name}: {why}" for name, why in s.dropped.items()))
@@ -480,8 +513,9 @@ def write_exports(s: Summary, folder: Path) -> None:
         tmp.replace(folder / name)
 
 
-def summarize_folder(folder: Path) -> Summary:
-    """The summary of a finished or running tournament's folder, read without touching it."""
+def summarize_folder(folder: Path, elo_prior: float | None = None) -> Summary:
+    """The summary of a finished or running tournament's folder, read without touching it;
+    ``elo_prior`` overrides the tournament file's ``elo_prior`` (BayesElo's virtual draws)."""
     found = read_counted(folder)
     meta, settings, records = found.meta, found.settings, found.counted
     if settings is None and not records:
@@ -506,6 +540,7 @@ def summarize_folder(folder: Path) -> Summary:
         fingerprint=meta.get("fingerprint"),
         dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
         scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))),
+        elo_prior=prior_of(settings) if elo_prior is None else elo_prior,
     )
     summary.refused = found.refused
     if (sprt := folder_sprt(folder, settings, records)) is not None:

@@ -1,13 +1,19 @@
-"""TrueSkill ratings and the standings table.
+"""TrueSkill ratings and the standings' tallies.
 
 Ratings are applied in schedule order (game index), never in the order workers
-finished, so a tournament's table is a pure function of its games.
+finished, so a tournament's table is a pure function of its games.  TrueSkill is shown
+beside the Bradley–Terry Elo, which ranks the standings (arena.results.elo: it does not
+depend on the order of the games, and for two engines it always agrees with the score).
+
+TrueSkill's ``draw_probability`` is its prior chance that two equal players draw.  It is 0
+for a game whose rules rule draws out (``Game.can_draw``, e.g. Hex), else
+:data:`DRAW_PROBABILITY`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +21,16 @@ import trueskill
 
 from ..record import GameRecord, Termination
 
-ENV = trueskill.TrueSkill(draw_probability=0.1)
+# TrueSkill's own default, kept for the games that can draw: their draws come from move limits,
+# repetitions and equal counts, whose rate depends on the engines more than on the rules.
+DRAW_PROBABILITY = 0.1
+ENV = trueskill.TrueSkill(draw_probability=DRAW_PROBABILITY)
+NO_DRAWS = trueskill.TrueSkill(draw_probability=0.0)
+
+
+def trueskill_env(can_draw: bool) -> trueskill.TrueSkill:
+    """The TrueSkill environment of a game that can (or cannot) end in a draw."""
+    return ENV if can_draw else NO_DRAWS
 
 
 @dataclass
@@ -70,18 +85,23 @@ def standings(
     records: Iterable[GameRecord],
     players: int,
     history: dict[str, list[tuple[int, float, float]]] | None = None,
+    *,
+    can_draw: bool = True,
 ) -> list[Standing]:
-    """Tally and rate ``records`` (sorted here by ``id``); best first by mu - 3 sigma.
+    """Tally and rate ``records`` (sorted here by ``id``), in the order of ``engines`` (the
+    standings are ranked by the Bradley–Terry Elo: arena.results.export.ranked_standings).
     A game several seats forfeited is tallied (without results between the offenders)
-    but not rated: TrueSkill would take their shared place for a draw.  ``history``, if
+    but not rated: TrueSkill would take their shared place for a draw.  ``can_draw``: the
+    game's (``Game.can_draw``), TrueSkill's draw probability is 0 without.  ``history``, if
     given, gets (games rated so far, mu, sigma) per engine after each game it was in."""
+    env = trueskill_env(can_draw)
     table = {name: Standing(name, places=[0] * players) for name in engines}
-    ratings = {name: ENV.create_rating() for name in engines}
+    ratings = {name: env.create_rating() for name in engines}
     for count, record in enumerate(sorted(records, key=_game_number), 1):
         (names, places), offenders = seats_of(record), forfeited(record)
         if len(offenders) < 2:
             groups = [(ratings[n],) for n in names]
-            for name, (rating,) in zip(names, ENV.rate(groups, ranks=places)):
+            for name, (rating,) in zip(names, env.rate(groups, ranks=places)):
                 ratings[name] = rating
                 if history is not None:
                     history.setdefault(name, []).append((count, rating.mu, rating.sigma))
@@ -89,7 +109,7 @@ def standings(
             _tally(table[name], places[seat], [places[o] for o in opponents(record, seat, offenders)])
     for name, rating in ratings.items():
         table[name].mu, table[name].sigma = rating.mu, rating.sigma
-    return sorted(table.values(), key=lambda s: (-s.conservative, s.engine))
+    return list(table.values())
 
 
 def _game_number(record: GameRecord) -> int:
@@ -118,31 +138,6 @@ def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
     tied = sum(1 for p in others if p == place)
     points = (len(others) - better - tied) + 0.5 * tied
     return points, "losses" if better else "draws" if tied else "wins"
-
-
-def table_rows(
-    rows: Sequence[Standing], players: int, dropped: Collection[str] = ()
-) -> tuple[list[str], list[list[Any]]]:
-    """Headers and rows of the standings; ``dropped`` engines (max_failures) come last,
-    marked, without a rank."""
-    headers = ["rank", "engine", "games", "wins", "losses", "draws", "score %", "mu", "sigma", "mu-3sigma", "status"]
-    if players > 2:
-        headers[6:6] = [_ordinal(i + 1) for i in range(players)]
-    out = []
-    ranked = [s for s in rows if s.engine not in dropped] + [s for s in rows if s.engine in dropped]
-    for rank, s in enumerate(ranked, 1):
-        row: list[Any] = ["-" if s.engine in dropped else rank, s.engine, s.games, s.wins, s.losses, s.draws]
-        if players > 2:
-            row += list(s.places or [])
-        row += [
-            round(s.score_pct, 1),
-            round(s.mu, 2),
-            round(s.sigma, 2),
-            round(s.conservative, 2),
-            "dropped" if s.engine in dropped else "",
-        ]
-        out.append(row)
-    return headers, out
 
 
 def _ordinal(n: int) -> str:
@@ -239,6 +234,11 @@ def pair_elo(wins: int, losses: int, draws: int) -> PairElo | None:
     score = (points + 0.5 * virtual) / (games + virtual)
     low, high = wilson_interval(score, games + virtual)
     return PairElo(_elo(score), _elo(low), _elo(high), likelihood_of_superiority(wins, losses), virtual)
+
+
+def pair_label(games: int, estimate: PairElo) -> str:
+    """What a head-to-head Elo counts and how, wherever it is shown beside another Elo."""
+    return f"head-to-head Elo ({games} games, {estimate.label})"
 
 
 def likelihood_of_superiority(wins: int, losses: int) -> float:

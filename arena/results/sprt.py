@@ -393,40 +393,68 @@ class SprtTest:
             "llr": round(self.llr, 4),
             "score": round(float(mean_var(np.asarray(self.counts) / max(self.pairs, 1))[0]), 6),
             "pentanomial": dict(zip(OUTCOMES, self.counts)),
-            "elo": estimate.as_dict() if estimate else None,
+            "elo": {**estimate.as_dict(), "label": sprt_elo_label(self.pairs)} if estimate else None,
             "llr_history": self.history,
         }
 
     def status_text(self) -> str:
+        """The live line's test (after it: the pairs, and the outcome once decided)."""
         s = self.settings
-        return f"LLR {self.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) [{s.elo0:g}, {s.elo1:g}] {s.model}"
+        return f"{llr_text(self.llr, s.lower, s.upper)} [{s.elo0:g}, {s.elo1:g}] {s.model}"
+
+    @property
+    def outcome(self) -> str | None:
+        """The decision in words (None while the test runs), as every SPRT block says it."""
+        return None if self.decision is None else outcome_text(self.decision, self.engine)
 
 
-def sprt_text(summary: dict[str, Any]) -> str:
-    """The final lines of a test, from its results.json section."""
-    verdict = {
-        "H1": f"H1 accepted (Elo {summary['elo1']:g} rather than {summary['elo0']:g}): {summary['engine']} passes",
-        "H0": f"H0 accepted (Elo {summary['elo0']:g} rather than {summary['elo1']:g}): {summary['engine']} fails",
-        "inconclusive": "no decision within the maximum number of pairs (rounds)",
+# -- the words every place shows (the live line, the tables, the report site) ------------
+
+
+def llr_text(llr: float, lower: float, upper: float) -> str:
+    return f"LLR {llr:.2f} ({lower:.2f}, {upper:.2f})"
+
+
+def outcome_text(decision: str, engine: str) -> str:
+    """``new passes`` (H1), ``new fails`` (H0), ``inconclusive`` (rounds reached), ``running``."""
+    return {"H1": f"{engine} passes", "H0": f"{engine} fails"}.get(decision, decision)
+
+
+def sprt_elo_label(pairs: int) -> str:
+    return f"SPRT Elo ({pairs} pairs, pentanomial)"
+
+
+def sprt_lines(summary: dict[str, Any]) -> list[str]:
+    """The test's block, from its results.json section: the terminal's and ``arena results``'
+    lines and the report site's."""
+    elo0, elo1, engine = summary["elo0"], summary["elo1"], summary["engine"]
+    why = {
+        "H1": f"H1 accepted: Elo {elo1:g} rather than {elo0:g}",
+        "H0": f"H0 accepted: Elo {elo0:g} rather than {elo1:g}",
+        "inconclusive": "no decision within the maximum number of pairs: rounds",
         "running": "not decided yet; run the same command to continue",
     }[summary["decision"]]
+    counts = ", ".join(str(n) for n in summary["pentanomial"].values())
     lines = [
-        f"SPRT {summary['engine']} vs {summary['opponent']} ({summary['model']} "
-        f"[{summary['elo0']:g}, {summary['elo1']:g}], alpha {summary['alpha']:g}, beta {summary['beta']:g}): "
-        f"{verdict}",
-        f"LLR {summary['llr']:.2f} ({summary['lower_bound']:.2f}, {summary['upper_bound']:.2f}) after "
-        f"{summary['pairs']} pairs; Ptnml(LL LD WL+DD WD WW): {list(summary['pentanomial'].values())}",
+        f"SPRT {engine} vs {summary['opponent']} ({summary['model']} [{elo0:g}, {elo1:g}], alpha "
+        f"{summary['alpha']:g}, beta {summary['beta']:g}): {outcome_text(summary['decision'], engine)} ({why})",
+        f"{llr_text(summary['llr'], summary['lower_bound'], summary['upper_bound'])} after {summary['pairs']} pairs; "
+        f"Ptnml(LL LD WL+DD WD WW): [{counts}]",
     ]
     if summary["elo"]:
         e = summary["elo"]
         infinite = "+inf" if summary["score"] > 0.5 else "-inf"
-        show = {k: infinite if v is None else f"{v:.1f}" for k, v in e.items()}
-        nelo = "n/a" if e["nelo"] is None else f"{e['nelo']:.1f} +/- {e['nelo_error']:.1f}"
+        show = {k: infinite if e[k] is None else _fixed(e[k]) for k in ("elo", "elo_low", "elo_high")}
+        nelo = "n/a" if e["nelo"] is None else f"{_fixed(e['nelo'])} +/- {_fixed(e['nelo_error'])}"
         lines.append(
-            f"Elo {show['elo']} [{show['elo_low']}, {show['elo_high']}] (95%), nElo {nelo}, "
-            f"LOS {100 * e['los']:.1f}%, score {100 * summary['score']:.1f}%"
+            f"{sprt_elo_label(summary['pairs'])}: {show['elo']} [{show['elo_low']}, {show['elo_high']}] (95%), "
+            f"nElo {nelo}, LOS {100 * e['los']:.1f}%, score {100 * summary['score']:.1f}%"
         )
-    return "\n".join(lines)
+    return lines
+
+
+def _fixed(value: float) -> str:
+    return f"{round(value, 1) + 0.0:.1f}"  # no "-0.0"
 
 
 def sprt_from_settings(settings: dict[str, Any] | None, records: Iterable[Result] = ()) -> SprtTest | None:

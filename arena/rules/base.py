@@ -62,6 +62,10 @@ class Game(ABC):
     random_setup: ClassVar[bool] = False
     # Options for ``arena check-engine``'s games: small boards, the protocol is tested, not play.
     check_options: ClassVar[Mapping[str, Any]] = {}
+    # Whether a finished game can leave two seats level (a draw or a shared place); False where
+    # the rules always rank every seat, as Hex's (a full board holds one winning chain).  It
+    # sets TrueSkill's draw probability (arena.results.ratings).
+    can_draw: ClassVar[bool] = True
 
     def __init__(self, options: GameOptions) -> None:
         self.options = options

@@ -58,6 +58,7 @@ class HexGame(Game):
     swap_move = SWAP
     exports = ("sgf",)  # HexGui reads Hex only
     check_options = {"size": 5}
+    can_draw = False  # a full board always holds one chain joining a player's edges
     options: HexOptions
 
     @property

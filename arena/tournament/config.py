@@ -143,6 +143,9 @@ class TournamentFile(_Strict):
     sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/results/sprt.py)
     engines: list[EngineEntry] = Field(min_length=2)
     cluster: ClusterEntry | None = None  # play on a Dask cluster (override with --cluster)
+    # BayesElo's prior of the tables' Elo: virtual draws per engine (0: maximum likelihood);
+    # what is shown, not how games go, so it may change between runs (arena/results/elo.py)
+    elo_prior: float = Field(2.0, ge=0, le=1000, allow_inf_nan=False)
 
     @field_validator("name")
     @classmethod

@@ -129,7 +129,7 @@ class Progress:
             lines.append(self._leaders_line())
         if self.sprt is not None:
             s = self.sprt
-            lines.append(f"SPRT {s.status_text()} after {s.pairs} pairs" + (f": {s.decision}" if s.decision else ""))
+            lines.append(f"SPRT {s.status_text()} after {s.pairs} pairs" + (f": {s.outcome}" if s.outcome else ""))
         return lines
 
     def _games_line(self) -> str:

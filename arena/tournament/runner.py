@@ -225,7 +225,7 @@ def _play_all(
             count.finished += 1
             if sprt is not None and sprt.decision is None and sprt.add(record):
                 executor.cancel_queued()  # games already running finish and are stored
-                log.info("SPRT: %s after %d pairs (%s)", sprt.decision, sprt.pairs, sprt.status_text())
+                log.info("SPRT: %s after %d pairs (%s)", sprt.outcome, sprt.pairs, sprt.status_text())
             for observer in observers:
                 observer.on_game(record, count.finished, count.total)
         executor.close()
@@ -308,6 +308,7 @@ def _summary(
         dropped=dropped,
         not_recorded=errors,
         scheduled=scheduled,
+        elo_prior=t.data.elo_prior,
     )
     if (sprt := sprt_test(t, records)) is not None:
         summary.extra["sprt"] = sprt.summary()

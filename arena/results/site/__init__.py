@@ -35,8 +35,9 @@ from ...record import GameRecord
 from ...rules import IllegalMove, OptionError, make_game
 from .. import strictjson
 from ..admit import read_counted
-from ..elo import fit_elo
-from ..export import dropped_engines, folder_sprt
+from ..elo import fit_elo, prior_of
+from ..export import dropped_engines, field_elo_label, folder_sprt
+from ..sprt import outcome_text, sprt_lines
 from ..stats import engine_stats
 from ..store import StorageError
 from . import boards, pages, plots
@@ -58,6 +59,7 @@ class SiteData:
     settings: dict[str, Any] | None = None  # the tournament file, as validated
     results: dict[str, Any] | None = None  # results.json (dropped, not recorded, sprt, ...)
     progress: tuple[int, int] | None = None  # (finished, scheduled) while a run goes on
+    elo_prior: float | None = None  # BayesElo's virtual draws; None: the settings' elo_prior
 
 
 class SiteError(Exception):
@@ -216,8 +218,10 @@ class SiteWriter:
     def _summary_pages(self, data: SiteData) -> None:
         results = data.results or {}
         dropped = {*dropped_engines(data.records), *results.get("dropped", {})}
-        tables = pages.summary_tables(data.game, data.options, data.engines, data.records, dropped)
-        elo = pages.elo_table(fit_elo(data.records, tables["order"]), dropped)
+        prior = prior_of(data.settings) if data.elo_prior is None else data.elo_prior
+        fit = fit_elo(data.records, data.engines, prior=prior)
+        tables = pages.summary_tables(data.game, data.options, data.engines, data.records, fit, dropped)
+        elo = pages.elo_table(fit, dropped)
         stats = pages.stats_table(data.game, engine_stats(data.records, tables["order"]))
         site = self._site_context(data)
         plot_files = self._plots(tables, elo, results)
@@ -232,10 +236,11 @@ class SiteWriter:
             "dropped": results.get("dropped", {}),
             "not_recorded": results.get("not_recorded", []),
             "terminations": sorted(terminations.items()),
-            "sprt": results.get("sprt"),
+            "sprt": _sprt_lines(results.get("sprt")),
             "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
             "not_counted_rows": [[r["id"], r["why"]] for r in results.get("not_counted", [])],
             "elo": elo,
+            "elo_label": field_elo_label(len(data.records)),
             "stats": stats,
         }
         for name, extra in (
@@ -261,7 +266,8 @@ class SiteWriter:
             files["scores"] = "plots/scores.svg"
         sprt = results.get("sprt")  # the runner's SPRT section: bounds and the LLR after each pair
         if isinstance(sprt, dict) and sprt.get("llr_history") and "lower_bound" in sprt:
-            label = f"{sprt.get('engine', '')} vs {sprt.get('opponent', '')}: {sprt.get('decision', '')}"
+            outcome = outcome_text(str(sprt.get("decision", "")), str(sprt.get("engine", "")))
+            label = f"{sprt.get('engine', '')} vs {sprt.get('opponent', '')}: {outcome}"
             _write(
                 self.folder / "plots" / "sprt.svg",
                 plots.sprt_plot(sprt["llr_history"], sprt["lower_bound"], sprt["upper_bound"], label),
@@ -288,6 +294,18 @@ class SiteWriter:
             )
         index = {"engines": names, "terminations": codes, "games": rows}
         return "window.ARENA_INDEX = " + strictjson.dumps(index, separators=(",", ":")) + ";\n"
+
+
+def _sprt_lines(sprt: Any) -> list[str]:
+    """The SPRT block's lines, as the terminal shows them (none: no test, or a section
+    this arena does not know how to read)."""
+    if not isinstance(sprt, dict):
+        return []
+    try:
+        return sprt_lines(sprt)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        log.warning("results.json: cannot read its sprt section (%s); the report shows no SPRT block", exc)
+        return []
 
 
 PARALLEL_FROM = 200  # new game pages worth forking for

@@ -13,7 +13,8 @@ from ...record import FORFEITS, GameRecord
 from ...rules import make_game
 from ...rules.base import format_option_value
 from ..elo import EloFit
-from ..ratings import HEAD_TO_HEAD_NOTE, head_to_head, head_to_head_rows, seats_of, standings, table_rows
+from ..export import ranked_standings, standings_rows
+from ..ratings import HEAD_TO_HEAD_NOTE, head_to_head, head_to_head_rows, seats_of, standings
 from ..stats import EngineStats, seat_name
 
 
@@ -26,14 +27,17 @@ def summary_tables(
     options: dict[str, Any],
     engines: Sequence[str],
     records: Sequence[GameRecord],
+    fit: EloFit,
     dropped: Collection[str] = (),
 ) -> dict[str, Any]:
-    """Standings with the rating history, head to head, the cross table and score matrix;
-    ``dropped`` engines are listed last, marked and without a rank, as in results.json."""
-    players = make_game(game, options).players
+    """Standings ranked by ``fit``'s Elo with the TrueSkill history, head to head, the cross
+    table and score matrix; ``dropped`` engines are listed last, marked and without a rank, as
+    in results.json."""
+    rules = make_game(game, options)
+    players = rules.players
     history: dict[str, list[tuple[int, float, float]]] = {}
-    rows = standings(engines, records, players, history)
-    headers, table = table_rows(rows, players, dropped)
+    rows = standings(engines, records, players, history, can_draw=rules.can_draw)
+    headers, table = standings_rows(ranked_standings(rows, fit, dropped), players, dropped, fit)
     order = [row[1] for row in table]
     pairs = head_to_head(records)
     pair_headers, pair_rows = head_to_head_rows(pairs, order)
@@ -77,8 +81,8 @@ def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
     for r in fit.ratings:
         name = f"{r.engine} (dropped)" if r.engine in dropped else r.engine
         note = {
-            "above": "unbounded above (never lost)",
-            "below": "unbounded below (never scored)",
+            "above": "unbounded above (lost no point to the rated engines)",
+            "below": "unbounded below (took no point from the rated engines)",
             "between": "unbounded: it never lost to the ones below nor scored against the ones above",
             "unconnected": "no results linking it to the others",
         }.get(r.bound or "", "")
@@ -105,6 +109,7 @@ def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
         "rows": rows,
         "plotted": plotted,
         "anchor": fit.anchor,
+        "estimate": fit.method,
         "method": fit.interval_method,
         "los_headers": ["LOS % (row over column)", *order],
         "los": los,
