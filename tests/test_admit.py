@@ -119,6 +119,11 @@ EDITS = {
         4,
         "its winner is",
     ),
+    "the winner column changed": (
+        "UPDATE games SET winner = 1 - winner WHERE id = 5",
+        5,
+        "its row's winner column says",
+    ),
 }
 
 

@@ -4,11 +4,12 @@ their moves give.
 A row copied into ``arena.db`` under an id the schedule does not have, or a game whose
 seats, round or seed are not its slot's (arena/results/slots.py), is not one of the
 tournament's games; a record whose recorded result its moves do not give (a winner changed
-by hand) is not a game that was played.  Neither is counted: a resume refuses the folder
+by hand) is not a game that was played, and a row whose columns say otherwise than its
+record was edited by hand too.  None of them is counted: a resume refuses the folder
 naming them and the way out, and ``arena results`` and the site leave them out and name them.
 
 Replaying every record (as ``arena verify`` does) costs about half a millisecond a Hex 9
-game and a few for the long games (``arena bench --section resume``), so a record is
+game, more for longer games (``python benchmarks/resume_check.py``), so a record is
 replayed only when its text lacks its checked mark (arena/results/store.py): a record the
 referee wrote is marked as it is stored, a replayed one once it agrees, and an edit of the
 text voids the mark.
@@ -67,6 +68,7 @@ def admit(stored: Sequence[StoredGame], schedule: Sequence[Scheduled] | None, pl
             problem = replay_problem(record)
             if problem is None:
                 out.replayed.append(entry)
+        problem = problem or entry.columns_problem  # a record that holds up, but a row edited beside it
         if problem is None:
             out.counted.append(record)
         else:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..record import GameRecord
+from . import strictjson
 from .fingerprint import changes, fingerprint
 from .verify import InvalidRecord, parse_record
 
@@ -171,9 +172,14 @@ def read_record(db_path: Path, game_id: object, data: bytes | str) -> GameRecord
 ROW_KEYS = ("id", "round", "players", "termination", "winner")  # the games table's columns
 
 # Records are read as bytes and decoded one by one, so a byte that is not UTF-8 names its game.
-RECORDS_QUERY = "SELECT id, CAST(record AS BLOB), NULL FROM games ORDER BY id"
-# With each record its checked mark (a folder an older arena made has no table of them).
-CHECKED_QUERY = "SELECT id, CAST(record AS BLOB), checked.mark FROM games LEFT JOIN checked USING (id) ORDER BY id"
+RECORDS_QUERY = "SELECT id, CAST(record AS BLOB) FROM games ORDER BY id"
+# With each record its checked mark (a folder an older arena made has no table of them) and
+# the row's other columns, which must say what the record says.
+COLUMNS = ", ".join(ROW_KEYS[1:])
+STORED_QUERY = (
+    f"SELECT id, CAST(record AS BLOB), checked.mark, {COLUMNS} FROM games LEFT JOIN checked USING (id) ORDER BY id"
+)
+UNMARKED_QUERY = f"SELECT id, CAST(record AS BLOB), NULL, {COLUMNS} FROM games ORDER BY id"
 
 
 def check_mark(text: bytes) -> str:
@@ -191,18 +197,42 @@ class StoredGame:
     record: GameRecord
     mark: str  # check_mark of its text as stored
     checked: bool
+    columns_problem: str | None = None  # a column of its row that says otherwise than the record
 
 
-def _stored_game(db_path: Path, row: tuple[Any, bytes | str, str | None]) -> StoredGame:
-    game_id, data, mark = row
+def _stored_game(db_path: Path, row: tuple[Any, ...]) -> StoredGame:
+    game_id, data, mark, *columns = row
     record = read_record(db_path, game_id, data)
     own = check_mark(data if isinstance(data, bytes) else data.encode("utf-8"))
-    return StoredGame(record, own, mark == own)
+    return StoredGame(record, own, mark == own, _columns_problem(record, columns))
+
+
+def _columns_problem(record: GameRecord, columns: list[Any]) -> str | None:
+    """Where the games table's columns (written from the record, for SQL readers) and the
+    record disagree: the row was edited by hand, and which of them is right is not known."""
+    for key, value in zip(ROW_KEYS[1:], columns):
+        if key == "players" and isinstance(value, str):
+            value = _json_or_text(value)
+        if value != record.get(key):
+            return f"its row's {key} column says {_short(value)} and its record {_short(record.get(key))}"
+    return None
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
+def _short(value: Any) -> str:
+    text = "none" if value is None else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _stored_query(db: sqlite3.Connection) -> str:
     has_marks = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checked'").fetchone()
-    return CHECKED_QUERY if has_marks else RECORDS_QUERY
+    return STORED_QUERY if has_marks else UNMARKED_QUERY
 
 
 class GameStore:
@@ -265,7 +295,7 @@ class GameStore:
                     f"or delete {where} to start over."
                 )
         self.set_meta("fingerprint", fingerprint(settings))
-        self.set_meta("settings", json.dumps(settings, sort_keys=True))
+        self.set_meta("settings", strictjson.dumps(settings, sort_keys=True))
 
     def _lock(self) -> None:
         lock_file = open(self.folder / "arena.lock", "w")
@@ -300,7 +330,7 @@ class GameStore:
         reader of the folder shows the same reasons; returns every run's drops."""
         known = decode_meta(self.folder, "dropped", self.get_meta("dropped"), {})
         known = {**dropped, **known}  # the run that dropped an engine said why; a resume keeps that
-        self.set_meta("dropped", json.dumps(known))
+        self.set_meta("dropped", strictjson.dumps(known))
         return known
 
     def close(self) -> None:
@@ -328,12 +358,12 @@ class GameStore:
         assert self.db is not None
         # The row's columns (KeyError for a record without one), then the record itself.
         game_id, round_, players, termination, winner = (record[k] for k in ROW_KEYS)
-        text = json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False)
+        text = record_line(record)
         with self.db:  # one transaction
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "INSERT INTO games (id, round, players, termination, winner, record) VALUES (?,?,?,?,?,?)",
-                (game_id, round_, json.dumps(players), termination, winner, text),
+                (game_id, round_, strictjson.dumps(players), termination, winner, text),
             )
             # The referee played every move of it through the rules: checked as it is made.
             self.db.execute("INSERT OR REPLACE INTO checked VALUES (?, ?)", (game_id, check_mark(text.encode())))
@@ -342,13 +372,13 @@ class GameStore:
 
     def records(self) -> Iterator[GameRecord]:
         assert self.db is not None
-        for game_id, data, _ in self.db.execute(RECORDS_QUERY).fetchall():
+        for game_id, data in self.db.execute(RECORDS_QUERY).fetchall():
             yield read_record(self.db_path, game_id, data)
 
     def stored(self) -> list[StoredGame]:
         """Every record (by id) with whether it still has its checked mark."""
         assert self.db is not None
-        return [_stored_game(self.db_path, row) for row in self.db.execute(CHECKED_QUERY).fetchall()]
+        return [_stored_game(self.db_path, row) for row in self.db.execute(STORED_QUERY).fetchall()]
 
     def mark_checked(self, games: Iterable[StoredGame]) -> None:
         """Keep the marks of records a replay has just agreed with."""
@@ -360,8 +390,13 @@ class GameStore:
         tmp = self.jsonl_path.with_suffix(".jsonl.tmp")
         with open(tmp, "w", encoding="utf-8") as out:
             for record in self.records():
-                out.write(json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n")
+                out.write(record_line(record) + "\n")
         os.replace(tmp, self.jsonl_path)
+
+
+def record_line(record: GameRecord) -> str:
+    """A record as one line of games.jsonl and arena.db's ``record`` column: compact strict JSON."""
+    return strictjson.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False)
 
 
 def read_folder(folder: Path) -> tuple[dict[str, str], list[GameRecord]]:
