@@ -35,8 +35,21 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+MAX_ENGINE_NAME = 64
+
+
+def engine_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name an engine, or None: the one rule for a tournament file's
+    engines and ``arena play --name`` (names go into tables, CSV cells and file names)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
+        return "engine names use letters, digits and _ . + - only"
+    if len(name) > MAX_ENGINE_NAME:
+        return f"engine names are at most {MAX_ENGINE_NAME} characters"
+    return None
+
+
 class EngineEntry(_Strict):
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, max_length=MAX_ENGINE_NAME)
     command: list[str] = Field(min_length=1)
     options: dict[str, str | int | float | bool] = {}
     cwd: str | None = None
@@ -81,8 +94,8 @@ class EngineEntry(_Strict):
     @field_validator("name")
     @classmethod
     def _plain_name(cls, name: str) -> str:
-        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
-            raise ValueError("engine names use letters, digits and _ . + - only")
+        if (problem := engine_name_problem(name)) is not None:
+            raise ValueError(problem)
         return name
 
 
