@@ -93,7 +93,8 @@ def run(
     trace: bool,
     cluster_address: str | None,
 ) -> None:
-    """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
+    """Play the tournament described by TOURNAMENT_FILE (TOML): a round-robin, a gauntlet
+    or an SPRT, as the file says. Results go to --out; the same command resumes it."""
     import sqlite3
 
     from .engine.trace import trace_path
@@ -335,13 +336,20 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
     type=click.Choice(sorted(GAMES)),
     help="A game to check (repeatable; default: the engine's 'id games', else hex).",
 )
-@click.option("--protocol", "-p", type=click.Choice(["arena", "gtp"]), default="arena", show_default=True)
+@click.option(
+    "--protocol",
+    "-p",
+    type=click.Choice(["arena", "gtp"]),
+    default="arena",
+    show_default=True,
+    help="The engine's protocol: arena's protocol v1 or GTP (docs/gtp.md).",
+)
 @click.option(
     "--handshake-ms",
     type=click.IntRange(1, 600_000),
     default=10_000,
     show_default=True,
-    help="Time allowed for the handshake and each isready.",
+    help="Milliseconds allowed for the handshake and each isready.",
 )
 @click.option(
     "--init",

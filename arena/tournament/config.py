@@ -243,7 +243,8 @@ def load_tournament(path: str | Path) -> Tournament:
     try:
         data = TournamentFile.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in _one_branch(exc.errors()))) from None
+        problems = (_describe(err, path.name) for err in _one_branch(exc.errors()))
+        raise ConfigError(f"{path}: " + "; ".join(problems)) from None
     try:
         game = make_game(data.game, data.options, strict=True)
     except OptionError as exc:
@@ -416,11 +417,14 @@ def _one_branch(errors: list[Any]) -> list[Any]:
     return kept
 
 
-def _describe(err: Any) -> str:
+def _describe(err: Any, file: str) -> str:
     where = ".".join(str(p) for p in err["loc"])
     message = err["msg"].removeprefix("Value error, ")
     if not where:  # a check across keys (e.g. gauntlet candidates): its message names them
         return message
+    if err["loc"] == ("engines",) and err["type"] == "too_short":
+        count = {0: "none", 1: "one"}.get(len(err["input"]), str(len(err["input"])))
+        return f"a tournament needs at least two engines ([[engines]] blocks); {file} has {count}"
     if err["type"] == "extra_forbidden":
         return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
     if err["type"] == "missing":
