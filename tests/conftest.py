@@ -30,3 +30,16 @@ def marker(tmp_path, monkeypatch):
     path = tmp_path / "pids"
     monkeypatch.setenv("ZOO_PIDS", str(path))
     return path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for the browser tests (tests/test_site.py, tests/test_viewer.py)."""
+    from helpers import CHROMIUM, CHROMIUM_FLAGS
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Chromium is needed for this test; the README's test command installs it"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()

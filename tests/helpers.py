@@ -127,3 +127,73 @@ def random_game_record(game_id: int, players: list[str], size: int = 3, seed: in
             "engine_seeds": [1, 2],
         }
     )
+
+
+# Debian's Chromium, driven headless by Playwright (never a downloaded browser).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def random_record(game_name: str, options: dict, seed: int, players: list[str], first: tuple[str, ...] = ()) -> Any:
+    """A finished game of random moves, recorded as arena's runner records it."""
+    import random
+
+    from arena.record import GameRecord
+    from arena.rules import make_game
+
+    game = make_game(game_name, options)
+    state = game.initial_state(seed)
+    deal = 987_654_321_000 + seed  # long enough not to appear in a page by chance
+    state.deal(deal)
+    for move in first:
+        state.play(move)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    return GameRecord.model_validate(
+        {
+            "id": seed,
+            "round": 0,
+            "game": game_name,
+            "options": game.options.model_dump(),
+            "seed": seed,
+            "deal": deal,
+            "setup": state.setup_token(),
+            "engine_seeds": [1, 2],
+            "players": players,
+            "moves": list(state.moves),
+            "times_ms": [3 + k % 5 for k in range(len(state.moves))],
+            "termination": "normal",
+            "reason": state.end_reason(),
+            "forfeit_seat": None,
+            "winner": state.winner(),
+            "scores": state.scores(),
+            "places": state.places(),
+            "details": state.details(),
+        }
+    )
+
+
+def site_of(tmp_path: Path, records: list[Any], engines: list[str]) -> Path:
+    """The report site of ``records`` (one game, 60 s + 0.1 s a move), written under ``tmp_path``."""
+    from arena.results.site import SiteData, write_site
+
+    first = records[0]
+    data = SiteData(
+        "arena · viewer",
+        first["game"],
+        first["options"],
+        engines,
+        records,
+        {"time_control": {"base_ms": 60000, "inc_ms": 100}},
+    )
+    return write_site(tmp_path / "site", data).parent

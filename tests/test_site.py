@@ -8,30 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 from pathlib import Path
 
 import pytest
-from helpers import ZOO, engine_toml, run_arena, write_tournament
-from playwright.sync_api import sync_playwright
+from helpers import ZOO, engine_toml, random_record, run_arena, site_of, write_tournament
 
-from arena.record import GameRecord
 from arena.results.site import SiteData, write_site
 from arena.rules import make_game
 
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 pytestmark = pytest.mark.timeout(180)  # a browser, and a real tournament run
 EVIL = "<script>document.title='pwned'</script><b>evil</b>\x1b[2J\x1b]0;title\x07"
 
@@ -44,15 +30,6 @@ EXPECTED = {
     "posies": {-1: "", 0: "pink", 1: "purple", 2: "green"},
     "bases": {0: "", 1: "red", 2: "blue", 3: "wall"},
 }
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert Path(CHROMIUM).exists(), "Chromium is needed for this test; the README's test command installs it"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -83,43 +60,6 @@ def shot(page, tmp_path: Path, name: str) -> Path:
 
 
 # -- one game of each game, stepped through ply by ply ------------------------
-
-
-def random_record(
-    game_name: str, options: dict, seed: int, players: list[str], first: tuple[str, ...] = ()
-) -> GameRecord:
-    """A finished game of random moves, recorded as arena's runner records it."""
-    game = make_game(game_name, options)
-    state = game.initial_state(seed)
-    deal = 987_654_321_000 + seed  # long enough not to appear in a page by chance
-    state.deal(deal)
-    for move in first:
-        state.play(move)
-    rng = random.Random(seed)
-    while not state.is_terminal():
-        state.play(state.random_move(rng))
-    return GameRecord.model_validate(
-        {
-            "id": seed,
-            "round": 0,
-            "game": game_name,
-            "options": game.options.model_dump(),
-            "seed": seed,
-            "deal": deal,
-            "setup": state.setup_token(),
-            "engine_seeds": [1, 2],
-            "players": players,
-            "moves": list(state.moves),
-            "times_ms": [3 + k % 5 for k in range(len(state.moves))],
-            "termination": "normal",
-            "reason": state.end_reason(),
-            "forfeit_seat": None,
-            "winner": state.winner(),
-            "scores": state.scores(),
-            "places": state.places(),
-            "details": state.details(),
-        }
-    )
 
 
 def referee_positions(record: dict) -> list:
@@ -158,19 +98,6 @@ def step_through(page, record: dict) -> list:
         expected = {board.names[i]: codes[v] for i, v in enumerate(state.cells)}
         assert shown_cells(page) == expected, f"{record['game']} ply {ply}"
     return positions
-
-
-def site_of(tmp_path: Path, records: list[dict], engines: list[str]) -> Path:
-    first = records[0]
-    data = SiteData(
-        "arena · viewer",
-        first["game"],
-        first["options"],
-        engines,
-        records,
-        {"time_control": {"base_ms": 60000, "inc_ms": 100}},
-    )
-    return write_site(tmp_path / "site", data).parent
 
 
 @pytest.mark.slow

@@ -8,8 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
-from test_site import CHROMIUM, CHROMIUM_FLAGS, random_record, site_of
+from helpers import random_record, site_of
 
 from arena.rules import make_game
 
@@ -17,14 +16,6 @@ pytestmark = pytest.mark.timeout(300)
 SIZES = [(1920, 1080), (1280, 900), (390, 844)]
 # One real game of each game at its default options (the largest boards users see).
 GAMES = [("hex", {}, 3), ("hexgo", {}, 0), ("groups", {}, 5), ("posies", {"players": 3}, 5), ("bases", {}, 2)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 def game_page(tmp_path: Path, game_name: str, options: dict, seed: int) -> tuple[dict, str]:
