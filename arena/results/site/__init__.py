@@ -72,9 +72,19 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     env.filters["options"] = pages.options_text
     return env
+
+
+def _shown(value: Any) -> Any:
+    """What a page prints for a value: never Python's None, True or False."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
 
 
 def _code_version() -> str:
