@@ -6,7 +6,6 @@ folder, unreadable records) is reported as one clear message and exit code 2.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -94,7 +93,8 @@ def run(
     trace: bool,
     cluster_address: str | None,
 ) -> None:
-    """Play a round-robin tournament described by TOURNAMENT_FILE (TOML)."""
+    """Play the tournament described by TOURNAMENT_FILE (TOML): a round-robin, a gauntlet
+    or an SPRT, as the file says. Results go to --out; the same command resumes it."""
     import sqlite3
 
     from .engine.trace import trace_path
@@ -254,6 +254,7 @@ def play(
     seats = len(commands)
     protocol_of = _per_seat("--protocol", protocols, seats, allow_one=True) or ["arena"] * seats
     given_names = _per_seat("--name", names, seats, allow_one=False)
+    _check_names(given_names)
     setoptions = _seat_items("--engine-option", engine_options, seats, split_value=True)
     init_lines = _seat_items("--init", inits, seats, split_value=False)
     if "gtp" in protocol_of and "gtp" not in game.protocols:
@@ -302,6 +303,7 @@ def play(
 def _show_game(game: Any, played: Any, games: int, record: Path | None, points: dict[str, float]) -> None:
     """Print one finished game of ``arena play``, append its record, count its points."""
     from .record import starting_state
+    from .results import strictjson
 
     rec = played.record
     state, _ = starting_state(game, rec["seed"], deal=rec["deal"])
@@ -312,7 +314,7 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
     click.echo(state.render())
     click.echo(f"\n{' vs '.join(rec['players'])}: {_result_text(rec)}")
     _score(points, rec)
-    text = json.dumps(rec.to_json(), indent=None)
+    text = strictjson.dumps(rec.to_json())
     if record:
         try:
             with record.open("a", encoding="utf-8") as f:
@@ -334,13 +336,20 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
     type=click.Choice(sorted(GAMES)),
     help="A game to check (repeatable; default: the engine's 'id games', else hex).",
 )
-@click.option("--protocol", "-p", type=click.Choice(["arena", "gtp"]), default="arena", show_default=True)
+@click.option(
+    "--protocol",
+    "-p",
+    type=click.Choice(["arena", "gtp"]),
+    default="arena",
+    show_default=True,
+    help="The engine's protocol: arena's protocol v1 or GTP (docs/gtp.md).",
+)
 @click.option(
     "--handshake-ms",
     type=click.IntRange(1, 600_000),
     default=10_000,
     show_default=True,
-    help="Time allowed for the handshake and each isready.",
+    help="Milliseconds allowed for the handshake and each isready.",
 )
 @click.option(
     "--init",
@@ -384,13 +393,14 @@ def verify(records) -> None:
     Prints one JSON verdict per record. Exit 0 if all are legal, 1 if any is
     not, 2 if the input cannot be read.
     """
+    from .results import strictjson
     from .results.verify import RecordError, verify_lines
 
     all_ok = True
     try:
         for verdict in verify_lines(records, getattr(records, "name", "<stdin>")):
             all_ok &= verdict["ok"]
-            click.echo(json.dumps(verdict))
+            click.echo(strictjson.dumps(verdict))
     except RecordError as exc:
         raise Failure(str(exc)) from None
     sys.exit(0 if all_ok else 1)
@@ -591,6 +601,17 @@ def _per_seat(flag: str, values: tuple[str, ...], seats: int, allow_one: bool) -
             + f"; got {len(values)}"
         )
     return list(values)
+
+
+def _check_names(names: Sequence[str]) -> None:
+    """``--name`` follows a tournament file's rule for engine names."""
+    from protocol.codec import quote
+
+    from .tournament.config import engine_name_problem
+
+    for name in names:
+        if (problem := engine_name_problem(name)) is not None:
+            raise Failure(f"--name {quote(name, 80)}: {problem}")
 
 
 def _seat_items(flag: str, items: tuple[str, ...], seats: int, split_value: bool) -> list[list]:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = str(ROOT / "tests" / "engines" / "zoo_engine.py")
@@ -51,3 +56,74 @@ def write_tournament(
         f"[time_control]\n{time_control}\n{engines}"
     )
     return path
+
+
+def strict_json(text: str, where: object = "") -> object:
+    """``json.loads`` that refuses NaN, Infinity and -Infinity, which Python's json reads by
+    default but which are not JSON (RFC 8259)."""
+
+    def refuse(constant: str) -> object:
+        raise AssertionError(f"{where}: {constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+GAME_DATA = re.compile(r'<script id="game-data" type="application/json">(.*?)</script>', re.S)
+SCRIPT_DATA = re.compile(r"^window\.[A-Z_]+ = (.*);\n\Z", re.S)
+
+
+def json_in_folder(folder: Path) -> list[tuple[str, str]]:
+    """(where, JSON text) of every JSON document a results folder holds: *.json files, each
+    line of *.jsonl, arena.db's JSON meta values and records, and the report site's data
+    (``window.X = {...};`` scripts and each game page's embedded data)."""
+    found: list[tuple[str, str]] = []
+    for path in sorted(folder.rglob("*")):
+        where = str(path.relative_to(folder))
+        if path.suffix == ".json":
+            found.append((where, path.read_text(encoding="utf-8")))
+        elif path.suffix == ".jsonl":
+            found += [(f"{where}:{n}", line) for n, line in enumerate(path.read_text().splitlines(), 1)]
+        elif path.suffix == ".js" and (match := SCRIPT_DATA.match(path.read_text(encoding="utf-8"))):
+            found.append((where, match.group(1)))
+        elif path.suffix == ".html" and (match := GAME_DATA.search(path.read_text(encoding="utf-8"))):
+            found.append((where, match.group(1)))  # |tojson: JSON as it is
+    with closing(sqlite3.connect(f"file:{folder / 'arena.db'}?mode=ro", uri=True)) as db:
+        meta = db.execute("SELECT key, value FROM meta").fetchall()
+        found += [(f"arena.db meta {key}", value) for key, value in meta if value[:1] in "{["]
+        found += [(f"arena.db players {i}", value) for i, value in db.execute("SELECT id, players FROM games")]
+        found += [(f"arena.db record {i}", value) for i, value in db.execute("SELECT id, record FROM games")]
+    return found
+
+
+def random_game_record(game_id: int, players: list[str], size: int = 3, seed: int = 0) -> Any:
+    """A finished Hex game of random moves as arena stores it (every stored key), for tests
+    that need a results folder or a summary without running engines."""
+    import random
+
+    from arena.record import GameRecord
+    from arena.rules import make_game
+
+    game = make_game("hex", {"size": size})
+    state = game.initial_state()
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    winner = state.winner()
+    return GameRecord.model_validate(
+        {
+            "id": game_id,
+            "round": game_id // 2,
+            "game": "hex",
+            "options": game.options.model_dump(),
+            "players": players,
+            "moves": list(state.moves),
+            "times_ms": [1] * len(state.moves),
+            "termination": "normal",
+            "reason": state.end_reason(),
+            "forfeit_seat": None,
+            "winner": winner,
+            "scores": [1.0, 0.0] if winner == 0 else [0.0, 1.0],
+            "places": [0, 1] if winner == 0 else [1, 0],
+            "engine_seeds": [1, 2],
+        }
+    )

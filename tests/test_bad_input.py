@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 
-TWO = "[[engines]]\nname = 'a'\ncommand = ['true']\n[[engines]]\nname = 'b'\ncommand = ['true']\n"
+ONE = "[[engines]]\nname = 'a'\ncommand = ['true']\n"
+TWO = ONE + "[[engines]]\nname = 'b'\ncommand = ['true']\n"
 
 
 def check(result, *parts):
@@ -45,6 +46,11 @@ def check(result, *parts):
             ["time_control", "set movetime_ms and/or base_ms"],
         ),
         ("game = 'hex'\n" + TWO, ["missing key 'name'", "add it"]),
+        (
+            "name = 'x'\ngame = 'hex'\n" + ONE,
+            ["a tournament needs at least two engines ([[engines]] blocks); t.toml has one"],
+        ),
+        ("name = 'x'\ngame = 'hex'\nengines = []\n", ["a tournament needs at least two engines", "t.toml has none"]),
         ("name = 'x'\ngame = 'chess'\n" + TWO, ["unknown game 'chess'", "known: bases, groups, hex"]),
         (
             "name = 'x'\ngame = 'hex'\n[options]\ncolour = 'red'\n" + TWO,

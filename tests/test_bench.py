@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import strict_json
 
 ROOT = Path(__file__).resolve().parent.parent
 NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
@@ -49,7 +50,7 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     for game in ("hex", "groups", "bases", "posies"):
         assert re.search(rf"^{game}\s+\S.*\d", text, re.M), f"no referee row for {game}"
     assert "pipe round trip" in text and "raw ping-pong" in text
-    data = json.loads(out.read_text())
+    data = strict_json(out.read_text(), out)  # no NaN or Infinity: a figure without a value is null
     assert data["manager"]["free"]["cpu"] > 0 and data["manager"]["free"]["wall"] > 0
     assert [row["workers"] for row in data["scaling"]][0] == 1
     assert data["memory_mib"]["coordinator"] > 0

@@ -23,6 +23,7 @@ def checks(command, games=(), protocol="arena"):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(120)  # every bundled engine through every check: tens of seconds on a loaded machine
 def test_the_bundled_engines_pass():
     for command, games in [
         ((PY, "-m", "engines.random_engine"), ("hex", "groups", "bases", "hexgo", "posies")),

@@ -4,6 +4,7 @@ end of a run, and `arena results DIR --format ...` on finished and running tourn
 import csv
 import hashlib
 import io
+import itertools
 import json
 import math
 import re
@@ -11,10 +12,11 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
-from helpers import ZOO, engine_toml, run_arena, write_tournament
+from helpers import ZOO, engine_toml, json_in_folder, random_game_record, run_arena, strict_json, write_tournament
 
 from arena.cli import main
 from arena.results.elo import fit_elo
+from arena.results.export import csv_cell, render, summarize
 from arena.results.store import GameStore, read_folder
 
 ENGINES = (
@@ -76,6 +78,8 @@ def test_results_json_is_for_programs(folder):
     assert engines["random"]["moves_timed"] > 0 and isinstance(engines["random"]["mean_move_ms"], float)
     assert [s["name"] for s in engines["random"]["seats"]] == ["red", "blue"]
     assert all(isinstance(p["los_pct"], float) for p in doc["head_to_head"])
+    for where, text in json_in_folder(out):  # strict JSON everywhere: unbounded figures are null
+        strict_json(text, where)
 
 
 @pytest.mark.slow
@@ -154,6 +158,29 @@ def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
     assert [r["engine"] for r in rows] == [s["engine"] for s in doc["standings"]]
     assert rows[-1]["rank"] == "" and rows[-1]["dropped"] == "true" and rows[-1]["elo_bound"] == ""
     assert float(rows[0]["score_pct"]) == doc["standings"][0]["score_pct"]
+
+
+def test_csv_cells_a_spreadsheet_would_run_as_formulas_are_text():
+    # OWASP's CSV injection advice: a cell starting with = + - @ tab or CR gets a leading '.
+    for text in ("-1+1", "+A1", "=HYPERLINK(1)", "@SUM(A1)", "\tx", "\rx"):
+        assert csv_cell(text) == "'" + text
+    assert [csv_cell(v) for v in (-13.4, -2, 0.0, None, "a-1", "x=1", "true")] == [
+        -13.4,
+        -2,
+        0.0,
+        "",
+        "a-1",
+        "x=1",
+        "true",
+    ]
+    names = ["-1+1", "+A1", "=cmd", "plain"]
+    pairs = [list(pair) for pair in itertools.permutations(names, 2)] * 2
+    records = [random_game_record(k, pair, seed=k) for k, pair in enumerate(pairs)]
+    s = summarize(records, names, tournament="t", game="hex", options=records[0].options, players=2)
+    rows = list(csv.DictReader(io.StringIO(render(s, "csv"))))
+    assert sorted(r["engine"] for r in rows) == ["'+A1", "'-1+1", "'=cmd", "plain"]
+    assert any(float(r["elo"]) < 0 for r in rows if r["elo"]), rows  # our own negative numbers stay numbers
+    assert not [(k, v) for r in rows for k, v in r.items() if k != "engine" and v.startswith("'")]
 
 
 @pytest.mark.parametrize("fmt", ["table", "md", "csv", "json"])

@@ -7,7 +7,9 @@ import re
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from tests.helpers import ROOT, run_arena
 
 PY = sys.executable
@@ -118,3 +120,19 @@ def test_bad_seat_flags_are_refused_clearly():
 def test_play_types_game_options_as_a_tournament_file_does(option, message):
     result = run_arena("play", "-g", "hex", "-O", option, RANDOM, RANDOM)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "name,shown,problem",
+    [
+        ("a b", "'a b'", "use letters, digits and _ . + - only"),
+        ("x\u202ey", "'x\\u202ey'", "use letters, digits and _ . + - only"),
+        ("", "''", "use letters, digits and _ . + - only"),
+        ("n" * 65, "'" + "n" * 65 + "'", "are at most 64 characters"),
+    ],
+)
+def test_play_names_follow_the_tournament_files_rule(name, shown, problem):
+    # Refused before any engine starts: one line naming the name, exit 2, no traceback.
+    result = CliRunner().invoke(main, ["play", "-g", "hex", "--name", name, "--name", "+A1", "false", "false"])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == f"arena: --name {shown}: engine names {problem}\n"

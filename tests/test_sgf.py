@@ -6,7 +6,7 @@ import random
 import pytest
 from click.testing import CliRunner
 from helpers import engine_toml, write_tournament
-from sgfmill import sgf_grammar
+from sgfmill import sgf, sgf_grammar
 
 from arena.cli import main
 from arena.record import GameRecord
@@ -94,6 +94,18 @@ def test_forfeits_and_escaping():
     assert parse(hex_game_sgf(r.replace(termination="crash")))[0][0]["RE"] == "W+F"
     with pytest.raises(SgfError, match="not Hex"):
         hex_game_sgf(r.replace(game="groups"))
+
+
+def test_the_root_says_utf8_so_a_reader_decodes_the_text():
+    # sgfmill decodes text by the root's CA, as FF[4] says (ISO-8859-1 without one): a file
+    # written in UTF-8 without CA[UTF-8] read back 'Zug ungÃ¼ltig'.
+    reason = "Zug ungültig: 棋 ½"
+    r = record(["a1"], reason=reason, players=("Jürgen", "blue"), termination="illegal", winner=1)
+    data = hex_game_sgf(r).encode("utf-8")
+    game = sgf.Sgf_game.from_bytes(data)
+    assert game.get_charset() == "UTF-8" and game.root.get_raw("CA") == b"UTF-8"
+    assert game.root.get("C") == f"illegal: {reason}" and game.root.get("PB") == "Jürgen"
+    assert parse(data.decode("utf-8"))[0][0]["CA"] == "UTF-8"
 
 
 @pytest.mark.slow

@@ -76,6 +76,7 @@ def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(120)  # 15 s on a quiet machine: two whole runs and a resume
 def test_rerun_resumes_without_replaying_or_duplicating(tmp_path):
     out = tmp_path / "out"
     path = hex5(tmp_path, rounds=1)

@@ -20,7 +20,6 @@ Every figure is the median of ``repeats`` runs, baselines measured in the same r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -134,8 +133,10 @@ def run_bench(
             getattr(run, name)(plan, engine, report)
     _targets(report)
     if json_path is not None:
+        from ..results import strictjson  # here: `arena --help` imports this module's SECTIONS only
+
         report.data["targets"] = report.targets
-        json_path.write_text(json.dumps(report.data, indent=2) + "\n", encoding="utf-8")
+        json_path.write_text(strictjson.dumps(strictjson.finite(report.data), indent=2) + "\n", encoding="utf-8")
         echo(f"\nfigures written to {json_path}")
     return report.data
 

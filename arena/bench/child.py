@@ -83,6 +83,7 @@ def main(config_path: str) -> None:
     config = json.loads(Path(config_path).read_text())
     if config.get("cpus"):  # like `taskset`: workers and engines inherit the mask
         os.sched_setaffinity(0, config["cpus"])
+    from ..results import strictjson
     from ..results.logfile import attach_run_log
     from ..tournament.config import load_tournament
     from ..tournament.observers import RunObserver, live_site
@@ -112,7 +113,7 @@ def main(config_path: str) -> None:
     for record in records:
         terminations[record["termination"]] = terminations.get(record["termination"], 0) + 1
     print(
-        json.dumps(
+        strictjson.dumps(
             {
                 "games": len(records),
                 "plies": sum(len(r["moves"]) for r in records),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..results import strictjson
 from .common import ROOT, InstantEngine, read_engine_stats
 
 
@@ -64,7 +65,8 @@ def play_tournament(
         stats.mkdir()
         command = [*engine.argv, "--stats", str(stats), *engine_args]
         engines = "".join(
-            f'\n[[engines]]\nname = "{name}"\ncommand = {json.dumps(command)}\n' for name in ("instant-a", "instant-b")
+            f'\n[[engines]]\nname = "{name}"\ncommand = {strictjson.dumps(command)}\n'
+            for name in ("instant-a", "instant-b")
         )
         (folder / "bench.toml").write_text(
             f'name = "bench"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
@@ -79,7 +81,7 @@ def play_tournament(
             "cpus": list(cpus),
             "progress": progress,
         }
-        (folder / "config.json").write_text(json.dumps(config))
+        (folder / "config.json").write_text(strictjson.dumps(config))
         done = subprocess.run(
             [sys.executable, "-m", "arena.bench.child", str(folder / "config.json")],
             capture_output=True,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -23,6 +22,7 @@ from tabulate import tabulate
 
 from ..record import GameRecord, Termination
 from ..rules import OptionError, make_game
+from . import strictjson
 from .admit import Refused, read_counted, refused_line
 from .elo import PRIOR, EloFit, fit_elo, prior_of
 from .ratings import (
@@ -188,6 +188,14 @@ def results_document(s: Summary) -> dict[str, Any]:
     }
     doc.update(s.extra)
     return doc
+
+
+def results_json(s: Summary) -> str:
+    """results.json's text: strict JSON (a figure that is not finite is null) with the text of
+    the tournament file and the records shown as engine text is (control and bidi characters
+    escaped), so printing it cannot move a terminal's cursor or reverse a line."""
+    document = strictjson.printable(strictjson.finite(results_document(s)))
+    return strictjson.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def _ranked(standings: Sequence[Standing], dropped: Collection[str]) -> list[tuple[int | None, Standing]]:
@@ -393,7 +401,7 @@ def render(s: Summary, fmt: str) -> str:
     """The tables as ``table`` (plain text), ``md`` (Markdown), ``csv`` (the standings row per
     engine, all columns of the four tables joined) or ``json`` (results.json)."""
     if fmt == "json":
-        return json.dumps(results_document(s), indent=2, ensure_ascii=False) + "\n"
+        return results_json(s)
     if fmt == "csv":
         return _csv(s)
     style = {"table": "simple", "md": "github"}[fmt]
@@ -479,8 +487,22 @@ def _csv(s: Summary) -> str:
             )
         ]
         values += [sum(st["terminations"].values())]
-        writer.writerow(["" if v is None else v for v in values])
+        writer.writerow([csv_cell(v) for v in values])
     return buffer.getvalue()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell: None empty, numbers as they are, and text a spreadsheet would read as a
+    formula (an engine named ``-1+1`` or ``+A1``) prefixed with ``'`` so it stays text, as
+    OWASP's "CSV Injection" page recommends."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def write_exports(s: Summary, folder: Path) -> None:

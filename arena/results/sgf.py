@@ -2,7 +2,8 @@
 
 HexGui's writer (``hexgui/sgf/SgfWriter.java``) puts ``FF[4]``, ``AP[<program>:<version>]``,
 ``GM[11]`` (Hex) and ``SZ[n]`` in the root node and one ``B[cell]`` or ``W[cell]`` per move
-node, cells named as arena names them (``a1`` the top-left, column letter then row).  Black
+node, cells named as arena names them (``a1`` the top-left, column letter then row); arena
+adds ``CA[UTF-8]``, the files' encoding, which FF[4] readers otherwise take as ISO-8859-1.  Black
 moves first and joins top and bottom, as Red (seat 0) does in arena (docs/gtp.md).
 
 The swap is the one place where the two differ.  arena's ``swap`` mirrors Red's stone across
@@ -49,6 +50,7 @@ def hex_game_sgf(record: GameRecord) -> str:
     black, white = (names[1], names[0]) if swapped else (names[0], names[1])
     root = [
         ("FF", "4"),
+        ("CA", "UTF-8"),
         ("AP", f"arena:{arena_version()}"),
         ("GM", "11"),
         ("SZ", str(size)),

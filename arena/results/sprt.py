@@ -47,6 +47,9 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 REGULARIZE = 1e-3
 
 
+MAX_BOUND = 1000.0  # |elo0| and |elo1| below this, in either model
+
+
 class SprtSettings(BaseModel):
     """The ``[sprt]`` table of a tournament file."""
 
@@ -64,8 +67,11 @@ class SprtSettings(BaseModel):
             raise ValueError("elo0 must be less than elo1 (H0: Elo = elo0, H1: Elo = elo1)")
         if self.alpha + self.beta >= 1:
             raise ValueError("alpha + beta must be less than 1")
-        if self.model == "logistic" and not -1000 < self.elo0 < self.elo1 < 1000:
-            raise ValueError("logistic elo0 and elo1 must lie within (-1000, 1000)")
+        # Also refuses NaN and the infinities, whose LLR is NaN. Beyond (-1000, 1000) the
+        # logistic model's scores round to 0 or 1 and the normalized solver's profile grid has
+        # no feasible point; no engine test needs such bounds.
+        if not -MAX_BOUND < self.elo0 < self.elo1 < MAX_BOUND:
+            raise ValueError(f"{self.model} elo0 and elo1 must lie within ({-MAX_BOUND:g}, {MAX_BOUND:g})")
         return self
 
     @property

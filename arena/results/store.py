@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..record import GameRecord
+from . import strictjson
 from .fingerprint import changes, fingerprint
 from .verify import InvalidRecord, parse_record
 
@@ -294,7 +295,7 @@ class GameStore:
                     f"or delete {where} to start over."
                 )
         self.set_meta("fingerprint", fingerprint(settings))
-        self.set_meta("settings", json.dumps(settings, sort_keys=True))
+        self.set_meta("settings", strictjson.dumps(settings, sort_keys=True))
 
     def _lock(self) -> None:
         lock_file = open(self.folder / "arena.lock", "w")
@@ -329,7 +330,7 @@ class GameStore:
         reader of the folder shows the same reasons; returns every run's drops."""
         known = decode_meta(self.folder, "dropped", self.get_meta("dropped"), {})
         known = {**dropped, **known}  # the run that dropped an engine said why; a resume keeps that
-        self.set_meta("dropped", json.dumps(known))
+        self.set_meta("dropped", strictjson.dumps(known))
         return known
 
     def close(self) -> None:
@@ -357,12 +358,12 @@ class GameStore:
         assert self.db is not None
         # The row's columns (KeyError for a record without one), then the record itself.
         game_id, round_, players, termination, winner = (record[k] for k in ROW_KEYS)
-        text = json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False)
+        text = record_line(record)
         with self.db:  # one transaction
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "INSERT INTO games (id, round, players, termination, winner, record) VALUES (?,?,?,?,?,?)",
-                (game_id, round_, json.dumps(players), termination, winner, text),
+                (game_id, round_, strictjson.dumps(players), termination, winner, text),
             )
             # The referee played every move of it through the rules: checked as it is made.
             self.db.execute("INSERT OR REPLACE INTO checked VALUES (?, ?)", (game_id, check_mark(text.encode())))
@@ -389,8 +390,13 @@ class GameStore:
         tmp = self.jsonl_path.with_suffix(".jsonl.tmp")
         with open(tmp, "w", encoding="utf-8") as out:
             for record in self.records():
-                out.write(json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n")
+                out.write(record_line(record) + "\n")
         os.replace(tmp, self.jsonl_path)
+
+
+def record_line(record: GameRecord) -> str:
+    """A record as one line of games.jsonl and arena.db's ``record`` column: compact strict JSON."""
+    return strictjson.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False)
 
 
 def read_folder(folder: Path) -> tuple[dict[str, str], list[GameRecord]]:

@@ -35,8 +35,21 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+MAX_ENGINE_NAME = 64
+
+
+def engine_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name an engine, or None: the one rule for a tournament file's
+    engines and ``arena play --name`` (names go into tables, CSV cells and file names)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
+        return "engine names use letters, digits and _ . + - only"
+    if len(name) > MAX_ENGINE_NAME:
+        return f"engine names are at most {MAX_ENGINE_NAME} characters"
+    return None
+
+
 class EngineEntry(_Strict):
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, max_length=MAX_ENGINE_NAME)
     command: list[str] = Field(min_length=1)
     options: dict[str, str | int | float | bool] = {}
     cwd: str | None = None
@@ -81,8 +94,8 @@ class EngineEntry(_Strict):
     @field_validator("name")
     @classmethod
     def _plain_name(cls, name: str) -> str:
-        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
-            raise ValueError("engine names use letters, digits and _ . + - only")
+        if (problem := engine_name_problem(name)) is not None:
+            raise ValueError(problem)
         return name
 
 
@@ -230,7 +243,8 @@ def load_tournament(path: str | Path) -> Tournament:
     try:
         data = TournamentFile.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in _one_branch(exc.errors()))) from None
+        problems = (_describe(err, path.name) for err in _one_branch(exc.errors()))
+        raise ConfigError(f"{path}: " + "; ".join(problems)) from None
     try:
         game = make_game(data.game, data.options, strict=True)
     except OptionError as exc:
@@ -403,11 +417,14 @@ def _one_branch(errors: list[Any]) -> list[Any]:
     return kept
 
 
-def _describe(err: Any) -> str:
+def _describe(err: Any, file: str) -> str:
     where = ".".join(str(p) for p in err["loc"])
     message = err["msg"].removeprefix("Value error, ")
     if not where:  # a check across keys (e.g. gauntlet candidates): its message names them
         return message
+    if err["loc"] == ("engines",) and err["type"] == "too_short":
+        count = {0: "none", 1: "one"}.get(len(err["input"]), str(len(err["input"])))
+        return f"a tournament needs at least two engines ([[engines]] blocks); {file} has {count}"
     if err["type"] == "extra_forbidden":
         return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
     if err["type"] == "missing":

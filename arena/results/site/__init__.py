@@ -33,6 +33,7 @@ import jinja2
 
 from ...record import GameRecord
 from ...rules import IllegalMove, OptionError, make_game
+from .. import strictjson
 from ..admit import read_counted
 from ..elo import fit_elo, prior_of
 from ..export import dropped_engines, field_elo_label, folder_sprt
@@ -75,6 +76,7 @@ def _environment() -> jinja2.Environment:
         finalize=_shown,
     )
     env.filters["options"] = pages.options_text
+    env.policies["json.dumps_function"] = strictjson.dumps  # |tojson: a game page's data is strict JSON
     return env
 
 
@@ -132,12 +134,12 @@ class SiteWriter:
                 self._game_page(data, record)
             self._summary_pages(data)
         manifest["games"] = sorted(written | {r["id"] for r in todo})
-        _write(self._manifest_path, json.dumps(manifest, separators=(",", ":")))
+        _write(self._manifest_path, strictjson.dumps(manifest, separators=(",", ":")))
         return self.folder / "index.html"
 
     def _load_manifest(self, data: SiteData) -> dict[str, Any]:
         # Game pages depend on the code, the game and the time control (the clocks).
-        version = _code_version() + json.dumps(
+        version = _code_version() + strictjson.dumps(
             [data.game, data.options, (data.settings or {}).get("time_control")], sort_keys=True
         )
         if self._manifest is None and self._manifest_path.exists():
@@ -164,7 +166,7 @@ class SiteWriter:
                 geometry = boards.board_geometry(game)
                 _write(
                     self.folder / "boards" / f"{key}.js",
-                    "window.ARENA_BOARD = " + json.dumps(geometry, separators=(",", ":")) + ";\n",
+                    "window.ARENA_BOARD = " + strictjson.dumps(geometry, separators=(",", ":")) + ";\n",
                 )
                 manifest["boards"].append(key)
 
@@ -301,7 +303,7 @@ class SiteWriter:
                 ]
             )
         index = {"engines": names, "terminations": codes, "games": rows}
-        return "window.ARENA_INDEX = " + json.dumps(index, separators=(",", ":")) + ";\n"
+        return "window.ARENA_INDEX = " + strictjson.dumps(index, separators=(",", ":")) + ";\n"
 
 
 def _sprt_lines(sprt: Any) -> list[str]:
