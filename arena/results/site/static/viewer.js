@@ -167,13 +167,19 @@
   }
 
   function fit() {
-    const room = svg.parentNode.clientWidth;
     const drawn = svg.getBoundingClientRect();
     const top = drawn.top + window.scrollY;
-    // Room for what follows the board (controls, status, legend), at most 40% of the window.
-    const below = Math.min(svg.parentNode.getBoundingClientRect().bottom - drawn.bottom + 16, 0.4 * window.innerHeight);
-    const tall = Math.max(window.innerHeight - top - below, 120);
-    const scale = Math.min(MAX_SCALE, room / board.width, tall / board.height);
+    const room = svg.parentNode.clientWidth;
+    // The board and its controls fit in the window; the status and legend below them too,
+    // unless that would cost the board more than a seventh of its size (a phone).
+    const controls = document.getElementById("controls").getBoundingClientRect();
+    const below = svg.parentNode.getBoundingClientRect().bottom - drawn.bottom + 16;
+    const withControls = controls.bottom - drawn.bottom + 16;
+    const scaleFor = function (under) {
+      return Math.min(MAX_SCALE, room / board.width, Math.max(window.innerHeight - top - under, 120) / board.height);
+    };
+    const full = scaleFor(withControls), withText = scaleFor(below);
+    const scale = withText >= 0.85 * full ? withText : full;
     svg.setAttribute("width", Math.floor(board.width * scale));
     svg.setAttribute("height", Math.floor(board.height * scale));
     // Beside the board the move list ends at the window's bottom; below it (narrow
