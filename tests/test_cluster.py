@@ -18,10 +18,12 @@ from pathlib import Path
 import pytest
 
 distributed = pytest.importorskip("distributed")
+psutil = pytest.importorskip("psutil")  # a dependency of distributed
+dask_config = pytest.importorskip("dask.config")
 
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament  # noqa: E402
 
-from arena.tournament.cluster import ClusterSpec, EngineUnavailable  # noqa: E402
+from arena.tournament.cluster import ClusterGames, ClusterSpec, EngineUnavailable  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 
@@ -126,13 +128,73 @@ def test_a_cluster_run_names_its_dashboard_and_workers_before_the_first_game(tmp
 @pytest.mark.slow
 def test_bad_cluster_address_is_a_clear_error(tmp_path):
     path = write_tournament(tmp_path, deterministic_engines())
-    for address, words in (("nowhere", "tcp://host:8786"), ("local:0", "local:N"), ("", "tcp://host:8786")):
-        result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", address)
-        assert result.returncode == 2
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}  # no TLS settings
+    accepted = "tcp://HOST:PORT or tls://HOST:PORT of a Dask scheduler"
+    cases = {
+        "nowhere": accepted,
+        "": accepted,
+        "local:0": "local:N",
+        "foo://head:8786": "'foo://' is not one arena plays over",
+        "tcp://127.0.0.1": "no port",
+        "tcp://[::1": "closing bracket",
+        "ucx://head:13337": "'ucx://' is not one",
+        "inproc://x": "'inproc://' is not one",
+        "tls://127.0.0.1:9": "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT",
+    }
+    for address, words in cases.items():
+        result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", address, env=env)
+        assert result.returncode == 2, (address, result.stderr)
+        assert result.stderr.count("\n") == 1 and f"cluster {address!r}" in result.stderr, result.stderr
         assert words in result.stderr and "Traceback" not in result.stderr
+        if address.startswith(("tls", "local")):
+            continue
+        assert "local:N" in result.stderr and accepted in result.stderr
+    assert "distributed.comm.tls.ca-file" in result.stderr and not (tmp_path / "out").exists()
     path.write_text(path.read_text() + '\n[cluster]\naddress = "scheduler"\n')
     result = run_arena("run", path, "--out", tmp_path / "out")
     assert result.returncode == 2 and "[cluster] address" in result.stderr and str(path) in result.stderr
+
+
+def test_scheduler_addresses_dask_can_reach_are_taken(monkeypatch):
+    for address in ("tcp://head:8786", "tcp://10.0.0.1:8786", "tcp://[fd00::1]:8786", " local:4 "):
+        assert ClusterSpec.parse(address).address == address.strip()
+    with dask_config.set({"distributed.comm.tls.ca-file": "ca.pem", "distributed.comm.tls.client.cert": "c.pem"}):
+        assert ClusterSpec.parse("tls://head:8786").address == "tls://head:8786"
+
+
+def listening(process: psutil.Process) -> set[str]:
+    """The addresses a process and its children accept connections on."""
+    return {
+        connection.laddr.ip
+        for p in [process, *process.children(recursive=True)]
+        for connection in p.net_connections("inet")
+        if connection.status == psutil.CONN_LISTEN
+    }
+
+
+@pytest.mark.slow
+def test_a_local_cluster_listens_on_this_machine_only(tmp_path, monkeypatch):
+    path = write_tournament(tmp_path, deterministic_engines(), rounds=1)
+    seen: dict[str, object] = {}
+    check = ClusterGames._check_workers
+
+    def look_then_check(self) -> None:
+        local = self.cluster
+        seen.update(
+            scheduler=local.scheduler_address,
+            dashboard=local.dashboard_link,
+            workers=list(local.scheduler_info["workers"]),
+            listening=listening(psutil.Process()),
+        )
+        check(self)
+
+    monkeypatch.setattr(ClusterGames, "_check_workers", look_then_check)
+    summary = run_tournament(load_tournament(path), tmp_path / "out", cluster=ClusterSpec.parse("local:2"))
+    assert summary.played == 6
+    assert seen["scheduler"].startswith("tcp://127.0.0.1:")
+    assert seen["dashboard"].startswith("http://127.0.0.1:")
+    assert len(seen["workers"]) == 2 and all(w.startswith("tcp://127.0.0.1:") for w in seen["workers"])
+    assert seen["listening"] == {"127.0.0.1"}  # the dashboard too (Dask's default is every interface)
 
 
 @pytest.mark.slow

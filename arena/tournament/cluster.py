@@ -57,6 +57,7 @@ BOUNCES = 3  # times a game may come back: workers that cannot start its engines
 STALE_S = 600.0  # a run's idle engines on a worker are quit after this long unused
 CONNECT_TIMEOUT_S = 30.0
 STUCK_CHECK_S = 5.0  # how often games tied to vanished workers are looked for
+LOOPBACK = "127.0.0.1"  # where local:N listens: a scheduler runs whatever its clients send
 
 
 class ClusterError(Exception):
@@ -204,10 +205,67 @@ def _release(run_tag: str) -> None:
 # -- coordinator side -------------------------------------------------------------
 
 
+ACCEPTED = (
+    "give tcp://HOST:PORT or tls://HOST:PORT of a Dask scheduler (an IPv6 HOST in brackets), "
+    "or local:N for N workers on this machine"
+)
+SCHEMES = ("tcp", "tls")  # the Dask transports a coordinator and its workers on other hosts share
+# Dask's TLS settings a client needs (the key may be appended to the certificate file instead).
+TLS_SETTINGS = ("ca-file", "client.cert", "client.key")
+
+
+def _tls_settings_missing() -> list[str]:
+    """The Dask TLS settings a ``tls://`` client lacks (empty: Dask can make a TLS connection);
+    without Dask distributed there is nothing to check (opening the cluster says it is missing)."""
+    try:
+        import dask.config
+        import distributed  # noqa: F401  (its configuration: defaults, files, DASK_* variables)
+    except ImportError:
+        return []
+    return [key for key in TLS_SETTINGS[:2] if not dask.config.get(f"distributed.comm.tls.{key}", None)]
+
+
+def _tls_advice(address: str, missing: Sequence[str]) -> str:
+    keys = ", ".join(f"distributed.comm.tls.{key}" for key in TLS_SETTINGS)
+    env = ", ".join(
+        "DASK_DISTRIBUTED__COMM__TLS__" + key.replace(".", "__").replace("-", "_").upper() for key in TLS_SETTINGS
+    )
+    unset = " and ".join(f"distributed.comm.tls.{key}" for key in missing)
+    return (
+        f"cluster {address!r}: a tls:// address needs Dask's TLS settings ({unset} "
+        + ("is" if len(missing) == 1 else "are")
+        + f" not set): give {keys} in Dask's configuration (~/.config/dask/*.yaml) "
+        f"or as the environment variables {env} (see docs/cluster.md)"
+    )
+
+
+def _address_problem(text: str) -> str | None:
+    """Why ``text`` is not a Dask scheduler address arena can use (None: it is one)."""
+    scheme, _, location = text.partition("://")
+    if scheme not in SCHEMES:
+        return f"the transport {scheme + '://'!r} is not one arena plays over" if location else "it has no transport"
+    if location.startswith("["):  # [IPv6]:PORT
+        host, bracket, port = location[1:].partition("]")
+        if not bracket or not port.startswith(":"):
+            return "an IPv6 host needs its closing bracket and a port, as in [::1]:8786"
+        port = port[1:]
+    elif ":" not in location:
+        return "it names no port" if location else "it names no host and no port"
+    else:
+        host, _, port = location.rpartition(":")
+        if ":" in host:
+            return "an IPv6 host goes in brackets, as in [::1]:8786"
+    if not host:
+        return "it names no host"
+    if not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        return "it has no port (1 to 65535) after the host" if not port else f"{port!r} is not a port (1 to 65535)"
+    return None
+
+
 @dataclass(frozen=True)
 class ClusterSpec:
-    """Where to play: ``local:N`` (a LocalCluster of N worker processes started here)
-    or a Dask scheduler address such as ``tcp://host:8786``."""
+    """Where to play: ``local:N`` (a LocalCluster of N worker processes started here, listening
+    on 127.0.0.1 only) or a Dask scheduler address such as ``tcp://host:8786``."""
 
     address: str
     echo: Callable[[str], None] = print  # tells the user about workers that cannot play
@@ -217,16 +275,18 @@ class ClusterSpec:
     def parse(
         cls, text: str, echo: Callable[[str], None] = print, tell: Callable[[str], None] | None = None
     ) -> ClusterSpec:
+        """The spec for ``text``; a ClusterError of one line naming it and the accepted forms."""
         text = text.strip()
         if text.startswith("local:"):
             count = text.removeprefix("local:")
             if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= 256:  # "2" yes, a superscript no
                 raise ClusterError(f"cluster {text!r}: write local:N with N from 1 to 256 worker processes")
-        elif "://" not in text:
-            raise ClusterError(
-                f"cluster {text!r}: give a Dask scheduler address such as tcp://host:8786, "
-                f"or local:N to start N workers on this machine"
-            )
+            return cls(text, echo, tell)
+        problem = _address_problem(text)
+        if problem is not None:
+            raise ClusterError(f"cluster {text!r}: {problem}; {ACCEPTED}")
+        if text.startswith("tls://") and (missing := _tls_settings_missing()):
+            raise ClusterError(_tls_advice(text, missing))
         return cls(text, echo, tell)
 
     @property
@@ -285,7 +345,8 @@ class ClusterGames:
                     n_workers=n,
                     threads_per_worker=1,
                     processes=True,
-                    dashboard_address=":0",
+                    host=LOOPBACK,  # scheduler and workers: reachable from this machine only
+                    dashboard_address=f"{LOOPBACK}:0",
                     silence_logs=logging.CRITICAL,
                 )
                 log.info("Dask dashboard: %s", local.dashboard_link)
@@ -294,9 +355,12 @@ class ClusterGames:
         except (OSError, TimeoutError) as exc:
             if self.cluster is not None:
                 self.cluster.close()
+            tls = " and that Dask's TLS settings (distributed.comm.tls.*) name files that exist"
             raise ClusterError(
                 f"cannot reach the Dask scheduler at {self.spec.address} ({exc}); start one "
-                f"with 'dask scheduler' and give its address (see docs/cluster.md)"
+                f"with 'dask scheduler' and give its address"
+                + (tls if self.spec.address.startswith("tls://") else "")
+                + " (see docs/cluster.md)"
             ) from None
 
     def _check_workers(self) -> None:
