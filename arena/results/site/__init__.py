@@ -40,11 +40,11 @@ from ..export import dropped_engines, field_elo_label, folder_sprt
 from ..sprt import outcome_text, sprt_lines
 from ..stats import engine_stats
 from ..store import StorageError
-from . import boards, pages, plots
+from . import boards, pages, palette, plots
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("arena.site")
-ASSETS = ("site.css", "viewer.js", "games.js")
+ASSETS = ("site.css", "tables.js", "viewer.js", "games.js")
 
 
 @dataclass
@@ -73,10 +73,20 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     env.filters["options"] = pages.options_text
     env.policies["json.dumps_function"] = strictjson.dumps  # |tojson: a game page's data is strict JSON
     return env
+
+
+def _shown(value: Any) -> Any:
+    """What a page prints for a value: never Python's None, True or False."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
 
 
 def _code_version() -> str:
@@ -104,7 +114,7 @@ class SiteWriter:
             (self.folder / sub).mkdir(parents=True, exist_ok=True)
         manifest = self._load_manifest(data)
         for name in ASSETS:
-            _write(self.folder / "assets" / name, (HERE / "static" / name).read_text(encoding="utf-8"))
+            _write(self.folder / "assets" / name, _asset(name))
         written = set(manifest["games"])
         todo = [r for r in data.records if r.id not in written or not (self.folder / "games" / f"{r.id}.html").exists()]
         self._boards(todo, manifest)
@@ -247,7 +257,7 @@ class SiteWriter:
             ("index.html", {}),
             ("crosstable.html", {}),
             ("engines.html", {}),
-            ("settings.html", {"settings": data.settings}),
+            ("settings.html", {"settings": data.settings and pages.settings_page(data.settings)}),
             ("games.html", {"engines": tables["order"], "termination_names": sorted(terminations)}),
         ):
             _write(self.folder / name, self.env.get_template(name).render(**common, **extra))
@@ -320,6 +330,12 @@ def _write_games_in_child(ids: list[int]) -> None:
     for record in data.records:
         if record.id in wanted:
             writer._game_page(data, record)
+
+
+def _asset(name: str) -> str:
+    """A file of assets/; the stylesheet starts with the palette's colours (palette.py)."""
+    text = (HERE / "static" / name).read_text(encoding="utf-8")
+    return palette.css_variables() + "\n" + text if name == "site.css" else text
 
 
 def _write(path: Path, text: str) -> None:

@@ -6,6 +6,7 @@ autoescape, so an engine's name or reason is never pasted into markup by our cod
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -44,18 +45,18 @@ def summary_tables(
     cross = []
     matrix: list[list[float | None]] = []
     for a in order:
-        cells: list[str] = []
+        cells: list[tuple[str, str]] = []  # (text, class: win, draw, loss, self or none)
         scores: list[float | None] = []
         for b in order:
             pair = pairs.get((a, b))
             if a == b:
-                cells.append("—")
+                cells.append(("—", "self"))
                 scores.append(None)
             elif pair is None or not pair.games:
-                cells.append("")
+                cells.append(("", ""))
                 scores.append(None)
             else:
-                cells.append(f"{pair.points:g}/{pair.games}")
+                cells.append((f"{pair.points:g}/{pair.games}", outcome_class(pair.points, pair.games)))
                 scores.append(100 * pair.points / pair.games)
         cross.append((a, cells))
         matrix.append(scores)
@@ -71,6 +72,13 @@ def summary_tables(
         "cross": cross,
         "matrix": matrix,
     }
+
+
+def outcome_class(points: float, games: int) -> str:
+    """A cross-table cell's colour: the row engine scored more than half (win), half (draw)
+    or less (loss) of the points against the column engine."""
+    half = games / 2
+    return "win" if points > half else "draw" if points == half else "loss"
 
 
 def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
@@ -215,3 +223,69 @@ def result_text(record: GameRecord) -> str:
     if len(set(places)) == 1:
         return "draw"
     return "places " + " ".join(str(p + 1) for p in places)
+
+
+# -- the settings page: the tournament file as its author wrote it -------------
+
+# The file's order, not the stored (alphabetical) one; keys not listed follow in that order.
+SETTINGS_ORDER = ("name", "game", "options", "format", "candidates", "rounds", "seed", "workers", "time_control")
+ENGINE_ORDER = ("name", "command", "protocol", "options", "init", "cwd", "env", "time_control")
+NOT_WRITTEN = ("paths",)  # how the folder stores paths: arena's, not a setting of the file
+
+
+def settings_page(settings: dict[str, Any]) -> dict[str, Any]:
+    """The stored settings as tables of text: the tournament's keys as (key, lines) rows,
+    then one row per engine.  Unset keys (null, empty) are left out; booleans read yes/no,
+    tables ``key = value``, lists as words."""
+    rows = [
+        (key, lines)
+        for key in _ordered(settings, SETTINGS_ORDER)
+        if key != "engines" and key not in NOT_WRITTEN and (lines := setting_lines(key, settings[key]))
+    ]
+    engines = [e for e in settings.get("engines") or [] if isinstance(e, dict)]
+    shown = [{key: setting_lines(key, e[key]) for key in _ordered(e, ENGINE_ORDER)} for e in engines]
+    columns = [key for key in _ordered({k: 1 for e in shown for k in e}, ENGINE_ORDER) if any(e[key] for e in shown)]
+    return {
+        "rows": rows,
+        "engine_headers": columns,
+        "engine_rows": [[e.get(key, []) for key in columns] for e in shown],
+    }
+
+
+def setting_lines(key: str, value: Any) -> list[str]:
+    """One setting as lines of text: none when it is unset."""
+    if value is None or value == [] or value == {}:
+        return []
+    if isinstance(value, dict):
+        return [f"{k} = {setting_text(k, v)}" for k, v in value.items() if v is not None]
+    if isinstance(value, list) and all(_is_pair(item) for item in value):
+        return [f"{k} = {setting_text(k, v)}" for k, v in value]  # an engine's options and env, as stored
+    return [setting_text(key, value)]
+
+
+def setting_text(key: str, value: Any) -> str:
+    """A value as a person reads it: yes/no, a command as typed, a list as words."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} = {setting_text(k, v)}" for k, v in value.items() if v is not None)
+    if isinstance(value, list):
+        if key == "command":
+            return command_text(value)
+        return ", ".join(setting_text(key, v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # TOML's 10 for 10.0: the file may have said either
+    return str(value)
+
+
+def command_text(words: Sequence[Any]) -> str:
+    """A command line as one would type it; ``{python}`` is left as the file writes it."""
+    return " ".join(w if w == "{python}" else shlex.quote(str(w)) for w in words)
+
+
+def _is_pair(item: Any) -> bool:
+    return isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[0], str)
+
+
+def _ordered(mapping: dict[str, Any], first: Sequence[str]) -> list[str]:
+    return [k for k in first if k in mapping] + [k for k in mapping if k not in first]

@@ -11,6 +11,8 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
+from .palette import LIGHT, PLOT_BACKGROUND, SERIES
+
 MAX_POINTS = 400  # a line over 10,000 games is drawn from this many samples
 
 
@@ -19,8 +21,27 @@ def _pyplot() -> Any:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from cycler import cycler
 
-    plt.rcParams.update({"svg.hashsalt": "arena", "font.size": 9})  # same input, same file
+    plt.rcParams.update(
+        {
+            "svg.hashsalt": "arena",  # same input, same file
+            "font.size": 9,
+            # The site's palette (palette.py): the stylesheet's colours, on the plots' light card.
+            "axes.prop_cycle": cycler(color=list(SERIES)),
+            "figure.facecolor": PLOT_BACKGROUND,
+            "axes.facecolor": PLOT_BACKGROUND,
+            "axes.edgecolor": LIGHT["border"],
+            "axes.labelcolor": LIGHT["text"],
+            "text.color": LIGHT["text"],
+            "xtick.color": LIGHT["muted"],
+            "ytick.color": LIGHT["muted"],
+            "grid.color": LIGHT["grid"],
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "legend.frameon": False,
+        }
+    )
     return plt
 
 
@@ -66,15 +87,24 @@ def score_matrix_plot(names: Sequence[str], scores: list[list[float | None]]) ->
     size = max(2.5, 0.6 * len(names) + 1.5)
     fig, ax = plt.subplots(figsize=(size + 1, size))
     data = np.array([[np.nan if v is None else v for v in row] for row in scores], dtype=float)
-    image = ax.imshow(data, cmap="RdYlGn", vmin=0, vmax=100)
+    image = ax.imshow(data, cmap=score_colormap(), vmin=0, vmax=100)
     ax.set_xticks(range(len(names)), labels=[_label(n) for n in names], rotation=45, ha="right")
     ax.set_yticks(range(len(names)), labels=[_label(n) for n in names])
     for r, row in enumerate(scores):
         for c, value in enumerate(row):
             if value is not None:
-                ax.text(c, r, f"{value:.0f}", ha="center", va="center", fontsize=8)
+                ax.text(c, r, f"{value:.0f}", ha="center", va="center", fontsize=8, color=PLOT_BACKGROUND)
     fig.colorbar(image, ax=ax, label="score % of the row against the column")
     return _svg(fig)
+
+
+def score_colormap() -> Any:
+    """0% to 100%: the loss colour through the draw colour to the win colour, as the cross
+    table colours its cells."""
+    _pyplot()
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list("arena-score", [LIGHT["loss"], LIGHT["draw"], LIGHT["win"]])
 
 
 def sprt_plot(llr: Sequence[float], lower: float, upper: float, label: str = "") -> str:
@@ -82,9 +112,9 @@ def sprt_plot(llr: Sequence[float], lower: float, upper: float, label: str = "")
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.2))
     points = _sample(list(enumerate(llr, 1)))
-    ax.plot([p[0] for p in points], [p[1] for p in points], color="#2060c0", linewidth=1.4, label="LLR")
-    ax.axhline(upper, color="#2a8a2a", linestyle="--", label=f"accept H1 ({upper:.2f})")
-    ax.axhline(lower, color="#c03030", linestyle="--", label=f"accept H0 ({lower:.2f})")
+    ax.plot([p[0] for p in points], [p[1] for p in points], color=LIGHT["accent"], linewidth=1.4, label="LLR")
+    ax.axhline(upper, color=LIGHT["win"], linestyle="--", label=f"accept H1 ({upper:.2f})")
+    ax.axhline(lower, color=LIGHT["loss"], linestyle="--", label=f"accept H0 ({lower:.2f})")
     ax.set_xlabel("pairs of games")
     ax.set_ylabel("log-likelihood ratio")
     if label:
@@ -100,7 +130,7 @@ def elo_plot(rows: Sequence[tuple[str, float, float, float]]) -> str:
     fig, ax = plt.subplots(figsize=(7, max(1.6, 0.35 * len(rows) + 0.8)))
     ys = list(range(len(rows)))[::-1]
     for y, (_name, elo, low, high) in zip(ys, rows):
-        ax.errorbar([elo], [y], xerr=[[elo - low], [high - elo]], fmt="o", color="#2060c0", capsize=3)
+        ax.errorbar([elo], [y], xerr=[[elo - low], [high - elo]], fmt="o", color=LIGHT["accent"], capsize=3)
     ax.set_yticks(ys, labels=[_label(r[0]) for r in rows])
     ax.set_xlabel("Elo (interval)")
     ax.grid(alpha=0.3, axis="x")

@@ -1,4 +1,5 @@
-// The games list: filters and pages the compact index (data/games-index.js) in the browser.
+// The games list: filters, sorts and pages the compact index (data/games-index.js) in the
+// browser (sorting all the games, not just the page shown; tables.js draws the headers).
 // Text goes in with textContent, so nothing in it is ever parsed as HTML.
 (function () {
   "use strict";
@@ -24,9 +25,24 @@
     shown = index.games.filter(function (g) {
       return (e === null || g[2].indexOf(e) >= 0) && (t === null || g[3] === t);
     });
+    if (sorted) shown = window.ARENA_TABLES.sortBy(shown, COLUMNS[sorted.column], sorted.direction);
     page = 0;
     render();
   }
+
+  function players(g) { return g[2].map(function (p) { return index.engines[p]; }); }
+  function result(g) { return g[4] >= 0 ? players(g)[g[4]] + " wins" : "no single winner"; }
+  // What each column of the table shows (and sorts by), from a game's row of the index.
+  const COLUMNS = [
+    function (g) { return g[0]; },
+    function (g) { return g[1]; },
+    function (g) { return players(g).join(" vs "); },
+    result,
+    function (g) { return index.terminations[g[3]]; },
+    function (g) { return g[5]; },
+    function (g) { return g[6]; },
+  ];
+  let sorted = null;  // {column, direction} once a header was clicked
 
   function render() {
     const pages = Math.max(1, Math.ceil(shown.length / PAGE));
@@ -38,13 +54,12 @@
       link.href = "games/" + g[0] + ".html";
       link.textContent = g[0];
       cell(row, "").appendChild(link);
-      cell(row, g[1]);
-      const players = g[2].map(function (p) { return index.engines[p]; });
-      cell(row, players.join(" vs "), "name");
-      cell(row, g[4] >= 0 ? players[g[4]] + " wins" : "no single winner", "name");
-      cell(row, index.terminations[g[3]]);
-      cell(row, g[5]);
-      cell(row, g[6], "name");
+      cell(row, COLUMNS[1](g));
+      cell(row, COLUMNS[2](g), "name");
+      cell(row, COLUMNS[3](g), "name");
+      cell(row, COLUMNS[4](g));
+      cell(row, COLUMNS[5](g));
+      cell(row, COLUMNS[6](g), "name");
       body.appendChild(row);
     }
     document.getElementById("count").textContent = shown.length + " of " + index.games.length + " games";
@@ -55,5 +70,9 @@
   termination.onchange = filter;
   document.getElementById("prev").onclick = function () { page -= 1; render(); };
   document.getElementById("next").onclick = function () { page += 1; render(); };
+  window.ARENA_TABLES.sortable(document.getElementById("games"), function (column, direction) {
+    sorted = { column: column, direction: direction };
+    filter();
+  });
   filter();
 })();
