@@ -14,6 +14,7 @@ from typing import Any
 from .palette import LIGHT, PLOT_BACKGROUND, SERIES
 
 MAX_POINTS = 400  # a line over 10,000 games is drawn from this many samples
+FEW_POINTS = 30
 
 
 def _pyplot() -> Any:
@@ -62,7 +63,8 @@ def ratings_plot(history: dict[str, list[tuple[int, float, float]]]) -> str:
             continue
         xs = [p[0] for p in points]
         mu = [p[1] for p in points]
-        (line,) = ax.plot(xs, mu, label=_label(name), linewidth=1.4)
+        few = len(xs) <= FEW_POINTS  # a line of one point or a few: mark them, or it is not seen
+        (line,) = ax.plot(xs, mu, label=_label(name), linewidth=1.4, marker="o" if few else None, markersize=3)
         ax.fill_between(
             xs,
             [m - 2 * s for _, m, s in points],
