@@ -173,17 +173,16 @@ def test_arena_run_quiet_prints_only_the_final_tables(tmp_path):
     assert "Standings" in proc.stdout and "rank" in proc.stdout
 
 
-@pytest.mark.slow
-def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
-    path = hex_run(tmp_path, rounds=2)
+def run_on_a_terminal(path, out, columns: int) -> str:
+    """``arena run`` on a pseudo-terminal ``columns`` wide: everything it wrote there."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        arena_cmd("run", path, "--out", tmp_path / "out"),
+        arena_cmd("run", path, "--out", out),
         stdout=slave,
         stderr=slave,
         stdin=subprocess.DEVNULL,
         cwd=ROOT,
-        env=dict(os.environ, COLUMNS="120"),
+        env=dict(os.environ, COLUMNS=str(columns)),
     )
     os.close(slave)
     chunks = []
@@ -197,10 +196,31 @@ def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
         chunks.append(data)
     os.close(master)
     assert proc.wait(timeout=120) == 0
-    text = b"".join(chunks).decode(errors="replace")
+    return b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.slow
+def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
+    text = run_on_a_terminal(hex_run(tmp_path, rounds=2), tmp_path / "out", 120)
     assert "\x1b[" in text  # drawn in place, with cursor moves
     assert "Games 4 of 4 (100.0%)" in text and "Score of a vs b:" in text
+    assert "Finished game 0 (a vs b): " in text
     assert "rank" in text  # the final tables follow
+
+
+@pytest.mark.slow
+def test_the_live_lines_of_four_engines_fit_an_80_column_terminal(tmp_path):
+    names = ("search-medium-a", "search-medium-b", "pathfinder-long", "random-engine-x")
+    engines = "".join(engine_toml(name, "{python}", ZOO, "good") for name in names)
+    path = write_tournament(tmp_path, engines, rounds=1, time_control="movetime_ms = 1000")
+    text = run_on_a_terminal(path, tmp_path / "out", 80)
+    live = screen_lines(text.split("\nt: hex, ")[0])  # before the final tables, which are as wide as they are
+    leaders = [line for line in live if line.startswith("Leaders: ")]
+    whole = r"Leaders: (-|\S+ [\d.]+% \(\d+\)(, \S+ [\d.]+% \(\d+\))*(, \+\d more)?)"
+    assert leaders and all(re.fullmatch(whole, line) for line in leaders), leaders  # whole entries, not cut
+    assert any(line.endswith("more") for line in leaders)  # four do not fit
+    assert any(line.startswith("Finished game ") for line in live)
+    assert max(map(len, live)) <= 80, [line for line in live if len(line) > 80]
 
 
 @pytest.mark.slow
