@@ -60,29 +60,26 @@ def test_resumed_games_count_in_the_score_but_not_in_the_rate():
     clock, printed = Clock(), []
     progress = Progress(["a", "b"], 2, "lines", report_every=1, echo=printed.append, clock=clock)
     progress.begin(10, [game(0, ["a", "b"], [0, 1]), game(1, ["b", "a"], [1, 0])])
-    for k in range(3):
-        clock.now += 20
+    for k in range(5):
+        clock.now += 12
         progress(game(2 + k, ["a", "b"], [1, 0]), 3 + k, 10)
     printed = progress_lines(printed)
-    assert printed[-2] == "Games 5 of 10 (50.0%), 3.0 games/min, ETA 1m40s"
-    assert printed[-1].startswith("Score of a vs b: 2 - 3 - 0 [0.400] 5")
+    assert printed[-2] == "Games 7 of 10 (70.0%), 5.0 games/min, ETA 0m36s"
+    assert printed[-1].startswith("Score of a vs b: 2 - 5 - 0 [0.286] 7")
 
 
 def test_the_eta_shows_only_once_a_few_games_and_seconds_made_the_rate_steady():
     clock, printed = Clock(), []
     progress = Progress(["a", "b"], 2, "lines", report_every=1, echo=printed.append, clock=clock)
     progress.begin(100, [])
-    clock.now += 0.5  # the first game came early: 120 games a minute would be far off
-    progress(game(0, ["a", "b"], [0, 1]), 1, 100)
-    clock.now += 1
-    progress(game(1, ["b", "a"], [0, 1]), 2, 100)
-    clock.now += 8.5  # 3 games in 10 s
-    progress(game(2, ["a", "b"], [0, 1]), 3, 100)
+    for k, gap in enumerate([0.5, 0.5, 0.5, 0.5, 0.5, 7.5, 1]):  # the first came early: 120 a minute is far off
+        clock.now += gap
+        progress(game(k, ["a", "b"], [0, 1]), k + 1, 100)
     games = [line for line in printed if line.startswith("Games")]
-    assert games == [
-        "Games 1 of 100 (1.0%)",
-        "Games 2 of 100 (2.0%)",
-        "Games 3 of 100 (3.0%), 18.0 games/min, ETA 5m23s",
+    assert games[:5] == [f"Games {k} of 100 ({k}.0%)" for k in range(1, 6)]  # five games, but in 2.5 s
+    assert games[5:] == [
+        "Games 6 of 100 (6.0%), 36.0 games/min, ETA 2m36s",  # 6 games in 10 s
+        "Games 7 of 100 (7.0%), 38.2 games/min, ETA 2m26s",
     ]
 
 
