@@ -81,8 +81,8 @@ def main() -> None:
     "--cluster",
     "cluster_address",
     metavar="ADDRESS",
-    help="Play on a Dask cluster: tcp://HOST:PORT of its scheduler, or local:N to start N "
-    "workers here (default: the file's [cluster] address; docs/cluster.md).",
+    help="Play on a Dask cluster: tcp://HOST:PORT or tls://HOST:PORT of its scheduler, or local:N "
+    "to start N workers here, on 127.0.0.1 (default: the file's [cluster] address; docs/cluster.md).",
 )
 def run(
     tournament_file: Path,

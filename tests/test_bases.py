@@ -20,7 +20,7 @@ WALLED_RED_LAYOUT = "g1,g2,h1,h2,i1,i2/f1,a9,b9,c9,d9,e9/f2,f3,g3,h3,i3"
 TOUCHING_LAYOUT = "a9,b9,c9,d9,e9,f8/a7,b7,c7,d7,e7,f7/a5,c5,e5,g5,i5"
 
 # Red and Blue each shuttle one piece between two stops: the position after
-# ply 2 recurs after plies 6 and 10.
+# ply 1 recurs after plies 5 and 9 (plies counted from 0).
 SHUTTLE = "d7-g7 f3-c3 g7-a7 c3-i3 a7-g7 i3-c3 g7-a7 c3-i3 a7-g7 i3-c3".split()
 
 

@@ -51,8 +51,8 @@ def test_each_opening_is_played_from_every_seat_and_the_book_is_cycled():
 @pytest.mark.parametrize(
     "book,game,options,message",
     [
-        ("c3 c3\n", "hex", "size = 5", "book.txt, line 1: move 2 'c3' is illegal"),
-        ("c3\nzz9\n", "hex", "size = 5", "book.txt, line 2: move 1 'zz9' is illegal"),
+        ("c3 c3\n", "hex", "size = 5", "book.txt, line 1: 'c3' at ply 1 is illegal"),
+        ("c3\nzz9\n", "hex", "size = 5", "book.txt, line 2: 'zz9' at ply 0 is illegal"),
         ("a1 b1 a2 b2 a3\n", "hex", "size = 3", "line 1: the game is over after this opening"),
         ("# nothing\n\n", "hex", "size = 5", "no openings in the file"),
         ("c3\n", "posies", "players = 2", "posies deals a random setup"),

@@ -11,6 +11,7 @@ from sgfmill import sgf, sgf_grammar
 from arena.cli import main
 from arena.record import GameRecord
 from arena.results.sgf import SgfError, hex_game_sgf, mirror
+from arena.results.site import SiteData, write_site
 from arena.results.store import read_folder
 from arena.rules import make_game
 
@@ -85,6 +86,17 @@ def test_the_swap_is_written_as_hexgui_writes_it():
     assert "blue swapped" in props["C"]
     # the colours alternate after the swap: seat 0 is White
     assert [c for c, _ in moves[2:]] == ["W", "B"] * ((len(moves) - 2) // 2) + ["W"] * ((len(moves) - 2) % 2)
+
+
+def test_rounds_are_numbered_as_the_report_numbers_them(tmp_path):
+    # Rounds count from 0 in the records, the report and the SGF's RO alike.
+    for round_ in (0, 1):
+        r = record(["c3"])
+        r = r.replace(round=round_, places=[0, 1] if r["winner"] == 0 else [1, 0])
+        [(props, _)] = parse(hex_game_sgf(r))
+        site = write_site(tmp_path / str(round_), SiteData("t", "hex", r["options"], ["red", "blue"], [r])).parent
+        page = (site / "games" / "4.html").read_text(encoding="utf-8")
+        assert props["RO"] == str(round_) and f'<span class="round">round {round_}</span>' in page
 
 
 def test_forfeits_and_escaping():

@@ -194,6 +194,8 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
     )
     assert rows[2][1] == EVIL and rows[1][4] == str(60000 + 100 - record["times_ms"][0])
     assert rows[1][5] == f"depth 3, score {EVIL}"  # the engine's own info, shown as text
+    # Plies count from 0, as in the records and PROTOCOL.md: the first move is ply 0.
+    assert [r[0] for r in rows] == [""] + [str(p) for p in range(len(record["moves"]))]
     step_through(page, record)
     assert cells_with(page, "chain") == set(final.winning_chain())
     page.click("#first")
@@ -202,8 +204,9 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
     page.fill("#ply", "2")
     page.dispatch_event("#ply", "change")
     assert shown_cells(page)["b2"] == "blue" and cells_with(page, "last") == {"b2"}
-    page.click("#moves tr[data-ply='1']")
+    page.click("#moves tr[data-ply='0']")  # ply 0: one ply played
     assert shown_cells(page)["b2"] == "red" and page.input_value("#ply") == "1"
+    assert page.evaluate("location.hash") == "#played=1"
     page.keyboard.press("End")
     assert page.input_value("#ply") == str(len(record["moves"]))
     assert page.text_content("#board [data-cell='c3'] title") == "c3"
@@ -240,10 +243,13 @@ def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_na
         }
         assert shown == empty
         assert final.captures, "pick a seed whose game has captures"
-        for capture in final.captures:  # (ply index, colour, blocked, dominated)
-            page.fill("#ply", str(capture[0] + 1))
-            page.dispatch_event("#ply", "change")
-            assert cells_with(page, "gone") == set(capture[2]) | set(capture[3])
+        for capture in details["captures"]:  # the record's details name the ply the move list shows
+            row = page.locator(f"#moves tr[data-ply='{capture['ply']}']")
+            assert row.locator("td").first.text_content() == str(capture["ply"])
+            assert row.locator("td").nth(2).text_content() == record["moves"][capture["ply"]]
+            row.click()
+            assert cells_with(page, "gone") == set(capture["blocked"]) | set(capture["dominated"])
+            assert page.input_value("#ply") == str(capture["ply"] + 1)  # plies played
     if game_name == "bases":
         assert cells_with(page, "occupied") == set(final.details()["occupied_base"])
     if game_name == "posies":  # each ply marks the pair it removed and the group the mover kept
@@ -272,7 +278,7 @@ def test_hidden_posies_appear_only_at_the_end(page, tmp_path):
     data = json.loads(re.search(r'<script id="game-data" type="application/json">(.*?)</script>', source).group(1))
     assert str(record["deal"]) not in source and '"deal"' not in source
     assert all("hidden" not in json.dumps(frame) for frame in data["frames"][:-1])
-    page.goto((site / "games" / "11.html").as_uri() + "#ply=0")
+    page.goto((site / "games" / "11.html").as_uri() + "#played=0")
     step_through(page, record)
     page.keyboard.press("Home")
     for ply in range(len(record["moves"])):

@@ -11,7 +11,8 @@ from helpers import engine_toml, write_tournament
 
 from arena.cli import main
 from arena.match import forfeit_before_start
-from arena.results.verify import verify_lines
+from arena.results.admit import replay_problem
+from arena.results.verify import parse_record, verify_lines
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament
 
@@ -55,6 +56,14 @@ def test_a_record_verifies_and_a_swapped_result_is_named_field_by_field():
     assert {m["field"] for m in bad["mismatches"]} == {"winner", "scores", "places"}
     winner = next(m for m in bad["mismatches"] if m["field"] == "winner")
     assert (winner["recorded"], winner["derived"]) == (swapped["winner"], good["winner"])
+
+
+def test_an_illegal_move_is_named_by_its_ply_counted_from_0():
+    record = {**finished(), "moves": ["a1", "b2", "a1"], "termination": None, "reason": None}
+    record.update(winner=None, scores=None, places=None)
+    [verdict] = verdicts(record)
+    assert verdict["error"] == {"ply": 2, "move": "a1", "reason": "a1 is already occupied"}  # the third move
+    assert replay_problem(parse_record(record)) == "its move 'a1' at ply 2 is illegal (a1 is already occupied)"
 
 
 def test_termination_must_match_the_moves():

@@ -106,7 +106,7 @@ def replay_problem(record: GameRecord) -> str | None:
     except (OptionError, ValueError) as exc:
         return f"it cannot be replayed ({exc})"
     if (error := verdict["error"]) is not None:
-        return f"its move {error['ply'] + 1} {error['move']!r} is illegal ({error['reason']})"
+        return f"its move {error['move']!r} at ply {error['ply']} is illegal ({error['reason']})"
     if verdict["mismatches"]:
         first = verdict["mismatches"][0]
         return f"its {first['field']} is {_shown(first['recorded'])} but its moves give {_shown(first['derived'])}" + (

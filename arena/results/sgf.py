@@ -65,7 +65,7 @@ def hex_game_sgf(record: GameRecord) -> str:
     if record.tournament:
         root.append(("EV", record.tournament))
     if record.round is not None:
-        root.append(("RO", str(record.round + 1)))
+        root.append(("RO", str(record.round)))  # counted from 0, as everywhere in arena
     if record.id is not None:
         root.append(("GN", f"game {record.id}"))
     comment = f"{record.termination or Termination.NORMAL}: {record.reason or ''}"

@@ -14,7 +14,8 @@ again from the moves and each field that disagrees is reported:
   forfeit's for those seats.
 
 Output: one JSON verdict a line, carrying the record's ``id`` (null if it has none) and its
-``line``.  A line that is not a usable record (not JSON, wrong types, missing fields, options
+``line``; an illegal move is named by its ``ply``, counted from 0 (PROTOCOL.md section 5).
+A line that is not a usable record (not JSON, wrong types, missing fields, options
 the game refuses) gets a verdict of its own with ``ok: false`` and ``error.reason`` naming the
 line; the lines after it are still checked.  Fields are typed strictly: ``"5"``, ``5.0`` or
 ``true`` where an integer belongs are errors naming the field.

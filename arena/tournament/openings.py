@@ -50,14 +50,14 @@ def load_openings(path: Path, game: Game) -> list[Opening]:
 
 def _check(path: Path, number: int, moves: list[str], game: Game) -> Opening:
     state = game.initial_state(0)
-    for ply, move in enumerate(moves, 1):
+    for ply, move in enumerate(moves):  # counted from 0, as everywhere (PROTOCOL.md section 5)
         if state.is_terminal():
             break
         try:
             state.play(move)
         except IllegalMove as exc:
             raise OpeningsError(
-                f"{path}, line {number}: move {ply} {move!r} is illegal: {exc.reason}; fix or remove this opening"
+                f"{path}, line {number}: {move!r} at ply {ply} is illegal: {exc.reason}; fix or remove this opening"
             ) from None
     if state.is_terminal():
         raise OpeningsError(f"{path}, line {number}: the game is over after this opening; shorten it")

@@ -186,7 +186,8 @@ def _pct(value: float | None) -> float | str:
 
 
 def move_rows(record: GameRecord, frames: list[dict[str, Any]], time_control: dict[str, Any] | None) -> list[list[Any]]:
-    """One row per ply: [ply, seat, move, ms, clock, book, info]: who moved, the move, its
+    """One row per ply: [ply, seat, move, ms, clock, book, info] (ply counted from 0, as in the
+    records and PROTOCOL.md section 5): who moved, the move, its
     time and, under a game clock, the mover's clock after it (opening-book plies are
     untimed: ``book`` is 1, ``ms`` null), and the search figures the engine reported."""
     opening = record.opening_plies or 0
@@ -196,9 +197,9 @@ def move_rows(record: GameRecord, frames: list[dict[str, Any]], time_control: di
     inc = (time_control or {}).get("inc_ms") or 0
     clocks = [base] * len(record.players or []) if base is not None else None
     rows = []
-    for ply, move in enumerate(record.moves, 1):
-        seat = frames[ply]["seat"]
-        k = ply - 1 - opening
+    for ply, move in enumerate(record.moves):
+        seat = frames[ply + 1]["seat"]  # frame p + 1: the position after ply p
+        k = ply - opening
         ms = times[k] if 0 <= k < len(times) else None
         clock = None
         if clocks is not None and ms is not None:

@@ -49,7 +49,8 @@
   const withInfo = data.moves.some(function (m) { return m[6] !== ""; });
   for (const [number, seat, move, ms, clock, book, info] of data.moves) {
     const row = document.createElement("tr");
-    row.dataset.ply = number;
+    row.dataset.ply = number;  // counted from 0, as in the records
+    row.dataset.position = number + 1;  // the plies played once it is
     const texts = [number, data.players[seat], move, book ? "book" : (ms === null ? "" : ms)];
     if (withClock) texts.push(clock === null ? "" : clock);
     if (withInfo) texts.push(info);
@@ -65,7 +66,7 @@
   const plyInput = document.getElementById("ply");
   const status = document.getElementById("status");
   const end = document.getElementById("end");
-  const rows = Array.from(document.querySelectorAll("#moves tr[data-ply]"));
+  const rows = Array.from(document.querySelectorAll("#moves tr[data-position]"));
   let ply = last;
 
   function show(k) {
@@ -96,10 +97,10 @@
     }
     status.textContent = frame.status || "";
     plyInput.value = ply;
-    rows.forEach(function (row) { row.classList.toggle("current", Number(row.dataset.ply) === ply); });
+    rows.forEach(function (row) { row.classList.toggle("current", Number(row.dataset.position) === ply); });
     const row = rows[ply];
     if (row && row.scrollIntoView) row.scrollIntoView({block: "nearest"});
-    if (history.replaceState) history.replaceState(null, "", "#ply=" + ply);
+    if (history.replaceState) history.replaceState(null, "", "#played=" + ply);
   }
 
   document.getElementById("first").onclick = function () { show(0); };
@@ -107,7 +108,7 @@
   document.getElementById("forward").onclick = function () { show(ply + 1); };
   document.getElementById("last").onclick = function () { show(last); };
   plyInput.onchange = function () { show(Number(plyInput.value) || 0); };
-  rows.forEach(function (row) { row.onclick = function () { show(Number(row.dataset.ply)); }; });
+  rows.forEach(function (row) { row.onclick = function () { show(Number(row.dataset.position)); }; });
   document.addEventListener("keydown", function (event) {
     if (event.target === plyInput) return;
     const moves = {ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity};
@@ -117,7 +118,7 @@
       show(Number.isFinite(step) ? ply + step : (step < 0 ? 0 : last));
     }
   });
-  const wanted = /ply=(\d+)/.exec(location.hash);
+  const wanted = /(?:played|ply)=(\d+)/.exec(location.hash);  // #ply=: links from before the rename
   show(wanted ? Number(wanted[1]) : last);
   window.arenaViewer = {show: show, plies: last, ply: function () { return ply; }};
 })();
