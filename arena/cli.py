@@ -104,30 +104,28 @@ def run(
     from .tournament.config import ConfigError, load_tournament
     from .tournament.observers import live_site
     from .tournament.progress import Progress
-    from .tournament.runner import run_tournament
+    from .tournament.runner import RunInterrupted, run_tournament
 
     try:
         t = load_tournament(tournament_file)
     except ConfigError as exc:
         raise Failure(str(exc)) from None
-    address = cluster_address if cluster_address is not None else t.data.cluster.address if t.data.cluster else None
-    cluster = None
-    if address is not None:
-        where = "--cluster" if cluster_address is not None else f"{tournament_file}: [cluster] address"
-        try:
-            cluster = ClusterSpec.parse(
-                address,
-                echo=lambda text: click.echo(text, err=True),
-            )
-        except ClusterError as exc:
-            raise Failure(f"{where}: {exc}") from None
     out = out or Path("out") / t.name
-
     mode: Mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
     note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
     progress = Progress(
         [e.name for e in t.engines], t.game.players, mode, report_every=report_every, echo=_say, game_note=note
     )
+    address = cluster_address if cluster_address is not None else t.data.cluster.address if t.data.cluster else None
+    cluster = None
+    if address is not None:
+        where = "--cluster" if cluster_address is not None else f"{tournament_file}: [cluster] address"
+        try:
+            cluster = ClusterSpec.parse(address, echo=progress.warn, tell=None if quiet else progress.warn)
+        except ClusterError as exc:
+            raise Failure(f"{where}: {exc}") from None
+    else:
+        _warn_of_too_many_workers(workers or t.data.workers)
     try:
         attach_run_log(out)
         site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
@@ -137,9 +135,14 @@ def run(
             progress.close()
     except (StorageError, ClusterError, ConfigError) as exc:
         raise Failure(str(exc)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        standings = exc.standings if isinstance(exc, RunInterrupted) else None
+        if standings:
+            _say(f"\n{t.name}: interrupted; the games stored so far:\n{standings}")
+        folder = shlex.quote(str(out.resolve()))
         raise Failure(
-            f"interrupted; finished games are kept in {out.resolve()}. Run the same command to resume."
+            f"interrupted; finished games are kept in {folder}. Run the same command to resume; "
+            f"'arena results {folder}' shows every table."
         ) from None
     except (OSError, sqlite3.Error) as exc:
         raise Failure(failure_text(out, exc)) from None
@@ -557,6 +560,20 @@ def bench(quick: bool, sections: tuple[str, ...], repeats: int | None, json_path
 
 
 # -- helpers ----------------------------------------------------------------
+
+
+def _warn_of_too_many_workers(workers: int) -> None:
+    """More games at once than cores: engines think in turns with other games' engines, so
+    each gets less CPU than its clock assumes (fastchess's concurrency advice)."""
+    from .engine.proctree import usable_cpus
+
+    cores = len(usable_cpus())
+    if workers > cores:
+        click.echo(
+            f"arena: {workers} workers on {cores} core{'s' if cores != 1 else ''}: games in parallel share the "
+            f"CPUs, so engines get less thinking time than their clocks allow; --workers {cores} avoids it",
+            err=True,
+        )
 
 
 def _say(text: str) -> None:

@@ -92,6 +92,12 @@ class _Arrivals:
     def on_game(self, record, finished, total) -> None:
         self.times.append(time.perf_counter())
 
+    def on_start_failure(self, engine, reason) -> None:
+        pass
+
+    def on_drop(self, engine, why) -> None:
+        pass
+
     def on_end(self, records, results) -> None:
         pass
 

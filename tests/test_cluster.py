@@ -5,6 +5,7 @@ missing on one worker, a coordinator killed with -9."""
 import json
 import os
 import pickle
+import re
 import shutil
 import signal
 import sqlite3
@@ -99,6 +100,29 @@ def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
     moves = lambda out: [(r["id"], r["players"], r["moves"], r["winner"]) for r in stored(out)]  # noqa: E731
     assert moves(tmp_path / "local") == moves(tmp_path / "cluster")
     assert local.stdout.split("\n\n")[1] == remote.stdout.split("\n\n")[1]  # the printed table
+
+
+@pytest.mark.slow
+def test_a_cluster_run_names_its_dashboard_and_workers_before_the_first_game(tmp_path):
+    path = write_tournament(tmp_path, deterministic_engines(), rounds=1, seed=11, workers=2)
+    proc = subprocess.run(  # stderr into stdout: the order in which things were said
+        arena_cmd("run", path, "--out", tmp_path / "out", "--cluster", "local:2"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stdout
+    lines = proc.stdout.splitlines()
+    first_game = next(i for i, line in enumerate(lines) if line.startswith("Finished game "))
+    told = lines[:first_game]
+    assert any(re.fullmatch(r"arena: cluster local:2: dashboard http://\S+:\d+/status", line) for line in told), told
+    assert any(
+        re.fullmatch(r"arena: cluster local:2: 2 workers can play: tcp://.+, tcp://.+", line) for line in told
+    ), told
+    quiet = run_arena("run", path, "--out", tmp_path / "quiet", "--cluster", "local:2", "-q", timeout=240)
+    assert quiet.returncode == 0 and "dashboard" not in quiet.stdout + quiet.stderr
 
 
 @pytest.mark.slow

@@ -1,4 +1,6 @@
-"""Live progress: the lines, their throttling on a terminal, and `arena run`'s modes."""
+"""Live progress: the lines, their throttling on a terminal, and `arena run`'s modes: a line
+per finished game, warnings as they happen, an ETA once it is steady, never past 100%, lines
+fitted to the terminal, the standings after Ctrl-C, the cores warning."""
 
 from __future__ import annotations
 
@@ -7,14 +9,17 @@ import json
 import os
 import pty
 import re
+import signal
 import subprocess
+import time
 
 import pytest
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 from rich.console import Console
 
+from arena.engine.proctree import usable_cpus
 from arena.results.sprt import SprtSettings, SprtTest
-from arena.tournament.progress import Progress
+from arena.tournament.progress import Progress, finished_line
 
 
 class Clock:
@@ -26,7 +31,12 @@ class Clock:
 
 
 def game(index: int, players: list[str], places: list[int]) -> dict:
-    return {"id": index, "players": players, "places": places}
+    return {"id": index, "players": players, "places": places, "termination": "normal", "reason": "r", "moves": []}
+
+
+def progress_lines(printed: list[str]) -> list[str]:
+    """The progress report lines, without the per-game lines."""
+    return [line for line in printed if not line.startswith("Finished game")]
 
 
 def test_lines_every_n_games_with_score_elo_and_rate():
@@ -38,7 +48,8 @@ def test_lines_every_n_games_with_score_elo_and_rate():
         seats = ["new", "old"] if i % 2 == 0 else ["old", "new"]
         places = [0, 1] if i < 6 else [0, 0]  # seat 0 wins, then draws
         progress(game(i, seats, places), i + 1, 20)
-    assert len(printed) == 4  # two reports of two lines
+    assert len(printed) == 8 + 4  # a line per game, two reports of two lines
+    printed = progress_lines(printed)
     assert printed[2] == "Games 8 of 20 (40.0%), 20.0 games/min, ETA 0m36s"
     # new won games 0, 2, 4 (seat 0), lost 1, 3, 5, drew 6 and 7.
     # The Elo is the head-to-head table's: the Wilson interval of 0.500 in 8 games is 0.215-0.785.
@@ -49,10 +60,30 @@ def test_resumed_games_count_in_the_score_but_not_in_the_rate():
     clock, printed = Clock(), []
     progress = Progress(["a", "b"], 2, "lines", report_every=1, echo=printed.append, clock=clock)
     progress.begin(10, [game(0, ["a", "b"], [0, 1]), game(1, ["b", "a"], [1, 0])])
-    clock.now += 60
-    progress(game(2, ["a", "b"], [1, 0]), 3, 10)
-    assert printed[0] == "Games 3 of 10 (30.0%), 1.0 games/min, ETA 7m00s"
-    assert printed[1].startswith("Score of a vs b: 2 - 1 - 0 [0.667] 3")
+    for k in range(3):
+        clock.now += 20
+        progress(game(2 + k, ["a", "b"], [1, 0]), 3 + k, 10)
+    printed = progress_lines(printed)
+    assert printed[-2] == "Games 5 of 10 (50.0%), 3.0 games/min, ETA 1m40s"
+    assert printed[-1].startswith("Score of a vs b: 2 - 3 - 0 [0.400] 5")
+
+
+def test_the_eta_shows_only_once_a_few_games_and_seconds_made_the_rate_steady():
+    clock, printed = Clock(), []
+    progress = Progress(["a", "b"], 2, "lines", report_every=1, echo=printed.append, clock=clock)
+    progress.begin(100, [])
+    clock.now += 0.5  # the first game came early: 120 games a minute would be far off
+    progress(game(0, ["a", "b"], [0, 1]), 1, 100)
+    clock.now += 1
+    progress(game(1, ["b", "a"], [0, 1]), 2, 100)
+    clock.now += 8.5  # 3 games in 10 s
+    progress(game(2, ["a", "b"], [0, 1]), 3, 100)
+    games = [line for line in printed if line.startswith("Games")]
+    assert games == [
+        "Games 1 of 100 (1.0%)",
+        "Games 2 of 100 (2.0%)",
+        "Games 3 of 100 (3.0%), 18.0 games/min, ETA 5m23s",
+    ]
 
 
 def test_more_engines_show_the_leaders_and_three_player_tables_count_places():
@@ -62,7 +93,7 @@ def test_more_engines_show_the_leaders_and_three_player_tables_count_places():
     progress(game(0, ["a", "b", "c"], [0, 1, 2]), 1, 12)
     progress(game(1, ["b", "c", "a"], [0, 0, 2]), 2, 12)
     # a: 1 + 0, b: 0.5 + 0.75, c: 0 + 0.75 of the opponents beaten per game
-    assert printed[1] == "Leaders: b 62.5% (2), a 50.0% (2), c 37.5% (2)"
+    assert progress_lines(printed)[1] == "Leaders: b 62.5% (2), a 50.0% (2), c 37.5% (2)"
 
 
 def test_the_sprt_line_shows_llr_and_bounds():
@@ -73,6 +104,7 @@ def test_the_sprt_line_shows_llr_and_bounds():
     for i, record in enumerate([game(0, ["a", "b"], [0, 1]), game(1, ["b", "a"], [1, 0])]):
         sprt.add(record)
         progress(record, i + 1, 2000)
+    printed = progress_lines(printed)
     assert printed[0].startswith("Games 2 of up to 200 (1.0%)")
     assert re.fullmatch(r"SPRT LLR 0\.\d\d \(-2\.94, 2\.94\) \[0, 10\] normalized after 1 pairs", printed[2])
 
@@ -124,13 +156,20 @@ def test_arena_run_without_a_terminal_prints_a_report_every_n_games(tmp_path):
     games = [line for line in proc.stdout.splitlines() if line.startswith("Games ")]
     assert [g.split(" (")[0] for g in games] == ["Games 2 of 6", "Games 4 of 6", "Games 6 of 6"]
     assert proc.stdout.count("Score of a vs b: ") == 3
+    finished = [line for line in proc.stdout.splitlines() if line.startswith("Finished game ")]
+    records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    assert sorted(finished) == sorted(
+        f"Finished game {r['id']} ({r['players'][0]} vs {r['players'][1]}): "
+        f"{'1-0' if r['winner'] == 0 else '0-1'} {{{r['reason']}}}, {len(r['moves'])} plies"
+        for r in records
+    )
 
 
 @pytest.mark.slow
 def test_arena_run_quiet_prints_only_the_final_tables(tmp_path):
     proc = run_arena("run", hex_run(tmp_path), "--out", tmp_path / "out", "--quiet", "--report-every", "1")
     assert proc.returncode == 0, proc.stderr
-    assert "Games " not in proc.stdout and "Score of" not in proc.stdout
+    assert "Games " not in proc.stdout and "Score of" not in proc.stdout and "Finished game" not in proc.stdout
     assert "Standings" in proc.stdout and "rank" in proc.stdout
 
 
@@ -182,3 +221,127 @@ def test_the_bench_measures_the_progress_on_and_off(tmp_path):
     assert figures["off"]["progress_cpu_us"] == 0
     assert figures["live"]["progress_cpu_us"] > 0 and figures["lines"]["progress_cpu_us"] > 0
     assert all(f["manager_cpu_us"] > 0 for f in figures.values())
+
+
+def test_a_finished_game_line_names_the_game_engines_result_reason_and_plies():
+    won = {**game(12, ["a", "b"], [0, 1]), "reason": "Red connected", "moves": ["a1"] * 21}
+    assert finished_line(won) == "Finished game 12 (a vs b): 1-0 {Red connected}, 21 plies"
+    forfeit = {**game(3, ["a", "b"], [0, 1]), "termination": "crash", "reason": "b (seat 1): exit code 2"}
+    assert finished_line(forfeit) == "Finished game 3 (a vs b): 1-0 {crash: b (seat 1): exit code 2}, 0 plies"
+    drawn = {**game(4, ["a", "b"], [0, 0]), "moves": ["x"]}
+    assert finished_line(drawn) == "Finished game 4 (a vs b): 1/2-1/2 {r}, 1 ply"
+    three = game(5, ["a", "b", "c"], [1, 0, 2])
+    assert finished_line(three) == "Finished game 5 (a vs b vs c): places 2-1-3 {r}, 0 plies"
+
+
+def test_a_decided_sprt_counts_the_games_still_finishing_and_never_passes_100_percent():
+    printed = []
+    sprt = SprtTest(SprtSettings(elo0=0, elo1=10), "a", "b", max_pairs=1000)
+    progress = Progress(["a", "b"], 2, "lines", report_every=1, echo=printed.append, clock=Clock())
+    progress.begin(2000, [], sprt)
+    i = 0
+    while sprt.decision is None:
+        record = game(i, ["a", "b"] if i % 2 == 0 else ["b", "a"], [1, 0] if i % 2 == 0 else [0, 1])
+        sprt.add(record)
+        i += 1
+        progress(record, i, 2000)
+    decided_at = sprt.games_needed
+    for _ in range(3):  # the games running when it decided finish and are stored
+        i += 1
+        progress(game(i, ["a", "b"], [0, 1]), i, 2000)
+    games = [line for line in printed if line.startswith("Games")]
+    assert games[decided_at - 1].startswith(f"Games {decided_at} of {decided_at} (100.0%)")
+    assert games[-1].startswith(f"Games {i} of {i} (100.0%)")
+    assert all(float(re.search(r"\(([\d.]+)%\)", line)[1]) <= 100 for line in games)
+
+
+def screen_lines(text: str) -> list[str]:
+    """What a terminal shows of rich's output, escape sequences removed."""
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+    return [line for chunk in plain.split("\r") for line in chunk.split("\n")]
+
+
+def test_the_live_lines_fit_the_terminal_and_warnings_show_above_them():
+    clock, screen = Clock(), io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=80)
+    engines = ["search-medium", "search-hard", "pathfinder", "random-engine"]
+    progress = Progress(engines, 2, "live", console=console, clock=clock)
+    progress.begin(120, [])
+    for i in range(24):
+        clock.now += 1
+        a, b = engines[i % 4], engines[(i + 1 + i // 4) % 4]
+        reason = "Blue connected its two edges after a long and winding fight over the whole board"
+        progress({**game(i, [a, b] if a != b else [a, engines[0]], [0, 1]), "reason": reason}, i + 1, 120)
+    progress.on_drop("random-engine", "3 consecutive failures, the last in game 23: crash: it exited")
+    clock.now += 1
+    progress(game(24, ["search-hard", "pathfinder"], [0, 1]), 25, 120)
+    progress.close()
+    shown = screen_lines(screen.getvalue())
+    assert max(map(len, shown)) <= 80, [line for line in shown if len(line) > 80]
+    leaders = [line for line in shown if line.startswith("Leaders: ")]
+    assert re.fullmatch(r"Leaders: .*, \+\d more", leaders[-1])  # four entries do not fit in 80 columns
+    assert any(line.startswith("Finished game 0 (search-medium vs search-hard): 1-0 {Blue") for line in shown)
+    dropped = "".join(shown)
+    assert "arena: engine random-engine dropped after 3 consecutive failures" in dropped  # wrapped, not cut
+    assert "without starting it" in dropped
+
+
+@pytest.mark.slow
+def test_a_start_up_failure_a_drop_and_too_many_workers_are_told_when_they_happen(tmp_path):
+    engines = engine_toml("good", "{python}", ZOO, "good") + engine_toml("good2", "{python}", ZOO, "good")
+    engines += engine_toml("broken", "{python}", ZOO, "crash_start", "1", extra="max_failures = 2")
+    path = write_tournament(tmp_path, engines, rounds=2, time_control="movetime_ms = 500")
+    cores = len(usable_cpus())
+    proc = subprocess.run(  # stderr into stdout: the order in which things were said
+        arena_cmd("run", path, "--out", tmp_path / "out", "--workers", cores + 1, "--report-every", "100"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout
+    lines = proc.stdout.splitlines()
+
+    def first(prefix: str) -> int:
+        return next(i for i, line in enumerate(lines) if line.startswith(prefix))
+
+    assert lines[0] == (
+        f"arena: {cores + 1} workers on {cores} core{'s' if cores > 1 else ''}: games in parallel share the CPUs, "
+        f"so engines get less thinking time than their clocks allow; --workers {cores} avoids it"
+    )
+    start_failure = first("arena: engine broken failed its start-up check (crash: ")
+    assert "cannot load my weights" in lines[start_failure] and start_failure < first("Finished game")
+    drop = first("arena: engine broken dropped after 2 consecutive failures")
+    failed = [i for i, line in enumerate(lines) if line.startswith("Finished game") and "{crash: broken" in line]
+    assert len(failed) == 2 and failed[-1] < drop < first("Finished game") + 12 < first("Standings")
+    assert lines[drop].endswith("its remaining games are lost without starting it")
+
+
+@pytest.mark.slow
+def test_ctrl_c_prints_the_standings_so_far_and_the_results_command(tmp_path):
+    engines = "".join(engine_toml(name, "{python}", ZOO, "good+slow") for name in ("a", "b"))
+    path, out = write_tournament(tmp_path, engines, rounds=20, time_control="movetime_ms = 200"), tmp_path / "out"
+    run = subprocess.Popen(
+        arena_cmd("run", path, "--out", out),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (out / "games.jsonl").exists() or len((out / "games.jsonl").read_text().splitlines()) < 2:
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=60)
+    kept = len((out / "games.jsonl").read_text().splitlines())
+    assert run.returncode == 2 and len(stderr.splitlines()) == 1, stderr
+    assert f"'arena results {out.resolve()}' shows every table" in stderr
+    tables = stdout.split("t: interrupted; the games stored so far:\n")[1]
+    assert tables.startswith("not finished: ") and "Standings" in tables
+    rows = [line.split() for line in tables.split("Standings\n")[1].split("\n\n")[0].splitlines()[2:]]
+    assert sorted(row[1] for row in rows) == ["a", "b"] and all(int(row[2]) == kept for row in rows)
+    standings = run_arena("results", out).stdout.split("\n\n")[1]  # the same table as arena results prints
+    assert standings.startswith("Standings\n") and standings in tables

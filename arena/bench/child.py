@@ -148,6 +148,12 @@ class _TimedProgress:
         self.inner.on_game(record, finished, total)
         self.cpu_s += time.process_time() - started
 
+    def on_start_failure(self, engine: str, reason: str) -> None:
+        self.inner.on_start_failure(engine, reason)
+
+    def on_drop(self, engine: str, why: str) -> None:
+        self.inner.on_drop(engine, why)
+
     def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
         self.close()
 

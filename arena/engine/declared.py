@@ -9,7 +9,7 @@ tournament of another game.  :func:`preflight` starts each engine once to learn 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from protocol import codec
@@ -87,35 +87,45 @@ def games_problem(identity: dict[str, str], game: str) -> str | None:
     return None
 
 
-def preflight(specs: Sequence[EngineSpec], game: str, run_tag: str = "") -> list[str | None]:
+@dataclass(frozen=True)
+class Checked:
+    """One engine's start-up check: ``problem``, what it declares does not fit (the
+    tournament is refused); ``fault``, it could not start or answer (its games record that)."""
+
+    problem: str | None = None
+    fault: str | None = None
+
+
+def preflight(specs: Sequence[EngineSpec], game: str, run_tag: str = "") -> list[Checked]:
     """Start each engine once (options not sent; all launched first, so they boot side by
     side) and check what it declares against the tournament: its games and options, or for
-    a GTP engine the commands arena needs and its init commands' answers.  A problem per
-    engine, or None.  An engine that cannot start is not refused here: its games record the
-    fault, as any game's would."""
+    a GTP engine the commands arena needs and its init commands' answers.  An engine that
+    cannot start is not refused here: its games record the fault, as any game's would."""
     from . import open_engine
     from .process import EngineFault, EngineRefused
 
     engines = dict(enumerate(open_engine(replace(spec, options=()), run_tag=run_tag) for spec in specs))
-    problems: list[str | None] = [None] * len(specs)
+    checked = [Checked()] * len(specs)
     try:
         for k, engine in list(engines.items()):
             try:
                 engine.launch()
-            except EngineFault:
+            except EngineFault as exc:
+                checked[k] = Checked(fault=f"{exc.code}: {exc.reason}")
                 del engines[k]
         for k, engine in engines.items():
             try:
                 engine.handshake()
             except EngineRefused as exc:
-                problems[k] = exc.reason.removeprefix("refused: ")
+                checked[k] = Checked(problem=exc.reason.removeprefix("refused: "))
                 continue
-            except EngineFault:
+            except EngineFault as exc:
+                checked[k] = Checked(fault=f"{exc.code}: {exc.reason}")
                 continue
             found = [p for p in [games_problem(engine.identity, game)] if p]
             found += option_problems(engine.declared_options, specs[k].options)
-            problems[k] = "; ".join(found) or None
+            checked[k] = Checked(problem="; ".join(found) or None)
     finally:
         for engine in engines.values():
             engine.kill()
-    return problems
+    return checked

@@ -397,9 +397,13 @@ TABLES = (
 )
 
 
-def render(s: Summary, fmt: str) -> str:
+STANDINGS = TABLES[:1]  # the standings alone (with the SPRT block and the dropped engines)
+
+
+def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES) -> str:
     """The tables as ``table`` (plain text), ``md`` (Markdown), ``csv`` (the standings row per
-    engine, all columns of the four tables joined) or ``json`` (results.json)."""
+    engine, all columns of the four tables joined) or ``json`` (results.json); ``tables``:
+    which of the four text tables (e.g. :data:`STANDINGS`)."""
     if fmt == "json":
         return results_json(s)
     if fmt == "csv":
@@ -419,7 +423,7 @@ def render(s: Summary, fmt: str) -> str:
         parts.append(status)
     if s.refused:
         parts.append(("**" if fmt == "md" else "") + refused_line(s.refused) + ("**" if fmt == "md" else ""))
-    for title, table in TABLES:
+    for title, table in tables:
         headers, rows = table(s)
         if not rows:
             continue

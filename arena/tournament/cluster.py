@@ -269,22 +269,25 @@ class ClusterSpec:
 
     address: str
     echo: Callable[[str], None] = print  # tells the user about workers that cannot play
+    tell: Callable[[str], None] | None = None  # tells the dashboard and the workers found, before the first game
 
     @classmethod
-    def parse(cls, text: str, echo: Callable[[str], None] = print) -> ClusterSpec:
+    def parse(
+        cls, text: str, echo: Callable[[str], None] = print, tell: Callable[[str], None] | None = None
+    ) -> ClusterSpec:
         """The spec for ``text``; a ClusterError of one line naming it and the accepted forms."""
         text = text.strip()
         if text.startswith("local:"):
             count = text.removeprefix("local:")
             if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= 256:  # "2" yes, a superscript no
                 raise ClusterError(f"cluster {text!r}: write local:N with N from 1 to 256 worker processes")
-            return cls(text, echo)
+            return cls(text, echo, tell)
         problem = _address_problem(text)
         if problem is not None:
             raise ClusterError(f"cluster {text!r}: {problem}; {ACCEPTED}")
         if text.startswith("tls://") and (missing := _tls_settings_missing()):
             raise ClusterError(_tls_advice(text, missing))
-        return cls(text, echo)
+        return cls(text, echo, tell)
 
     @property
     def local_workers(self) -> int | None:
@@ -325,6 +328,7 @@ class ClusterGames:
         self.cluster: distributed.LocalCluster | None = None
         self.queue: deque[ScheduledGame] = deque()
         self.client = self._connect()
+        self._tell(f"dashboard {self.client.dashboard_link}")
         try:
             self.client.forward_logging("arena", logging.INFO)  # workers' log lines go to arena.log
             self._check_workers()
@@ -363,6 +367,7 @@ class ClusterGames:
         """The handshake: every worker starts every engine, before any game."""
         if not self._workers():
             log.warning("the cluster has no workers yet; games wait for one to join")
+            self._tell("no workers yet; the games wait for one to join")
             return
         dropped = tuple(
             n for n in self.names if self.may_start is not None and self.may_start(n, []) is StartDecision.REFUSE
@@ -396,6 +401,12 @@ class ClusterGames:
                 f"install the engines there (see docs/cluster.md)"
             )
         log.info("cluster %s: %d workers can play", self.spec.address, len(answers) - len(self.bad))
+        able = [self._describe(a) for a in answers if a not in self.bad]
+        self._tell(f"{len(able)} worker{'s' if len(able) != 1 else ''} can play: {', '.join(able)}")
+
+    def _tell(self, text: str) -> None:
+        if self.spec.tell is not None:
+            self.spec.tell(f"arena: cluster {self.spec.address}: {text}")
 
     def _describe(self, address: str) -> str:
         info = self._workers().get(address, {})

@@ -4,6 +4,8 @@ The runner tells every observer attached to a run (``run_tournament(observers=..
 what happens, in this order: :meth:`RunObserver.on_start` once, :meth:`~RunObserver.on_game`
 for every game stored, then :meth:`~RunObserver.on_end` after the run wrote its results,
 or :meth:`~RunObserver.on_stop` when it stopped before its end (Ctrl-C, SIGTERM, an error).
+Between the start and the end, :meth:`~RunObserver.on_start_failure` and
+:meth:`~RunObserver.on_drop` tell of an engine in trouble as it happens.
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ class RunObserver(Protocol):
 
     def on_game(self, record: GameRecord, finished: int, total: int) -> None:
         """A game was stored; ``finished`` of ``total`` are now."""
+        ...
+
+    def on_start_failure(self, engine: str, reason: str) -> None:
+        """``engine`` could not start or answer in the start-up check before the first game;
+        the run goes on and its games record the fault."""
+        ...
+
+    def on_drop(self, engine: str, why: str) -> None:
+        """``engine`` was dropped (``max_failures``): its remaining games are lost unstarted."""
         ...
 
     def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:

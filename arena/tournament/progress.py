@@ -1,11 +1,14 @@
 """Live progress of a run, as fastchess and cutechess-cli show it.
 
 Three modes: ``live`` redraws a few lines in place on a terminal (rich), at most
-``redraws_per_s`` times a second; ``lines`` prints the same lines every
-``report_every`` games (for logs and pipes, like fastchess's ``-ratinginterval``);
-``quiet`` prints nothing.  The lines: games done of the total, games per minute and
-the time left; for two engines ``Score of A vs B: W - L - D [score]`` with the Elo
-and its 95% interval, else the leaders; under an SPRT its LLR and bounds.
+``redraws_per_s`` times a second, each fitted to the terminal's width; ``lines`` prints
+the same lines every ``report_every`` games (for logs and pipes, like fastchess's
+``-ratinginterval``); ``quiet`` prints nothing but warnings.  The lines: games done of
+the total, games per minute and the time left (once a few games and seconds make the
+rate steady); for two engines ``Score of A vs B: W - L - D [score]`` with the Elo and
+its 95% interval, else the leaders; under an SPRT its LLR and bounds.  Above them, out
+of quiet mode, a line per finished game, as cutechess-cli's ``Finished game``; in every
+mode, a warning as an engine fails its start-up check or is dropped.
 
 The tally is updated per game in O(engines) and the text is only built when it is
 shown, so the coordinator pays next to nothing per move (``arena bench -s progress``).
@@ -13,6 +16,7 @@ shown, so the coordinator pays next to nothing per move (``arena bench -s progre
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -22,6 +26,14 @@ from ..results.ratings import pair_elo
 from ..results.sprt import SprtTest
 
 Mode = Literal["live", "lines", "quiet"]
+
+ETA_AFTER_GAMES = 3  # the rate, and so the time left, is shown once this run played this many
+ETA_AFTER_S = 5.0  # ... and ran this long: the first games carry the engines' start-up
+SHOWN_LEADERS = 4  # at most, when the width does not limit them
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 class Progress:
@@ -39,6 +51,7 @@ class Progress:
         redraws_per_s: float = 4.0,
         clock: Callable[[], float] = time.monotonic,
         game_note: Callable[[GameRecord], str] | None = None,
+        warn: Callable[[str], None] = _to_stderr,
     ) -> None:
         self.engines = list(engines)
         self.players = players
@@ -46,7 +59,9 @@ class Progress:
         self.report_every = max(1, report_every)
         self.echo = echo
         self.clock = clock
-        self.game_note = game_note  # a line per game (e.g. its trace file), above the live lines
+        self.game_note = game_note  # a line per game (e.g. its trace file), after its Finished line
+        self._warn = warn
+        self.dropped: set[str] = set()
         self.min_interval = 1 / redraws_per_s
         self.points = dict.fromkeys(self.engines, 0.0)
         self.games = dict.fromkeys(self.engines, 0)
@@ -81,9 +96,10 @@ class Progress:
         self._tally(record)
         self.done, self.total = finished, total
         self.played_here += 1
-        if self.game_note is not None and self.mode != "quiet":
-            note = self.game_note(record)
-            self._live.console.print(note, markup=False, highlight=False) if self._live else self.echo(note)
+        if self.mode != "quiet":
+            self._above(finished_line(record), crop=True)
+            if self.game_note is not None:
+                self._above(self.game_note(record), crop=True)
         if self.mode == "lines" and self.done % self.report_every == 0:
             for line in self.lines():
                 self.echo(line)
@@ -100,6 +116,17 @@ class Progress:
 
     on_start = begin
     on_game = __call__
+
+    def on_start_failure(self, engine: str, reason: str) -> None:
+        self.warn(f"arena: engine {engine} failed its start-up check ({reason}); its games go on and record the fault")
+
+    def on_drop(self, engine: str, why: str) -> None:
+        self.dropped.add(engine)
+        self.warn(f"arena: engine {engine} dropped after {why}; its remaining games are lost without starting it")
+
+    def warn(self, text: str) -> None:
+        """A line the user must see whatever the mode: above the live lines, else on stderr."""
+        self._above(text, crop=False) if self._live is not None else self._warn(text)
 
     def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
         self.close()
@@ -121,26 +148,36 @@ class Progress:
             mine, theirs = places[first], places[1 - first]
             self.wld[0 if mine < theirs else 1 if mine > theirs else 2] += 1
 
-    def lines(self) -> list[str]:
+    def lines(self, width: int | None = None) -> list[str]:
+        """The progress lines; with ``width``, the leaders that fit in it."""
         lines = [self._games_line()]
         if len(self.engines) == 2 and self.players == 2:
             lines.append(self._score_line())
         else:
-            lines.append(self._leaders_line())
+            lines.append(self._leaders_line(width))
         if self.sprt is not None:
             s = self.sprt
             lines.append(f"SPRT {s.status_text()} after {s.pairs} pairs" + (f": {s.outcome}" if s.outcome else ""))
         return lines
 
     def _games_line(self) -> str:
-        elapsed = max(self.clock() - self.started_at, 1e-9)
-        rate = self.played_here / elapsed * 60
-        total = self.sprt.games_needed if self.sprt is not None else self.total
-        left = max(total - self.done, 0)
-        eta = _duration(left / rate * 60) if rate > 0 and left else "-"
-        pct = 100 * self.done / total if total else 100.0
+        total = self._total()
+        pct = min(100 * self.done / total, 100.0) if total else 100.0
         upto = "up to " if self.sprt is not None and self.sprt.decision is None else ""
-        return f"Games {self.done} of {upto}{total} ({pct:.1f}%), {rate:.1f} games/min, ETA {eta}"
+        text = f"Games {self.done} of {upto}{total} ({pct:.1f}%)"
+        elapsed = self.clock() - self.started_at
+        if self.played_here < ETA_AFTER_GAMES or elapsed < ETA_AFTER_S:
+            return text  # not steady yet: the first games carry the engines' start-up
+        rate = self.played_here / elapsed * 60
+        left = max(total - self.done, 0)
+        return text + f", {rate:.1f} games/min, ETA {_duration(left / rate * 60) if left else '-'}"
+
+    def _total(self) -> int:
+        """Games of the whole run: under an SPRT the most it may play, and once it decided,
+        the games played (those running at the decision still finish and count)."""
+        if self.sprt is None:
+            return self.total
+        return self.done if self.sprt.decision is not None else self.sprt.games_needed
 
     def _score_line(self) -> str:
         a, b = self.engines
@@ -153,18 +190,43 @@ class Progress:
             text += f", Elo {estimate.elo + 0.0:+.1f} +/- {estimate.margin:.1f} ({n} games, {estimate.label})"
         return text
 
-    def _leaders_line(self) -> str:
-        ranked = sorted(self.engines, key=lambda e: (-self.points[e] / max(self.games[e], 1), e))
-        shown = ", ".join(
-            f"{e} {100 * self.points[e] / self.games[e]:.1f}% ({self.games[e]})" for e in ranked[:4] if self.games[e]
+    def _leaders_line(self, width: int | None = None) -> str:
+        """The best scores first, dropped engines last; as many as fit in ``width``."""
+        ranked = sorted(
+            (e for e in self.engines if self.games[e]),
+            key=lambda e: (e in self.dropped, -self.points[e] / self.games[e], e),
         )
-        return "Leaders: " + (shown or "-")
+        entries = [self._leader(e) for e in ranked]
+        shown = min(len(entries), SHOWN_LEADERS if width is None else len(entries))
+        while True:
+            more = len(entries) - shown
+            text = "Leaders: " + (", ".join(entries[:shown]) or "-") + (f", +{more} more" if more else "")
+            if width is None or len(text) <= width or shown == 0:
+                return text
+            shown -= 1
+
+    def _leader(self, engine: str) -> str:
+        if engine in self.dropped:
+            return f"{engine} dropped"
+        return f"{engine} {100 * self.points[engine] / self.games[engine]:.1f}% ({self.games[engine]})"
+
+    def _above(self, text: str, crop: bool) -> None:
+        """A line printed once, above the live lines (cut to the width if ``crop``)."""
+        if self._live is None:
+            self.echo(text)
+            return
+        from rich.text import Text
+
+        line = Text(text, no_wrap=crop, overflow="ellipsis" if crop else "fold")
+        self._live.console.print(line, markup=False, highlight=False, crop=crop)
 
     def _draw(self) -> None:
         from rich.text import Text
 
         assert self._live is not None
-        self._live.update(Text("\n".join(self.lines())), refresh=True)
+        width = self._live.console.width
+        text = Text("\n".join(self.lines(width)), no_wrap=True, overflow="ellipsis")
+        self._live.update(text, refresh=True)
         self._next_draw = self.clock() + self.min_interval
 
 
@@ -173,3 +235,23 @@ def _duration(seconds: float) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def finished_line(record: GameRecord) -> str:
+    """``Finished game 12 (a vs b): 1-0 {Red connected}, 21 plies``, as cutechess-cli says
+    it: the engines in seat order, the result (points for two seats, places for more) and
+    why the game ended (a forfeit's code first)."""
+    reason = record["reason"] if record["termination"] == "normal" else f"{record['termination']}: {record['reason']}"
+    plies = len(record["moves"])
+    return (
+        f"Finished game {record['id']} ({' vs '.join(record['players'])}): {result_text(record['places'])} "
+        f"{{{reason}}}, {plies} {'ply' if plies == 1 else 'plies'}"
+    )
+
+
+def result_text(places: Sequence[int]) -> str:
+    """Two seats: ``1-0``, ``0-1`` or ``1/2-1/2`` (PGN's); more: each seat's place, ``places 2-1-3``."""
+    if len(places) == 2:
+        first, second = places
+        return "1/2-1/2" if first == second else "1-0" if first < second else "0-1"
+    return "places " + "-".join(str(p + 1) for p in places)

@@ -21,9 +21,11 @@ from typing import Any
 import multiprocessing_logging
 
 from ..engine import proctree
+from ..engine.declared import Checked
 from ..record import GameRecord
 from ..results.admit import admit, refusal_text
 from ..results.export import (
+    STANDINGS,
     Summary,
     dropped_engines,
     render,
@@ -60,6 +62,15 @@ class RunSummary:
     dropped: dict[str, str] = field(default_factory=dict)  # engine -> why (max_failures)
     errors: list[str] = field(default_factory=list)  # games not recorded: arena's own failures
     sprt: dict[str, Any] | None = None  # results.json's "sprt" section
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped the run; ``standings`` are the tables of the games stored
+    so far (None: none were, or they could not be computed)."""
+
+    def __init__(self, standings: str | None) -> None:
+        super().__init__()
+        self.standings = standings
 
 
 def run_tournament(
@@ -114,14 +125,14 @@ def run_tournament(
 
         try:
             if todo and cluster is None:  # a cluster's workers check the same in their handshake
-                _refuse_undeclared(t, run_tag, lock_fd, skip=set(tracker.dropped))
+                _check_engines(t, run_tag, lock_fd, observers, skip=set(tracker.dropped))
             count = _Count(len(done), len(schedule))
             errors = _play_all(open_executor, todo, store, observers, count, tracker, sprt)
         except BaseException as exc:
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
             if isinstance(exc, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the tables of what is stored
-                _write_interrupted(t, out, store, len(schedule))
+                raise RunInterrupted(_write_interrupted(t, out, store, len(schedule))) from None
             raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
@@ -150,17 +161,24 @@ def _admitted(t: Tournament, store: GameStore, schedule: list[ScheduledGame]) ->
     return admitted.counted
 
 
-def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None, skip: Collection[str] = ()) -> None:
+def _check_engines(
+    t: Tournament,
+    run_tag: str,
+    lock_fd: int | None,
+    observers: Sequence[RunObserver],
+    skip: Collection[str] = (),
+) -> None:
     """Before the first game, each engine is started once (side by side): if it declares
     its games it must play this one, and its options must be ones it declared, with values
-    that fit.  An engine that cannot start is not refused here: its games record the
-    fault.  The engines start in a worker process like the games' (a subreaper that dies
-    with arena), so nothing they leave behind outlives the check."""
+    that fit.  An engine that cannot start is not refused here: the observers are told at
+    once, and its games record the fault.  The engines start in a worker process like the
+    games' (a subreaper that dies with arena), so nothing they leave behind outlives the
+    check."""
     checked = [spec for spec in t.engines if spec.name not in skip]  # skip: dropped earlier, never started again
     if not checked:
         return
     pool = WorkerPool(1, preflight_in_worker, init_preflight_host, (lock_fd, run_tag, os.getpid()))
-    found: list[str | None] = [None] * len(checked)  # a worker that died refuses nobody
+    found = [Checked()] * len(checked)  # a worker that died refuses nobody
     try:
         for answer in pool.imap_unordered([(tuple(checked), t.data.game, run_tag)]):
             if not isinstance(answer, Lost):
@@ -169,9 +187,14 @@ def _refuse_undeclared(t: Tournament, run_tag: str, lock_fd: int | None, skip: C
     except BaseException:
         pool.terminate()
         raise
-    problems = [f"engine {spec.name!r}: {p}" for spec, p in zip(checked, found) if p]
+    problems = [f"engine {spec.name!r}: {c.problem}" for spec, c in zip(checked, found) if c.problem]
     if problems:
         raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
+    for spec, c in zip(checked, found):
+        if c.fault:
+            log.warning("engine %s failed its start-up check: %s", spec.name, c.fault)
+            for observer in observers:
+                observer.on_start_failure(spec.name, c.fault)
 
 
 def _new_run(store: GameStore) -> str:
@@ -219,7 +242,8 @@ def _play_all(
                 log.error("%s", errors[-1])
                 continue
             store.add(record)
-            for name in tracker.update(record):
+            dropped = tracker.update(record)
+            for name in dropped:
                 executor.drop(name)
                 log.warning("%s dropped after %s", name, tracker.dropped[name])
             count.finished += 1
@@ -228,6 +252,8 @@ def _play_all(
                 log.info("SPRT: %s after %d pairs (%s)", sprt.outcome, sprt.pairs, sprt.status_text())
             for observer in observers:
                 observer.on_game(record, count.finished, count.total)
+                for name in dropped:  # after the game that dropped it
+                    observer.on_drop(name, tracker.dropped[name])
         executor.close()
     except BaseException:
         executor.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
@@ -315,12 +341,16 @@ def _summary(
     return summary
 
 
-def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: int) -> None:
+def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: int) -> str | None:
     """results.json and the standings of a stopped run, as far as it got (marked not
-    finished); best effort: the stop itself must not fail over them."""
+    finished), and the standings as text (None if no game is stored); best effort: the
+    stop itself must not fail over them."""
     try:
         records = list(store.records())
         dropped = dropped_engines(records) | store.note_dropped({})
-        write_exports(_summary(t, records, dropped, [], scheduled), out)
+        summary = _summary(t, records, dropped, [], scheduled)
+        write_exports(summary, out)
+        return render(summary, "table", tables=STANDINGS) if records else None
     except Exception:  # a full disk, a damaged record: the stop still ends cleanly
         log.exception("could not write the tables of the stopped run")
+        return None

@@ -21,7 +21,7 @@ from typing import Any
 from protocol import codec
 
 from ..engine import Conversation, open_engine, proctree
-from ..engine.declared import preflight
+from ..engine.declared import Checked, preflight
 from ..engine.process import EngineFault, EngineSpec
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
@@ -262,7 +262,7 @@ def init_engine_host(lock_fd: int | None) -> None:
     proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
 
 
-def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, str]) -> list[str | None]:
+def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, str]) -> list[Checked]:
     specs, game, run_tag = task
     try:
         return preflight(specs, game, run_tag)

@@ -69,6 +69,12 @@ class LiveSite:
     on_end = finish
     on_stop = stopped
 
+    def on_start_failure(self, engine: str, reason: str) -> None:
+        """The games record it; the pages show them."""
+
+    def on_drop(self, engine: str, why: str) -> None:
+        """The games record it; the pages show them."""
+
     def _write(self) -> None:
         self._written = True
         try:
