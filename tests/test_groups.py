@@ -282,6 +282,7 @@ def brute_force_legal(state: GroupsState) -> set[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(120)  # 50 whole games against a brute force: ~15 s quiet
 @FAST
 @given(seed=st.integers(0, 2**32), size=st.sampled_from([2, 3, 4]))
 def test_legal_moves_is_exactly_what_play_accepts(seed: int, size: int) -> None:

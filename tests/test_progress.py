@@ -60,29 +60,26 @@ def test_resumed_games_count_in_the_score_but_not_in_the_rate():
     clock, printed = Clock(), []
     progress = Progress(["a", "b"], 2, "lines", report_every=1, echo=printed.append, clock=clock)
     progress.begin(10, [game(0, ["a", "b"], [0, 1]), game(1, ["b", "a"], [1, 0])])
-    for k in range(3):
-        clock.now += 20
+    for k in range(5):
+        clock.now += 12
         progress(game(2 + k, ["a", "b"], [1, 0]), 3 + k, 10)
     printed = progress_lines(printed)
-    assert printed[-2] == "Games 5 of 10 (50.0%), 3.0 games/min, ETA 1m40s"
-    assert printed[-1].startswith("Score of a vs b: 2 - 3 - 0 [0.400] 5")
+    assert printed[-2] == "Games 7 of 10 (70.0%), 5.0 games/min, ETA 0m36s"
+    assert printed[-1].startswith("Score of a vs b: 2 - 5 - 0 [0.286] 7")
 
 
 def test_the_eta_shows_only_once_a_few_games_and_seconds_made_the_rate_steady():
     clock, printed = Clock(), []
     progress = Progress(["a", "b"], 2, "lines", report_every=1, echo=printed.append, clock=clock)
     progress.begin(100, [])
-    clock.now += 0.5  # the first game came early: 120 games a minute would be far off
-    progress(game(0, ["a", "b"], [0, 1]), 1, 100)
-    clock.now += 1
-    progress(game(1, ["b", "a"], [0, 1]), 2, 100)
-    clock.now += 8.5  # 3 games in 10 s
-    progress(game(2, ["a", "b"], [0, 1]), 3, 100)
+    for k, gap in enumerate([0.5, 0.5, 0.5, 0.5, 0.5, 7.5, 1]):  # the first came early: 120 a minute is far off
+        clock.now += gap
+        progress(game(k, ["a", "b"], [0, 1]), k + 1, 100)
     games = [line for line in printed if line.startswith("Games")]
-    assert games == [
-        "Games 1 of 100 (1.0%)",
-        "Games 2 of 100 (2.0%)",
-        "Games 3 of 100 (3.0%), 18.0 games/min, ETA 5m23s",
+    assert games[:5] == [f"Games {k} of 100 ({k}.0%)" for k in range(1, 6)]  # five games, but in 2.5 s
+    assert games[5:] == [
+        "Games 6 of 100 (6.0%), 36.0 games/min, ETA 2m36s",  # 6 games in 10 s
+        "Games 7 of 100 (7.0%), 38.2 games/min, ETA 2m26s",
     ]
 
 
@@ -173,17 +170,16 @@ def test_arena_run_quiet_prints_only_the_final_tables(tmp_path):
     assert "Standings" in proc.stdout and "rank" in proc.stdout
 
 
-@pytest.mark.slow
-def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
-    path = hex_run(tmp_path, rounds=2)
+def run_on_a_terminal(path, out, columns: int) -> str:
+    """``arena run`` on a pseudo-terminal ``columns`` wide: everything it wrote there."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        arena_cmd("run", path, "--out", tmp_path / "out"),
+        arena_cmd("run", path, "--out", out),
         stdout=slave,
         stderr=slave,
         stdin=subprocess.DEVNULL,
         cwd=ROOT,
-        env=dict(os.environ, COLUMNS="120"),
+        env=dict(os.environ, COLUMNS=str(columns)),
     )
     os.close(slave)
     chunks = []
@@ -197,10 +193,31 @@ def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
         chunks.append(data)
     os.close(master)
     assert proc.wait(timeout=120) == 0
-    text = b"".join(chunks).decode(errors="replace")
+    return b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.slow
+def test_arena_run_on_a_terminal_draws_the_live_display(tmp_path):
+    text = run_on_a_terminal(hex_run(tmp_path, rounds=2), tmp_path / "out", 120)
     assert "\x1b[" in text  # drawn in place, with cursor moves
     assert "Games 4 of 4 (100.0%)" in text and "Score of a vs b:" in text
+    assert "Finished game 0 (a vs b): " in text
     assert "rank" in text  # the final tables follow
+
+
+@pytest.mark.slow
+def test_the_live_lines_of_four_engines_fit_an_80_column_terminal(tmp_path):
+    names = ("search-medium-a", "search-medium-b", "pathfinder-long", "random-engine-x")
+    engines = "".join(engine_toml(name, "{python}", ZOO, "good") for name in names)
+    path = write_tournament(tmp_path, engines, rounds=1, time_control="movetime_ms = 1000")
+    text = run_on_a_terminal(path, tmp_path / "out", 80)
+    live = screen_lines(text.split("\nt: hex, ")[0])  # before the final tables, which are as wide as they are
+    leaders = [line for line in live if line.startswith("Leaders: ")]
+    whole = r"Leaders: (-|\S+ [\d.]+% \(\d+\)(, \S+ [\d.]+% \(\d+\))*(, \+\d more)?)"
+    assert leaders and all(re.fullmatch(whole, line) for line in leaders), leaders  # whole entries, not cut
+    assert any(line.endswith("more") for line in leaders)  # four do not fit
+    assert any(line.startswith("Finished game ") for line in live)
+    assert max(map(len, live)) <= 80, [line for line in live if len(line) > 80]
 
 
 @pytest.mark.slow

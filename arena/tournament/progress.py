@@ -27,7 +27,7 @@ from ..results.sprt import SprtTest
 
 Mode = Literal["live", "lines", "quiet"]
 
-ETA_AFTER_GAMES = 3  # the rate, and so the time left, is shown once this run played this many
+ETA_AFTER_GAMES = 5  # the rate, and so the time left, is shown once this run played this many
 ETA_AFTER_S = 5.0  # ... and ran this long: the first games carry the engines' start-up
 SHOWN_LEADERS = 4  # at most, when the width does not limit them
 
