@@ -224,7 +224,7 @@ def test_wide_tables_scroll_in_their_own_box(browser, tmp_path):
     site = site_of(tmp_path, records, names)
     page = new_page(browser, (390, 844))
     boxed = 0
-    for name in ("index", "crosstable", "engines", "games"):
+    for name in ("index", "crosstable", "engines", "games", "settings"):
         page.goto((site / f"{name}.html").as_uri())
         widths = page.evaluate(
             """() => ({page: document.documentElement.scrollWidth, window: innerWidth,
