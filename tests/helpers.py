@@ -11,6 +11,10 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+# Debian's Chromium, driven headless by Playwright (never a downloaded browser) as the site benchmark starts it
+from arena.bench.site import CHROMIUM as CHROMIUM
+from arena.bench.site import CHROMIUM_FLAGS as CHROMIUM_FLAGS
+
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = str(ROOT / "tests" / "engines" / "zoo_engine.py")
 
@@ -127,20 +131,6 @@ def random_game_record(game_id: int, players: list[str], size: int = 3, seed: in
             "engine_seeds": [1, 2],
         }
     )
-
-
-# Debian's Chromium, driven headless by Playwright (never a downloaded browser).
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def random_record(game_name: str, options: dict, seed: int, players: list[str], first: tuple[str, ...] = ()) -> Any:
