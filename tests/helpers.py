@@ -33,6 +33,13 @@ def run_arena(
     )
 
 
+def run_arena_in_order(*args: object, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run the CLI with stderr into stdout: the order in which things were said."""
+    return subprocess.run(
+        arena_cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, timeout=timeout
+    )
+
+
 def engine_toml(name: str, *command: str, extra: str = "") -> str:
     """One [[engines]] block; ``{python}`` in a command is arena's interpreter."""
     quoted = ", ".join(f'"{part}"' for part in command)

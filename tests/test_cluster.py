@@ -21,7 +21,7 @@ distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed
 dask_config = pytest.importorskip("dask.config")
 
-from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament  # noqa: E402
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, run_arena_in_order, write_tournament  # noqa: E402
 
 from arena.tournament.cluster import ClusterGames, ClusterSpec, EngineUnavailable  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
@@ -105,14 +105,7 @@ def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
 @pytest.mark.slow
 def test_a_cluster_run_names_its_dashboard_and_workers_before_the_first_game(tmp_path):
     path = write_tournament(tmp_path, deterministic_engines(), rounds=1, seed=11, workers=2)
-    proc = subprocess.run(  # stderr into stdout: the order in which things were said
-        arena_cmd("run", path, "--out", tmp_path / "out", "--cluster", "local:2"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        cwd=ROOT,
-        timeout=240,
-    )
+    proc = run_arena_in_order("run", path, "--out", tmp_path / "out", "--cluster", "local:2", timeout=240)
     assert proc.returncode == 0, proc.stdout
     lines = proc.stdout.splitlines()
     first_game = next(i for i, line in enumerate(lines) if line.startswith("Finished game "))

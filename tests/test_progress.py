@@ -14,7 +14,7 @@ import subprocess
 import time
 
 import pytest
-from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, run_arena_in_order, write_tournament
 from rich.console import Console
 
 from arena.engine.proctree import usable_cpus
@@ -309,13 +309,8 @@ def test_a_start_up_failure_a_drop_and_too_many_workers_are_told_when_they_happe
     engines += engine_toml("broken", "{python}", ZOO, "crash_start", "1", extra="max_failures = 2")
     path = write_tournament(tmp_path, engines, rounds=2, time_control="movetime_ms = 500")
     cores = len(usable_cpus())
-    proc = subprocess.run(  # stderr into stdout: the order in which things were said
-        arena_cmd("run", path, "--out", tmp_path / "out", "--workers", cores + 1, "--report-every", "100"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
+    proc = run_arena_in_order(
+        "run", path, "--out", tmp_path / "out", "--workers", cores + 1, "--report-every", "100", timeout=120
     )
     assert proc.returncode == 0, proc.stdout
     lines = proc.stdout.splitlines()
