@@ -444,6 +444,86 @@ def results(folder: Path, fmt: str, elo_prior: float | None) -> None:
 
 
 @main.command()
+@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--anchor",
+    metavar="NAME=ELO",
+    help="Fix engine NAME at ELO (default: the mean Elo of the rated engines is 0).",
+)
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(["table", "md", "csv", "json", "html"]),
+    default="table",
+    show_default=True,
+    help="Plain tables, Markdown, CSV (one row per engine), JSON, or an HTML page in the report site's style.",
+)
+@click.option(
+    "--out",
+    "-o",
+    "target",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the list to FILE (default: stdout).",
+)
+@ELO_PRIOR
+@click.option(
+    "--allow-mixed",
+    is_flag=True,
+    help="Rate folders of different games or game options together (refused by default).",
+)
+@click.option(
+    "--split-names",
+    is_flag=True,
+    help="Rate an engine name played with different settings in different folders as one engine "
+    "per setting, NAME@FINGERPRINT (refused by default).",
+)
+def ratings(
+    folders: tuple[Path, ...],
+    anchor: str | None,
+    fmt: str,
+    target: Path | None,
+    elo_prior: float | None,
+    allow_mixed: bool,
+    split_names: bool,
+) -> None:
+    """One rating list over all the games of the results FOLDERS (of one game and its options):
+    the Bradley-Terry Elo each folder's table shows, fitted to all their games at once, with
+    its intervals, the LOS matrix and the folders each engine played in."""
+    from .results.ratinglist import RatingListError, parse_anchor, rating_list, read_folder, render
+    from .results.store import StorageError
+
+    try:
+        fixed = parse_anchor(anchor) if anchor is not None else None
+    except ValueError as exc:
+        raise Failure(str(exc)) from None
+    read, bad = [], []
+    for path in folders:
+        try:
+            read.append(read_folder(path, str(path)))
+        except StorageError as exc:
+            bad.append(str(exc))
+    try:
+        if bad:
+            raise RatingListError(bad)
+        text = render(
+            rating_list(read, allow_mixed=allow_mixed, split_names=split_names, anchor=fixed, prior=elo_prior), fmt
+        )
+    except RatingListError as exc:
+        for line in exc.lines[:-1]:
+            click.echo(f"arena: {line}", err=True)
+        raise Failure(exc.lines[-1]) from None
+    if target is None:
+        _say(text.rstrip("\n"))
+        return
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise Failure(f"{target}: cannot write the rating list ({exc.strerror or exc}); choose another -o") from None
+    click.echo(f"ratings: {target}")
+
+
+@main.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--out",

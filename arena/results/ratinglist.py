@@ -1,0 +1,480 @@
+"""One rating list over the games of many results folders, as Ordo and BayesElo rate a pile of
+PGN files: ``arena ratings DIR...``.
+
+The list is the folders' own table over all their games at once: the same Bradley–Terry fit
+(:func:`arena.results.elo.fit_elo`, with the tables' prior of virtual draws), the same
+intervals and LOS, read from each folder as ``arena results`` reads it (only the games the
+folder counts, :func:`arena.results.admit.read_counted`).
+
+Two things keep a list honest:
+
+- **One game.**  The folders must play one game with one set of options (a Hex 9 list and a
+  Hex 11 list rate different skills); others are refused naming what differs, unless asked.
+- **One engine per name.**  An engine is its name and its settings as the folder stored them
+  (command, protocol, options, init, environment, limits and the time control it played
+  under): two folders with one name and other settings are two engines, refused with both
+  settings, or rated apart as ``NAME@FINGERPRINT`` when asked.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from ..record import GameRecord
+from . import strictjson
+from .admit import Refused, read_counted
+from .elo import EloFit, EloRating, fit_elo, prior_of
+from .export import SCHEMA_VERSION, _elo_text, _num, arena_version, csv_cell, field_elo_label
+from .fingerprint import FREE_PER_ENGINE, changes, digest
+from .store import StorageError
+
+FORMATS = ("table", "md", "csv", "json", "html")
+SHORT = 8  # hex digits of an engine's fingerprint in a split name
+
+
+class RatingListError(Exception):
+    """Folders that cannot be rated together; each line of ``lines`` is one clear message."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = list(lines)
+
+
+@dataclass
+class Folder:
+    """One results folder as the list reads it."""
+
+    path: str  # as given on the command line
+    tournament: str
+    game: str
+    options: dict[str, Any]
+    prior: float
+    records: list[GameRecord]
+    engines: dict[str, dict[str, Any] | None]  # name -> its settings (None: not stored)
+    refused: list[Refused] = field(default_factory=list)
+
+
+@dataclass
+class ListedEngine:
+    """One engine of the list: its label (the name, or NAME@FINGERPRINT when told apart)."""
+
+    label: str
+    name: str
+    fingerprint: str | None  # of its settings; None: a folder of an older arena kept none
+    settings: dict[str, Any] | None
+    folders: list[int] = field(default_factory=list)  # indices into RatingList.folders
+
+
+@dataclass
+class RatingList:
+    folders: list[Folder]
+    engines: dict[str, ListedEngine]  # label -> engine
+    records: list[GameRecord]  # every counted game, players named by label
+    fit: EloFit
+    mixed: bool  # the folders play more than one game or set of options
+    labels: list[dict[str, str]]  # per folder: its engine's name -> its label in the list
+
+    @property
+    def game_text(self) -> str:
+        kinds = dict.fromkeys(f"{f.game} {options_text(f.options)}" for f in self.folders)
+        return "; ".join(kinds)
+
+
+def options_text(options: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={_value_text(v)}" for k, v in options.items()) or "no options"
+
+
+def _value_text(value: Any) -> str:
+    return strictjson.dumps(value) if not isinstance(value, str) else value
+
+
+# -- reading the folders ------------------------------------------------------
+
+
+def read_folder(path: Path, shown: str) -> Folder:
+    """A results folder's counted games and its engines' settings; StorageError (one line)
+    for a folder that is not one, holds no games, or is damaged."""
+    if not path.is_dir():
+        what = "not a folder" if path.exists() else "no such folder"
+        raise StorageError(f"{shown}: {what}; give the output folder of an arena run")
+    found = read_counted(path)
+    settings, records = found.settings, found.counted
+    if not records:
+        refused = (
+            f" ({len(found.refused)} stored game(s) are not counted: 'arena results {shown}')" if found.refused else ""
+        )
+        raise StorageError(f"{shown}: the folder holds no games to rate{refused}; leave it out of the list")
+    first = records[0]
+    engines: dict[str, dict[str, Any] | None] = {}
+    if settings is not None:
+        engines = {e["name"]: engine_settings(settings, e) for e in settings["engines"]}
+        game, options = settings["game"], dict(settings["options"])
+    else:
+        game, options = first.game, dict(first.options)
+    for record in records:
+        for name in record.players or []:
+            engines.setdefault(name, None)
+    name = (settings or {}).get("name") or first.tournament or path.name
+    return Folder(shown, str(name), game, options, prior_of(settings), records, engines, found.refused)
+
+
+def engine_settings(settings: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What makes an engine the engine it is in a folder: its entry as the folder stored it
+    (its name and when to stop starting it left out) with the time control it played under
+    (its own, else the tournament's) and how its paths are written."""
+    own = {k: v for k, v in entry.items() if k not in ("name", *FREE_PER_ENGINE)}
+    own["time_control"] = entry.get("time_control") or settings.get("time_control")
+    own["paths"] = settings.get("paths", "absolute")  # folders made before kept absolute paths
+    return own
+
+
+def engine_fingerprint(engine: Mapping[str, Any] | None) -> str | None:
+    return None if engine is None else digest(engine)
+
+
+# -- the list -----------------------------------------------------------------
+
+
+def rating_list(
+    folders: Sequence[Folder],
+    *,
+    allow_mixed: bool = False,
+    split_names: bool = False,
+    anchor: tuple[str, float] | None = None,
+    prior: float | None = None,
+) -> RatingList:
+    """Rate every counted game of ``folders`` in one Bradley–Terry fit; RatingListError for
+    folders of several games or options (unless ``allow_mixed``), one name for engines of
+    different settings (unless ``split_names``), several priors when ``prior`` is None, a
+    folder given twice, or an anchor that is not a rated engine of the list."""
+    problems = _twice(folders) + _copies(folders)
+    mixed = len({(f.game, strictjson.dumps(f.options, sort_keys=True)) for f in folders}) > 1
+    if mixed and not allow_mixed:
+        problems.append(mixed_line(folders))
+    engines, labels, clashes = _engines(folders, split_names)
+    problems += clashes
+    if prior is None:
+        priors = {f.prior for f in folders}
+        if len(priors) > 1:
+            each = ", ".join(f"{f.path}: {f.prior:g}" for f in folders)
+            problems.append(
+                f"the folders' tournament files ask for different elo_prior ({each}); "
+                f"give the one to rate them all with, e.g. --elo-prior {max(priors):g}"
+            )
+        prior = priors.pop()
+    if problems:
+        raise RatingListError(problems)
+    records = [_relabelled(r, labels[k]) for k, f in enumerate(folders) for r in f.records]
+    order = list(engines)
+    name, elo = anchor if anchor is not None else (None, 0.0)
+    if name is not None and name not in engines:
+        raise RatingListError([f"--anchor {name}: no engine of the list is named so (its engines: {', '.join(order)})"])
+    try:
+        fit = fit_elo(records, order, anchor=name, anchor_elo=elo, prior=prior)
+    except ValueError as exc:  # an anchor no result rates
+        raise RatingListError([f"--anchor {name}={elo:g}: {exc}"]) from None
+    return RatingList(list(folders), engines, records, fit, mixed, labels)
+
+
+def _twice(folders: Sequence[Folder]) -> list[str]:
+    seen: dict[str, str] = {}
+    out = []
+    for f in folders:
+        key = str(Path(f.path).resolve())
+        if key in seen:
+            out.append(f"{f.path}: given twice (as {seen[key]} too); its games would count twice")
+        seen.setdefault(key, f.path)
+    return out
+
+
+def _copies(folders: Sequence[Folder]) -> list[str]:
+    """Folders that hold the very same games (a copied folder): rated twice, they would look
+    twice as certain.  Two runs never record the same moves at the same times."""
+    where: dict[str, int] = {}
+    shared: dict[tuple[int, int], int] = {}
+    distinct = {str(Path(f.path).resolve()): k for k, f in reversed(list(enumerate(folders)))}
+    for k in sorted(distinct.values()):
+        for record in folders[k].records:
+            first = where.setdefault(digest(record.to_json()), k)
+            if first != k:
+                shared[first, k] = shared.get((first, k), 0) + 1
+    return [
+        f"{folders[a].path} and {folders[b].path} hold {n} identical game(s) (one is a copy of the other?); "
+        f"give each tournament's folder once"
+        for (a, b), n in shared.items()
+    ]
+
+
+def mixed_line(folders: Sequence[Folder]) -> str:
+    """One line naming what differs between the folders' games, and which folder has what."""
+    keys = ["game"] + list(dict.fromkeys(k for f in folders for k in f.options))
+    parts = []
+    for key in keys:
+        values: dict[str, list[str]] = {}
+        for f in folders:
+            value = f.game if key == "game" else _value_text(f.options.get(key, "(not set)"))
+            values.setdefault(value, []).append(f.path)
+        if len(values) > 1:
+            shown = ", ".join(f"{value} in {' '.join(paths)}" for value, paths in values.items())
+            parts.append(f"{'game' if key == 'game' else 'option ' + key}: {shown}")
+    return (
+        "the folders play different games or options (" + "; ".join(parts) + "); a rating list rates one game "
+        "with one set of options: give folders of one, or --allow-mixed to rate them together anyway"
+    )
+
+
+def _engines(folders: Sequence[Folder], split: bool) -> tuple[dict[str, ListedEngine], list[dict[str, str]], list[str]]:
+    """The list's engines by label, each folder's name -> label, and a line per name whose
+    settings differ between folders (when they are not to be told apart)."""
+    variants: dict[str, dict[str | None, list[int]]] = {}  # name -> fingerprint -> folders
+    for k, f in enumerate(folders):
+        for name, settings in f.engines.items():
+            variants.setdefault(name, {}).setdefault(engine_fingerprint(settings), []).append(k)
+    engines: dict[str, ListedEngine] = {}
+    labels: list[dict[str, str]] = [{} for _ in folders]
+    clashes = []
+    for name, by_print in variants.items():
+        if len(by_print) > 1 and not split:
+            clashes.append(clash_line(name, by_print, folders))
+            continue
+        for key, where in by_print.items():
+            label = name if len(by_print) == 1 else f"{name}@{(key or 'unknown')[:SHORT]}"
+            settings = folders[where[0]].engines[name]
+            engines[label] = ListedEngine(label, name, key, settings, where)
+            for k in where:
+                labels[k][name] = label
+    return engines, labels, clashes
+
+
+def clash_line(name: str, by_print: Mapping[str | None, list[int]], folders: Sequence[Folder]) -> str:
+    """One line: the folders of each setting of ``name`` and how each differs from the first."""
+    groups = list(by_print.values())
+    first = folders[groups[0][0]]
+    shown = []
+    for where in groups[1:]:
+        other = folders[where[0]]
+        a, b = first.engines[name], other.engines[name]
+        if a is None or b is None:
+            diff = ["settings not stored (a folder of an older arena) -> " + ("stored" if a is None else "not stored")]
+        else:
+            diff = changes(a, b)
+        shown.append(f"{_paths(groups[0], folders)} -> {_paths(where, folders)}: " + "; ".join(diff))
+    labels = ", ".join(f"{name}@{(key or 'unknown')[:SHORT]}" for key in by_print)
+    return (
+        f"engine {name!r} has other settings in other folders ({' | '.join(shown)}); one name is one engine in a "
+        f"rating list: rename one, or --split-names to rate each setting as its own engine ({labels})"
+    )
+
+
+def _paths(where: Sequence[int], folders: Sequence[Folder]) -> str:
+    return " ".join(folders[k].path for k in where)
+
+
+def _relabelled(record: GameRecord, labels: Mapping[str, str]) -> GameRecord:
+    players = [labels.get(p, p) for p in record.players or []]
+    return record if players == record.players else record.replace(players=players)
+
+
+# -- what is published --------------------------------------------------------
+
+
+def list_document(rl: RatingList) -> dict[str, Any]:
+    """The JSON list: the fit as results.json's ``elo`` holds it, each engine with its
+    settings and folders, and each folder with what it counted."""
+    elo = rl.fit.as_dict()
+    rows = {r["engine"]: r for r in elo["ratings"]}
+    first = rl.folders[0]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "arena_version": arena_version(),
+        "kind": "rating_list",
+        "game": None if rl.mixed else first.game,
+        "options": None if rl.mixed else first.options,
+        "mixed": rl.mixed,
+        "games": len(rl.records),
+        "folders": [
+            {
+                "path": f.path,
+                "tournament": f.tournament,
+                "game": f.game,
+                "options": f.options,
+                "games": len(f.records),
+                "engines": [rl.labels[k][n] for n in f.engines],
+                "not_counted": [r.as_dict() for r in f.refused],
+            }
+            for k, f in enumerate(rl.folders)
+        ],
+        "elo": {"label": field_elo_label(len(rl.records)), **elo},
+        "engines": [
+            {
+                "rank": rank,
+                **rows[r.engine],
+                "score_pct": None if r.score is None else round(100 * r.score, 1),
+                "name": rl.engines[r.engine].name,
+                "fingerprint": rl.engines[r.engine].fingerprint,
+                "settings": rl.engines[r.engine].settings,
+                "folders": [rl.folders[k].path for k in rl.engines[r.engine].folders],
+            }
+            for rank, r in ranked(rl)
+        ],
+    }
+
+
+def ranked(rl: RatingList) -> list[tuple[int, EloRating]]:
+    """The fit's ratings best first with their rank, as a folder's table ranks them."""
+    return list(enumerate(rl.fit.ratings, 1))
+
+
+def list_json(rl: RatingList) -> str:
+    document = strictjson.printable(strictjson.finite(list_document(rl)))
+    return strictjson.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def list_rows(rl: RatingList) -> tuple[list[str], list[list[Any]]]:
+    """The list's table: rank, engine, Elo and interval, games, score, the folders played in."""
+    pct = round(100 * rl.fit.confidence)
+    headers = ["rank", "engine", "elo", f"{pct}% low", f"{pct}% high", "games", "results", "score %", "folders"]
+    rows = []
+    for rank, r in ranked(rl):
+        rows.append(
+            [
+                rank,
+                r.engine,
+                _elo_text(r.elo, r.bound),
+                _num(r.low),
+                _num(r.high),
+                r.games,
+                r.results,
+                "" if r.score is None else round(100 * r.score, 1),
+                ", ".join(str(k + 1) for k in rl.engines[r.engine].folders),
+            ]
+        )
+    return headers, rows
+
+
+def los_rows(rl: RatingList) -> tuple[list[str], list[list[Any]]]:
+    """LOS (%) of each engine (row) over each other (column), from the fit's covariance."""
+    order = [r.engine for r in rl.fit.ratings]
+    matrix = rl.fit.los_matrix(order)
+    return ["LOS % (row over column)", *order], [
+        [a, *("" if v is None else round(100 * v, 1) for v in row)] for a, row in zip(order, matrix)
+    ]
+
+
+def folder_rows(rl: RatingList) -> tuple[list[str], list[list[Any]]]:
+    headers = ["#", "folder", "tournament", "game", "games", "not counted", "engines"]
+    return headers, [
+        [
+            k + 1,
+            f.path,
+            f.tournament,
+            f"{f.game} {options_text(f.options)}",
+            len(f.records),
+            len(f.refused),
+            ", ".join(rl.labels[k][n] for n in f.engines),
+        ]
+        for k, f in enumerate(rl.folders)
+    ]
+
+
+def split_rows(rl: RatingList) -> tuple[list[str], list[list[Any]]]:
+    """The engines told apart: how each setting differs from the first of its name."""
+    rows = []
+    for e in rl.engines.values():
+        if e.label == e.name:
+            continue
+        first = next(x for x in rl.engines.values() if x.name == e.name)
+        if first is e:
+            diff = "the first setting of this name"
+        elif first.settings is None or e.settings is None:
+            diff = "settings not stored in one of them (a folder of an older arena)"
+        else:
+            diff = "; ".join(changes(first.settings, e.settings))
+        rows.append([e.label, ", ".join(rl.folders[k].path for k in e.folders), diff])
+    return ["engine", "folders", "settings (against the first of its name)"], rows
+
+
+def notes(rl: RatingList) -> list[str]:
+    """What the tables count and how, in sentences."""
+    fit = rl.fit
+    lines = [
+        f"{field_elo_label(len(rl.records))} over {len(rl.folders)} folder(s): {rl.game_text}.",
+        f"Elo: {fit.method}, anchor: {fit.anchor}; {round(100 * fit.confidence)}% intervals from the "
+        f"{fit.interval_method}, as each folder's table; LOS from the fit's covariance. Ranked by Elo "
+        f"(ties: score, then name). games: games with a result; results: pairwise results; folders: "
+        f"the numbers in the folder table.",
+    ]
+    if rl.mixed:
+        lines.append("These folders play different games or options, rated together as asked (--allow-mixed).")
+    for f in rl.folders:
+        if f.refused:
+            lines.append(
+                f"not counted: {len(f.refused)} stored game(s) of {f.path} are not the tournament's as played "
+                f"('arena results {f.path}' names them)."
+            )
+    return lines
+
+
+def render(rl: RatingList, fmt: str) -> str:
+    """The list as ``table``, ``md``, ``csv``, ``json`` or ``html`` (a page in the report
+    site's style)."""
+    if fmt == "json":
+        return list_json(rl)
+    if fmt == "csv":
+        return list_csv(rl)
+    if fmt == "html":
+        from .site.ratinglist import ratings_page  # jinja2 and the site's assets, only here
+
+        return ratings_page(rl)
+    style = {"table": "simple", "md": "github"}[fmt]
+    tables = [
+        ("Rating list", list_rows(rl)),
+        ("Likelihood of superiority", los_rows(rl)),
+        ("Folders", folder_rows(rl)),
+        ("Engines told apart (one name, other settings)", split_rows(rl)),
+    ]
+    parts = ["# Rating list\n\n" + "\n\n".join(notes(rl))] if fmt == "md" else ["\n".join(notes(rl))]
+    for title, (headers, rows) in tables:
+        if rows:
+            text = tabulate(strictjson.printable(rows), headers=headers, tablefmt=style, disable_numparse=True)
+            parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
+    return "\n\n".join(parts) + "\n"
+
+
+def list_csv(rl: RatingList) -> str:
+    """One row per engine: the JSON's figures, its folders (separated by ``;``) and its LOS
+    over each other engine (0..1, as results.json's matrix)."""
+    doc = strictjson.finite(list_document(rl))
+    order = [e["engine"] for e in doc["engines"]]
+    matrix = doc["elo"]["los"]["matrix"]
+    headers = ["rank", "engine", "name", "elo", "elo_low", "elo_high", "elo_bound", "stderr", "games"]
+    headers += ["points", "results", "score_pct", "fingerprint", "folders"] + [f"los_over_{n}" for n in order]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([csv_cell(h) for h in headers])
+    for row, los in zip(doc["engines"], matrix):
+        values = [row["rank"], row["engine"], row["name"], row["elo"], row["low"], row["high"], row["bound"]]
+        values += [row["stderr"], row["games"], row["points"], row["results"], row["score_pct"]]
+        values += [row["fingerprint"], "; ".join(row["folders"]), *los]
+        writer.writerow([csv_cell(v) for v in strictjson.printable(values)])
+    return buffer.getvalue()
+
+
+def parse_anchor(text: str) -> tuple[str, float]:
+    """``NAME=ELO`` -> (name, elo); ValueError with what is wrong."""
+    name, sep, value = text.rpartition("=")
+    try:
+        elo = float(value)
+    except ValueError:
+        elo = math.nan
+    if not sep or not name or not math.isfinite(elo):
+        raise ValueError(f"--anchor {text}: give NAME=ELO, e.g. --anchor random=0")
+    return name, elo

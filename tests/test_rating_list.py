@@ -1,0 +1,354 @@
+"""``arena ratings DIR...``: one rating list over the games of many results folders.
+
+The folders are real results folders (a real tournament file, its stored settings, SQLite
+with every game of its schedule) whose games are drawn from known Elo with fixed seeds, so
+the tests need no engine process; the command runs as a real process.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import random
+import shutil
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from helpers import engine_toml, run_arena, strict_json, write_tournament
+
+from arena.cli import main
+from arena.record import GameRecord
+from arena.results.elo import fit_elo
+from arena.results.export import results_json, summarize_folder
+from arena.results.ratinglist import rating_list, read_folder
+from arena.results.slots import settings_slots
+from arena.results.store import GameStore
+from arena.rules import make_game
+from arena.tournament.config import load_tournament
+from arena.tournament.settings import tournament_settings
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def ratings(*args: object) -> Ran:
+    """``arena ratings ARGS`` run in this process (the same command; a real process costs a
+    second of start-up, which the few tests that check the process itself pay)."""
+    result = CliRunner().invoke(main, ["ratings", *map(str, args)])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+RANDOM = ("{python}", "-m", "engines.random_engine")
+
+
+def hex_game(slot, winner: int, size: int, tournament: str) -> GameRecord:
+    """A Hex game of random moves that ``winner`` (a seat) wins, stored as the runner stores it."""
+    game = make_game("hex", {"size": size})
+    rng = random.Random(slot.index * 7919 + slot.seed % 1000)
+    while True:
+        state = game.initial_state()
+        while not state.is_terminal():
+            state.play(state.random_move(rng))
+        if state.winner() == winner:
+            break
+    return GameRecord.model_validate(
+        {
+            "id": slot.index,
+            "round": slot.round,
+            "game": "hex",
+            "options": game.options.model_dump(),
+            "seed": slot.seed,
+            "engine_seeds": [1, 2],
+            "players": list(slot.seats),
+            "moves": list(state.moves),
+            "times_ms": [1 + k % 3 for k in range(len(state.moves))],
+            "termination": "normal",
+            "reason": state.end_reason(),
+            "forfeit_seat": None,
+            "winner": winner,
+            "scores": [1.0, 0.0] if winner == 0 else [0.0, 1.0],
+            "places": [0, 1] if winner == 0 else [1, 0],
+            "tournament": tournament,
+        }
+    )
+
+
+def results_folder(
+    where: Path,
+    elo: dict[str, float],
+    *,
+    rounds: int = 2,
+    seed: int = 0,
+    size: int = 3,
+    extra: dict[str, str] | None = None,
+    time_control: str = "movetime_ms = 500",
+    toml: str = "",
+) -> Path:
+    """A results folder of a tournament between the engines of ``elo`` (name -> true Elo):
+    every game of its schedule, each won as the Elo difference says (a fixed seed)."""
+    where.mkdir(parents=True)
+    blocks = "".join(engine_toml(name, *RANDOM, extra=(extra or {}).get(name, "")) for name in elo)
+    path = write_tournament(
+        where,
+        blocks,
+        name=where.name,
+        options=f"size = {size}",
+        rounds=rounds,
+        seed=seed,
+        time_control=time_control,
+        extra=toml,
+    )
+    t = load_tournament(path)
+    settings = tournament_settings(t)
+    rng = random.Random(seed)
+    out = where / "out"
+    with GameStore(out) as store:
+        store.open(settings)
+        for slot in settings_slots(settings, 2):
+            a, b = slot.seats
+            p_first = 1 / (1 + 10 ** ((elo[b] - elo[a]) / 400))
+            store.add(hex_game(slot, 0 if rng.random() < p_first else 1, size, where.name))
+    return out
+
+
+def keep_rounds(folder: Path, copy: Path, rounds: range) -> Path:
+    """A copy of ``folder`` holding only the games of ``rounds`` (the others deleted)."""
+    shutil.copytree(folder, copy)
+    with closing(sqlite3.connect(copy / "arena.db")) as db, db:
+        db.execute(f"DELETE FROM games WHERE round NOT IN ({', '.join(map(str, rounds))})")
+    return copy
+
+
+FIELD = {"strong": 300.0, "good": 100.0, "fair": 0.0, "weak": -1600.0}
+
+
+def test_three_folders_rate_as_one_folder_of_the_same_games(tmp_path):
+    whole = results_folder(tmp_path / "whole", FIELD, rounds=6, seed=3)
+    parts = [keep_rounds(whole, tmp_path / f"part{k}", range(2 * k, 2 * k + 2)) for k in range(3)]
+    one = summarize_folder(whole).elo
+    pooled = rating_list([read_folder(p, str(p)) for p in parts]).fit
+    assert len(one.ratings) == 4 and [r.engine for r in pooled.ratings] == [r.engine for r in one.ratings]
+    # The prior is what keeps a clean sweep finite: the list uses it as the folder does.
+    assert any(r.score in (0.0, 1.0) for r in one.ratings) and all(r.elo is not None for r in one.ratings)
+    for a, b in zip(one.ratings, pooled.ratings):
+        for key in ("elo", "low", "high", "stderr", "games", "points", "results"):
+            assert getattr(b, key) == pytest.approx(getattr(a, key), rel=1e-9, abs=1e-9), (a.engine, key)
+    order = [r.engine for r in one.ratings]
+    for row_one, row_pooled in zip(one.los_matrix(order), pooled.los_matrix(order)):
+        assert row_pooled == pytest.approx(row_one, abs=1e-9)
+    # The command prints the same figures as the folder's results.json.
+    shown = run_arena("ratings", *parts, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    listed = strict_json(shown.stdout, "arena ratings")
+    folder = strict_json(results_json(summarize_folder(whole)), "results.json")
+    for key in ("prior", "anchor", "confidence", "interval_method", "ratings", "los"):
+        assert listed["elo"][key] == folder["elo"][key], key
+    assert listed["games"] == folder["games"] == 72 and listed["game"] == "hex" and not listed["mixed"]
+    assert all(e["folders"] == [str(p) for p in parts] for e in listed["engines"])
+    assert [f["games"] for f in listed["folders"]] == [24, 24, 24]
+
+
+def test_folders_of_different_fields_list_each_engines_folders(tmp_path):
+    fields = [("ab", ["A", "B", "C"]), ("bd", ["B", "C", "D"]), ("ad", ["A", "D"])]
+    folders = [
+        results_folder(tmp_path / name, {e: FIELD[k] for e, k in zip(names, FIELD)}, seed=k)
+        for k, (name, names) in enumerate(fields)
+    ]
+    records = [r for f in folders for r in summarize_folder(f).records]
+    fit = fit_elo(records, ["A", "B", "C", "D"])
+    shown = ratings(*folders, "--format", "csv")
+    assert shown.returncode == 0, shown.stderr
+    rows = {row["engine"]: row for row in csv.DictReader(io.StringIO(shown.stdout))}
+    assert set(rows) == {"A", "B", "C", "D"}
+    assert (
+        rows["A"]["folders"] == f"{folders[0]}; {folders[2]}" and rows["D"]["folders"] == f"{folders[1]}; {folders[2]}"
+    )
+    for r in fit.ratings:
+        assert float(rows[r.engine]["elo"]) == pytest.approx(r.elo, abs=0.05)
+        assert int(rows[r.engine]["games"]) == r.games and int(rows[r.engine]["rank"]) == fit.ratings.index(r) + 1
+        for other in fit.ratings:
+            cell = rows[r.engine][f"los_over_{other.engine}"]
+            assert (cell == "") == (other is r)
+            if cell:
+                assert float(cell) == pytest.approx(fit.los(r.engine, other.engine), abs=1e-4)
+    # Markdown: a title, and tables whose every row has the header's columns.
+    md = ratings(*folders, "--format", "md").stdout
+    assert md.startswith("# Rating list\n")
+    tables = md.split("\n## ")[1:]
+    assert [t.splitlines()[0] for t in tables] == ["Rating list", "Likelihood of superiority", "Folders"]
+    for table in tables:
+        lines = table.strip().splitlines()[2:]
+        assert set(lines[1].replace("|", "").strip()) <= {"-", ":", " "}
+        assert len({line.count("|") for line in lines}) == 1 and len(lines) >= 3
+    plain = ratings(*folders).stdout
+    assert "Rating list" in plain and "LOS % (row over column)" in plain and "1, 3" in plain
+
+
+def test_mixed_games_or_options_are_refused_unless_asked(tmp_path):
+    small = results_folder(tmp_path / "small", {"A": 0, "B": 0}, size=3)
+    large = results_folder(tmp_path / "large", {"A": 0, "B": 0}, size=4)
+    refused = ratings(small, large)
+    assert refused.returncode == 2 and refused.stdout == ""
+    line = refused.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert f"option size: 3 in {small}, 4 in {large}" in line and "--allow-mixed" in line
+    mixed = ratings(small, large, "--allow-mixed", "--format", "json")
+    assert mixed.returncode == 0, mixed.stderr
+    doc = strict_json(mixed.stdout)
+    assert doc["mixed"] is True and doc["game"] is None and doc["games"] == 8
+    assert [f["options"]["size"] for f in doc["folders"]] == [3, 4]
+
+
+def test_one_name_with_other_settings_is_refused_or_told_apart(tmp_path):
+    first = results_folder(tmp_path / "first", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "<b>easy</b>" }'})
+    second = results_folder(tmp_path / "second", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "hard" }'})
+    refused = ratings(first, second)
+    assert refused.returncode == 2 and refused.stdout == ""
+    line = refused.stderr.strip()
+    assert "\n" not in line and "engine 'B'" in line and "'A'" not in line
+    assert '"<b>easy</b>"' in line and '"hard"' in line and str(first) in line and str(second) in line
+    assert "--split-names" in line
+    # Another clock is another engine too.
+    slower = results_folder(tmp_path / "slower", {"A": 0, "B": 0}, time_control="movetime_ms = 900")
+    clock = ratings(first, slower).stderr
+    assert "time_control.movetime_ms: 500 -> 900" in clock and "engine 'A'" in clock
+    apart = ratings(first, second, "--split-names", "--format", "json")
+    assert apart.returncode == 0, apart.stderr
+    doc = strict_json(apart.stdout)
+    engines = {e["engine"]: e for e in doc["engines"]}
+    split = sorted(label for label in engines if label.startswith("B@"))
+    assert len(split) == 2 and "A" in engines and len(engines) == 3
+    assert sorted(str(engines[s]["settings"]["env"]) for s in split) == sorted(
+        [str([["LEVEL", "<b>easy</b>"]]), str([["LEVEL", "hard"]])]
+    )
+    for label in split:
+        assert label == "B@" + engines[label]["fingerprint"][:8]
+        assert len(engines[label]["folders"]) == 1
+    assert engines["A"]["folders"] == [str(first), str(second)]
+    anchored = strict_json(ratings(first, second, "--split-names", "--anchor", f"{split[0]}=100", "-f", "json").stdout)
+    assert next(e for e in anchored["engines"] if e["engine"] == split[0])["elo"] == 100.0
+
+
+def test_anchors_move_the_list_and_keep_its_differences(tmp_path):
+    folders = [results_folder(tmp_path / f"f{k}", FIELD, seed=10 + k) for k in range(2)]
+    mean = strict_json(ratings(*folders, "-f", "json").stdout)
+    fixed = strict_json(ratings(*folders, "--anchor", "fair=1500", "-f", "json").stdout)
+    elo = {e["engine"]: e["elo"] for e in mean["engines"]}
+    moved = {e["engine"]: e["elo"] for e in fixed["engines"]}
+    assert moved["fair"] == 1500.0 and sum(elo.values()) == pytest.approx(0, abs=0.3)
+    for name in FIELD:
+        assert moved[name] - 1500 == pytest.approx(elo[name] - elo["fair"], abs=0.15)
+    assert fixed["elo"]["anchor"] == "engine 'fair' = 1500"
+    for bad, says in (
+        ("nobody=0", "no engine of the list is named so"),
+        ("fair", "give NAME=ELO"),
+        ("fair=inf", "NAME=ELO"),
+    ):
+        out = ratings(*folders, "--anchor", bad)
+        assert out.returncode == 2 and says in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_the_prior_is_the_folders_or_the_one_asked_for(tmp_path):
+    two = results_folder(tmp_path / "two", FIELD, seed=1)
+    zero = results_folder(tmp_path / "zero", FIELD, seed=2, toml="elo_prior = 0")
+    refused = ratings(two, zero)
+    assert refused.returncode == 2 and "different elo_prior" in refused.stderr and "--elo-prior" in refused.stderr
+    doc = strict_json(ratings(two, zero, "--elo-prior", "0", "-f", "json").stdout)
+    assert doc["elo"]["prior"] == 0
+    # Maximum likelihood: an engine that lost every game has no finite rating, null in JSON.
+    assert any(e["elo"] is None and e["bound"] == "below" for e in doc["engines"])
+
+
+def test_folders_that_cannot_be_rated_get_one_line_each(tmp_path):
+    good = results_folder(tmp_path / "good", {"A": 0, "B": 0})
+    empty = tmp_path / "empty"
+    t = load_tournament(write_tournament(tmp_path, engine_toml("A", *RANDOM) + engine_toml("B", *RANDOM)))
+    with GameStore(empty) as store:
+        store.open(tournament_settings(t))
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / "arena.db").write_bytes(b"this is not a database" * 100)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    out = run_arena("ratings", good, empty, corrupt, plain, tmp_path / "missing", good)
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 4, lines
+    assert lines[0].startswith(f"arena: {empty}: the folder holds no games to rate")
+    assert lines[1].startswith(f"arena: {corrupt / 'arena.db'}: cannot read the games")
+    assert lines[2].startswith(f"arena: {plain}: no arena.db here")
+    assert lines[3].startswith(f"arena: {tmp_path / 'missing'}: no such folder")
+    twice = ratings(good, good)
+    assert twice.returncode == 2 and "given twice" in twice.stderr
+    copy = tmp_path / "copy"
+    shutil.copytree(good, copy)
+    copied = ratings(good, copy)
+    assert copied.returncode == 2 and "identical game(s)" in copied.stderr
+
+
+def test_the_list_goes_to_a_file(tmp_path):
+    folder = results_folder(tmp_path / "f", {"A": 0, "B": 0})
+    target = tmp_path / "list.json"
+    out = ratings(folder, "-f", "json", "-o", target)
+    assert out.returncode == 0 and out.stdout.strip() == f"ratings: {target}"
+    assert strict_json(target.read_text())["kind"] == "rating_list"
+    failed = ratings(folder, "-o", tmp_path / "no" / "such" / "dir" / "x.txt")
+    assert failed.returncode == 2 and "cannot write the rating list" in failed.stderr
+
+
+def artifacts(tmp_path: Path) -> Path:
+    """Where screenshots go: $ARENA_ARTIFACTS when set (CI keeps them), else the test's folder."""
+    folder = Path(os.environ.get("ARENA_ARTIFACTS") or tmp_path / "artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.mark.slow
+def test_the_html_list_opens_in_chromium_in_the_sites_style(browser, tmp_path):
+    hostile = "<script>document.title='pwned'</script>"
+    first = results_folder(tmp_path / "first", FIELD, seed=5, extra={"fair": f'env = {{ X = "{hostile}" }}'})
+    second = results_folder(tmp_path / "second", FIELD, seed=6)
+    page_file = tmp_path / "list.html"
+    out = ratings(first, second, "--split-names", "-f", "html", "-o", page_file)
+    assert out.returncode == 0, out.stderr
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(page_file.as_uri())
+    page.screenshot(path=str(artifacts(tmp_path) / "rating-list.png"), full_page=True)
+    assert page.title() == "arena · rating list"
+    rows = page.locator("#ratings tbody tr")
+    assert rows.count() == 5  # fair twice, told apart
+    names = page.locator("#ratings tbody td.name").all_text_contents()
+    assert sum(n.startswith("fair@") for n in names) == 2
+    assert hostile in page.locator("#split").inner_text()  # shown as text, never run
+    # The site's sortable tables: the Elo column sorts as numbers.
+    headers = page.locator("#ratings thead th").all_text_contents()
+    elo = headers.index("elo")
+    page.locator("#ratings thead th").nth(elo).locator("button").click()
+    shown = [float(v) for v in page.locator(f"#ratings tbody tr td:nth-child({elo + 1})").all_text_contents()]
+    assert shown == sorted(shown)
+    assert page.locator("#los tbody tr").count() == 5 and page.locator("#folders tbody tr").count() == 2
+    # The site's stylesheet and palette: the header is drawn on the site's surface colour.
+    background = page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor")
+    assert background not in ("", "rgba(0, 0, 0, 0)")
+    assert page.locator("figure img").count() == 1
+    context.close()
+    assert not errors, errors
+    assert requests and all(url == page_file.as_uri() or url.startswith("data:") for url in requests), requests
