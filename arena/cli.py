@@ -54,9 +54,62 @@ def main() -> None:
     """Referee and tournament runner for hex-board games (hex, groups, bases, hexgo, posies)."""
 
 
-@main.command()
-@click.argument("tournament_file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--workers", "-w", type=click.IntRange(1, 256), help="Parallel games (default: the file's 'workers').")
+class _ItemsCommand(click.Command):
+    """Flags followed by several KEY=VALUE items, as fastchess and cutechess-cli take them
+    (``--engine name=new cmd=./new``): the items up to the next flag are handed to the flag
+    as one value."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, _group_items(args))
+
+
+ITEM_FLAGS = ("--engine", "--each", "--sprt", "--openings", "--gauntlet")
+
+
+def _group_items(args: list[str]) -> list[str]:
+    import json
+
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            out += args[i - 1 :]
+            break
+        out.append(arg)
+        if arg in ITEM_FLAGS:
+            items = []
+            while i < len(args) and not args[i].startswith("-"):
+                items.append(args[i])
+                i += 1
+            out.append(json.dumps(items))
+    return out
+
+
+def _item_groups(values: tuple[str, ...]) -> list[list[str]]:
+    """Each occurrence of an item flag's items (see _group_items)."""
+    import json
+
+    groups = []
+    for value in values:
+        try:
+            items = json.loads(value)
+        except ValueError:
+            items = [value]  # --engine=cmd=./x: one item
+        groups.append([str(item) for item in items] if isinstance(items, list) else [value])
+    return groups
+
+
+@main.command(cls=_ItemsCommand)
+@click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--workers",
+    "-w",
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    help="Parallel games (default: the file's 'workers'); --concurrency as fastchess names it.",
+)
 @click.option(
     "--out",
     "-o",
@@ -84,32 +137,177 @@ def main() -> None:
     help="Play on a Dask cluster: tcp://HOST:PORT or tls://HOST:PORT of its scheduler, or local:N "
     "to start N workers here, on 127.0.0.1 (default: the file's [cluster] address; docs/cluster.md).",
 )
+@click.option(
+    "--engines",
+    "engines_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help='The engine list that use = "NAME" entries and --engine conf=NAME take engines from '
+    "(default: engines.toml beside the tournament file; without a file, in this folder).",
+)
+@click.option("--game", "-g", "game_name", type=click.Choice(sorted(GAMES)), help="Without a file: the game.")
+@click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE", help="Without a file: a game option.")
+@click.option(
+    "--engine",
+    "engine_items",
+    multiple=True,
+    metavar="KEY=VALUE...",
+    help="Without a file: one engine (repeat for each): name= cmd= args= proto= dir= option.NAME= "
+    "env.NAME= init= tc= st= timemargin= conf= memory_mb= cpu_seconds= handshake_ms= max_failures= "
+    "(docs/command-line.md).",
+)
+@click.option(
+    "--each", "each_items", multiple=True, metavar="KEY=VALUE...", help="Without a file: items every engine gets."
+)
+@click.option("--rounds", type=int, help="Without a file: every table plays every seat order this many times.")
+@click.option("--seed", type=int, help="Without a file: the master seed (default 0).")
+@click.option(
+    "--sprt",
+    "sprt_items",
+    multiple=True,
+    metavar="KEY=VALUE...",
+    help="Without a file: elo0= elo1= alpha= beta= model=.",
+)
+@click.option(
+    "--gauntlet", "gauntlet_items", multiple=True, metavar="NAME...", help="Without a file: the gauntlet's candidates."
+)
+@click.option(
+    "--openings",
+    "openings_items",
+    multiple=True,
+    metavar="KEY=VALUE...",
+    help="Without a file: file= order= start= plies= random_plies=.",
+)
 def run(
-    tournament_file: Path,
+    tournament_file: Path | None,
     workers: int | None,
     out: Path | None,
     quiet: bool,
     report_every: int,
     trace: bool,
     cluster_address: str | None,
+    engines_file: Path | None,
+    game_name: str | None,
+    options: tuple[str, ...],
+    engine_items: tuple[str, ...],
+    each_items: tuple[str, ...],
+    rounds: int | None,
+    seed: int | None,
+    sprt_items: tuple[str, ...],
+    gauntlet_items: tuple[str, ...],
+    openings_items: tuple[str, ...],
 ) -> None:
     """Play the tournament described by TOURNAMENT_FILE (TOML): a round-robin, a gauntlet
-    or an SPRT, as the file says. Results go to --out; the same command resumes it."""
+    or an SPRT, as the file says. Results go to --out; the same command resumes it.
+
+    Without a file, the flags say it as fastchess's do (--game, -O, --engine, --each, --rounds,
+    --sprt, --gauntlet, --openings, --seed) and the run writes the same tournament file to
+    DIR/tournament.toml (docs/command-line.md)."""
+    from .tournament.config import ConfigError, load_tournament
+
+    flag_given = {
+        "--game": game_name,
+        "-O": options,
+        "--engine": engine_items,
+        "--each": each_items,
+        "--rounds": rounds,
+        "--seed": seed,
+        "--sprt": sprt_items,
+        "--gauntlet": gauntlet_items,
+        "--openings": openings_items,
+    }
+    given = [flag for flag, value in flag_given.items() if value not in (None, ())]
+    extra: list[Any] = []
+    if tournament_file is not None:
+        if given:
+            raise Failure(
+                f"{tournament_file} and {given[0]}: a tournament file says what the flags would; "
+                f"give the file or the flags (with --game and --engine), not both"
+            )
+        try:
+            t = load_tournament(tournament_file, engines_file)
+        except ConfigError as exc:
+            raise Failure(str(exc)) from None
+    else:
+        t, out, writer = _flag_tournament(
+            game_name, given, options, engine_items, each_items, rounds, workers, seed, sprt_items,
+            gauntlet_items, openings_items, out, engines_file,
+        )  # fmt: skip
+        extra.append(writer)
+        workers = None  # in the tournament's data, as a file's 'workers'
+    _run_loaded(t, out, workers, quiet, report_every, trace, cluster_address, extra)
+
+
+def _flag_tournament(
+    game_name: str | None,
+    given: list[str],
+    options: tuple[str, ...],
+    engine_items: tuple[str, ...],
+    each_items: tuple[str, ...],
+    rounds: int | None,
+    workers: int | None,
+    seed: int | None,
+    sprt_items: tuple[str, ...],
+    gauntlet_items: tuple[str, ...],
+    openings_items: tuple[str, ...],
+    out: Path | None,
+    engines_file: Path | None,
+) -> tuple[Any, Path, Any]:
+    """A run without a tournament file: the tournament its flags say, its folder, and what
+    writes its tournament file there."""
+    from .tournament.commandline import FlagError, RunFlags, TournamentFileWriter, flag_tournament, tournament_text
+    from .tournament.config import ConfigError
+
+    if game_name is None:
+        if given:
+            raise Failure(f"{given[0]} without a tournament file needs --game (and two or more --engine)")
+        raise Failure(
+            "give a TOURNAMENT_FILE, or the tournament as flags: --game GAME --engine cmd=... --engine cmd=... "
+            "(arena run --help, docs/command-line.md)"
+        )
+    flags = RunFlags(
+        game_name,
+        options,
+        _item_groups(engine_items),
+        [item for group in _item_groups(each_items) for item in group],
+        rounds,
+        workers,
+        seed,
+        [item for group in _item_groups(sprt_items) for item in group] if sprt_items else None,
+        [item for group in _item_groups(gauntlet_items) for item in group],
+        [item for group in _item_groups(openings_items) for item in group] if openings_items else None,
+        out,
+    )
+    try:
+        t, out = flag_tournament(flags, Path.cwd(), engines_file)
+    except (FlagError, ConfigError) as exc:
+        raise Failure(str(exc)) from None
+    command_line = shlex.join(["arena", *sys.argv[1:]]).replace("\n", " ")
+    return t, out, TournamentFileWriter(out / "tournament.toml", tournament_text(t, command_line))
+
+
+def _run_loaded(
+    t: Any,
+    out: Path | None,
+    workers: int | None,
+    quiet: bool,
+    report_every: int,
+    trace: bool,
+    cluster_address: str | None,
+    extra: list[Any],
+) -> None:
+    """Play a loaded tournament into ``out`` and print its tables (both forms of arena run)."""
     import sqlite3
 
     from .engine.trace import trace_path
     from .results.logfile import attach_run_log
     from .results.store import StorageError, failure_text
     from .tournament.cluster import ClusterError, ClusterSpec
-    from .tournament.config import ConfigError, load_tournament
+    from .tournament.config import ConfigError
     from .tournament.observers import live_site
     from .tournament.progress import Progress
     from .tournament.runner import RunInterrupted, run_tournament
 
-    try:
-        t = load_tournament(tournament_file)
-    except ConfigError as exc:
-        raise Failure(str(exc)) from None
+    tournament_file = t.path
     out = out or Path("out") / t.name
     mode: Mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
     note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
@@ -130,7 +328,7 @@ def run(
         attach_run_log(out)
         site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
         try:
-            summary = run_tournament(t, out, workers, [site, progress], cluster=cluster, trace=trace)
+            summary = run_tournament(t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace)
         finally:
             progress.close()
     except (StorageError, ClusterError, ConfigError) as exc:

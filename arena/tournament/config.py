@@ -11,6 +11,7 @@ import re
 import shutil
 import sys
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -115,6 +116,15 @@ class TimeControlEntry(_Strict):
 EngineEntry.model_rebuild()  # its time_control refers to TimeControlEntry, defined after it
 
 
+def unique_names(engines: list[EngineEntry]) -> list[EngineEntry]:
+    """A tournament's (or an engine list's) engines, each under its own name."""
+    names = [e.name for e in engines]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"engine names must be unique; repeated: {', '.join(dupes)}")
+    return engines
+
+
 class OpeningsEntry(_Strict):
     """``[openings]``: a book and/or random plies (``openings = "book.txt"`` is the short form)."""
 
@@ -122,6 +132,7 @@ class OpeningsEntry(_Strict):
     order: Literal["sequential", "random"] = "sequential"
     start: int = Field(default=1, ge=1)  # the book's first opening to use (1-based)
     random_plies: int = Field(default=0, ge=0, le=1000)  # random legal moves after the book's
+    plies: int | None = Field(default=None, ge=1)  # the book's first moves only, as fastchess's plies
 
 
 class ClusterEntry(_Strict):
@@ -160,11 +171,7 @@ class TournamentFile(_Strict):
     @field_validator("engines")
     @classmethod
     def _unique_names(cls, engines: list[EngineEntry]) -> list[EngineEntry]:
-        names = [e.name for e in engines]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"engine names must be unique; repeated: {', '.join(dupes)}")
-        return engines
+        return unique_names(engines)
 
     @model_validator(mode="after")
     def _format(self) -> TournamentFile:
@@ -200,8 +207,10 @@ class Tournament:
         game: Game,
         engines: list[EngineSpec],
         openings: list[Opening] | None = None,
+        raw: dict[str, Any] | None = None,
     ) -> None:
         self.path = path
+        self.raw = raw  # the data as validated, listed engines resolved: what a written file holds
         self.data = data
         self.game = game
         self.engines = engines
@@ -224,12 +233,23 @@ class Tournament:
         return OpeningPlan(tuple(self.openings), self.data.openings_entry.random_plies, self.game)
 
 
-def load_tournament(path: str | Path) -> Tournament:
+def load_tournament(path: str | Path, engines_file: Path | None = None) -> Tournament:
+    """The tournament of a file; its ``use = "NAME"`` entries come from ``engines_file``,
+    else from the ``engines.toml`` beside the file (arena/tournament/enginelist.py)."""
     path = Path(path)
+    raw = read_toml(path, "tournament file")
+    return build_tournament(raw, path, engines_file or path.parent / LIST_NAME, list_given=engines_file is not None)
+
+
+LIST_NAME = "engines.toml"  # the engine list a tournament file finds beside itself
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """A TOML file as data; every way it cannot be read is one :class:`ConfigError` naming it."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such tournament file") from None
+        raise ConfigError(f"{path}: no such {what}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the file ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
@@ -240,54 +260,83 @@ def load_tournament(path: str | Path) -> Tournament:
             f"numbers have at most 4300 digits and arrays nest a few levels"
         ) from None
     _refuse_huge_integers(path, raw)
+    return raw
+
+
+def build_tournament(
+    raw: dict[str, Any],
+    path: Path,
+    engine_list: Path,
+    *,
+    list_given: bool = False,
+    source: str | None = None,
+    labels: Mapping[tuple[Any, ...], str] | None = None,
+    absolute_paths: bool = False,
+) -> Tournament:
+    """Validate a tournament given as TOML data: a file's, or the one ``arena run``'s flags
+    make (arena/tournament/commandline.py), so both are checked by the same code.
+
+    ``path`` is where the file is (engine folders and the book are relative to it);
+    ``engine_list`` the list ``use = "NAME"`` entries come from (read when one is used, or
+    when ``list_given``); errors start with ``source`` (default: the path) and name a key
+    by ``labels`` where it has one (a flag's item); ``absolute_paths`` writes a listed
+    engine's folder absolute (for a file that may be copied anywhere)."""
+    from .enginelist import resolve_uses  # it validates the list's entries with this module's models
+
+    where = source or str(path)
+    labels = labels or {}
+    base = path.resolve().parent
+    raw = resolve_uses(raw, where, engine_list, list_given, None if absolute_paths else base, labels)
     try:
         data = TournamentFile.model_validate(raw)
     except ValidationError as exc:
-        problems = (_describe(err, path.name) for err in _one_branch(exc.errors()))
-        raise ConfigError(f"{path}: " + "; ".join(problems)) from None
+        raise ConfigError(f"{where}: {validation_text(exc, path.name, labels)}") from None
     try:
         game = make_game(data.game, data.options, strict=True)
     except OptionError as exc:
-        raise ConfigError(f"{path}: [options] / game: {exc}") from None
+        raise ConfigError(f"{where}: {labels.get(('options',), '[options] / game')}: {exc}") from None
     if len(data.engines) < game.players:
         raise ConfigError(
-            f"{path}: engines: {data.game} with these options needs at least "
-            f"{game.players} engines, the file lists {len(data.engines)}"
+            f"{where}: engines: {data.game} with these options needs at least "
+            f"{game.players} engines, {'the file lists' if source is None else 'there are'} {len(data.engines)}"
         )
     gtp = [e.name for e in data.engines if e.protocol == "gtp"]
     if gtp and "gtp" not in game.protocols:
         raise ConfigError(
-            f"{path}: engines: {', '.join(gtp)} speak GTP, which arena drives for "
+            f"{where}: engines: {', '.join(gtp)} speak GTP, which arena drives for "
             f"{', '.join(games_speaking('gtp'))} only; "
             f"this tournament is {data.game}"
         )
-    _check_clocks(path, data)
-    base = path.resolve().parent
-    engines = [_engine_spec(path, base, entry) for entry in data.engines]
+    _check_clocks(where, data)
+    engines = [_engine_spec(where, base, entry) for entry in data.engines]
     if data.format == "gauntlet" and len(data.engines) - len(data.candidates) < game.players - 1:
         raise ConfigError(
-            f"{path}: candidates: a gauntlet table has one candidate and {game.players - 1} "
+            f"{where}: candidates: a gauntlet table has one candidate and {game.players - 1} "
             f"other engine(s); list more engines that are not candidates"
         )
-    t = Tournament(path, data, game, engines, _openings(path, base, data, game))
+    book_where = f"{where}: {labels.get(('openings',), 'openings')}"
+    openings = _openings(book_where, base, data, game)
+    t = Tournament(path, data, game, engines, openings, raw=raw)
     if data.openings_entry.random_plies:
         from .schedule import build_schedule  # every table's random plies, drawn now: fail before any game
 
         try:
             build_schedule(t)
         except OpeningsError as exc:
-            raise ConfigError(f"{path}: openings: {exc}") from None
+            raise ConfigError(f"{book_where}: {exc}") from None
     return t
 
 
-def _openings(path: Path, base: Path, data: TournamentFile, game: Game) -> list[Opening] | None:
+def _openings(where: str, base: Path, data: TournamentFile, game: Game) -> list[Opening] | None:
     entry = data.openings_entry
     try:
         book = load_openings(base / entry.file, game) if entry.file is not None else []
         if entry.start > max(len(book), 1):
             raise OpeningsError(f"start = {entry.start} but the book has {len(book)} opening(s)")
     except OpeningsError as exc:
-        raise ConfigError(f"{path}: openings: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None
+    if entry.plies is not None:  # fastchess's plies: each line's first moves only
+        book = [opening[: entry.plies] for opening in book]
     return arrange_book(book, entry.order, entry.start, data.seed) or None
 
 
@@ -295,7 +344,7 @@ def _time_control(tc: TimeControlEntry) -> TimeControl:
     return TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms)
 
 
-def _check_clocks(path: Path, data: TournamentFile) -> None:
+def _check_clocks(where: str, data: TournamentFile) -> None:
     """Every seat's go line lists every seat's clock, so either all engines have one or none."""
     own = [(e.name, e.time_control) for e in data.engines if e.time_control is not None]
     clocked = {name: tc.base_ms is not None for name, tc in own}
@@ -306,23 +355,23 @@ def _check_clocks(path: Path, data: TournamentFile) -> None:
         with_clock = [name for name, has in clocked.items() if has]
         without = [name for name, has in clocked.items() if not has]
         raise ConfigError(
-            f"{path}: time_control: {', '.join(with_clock)} play with a game clock (base_ms) "
+            f"{where}: time_control: {', '.join(with_clock)} play with a game clock (base_ms) "
             f"but {', '.join(without)} without; give every engine a clock or none"
         )
 
 
-def _engine_spec(path: Path, base: Path, entry: EngineEntry) -> EngineSpec:
+def _engine_spec(where: str, base: Path, entry: EngineEntry) -> EngineSpec:
     cwd = (base / entry.cwd) if entry.cwd else base
     if not cwd.is_dir():
-        raise ConfigError(f"{path}: engine {entry.name!r}: cwd {str(cwd)!r} is not a folder")
+        raise ConfigError(f"{where}: engine {entry.name!r}: cwd {str(cwd)!r} is not a folder")
     command = [sys.executable if part == "{python}" else part for part in entry.command]
-    command[0] = resolve_program(command[0], cwd, f"{path}: engine {entry.name!r}")
+    command[0] = resolve_program(command[0], cwd, f"{where}: engine {entry.name!r}")
     options = tuple((k, _option_text(v)) for k, v in entry.options.items())
     for name, value in options:
         # Sent as "setoption NAME VALUE": a space or a line break would change the command
         if (problem := codec.option_problem(name, value)) is not None:
             raise ConfigError(
-                f"{path}: engine {entry.name!r}: options: {problem}; protocol options are one word = one line"
+                f"{where}: engine {entry.name!r}: options: {problem}; protocol options are one word = one line"
             )
     return EngineSpec(
         entry.name,
@@ -417,9 +466,20 @@ def _one_branch(errors: list[Any]) -> list[Any]:
     return kept
 
 
-def _describe(err: Any, file: str) -> str:
+def validation_text(exc: ValidationError, file: str, labels: Mapping[tuple[Any, ...], str] | None = None) -> str:
+    """pydantic's errors as one line: each names the key (or the flag's item in ``labels``
+    that gave it) and what is allowed."""
+    return "; ".join(_describe(err, file, labels or {}) for err in _one_branch(exc.errors()))
+
+
+def _describe(err: Any, file: str, labels: Mapping[tuple[Any, ...], str]) -> str:
     where = ".".join(str(p) for p in err["loc"])
     message = err["msg"].removeprefix("Value error, ")
+    loc = tuple(err["loc"])
+    label = next((labels[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in labels), None)
+    if label is not None:  # a flag's item: its own text shows the value; a whole entry's would be noise
+        given = err.get("input")
+        return f"{label}: {message}" + ("" if isinstance(given, dict | list) else f" (got {shown_input(given)})")
     if not where:  # a check across keys (e.g. gauntlet candidates): its message names them
         return message
     if err["loc"] == ("engines",) and err["type"] == "too_short":

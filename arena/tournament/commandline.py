@@ -1,0 +1,372 @@
+"""``arena run`` without a tournament file: fastchess- and cutechess-style flags as the
+tournament file they mean.
+
+The flags make the data of a tournament file (:func:`flag_data`), which
+:func:`~arena.tournament.config.build_tournament` validates as it validates a file, so a
+value is refused in the same words either way, only naming the flag's item instead of the
+key. The run writes that data to ``DIR/tournament.toml`` once the folder has accepted its
+settings (:class:`TournamentFileWriter`), with every path absolute, so that file, or a copy
+of it anywhere, plays the same games, and the same command line again resumes the folder.
+Item syntax that a file does not have (``tc=10+0.1``, ``cmd="./new --threads 1"``) is
+checked here, each error one line naming the flag and the item.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..record import GameRecord
+from ..results.sprt import SprtTest
+from .config import LIST_NAME, ConfigError, Tournament, build_tournament
+
+# --engine's keys (--each takes them too, but for name and conf): fastchess's names where
+# the meaning is the same, a tournament file's own key names for the rest
+ENGINE_KEYS = {
+    "name": "name",
+    "cmd": "command",
+    "args": "command",  # fastchess: more arguments after cmd's
+    "proto": "protocol",
+    "dir": "cwd",
+    "init": "init",
+    "conf": "use",
+    "tc": "time_control",
+    "st": "time_control",
+    "timemargin": "time_control",
+    "memory_mb": "memory_mb",
+    "cpu_seconds": "cpu_seconds",
+    "handshake_ms": "handshake_ms",
+    "max_failures": "max_failures",
+}
+PREFIXED = {"option.": "options", "env.": "env"}
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
+OPENINGS_KEYS = {"file": "file", "order": "order", "start": "start", "plies": "plies", "random_plies": "random_plies"}
+CLOCK = re.compile(r"(?:(?P<moves>\d+)/)?(?:(?P<minutes>\d+):)?(?P<seconds>\d+(?:\.\d*)?)(?:\+(?P<inc>\d+(?:\.\d*)?))?")
+
+
+class FlagError(ValueError):
+    """A flag's item that cannot be read; the message names the flag and the item."""
+
+
+@dataclass(frozen=True)
+class RunFlags:
+    """``arena run``'s flags for a tournament without a file, as given."""
+
+    game: str
+    options: Sequence[str] = ()
+    engines: Sequence[Sequence[str]] = ()  # each --engine's items
+    each: Sequence[str] = ()
+    rounds: int | None = None
+    workers: int | None = None
+    seed: int | None = None
+    sprt: Sequence[str] | None = None
+    gauntlet: Sequence[str] = ()
+    openings: Sequence[str] | None = None
+    out: Path | None = None
+
+
+@dataclass
+class _Data:
+    raw: dict[str, Any] = field(default_factory=dict)
+    labels: dict[tuple[Any, ...], str] = field(default_factory=dict)  # a key's place -> the item that set it
+
+
+def flag_tournament(flags: RunFlags, here: Path, engines_file: Path | None) -> tuple[Tournament, Path]:
+    """The tournament the flags describe and its results folder. Relative paths (commands,
+    ``dir=``, the book, the engine list, default ``./engines.toml``) are taken from ``here``."""
+    data = flag_data(flags, here)
+    out = flags.out or Path("out") / data.raw["name"]
+    listing = engines_file or here / LIST_NAME
+    t = build_tournament(
+        data.raw,
+        out / "tournament.toml",
+        listing if listing.is_absolute() else here / listing,
+        list_given=engines_file is not None,
+        source="command line",
+        labels=data.labels,
+        absolute_paths=True,
+    )
+    return t, out
+
+
+def flag_data(flags: RunFlags, here: Path) -> _Data:
+    """The data of the tournament file the flags mean (not yet validated)."""
+    data = _Data()
+    raw = data.raw
+    raw["game"] = flags.game
+    data.labels[("game",)] = "--game"
+    if flags.options:
+        raw["options"] = dict(_items("-O", flags.options, lambda key, value: _typed(value)))
+        data.labels[("options",)] = "-O / --game"
+    for key, value in (("rounds", flags.rounds), ("workers", flags.workers), ("seed", flags.seed)):
+        if value is not None:
+            raw[key] = value
+            data.labels[(key,)] = f"--{key}"
+    shared, clock = _each(flags.each, data)
+    if clock:
+        raw["time_control"] = clock
+    if len(flags.engines) < 2:
+        raise FlagError("--engine: give two or more engines, e.g. --engine cmd=./new --engine cmd=./old")
+    raw["engines"] = [_engine(i, items, shared, here, data) for i, items in enumerate(flags.engines)]
+    data.labels[("engines",)] = "--engine"
+    if flags.sprt is not None:
+        raw["sprt"] = dict(_items("--sprt", flags.sprt, _sprt_value, SPRT_KEYS))
+        data.labels[("sprt",)] = "--sprt"
+        data.labels.update({("sprt", key): f"--sprt item '{key}={value}'" for key, value in raw["sprt"].items()})
+    if flags.gauntlet:
+        raw["format"] = "gauntlet"
+        raw["candidates"] = [name for item in flags.gauntlet for name in item.split(",") if name]
+        data.labels[("candidates",)] = "--gauntlet"
+    if flags.openings is not None:
+        raw["openings"] = _openings(flags.openings, here, data)
+    data.raw = {"name": _name(flags, raw["engines"]), **raw}  # first, as a file starts
+    return data
+
+
+def _name(flags: RunFlags, engines: list[dict[str, Any]]) -> str:
+    """The folder's name (the tournament's): --out's last part, else the engines'."""
+    if flags.out is not None and re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}", flags.out.name):
+        return flags.out.name
+    names = [str(e.get("name", e.get("use", ""))) for e in engines]
+    joined = "-vs-".join(names) if len(names) == 2 else f"{flags.game}-{len(names)}-engines"
+    return joined if re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}", joined) else f"{flags.game}-run"
+
+
+def _each(items: Sequence[str], data: _Data) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+    """--each: the clock all engines share (the file's [time_control]), and the items every
+    --engine gets before its own."""
+    shared: list[tuple[str, str]] = []
+    clock: dict[str, Any] = {}
+    for item in items:
+        key, value = _split("--each", item)
+        if key in ("name", "conf"):
+            raise FlagError(f"--each item {item!r}: every engine has its own {key}; give it with --engine")
+        _known("--each", item, key)
+        if ENGINE_KEYS.get(key) == "time_control":
+            clock.update(_clock("--each", item, key, value))
+            data.labels.update({("time_control", k): f"--each item {item!r}" for k in _clock_keys(key)})
+        else:
+            shared.append((item, key))
+    return shared, clock
+
+
+def _engine(index: int, items: Sequence[str], shared: list[tuple[str, str]], here: Path, data: _Data) -> dict[str, Any]:
+    """One --engine as a file's [[engines]] entry: --each's items first, then its own."""
+    given = [(item, *_split("--engine", item)) for item in items]
+    own_name = next((value for _, key, value in given if key == "name"), None)
+    conf = next((value for _, key, value in given if key == "conf"), None)
+    number = f"#{index + 1}" + (f" (conf={conf})" if conf else "")
+    who = f"--engine {own_name or number}"
+    entry: dict[str, Any] = {}
+    clock: dict[str, Any] = {}
+    args: list[str] = []
+    for item, key in shared:
+        _set(entry, clock, args, item, key, _split("--each", item)[1], "--each", index, here, data)
+    for item, key, value in given:
+        _known(who, item, key)
+        _set(entry, clock, args, item, key, value, who, index, here, data)
+    if clock:
+        entry["time_control"] = clock
+    if "command" not in entry and "use" not in entry:
+        raise FlagError(f"{who}: give cmd=COMMAND (or conf=NAME, an entry of the engine list)")
+    if args:
+        if "command" not in entry:
+            raise FlagError(f"{who}: args= adds to cmd=; give cmd= too")
+        entry["command"] = entry["command"] + args
+    data.labels[("engines", index)] = who
+    if "use" not in entry:
+        entry.setdefault("cwd", str(here))  # the folder arena was started in, as arena play does
+        entry = {"name": entry.pop("name", None) or _default_name(entry["command"], index), **entry}
+    return entry
+
+
+def _set(
+    entry: dict[str, Any],
+    clock: dict[str, Any],
+    args: list[str],
+    item: str,
+    key: str,
+    value: str,
+    who: str,
+    index: int,
+    here: Path,
+    data: _Data,
+) -> None:
+    label = f"{who} item {item!r}"
+    target = ENGINE_KEYS.get(key)
+    place: tuple[Any, ...] = ("engines", index, target or key)
+    if target == "command" and key == "cmd":
+        entry["command"] = _words(who, item, value)
+    elif key == "args":
+        args[:] = _words(who, item, value)
+    elif target == "time_control":
+        clock.update(_clock(who, item, key, value))
+        data.labels.update({(*place, k): label for k in _clock_keys(key)})
+        return
+    elif target == "init":
+        entry.setdefault("init", []).append(value)
+        place = ("engines", index, "init", len(entry["init"]) - 1)
+    elif target == "cwd":
+        entry["cwd"] = os.path.normpath(here / value)
+    elif target in ("name", "use", "protocol"):
+        entry[target] = value
+    elif target is not None:
+        entry[target] = _typed(value)
+    else:
+        prefix = next(p for p in PREFIXED if key.startswith(p))
+        table, name = PREFIXED[prefix], key[len(prefix) :]
+        entry.setdefault(table, {})[name] = value if table == "env" else _typed(value)
+        place = ("engines", index, table, name)
+    data.labels[place] = label
+
+
+def _known(who: str, item: str, key: str) -> None:
+    if key in ENGINE_KEYS or any(key.startswith(p) and len(key) > len(p) for p in PREFIXED):
+        return
+    keys = ", ".join([*ENGINE_KEYS, "option.NAME", "env.NAME"])
+    raise FlagError(f"{who} item {item!r}: unknown key {key!r}; the keys are {keys}")
+
+
+def _clock(who: str, item: str, key: str, value: str) -> dict[str, Any]:
+    """tc=[MINUTES:]SECONDS[+INC] (fastchess's and cutechess's), st=SECONDS a move (cutechess's),
+    timemargin=MS (fastchess's) as a file's time_control keys."""
+    if key == "timemargin":
+        return {"margin_ms": _typed(value)}
+    if key == "st":
+        seconds = _seconds(value)
+        if seconds is None or seconds <= 0:
+            raise FlagError(f"{who} item {item!r}: st is the seconds a move, a number over 0 (st=0.5)")
+        return {"movetime_ms": round(seconds * 1000)}
+    match = CLOCK.fullmatch(value)
+    if match is None or match["moves"] is not None:
+        why = "moves per period (40/60) is not a clock arena keeps; " if match is not None else ""
+        raise FlagError(f"{who} item {item!r}: {why}write tc=SECONDS+INCREMENT, e.g. tc=10+0.1 or tc=1:30+1")
+    base = (int(match["minutes"] or 0) * 60 + float(match["seconds"])) * 1000
+    if round(base) <= 0:
+        raise FlagError(f"{who} item {item!r}: the clock's base must be over 0 seconds")
+    clock: dict[str, Any] = {"base_ms": round(base)}
+    if match["inc"] is not None:
+        clock["inc_ms"] = round(float(match["inc"]) * 1000)
+    return clock
+
+
+def _clock_keys(key: str) -> tuple[str, ...]:
+    return {"tc": ("base_ms", "inc_ms"), "st": ("movetime_ms",), "timemargin": ("margin_ms",)}[key]
+
+
+def _openings(items: Sequence[str], here: Path, data: _Data) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
+    for key, value in _items("--openings", items, lambda key, value: value, tuple(OPENINGS_KEYS)):
+        entry[key] = os.path.normpath(here / value) if key == "file" else value if key == "order" else _typed(value)
+        data.labels[("openings", key)] = f"--openings item '{key}={value}'"
+    data.labels[("openings",)] = "--openings"
+    return entry
+
+
+def _items(flag: str, items: Sequence[str], convert: Any, keys: Sequence[str] | None = None) -> list[tuple[str, Any]]:
+    out = []
+    for item in items:
+        key, value = _split(flag, item)
+        if keys is not None and key not in keys:
+            raise FlagError(f"{flag} item {item!r}: unknown key {key!r}; the keys are {', '.join(keys)}")
+        out.append((key, convert(key, value)))
+    return out
+
+
+def _split(flag: str, item: str) -> tuple[str, str]:
+    key, eq, value = item.partition("=")
+    if not eq or not key or any(ch in item for ch in "\r\n\x00"):
+        raise FlagError(f"{flag} item {item!r}: write KEY=VALUE on one line, e.g. {_EXAMPLES.get(flag, 'cmd=./new')}")
+    return key, value
+
+
+_EXAMPLES = {"-O": "-O size=11", "--sprt": "--sprt elo0=0 elo1=5", "--openings": "--openings file=book.txt"}
+
+
+def _words(who: str, item: str, value: str) -> list[str]:
+    """A command line split as a shell would (never run through one), as ``arena play`` does."""
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise FlagError(f"{who} item {item!r}: cannot split the command ({exc})") from None
+    if not words:
+        raise FlagError(f"{who} item {item!r}: an empty command")
+    return words
+
+
+def _default_name(command: list[str], index: int) -> str:
+    """fastchess's default: the program's file name (a Python module's, for ``python -m``)."""
+    word = command[command.index("-m") + 1] if "-m" in command[:-1] else Path(command[0]).stem
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "_", word.rsplit(".", 1)[-1])[:64]
+    return name or f"engine{index + 1}"
+
+
+def _typed(text: str) -> Any:
+    """A value typed as a tournament file would type it: ASCII digits an integer, true/false
+    a boolean, anything else text (so the file's checks refuse memory_mb=abc by name)."""
+    if re.fullmatch(r"-?[0-9]{1,20}", text):
+        return int(text)
+    return {"true": True, "false": False}.get(text, text)
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value == value and value not in (float("inf"), float("-inf")) else None
+
+
+def _sprt_value(key: str, value: str) -> Any:
+    if key == "model":
+        return value
+    number = _seconds(value)
+    return value if number is None else number  # text: refused by [sprt]'s own check, naming the item
+
+
+class TournamentFileWriter:
+    """Writes the run's tournament file into its folder once the folder took its settings
+    (a refused run leaves the folder's file as it was)."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+
+    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
+        try:
+            self.path.write_text(self.text, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{self.path}: cannot write the tournament file ({exc.strerror})") from None
+
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
+        pass
+
+    def on_start_failure(self, engine: str, reason: str) -> None:
+        pass
+
+    def on_drop(self, engine: str, why: str) -> None:
+        pass
+
+    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
+        pass
+
+    def on_stop(self) -> None:
+        pass
+
+
+def tournament_text(t: Tournament, command_line: str) -> str:
+    """The tournament file of a run from the command line: its data as TOML (tomli-w: a
+    writer that quotes every string TOML's way), the command line as a comment."""
+    import tomli_w
+
+    head = (
+        "# Written by arena run from this command line; 'arena run FILE' plays the same games\n"
+        "# (the same settings: it resumes this folder, and a copy anywhere plays them again).\n"
+        f"# {command_line}\n\n"
+    )
+    return head + tomli_w.dumps(t.raw or {})
