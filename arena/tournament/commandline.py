@@ -112,7 +112,7 @@ def flag_data(flags: RunFlags, here: Path) -> _Data:
         raw["time_control"] = clock
     if len(flags.engines) < 2:
         raise FlagError("--engine: give two or more engines, e.g. --engine cmd=./new --engine cmd=./old")
-    raw["engines"] = [_engine(i, items, shared, here, data) for i, items in enumerate(flags.engines)]
+    raw["engines"] = [_engine(i, items, shared, clock, here, data) for i, items in enumerate(flags.engines)]
     data.labels[("engines",)] = "--engine"
     if flags.sprt is not None:
         raw["sprt"] = dict(_items("--sprt", flags.sprt, _sprt_value, SPRT_KEYS))
@@ -155,8 +155,16 @@ def _each(items: Sequence[str], data: _Data) -> tuple[list[tuple[str, str]], dic
     return shared, clock
 
 
-def _engine(index: int, items: Sequence[str], shared: list[tuple[str, str]], here: Path, data: _Data) -> dict[str, Any]:
-    """One --engine as a file's [[engines]] entry: --each's items first, then its own."""
+def _engine(
+    index: int,
+    items: Sequence[str],
+    shared: list[tuple[str, str]],
+    each_clock: dict[str, Any],
+    here: Path,
+    data: _Data,
+) -> dict[str, Any]:
+    """One --engine as a file's [[engines]] entry: --each's items first, then its own (an
+    engine's own tc=, st= or timemargin= add to --each's clock, as fastchess's do)."""
     given = [(item, *_split("--engine", item)) for item in items]
     own_name = next((value for _, key, value in given if key == "name"), None)
     conf = next((value for _, key, value in given if key == "conf"), None)
@@ -171,7 +179,7 @@ def _engine(index: int, items: Sequence[str], shared: list[tuple[str, str]], her
         _known(who, item, key)
         _set(entry, clock, args, item, key, value, who, index, here, data)
     if clock:
-        entry["time_control"] = clock
+        entry["time_control"] = {**each_clock, **clock}
     if "command" not in entry and "use" not in entry:
         raise FlagError(f"{who}: give cmd=COMMAND (or conf=NAME, an entry of the engine list)")
     if args:

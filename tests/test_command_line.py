@@ -1,0 +1,335 @@
+"""`arena run` without a tournament file (fastchess-style flags) and the engine list.
+
+The flags make the data of a tournament file, validated by the file's own code; the run
+writes that file into its folder, and the file (or a copy elsewhere) plays the same games.
+An engine list's entries are taken by `use = "NAME"` and `--engine conf=NAME`, and the
+folder's settings hold the resolved entry, so an edited list refuses the resume.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT, run_arena
+
+from arena.cli import main
+from arena.results.fingerprint import fingerprint
+from arena.tournament.commandline import RunFlags, flag_tournament
+from arena.tournament.config import ConfigError, load_tournament
+from arena.tournament.settings import tournament_settings
+
+RANDOM = "{python} -m engines.random_engine"
+GTP = f"{sys.executable} {ROOT / 'tests' / 'engines' / 'gtp_hex_engine.py'}"
+
+
+def games_of(folder: Path) -> list[tuple]:
+    """Each stored game by id: its seats, moves, result and seeds."""
+    records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+    return sorted(
+        (
+            r["id"],
+            r["round"],
+            tuple(r["players"]),
+            tuple(r["moves"]),
+            r["winner"],
+            r["reason"],
+            tuple(r["engine_seeds"]),
+        )
+        for r in records
+    )
+
+
+def stored_fingerprint(folder: Path) -> str:
+    with closing(sqlite3.connect(folder / "arena.db")) as db:
+        return db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_run_from_flags_and_a_run_of_its_written_file_play_the_same_games(tmp_path):
+    flags = [
+        "run", "--game", "hex", "-O", "size=3", "-O", "swap=true",
+        "--engine", "name=first", f"cmd={RANDOM}",
+        "--engine", f"cmd={RANDOM}", "name=second", "env.UNUSED=1",
+        "--each", "st=0.5", "timemargin=200",
+        "--rounds", "2", "--concurrency", "2", "--seed", "7", "--out", "out/first-vs-second", "--quiet",
+    ]  # fmt: skip
+    played = run_arena(*flags, cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    folder = tmp_path / "out" / "first-vs-second"
+    written = folder / "tournament.toml"
+    text = written.read_text()
+    assert "movetime_ms = 500" in text and "margin_ms = 200" in text and 'UNUSED = "1"' in text
+    assert "# arena run --game hex" in text  # the command line it came from
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(written, elsewhere / "copy.toml")
+    again = run_arena("run", elsewhere / "copy.toml", "--out", elsewhere / "out", "--quiet", cwd=elsewhere)
+    assert again.returncode == 0, again.stderr
+    assert len(games_of(folder)) == 4
+    assert games_of(elsewhere / "out") == games_of(folder)
+    assert stored_fingerprint(elsewhere / "out") == stored_fingerprint(folder)
+
+    resumed = run_arena(*flags, cwd=tmp_path)  # the same command line resumes: nothing is played again
+    assert resumed.returncode == 0, resumed.stderr
+    assert "0 games played, 4 resumed" in resumed.stdout
+    changed = run_arena(*[f.replace("st=0.5", "st=0.6") for f in flags], cwd=tmp_path)
+    assert changed.returncode == 2
+    assert "time_control.movetime_ms: 500 -> 600" in changed.stderr
+    assert written.read_text() == text  # a refused run leaves the folder's file as it was
+
+
+def build(tmp_path: Path, **fields) -> tuple:
+    """The tournament the flags give (nothing played), with its folder."""
+    flags = RunFlags(**{"game": "hex", "options": ("size=5",), **fields})
+    return flag_tournament(flags, tmp_path, None)
+
+
+def reloaded(t) -> dict:
+    """The settings of the tournament file the run would write, read back as a file."""
+    from arena.tournament.commandline import tournament_text
+
+    path = t.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(tournament_text(t, "arena run ..."))
+    return tournament_settings(load_tournament(path))
+
+
+def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_same(tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_text("a1 b2 c3\nb1 c2 d3\n")
+    t, out = build(
+        tmp_path,
+        engines=[
+            ["name=new", f"cmd={RANDOM}", "option.depth=3", "tc=1:30+1.5", "memory_mb=512"],
+            ["name=old", f"cmd={GTP}", "args=--seed 3", "proto=gtp", "init=param_game allow_swap 1", "st=2"],
+        ],
+        each=["tc=10+0.1", "timemargin=50", "env.OMP_NUM_THREADS=1"],
+        rounds=30,
+        workers=2,
+        seed=9,
+        sprt=["elo0=0", "elo1=5", "alpha=0.1", "beta=0.05", "model=logistic"],
+        openings=["file=book.txt", "order=random", "plies=2", "random_plies=1"],
+        out=tmp_path / "out" / "new-vs-old",
+    )
+    assert out == tmp_path / "out" / "new-vs-old" and t.name == "new-vs-old"
+    data = t.data
+    assert (data.rounds, data.workers, data.seed) == (30, 2, 9)
+    assert data.time_control.base_ms == 10_000 and data.time_control.inc_ms == 100 and data.time_control.margin_ms == 50
+    new, old = data.engines
+    assert new.time_control is not None and (new.time_control.base_ms, new.time_control.inc_ms) == (90_000, 1500)
+    assert new.time_control.margin_ms == 50  # --each's items come first, the engine's own on top
+    assert old.time_control is not None and old.time_control.movetime_ms == 2000
+    assert (old.time_control.base_ms, old.time_control.margin_ms) == (10_000, 50)  # --each's clock, and st=
+    assert new.options == {"depth": 3} and new.memory_mb == 512 and new.env == {"OMP_NUM_THREADS": "1"}
+    assert old.command[-2:] == ["--seed", "3"] and old.protocol == "gtp" and old.init == ["param_game allow_swap 1"]
+    assert new.cwd == str(tmp_path)  # the folder the command ran in, written absolute
+    assert data.sprt is not None and (data.sprt.alpha, data.sprt.model) == (0.1, "logistic")
+    assert [len(o) for o in t.openings] == [2, 2]  # plies=2: fastchess's cut of each book line
+    assert data.openings_entry.random_plies == 1 and data.openings_entry.file == str(book)
+    assert reloaded(t) == tournament_settings(t)
+    assert fingerprint(reloaded(t)) == fingerprint(tournament_settings(t))
+
+
+def test_a_gauntlet_and_default_names(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    t, out = build(
+        tmp_path,
+        engines=[["cmd=" + RANDOM], ["cmd=" + RANDOM, "name=b"], ["cmd=" + RANDOM, "name=c"]],
+        gauntlet=["random_engine"],
+    )
+    assert [e.name for e in t.engines] == ["random_engine", "b", "c"]  # fastchess: the program's name
+    assert t.data.format == "gauntlet" and t.data.candidates == ["random_engine"]
+    assert out == Path("out") / "hex-3-engines"
+    assert reloaded(t) == tournament_settings(t)
+
+
+def check(result, *parts):
+    """Exit 2 and one line naming the flag and the item, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena: "), result.output
+    for part in parts:
+        assert part in lines[0], lines[0]
+
+
+TWO = ["--engine", "name=a", "cmd=true", "--engine", "name=b", "cmd=true"]
+
+
+@pytest.mark.parametrize(
+    "args,parts",
+    [
+        (["--engine", "name=c", "foo=1"], ["--engine c item 'foo=1'", "unknown key 'foo'", "option.NAME"]),
+        (["--engine", "name=c", "cmd=true", "memory_mb=lots"], ["--engine c item 'memory_mb=lots'", "valid integer"]),
+        (["--engine", "cmd"], ["--engine item 'cmd'", "KEY=VALUE"]),
+        (["--each", "tc=40/60"], ["--each item 'tc=40/60'", "moves per period", "tc=10+0.1"]),
+        (["--each", "tc=fast"], ["--each item 'tc=fast'", "tc=SECONDS+INCREMENT"]),
+        (["--each", "st=0"], ["--each item 'st=0'", "over 0"]),
+        (["--each", "name=x"], ["--each item 'name=x'", "its own name"]),
+        (["--engine", "name=c", "cmd='unclosed"], ["--engine c item", "cannot split"]),
+        (["--engine", "name=c", "cmd=true", "proto=uci"], ["--engine c item 'proto=uci'", "'arena' or 'gtp'"]),
+        (["--engine", "name=c", "cmd=true", "init=x"], ["--engine c:", "'init' is for protocol"]),
+        (["--engine", "name=a", "cmd=true"], ["--engine", "unique; repeated: a"]),
+        (["--sprt", "elo0=5", "elo1=0"], ["--sprt", "elo0 must be less than elo1"]),
+        (["--sprt", "elo0=x", "elo1=5"], ["--sprt item 'elo0=x'", "valid number"]),
+        (["--sprt", "h0=1"], ["--sprt item 'h0=1'", "unknown key 'h0'", "elo0"]),
+        (["--openings", "file=missing.txt"], ["--openings", "cannot read the openings file"]),
+        (["--openings", "plies=0"], ["--openings item 'plies=0'", "greater than or equal to 1"]),
+        (["-O", "sizee=3"], ["-O / --game", "unknown option 'sizee'"]),
+        (["-O", "size"], ["-O item 'size'", "KEY=VALUE"]),
+        (["--rounds", "0"], ["--rounds", "greater than or equal to 1"]),
+        (["--gauntlet", "nobody"], ["candidates: nobody not among the engines"]),
+        (["--engine", "conf=nope"], ["--engine #3 (conf=nope)", "needs an engine list", "engines.toml"]),
+    ],
+)
+def test_a_bad_item_is_one_line_naming_the_flag_and_the_item(tmp_path, monkeypatch, args, parts):
+    monkeypatch.chdir(tmp_path)
+    check(CliRunner().invoke(main, ["run", "--game", "hex", *TWO, *args]), *parts)
+
+
+def test_flags_without_a_game_or_beside_a_file_are_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    check(CliRunner().invoke(main, ["run", *TWO]), "--engine without a tournament file needs --game")
+    check(CliRunner().invoke(main, ["run"]), "give a TOURNAMENT_FILE, or the tournament as flags")
+    check(CliRunner().invoke(main, ["run", "t.toml", "--rounds", "3"]), "t.toml and --rounds", "not both")
+    check(CliRunner().invoke(main, ["run", "--game", "hex", "--engine", "cmd=true"]), "two or more engines")
+
+
+# -- the engine list -----------------------------------------------------------------------
+
+LIST = """\
+[[engines]]
+name = "rnd"
+command = ["{python}", "-m", "engines.random_engine"]
+env = { A = "1" }
+options = { x = 1 }
+
+[[engines]]
+name = "other"
+command = ["{python}", "-m", "engines.random_engine"]
+"""
+
+
+def tournament(folder: Path, *entries: str, name: str = "t") -> Path:
+    path = folder / f"{name}.toml"
+    path.write_text(
+        f'name = "{name}"\ngame = "hex"\n[options]\nsize = 3\n[time_control]\nmovetime_ms = 500\n' + "".join(entries)
+    )
+    return path
+
+
+def test_use_takes_the_listed_entry_with_its_own_name_and_overrides(tmp_path):
+    (tmp_path / "engines.toml").write_text(LIST)
+    path = tournament(
+        tmp_path,
+        '[[engines]]\nuse = "rnd"\n',
+        '[[engines]]\nuse = "rnd"\nname = "rnd2"\nenv = { B = "2" }\noptions = { x = 2 }\nmax_failures = 0\n',
+    )
+    t = load_tournament(path)
+    first, second = t.data.engines
+    assert first.name == "rnd" and first.env == {"A": "1"} and first.options == {"x": 1}
+    assert second.name == "rnd2" and second.env == {"A": "1", "B": "2"} and second.options == {"x": 2}
+    assert second.max_failures == 0 and second.command == first.command
+    inline = tournament(tmp_path, *_inline(LIST.split("\n\n")[0], ""), name="inline")
+    # the resolved entry is what the folder holds: the same as writing the entry in the file
+    assert tournament_settings(load_tournament(inline))["engines"][0] == tournament_settings(t)["engines"][0]
+
+
+def _inline(entry: str, extra: str) -> list[str]:
+    return [entry + "\n" + extra, '\n[[engines]]\nname = "z"\ncommand = ["{python}", "-m", "engines.random_engine"]\n']
+
+
+def test_a_list_elsewhere_keeps_its_engines_folders(tmp_path):
+    lists = tmp_path / "lists"
+    (lists / "bots").mkdir(parents=True)
+    (lists / "engines.toml").write_text(LIST.replace('env = { A = "1" }', 'cwd = "bots"'))
+    (tmp_path / "tournaments").mkdir()
+    path = tournament(tmp_path / "tournaments", '[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "other"\n')
+    t = load_tournament(path, lists / "engines.toml")
+    assert [Path(spec.cwd).resolve() for spec in t.engines] == [(lists / "bots").resolve(), lists.resolve()]
+    assert [e.cwd for e in t.data.engines] == ["../lists/bots", "../lists"]  # relative to the tournament file
+
+
+@pytest.mark.parametrize(
+    "entries,list_text,parts",
+    [
+        (
+            ['[[engines]]\nuse = "nope"\n', '[[engines]]\nuse = "rnd"\n'],
+            LIST,
+            ["engines.0: use = 'nope' is not in", "it lists rnd, other"],
+        ),
+        (
+            ['[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "rnd"\n'],
+            LIST,
+            ["engines.1: 'rnd' from", "used twice under the name 'rnd'", "engines.0 too"],
+        ),
+        (
+            ['[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "other"\n'],
+            LIST + "junk\n",
+            ["engines.toml: not valid TOML"],
+        ),
+        (
+            ['[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "other"\n'],
+            LIST + "cpu = 5\n",
+            ["engines.toml: unknown key 'engines.1.cpu'"],
+        ),
+        (
+            ['[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "other"\n'],
+            None,
+            ["engines.0: use = 'rnd' needs an engine list", "--engines FILE"],
+        ),
+        (["[[engines]]\nuse = 5\n", '[[engines]]\nuse = "other"\n'], LIST, ["engines.0: use = 5 is not in"]),
+    ],
+)
+def test_a_bad_use_or_list_is_one_line_naming_it(tmp_path, entries, list_text, parts):
+    if list_text is not None:
+        (tmp_path / "engines.toml").write_text(list_text)
+    path = tournament(tmp_path, *entries)
+    check(CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "o")]), *parts)
+
+
+def test_conf_takes_the_listed_entry_on_the_command_line(tmp_path):
+    (tmp_path / "engines.toml").write_text(LIST)
+    t, _ = build(tmp_path, engines=[["conf=rnd"], ["conf=rnd", "name=again", "option.x=5"]], each=["st=0.5"])
+    first, second = t.data.engines
+    assert (first.name, first.options, first.cwd) == (
+        "rnd",
+        {"x": 1},
+        str(tmp_path),
+    )  # absolute: the file goes anywhere
+    assert (second.name, second.options, second.env) == ("again", {"x": 5}, {"A": "1"})
+    assert reloaded(t) == tournament_settings(t)  # the written file holds the entries, not the names
+    assert "use" not in t.path.read_text()
+
+
+def test_an_edited_list_is_a_changed_setting(tmp_path):
+    listed = tmp_path / "engines.toml"
+    listed.write_text(LIST)
+    path = tournament(tmp_path, '[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "other"\n')
+    before = fingerprint(tournament_settings(load_tournament(path)))
+    listed.write_text(LIST.replace('A = "1"', 'A = "2"'))
+    assert fingerprint(tournament_settings(load_tournament(path))) != before
+    with pytest.raises(ConfigError, match="used twice"):
+        load_tournament(tournament(tmp_path, '[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "rnd"\n', name="u"))
+
+
+@pytest.mark.timeout(120)
+def test_a_resume_after_editing_the_list_is_refused(tmp_path):
+    listed = tmp_path / "engines.toml"
+    listed.write_text(LIST.replace("options = { x = 1 }\n", ""))
+    path = tournament(tmp_path, '[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "other"\n')
+    first = run_arena("run", path, "--out", tmp_path / "o", "--quiet", "--workers", "2", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    listed.write_text(listed.read_text().replace('A = "1"', 'A = "2"'))
+    again = run_arena("run", path, "--out", tmp_path / "o", "--quiet", cwd=tmp_path)
+    assert again.returncode == 2
+    assert 'engines.rnd.env: [["A", "1"]] -> [["A", "2"]]' in again.stderr
