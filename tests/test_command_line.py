@@ -322,6 +322,7 @@ def test_an_edited_list_is_a_changed_setting(tmp_path):
         load_tournament(tournament(tmp_path, '[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "rnd"\n', name="u"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_resume_after_editing_the_list_is_refused(tmp_path):
     listed = tmp_path / "engines.toml"
