@@ -187,6 +187,8 @@ TWO = ["--engine", "name=a", "cmd=true", "--engine", "name=b", "cmd=true"]
         (["-O", "sizee=3"], ["-O / --game", "unknown option 'sizee'"]),
         (["-O", "size"], ["-O item 'size'", "KEY=VALUE"]),
         (["--rounds", "0"], ["--rounds", "greater than or equal to 1"]),
+        (["--seed", str(2**70)], ["key 'seed': a 71-bit number"]),
+        (["--engine", "name=c", "cmd=true", "max_failures=99999999999999999999"], ["engines.2.max_failures", "67-bit"]),
         (["--gauntlet", "nobody"], ["candidates: nobody not among the engines"]),
         (["--engine", "conf=nope"], ["--engine #3 (conf=nope)", "needs an engine list", "engines.toml"]),
     ],

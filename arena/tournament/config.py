@@ -286,6 +286,7 @@ def build_tournament(
     where = source or str(path)
     labels = labels or {}
     base = path.resolve().parent
+    _refuse_huge_integers(where, raw)  # a file's were refused as it was read; the flags' here
     raw = resolve_uses(raw, where, engine_list, list_given, None if absolute_paths else base, labels)
     try:
         data = TournamentFile.model_validate(raw)
@@ -417,7 +418,7 @@ def _option_text(value: object) -> str:
 MAX_INTEGER_BITS = 64  # no key takes more: seeds are 64-bit, sizes and milliseconds far less
 
 
-def _refuse_huge_integers(path: Path, raw: dict[str, Any]) -> None:
+def _refuse_huge_integers(path: str | Path, raw: dict[str, Any]) -> None:
     """TOML reads 0x, 0o and 0b integers of any length (0x and 5,000 f's), which Python
     then cannot print or hash into a seed; refuse them here, naming the key."""
     stack: list[tuple[str, Any]] = [(key, value) for key, value in raw.items()]
