@@ -139,6 +139,19 @@ def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_s
     assert fingerprint(reloaded(t)) == fingerprint(tournament_settings(t))
 
 
+def test_a_relative_command_is_found_in_the_folder_the_command_ran_in(tmp_path, monkeypatch):
+    bot = tmp_path / "bot"
+    bot.write_text("#!/bin/sh\n")
+    bot.chmod(0o755)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the engines' folder is the one given, not the process's
+    t, _ = build(tmp_path, engines=[["cmd=./bot --threads 1"], ["cmd=./bot", "name=old"]], out=tmp_path / "o")
+    assert [spec.command for spec in t.engines] == [(str(bot), "--threads", "1"), (str(bot),)]
+    assert [e.name for e in t.engines] == ["bot", "old"]
+    assert reloaded(t) == tournament_settings(t)
+
+
 def test_a_gauntlet_and_default_names(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     t, out = build(
@@ -311,6 +324,18 @@ def test_conf_takes_the_listed_entry_on_the_command_line(tmp_path):
     assert (second.name, second.options, second.env) == ("again", {"x": 5}, {"A": "1"})
     assert reloaded(t) == tournament_settings(t)  # the written file holds the entries, not the names
     assert "use" not in t.path.read_text()
+
+
+def test_an_engine_list_named_on_the_command_line(tmp_path):
+    lists = tmp_path / "lists"
+    (lists / "bots").mkdir(parents=True)
+    (lists / "mine.toml").write_text(LIST.replace('env = { A = "1" }', 'cwd = "bots"'))
+    t, _ = flag_tournament(
+        RunFlags("hex", engines=[["conf=rnd"], ["conf=other"]], out=tmp_path / "o"), tmp_path, Path("lists/mine.toml")
+    )
+    assert [e.cwd for e in t.data.engines] == [str(lists / "bots"), str(lists)]
+    with pytest.raises(ConfigError, match="no such engine list"):
+        flag_tournament(RunFlags("hex", engines=[["conf=rnd"], ["conf=other"]]), tmp_path, Path("missing.toml"))
 
 
 def test_an_edited_list_is_a_changed_setting(tmp_path):
