@@ -825,13 +825,25 @@ HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write every figure to this JSON file.",
 )
-def bench(quick: bool, sections: tuple[str, ...], repeats: int | None, json_path: Path | None) -> None:
+@click.option(
+    "--fastchess",
+    metavar="PATH",
+    help="A fastchess binary: the manager section measures it side by side (default: $ARENA_FASTCHESS).",
+)
+def bench(
+    quick: bool, sections: tuple[str, ...], repeats: int | None, json_path: Path | None, fastchess: str | None
+) -> None:
     """Measure the referee and the manager next to baselines (docs/performance.md)."""
     from .bench import run_bench
 
     try:
         run_bench(
-            quick=quick, sections=sections or BENCH_SECTIONS, repeats=repeats, json_path=json_path, echo=click.echo
+            quick=quick,
+            sections=sections or BENCH_SECTIONS,
+            repeats=repeats,
+            json_path=json_path,
+            echo=click.echo,
+            fastchess=fastchess,
         )
     except (OSError, RuntimeError) as exc:
         raise Failure(f"bench: {exc}") from None

@@ -94,3 +94,61 @@ def test_the_cluster_scaling_benchmark_runs_end_to_end():
     assert done.returncode == 0, done.stderr[-2000:]
     assert "one coordinator's ceiling" in done.stdout and "storing alone" in done.stdout
     assert NUMBER.search(done.stdout.split("dispatch + store + rate")[1])
+
+
+PERFT = [  # published perft counts (the Chess Programming Wiki's positions 1 to 5)
+    ("startpos", 4, 197_281),
+    ("fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97_862),
+    ("fen 8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43_238),
+    ("fen r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3, 9_467),
+    ("fen rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3, 62_379),
+]
+
+
+@pytest.mark.timeout(60)
+def test_the_uci_random_mover_knows_every_legal_chess_move(tmp_path):
+    """fastchess's side of the manager benchmark plays this engine: an illegal move would end
+    its games early.  Its move generator matches the published perft counts (castling, en
+    passant, promotions, pins), and it plays a game's moves and reports its own CPU."""
+    from arena.bench.common import read_engine_stats
+    from arena.bench.fastchess import uci_mover
+
+    mover, why = uci_mover()
+    if mover is None:
+        pytest.skip(why)  # no C compiler
+    script = "".join(f"position {where}\ngo perft {depth}\n" for where, depth, _ in PERFT)
+    script += "uci\nisready\nposition startpos moves e2e4 e7e5 g1f3\ngo movetime 1000\nquit\n"
+    done = subprocess.run(
+        [str(mover), "--stats", str(tmp_path)], input=script, capture_output=True, text=True, timeout=50
+    )
+    lines = done.stdout.splitlines()
+    assert [int(line.split()[1]) for line in lines if line.startswith("perft")] == [n for *_, n in PERFT]
+    assert "uciok" in lines and "readyok" in lines
+    assert re.fullmatch(r"bestmove [a-h][1-8][a-h][1-8]", lines[-1])
+    (stats,) = read_engine_stats(tmp_path)
+    assert stats["moves"] == 1 and stats["cpu_us"] > 0
+
+
+def test_without_a_fastchess_binary_the_manager_section_says_so(monkeypatch, tmp_path):
+    from arena.bench.fastchess import ENV_VAR, find_fastchess
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert find_fastchess(None) == (None, f"no fastchess binary given (--fastchess PATH or {ENV_VAR}=PATH)")
+    assert find_fastchess(str(tmp_path / "nothing")) == (None, f"{tmp_path / 'nothing'}: no such executable")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_fastchess_side_by_side_counts_fastchess_cpu_without_the_engines():
+    """The real fastchess, when a binary is named (an optional side check: arena does not ship it)."""
+    import os
+
+    from arena.bench.fastchess import ENV_VAR, find_fastchess, play_fastchess, uci_mover
+
+    binary, why = find_fastchess(os.environ.get(ENV_VAR))
+    mover, _ = uci_mover()
+    if binary is None or mover is None:
+        pytest.skip(why)
+    run = play_fastchess(binary, mover, rounds=1)
+    assert run.games == 2 and run.moves > 20  # random chess lasts until a draw rule ends it
+    assert 0 < run.engine_cpu_s < run.cpu_s and run.manager_cpu_us > 0

@@ -154,3 +154,44 @@ def test_a_single_forfeit_is_a_rated_loss():
     )
     rows = {s.engine: s for s in standings(["a", "b"], [record], 2)}
     assert rows["a"].losses == 1 and rows["b"].wins == 1 and rows["b"].mu > rows["a"].mu
+
+
+def test_the_closed_form_two_player_update_is_the_factor_graphs():
+    """TrueSkill's 1-v-1 update in closed form equals the library's factor graph (wins and
+    draws, both draw settings, ratings far apart and close), and more players still go
+    through the library."""
+    import random
+
+    from arena.results.ratings import NO_DRAWS, rate
+
+    rng = random.Random(7)
+    for env in (ENV, NO_DRAWS):
+        for _ in range(400):
+            a = env.create_rating(rng.uniform(-10, 60), rng.uniform(0.3, 9))
+            b = env.create_rating(rng.uniform(-10, 60), rng.uniform(0.3, 9))
+            places = rng.choice([[0, 1], [1, 0], [0, 0]] if env is ENV else [[0, 1], [1, 0]])
+            want = [r for (r,) in env.rate([(a,), (b,)], ranks=places)]
+            got = rate(env, [a, b], places)
+            for w, g in zip(want, got, strict=True):
+                assert abs(w.mu - g.mu) < 1e-9 and abs(w.sigma - g.sigma) < 1e-9
+    three = [ENV.create_rating() for _ in range(3)]
+    assert [r.mu for r in rate(ENV, three, [0, 1, 2])] == [
+        r.mu for (r,) in ENV.rate([(r,) for r in three], ranks=[0, 1, 2])
+    ]
+
+
+def test_standings_counted_one_game_at_a_time_are_the_standings_of_all():
+    from helpers import random_record
+
+    from arena.results.ratings import StandingsTally
+
+    names = ["a", "b", "c"]
+    records = [
+        random_record("hex", {"size": 3}, k, [names[k % 3], names[(k + 1) % 3]]).replace(id=k) for k in range(12)
+    ]
+    history: dict = {}
+    whole = standings(names, records, 2, history, can_draw=False)
+    tally = StandingsTally(names, 2, can_draw=False, history=True)
+    for record in records:
+        tally.add(record)
+    assert tally.standings() == whole and tally.history == history

@@ -5,7 +5,8 @@ Nine sections (docs/performance.md explains each method and shows a run):
 1. referee  - random playouts and moves validated per second, per game on one core;
               OpenSpiel's Hex on the same games when open-spiel is installed.
 2. manager  - the manager's own CPU and wall time per move in a real tournament
-              between two instant engines, next to a raw pipe ping-pong.
+              between two instant engines (the live site's share apart), next to a raw
+              pipe ping-pong and, given a binary, fastchess measured the same way.
 3. scaling  - games per second with 1..cores workers and CPU-bound engines.
 4. memory   - peak RSS of the coordinator and of each worker.
 5. clock    - what the referee charges an engine that sleeps a known time.
@@ -46,6 +47,8 @@ class Plan:
     engine_movetime_ms: int = 300
     engine_clock_games: int = 2
     progress_rounds: int = 100  # 2 games per round
+    fastchess: str | None = None  # a fastchess binary for the manager section's side-by-side
+    fastchess_rounds: int = 100  # 2 games per round
 
 
 FULL = Plan(
@@ -78,6 +81,7 @@ QUICK = Plan(
     engine_movetime_ms=150,
     engine_clock_games=1,
     progress_rounds=5,
+    fastchess_rounds=2,
 )
 
 
@@ -110,12 +114,14 @@ def run_bench(
     repeats: int | None = None,
     json_path: Path | None = None,
     echo: Callable[[str], None] = print,
+    fastchess: str | None = None,
 ) -> dict[str, Any]:
     from .common import instant_engine, machine  # here: the CLI imports this package on every command
 
     plan = QUICK if quick else FULL
     if repeats:
         plan = replace(plan, repeats=repeats)
+    plan = replace(plan, fastchess=fastchess)
     report = Report(echo)
     echo(f"arena bench{' --quick (tiny sizes: proves it works, figures are not meaningful)' if quick else ''}")
     echo(f"machine: {machine()}")

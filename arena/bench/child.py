@@ -17,7 +17,7 @@ import resource
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..record import GameRecord
     from ..results.sprt import SprtTest
     from ..tournament.config import Tournament
+    from ..tournament.observers import RunObserver
     from ..tournament.progress import Mode, Progress
 
 
@@ -86,7 +87,7 @@ def main(config_path: str) -> None:
     from ..results import strictjson
     from ..results.logfile import attach_run_log
     from ..tournament.config import load_tournament
-    from ..tournament.observers import RunObserver, live_site
+    from ..tournament.observers import live_site
     from ..tournament.runner import run_tournament
 
     tournament = load_tournament(config["file"])
@@ -98,7 +99,8 @@ def main(config_path: str) -> None:
     if sampler:
         sampler.start()
     progress = _timed_progress(tournament, config["progress"]) if config.get("progress") else None
-    observers: list[RunObserver] = [live_site(out / "report", tournament)]  # as `arena run` does
+    site = _TimedSite(live_site(out / "report", tournament))  # as `arena run` does
+    observers: list[RunObserver] = [site]
     if progress:
         observers.append(progress)
     run_tournament(tournament, out, config["workers"], observers)
@@ -126,9 +128,47 @@ def main(config_path: str) -> None:
                 "largest_child_rss_kib": kids1.ru_maxrss,
                 "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
                 "progress_cpu_s": progress.cpu_s if progress else 0.0,
+                "site_cpu_s": site.cpu_s,
             }
         )
     )
+
+
+class _TimedSite:
+    """The live report site, as `arena run` keeps it, counting the CPU it spends: in the
+    coordinator, and in the processes its final write forks for the game pages."""
+
+    def __init__(self, inner: RunObserver) -> None:
+        self.inner = inner
+        self.cpu_s = 0.0
+
+    def _timed(self, call: Callable[[], None]) -> None:
+        started, children = time.process_time(), _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
+        try:
+            call()
+        finally:
+            # Only page writers end while the site writes: the run's workers are joined
+            # after the last game is stored, before the final write.
+            forked = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - children
+            self.cpu_s += time.process_time() - started + forked
+
+    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
+        self._timed(lambda: self.inner.on_start(total, stored, sprt))
+
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
+        self._timed(lambda: self.inner.on_game(record, finished, total))
+
+    def on_start_failure(self, engine: str, reason: str) -> None:
+        self.inner.on_start_failure(engine, reason)
+
+    def on_drop(self, engine: str, why: str) -> None:
+        self.inner.on_drop(engine, why)
+
+    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
+        self._timed(lambda: self.inner.on_end(records, results))
+
+    def on_stop(self) -> None:
+        self._timed(self.inner.on_stop)
 
 
 class _TimedProgress:

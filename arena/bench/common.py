@@ -49,26 +49,33 @@ def instant_engine() -> InstantEngine:
     fallback = BENCHMARKS / "instant_engine.py"
     if not source.exists():
         raise FileNotFoundError(f"{source} is missing: run arena bench from a source checkout")
-    compiler = shutil.which("gcc") or shutil.which("cc")
-    if compiler is None:
+    exe, why = compiled(source)
+    if exe is None:
         return InstantEngine(
             (sys.executable, str(fallback)),
             "Python",
-            "gcc not found: using the Python instant engine, whose own cost "
-            "per move is far higher than the C one's; figures are pessimistic",
+            f"{why}: using the Python instant engine, whose own cost per move is far higher than the C "
+            "one's; figures are pessimistic",
         )
+    return InstantEngine((str(exe),), "C", f"C ({source.relative_to(ROOT)}, gcc -O2, cached as {exe})")
+
+
+def compiled(source: Path) -> tuple[Path | None, str]:
+    """``source`` (one C file) built with ``gcc -O2`` once per version of its text into the
+    cache folder: the executable, or None and why not."""
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None:
+        return None, "gcc not found"
     digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
-    exe = _cache_dir() / f"instant_engine-{digest}"
+    exe = _cache_dir() / f"{source.stem}-{digest}"
     if not exe.exists():
         tmp = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")
         done = subprocess.run([compiler, "-O2", "-o", str(tmp), str(source)], capture_output=True, text=True)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["?"])[-1]
-            return InstantEngine(
-                (sys.executable, str(fallback)), "Python", f"gcc failed ({last}): using the Python instant engine"
-            )
+            return None, f"gcc failed on {source.name} ({last})"
         os.replace(tmp, exe)
-    return InstantEngine((str(exe),), "C", f"C ({source.relative_to(ROOT)}, gcc -O2, cached as {exe})")
+    return exe, ""
 
 
 def _cache_dir() -> Path:
@@ -88,6 +95,7 @@ class EngineStats(TypedDict):
     pid: int
     cpu_us: int  # the process's own CPU
     think_us: list[int]  # its time on each move, as it measured it
+    moves: int  # the moves it made (the UCI mover says; else its think times)
 
 
 def read_engine_stats(folder: Path) -> list[EngineStats]:
@@ -99,7 +107,8 @@ def read_engine_stats(folder: Path) -> list[EngineStats]:
             EngineStats(
                 pid=int(path.stem.split("-")[1]),
                 cpu_us=int(fields.get("cpu_us", 0)),
-                think_us=[int(t) for t in fields.get("think_us", "").split()],
+                think_us=(think := [int(t) for t in fields.get("think_us", "").split()]),
+                moves=int(fields.get("moves", len(think))),
             )
         )
     return stats

@@ -33,6 +33,7 @@ class TournamentRun:
     largest_child_rss_kib: int
     worker_rss_kib: list[int] | None
     progress_cpu_s: float = 0.0  # CPU the coordinator spent in the live progress
+    site_cpu_s: float = 0.0  # CPU the live report site cost (its final write's forked page writers included)
 
     @property
     def manager_cpu_s(self) -> float:

@@ -130,14 +130,31 @@ def _round(value: float | None, digits: int) -> float | None:
 def engine_stats(records: Iterable[GameRecord], engines: Sequence[str] = ()) -> dict[str, EngineStats]:
     """Statistics of every engine in ``engines`` and ``records``, in that order of first
     appearance."""
-    table: dict[str, EngineStats] = {name: EngineStats(name) for name in engines}
-    movers = _Movers()
+    tally = StatsTally()
     for record in records:
+        tally.add(record)
+    return tally.table(engines)
+
+
+class StatsTally:
+    """:func:`engine_stats` one game at a time: the live site adds each new game to the
+    tallies of the ones before instead of replaying every game at every refresh."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, EngineStats] = {}
+        self.movers = _Movers()
+
+    def add(self, record: GameRecord) -> None:
         for name in record.players or []:
-            table.setdefault(name, EngineStats(name))
-        _count_results(table, record)
-        _count_moves(table, record, movers.of(record))
-    return table
+            self.rows.setdefault(name, EngineStats(name))
+        _count_results(self.rows, record)
+        _count_moves(self.rows, record, self.movers.of(record))
+
+    def table(self, engines: Sequence[str] = ()) -> dict[str, EngineStats]:
+        """The rows of ``engines`` first (a row of no games for one not met yet), then the others."""
+        table = {name: self.rows.get(name) or EngineStats(name) for name in engines}
+        table.update((name, row) for name, row in self.rows.items() if name not in table)
+        return table
 
 
 def seat_name(game: str, seat: int) -> str:

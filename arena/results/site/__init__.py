@@ -17,6 +17,7 @@ reads half a page.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from ...record import GameRecord
 from ...rules import IllegalMove, OptionError, make_game
@@ -37,8 +39,9 @@ from .. import strictjson
 from ..admit import read_counted
 from ..elo import fit_elo, prior_of
 from ..export import dropped_engines, field_elo_label, folder_sprt
+from ..ratings import StandingsTally
 from ..sprt import outcome_text, sprt_lines
-from ..stats import engine_stats
+from ..stats import StatsTally
 from ..store import StorageError
 from . import boards, pages, palette, plots
 
@@ -89,6 +92,7 @@ def _shown(value: Any) -> Any:
     return value
 
 
+@functools.cache
 def _code_version() -> str:
     """Changes whenever the site's code or templates do: game pages are then rewritten."""
     digest = hashlib.sha256()
@@ -107,6 +111,8 @@ class SiteWriter:
         self.env = _environment()
         self._manifest_path = folder / ".manifest.json"
         self._manifest: dict[str, Any] | None = None
+        self._tallies = _Tallies()
+        self._unchanged: dict[Path, str] = {}  # what this writer last wrote to a file it rewrites
 
     def write(self, data: SiteData) -> Path:
         """Write or refresh every page; returns the index page."""
@@ -114,7 +120,7 @@ class SiteWriter:
             (self.folder / sub).mkdir(parents=True, exist_ok=True)
         manifest = self._load_manifest(data)
         for name in ASSETS:
-            _write(self.folder / "assets" / name, _asset(name))
+            self._write_changed(self.folder / "assets" / name, _asset(name))
         written = set(manifest["games"])
         todo = [r for r in data.records if r.id not in written or not (self.folder / "games" / f"{r.id}.html").exists()]
         self._boards(todo, manifest)
@@ -195,13 +201,15 @@ class SiteWriter:
             record=record,
             board=key,
             colours=replayed["colours"],
-            data={
-                "frames": frames,
-                "cells": replayed["cells"],
-                "game": record.game,
-                "players": record.players,
-                "moves": moves,
-            },
+            data=_script_json(
+                {
+                    "frames": frames,
+                    "cells": replayed["cells"],
+                    "game": record.game,
+                    "players": record.players,
+                    "moves": moves,
+                }
+            ),
             plies=len(moves),
             clocks=any(m[4] is not None for m in moves),
             infos=any(m[6] for m in moves),
@@ -230,14 +238,15 @@ class SiteWriter:
         dropped = {*dropped_engines(data.records), *results.get("dropped", {})}
         prior = prior_of(data.settings) if data.elo_prior is None else data.elo_prior
         fit = fit_elo(data.records, data.engines, prior=prior)
-        tables = pages.summary_tables(data.game, data.options, data.engines, data.records, fit, dropped)
+        tallies = self._tallies.update(data)
+        tables = pages.summary_tables(
+            data.game, data.options, data.engines, data.records, fit, dropped, tally=tallies.standings
+        )
         elo = pages.elo_table(fit, dropped)
-        stats = pages.stats_table(data.game, engine_stats(data.records, tables["order"]))
+        stats = pages.stats_table(data.game, tallies.stats.table(tables["order"]))
         site = self._site_context(data)
         plot_files = self._plots(tables, elo, results)
-        terminations: dict[str, int] = {}
-        for r in data.records:
-            terminations[str(r.termination)] = terminations.get(str(r.termination), 0) + 1
+        terminations = tallies.terminations
         common = {
             "site": site,
             "root": "",
@@ -261,29 +270,38 @@ class SiteWriter:
             ("games.html", {"engines": tables["order"], "termination_names": sorted(terminations)}),
         ):
             _write(self.folder / name, self.env.get_template(name).render(**common, **extra))
-        _write(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"]))
+        self._write_changed(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"]))
 
     def _plots(self, tables: dict[str, Any], elo: dict[str, Any], results: dict[str, Any]) -> dict[str, str]:
         files = {}
         if len(elo["plotted"]) > 1:
-            _write(self.folder / "plots" / "elo.svg", plots.elo_plot(elo["plotted"]))
+            self._write_changed(self.folder / "plots" / "elo.svg", plots.elo_plot(elo["plotted"]))
             files["elo"] = "plots/elo.svg"
         if data_points := {k: v for k, v in tables["history"].items() if v}:
-            _write(self.folder / "plots" / "ratings.svg", plots.ratings_plot(data_points))
+            self._write_changed(self.folder / "plots" / "ratings.svg", plots.ratings_plot(data_points))
             files["ratings"] = "plots/ratings.svg"
         if len(tables["order"]) > 1 and any(v is not None for row in tables["matrix"] for v in row):
-            _write(self.folder / "plots" / "scores.svg", plots.score_matrix_plot(tables["order"], tables["matrix"]))
+            self._write_changed(
+                self.folder / "plots" / "scores.svg", plots.score_matrix_plot(tables["order"], tables["matrix"])
+            )
             files["scores"] = "plots/scores.svg"
         sprt = results.get("sprt")  # the runner's SPRT section: bounds and the LLR after each pair
         if isinstance(sprt, dict) and sprt.get("llr_history") and "lower_bound" in sprt:
             outcome = outcome_text(str(sprt.get("decision", "")), str(sprt.get("engine", "")))
             label = f"{sprt.get('engine', '')} vs {sprt.get('opponent', '')}: {outcome}"
-            _write(
+            self._write_changed(
                 self.folder / "plots" / "sprt.svg",
                 plots.sprt_plot(sprt["llr_history"], sprt["lower_bound"], sprt["upper_bound"], label),
             )
             files["sprt"] = "plots/sprt.svg"
         return files
+
+    def _write_changed(self, path: Path, text: str) -> None:
+        """Write ``path`` unless this writer last wrote it with this very text (and it is there)."""
+        if self._unchanged.get(path) == text and path.exists():
+            return
+        _write(path, text)
+        self._unchanged[path] = text
 
     def _games_index(self, data: SiteData, engines: Sequence[str]) -> str:
         """One compact row per game for the games list: the browser filters and pages it."""
@@ -304,6 +322,47 @@ class SiteWriter:
             )
         index = {"engines": names, "terminations": codes, "games": rows}
         return "window.ARENA_INDEX = " + strictjson.dumps(index, separators=(",", ":")) + ";\n"
+
+
+@dataclass
+class _Counted:
+    standings: StandingsTally
+    stats: StatsTally
+    terminations: dict[str, int]
+
+
+class _Tallies:
+    """The summary's tallies of the games counted so far, kept from one write to the next:
+    a live site's games only grow, so a refresh counts the new ones only (and rates them,
+    when they come after the others in ``id`` order; else the ratings are redone).  A
+    stored game never changes, so a game is known by its ``id``."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.key: Any = None
+        self.counted: _Counted | None = None
+
+    def update(self, data: SiteData) -> _Counted:
+        rules = make_game(data.game, data.options)
+        key = (data.game, strictjson.dumps(data.options, sort_keys=True), tuple(data.engines))
+        new = [r for r in data.records if (r.id or 0) not in self.seen]
+        if self.counted is None or key != self.key or len(data.records) - len(new) != len(self.seen):
+            self.key, self.seen, new = key, set(), list(data.records)
+            self.counted = _Counted(
+                StandingsTally(data.engines, rules.players, can_draw=rules.can_draw, history=True), StatsTally(), {}
+            )
+        counted = self.counted
+        if new and min(r.id or 0 for r in new) <= counted.standings.last_id:  # out of order: rate again
+            counted.standings = pages.standings_tally(data.engines, data.records, rules.players, rules.can_draw)
+        else:
+            for record in sorted(new, key=lambda r: r.id or 0):
+                counted.standings.add(record)
+        for record in new:
+            counted.stats.add(record)
+            code = str(record.termination)
+            counted.terminations[code] = counted.terminations.get(code, 0) + 1
+        self.seen.update(r.id or 0 for r in new)
+        return counted
 
 
 def _sprt_lines(sprt: Any) -> list[str]:
@@ -330,6 +389,19 @@ def _write_games_in_child(ids: list[int]) -> None:
     for record in data.records:
         if record.id in wanted:
             writer._game_page(data, record)
+
+
+def _script_json(value: Any) -> markupsafe.Markup:
+    """Strict JSON to paste in a ``<script type="application/json">`` block, as Jinja's
+    ``tojson`` writes it (``<``, ``>``, ``&`` and ``'`` as ``\\u`` escapes, so no text of an
+    engine can close the block), in one pass and without spaces: a game page is mostly this."""
+    text = strictjson.dumps(value, separators=(",", ":"))
+    for char, code in _SCRIPT_ESCAPES:
+        text = text.replace(char, code)
+    return markupsafe.Markup(text)
+
+
+_SCRIPT_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027"))
 
 
 def _asset(name: str) -> str:

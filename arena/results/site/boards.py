@@ -14,6 +14,7 @@ and the record's ``deal`` seed is never copied.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -114,38 +115,43 @@ def replay(record: GameRecord) -> dict[str, Any]:
     the game has them, also in ``kept``), a public status line, and in the last frame
     only, what the end of the game reveals.
     """
-    game = make_game(record["game"], record["options"])
+    game, picture = _rules(record["game"], json.dumps(record["options"], sort_keys=True))
     state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
-    picture = game.picture()
     code, players = picture.codes, record["players"]
     before = list(state.cells)
     frames: list[dict[str, Any]] = [
         _frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]}, state.status(players))
     ]
+    kept_groups = picture.kept_groups
     for move in record["moves"]:
         seat = state.current_player()
         state.play(move)
         after = list(state.cells)
         named = picture.move_cells(move)
         changed = _changed(before, after, named)
-        frames.append(
-            _frame(
-                {
-                    "seat": seat,
-                    "set": [[i, code[after[i]]] for i in changed],
-                    "last": [i for i in changed if code[after[i]]] or named,
-                    "gone": [[i, code[before[i]]] for i in changed if not code[after[i]]],
-                    # the group a move kept, besides the cells its token names (Posies' splits)
-                    "kept": [i for i in changed if not code[after[i]] and i not in named]
-                    if picture.kept_groups
-                    else [],
-                },
-                state.status(players),
-            )
-        )
+        # What _frame keeps, built directly: this loop runs for every ply of every game.
+        frame: dict[str, Any] = {"seat": seat, "set": [[i, code[after[i]]] for i in changed]}
+        if last := [i for i in changed if code[after[i]]] or named:
+            frame["last"] = last
+        if gone := [[i, code[before[i]]] for i in changed if not code[after[i]]]:
+            frame["gone"] = gone
+            # the group a move kept, besides the cells its token names (Posies' splits)
+            if kept_groups and (kept := [i for i, _ in gone if i not in named]):
+                frame["kept"] = kept
+        if status := state.status(players):
+            frame["status"] = status
+        frames.append(frame)
         before = after
     frames[-1]["end"] = _ending(state, players)
     return {"board": board_key(game), "cells": len(before), "frames": frames, "colours": state.seat_colours()}
+
+
+@functools.lru_cache(maxsize=64)
+def _rules(name: str, options: str) -> tuple[Game, BoardPicture]:
+    """A game and its picture, made once per options: a site replays thousands of games
+    on one board, and drawing the board's outline costs more than replaying a game."""
+    game = make_game(name, json.loads(options))
+    return game, game.picture()
 
 
 def _changed(before: list[int], after: list[int], named: list[int]) -> list[int]:

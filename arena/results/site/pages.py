@@ -15,7 +15,7 @@ from ...rules import make_game
 from ...rules.base import format_option_value
 from ..elo import EloFit
 from ..export import ranked_standings, standings_rows
-from ..ratings import HEAD_TO_HEAD_NOTE, head_to_head, head_to_head_rows, seats_of, standings
+from ..ratings import HEAD_TO_HEAD_NOTE, StandingsTally, head_to_head, head_to_head_rows, seats_of
 from ..stats import EngineStats, seat_name
 
 
@@ -30,14 +30,17 @@ def summary_tables(
     records: Sequence[GameRecord],
     fit: EloFit,
     dropped: Collection[str] = (),
+    tally: StandingsTally | None = None,
 ) -> dict[str, Any]:
     """Standings ranked by ``fit``'s Elo with the TrueSkill history, head to head, the cross
     table and score matrix; ``dropped`` engines are listed last, marked and without a rank, as
-    in results.json."""
+    in results.json.  ``tally``: the standings of ``records`` already counted (the live site
+    keeps one from refresh to refresh)."""
     rules = make_game(game, options)
     players = rules.players
-    history: dict[str, list[tuple[int, float, float]]] = {}
-    rows = standings(engines, records, players, history, can_draw=rules.can_draw)
+    if tally is None:
+        tally = standings_tally(engines, records, players, rules.can_draw)
+    rows, history = tally.standings(), tally.history
     headers, table = standings_rows(ranked_standings(rows, fit, dropped), players, dropped, fit)
     order = [row[1] for row in table]
     pairs = head_to_head(records)
@@ -72,6 +75,16 @@ def summary_tables(
         "cross": cross,
         "matrix": matrix,
     }
+
+
+def standings_tally(
+    engines: Sequence[str], records: Sequence[GameRecord], players: int, can_draw: bool
+) -> StandingsTally:
+    """The standings and TrueSkill history of ``records``, rated in ``id`` order."""
+    tally = StandingsTally(engines, players, can_draw=can_draw, history=True)
+    for record in sorted(records, key=lambda r: r.id or 0):
+        tally.add(record)
+    return tally
 
 
 def outcome_class(points: float, games: int) -> str:

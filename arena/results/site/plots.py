@@ -1,142 +1,269 @@
-"""The site's plots, drawn by matplotlib as SVG files.
+"""The site's plots, written as SVG text by hand.
 
-Plots go in ``<img>`` tags, so nothing in them (engine names are drawn as text) can run
-in the page.  matplotlib is imported on first use: a run that never writes a plot does
-not pay for it.
+A running tournament redraws its plots at every refresh of the live site, so they cost
+what formatting a few hundred numbers costs: no plotting library is imported (matplotlib
+took seconds to import and half a second a plot, in the coordinator that stores the
+games).  Plots go in ``<img>`` tags, so nothing in them can run in the page; every text
+(engine names are drawn) is XML-escaped.  Same input, same file.
 """
 
 from __future__ import annotations
 
-import io
+import math
 from collections.abc import Sequence
+from html import escape
 from typing import Any
 
 from .palette import LIGHT, PLOT_BACKGROUND, SERIES
 
 MAX_POINTS = 400  # a line over 10,000 games is drawn from this many samples
 FEW_POINTS = 30
+FONT = 11  # px, the labels' size
+CHAR = 0.65 * FONT  # a rough width of one character, for margins
 
 
-def _pyplot() -> Any:
-    import matplotlib
+class _Axes:
+    """A plot area of ``width`` x ``height`` px mapping data ranges to pixels."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from cycler import cycler
+    def __init__(
+        self,
+        x: tuple[float, float],
+        y: tuple[float, float],
+        width: float,
+        height: float,
+        left: float = 56,
+        bottom: float = 38,
+        top: float = 12,
+        right: float = 16,
+    ) -> None:
+        self.x0, self.x1 = _widened(*x)
+        self.y0, self.y1 = _widened(*y)
+        self.left, self.top = left, top
+        self.w, self.h = width - left - right, height - top - bottom
+        self.width, self.height = width, height
 
-    plt.rcParams.update(
-        {
-            "svg.hashsalt": "arena",  # same input, same file
-            "font.size": 9,
-            # The site's palette (palette.py): the stylesheet's colours, on the plots' light card.
-            "axes.prop_cycle": cycler(color=list(SERIES)),
-            "figure.facecolor": PLOT_BACKGROUND,
-            "axes.facecolor": PLOT_BACKGROUND,
-            "axes.edgecolor": LIGHT["border"],
-            "axes.labelcolor": LIGHT["text"],
-            "text.color": LIGHT["text"],
-            "xtick.color": LIGHT["muted"],
-            "ytick.color": LIGHT["muted"],
-            "grid.color": LIGHT["grid"],
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            "legend.frameon": False,
-        }
-    )
-    return plt
+    def sx(self, v: float) -> float:
+        return self.left + (v - self.x0) / (self.x1 - self.x0) * self.w
 
+    def sy(self, v: float) -> float:
+        return self.top + (self.y1 - v) / (self.y1 - self.y0) * self.h
 
-def _svg(fig: Any) -> str:
-    out = io.StringIO()
-    fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
-    _pyplot().close(fig)
-    return out.getvalue()
+    def frame(self, xlabel: str, ylabel: str, xticks: bool = True, yticks: bool = True) -> list[str]:
+        """The grid, the ticks' labels, the left and bottom axis lines, the axis labels."""
+        out = []
+        bottom, right = self.top + self.h, self.left + self.w
+        if yticks:
+            for v in ticks(self.y0, self.y1):
+                y = self.sy(v)
+                out.append(_line(self.left, y, right, y, LIGHT["grid"], opacity=0.6))
+                out.append(_text(self.left - 6, y + 4, _tick_text(v), anchor="end", colour=LIGHT["muted"]))
+        if xticks:
+            for v in ticks(self.x0, self.x1):
+                x = self.sx(v)
+                out.append(_line(x, bottom, x, bottom + 4, LIGHT["border"]))
+                out.append(_text(x, bottom + 16, _tick_text(v), anchor="middle", colour=LIGHT["muted"]))
+        out.append(_line(self.left, self.top, self.left, bottom, LIGHT["border"]))
+        out.append(_line(self.left, bottom, right, bottom, LIGHT["border"]))
+        if xlabel:
+            out.append(_text(self.left + self.w / 2, self.height - 6, xlabel, anchor="middle"))
+        if ylabel:
+            cx, cy = 12, self.top + self.h / 2
+            out.append(
+                f'<text x="{cx}" y="{cy:.1f}" text-anchor="middle" fill="{LIGHT["text"]}" '
+                f'transform="rotate(-90 {cx} {cy:.1f})">{escape(_label(ylabel))}</text>'
+            )
+        return out
 
 
 def ratings_plot(history: dict[str, list[tuple[int, float, float]]]) -> str:
     """Each engine's TrueSkill mu after each of its games, with the mu +- 2 sigma band."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    for name, points in history.items():
-        points = _sample(points)
-        if not points:
-            continue
-        xs = [p[0] for p in points]
-        mu = [p[1] for p in points]
-        few = len(xs) <= FEW_POINTS  # a line of one point or a few: mark them, or it is not seen
-        (line,) = ax.plot(xs, mu, label=_label(name), linewidth=1.4, marker="o" if few else None, markersize=3)
-        ax.fill_between(
-            xs,
-            [m - 2 * s for _, m, s in points],
-            [m + 2 * s for _, m, s in points],
-            color=line.get_color(),
-            alpha=0.15,
-            linewidth=0,
-        )
-    ax.set_xlabel("games played (tournament order)")
-    ax.set_ylabel("TrueSkill mu (band: ±2 sigma)")
-    ax.grid(alpha=0.3)
-    if history:
-        ax.legend(loc="best", fontsize=8)
-    return _svg(fig)
+    series = {name: _sample(points) for name, points in history.items() if points}
+    every = [p for points in series.values() for p in points]
+    names = list(series)
+    legend_w = 12 + CHAR * max((len(_label(n)) for n in names), default=0) + 24
+    ax = _Axes(
+        (min((p[0] for p in every), default=0), max((p[0] for p in every), default=1)),
+        (min((p[1] - 2 * p[2] for p in every), default=0), max((p[1] + 2 * p[2] for p in every), default=1)),
+        700 + legend_w,
+        360,
+        right=legend_w + 16,
+    )
+    body = ax.frame("games played (tournament order)", "TrueSkill mu (band: ±2 sigma)")
+    for k, (name, points) in enumerate(series.items()):
+        colour = SERIES[k % len(SERIES)]
+        upper = [(ax.sx(x), ax.sy(m + 2 * s)) for x, m, s in points]
+        lower = [(ax.sx(x), ax.sy(m - 2 * s)) for x, m, s in reversed(points)]
+        body.append(f'<polygon points="{_points(upper + lower)}" fill="{colour}" fill-opacity="0.15"/>')
+        line = [(ax.sx(x), ax.sy(m)) for x, m, _ in points]
+        body.append(_polyline(line, colour))
+        if len(points) <= FEW_POINTS:  # a line of one point or a few: mark them, or it is not seen
+            body += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>' for x, y in line]
+        y = ax.top + 8 + 16 * k
+        x = ax.left + ax.w + 20
+        body.append(_line(x, y, x + 18, y, colour, width=2))
+        body.append(_text(x + 24, y + 4, _label(name)))
+    return _svg(ax.width, ax.height, body)
 
 
 def score_matrix_plot(names: Sequence[str], scores: list[list[float | None]]) -> str:
     """Score % of each row engine against each column engine (blank: never met)."""
-    plt = _pyplot()
-    import numpy as np
-
-    size = max(2.5, 0.6 * len(names) + 1.5)
-    fig, ax = plt.subplots(figsize=(size + 1, size))
-    data = np.array([[np.nan if v is None else v for v in row] for row in scores], dtype=float)
-    image = ax.imshow(data, cmap=score_colormap(), vmin=0, vmax=100)
-    ax.set_xticks(range(len(names)), labels=[_label(n) for n in names], rotation=45, ha="right")
-    ax.set_yticks(range(len(names)), labels=[_label(n) for n in names])
+    cell = 40
+    label_w = 16 + CHAR * max((len(_label(n)) for n in names), default=1)
+    n = len(names)
+    left, top = label_w, 10
+    width = left + n * cell + 110
+    height = top + n * cell + label_w * 0.75 + 10
+    body = []
     for r, row in enumerate(scores):
+        y = top + r * cell
+        body.append(_text(left - 6, y + cell / 2 + 4, _label(names[r]), anchor="end"))
         for c, value in enumerate(row):
-            if value is not None:
-                ax.text(c, r, f"{value:.0f}", ha="center", va="center", fontsize=8, color=PLOT_BACKGROUND)
-    fig.colorbar(image, ax=ax, label="score % of the row against the column")
-    return _svg(fig)
+            x = left + c * cell
+            if value is None:
+                body.append(_rect(x, y, cell, "none", f' stroke="{LIGHT["grid"]}"'))
+                continue
+            body.append(_rect(x, y, cell, score_colour(value / 100)))
+            body.append(_text(x + cell / 2, y + cell / 2 + 4, f"{value:.0f}", anchor="middle", colour=PLOT_BACKGROUND))
+    base = top + n * cell
+    for c, name in enumerate(names):
+        x, y = left + c * cell + cell / 2, base + 8
+        body.append(
+            f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end" fill="{LIGHT["text"]}" '
+            f'transform="rotate(-45 {x:.1f} {y:.1f})">{escape(_label(name))}</text>'
+        )
+    # the colour bar: 0% (loss colour) to 100% (win colour) through the draw colour
+    bx, bh = left + n * cell + 24, max(n * cell, 130)
+    body.append(
+        '<defs><linearGradient id="score" x1="0" y1="1" x2="0" y2="0">'
+        f'<stop offset="0" stop-color="{LIGHT["loss"]}"/><stop offset="0.5" stop-color="{LIGHT["draw"]}"/>'
+        f'<stop offset="1" stop-color="{LIGHT["win"]}"/></linearGradient></defs>'
+    )
+    body.append(f'<rect x="{bx}" y="{top}" width="14" height="{bh}" fill="url(#score)"/>')
+    for v in (0, 50, 100):
+        body.append(_text(bx + 18, top + bh * (1 - v / 100) + 4, str(v), colour=LIGHT["muted"]))
+    cx, cy = bx + 52, top + bh / 2
+    body.append(
+        f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" fill="{LIGHT["text"]}" '
+        f'transform="rotate(-90 {cx:.1f} {cy:.1f})">score % of the row</text>'
+    )
+    return _svg(width, max(height, top + bh + 10), body)
 
 
-def score_colormap() -> Any:
-    """0% to 100%: the loss colour through the draw colour to the win colour, as the cross
+def score_colour(fraction: float) -> str:
+    """0 to 1: the loss colour through the draw colour to the win colour, as the cross
     table colours its cells."""
-    _pyplot()
-    from matplotlib.colors import LinearSegmentedColormap
-
-    return LinearSegmentedColormap.from_list("arena-score", [LIGHT["loss"], LIGHT["draw"], LIGHT["win"]])
+    fraction = min(1.0, max(0.0, fraction))
+    low, high = (LIGHT["loss"], LIGHT["draw"]) if fraction <= 0.5 else (LIGHT["draw"], LIGHT["win"])
+    t = 2 * fraction if fraction <= 0.5 else 2 * fraction - 1
+    mixed = [round(x + (y - x) * t) for x, y in zip(_rgb(low), _rgb(high), strict=True)]
+    return "#" + "".join(f"{v:02x}" for v in mixed)
 
 
 def sprt_plot(llr: Sequence[float], lower: float, upper: float, label: str = "") -> str:
     """The log-likelihood ratio after each pair of games, between the test's bounds."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.2))
     points = _sample(list(enumerate(llr, 1)))
-    ax.plot([p[0] for p in points], [p[1] for p in points], color=LIGHT["accent"], linewidth=1.4, label="LLR")
-    ax.axhline(upper, color=LIGHT["win"], linestyle="--", label=f"accept H1 ({upper:.2f})")
-    ax.axhline(lower, color=LIGHT["loss"], linestyle="--", label=f"accept H0 ({lower:.2f})")
-    ax.set_xlabel("pairs of games")
-    ax.set_ylabel("log-likelihood ratio")
+    ys = [p[1] for p in points] + [lower, upper]
+    top = 30 if label else 12
+    ax = _Axes((1, max(len(llr), 2)), (min(ys), max(ys)), 700, 320, top=top, right=150)
+    body = ax.frame("pairs of games", "log-likelihood ratio")
     if label:
-        ax.set_title(label, fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="best", fontsize=8)
-    return _svg(fig)
+        body.append(_text(ax.left + ax.w / 2, 16, label, anchor="middle"))
+    for value, colour, text in ((upper, LIGHT["win"], "accept H1"), (lower, LIGHT["loss"], "accept H0")):
+        y = ax.sy(value)
+        body.append(_line(ax.left, y, ax.left + ax.w, y, colour, width=1.4, dash=True))
+        body.append(_text(ax.left + ax.w + 6, y + 4, f"{text} ({value:.2f})", colour=colour))
+    body.append(_polyline([(ax.sx(x), ax.sy(v)) for x, v in points], LIGHT["accent"]))
+    return _svg(ax.width, ax.height, body)
 
 
 def elo_plot(rows: Sequence[tuple[str, float, float, float]]) -> str:
     """Each engine's Elo with its interval (name, elo, low, high), best first."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, max(1.6, 0.35 * len(rows) + 0.8)))
-    ys = list(range(len(rows)))[::-1]
-    for y, (_name, elo, low, high) in zip(ys, rows):
-        ax.errorbar([elo], [y], xerr=[[elo - low], [high - elo]], fmt="o", color=LIGHT["accent"], capsize=3)
-    ax.set_yticks(ys, labels=[_label(r[0]) for r in rows])
-    ax.set_xlabel("Elo (interval)")
-    ax.grid(alpha=0.3, axis="x")
-    return _svg(fig)
+    label_w = 12 + CHAR * max((len(_label(r[0])) for r in rows), default=1)
+    row_h = 26
+    height = 12 + row_h * len(rows) + 40
+    ax = _Axes(
+        (min((r[2] for r in rows), default=-1), max((r[3] for r in rows), default=1)),
+        (0, len(rows)),
+        700,
+        height,
+        left=label_w,
+    )
+    body = ax.frame("Elo (interval)", "", yticks=False)
+    for x in ticks(ax.x0, ax.x1):
+        body.append(_line(ax.sx(x), ax.top, ax.sx(x), ax.top + ax.h, LIGHT["grid"], opacity=0.6))
+    for k, (name, elo, low, high) in enumerate(rows):
+        y = ax.sy(len(rows) - k - 0.5)
+        body.append(_text(ax.left - 6, y + 4, _label(name), anchor="end"))
+        body.append(_line(ax.sx(low), y, ax.sx(high), y, LIGHT["accent"], width=1.4))
+        for end in (low, high):
+            body.append(_line(ax.sx(end), y - 4, ax.sx(end), y + 4, LIGHT["accent"], width=1.4))
+        body.append(f'<circle cx="{ax.sx(elo):.1f}" cy="{y:.1f}" r="3.5" fill="{LIGHT["accent"]}"/>')
+    return _svg(ax.width, ax.height, body)
+
+
+def ticks(low: float, high: float, wanted: int = 6) -> list[float]:
+    """Round values (1, 2 or 5 times a power of ten apart) from ``low`` to ``high``."""
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        return [low] if math.isfinite(low) else []
+    raw = (high - low) / wanted
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step - 1e-9)
+    return [k * step for k in range(first, math.floor(high / step + 1e-9) + 1)]
+
+
+def _widened(low: float, high: float) -> tuple[float, float]:
+    """A range with room: 4% each side, and a span where there is none."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return 0.0, 1.0
+    if high <= low:
+        return low - 1, high + 1
+    pad = 0.04 * (high - low)
+    return low - pad, high + pad
+
+
+def _tick_text(v: float) -> str:
+    return f"{v:g}" if abs(v) < 1e6 else f"{v:.3g}"
+
+
+def _svg(width: float, height: float, body: list[str]) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" '
+        f'font-size="{FONT}">\n<rect width="100%" height="100%" fill="{PLOT_BACKGROUND}"/>\n'
+        + "\n".join(body)
+        + "\n</svg>\n"
+    )
+
+
+def _line(
+    x1: float, y1: float, x2: float, y2: float, colour: str, width: float = 1, opacity: float = 1, dash: bool = False
+) -> str:
+    extra = (f' stroke-opacity="{opacity}"' if opacity < 1 else "") + (' stroke-dasharray="6 4"' if dash else "")
+    return (
+        f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" '
+        f'stroke-width="{width}"{extra}/>'
+    )
+
+
+def _rect(x: float, y: float, size: float, fill: str, extra: str = "") -> str:
+    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{size}" height="{size}" fill="{fill}"{extra}/>'
+
+
+def _polyline(points: list[tuple[float, float]], colour: str) -> str:
+    return f'<polyline points="{_points(points)}" fill="none" stroke="{colour}" stroke-width="1.4"/>'
+
+
+def _points(points: list[tuple[float, float]]) -> str:
+    return " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+
+
+def _text(x: float, y: float, text: str, anchor: str = "start", colour: str = LIGHT["text"]) -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" fill="{colour}">{escape(_label(text))}</text>'
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
 
 
 def _label(text: str) -> str:

@@ -1,0 +1,99 @@
+"""The live site's refresh: only new games are counted and written, the summary equals a
+site written from scratch, and no plotting library is imported."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import random_record
+
+from arena.results.site import SiteData, SiteWriter, plots, write_site
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINES = ["alpha", "beta", "gamma"]
+PAIRS = [["alpha", "beta"], ["beta", "gamma"], ["gamma", "alpha"], ["beta", "alpha"]]
+SUMMARY = ("index.html", "crosstable.html", "engines.html", "games.html", "data/games-index.js")
+STAMP = re.compile(r" · written [^<]*")  # the header's time of writing
+
+
+def records(ids: list[int]):
+    return [random_record("hex", {"size": 4}, k, PAIRS[k % len(PAIRS)]).replace(id=k, round=k) for k in ids]
+
+
+def summary(folder: Path) -> dict[str, str]:
+    return {name: STAMP.sub("", (folder / name).read_text()) for name in SUMMARY}
+
+
+def test_a_refresh_counts_and_writes_only_the_new_games_and_equals_a_fresh_site(tmp_path):
+    first = records(list(range(8)))
+    data = SiteData("t", "hex", first[0]["options"], ENGINES, list(first))
+    writer = SiteWriter(tmp_path / "live", parallel=False)
+    writer.write(data)
+    pages = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "live" / "games").iterdir()}
+    plot = (tmp_path / "live" / "plots" / "scores.svg").stat().st_mtime_ns
+    # More games, some of them finished by another worker before games already counted.
+    later = records([12, 9, 8, 10, 11])
+    data.records += later
+    writer.write(data)
+    after = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "live" / "games").iterdir()}
+    assert all(after[name] == stamp for name, stamp in pages.items())  # written once
+    assert set(after) - set(pages) == {f"{r.id}.html" for r in later}
+    assert (tmp_path / "live" / "plots" / "scores.svg").stat().st_mtime_ns != plot  # the scores changed
+    fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", first[0]["options"], ENGINES, first + later)).parent
+    assert summary(tmp_path / "live") == summary(fresh)
+    assert "13 games" in (tmp_path / "live" / "index.html").read_text()
+    # Nothing new: the plots and the games index are left as they are.
+    unchanged = {n: (tmp_path / "live" / n).stat().st_mtime_ns for n in ("plots/scores.svg", "data/games-index.js")}
+    writer.write(data)
+    assert {n: (tmp_path / "live" / n).stat().st_mtime_ns for n in unchanged} == unchanged
+
+
+def test_a_refresh_of_other_games_starts_its_tallies_again(tmp_path):
+    writer = SiteWriter(tmp_path / "site", parallel=False)
+    writer.write(SiteData("t", "hex", records([0])[0]["options"], ENGINES, records(list(range(6)))))
+    fewer = records([0, 1])  # a folder rewritten with other games: nothing of the old tallies stays
+    writer.write(SiteData("t", "hex", fewer[0]["options"], ENGINES, fewer))
+    fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", fewer[0]["options"], ENGINES, fewer)).parent
+    assert summary(tmp_path / "site") == summary(fresh)
+
+
+def test_writing_a_site_imports_no_plotting_library(tmp_path):
+    script = (
+        "import sys\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from helpers import random_record\n"
+        "from arena.results.site import SiteData, write_site\n"
+        "rs = [random_record('hex', {'size': 4}, k, ['a', 'b'] if k % 2 else ['b', 'a']).replace(id=k) for k in range(6)]\n"
+        f"write_site(__import__('pathlib').Path({str(tmp_path / 's')!r}), SiteData('t', 'hex', rs[0]['options'], ['a', 'b'], rs))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "s" / "plots" / "ratings.svg").read_text().startswith("<svg")
+
+
+def test_plots_escape_engine_text_and_are_well_formed_xml():
+    from xml.etree import ElementTree
+
+    name = "<script>alert(1)</script> & \x1b[31m"
+    drawn = [
+        plots.ratings_plot({name: [(1, 25.0, 8.0), (2, 27.0, 7.0)], "b": [(1, 25.0, 8.0)]}),
+        plots.elo_plot([(name, 10.0, -20.0, 40.0), ("b", -10.0, -40.0, 20.0)]),
+        plots.score_matrix_plot([name, "b"], [[None, 75.0], [25.0, None]]),
+        plots.sprt_plot([0.1, -0.3, 1.5], -2.94, 2.94, f"{name} vs b"),
+    ]
+    for svg in drawn:
+        root = ElementTree.fromstring(svg)  # raises on malformed XML
+        texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+        assert any("<script>alert(1)</script> & ?[31m" in t for t in texts)
+        assert "<script" not in svg
+
+
+def test_ticks_are_round_and_cover_the_range():
+    assert plots.ticks(0, 100) == [0, 20, 40, 60, 80, 100]
+    assert [round(v, 9) for v in plots.ticks(-0.3, 0.7)] == [-0.2, 0.0, 0.2, 0.4, 0.6]
+    assert plots.ticks(5, 5) == [5]
