@@ -23,7 +23,7 @@ from typing import Any
 
 from ..record import GameRecord
 from ..results.sprt import SprtTest
-from .config import LIST_NAME, ConfigError, Tournament, build_tournament
+from .config import FOLDER_NAME, LIST_NAME, MAX_TOURNAMENT_NAME, ConfigError, Tournament, build_tournament
 
 # --engine's keys (--each takes them too, but for name and conf): fastchess's names where
 # the meaning is the same, a tournament file's own key names for the rest
@@ -117,7 +117,7 @@ def flag_data(flags: RunFlags, here: Path) -> _Data:
     if flags.sprt is not None:
         raw["sprt"] = dict(_items("--sprt", flags.sprt, _sprt_value, SPRT_KEYS))
         data.labels[("sprt",)] = "--sprt"
-        data.labels.update({("sprt", key): f"--sprt item '{key}={value}'" for key, value in raw["sprt"].items()})
+        data.labels.update({("sprt", item.partition("=")[0]): f"--sprt item {item!r}" for item in flags.sprt})
     if flags.gauntlet:
         raw["format"] = "gauntlet"
         raw["candidates"] = [name for item in flags.gauntlet for name in item.split(",") if name]
@@ -130,11 +130,14 @@ def flag_data(flags: RunFlags, here: Path) -> _Data:
 
 def _name(flags: RunFlags, engines: list[dict[str, Any]]) -> str:
     """The folder's name (the tournament's): --out's last part, else the engines'."""
-    if flags.out is not None and re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}", flags.out.name):
-        return flags.out.name
     names = [str(e.get("name", e.get("use", ""))) for e in engines]
     joined = "-vs-".join(names) if len(names) == 2 else f"{flags.game}-{len(names)}-engines"
-    return joined if re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}", joined) else f"{flags.game}-run"
+    fits = [name for name in (flags.out.name if flags.out else "", joined) if _fits(name)]
+    return fits[0] if fits else f"{flags.game}-run"
+
+
+def _fits(name: str) -> bool:
+    return bool(FOLDER_NAME.fullmatch(name)) and len(name) <= MAX_TOURNAMENT_NAME
 
 
 def _each(items: Sequence[str], data: _Data) -> tuple[list[tuple[str, str]], dict[str, Any]]:
@@ -271,7 +274,7 @@ def _openings(items: Sequence[str], here: Path, data: _Data) -> dict[str, Any]:
     entry: dict[str, Any] = {}
     for key, value in _items("--openings", items, lambda key, value: value, tuple(OPENINGS_KEYS)):
         entry[key] = os.path.normpath(here / value) if key == "file" else value if key == "order" else _typed(value)
-        data.labels[("openings", key)] = f"--openings item '{key}={value}'"
+        data.labels[("openings", key)] = f"--openings item '{key}={value}'"  # value as typed
     data.labels[("openings",)] = "--openings"
     return entry
 

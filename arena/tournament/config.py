@@ -139,8 +139,13 @@ class ClusterEntry(_Strict):
     address: str = Field(min_length=1)  # tcp://HOST:PORT of a Dask scheduler, or local:N (docs/cluster.md)
 
 
+# A tournament's name becomes a folder under out/: no separators, no '.', '..' or hidden names.
+FOLDER_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+MAX_TOURNAMENT_NAME = 64
+
+
 class TournamentFile(_Strict):
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, max_length=MAX_TOURNAMENT_NAME)
     game: str
     options: dict[str, Any] = {}
     rounds: int = Field(1, ge=1, le=100_000)  # with [sprt]: the most pairs (long tests need many)
@@ -161,8 +166,7 @@ class TournamentFile(_Strict):
     @field_validator("name")
     @classmethod
     def _folder_name(cls, name: str) -> str:
-        # The name becomes a folder under out/: no separators, no '.', '..' or hidden names.
-        if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", name):
+        if not FOLDER_NAME.fullmatch(name):
             raise ValueError(
                 "use letters, digits and _ . - only, not starting with '.' (the name is the output folder's name)"
             )
