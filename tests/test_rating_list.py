@@ -352,3 +352,20 @@ def test_the_html_list_opens_in_chromium_in_the_sites_style(browser, tmp_path):
     context.close()
     assert not errors, errors
     assert requests and all(url == page_file.as_uri() or url.startswith("data:") for url in requests), requests
+
+
+def test_a_folders_games_it_does_not_count_are_left_out_and_named(tmp_path):
+    folders = [results_folder(tmp_path / f"f{k}", {"A": 0, "B": 0}, seed=k) for k in range(2)]
+    with closing(sqlite3.connect(folders[0] / "arena.db")) as db, db:
+        (text,) = db.execute("SELECT record FROM games WHERE id = 1").fetchone()
+        edited = (
+            text.replace('"winner":0', '"winner":1')
+            if '"winner":0' in text
+            else text.replace('"winner":1', '"winner":0')
+        )
+        db.execute("UPDATE games SET record = ? WHERE id = 1", (edited,))  # a result changed by hand
+    doc = strict_json(ratings(*folders, "-f", "json").stdout)
+    assert doc["games"] == 7 and [f["games"] for f in doc["folders"]] == [3, 4]
+    assert [n["id"] for n in doc["folders"][0]["not_counted"]] == [1] and doc["folders"][1]["not_counted"] == []
+    plain = ratings(*folders).stdout
+    assert f"not counted: 1 stored game(s) of {folders[0]}" in plain

@@ -522,15 +522,18 @@ def _dispersion(data: _Data, where: dict[int, int], theta: list[float], inverse:
         return 1.0
     total = 0.0
     for game in data.games:
-        u = [0.0] * len(where)
+        # The score of the engines in this game (engine 0 is held fixed, so it has none):
+        # only they add to the sum, term by term in the order of the full quadratic form,
+        # so a field of many engines costs no more per game than a field of two.
+        u: dict[int, float] = {}
         for i, j, s in game:
             if i in where and j in where:
                 a, b = where[i], where[j]
                 r = s - 1 / (1 + math.exp(theta[b] - theta[a]))
-                u[a] += r
-                u[b] -= r
-        v = u[1:]
-        total += sum(v[p] * inverse[p][q] * v[q] for p in range(free) for q in range(free) if v[p] and v[q])
+                u[a] = u.get(a, 0.0) + r
+                u[b] = u.get(b, 0.0) - r
+        inside = sorted(k - 1 for k, value in u.items() if k and value)
+        total += sum(u[p + 1] * inverse[p][q] * u[q + 1] for p in inside for q in inside)
     return max(1.0, total / free)
 
 
@@ -640,8 +643,15 @@ def rank_key(r: EloRating) -> tuple[int, float, float, str]:
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     """Gaussian elimination with partial pivoting (the fields are small: tens of engines)."""
-    n = len(vector)
-    a = [row[:] + [vector[k]] for k, row in enumerate(matrix)]
+    return _solve_all(matrix, [vector])[0]
+
+
+def _solve_all(matrix: list[list[float]], vectors: list[list[float]]) -> list[list[float]]:
+    """:func:`_solve` for several right-hand sides with one elimination: each solution is
+    the one :func:`_solve` gives (the same pivots and the same operations on its column),
+    at the cost of one elimination rather than one per vector."""
+    n, k = len(matrix), len(vectors)
+    a = [row[:] + [v[i] for v in vectors] for i, row in enumerate(matrix)]
     for col in range(n):
         pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
         if abs(a[pivot][col]) < 1e-300:
@@ -650,17 +660,21 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
         for r in range(col + 1, n):
             f = a[r][col] / a[col][col]
             if f:
-                for c in range(col, n + 1):
-                    a[r][c] -= f * a[col][c]
-    out = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        out[r] = (a[r][n] - sum(a[r][c] * out[c] for c in range(r + 1, n))) / a[r][r]
-    return out
+                row, top = a[r], a[col]
+                for c in range(col, n + k):
+                    row[c] -= f * top[c]
+    solutions = []
+    for m in range(k):
+        out = [0.0] * n
+        for r in range(n - 1, -1, -1):
+            out[r] = (a[r][n + m] - sum(a[r][c] * out[c] for c in range(r + 1, n))) / a[r][r]
+        solutions.append(out)
+    return solutions
 
 
 def _inverse(matrix: list[list[float]]) -> list[list[float]]:
     n = len(matrix)
-    columns = [_solve(matrix, [float(r == c) for r in range(n)]) for c in range(n)]
+    columns = _solve_all(matrix, [[float(r == c) for r in range(n)] for c in range(n)])
     return [[columns[c][r] for c in range(n)] for r in range(n)]
 
 
