@@ -559,17 +559,41 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
     metavar="COMMAND",
     help="GTP only: a command sent after start-up, its answer checked, as a tournament's 'init' does (repeatable).",
 )
+@click.option(
+    "--option",
+    "-O",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A game option for the timed and whole-game checks, e.g. -O size=11 (repeatable; "
+    "default: the game's small check board).",
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def check_engine(
-    games: tuple[str, ...], protocol: str, handshake_ms: int, inits: tuple[str, ...], command: tuple[str, ...]
+    games: tuple[str, ...],
+    protocol: str,
+    handshake_ms: int,
+    inits: tuple[str, ...],
+    options: tuple[str, ...],
+    command: tuple[str, ...],
 ) -> None:
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
-    from .engine.conformance import Conformance, format_check
+    from .engine.conformance import Conformance, check_game, format_check
     from .engine.process import EngineSpec
+    from .rules import OptionError, games_speaking
 
     if inits and protocol != "gtp":
         raise Failure("--init is for GTP engines (--protocol gtp); a protocol-1 engine gets options instead")
+    board = _parse_options(options)
+    named = list(games) or (games_speaking("gtp") if protocol == "gtp" else [])
+    if board and not named:
+        raise Failure("-O: name the game it is for with --game (e.g. --game hex -O size=11)")
+    for name in named if board else []:
+        try:
+            check_game(name, board)
+        except OptionError as exc:
+            raise Failure(f"-O: {exc}") from None
     for line in inits:
         if "\n" in line or "\r" in line or not line.strip():
             raise Failure(f"--init {line!r}: one GTP command on one line")
@@ -578,7 +602,7 @@ def check_engine(
     )
     spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms, init=inits)
     failed = 0
-    for check in Conformance(spec, games).run():
+    for check in Conformance(spec, games, board).run():
         failed += check.passed is not True
         for line in format_check(check):
             click.echo(line)

@@ -99,6 +99,7 @@ def play_game(
         _play_moves(state, engines, per_seat, times_ms, move_info)
     except _Forfeit as exc:
         forfeit = exc
+    faults, disagreed = ([], []) if forfeit else _verify_result(state, engines, names)
     later: dict[str, Any] = {"deal": deal}
     if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
         later["move_info"] = move_info
@@ -106,9 +107,12 @@ def play_game(
     later["duration_s"] = round(time.monotonic() - t0, 3)
     if opening:
         later["opening_plies"] = len(opening)  # the first moves were the book's, untimed
+    if faults:
+        later["faults"] = faults
     record = _record(game, state, names, seed, engine_seeds, times_ms, forfeit, later)
     _tell_result(engines, record)
-    return GameResult(record, [forfeit.seat] if forfeit and forfeit.code not in ("illegal", "resign") else [])
+    faulted = [forfeit.seat] if forfeit and forfeit.code not in ("illegal", "resign") else disagreed
+    return GameResult(record, faulted)
 
 
 def forfeit_before_start(
@@ -126,6 +130,27 @@ def _announce(game: Game, state: State, engines: Sequence[Player], engine_seeds:
             engine.new_game(game, seat, engine_seeds[seat], state.private_info(seat))
         except EngineFault as exc:
             raise _Forfeit(seat, exc.code, exc.reason) from None
+
+
+def _verify_result(state: State, engines: Sequence[Player], names: Sequence[str]) -> tuple[list[str], list[int]]:
+    """The faults of the engines that score the finished game otherwise than the referee
+    (GTP's ``verify_score``), and their seats.  The referee's result stands: the moves are
+    legal and end the game by the rules, so the record stays one ``arena verify`` accepts;
+    the fault is recorded beside it and the engine, whose board cannot be trusted, is
+    started afresh for its next game."""
+    faults: list[str] = []
+    seats: list[int] = []
+    for seat, engine in enumerate(engines):
+        if not engine.alive:
+            continue
+        try:
+            engine.verify_result(state)
+        except EngineFault as exc:
+            fault = codec.sanitize(f"{names[seat]} (seat {seat}): {exc.code}: {exc.reason}", 400)
+            log.warning("%s", fault)
+            faults.append(fault)
+            seats.append(seat)
+    return faults, seats
 
 
 def _play_moves(

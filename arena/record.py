@@ -102,6 +102,7 @@ class GameRecord(BaseModel):
     started: str | None = None
     duration_s: Number | None = None
     opening_plies: NonNegative | None = None  # the first moves were a book's, untimed
+    faults: list[str] | None = None  # protocol faults that left the result standing (verify_score)
     id: int | None = None
     round: NonNegative | None = None
     tournament: str | None = None

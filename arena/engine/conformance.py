@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from protocol import codec
 
 from ..record import Termination, derive_seed, starting_state
-from ..rules import GAMES, Game, IllegalMove, State, game_class, make_game
+from ..rules import GAMES, Game, IllegalMove, OptionError, State, game_class, make_game
 from ..rules.base import CheckPosition
 from . import open_engine
 from .conversation import Conversation
@@ -35,10 +36,16 @@ MARGIN_MS = 100
 EXCHANGE_SHOWN = 14  # lines of the exchange shown on a failure
 
 
-def check_game(name: str) -> Game:
+def check_game(name: str, options: Mapping[str, Any] | None = None) -> Game:
     """The game as the checks play it: its ``check_options`` (small boards: the checks test
-    the protocol, not strength, and whole games are played)."""
-    return make_game(name, game_class(name).check_options)
+    the protocol, not strength, and whole games are played), with ``options`` (``-O``) over
+    them; raises OptionError for options the game refuses."""
+    return make_game(name, {**game_class(name).check_options, **(options or {})}, strict=True)
+
+
+def board_text(game: Game) -> str:
+    """A game with its options as the checks name it: ``hex size=11 swap=true``."""
+    return " ".join((game.name, *game.option_tokens()))
 
 
 def dealt_start(game: Game, seed: int) -> State:
@@ -104,6 +111,9 @@ class _RandomSeat:
         moves = [m for m in state.legal_moves() if m != swap] if swap else None
         return Reply(self.rng.choice(moves) if moves else state.random_move(self.rng), 0.0)
 
+    def verify_result(self, state: State) -> None:
+        pass
+
     def game_over(self, scores: Sequence[float], reason: str) -> None:
         pass
 
@@ -117,9 +127,10 @@ class _RandomSeat:
 class Conformance:
     """The checks for one engine command."""
 
-    def __init__(self, spec: EngineSpec, games: Sequence[str] = ()) -> None:
+    def __init__(self, spec: EngineSpec, games: Sequence[str] = (), options: Mapping[str, Any] | None = None) -> None:
         self.spec = spec
         self.requested = list(games)
+        self.options = dict(options or {})  # -O: the board of the whole-game checks
         self.games: list[str] = []
         self.declared: list[codec.OptionDecl] = []
         self.identity: dict[str, str] = {}
@@ -144,18 +155,23 @@ class Conformance:
                     )
                 )
         main = self.games[0] if self.games else next(iter(GAMES))
-        checks.append((f"move within movetime ({main})", "section 5 (clocks)", lambda: self._movetime(main)))
-        checks.append((f"move on a game clock, no movetime ({main})", "section 5 (clocks)", lambda: self._clock(main)))
+        board = board_text(self._board(main)) if first.passed else main
+        checks.append((f"move within movetime ({board})", "section 5 (clocks)", lambda: self._movetime(main)))
+        checks.append((f"move on a game clock, no movetime ({board})", "section 5 (clocks)", lambda: self._clock(main)))
         checks.append(
             (
-                f"several games in one process ({main})",
+                f"several games in one process ({board})",
                 "section 2 (one process, many games)",
                 lambda: self._several_games(main),
             )
         )
         if not self.gtp:
             checks.append(
-                ("isready after gameover", "section 3 (gameover, isready)", lambda: self._after_gameover(main))
+                (
+                    f"isready after gameover ({board})",
+                    "section 3 (gameover, isready)",
+                    lambda: self._after_gameover(main),
+                )
             )
         checks.append(("quit within 1 s", "section 8 (quit grace)", self._quit))
         for name, hint, body in checks:
@@ -211,6 +227,10 @@ class Conformance:
         if self.gtp:
             games = [g for g in GAMES if "gtp" in game_class(g).protocols]
         self.games = sorted(games, key=list(GAMES).index)
+        try:
+            board = board_text(self._board(self.games[0]))
+        except OptionError as exc:
+            raise _Failed(f"-O: {exc}") from None
         what = "GTP" if self.gtp else "protocol 1"
         return (
             f"{self.identity['name']!r} speaks {what}; {len(self.declared)} option(s); checking "
@@ -220,7 +240,13 @@ class Conformance:
                 if self.requested or declared_games or self.gtp
                 else " (declare 'id games' or pass --game for others)"
             )
+            + f"; timed and whole games on {board}"
         )
+
+    def _board(self, game_name: str) -> Game:
+        """The game the timed and whole-game checks play (``-O`` options on the check board);
+        the position checks keep their own small boards, built for what they test."""
+        return check_game(game_name, self.options)
 
     def _options(self) -> str:
         # A malformed declaration already failed the handshake (the engine layer refuses it).
@@ -247,7 +273,7 @@ class Conformance:
         return f"answered {move} after {' '.join(state.moves) or 'the start'}"
 
     def _movetime(self, game_name: str) -> str:
-        game = check_game(game_name)
+        game = self._board(game_name)
         state = dealt_start(game, 7)
         engine = self._start()
         engine.new_game(game, 0, 7, state.private_info(0))
@@ -258,7 +284,7 @@ class Conformance:
     def _clock(self, game_name: str) -> str:
         """A move when the tournament has a game clock and no movetime (``go time ...`` alone):
         an engine that waits for a movetime never moves in such a tournament."""
-        game = check_game(game_name)
+        game = self._board(game_name)
         state = dealt_start(game, 9)
         engine = self._start()
         engine.new_game(game, 0, 9, state.private_info(0))
@@ -269,7 +295,7 @@ class Conformance:
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms with {CLOCK_MS} ms on each clock"
 
     def _several_games(self, game_name: str) -> str:
-        game = check_game(game_name)
+        game = self._board(game_name)
         engine = self._start()
         plies = []
         for number in range(2):
@@ -280,7 +306,7 @@ class Conformance:
         return f"two games in one process, {' and '.join(plies)} plies, seats 0 and 1"
 
     def _after_gameover(self, game_name: str) -> str:
-        game = check_game(game_name)
+        game = self._board(game_name)
         engine = self._start()
         self._whole_game(game, engine, 0, seed=200)
         self._isready(engine, "after gameover")

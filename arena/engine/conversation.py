@@ -32,11 +32,13 @@ class Conversation(ABC):
         run_tag: str = "",
         spin: bool = True,
         game: str = "",
+        board: Game | None = None,
         stderr_home: str = "",
         transport: Transport | None = None,
     ) -> None:
         self.spec = spec
         self.game = game  # the game it is started for: refused if it declares others
+        self.board = board  # the game with its options: a GTP engine is asked at start-up if it plays it
         self.transport: Transport = (
             transport
             if transport is not None
@@ -77,6 +79,10 @@ class Conversation(ABC):
 
     @abstractmethod
     def choose_move(self, state: State, limit: TimeLimit) -> Reply: ...
+
+    def verify_result(self, state: State) -> None:
+        """Nothing to confirm unless the protocol can ask (GTP's ``final_score``)."""
+        return None
 
     @abstractmethod
     def game_over(self, scores: Sequence[float], reason: str) -> None: ...

@@ -16,6 +16,7 @@ from protocol import codec
 from protocol.codec import OptionDecl
 
 if TYPE_CHECKING:  # process.py uses this module: no import cycle at run time
+    from ..rules import Game
     from .process import EngineSpec
 
 
@@ -96,15 +97,16 @@ class Checked:
     fault: str | None = None
 
 
-def preflight(specs: Sequence[EngineSpec], game: str, run_tag: str = "") -> list[Checked]:
+def preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str = "") -> list[Checked]:
     """Start each engine once (options not sent; all launched first, so they boot side by
     side) and check what it declares against the tournament: its games and options, or for
-    a GTP engine the commands arena needs and its init commands' answers.  An engine that
-    cannot start is not refused here: its games record the fault, as any game's would."""
+    a GTP engine the commands arena needs, its init commands' answers and its answer to the
+    tournament's ``boardsize``.  An engine that cannot start is not refused here: its games
+    record the fault, as any game's would."""
     from . import open_engine
     from .process import EngineFault, EngineRefused
 
-    engines = dict(enumerate(open_engine(replace(spec, options=()), run_tag=run_tag) for spec in specs))
+    engines = dict(enumerate(open_engine(replace(spec, options=()), run_tag=run_tag, board=game) for spec in specs))
     checked = [Checked()] * len(specs)
     try:
         for k, engine in list(engines.items()):
@@ -122,7 +124,7 @@ def preflight(specs: Sequence[EngineSpec], game: str, run_tag: str = "") -> list
             except EngineFault as exc:
                 checked[k] = Checked(fault=f"{exc.code}: {exc.reason}")
                 continue
-            found = [p for p in [games_problem(engine.identity, game)] if p]
+            found = [p for p in [games_problem(engine.identity, game.name)] if p]
             found += option_problems(engine.declared_options, specs[k].options)
             checked[k] = Checked(problem="; ".join(found) or None)
     finally:

@@ -88,6 +88,16 @@ def from_gtp(answer: str, swapped: bool, size: int) -> str:
     return vertex
 
 
+def game_tokens(game: Game) -> dict[str, str]:
+    """A game's options as arena's own ``key=value`` tokens give them."""
+    return dict(token.partition("=")[::2] for token in game.option_tokens())
+
+
+def board_size(game: Game) -> int:
+    """The ``boardsize`` a GTP engine is sent for ``game`` (a square board)."""
+    return int(game_tokens(game)["size"])
+
+
 class GtpEngine(Conversation):
     """A GTP (version 2) Hex program, as a Player."""
 
@@ -133,6 +143,18 @@ class GtpEngine(Conversation):
                 raise EngineRefused(
                     f"its init command '{codec.sanitize(line, 80)}' was answered '? {codec.sanitize(answer.text, 120)}'"
                 )
+        if self.spec.verify_score and "final_score" not in self.commands:
+            raise EngineRefused("verify_score = true, but it does not list the GTP command final_score")
+        if self.board is not None and "gtp" in self.board.protocols:
+            # The board the games will ask for, asked now: a size the program does not play
+            # refuses the tournament before its first game instead of forfeiting every game.
+            size = board_size(self.board)
+            answer = self.command(f"boardsize {size}", deadline, start_up, reason)
+            if not answer.ok:
+                raise EngineRefused(
+                    f"it answered 'boardsize {size}' with '? {codec.sanitize(answer.text, 120)}': it does not play "
+                    f"{self.board.name} {' '.join(self.board.option_tokens())} (choose a board it plays)"
+                )
 
     # -- games ----------------------------------------------------------------
 
@@ -143,7 +165,7 @@ class GtpEngine(Conversation):
             played = ", ".join(games_speaking("gtp"))
             raise EngineFault(Termination.PROTOCOL, f"GTP engines play {played} only, not {game.name}")
         self.transport.renew_cpu_budget()
-        options = dict(token.partition("=")[::2] for token in game.option_tokens())  # arena's own tokens
+        options = game_tokens(game)
         self._size, self._seat = int(options["size"]), seat
         self._told, self._swapped, self._timed = 0, False, False
         deadline = time.monotonic() + self.start_limit
@@ -222,6 +244,31 @@ class GtpEngine(Conversation):
             self.checked(
                 f"time_left {colour} {seconds}" + (" 0" if standard else ""), deadline, Termination.TIMEOUT, reason
             )
+
+    def verify_result(self, state: State) -> None:
+        """With ``verify_score``: tell the engine the moves it has not seen (the winning
+        one, when it was the opponent's) and ask ``final_score``; an answer other than the
+        referee's winner (``B+``/``W+`` in the engine's colours) is a protocol fault that
+        quotes both.  A board out of step with the referee's would go unnoticed otherwise."""
+        if not self.spec.verify_score:
+            return
+        deadline = time.monotonic() + self.start_limit
+        self._tell_moves(state.moves, deadline)
+        winner = state.winner()
+        expected = "cannot score" if winner is None else gtp_colour(winner, self._swapped)[0].upper() + "+"
+        answer = self.command(
+            "final_score", deadline, Termination.TIMEOUT, f"no answer within {self.start_limit:g} s to 'final_score'"
+        )
+        text = answer.text.strip(BLANKS)
+        if answer.ok and (text.upper().startswith(expected.upper())):
+            return
+        raise EngineFault(
+            Termination.PROTOCOL,
+            f"'final_score' answered '{'=' if answer.ok else '?'} {codec.sanitize(text, 80)}', but the referee's "
+            f"result is {expected} ({state.end_reason()}"
+            + (", the colours exchanged by the swap" if self._swapped else "")
+            + ")",
+        )
 
     def game_over(self, scores: Sequence[float], reason: str) -> None:
         """GTP has no game-over command: nothing to tell."""

@@ -52,6 +52,7 @@ class EngineSpec:
     protocol: str = "arena"  # "arena" (protocol v1, process.py) or "gtp" (gtp.py)
     init: tuple[str, ...] = ()  # GTP only: commands sent after start-up, answers checked
     env: tuple[tuple[str, str], ...] = ()  # environment variables set for the engine
+    verify_score: bool = False  # GTP only: ask final_score at each game's end (docs/gtp.md)
 
 
 class TimeLimit(NamedTuple):
@@ -101,6 +102,11 @@ class Player(Protocol):
         """The move for ``state``, its seat to move, within ``limit``.  The states of one
         game are its successive positions, so a player may send only what changed."""
         ...
+
+    def verify_result(self, state: State) -> None:
+        """The game ended by the rules in ``state``: a player that is asked to (a GTP
+        engine's ``verify_score``) confirms the result on its own board, or raises
+        EngineFault quoting both results; the others do nothing."""
 
     def game_over(self, scores: Sequence[float], reason: str) -> None:
         """The game ended with ``scores`` (by seat) for ``reason``; never raises: a player

@@ -62,6 +62,7 @@ class EngineEntry(_Strict):
     init: list[str] = []  # gtp: commands sent after start-up, answers checked
     time_control: TimeControlEntry | None = None  # this engine's own clock (time odds)
     env: dict[str, str] = {}  # environment variables set for this engine
+    verify_score: bool = False  # gtp: ask final_score at each game's end (docs/gtp.md)
 
     @field_validator("init")
     @classmethod
@@ -90,6 +91,10 @@ class EngineEntry(_Strict):
             )
         if self.protocol == "arena" and self.init:
             raise ValueError("'init' is for protocol = \"gtp\" engines; protocol v1 engines take 'options'")
+        if self.protocol == "arena" and self.verify_score:
+            raise ValueError(
+                "'verify_score' is for protocol = \"gtp\" engines (GTP's final_score); the referee scores every game"
+            )
         return self
 
     @field_validator("name")
@@ -389,6 +394,7 @@ def _engine_spec(where: str, base: Path, entry: EngineEntry) -> EngineSpec:
         entry.protocol,
         tuple(entry.init),
         tuple(entry.env.items()),
+        entry.verify_score,
     )
 
 

@@ -180,7 +180,7 @@ def _check_engines(
     pool = WorkerPool(1, preflight_in_worker, init_preflight_host, (lock_fd, run_tag, os.getpid()))
     found = [Checked()] * len(checked)  # a worker that died refuses nobody
     try:
-        for answer in pool.imap_unordered([(tuple(checked), t.data.game, run_tag)]):
+        for answer in pool.imap_unordered([(tuple(checked), t.data.game, t.game.options.model_dump(), run_tag)]):
             if not isinstance(answer, Lost):
                 found = answer
         pool.close()

@@ -75,7 +75,7 @@ def play_series(
                 seated, failed = _seat_engines(
                     engines,
                     specs,
-                    game.name,
+                    game,
                     order,
                     transcript,
                     resolved or [n or s.name for n, s in zip(names, specs)],
@@ -111,7 +111,7 @@ def play_series(
 def _seat_engines(
     engines: list[Conversation | None],
     specs: Sequence[EngineSpec],
-    game_name: str,
+    game: Game,
     order: list[int],
     transcript: Transcript | None,
     names: Sequence[str],
@@ -124,7 +124,7 @@ def _seat_engines(
         if engine is None or not engine.alive:
             if engine is not None:
                 engine.kill()
-            engine = engines[index] = open_engine(specs[index], game=game_name)
+            engine = engines[index] = open_engine(specs[index], game=game.name, board=game)
             engine.trace = trace
             engine.stderr_home = str(transcript.path) if transcript else "not kept; run arena play with --trace"
             try:

@@ -46,6 +46,8 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
         if portable:
             entry.update(cwd=_portable_cwd(given[spec.name]), command=_portable_command(given[spec.name], spec.command))
         entry.setdefault("protocol", "arena")
+        if not entry.get("verify_score"):  # a key added later: folders made before it still resume
+            entry.pop("verify_score", None)
         engines.append(entry)
     data["engines"] = engines
     if portable:

@@ -82,6 +82,7 @@ class Worker:
                 run_tag=self.config.run_tag,
                 spin=self.config.spin,
                 game=self.config.game,
+                board=self.game,
                 stderr_home=self.config.stderr_home,
             )
             self.engines[name] = proc
@@ -262,10 +263,10 @@ def init_engine_host(lock_fd: int | None) -> None:
     proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
 
 
-def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, str]) -> list[Checked]:
-    specs, game, run_tag = task
+def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, dict[str, Any], str]) -> list[Checked]:
+    specs, game, options, run_tag = task
     try:
-        return preflight(specs, game, run_tag)
+        return preflight(specs, make_game(game, options), run_tag)
     finally:
         proctree.kill_adopted(set())  # whatever the engines left behind
 

@@ -1,7 +1,7 @@
 """A small GTP Hex engine that follows Benzene's (MoHex's) conventions, strictly.
 
     gtp_hex_engine.py [--seed N] [--swap] [--time benzene|standard|none]
-                      [--fault FAULT] [--at N] [--log FILE]
+                      [--fault FAULT] [--at N] [--log FILE] [--max-size N]
 
 Conventions (docs/gtp.md): ``black`` moves first and joins the top and bottom rows,
 ``white`` the left and right columns; cells are column letter + row number, ``a1``
@@ -14,7 +14,10 @@ Stricter than Benzene, to catch a bridge that translates wrongly: a ``play`` or
 it is not allowed, is answered with ``?``.  It plays uniformly random free cells
 (``--seed``); with ``--swap`` it answers ``swap-pieces`` whenever the swap is allowed.
 With ``--log FILE`` it appends each game's final board, in its own convention, as a
-JSON line.  FAULT (at the N-th genmove, default 1; start-up faults ignore N):
+JSON line.  ``boardsize`` above ``--max-size`` (default 26) is answered with ``?``, as
+MoHex answers a size above its limit.  ``final_score`` answers ``B+`` or ``W+`` (Benzene's
+form) for the winner on its own board, ``cannot score`` without one.  FAULT (at the N-th
+genmove, default 1; start-up faults ignore N):
 
     error_genmove  '? cannot generate a move'     reject_play   '?' to the N-th play
     crash          exits with a message on stderr  hang          never answers
@@ -22,6 +25,7 @@ JSON line.  FAULT (at the N-th genmove, default 1; start-up faults ignore N):
     resign         resigns                          no_genmove    list_commands lacks genmove
     pass           answers 'pass'                   double        two answers to one genmove
     vt_move        a free cell followed by \x0b (not a GTP blank, so not the cell)
+    wrong_score    final_score names the loser     no_final_score  list_commands lacks final_score
 """
 
 import argparse
@@ -41,6 +45,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--fault", default="")
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--log")
+    parser.add_argument("--max-size", type=int, default=26)
     return parser.parse_args()
 
 
@@ -135,6 +140,7 @@ def main() -> None:
         "quit",
         "param_game",
         "showboard",
+        "final_score",
     ]
     if args.time != "none":
         commands.append("time_left")
@@ -142,6 +148,8 @@ def main() -> None:
         commands.append("time_settings")
     if args.fault == "no_genmove":
         commands.remove("genmove")
+    if args.fault == "no_final_score":
+        commands.remove("final_score")
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -160,6 +168,9 @@ def main() -> None:
             size = int(rest[0]) if cmd == "boardsize" else board.size
             if cmd == "boardsize" and len(rest) == 2 and rest[1] != rest[0]:
                 respond("only square boards", ok=False)
+                continue
+            if size > args.max_size:
+                respond(f"board size {size} is above this program's limit of {args.max_size}", ok=False)
                 continue
             board = Board(size)
             respond()
@@ -221,6 +232,11 @@ def main() -> None:
             respond(move)
             if fault == "double":
                 respond(rng.choice(free))
+        elif cmd == "final_score" and "final_score" in commands:
+            winner = board.winner()
+            if winner is not None and args.fault == "wrong_score":
+                winner = "white" if winner == "black" else "black"
+            respond({"black": "B+", "white": "W+", None: "cannot score"}[winner])
         elif cmd == "showboard":
             respond(json.dumps(board.stones))
         elif cmd == "quit":
