@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -77,11 +77,15 @@ def play_game(
     time_control: TimeControl | Sequence[TimeControl],
     names: Sequence[str] | None = None,
     opening: Sequence[str] = (),
+    progress: Callable[[float], None] = lambda seconds: None,
 ) -> GameResult:
     """Play one game; ``engines[seat]`` must be started.  ``seed`` fixes the setup
     and the engines' per-game seeds; ``opening`` (checked when the book was loaded)
     is played before the engines take over.  ``time_control`` is one for all seats or
-    one per seat (time odds; all with a game clock or none)."""
+    one per seat (time odds; all with a game clock or none).  ``progress(seconds)`` is
+    called before each step that waits on an engine (the new game, every move, the
+    end) with the longest that step may take: a worker reports it to its coordinator,
+    whose watchdog so times every move instead of the whole game."""
     started = datetime.now(UTC)
     t0 = time.monotonic()
     names = list(names or [e.name for e in engines])
@@ -94,11 +98,13 @@ def play_game(
     move_info: list[dict[str, int | float] | None] = []  # aligned with times_ms
     forfeit: _Forfeit | None = None
     try:
+        progress(sum(engine.longest_s(None) for engine in engines))
         _announce(game, state, engines, engine_seeds)
         per_seat = [time_control] * len(engines) if isinstance(time_control, TimeControl) else list(time_control)
-        _play_moves(state, engines, per_seat, times_ms, move_info)
+        _play_moves(state, engines, per_seat, times_ms, move_info, progress)
     except _Forfeit as exc:
         forfeit = exc
+    progress(sum(engine.longest_s(None) for engine in engines) + len(engines) * QUIT_GRACE)
     faults, disagreed = ([], []) if forfeit else _verify_result(state, engines, names)
     later: dict[str, Any] = {"deal": deal}
     if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
@@ -159,6 +165,7 @@ def _play_moves(
     tcs: Sequence[TimeControl],
     times_ms: list[int],
     move_info: list[dict[str, int | float] | None],
+    progress: Callable[[float], None],
 ) -> None:
     clocks = [tc.base_ms or 0 for tc in tcs] if tcs[0].base_ms is not None else None  # all or none have one
     incs = (
@@ -174,6 +181,7 @@ def _play_moves(
             limit = TimeLimit(_move_limit(tc, clocks[seat]), tc.movetime_ms, left, incs)
         else:
             limit = fixed[seat]
+        progress(engines[seat].longest_s(limit))
         try:
             reply = engines[seat].choose_move(state, limit)
         except EngineFault as exc:

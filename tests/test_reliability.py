@@ -522,12 +522,14 @@ def test_nothing_survives_a_coordinator_killed_while_the_run_starts(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_stopped_worker_is_killed_and_its_game_played_elsewhere(tmp_path, monkeypatch, caplog):
-    """An engine sends SIGSTOP to its worker (once): the watchdog kills the worker and
-    its engines after the game's longest possible duration plus a grace, and the game
-    is played again by a new worker; the tournament finishes."""
+    """An engine sends SIGSTOP to its worker (once): the backstop, with the per-move
+    watchdog off (test_watchdog.py tests that one), kills the worker and its engines after
+    the game's longest possible duration plus a grace, and the game is played again by a
+    new worker; the tournament finishes."""
     from arena.tournament import local, runner
 
     monkeypatch.setattr(local, "WATCHDOG_GRACE", 1.0)
+    monkeypatch.setattr(local, "MOVE_GRACE", None)
     marker = tmp_path / "pids"
     monkeypatch.setenv("ZOO_PIDS", str(marker))
     monkeypatch.setenv("ZOO_ONCE", str(tmp_path / "stopped-once"))

@@ -111,6 +111,9 @@ class _RandomSeat:
         moves = [m for m in state.legal_moves() if m != swap] if swap else None
         return Reply(self.rng.choice(moves) if moves else state.random_move(self.rng), 0.0)
 
+    def longest_s(self, limit: TimeLimit | None) -> float:
+        return 0.0
+
     def verify_result(self, state: State) -> None:
         pass
 

@@ -80,6 +80,10 @@ class Conversation(ABC):
     @abstractmethod
     def choose_move(self, state: State, limit: TimeLimit) -> Reply: ...
 
+    def longest_s(self, limit: TimeLimit | None) -> float:
+        """A move answers within its limit; the other exchanges within the start-up limit."""
+        return self.start_limit if limit is None else limit.seconds
+
     def verify_result(self, state: State) -> None:
         """Nothing to confirm unless the protocol can ask (GTP's ``final_score``)."""
         return None

@@ -245,6 +245,11 @@ class GtpEngine(Conversation):
                 f"time_left {colour} {seconds}" + (" 0" if standard else ""), deadline, Termination.TIMEOUT, reason
             )
 
+    def longest_s(self, limit: TimeLimit | None) -> float:
+        """Before ``genmove``, the moves it has not seen and its clock are sent under the
+        start-up limit (``choose_move``'s set-up deadline)."""
+        return self.start_limit + (limit.seconds if limit is not None else 0.0)
+
     def verify_result(self, state: State) -> None:
         """With ``verify_score``: tell the engine the moves it has not seen (the winning
         one, when it was the opponent's) and ask ``final_score``; an answer other than the

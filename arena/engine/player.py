@@ -103,6 +103,12 @@ class Player(Protocol):
         game are its successive positions, so a player may send only what changed."""
         ...
 
+    def longest_s(self, limit: TimeLimit | None) -> float:
+        """The longest the next call may take in seconds: :meth:`choose_move` under
+        ``limit``, or with None any other exchange of a game (:meth:`new_game`,
+        :meth:`verify_result`).  The watchdog that finds a stopped worker times it."""
+        ...
+
     def verify_result(self, state: State) -> None:
         """The game ended by the rules in ``state``: a player that is asked to (a GTP
         engine's ``verify_score``) confirms the result on its own board, or raises

@@ -2,7 +2,9 @@
 
 The drop rule is shared with the workers: a flag per engine they read before a game,
 and the coordinator's answer (``may_start``) before they start an engine.  A watchdog
-kills a worker whose game outlasts the longest it can take.
+kills a worker that does not report a move within the move's limit and a grace
+(``MOVE_GRACE``: the workers report each move as it is played), or whose game outlasts
+the longest it can take (the backstop).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from .worker import WorkerConfig, init_worker, play_in_worker
 log = logging.getLogger("arena.runner")
 
 WATCHDOG_GRACE = 30.0  # seconds past a game's longest possible duration before its worker counts as hung
+# Seconds past a step's own limit (a move's, an engine's start-up) before a worker that has
+# not reported counts as hung: a busy machine's scheduling delays, never an engine's time.
+MOVE_GRACE: float | None = 3.0
 
 
 class LocalGames:
@@ -43,6 +48,7 @@ class LocalGames:
             cores=proctree.usable_cpus() if config.affinity and proctree.can_pin() else (),
             answer=may_start,  # asked before a worker starts an engine
             time_limit=lambda game: limit,
+            step_grace=MOVE_GRACE,
         )
 
     def imap_unordered(self, games: Iterable[ScheduledGame]) -> Iterator[Outcome]:

@@ -8,6 +8,12 @@ replaced, and its task is queued again up to ``retries`` times before it is
 given up as :class:`Lost`.  :meth:`WorkerPool.terminate` sends SIGTERM (a worker
 kills its engines on it) and SIGKILL to any worker still alive after a grace
 period.  Workers are forked, so they inherit the coordinator's logging.
+
+The watchdog finds a worker that is alive but stopped (SIGSTOP, a stuck system call,
+a deadlock): a task has a whole-task bound (``time_limit``), and where the pool has a
+``step_grace``, each worker also tells the coordinator as it goes how long its next step
+may take (:func:`report_progress`: an engine's start-up, a move under its limit), and
+is killed once a step outlasts its bound by the grace.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from .droprule import StartDecision
 log = logging.getLogger("arena.runner")
 
 TERMINATE_GRACE = 3.0
+REPORT_WINDOW = 1.0  # a worker's report covers at least this long: quick steps send about one a second
 
 
 @dataclass
@@ -50,7 +57,34 @@ class _Question:
     payload: Any
 
 
+@dataclass(frozen=True)
+class _Progress:
+    """A worker's report: alive at ``sent`` (time.monotonic(), one clock for every process
+    of a machine), and done with its current step within ``seconds`` of it."""
+
+    sent: float
+    seconds: float
+
+
 _coordinator: Connection | None = None  # in a worker: its pipe to the coordinator
+_covered_until = 0.0  # in a worker: how long its last report keeps it counted alive
+
+
+def report_progress(seconds: float) -> None:
+    """In a worker: the step it begins (an engine's start-up, a move) ends within
+    ``seconds``, or it counts as hung.  A report stands until the next one: it is sent
+    when the last one does not cover this step, or covers it too loosely (a 10 s start-up
+    before a 0.5 s move), so that games of instant moves send about one report a second,
+    not one a move.  Outside a pool's worker: nothing."""
+    global _covered_until
+    if _coordinator is None:
+        return
+    now = time.monotonic()
+    window = max(seconds, REPORT_WINDOW)
+    if now + seconds <= _covered_until <= now + window:
+        return
+    _covered_until = now + window
+    _coordinator.send(_Progress(now, window))
 
 
 def ask_coordinator(payload: Any, default: Any = None) -> Any:
@@ -107,11 +141,16 @@ class WorkerPool:
         cores: Sequence[int] = (),
         answer: Callable[[Any, list[Any]], Any] = lambda payload, running: None,
         time_limit: Callable[[Any], float | None] = lambda task: None,
+        step_grace: float | None = None,
     ) -> None:
         self.size = size
         self.time_limit = time_limit  # seconds a task may take before its worker counts as hung
+        # Workers report each step (report_progress); one that outlasts the step it reported
+        # by this grace counts as hung.  None: the workers do not report, only time_limit holds.
+        self.step_grace = step_grace
         self.started: dict[Connection, float] = {}
-        self.hung: dict[Connection, float] = {}  # workers killed by the watchdog, and their limit
+        self.step_until: dict[Connection, float] = {}  # the end of each worker's current step, grace included
+        self.hung: dict[Connection, float] = {}  # workers killed by the watchdog, and how far into their task
         # answer(payload, running) answers ask_coordinator() in the workers; running: the
         # tasks of the other busy workers that are not waiting for an answer themselves.
         # StartDecision.WAIT cannot be answered yet: the question is asked again after the
@@ -164,13 +203,15 @@ class WorkerPool:
         while queue or self.busy:
             sentinels = {proc.sentinel: conn for conn, proc in self.workers.items()}
             ready = wait([*self.busy, *sentinels], self._until_overdue())
-            self._kill_overdue()
             done: list[Any] = []
             for conn in [c for c in ready if isinstance(c, Connection)]:
                 try:
                     message = conn.recv()
                 except (EOFError, OSError):
                     continue  # died mid-answer: handled with the sentinels
+                if isinstance(message, _Progress):
+                    self._progressed(conn, message)
+                    continue
                 if isinstance(message, _Question):
                     self.waiting[conn] = (message, time.monotonic())
                     continue
@@ -190,6 +231,7 @@ class WorkerPool:
                     done.append(lost)
                 if queue:
                     idle.append(self._spawn())
+            self._kill_overdue()  # after the reports that came are read: a late read is not a late worker
             self._dispatch(queue, idle)  # first, so workers play on while the caller stores results
             yield from done
             self._answer_waiting()  # after the caller took in the results
@@ -205,36 +247,61 @@ class WorkerPool:
             if answer is StartDecision.WAIT:
                 continue
             del self.waiting[conn]
+            now = time.monotonic()
             if conn in self.started:
-                self.started[conn] += time.monotonic() - since  # waiting is not playing: the watchdog's clock stops
+                self.started[conn] += now - since  # waiting is not playing: the watchdog's clock stops
+            if self.step_grace is not None:
+                self.step_until[conn] = max(self.step_until.get(conn, 0.0), now + self.step_grace)
             self._reply(conn, answer)
+
+    def _progressed(self, conn: Connection, report: _Progress) -> None:
+        """A worker's report, which stands until its next: its step ends by ``sent +
+        seconds``, the grace on top.  Timed from when it was sent, so a coordinator busy
+        storing results kills nobody."""
+        if self.step_grace is not None:
+            self.step_until[conn] = report.sent + report.seconds + self.step_grace
+
+    def _deadline(self, conn: Connection, task: Any) -> float | None:
+        """When a busy worker counts as hung: the end of its step (where workers report)
+        or of the longest its task can take, whichever comes first; None: never."""
+        limit = self.time_limit(task)
+        ends = [self.started[conn] + limit] if limit is not None else []
+        if conn in self.step_until:
+            ends.append(self.step_until[conn])
+        return min(ends) if ends else None
 
     def _until_overdue(self) -> float | None:
         """Seconds until the first busy worker runs out of time (None: no limit)."""
         ends = [
-            self.started[conn] + limit
+            end
             for conn, (task, _) in self.busy.items()
-            if conn not in self.hung and conn not in self.waiting and (limit := self.time_limit(task)) is not None
+            if conn not in self.hung and conn not in self.waiting and (end := self._deadline(conn, task)) is not None
         ]
         return max(0.0, min(ends) - time.monotonic()) if ends else None
 
     def _kill_overdue(self) -> None:
-        """The watchdog: a worker that has not finished its task in time (stopped by a
-        signal, stuck in a system call, deadlocked) is killed with everything it started;
-        its sentinel then fires and the task is played again like a dead worker's."""
+        """The watchdog: a worker that has not finished its step or its task in time
+        (stopped by a signal, stuck in a system call, deadlocked) is killed with everything
+        it started; its sentinel then fires and the task is played again like a dead
+        worker's."""
         now = time.monotonic()
         for conn, (task, _) in list(self.busy.items()):
-            limit = self.time_limit(task)
-            if conn in self.hung or conn in self.waiting or limit is None or now - self.started[conn] < limit:
+            end = self._deadline(conn, task)
+            if conn in self.hung or conn in self.waiting or end is None or now < end:
                 continue
+            if conn.poll():
+                continue  # it has said something since: read it first (the next wait returns at once)
             proc = self.workers[conn]
-            log.error(
-                "%s has not finished %r within %.0f s, the longest it can take: killing it and its engines",
-                proc.name,
-                task,
-                limit,
-            )
-            self.hung[conn] = limit
+            limit = self.time_limit(task)
+            if limit is not None and now - self.started[conn] >= limit:
+                what = f"has not finished {task!r} within {limit:.0f} s, the longest it can take"
+            else:
+                what = (
+                    f"has not reported on {task!r} for {now - end + (self.step_grace or 0):.1f} s past its "
+                    f"step's limit (the step's own limit and a {self.step_grace:g} s grace)"
+                )
+            log.error("%s %s: killing it and its engines", proc.name, what)
+            self.hung[conn] = now - self.started[conn]
             assert proc.pid is not None  # started
             proctree.kill_tree(proc.pid)
 
@@ -253,7 +320,9 @@ class WorkerPool:
         while queue and idle:
             conn = idle.pop()
             self.busy[conn] = queue.popleft()
-            self.started[conn] = time.monotonic()
+            self.started[conn] = now = time.monotonic()
+            if self.step_grace is not None:  # until its first report; an earlier report may still cover it
+                self.step_until[conn] = max(self.step_until.get(conn, 0.0), now + self.step_grace)
             try:
                 conn.send(self.busy[conn][0])
             except OSError:
@@ -264,6 +333,7 @@ class WorkerPool:
         proc = self.workers.pop(conn)
         self.core_of.pop(conn, None)
         self.started.pop(conn, None)
+        self.step_until.pop(conn, None)
         hung = self.hung.pop(conn, None)
         proc.join()
         conn.close()
@@ -271,7 +341,7 @@ class WorkerPool:
             log.error("%s died while idle (exit code %s); starting another", proc.name, proc.exitcode)
             return None
         task, retried = self.busy.pop(conn)
-        what = f"hung (killed after {hung:.0f} s)" if hung is not None else f"died (exit code {proc.exitcode})"
+        what = f"hung (killed after {hung:.1f} s)" if hung is not None else f"died (exit code {proc.exitcode})"
         log.error("%s %s in the middle of %r", proc.name, what, task)
         if retried < self.retries:
             queue.appendleft((task, retried + 1))
@@ -308,3 +378,4 @@ class WorkerPool:
         self.workers.clear()
         self.busy.clear()
         self.waiting.clear()
+        self.step_until.clear()

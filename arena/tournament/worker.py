@@ -28,7 +28,7 @@ from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
 from .droprule import StartDecision
-from .pool import ask_coordinator
+from .pool import ask_coordinator, report_progress
 from .schedule import ScheduledGame
 
 log = logging.getLogger("arena.runner")
@@ -87,6 +87,7 @@ class Worker:
             )
             self.engines[name] = proc
             proc.trace = trace
+            report_progress(proc.start_limit)  # the start-up is the next step the watchdog times
             proc.start()
         proc.trace = trace
         return proc
@@ -134,6 +135,7 @@ class Worker:
                 time_control=clocks,
                 names=scheduled.seats,
                 opening=scheduled.opening,
+                progress=report_progress,  # each move, as it is played, to the coordinator's watchdog
             )
             for seat in result.faulted_seats:
                 self.discard(scheduled.seats[seat])

@@ -114,7 +114,8 @@ def misbehave(fault: str, moves: list[str], movetime_ms: int) -> None:
         if once and os.path.exists(once):
             return
         if once:
-            open(once, "w").close()
+            with open(once, "w") as f:
+                f.write(f"{time.time():.6f}\n")  # when, precisely (a file's mtime is a coarse clock's)
         os.kill(os.getppid(), signal.SIGSTOP)
 
     elif fault == "garbage":
@@ -203,6 +204,9 @@ def main() -> None:
                 sleep_forever()
             out("arenaok 1")
         elif words[0] == "newgame":
+            if os.environ.get("ZOO_NEWGAMES"):  # when each game began, for timing tests
+                with open(os.environ["ZOO_NEWGAMES"], "a") as f:
+                    f.write(f"{time.time():.6f} {os.getpid()} {os.getppid()}\n")
             for option in words[4:]:
                 key, _, value = option.partition("=")
                 if key == "size":
