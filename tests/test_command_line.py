@@ -110,7 +110,7 @@ def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_s
         tmp_path,
         engines=[
             ["name=new", f"cmd={RANDOM}", "option.depth=3", "tc=1:30+1.5", "memory_mb=512"],
-            ["name=old", f"cmd={GTP}", "args=--seed 3", "proto=gtp", "init=param_game allow_swap 1", "st=2"],
+            ["name=old", f"cmd={GTP}", "args=--seed 3", "proto=gtp", "init=param_game allow_swap 1", "st=2", "verify_score=true"],
         ],
         each=["tc=10+0.1", "timemargin=50", "env.OMP_NUM_THREADS=1"],
         rounds=30,
@@ -131,6 +131,7 @@ def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_s
     assert (old.time_control.base_ms, old.time_control.margin_ms) == (10_000, 50)  # --each's clock, and st=
     assert new.options == {"depth": 3} and new.memory_mb == 512 and new.env == {"OMP_NUM_THREADS": "1"}
     assert old.command[-2:] == ["--seed", "3"] and old.protocol == "gtp" and old.init == ["param_game allow_swap 1"]
+    assert old.verify_score is True and new.verify_score is False
     assert new.cwd == str(tmp_path)  # the folder the command ran in, written absolute
     assert data.sprt is not None and (data.sprt.alpha, data.sprt.model) == (0.1, "logistic")
     assert [len(o) for o in t.openings] == [2, 2]  # plies=2: fastchess's cut of each book line

@@ -42,6 +42,7 @@ ENGINE_KEYS = {
     "cpu_seconds": "cpu_seconds",
     "handshake_ms": "handshake_ms",
     "max_failures": "max_failures",
+    "verify_score": "verify_score",
 }
 PREFIXED = {"option.": "options", "env.": "env"}
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
