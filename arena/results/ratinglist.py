@@ -44,8 +44,9 @@ class RatingListError(Exception):
     """Folders that cannot be rated together; each line of ``lines`` is one clear message."""
 
     def __init__(self, lines: Sequence[str]) -> None:
-        super().__init__("\n".join(lines))
-        self.lines = list(lines)
+        shown = [strictjson.printable(line) for line in lines]  # settings' text, shown as engine text is
+        super().__init__("\n".join(shown))
+        self.lines = shown
 
 
 @dataclass
