@@ -214,12 +214,13 @@ def test_mixed_games_or_options_are_refused_unless_asked(tmp_path):
 
 def test_one_name_with_other_settings_is_refused_or_told_apart(tmp_path):
     first = results_folder(tmp_path / "first", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "<b>easy</b>" }'})
-    second = results_folder(tmp_path / "second", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "hard" }'})
+    second = results_folder(tmp_path / "second", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "hard\\u202e" }'})
     refused = ratings(first, second)
     assert refused.returncode == 2 and refused.stdout == ""
     line = refused.stderr.strip()
     assert "\n" not in line and "engine 'B'" in line and "'A'" not in line
-    assert '"<b>easy</b>"' in line and '"hard"' in line and str(first) in line and str(second) in line
+    assert '"<b>easy</b>"' in line and '"hard\\u202e"' in line and str(first) in line and str(second) in line
+    assert "\u202e" not in line  # a bidi control from the settings is shown escaped, as engine text is
     assert "--split-names" in line
     # Another clock is another engine too.
     slower = results_folder(tmp_path / "slower", {"A": 0, "B": 0}, time_control="movetime_ms = 900")
@@ -232,7 +233,7 @@ def test_one_name_with_other_settings_is_refused_or_told_apart(tmp_path):
     split = sorted(label for label in engines if label.startswith("B@"))
     assert len(split) == 2 and "A" in engines and len(engines) == 3
     assert sorted(str(engines[s]["settings"]["env"]) for s in split) == sorted(
-        [str([["LEVEL", "<b>easy</b>"]]), str([["LEVEL", "hard"]])]
+        [str([["LEVEL", "<b>easy</b>"]]), str([["LEVEL", "hard\\u202e"]])]
     )
     for label in split:
         assert label == "B@" + engines[label]["fingerprint"][:8]
