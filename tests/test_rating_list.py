@@ -370,3 +370,19 @@ def test_a_folders_games_it_does_not_count_are_left_out_and_named(tmp_path):
     assert [n["id"] for n in doc["folders"][0]["not_counted"]] == [1] and doc["folders"][1]["not_counted"] == []
     plain = ratings(*folders).stdout
     assert f"not counted: 1 stored game(s) of {folders[0]}" in plain
+
+
+@pytest.mark.slow
+def test_a_folder_a_real_run_wrote_rates_as_its_own_table(tmp_path):
+    engines = engine_toml("random", *RANDOM) + engine_toml("path", "{python}", "-m", "engines.hex_pathfinder")
+    out = tmp_path / "out"
+    played = run_arena("run", write_tournament(tmp_path, engines, options="size = 3", workers=1), "--out", out, "-q")
+    assert played.returncode == 0, played.stderr
+    listed = ratings(out, "-f", "json")
+    assert listed.returncode == 0, listed.stderr
+    doc, own = strict_json(listed.stdout), strict_json((out / "results.json").read_text())
+    assert doc["elo"] == own["elo"] and doc["games"] == own["games"] == 2
+    assert {e["engine"]: e["settings"]["command"][-1] for e in doc["engines"]} == {
+        "random": "engines.random_engine",
+        "path": "engines.hex_pathfinder",
+    }
