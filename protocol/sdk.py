@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -66,6 +67,14 @@ class Engine:
         self.rng = random.Random(0)
         self.private: list[str] = []
         self.option_values: dict[str, str] = {name: str(d) for name, (_, d) in self.options.items()}
+        self._send: Callable[[str], None] | None = None  # set by run(): where info lines go
+
+    def info(self, text: str) -> None:
+        """Send ``info <text>`` (e.g. ``depth 7 nodes 1200``, PROTOCOL.md section 4) while
+        choosing a move: the referee keeps the search keys with the move.  Outside
+        :func:`run` (an engine driven in-process) it goes nowhere."""
+        if self._send is not None:
+            self._send(f"info {text}")
 
     def choose_move(self, state: State, clock: Clock) -> str | None:
         """Return the move token for ``state`` (this engine's seat is to move), or None
@@ -89,6 +98,7 @@ class _Session:
         self.setup = "start"
         self.state: State | None = None
         self.ready_for_game = False
+        engine._send = self.send
 
     def send(self, line: str) -> None:
         self.out.write(line + "\n")

@@ -2,6 +2,7 @@
 move in the record, and turned into an engine's mean depth and nodes per second."""
 
 import json
+import re
 import textwrap
 
 import pytest
@@ -80,3 +81,28 @@ def test_a_reporting_engine_gets_its_depth_and_speed_in_the_record_and_statistic
     doc = json.loads((out / "results.json").read_text())
     row = next(e for e in doc["engines"] if e["engine"] == "thinker")
     assert row["mean_depth"] == round(stats["thinker"].mean_depth, 2)
+
+
+@pytest.mark.timeout(120)
+def test_the_search_engine_reports_depth_and_nodes_into_the_record_statistics_and_site(tmp_path):
+    engines = engine_toml("search", "{python}", "-m", "engines.search", extra='options = { level = "easy" }')
+    engines += engine_toml("random", "{python}", "-m", "engines.random_engine")
+    out = tmp_path / "out"
+    path = write_tournament(tmp_path, engines, options="size = 4\nswap = false", rounds=1, seed=3)
+    proc = run_arena("run", path, "-q", "--out", out, env=None)
+    assert proc.returncode == 0, proc.stderr
+    _, records = read_folder(out)
+    for r in records:
+        mine = r["players"].index("search")
+        for ply, info in enumerate(r["move_info"]):
+            if ply % 2 == mine:  # easy: 30 simulations, fewer where the game is nearly over
+                assert 0 < info["nodes"] <= 30 and info["depth"] >= 1 and 0 <= info["score"] <= 1
+            else:
+                assert info is None
+    stats = engine_stats(records)
+    assert stats["search"].mean_depth >= 1 and stats["search"].nodes_per_second > 0
+    # The report site's engine table carries the same figures.
+    (engines_page,) = out.glob("**/engines.html")
+    row = re.search(r"<tr>\s*<td[^>]*>search</td>(.*?)</tr>", engines_page.read_text(), re.S)
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row.group(1))
+    assert float(cells[-1]) == round(stats["search"].nodes_per_second) and float(cells[-2]) >= 1

@@ -11,13 +11,19 @@ Python on the same seeds the way OpenSpiel's own Python rollouts do it
 keeping the list of empty cells itself; with the swap rule off both libraries list
 legal moves in the same order, so the playouts are the very same games (checked
 and printed).
+
+*Batched playouts*: arena's numpy path (``arena.rules.hexfill``) draws a batch of
+random cell orders with numpy and plays them all at once; OpenSpiel is given the
+very same orders (drawn the same way, the draw timed for both), one
+``apply_action`` and one ``is_terminal`` a move, which no Python driver of it can
+undercut, and the games are checked to be the same (every move and the winner).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any, cast
@@ -148,36 +154,58 @@ class OpenSpielFigures:
     openspiel_own_list_playouts_per_s: list[float] = field(default_factory=list)
     arena_moves_validated_per_s: list[float] = field(default_factory=list)
     openspiel_moves_validated_per_s: list[float] = field(default_factory=list)
+    arena_batched_playouts_per_s: list[float] = field(default_factory=list)
+    openspiel_ordered_playouts_per_s: list[float] = field(default_factory=list)
+    batched_identical: bool = False
 
-    def _ratio(self, arena: str, openspiel: str) -> float:
+    @property
+    def strongest_openspiel(self) -> str:
+        """The faster of the two drivers that spare OpenSpiel the legal-action list."""
+        own, ordered = "openspiel_own_list_playouts_per_s", "openspiel_ordered_playouts_per_s"
+        return own if med(getattr(self, own)) >= med(getattr(self, ordered)) else ordered
+
+    @property
+    def batched_ratio(self) -> float:
+        """Batched playouts against the strongest Python driver of OpenSpiel."""
+        return self.ratio("arena_batched_playouts_per_s", self.strongest_openspiel)
+
+    def ratio(self, arena: str, openspiel: str) -> float:
         return med(getattr(self, arena)) / med(getattr(self, openspiel))
 
     @property
     def playout_ratio(self) -> float:
-        return self._ratio("arena_playouts_per_s", "openspiel_playouts_per_s")
+        return self.ratio("arena_playouts_per_s", "openspiel_playouts_per_s")
 
     @property
     def stepwise_playout_ratio(self) -> float:
-        return self._ratio("arena_stepwise_playouts_per_s", "openspiel_playouts_per_s")
+        return self.ratio("arena_stepwise_playouts_per_s", "openspiel_playouts_per_s")
 
     @property
     def own_list_playout_ratio(self) -> float:
-        return self._ratio("arena_playouts_per_s", "openspiel_own_list_playouts_per_s")
+        return self.ratio("arena_playouts_per_s", "openspiel_own_list_playouts_per_s")
 
     @property
     def validation_ratio(self) -> float:
-        return self._ratio("arena_moves_validated_per_s", "openspiel_moves_validated_per_s")
+        return self.ratio("arena_moves_validated_per_s", "openspiel_moves_validated_per_s")
 
     def as_dict(self) -> dict[str, Any]:
         rates = {f.name: med(getattr(self, f.name)) for f in fields(self) if f.name.endswith("_per_s")}
         ratios = {
             name: getattr(self, name)
-            for name in ("playout_ratio", "stepwise_playout_ratio", "own_list_playout_ratio", "validation_ratio")
+            for name in (
+                "playout_ratio",
+                "stepwise_playout_ratio",
+                "own_list_playout_ratio",
+                "validation_ratio",
+                "batched_ratio",
+            )
         }
         return {
             "openspiel_version": self.version,
             "playouts": self.playouts,
             "identical_games": self.identical,
+            "batched_identical_games": self.batched_identical,
+            "strongest_openspiel_driver": self.strongest_openspiel,
             **rates,
             **ratios,
         }
@@ -206,8 +234,11 @@ def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures 
         and games == _timed_playouts(game, seeds, stepwise=True)[1]
     )
     figures = OpenSpielFigures(version("open-spiel"), count, identical)
+    figures.batched_identical = _batched_identical(game, spiel, count)
     plies = sum(len(g) for g in games)
-    for _ in range(repeats):
+    for run in range(repeats):
+        figures.arena_batched_playouts_per_s.append(count / _timed_batch(game, count, run, None))
+        figures.openspiel_ordered_playouts_per_s.append(count / _timed_batch(game, count, run, spiel))
         figures.arena_playouts_per_s.append(count / _timed_playouts(game, seeds)[0])
         figures.openspiel_playouts_per_s.append(count / _timed(_spiel_playout, spiel, seeds))
         figures.arena_stepwise_playouts_per_s.append(count / _timed_playouts(game, seeds, stepwise=True)[0])
@@ -221,6 +252,61 @@ def openspiel_hex(size: int, repeats: int, budget_s: float) -> OpenSpielFigures 
                 apply(action)
         figures.openspiel_moves_validated_per_s.append(plies / (time.thread_time() - start))
     return figures
+
+
+BATCH = 1024  # playouts per numpy batch: large enough that numpy's per-call cost fades
+
+
+def _batch_orders(game: HexGame, count: int, seed: int) -> Iterator[Any]:
+    """The orders of ``count`` random games from the start, in batches of BATCH."""
+    import numpy as np
+
+    from ..rules.hexfill import random_orders
+
+    rng, start = np.random.default_rng(seed), game.initial_state()
+    for first in range(0, count, BATCH):
+        yield random_orders(start, rng, min(BATCH, count - first))
+
+
+def _timed_batch(game: HexGame, count: int, seed: int, spiel: Any) -> float:
+    """CPU seconds for ``count`` random games drawn in numpy batches, played by arena's
+    batched path (``spiel`` None) or by OpenSpiel move by move along the same orders."""
+    from ..rules.hexfill import fill
+
+    start_state = game.initial_state()
+    start = time.thread_time()
+    for orders in _batch_orders(game, count, seed):
+        if spiel is None:
+            fill(start_state, orders)
+        else:
+            for order in orders.tolist():
+                _spiel_ordered_playout(spiel, order)
+    return time.thread_time() - start
+
+
+def _batched_identical(game: HexGame, spiel: Any, count: int) -> bool:
+    """arena's batched games are OpenSpiel's games along the same orders: every move, the winner."""
+    from ..rules.hexfill import fill
+
+    start_state = game.initial_state()
+    for orders in _batch_orders(game, count, 0):
+        filled = fill(start_state, orders)
+        for order, plies, winner in zip(orders.tolist(), filled.plies.tolist(), filled.winners.tolist()):
+            state = _spiel_ordered_playout(spiel, order)
+            if state.history() != order[:plies] or state.returns()[winner] != 1.0:
+                return False
+    return True
+
+
+def _spiel_ordered_playout(spiel: Any, order: list[int]) -> Any:
+    """OpenSpiel along a given order of cells until the game ends."""
+    state = spiel.new_initial_state()
+    apply, is_terminal = state.apply_action, state.is_terminal
+    for action in order:
+        apply(action)
+        if is_terminal():
+            return state
+    raise RuntimeError("an OpenSpiel Hex game did not end on a full board")
 
 
 def _timed(playout: Callable[[Any, int], list[int]], spiel: Any, seeds: range) -> float:

@@ -90,7 +90,8 @@ def referee(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         return
     report.echo(
         f"\nHex 11x11 without swap against OpenSpiel {spiel.version}, {spiel.playouts} playouts, "
-        f"same seeds, alternating runs; identical games: {'yes' if spiel.identical else 'NO'}"
+        f"same seeds, alternating runs; identical games: {'yes' if spiel.identical else 'NO'}; "
+        f"batched games identical to OpenSpiel's along the same orders: {'yes' if spiel.batched_identical else 'NO'}"
     )
     report.table(
         [
@@ -113,6 +114,18 @@ def referee(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
                 spiel.own_list_playout_ratio,
             ],
             [
+                "random playouts/s: batched (numpy) / the same orders, move by move",
+                med(spiel.arena_batched_playouts_per_s),
+                med(spiel.openspiel_ordered_playouts_per_s),
+                spiel.ratio("arena_batched_playouts_per_s", "openspiel_ordered_playouts_per_s"),
+            ],
+            [
+                "random playouts/s: batched (numpy) / driver keeps the empty cells",
+                med(spiel.arena_batched_playouts_per_s),
+                med(spiel.openspiel_own_list_playouts_per_s),
+                spiel.ratio("arena_batched_playouts_per_s", "openspiel_own_list_playouts_per_s"),
+            ],
+            [
                 "moves validated/s",
                 med(spiel.arena_moves_validated_per_s),
                 med(spiel.openspiel_moves_validated_per_s),
@@ -126,6 +139,13 @@ def referee(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         "Hex 11x11 random playouts >= 1.5x OpenSpiel",
         f"{spiel.playout_ratio:.2f}x (step by step {spiel.stepwise_playout_ratio:.2f}x)",
         spiel.playout_ratio >= 1.5,
+    )
+    report.target(
+        "Hex 11x11 batched random playouts >= 1.5x the strongest Python driver of OpenSpiel",
+        f"{spiel.batched_ratio:.2f}x (the strongest: "
+        f"{'it keeps the empty cells' if 'own_list' in spiel.strongest_openspiel else 'the same orders'})"
+        f"; the same games: {'yes' if spiel.batched_identical else 'NO'}",
+        spiel.batched_ratio >= 1.5 and spiel.batched_identical,
     )
 
 

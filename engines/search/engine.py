@@ -78,12 +78,14 @@ class SearchEngine(Engine):
         if isinstance(state, HexState) and self.option_values["swap_policy"] == "edge" and state.swap_allowed():
             swap = edge_swap(state)
             if swap:
+                self.info("depth 0 nodes 0")  # the policy's move, no search
                 return swap
         part = PARTS[game]
         level = self.option_values["level"]
         budget = UNLIMITED if level == "time" else part.budgets[level]
         out_of_time = self._deadline(clock, level == "time")
         self.last = mcts.search(part.make_domain(self), state, self.rng, budget, out_of_time)
+        self.info(self.last.info())
         return self.last.move
 
     def _deadline(self, clock: Clock, required: bool) -> Callable[[], bool]:

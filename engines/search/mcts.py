@@ -161,6 +161,12 @@ class Node:
                 best, best_value = i, value
         return best
 
+    def index_of(self, move: str) -> int | None:
+        try:
+            return self.moves.index(move)
+        except ValueError:
+            return None  # a move the domain built past the root (a Groups turn of several stones)
+
     def best_move(self) -> int:
         """The most visited move (ties: the better mean, then the first)."""
         return max(
@@ -170,8 +176,28 @@ class Node:
 
 
 class SearchResult:
-    def __init__(self, move: str, iterations: int, seconds: float) -> None:
+    """The move and what the search did for it: simulations run, the deepest tree path
+    (plies from the root), the chosen move's mean reward for the mover, time taken and
+    whether the clock stopped it before its budget (``clock_stopped``)."""
+
+    def __init__(
+        self,
+        move: str,
+        iterations: int,
+        seconds: float,
+        depth: int = 0,
+        score: float | None = None,
+        clock_stopped: bool = False,
+    ) -> None:
         self.move, self.iterations, self.seconds = move, iterations, seconds
+        self.depth, self.score, self.clock_stopped = depth, score, clock_stopped
+
+    def info(self) -> str:
+        """The search keys of an ``info`` line (PROTOCOL.md section 4)."""
+        text = f"depth {self.depth} nodes {self.iterations}"
+        if self.score is not None:
+            text += f" score {self.score:.3f}"
+        return text + (" string stopped by the clock" if self.clock_stopped else "")
 
 
 def search(
@@ -183,12 +209,19 @@ def search(
     root_position = domain.root(state, rng)
     rave = domain.rave
     root = _expand(domain, root_position, rng)
-    done = 0
+    done = depth = 0
+    stopped = False
     if len(root.moves) > 1:
-        while done < iterations and not (done and out_of_time()):
-            _simulate(domain, root, root_position, rng, rave)
+        while done < iterations:
+            if done and out_of_time():
+                stopped = True
+                break
+            depth = max(depth, _simulate(domain, root, root_position, rng, rave))
             done += 1
-    return SearchResult(domain.final(root_position, root, rng), done, time.perf_counter() - start)
+    move = domain.final(root_position, root, rng)
+    i = root.index_of(move)
+    score = root.totals[i] / root.visits[i] if i is not None and root.visits[i] else None
+    return SearchResult(move, done, time.perf_counter() - start, depth, score, stopped)
 
 
 def _expand(domain: Domain, position: Any, rng: Random) -> Node:
@@ -197,7 +230,8 @@ def _expand(domain: Domain, position: Any, rng: Random) -> Node:
     return Node(domain.to_move(position), moves, domain.rave)
 
 
-def _simulate(domain: Domain, root: Node, root_position: Any, rng: Random, rave: bool) -> None:
+def _simulate(domain: Domain, root: Node, root_position: Any, rng: Random, rave: bool) -> int:
+    """One simulation: down the tree, a rollout, the rewards back up; the plies in the tree."""
     position = domain.clone(root_position)
     path: list[tuple[Node, int]] = []
     node: Node | None = root
@@ -217,6 +251,7 @@ def _simulate(domain: Domain, root: Node, root_position: Any, rng: Random, rave:
         node = child
     rewards, played = domain.rollout(position, rng)
     _backup(path, rewards, played if rave else None)
+    return len(path)
 
 
 def _backup(path: list[tuple[Node, int]], rewards: list[float], played: list[Played] | None) -> None:
