@@ -223,6 +223,11 @@ def _count_moves(table: dict[str, EngineStats], record: GameRecord, movers: list
                 row.nodes_ms += ms
 
 
+def movers_of(record: GameRecord) -> list[int] | None:
+    """The seat that made each move of ``record`` (None: it does not replay)."""
+    return _Movers().of(record)
+
+
 class _Movers:
     """The seat that made each move of a record (and the seat to move after the last, whose
     rejected move may have been timed), by replaying it; games are cached by options."""

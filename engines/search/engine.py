@@ -11,6 +11,8 @@ the swap policy for Hex, guessed hidden posies for Posies).  Options (``setoptio
 - ``safety_ms``: what every mode keeps in hand below the time the clock allows.
   A fixed level also stops early rather than overrun the clock, and only then
   stops being reproducible (see engines/README.md for how rarely).
+- ``iterations``: a fixed level's count replaced (0, the default: the level's own),
+  for quick ladders and experiments.
 - ``swap_policy`` (Hex): ``edge`` swaps exactly when Red's first stone is off the
   edges, ``search`` lets the search judge, ``never`` never swaps.
 """
@@ -45,7 +47,7 @@ class Part:
 
 
 PARTS: dict[str, Part] = {
-    "hex": Part({"easy": 30, "medium": 300, "hard": 6000}, lambda e: HexDomain(e.option_values["swap_policy"])),
+    "hex": Part({"easy": 30, "medium": 300, "hard": 3000}, lambda e: HexDomain(e.option_values["swap_policy"])),
     "hexgo": Part({"easy": 10, "medium": 80, "hard": 1000}, lambda e: mcts.RulesDomain(2, rave=True)),
     "groups": Part({"easy": 30, "medium": 200, "hard": 1500}, lambda e: GroupsDomain()),
     "posies": Part({"easy": 15, "medium": 80, "hard": 300}, lambda e: PosiesDomain(e.players)),
@@ -60,6 +62,7 @@ class SearchEngine(Engine):
         "level": ("string", "medium"),
         "safety_ms": ("int", 30),
         "swap_policy": ("string", "edge"),
+        "iterations": ("int", 0),
     }
 
     def __init__(self) -> None:
@@ -71,6 +74,8 @@ class SearchEngine(Engine):
         if allowed is not None and value not in allowed:
             # A misspelt level must not quietly play another strength: stop, saying why.
             raise SystemExit(f"search engine: option {name} is {value!r}; use one of {', '.join(allowed)}")
+        if name == "iterations" and not (value.isascii() and value.isdigit()):
+            raise SystemExit(f"search engine: option iterations is {value!r}; use a whole number (0: the level's)")
         super().on_option(name, value)
 
     def choose_move(self, state: State, clock: Clock) -> str | None:
@@ -82,7 +87,7 @@ class SearchEngine(Engine):
                 return swap
         part = PARTS[game]
         level = self.option_values["level"]
-        budget = UNLIMITED if level == "time" else part.budgets[level]
+        budget = UNLIMITED if level == "time" else int(self.option_values["iterations"]) or part.budgets[level]
         out_of_time = self._deadline(clock, level == "time")
         self.last = mcts.search(part.make_domain(self), state, self.rng, budget, out_of_time)
         self.info(self.last.info())

@@ -7,7 +7,7 @@ Conventions (docs/gtp.md): ``black`` moves first and joins the top and bottom ro
 ``white`` the left and right columns; cells are column letter + row number, ``a1``
 top-left; ``play white swap-pieces`` after black's first stone leaves that stone where
 it is, still black, and white moves next (the players changed colours); a ``genmove``
-when the game is over answers ``resign``; ``param_game allow_swap`` enables the swap.
+when the game is over answers ``resign``; ``param_game allow_swap`` enables the swap; ``param_mohex KEY VALUE`` is accepted and ignored.
 
 Stricter than Benzene, to catch a bridge that translates wrongly: a ``play`` or
 ``genmove`` of the colour not to move, on an occupied or unknown cell, or a swap when
@@ -139,6 +139,7 @@ def main() -> None:
         "genmove",
         "quit",
         "param_game",
+        "param_mohex",
         "showboard",
         "final_score",
     ]
@@ -176,6 +177,8 @@ def main() -> None:
             respond()
         elif cmd == "param_game" and len(rest) == 2 and rest[0] == "allow_swap":
             allow_swap = rest[1] in ("1", "true")
+            respond()
+        elif cmd == "param_mohex" and len(rest) == 2:  # MoHex's search settings: nothing to set here
             respond()
         elif (
             cmd == "time_left"
