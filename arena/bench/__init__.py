@@ -49,6 +49,8 @@ class Plan:
     progress_rounds: int = 100  # 2 games per round
     fastchess: str | None = None  # a fastchess binary for the manager section's side-by-side
     fastchess_rounds: int = 100  # 2 games per round
+    ladder_games: int = 2  # per game and level, at the ladders' move times
+    ladder_games_all: bool = True  # every game and level (quick: Hex 5x5, easy)
 
 
 FULL = Plan(
@@ -82,6 +84,8 @@ QUICK = Plan(
     engine_clock_games=1,
     progress_rounds=5,
     fastchess_rounds=2,
+    ladder_games=1,
+    ladder_games_all=False,
 )
 
 

@@ -23,6 +23,7 @@ from ..match import TimeControl, play_game
 from ..rules import make_game
 from .common import med
 
+LADDER_LEVELS = ("easy", "medium", "hard")
 POSITION_PLIES = (0, 6, 12)  # plies of a random game before each measured move
 
 
@@ -93,3 +94,48 @@ def clock_mode_times(movetime_ms: int, games: int) -> list[int]:
         mine = specs.index(search)
         charged += [t for ply, t in enumerate(record["times_ms"]) if ply % 2 == mine]
     return charged
+
+
+@dataclass
+class LadderMoves:
+    """One level's moves in ladder games against random: per game the slowest move the
+    referee charged, and the moves the clock stopped before the level's count."""
+
+    game: str
+    level: str
+    movetime_ms: int
+    slowest_ms: list[int]  # per game
+    moves: int
+    clock_stopped: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def ladder_moves(game_name: str, level: str, games: int, options: dict[str, Any] | None = None) -> LadderMoves:
+    """``games`` games of ``level`` against random at the ladder's options and move time
+    (``options`` over them), both seat orders, through real processes."""
+    from ..record import GameRecord
+    from ..tournament.ladder import LADDERS, move_times
+
+    ladder = LADDERS[game_name]
+    game = make_game(game_name, {**ladder.options, **(options or {})})
+    search = EngineSpec(level, (sys.executable, "-m", "engines.search"), options=(("level", level),))
+    rand = EngineSpec("random", (sys.executable, "-m", "engines.random_engine"))
+    slowest, moves, stopped = [], 0, 0
+    for k in range(games):
+        specs = [search, rand] if k % 2 == 0 else [rand, search]
+        procs = [EngineProcess(spec) for spec in specs]
+        try:
+            for proc in procs:
+                proc.start()
+            played = play_game(game, procs, seed=k, time_control=TimeControl(movetime_ms=ladder.movetime_ms))
+        finally:
+            for proc in procs:
+                proc.quit()
+        record = GameRecord(**{**played.record, "players": [s.name for s in specs]})
+        figures = move_times(level, [record], PARTS[game_name].budgets[level])
+        slowest.append(figures["slowest_ms"] or 0)
+        moves += figures["moves"]
+        stopped += figures["clock_stopped"]
+    return LadderMoves(game_name, level, ladder.movetime_ms, slowest, moves, stopped)

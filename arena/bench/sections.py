@@ -15,8 +15,9 @@ from ..engine.process import SPIN_S
 from ..rules import make_game
 from .clock import clock_accuracy
 from .common import InstantEngine, med
-from .engines import clock_mode_times, search_speed
+
 from .fastchess import FastchessRun, find_fastchess, play_fastchess, uci_mover
+from .engines import LADDER_LEVELS, clock_mode_times, ladder_moves, search_speed
 from .pipes import RoundTrip, move_messages, ping_pong, python_peer
 from .referee import all_games, openspiel_hex, random_playout
 from .tournaments import TournamentRun, machine_parallel_wall, play_tournament
@@ -440,6 +441,7 @@ def engines(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         f"slowest {max(slowest.cpu_s):.2f} s CPU ({slowest.game})",
         max(slowest.cpu_s) <= 1.0,
     )
+    _ladder_moves(plan, report)
     charged = clock_mode_times(plan.engine_movetime_ms, plan.engine_clock_games)
     report.echo(
         f"level time under movetime {plan.engine_movetime_ms} ms (Hex 9x9, {len(charged)} moves): "
@@ -454,6 +456,30 @@ def engines(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         f"max {max(charged)} ms of {plan.engine_movetime_ms} ms",
         max(charged) < plan.engine_movetime_ms,
     )
+
+
+def _ladder_moves(plan: Plan, report: Report) -> None:
+    """The levels at the ladders' move times: the slowest move per game and level."""
+    games = sorted(PARTS) if plan.ladder_games_all else ["hex"]
+    levels = LADDER_LEVELS if plan.ladder_games_all else ("easy",)
+    options = {} if plan.ladder_games_all else {"size": 5}
+    figures = [ladder_moves(game, level, plan.ladder_games, options) for game in games for level in levels]
+    report.echo(
+        f"\nLadder games against random ({plan.ladder_games} a level, the ladders' options and move times"
+        f"{'' if plan.ladder_games_all else ', Hex 5x5 only'}): the slowest move per game the referee charged"
+    )
+    report.table(
+        [[f.game, f.level, f.movetime_ms, " ".join(map(str, f.slowest_ms)), f.moves, f.clock_stopped] for f in figures],
+        ["game", "level", "move time ms", "slowest ms per game", "moves", "stopped by the clock"],
+    )
+    report.data["engines_ladder_moves"] = [f.as_dict() for f in figures]
+    hard = [f for f in figures if f.level == "hard"]
+    if hard:
+        report.target(
+            "level hard within its ladder move time in every game, the clock never stopping it",
+            ", ".join(f"{f.game} {max(f.slowest_ms)}/{f.movetime_ms} ms, {f.clock_stopped} stopped" for f in hard),
+            all(max(f.slowest_ms) < f.movetime_ms and not f.clock_stopped for f in hard),
+        )
 
 
 PROGRESS_MODES = {"off": None, "lines (not a terminal)": "lines", "live (rich, a terminal)": "live"}

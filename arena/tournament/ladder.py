@@ -31,6 +31,7 @@ from .runner import run_tournament
 LEVELS = ("easy", "medium", "hard")
 MOHEX_BUDGETS = (50, 200, 1000)
 SEED = 2026
+MOHEX_MOVETIME_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -89,12 +90,21 @@ def _engine(name: str, mohex: Path | None, movetime_ms: int, iterations: dict[st
             options["iterations"] = iterations[name]
         return {"name": name, "command": ["{python}", "-m", "engines.search"], "options": options}
     budget = int(name.removeprefix("mohex-"))
-    # MoHex hears no clock under a move time: its own limit must sit below it. One thread, and a
-    # tree sized for these budgets instead of its default gigabyte.
-    seconds = max(0.1, movetime_ms / 1000 - 0.5)
-    init = [f"param_mohex max_games {budget}", f"param_mohex max_time {seconds:g}", "param_mohex num_threads 1"]
-    init.append("param_mohex max_nodes 1000000")
-    return {"name": name, "command": [str(mohex)], "protocol": "gtp", "init": init}
+    # MoHex's strength is its playout count; its analysis before and around the search
+    # (virtual connections, inferior cells) takes it from 0.1 to over 2 s of wall time a move
+    # on a busy machine, so it gets a move time that never binds, and its own limit (it hears
+    # no clock under a move time) sits below that. One thread, and a tree sized for these
+    # budgets instead of its default gigabyte.
+    movetime = max(movetime_ms, MOHEX_MOVETIME_MS)
+    init = [f"param_mohex max_games {budget}", f"param_mohex max_time {movetime // 1000 - 2}"]
+    init += ["param_mohex num_threads 1", "param_mohex max_nodes 1000000"]
+    return {
+        "name": name,
+        "command": [str(mohex)],
+        "protocol": "gtp",
+        "init": init,
+        "time_control": {"movetime_ms": movetime},
+    }
 
 
 def _toml(value: Any) -> str:
