@@ -18,7 +18,7 @@ FAKE_GTP = ROOT / "tests" / "engines" / "gtp_hex_engine.py"
 
 def fake_mohex(tmp_path: Path) -> Path:
     path = tmp_path / "mohex"
-    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_GTP}" --seed 4 "$@"\n')
+    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_GTP}" --seed 4 --mohex-params "$@"\n')
     os.chmod(path, 0o755)
     return path
 

@@ -7,7 +7,9 @@ Conventions (docs/gtp.md): ``black`` moves first and joins the top and bottom ro
 ``white`` the left and right columns; cells are column letter + row number, ``a1``
 top-left; ``play white swap-pieces`` after black's first stone leaves that stone where
 it is, still black, and white moves next (the players changed colours); a ``genmove``
-when the game is over answers ``resign``; ``param_game allow_swap`` enables the swap; ``param_mohex KEY VALUE`` is accepted and ignored.
+when the game is over answers ``resign``; ``param_game allow_swap`` enables the swap.
+With ``--mohex-params`` it also answers ``param_mohex KEY VALUE`` (accepted, ignored),
+to stand in for MoHex in a ladder.
 
 Stricter than Benzene, to catch a bridge that translates wrongly: a ``play`` or
 ``genmove`` of the colour not to move, on an occupied or unknown cell, or a swap when
@@ -46,6 +48,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--log")
     parser.add_argument("--max-size", type=int, default=26)
+    parser.add_argument("--mohex-params", action="store_true")
     return parser.parse_args()
 
 
@@ -139,7 +142,6 @@ def main() -> None:
         "genmove",
         "quit",
         "param_game",
-        "param_mohex",
         "showboard",
         "final_score",
     ]
@@ -178,7 +180,7 @@ def main() -> None:
         elif cmd == "param_game" and len(rest) == 2 and rest[0] == "allow_swap":
             allow_swap = rest[1] in ("1", "true")
             respond()
-        elif cmd == "param_mohex" and len(rest) == 2:  # MoHex's search settings: nothing to set here
+        elif cmd == "param_mohex" and len(rest) == 2 and args.mohex_params:  # MoHex's settings: nothing to set
             respond()
         elif (
             cmd == "time_left"
