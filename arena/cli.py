@@ -916,13 +916,13 @@ def ladder(
     """The bundled search engine's levels, rated: each against random and against the next
     level, and in Hex against MoHex when --mohex is given (engines/README.md)."""
     from .bench.common import machine
+    from .bench.ladder import LADDERS, LEVELS, MOHEX_BUDGETS, run_ladder, tables
     from .results.store import StorageError
     from .tournament.config import ConfigError
-    from .tournament.ladder import LADDERS, LEVELS, MOHEX_BUDGETS, run_ladder, tables
 
     if game_name not in LADDERS:
         raise Failure(f"--game {game_name!r}: the ladders are {', '.join(sorted(LADDERS))}")
-    if mohex is not None and game_name != "hex":
+    if mohex is not None and not LADDERS[game_name].mohex:
         raise Failure("--mohex: MoHex plays Hex only; leave it out or use --game hex")
     if mohex is not None and not os.access(mohex, os.X_OK):
         raise Failure(f"--mohex {mohex}: not an executable file")

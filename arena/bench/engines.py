@@ -116,7 +116,7 @@ def ladder_moves(game_name: str, level: str, games: int, options: dict[str, Any]
     """``games`` games of ``level`` against random at the ladder's options and move time
     (``options`` over them), both seat orders, through real processes."""
     from ..record import GameRecord
-    from ..tournament.ladder import LADDERS, move_times
+    from .ladder import LADDERS, move_times
 
     ladder = LADDERS[game_name]
     game = make_game(game_name, {**ladder.options, **(options or {})})

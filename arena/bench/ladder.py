@@ -25,8 +25,8 @@ from ..record import GameRecord
 from ..results.elo import fit_elo
 from ..results.stats import engine_stats, movers_of
 from ..results.store import read_folder
-from .config import load_tournament
-from .runner import run_tournament
+from ..tournament.config import load_tournament
+from ..tournament.runner import run_tournament
 
 LEVELS = ("easy", "medium", "hard")
 MOHEX_BUDGETS = (50, 200, 1000)
@@ -40,11 +40,12 @@ class Ladder:
 
     options: dict[str, Any]
     movetime_ms: int
+    mohex: bool = False  # MoHex plays this game (Hex)
 
 
 # Hex's move time is the one MoHex is measured at; the others keep their ladders' ten seconds.
 LADDERS: dict[str, Ladder] = {
-    "hex": Ladder({"size": 9, "swap": True}, 2000),
+    "hex": Ladder({"size": 9, "swap": True}, 2000, mohex=True),
     "hexgo": Ladder({"size": 5}, 10_000),
     "groups": Ladder({"size": 5}, 10_000),
     "posies": Ladder({"players": 2, "variant": 0}, 10_000),
@@ -155,7 +156,7 @@ def run_ladder(
     options of the ladder's, ``iterations`` a level's simulation count (the engine's
     ``iterations`` option: a quick ladder, not the levels' stated strength)."""
     base = LADDERS[game]
-    ladder = Ladder({**base.options, **(options or {})}, base.movetime_ms)
+    ladder = Ladder({**base.options, **(options or {})}, base.movetime_ms, base.mohex)
     iterations = iterations or {}
     results: list[PairResult] = []
     records_by_level: dict[str, list[GameRecord]] = {level: [] for level in LEVELS}
