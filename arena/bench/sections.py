@@ -15,9 +15,8 @@ from ..engine.process import SPIN_S
 from ..rules import make_game
 from .clock import clock_accuracy
 from .common import InstantEngine, med
-
-from .fastchess import FastchessRun, find_fastchess, play_fastchess, uci_mover
 from .engines import LADDER_LEVELS, clock_mode_times, ladder_moves, search_speed
+from .fastchess import FastchessRun, find_fastchess, play_fastchess, uci_mover
 from .pipes import RoundTrip, move_messages, ping_pong, python_peer
 from .referee import all_games, openspiel_hex, random_playout
 from .tournaments import TournamentRun, machine_parallel_wall, play_tournament
