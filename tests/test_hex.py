@@ -317,3 +317,24 @@ def test_deep_copies_and_pickles_play_on_their_own_board(how):
     assert replay.render() == copied.render() and replay.winner() == copied.winner()
     if how == "deepcopy":
         assert copied.game is state.game  # the rules are shared, as clone() does
+
+
+def test_games_that_say_their_seats_take_turns_do_so_to_the_end():
+    """The statistics count a record's movers without replaying it when its game says the
+    seats take turns (``Game.takes_turns``): random games, the swap included, bear it out."""
+    import random
+
+    from arena.rules import GAMES, make_game
+
+    declared = [name for name in GAMES if make_game(name).takes_turns]
+    assert "hex" in declared
+    for name in declared:
+        for options in ({}, {"size": 3, "swap": True}) if name == "hex" else ({},):
+            game = make_game(name, options)
+            for seed in range(30):
+                state, rng = game.initial_state(seed), random.Random(seed)
+                start, ply = state.current_player(), 0
+                while not state.is_terminal():
+                    assert state.current_player() == (start + ply) % game.players
+                    state.play(state.random_move(rng))
+                    ply += 1

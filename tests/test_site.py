@@ -328,6 +328,7 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
     live = live_site(tmp_path / "report", t, interval=3600)
     live._due = 0  # the first game is past due
     live.add(records[0], 1, 24)
+    live.wait()  # the refresh is written in a thread of its own
     index = (tmp_path / "report" / "index.html").read_text()
     assert "running: 1 of 24 games finished" in index and 'http-equiv="refresh"' in index
     live.add(records[1], 2, 24)  # within the interval: not rewritten

@@ -97,3 +97,37 @@ def test_ticks_are_round_and_cover_the_range():
     assert plots.ticks(0, 100) == [0, 20, 40, 60, 80, 100]
     assert [round(v, 9) for v in plots.ticks(-0.3, 0.7)] == [-0.2, 0.0, 0.2, 0.4, 0.6]
     assert plots.ticks(5, 5) == [5]
+
+
+def test_a_refresh_never_holds_up_the_games_stored_meanwhile(tmp_path):
+    """The live site writes in a thread of its own: while a refresh is being written, the
+    run goes on handing it games (stored already), and the next refresh shows them."""
+    import threading
+
+    from arena.results.site.live import LiveSite
+
+    games = records(list(range(5)))
+    live = LiveSite(tmp_path / "report", SiteData("t", "hex", games[0]["options"], ENGINES, []), interval=0)
+    release, seen = threading.Event(), []
+    real_write = live.writer.write
+
+    def slow_write(data):
+        seen.append(len(data.records))
+        assert release.wait(10)
+        return real_write(data)
+
+    live.writer.write = slow_write
+    live.on_start(5, [], None)
+    live.add(games[0], 1, 5)  # due at once: the refresh starts and waits for the release
+    for k, record in enumerate(games[1:4], 2):
+        live.add(record, k, 5)  # taken at once, while the refresh is still being written
+    assert live.refreshing() and seen == [1] and len(live.data.records) == 4
+    release.set()
+    live.wait()
+    assert "1 of 5 games finished" in (tmp_path / "report" / "index.html").read_text()
+    live._due = 0  # past the throttle (four times the last refresh, which waited here)
+    live.add(games[4], 5, 5)
+    live.wait()
+    assert seen == [1, 5] and "5 of 5 games finished" in (tmp_path / "report" / "index.html").read_text()
+    live.finish(games, {"dropped": {}, "not_recorded": []})
+    assert all((tmp_path / "report" / "games" / f"{r.id}.html").exists() for r in games)

@@ -22,11 +22,12 @@ record the rules cannot replay still counts its results, without per-move figure
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..record import GameRecord, replay_start
+from ..record import GameRecord, Termination, replay_start
 from ..rules import Game, IllegalMove, OptionError, find_game, make_game
 from .ratings import forfeited, game_outcome, opponents, seats_of
 
@@ -164,6 +165,7 @@ def seat_name(game: str, seat: int) -> str:
     return names[seat] if seat < len(names) else f"seat {seat}"
 
 
+@functools.cache
 def swap_move(game: str) -> str | None:
     """The game's swap token (the second player taking over the first move), if it has one."""
     known = find_game(game)
@@ -206,21 +208,24 @@ def _count_moves(table: dict[str, EngineStats], record: GameRecord, movers: list
         return
     first = record.opening_plies or 0
     infos = record.move_info or []
-    for k, ms in enumerate(record.times_ms or []):
-        if first + k >= len(movers):
-            break
-        row = table[names[movers[first + k]]]
-        row.moves_timed += 1
-        row.time_ms += ms
-        row.max_move_ms = ms if row.max_move_ms is None else max(row.max_move_ms, ms)
-        info = infos[k] if k < len(infos) else None
+    times = (record.times_ms or [])[: max(0, len(movers) - first)]
+    by_seat: dict[int, list[float]] = {}
+    for k, ms in enumerate(times):
+        by_seat.setdefault(movers[first + k], []).append(ms)
+    for seat, timed in by_seat.items():
+        row = table[names[seat]]
+        row.moves_timed += len(timed)
+        row.time_ms += sum(timed)
+        row.max_move_ms = max(timed) if row.max_move_ms is None else max(row.max_move_ms, *timed)
+    for k, info in enumerate(infos[: len(times)]):
         if isinstance(info, Mapping):
+            row = table[names[movers[first + k]]]
             if isinstance(info.get("depth"), (int, float)):
                 row.depth_sum += info["depth"]
                 row.depth_moves += 1
             if isinstance(info.get("nodes"), int):
                 row.nodes += info["nodes"]
-                row.nodes_ms += ms
+                row.nodes_ms += times[k]
 
 
 def movers_of(record: GameRecord) -> list[int] | None:
@@ -241,6 +246,11 @@ class _Movers:
             game = self.games.get(key) or make_game(record.game, record.options)
             self.games[key] = game
             state = replay_start(game, record.seed, record.setup, record.deal)
+            if game.takes_turns and record.termination is Termination.NORMAL:
+                # Seats in turn to the end the rules reached: no replay (a site counts
+                # thousands of games); a forfeit's rejected last move is the next seat's.
+                start, players = state.current_player(), game.players
+                return [(start + k) % players for k in range(len(record.moves))]
             seats = []
             for move in record.moves:
                 seats.append(state.current_player())

@@ -66,6 +66,10 @@ class Game(ABC):
     # the rules always rank every seat, as Hex's (a full board holds one winning chain).  It
     # sets TrueSkill's draw probability (arena.results.ratings).
     can_draw: ClassVar[bool] = True
+    # True when the seats take turns in order, one move each, from the start position's
+    # player to move to the end (the swap move included): a record's movers then follow
+    # without replaying it (arena.results.stats).
+    takes_turns: ClassVar[bool] = False
 
     def __init__(self, options: GameOptions) -> None:
         self.options = options

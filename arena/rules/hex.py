@@ -59,6 +59,7 @@ class HexGame(Game):
     exports = ("sgf",)  # HexGui reads Hex only
     check_options = {"size": 5}
     can_draw = False  # a full board always holds one chain joining a player's edges
+    takes_turns = True  # one stone a turn; the swap is the second player's turn
     options: HexOptions
 
     @property

@@ -1,16 +1,21 @@
 """Keeping a run's report site fresh while its games finish.
 
-The run hands every stored game to :meth:`LiveSite.add`; the site is rewritten at
-most every ``interval`` seconds (and never more often than four times the last
-rewrite took, so a big tournament does not spend its coordinator on pages), and once
-more, complete, by :meth:`LiveSite.finish`.  While a run goes on, the pages reload
-themselves every few seconds.  A page that cannot be written is logged, never fatal:
-the games are in the database, and ``arena report`` rewrites the site from it.
+The run hands every stored game to :meth:`LiveSite.add` (a game is stored before any page
+is written of it); the site is rewritten at most every ``interval`` seconds (and never
+more often than four times the last rewrite took), in a thread of its own, so that the
+coordinator goes on storing games while the pages are written, and once more, complete,
+by :meth:`LiveSite.finish`.  A refresh counts the games that finished since the last one
+and writes their pages; the pages of the others stay as they are (SiteWriter).  While a
+run goes on, the pages reload themselves every few seconds.  A page that cannot be
+written is logged, never fatal: the games are in the database, and ``arena report``
+rewrites the site from it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +41,7 @@ class LiveSite:
         self.interval = interval
         self._due = time.monotonic() + interval
         self._written = False
+        self._refresh: threading.Thread | None = None  # the refresh being written, if any
 
     def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
         """The run starts from the games its folder holds."""
@@ -44,26 +50,39 @@ class LiveSite:
     def add(self, record: GameRecord, finished: int, total: int) -> None:
         self.data.records.append(record)
         self.data.progress = (finished, total)
-        if time.monotonic() >= self._due:
-            started = time.monotonic()
-            self._write()
-            spent = time.monotonic() - started
-            self._due = time.monotonic() + max(self.interval, 4 * spent)
+        if time.monotonic() >= self._due and not self.refreshing():
+            # The thread writes what is known now; the games stored meanwhile are the next
+            # refresh's.  One writer at a time: the SiteWriter's tallies are not shared.
+            snapshot = dataclasses.replace(self.data, records=list(self.data.records))
+            self._written = True
+            self._refresh = threading.Thread(target=self._timed_write, args=(snapshot,), name="arena-site", daemon=True)
+            self._refresh.start()
+
+    def refreshing(self) -> bool:
+        return self._refresh is not None and self._refresh.is_alive()
+
+    def wait(self) -> None:
+        """Until the refresh under way, if any, is written."""
+        if self._refresh is not None:
+            self._refresh.join()
+            self._refresh = None
 
     def finish(self, records: list[GameRecord], results: dict[str, Any]) -> None:
         """The final site: every stored game and the results the run wrote."""
+        self.wait()
         self.data.records = records
         self.data.results = results
         self.data.progress = None
         self.writer.parallel = True  # the workers are gone
-        self._write()
+        self._write(self.data)
 
     def stopped(self) -> None:
         """The run stopped before its end (Ctrl-C, an error): if the pages said it was
         running, rewrite them as they stand, without the reload."""
+        self.wait()
         if self._written:
             self.data.progress = None
-            self._write()
+            self._write(self.data)
 
     on_game = add
     on_end = finish
@@ -75,9 +94,14 @@ class LiveSite:
     def on_drop(self, engine: str, why: str) -> None:
         """The games record it; the pages show them."""
 
-    def _write(self) -> None:
+    def _timed_write(self, data: SiteData) -> None:
+        started = time.monotonic()
+        self._write(data)
+        self._due = time.monotonic() + max(self.interval, 4 * (time.monotonic() - started))
+
+    def _write(self, data: SiteData) -> None:
         self._written = True
         try:
-            self.writer.write(self.data)
+            self.writer.write(data)
         except Exception:  # a page is never worth a tournament
             log.exception("could not write the report site in %s; 'arena report' rewrites it", self.writer.folder)
