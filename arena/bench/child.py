@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..record import GameRecord
+    from ..results.site.live import LiveSite
     from ..results.sprt import SprtTest
     from ..tournament.config import Tournament
     from ..tournament.observers import RunObserver
@@ -138,19 +139,24 @@ class _TimedSite:
     """The live report site, as `arena run` keeps it, counting the CPU it spends: in the
     coordinator, and in the processes its final write forks for the game pages."""
 
-    def __init__(self, inner: RunObserver) -> None:
+    def __init__(self, inner: LiveSite) -> None:
         self.inner = inner
-        self.cpu_s = 0.0
+        self.called_cpu_s = 0.0
+
+    @property
+    def cpu_s(self) -> float:
+        """The observer's calls (the coordinator's thread) and the refresh threads."""
+        return self.called_cpu_s + self.inner.refresh_cpu_s
 
     def _timed(self, call: Callable[[], None]) -> None:
-        started, children = time.process_time(), _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
+        started, children = time.thread_time(), _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
         try:
             call()
         finally:
             # Only page writers end while the site writes: the run's workers are joined
             # after the last game is stored, before the final write.
             forked = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - children
-            self.cpu_s += time.process_time() - started + forked
+            self.called_cpu_s += time.thread_time() - started + forked
 
     def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
         self._timed(lambda: self.inner.on_start(total, stored, sprt))

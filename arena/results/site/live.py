@@ -42,6 +42,7 @@ class LiveSite:
         self._due = time.monotonic() + interval
         self._written = False
         self._refresh: threading.Thread | None = None  # the refresh being written, if any
+        self.refresh_cpu_s = 0.0  # CPU the refresh threads spent
 
     def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
         """The run starts from the games its folder holds."""
@@ -95,9 +96,10 @@ class LiveSite:
         """The games record it; the pages show them."""
 
     def _timed_write(self, data: SiteData) -> None:
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.thread_time()
         self._write(data)
         self._due = time.monotonic() + max(self.interval, 4 * (time.monotonic() - started))
+        self.refresh_cpu_s += time.thread_time() - cpu  # what `arena bench` counts as the site's
 
     def _write(self, data: SiteData) -> None:
         self._written = True
