@@ -170,6 +170,7 @@ def manager(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     c_trips: dict[str, list[RoundTrip]] = {p: [] for p in placements}
     fastchess, mover, absent = _fastchess_side(plan)
     fastchess_runs: list[FastchessRun] = []
+    fastchess_figures: dict[str, float] | None = None  # None: not measured
     for _ in range(plan.repeats):  # interleaved, so load changes hit all alike
         if fastchess is not None and mover is not None:  # a pair: fastchess, then arena's runs
             fastchess_runs.append(play_fastchess(fastchess, mover, plan.fastchess_rounds))
@@ -225,7 +226,7 @@ def manager(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
             f"({med([r.engine_cpu_s / r.moves * 1e6 for r in fastchess_runs]):.1f} us/move) excluded; "
             "runs alternate with arena's"
         )
-        figures["fastchess"] = {
+        fastchess_figures = {
             "cpu": med([r.manager_cpu_us for r in fastchess_runs]),
             "moves": f.moves,
             "games": f.games,
@@ -256,7 +257,7 @@ def manager(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         f"{free['moves']:,} moves per run; the engines' own CPU ({free['engine_cpu']:.1f} us/move) "
         "is excluded from the manager's"
     )
-    report.data["manager"] = figures
+    report.data["manager"] = {**figures, "fastchess": fastchess_figures}
     others = [(p, figures[p]) for p in ("pinned", "affinity") if p in figures]
     also = lambda key: "".join(f" ({PLACEMENTS[p]}: {f[key]:.1f} us)" for p, f in others)
     report.target(

@@ -139,11 +139,14 @@ def engine_stats(records: Iterable[GameRecord], engines: Sequence[str] = ()) -> 
 
 class StatsTally:
     """:func:`engine_stats` one game at a time: the live site adds each new game to the
-    tallies of the ones before instead of replaying every game at every refresh."""
+    tallies of the ones before instead of replaying every game at every refresh.
+    ``replayed``: the records' moves are known to be legal (the referee played them, or
+    the folder's admission replayed them), so a game whose seats take turns and that the
+    rules ended needs no replay to know who made each move."""
 
-    def __init__(self) -> None:
+    def __init__(self, replayed: bool = False) -> None:
         self.rows: dict[str, EngineStats] = {}
-        self.movers = _Movers()
+        self.movers = _Movers(replayed)
 
     def add(self, record: GameRecord) -> None:
         for name in record.players or []:
@@ -235,10 +238,12 @@ def movers_of(record: GameRecord) -> list[int] | None:
 
 class _Movers:
     """The seat that made each move of a record (and the seat to move after the last, whose
-    rejected move may have been timed), by replaying it; games are cached by options."""
+    rejected move may have been timed), by replaying it (a record the rules cannot replay
+    has none); games are cached by options.  ``replayed``: see StatsTally."""
 
-    def __init__(self) -> None:
+    def __init__(self, replayed: bool = False) -> None:
         self.games: dict[str, Game] = {}
+        self.replayed = replayed
 
     def of(self, record: GameRecord) -> list[int] | None:
         key = f"{record.game}:{sorted(record.options.items())}"
@@ -246,7 +251,7 @@ class _Movers:
             game = self.games.get(key) or make_game(record.game, record.options)
             self.games[key] = game
             state = replay_start(game, record.seed, record.setup, record.deal)
-            if game.takes_turns and record.termination is Termination.NORMAL:
+            if self.replayed and game.takes_turns and record.termination is Termination.NORMAL:
                 # Seats in turn to the end the rules reached: no replay (a site counts
                 # thousands of games); a forfeit's rejected last move is the next seat's.
                 start, players = state.current_player(), game.players

@@ -349,7 +349,9 @@ class _Tallies:
         if self.counted is None or key != self.key or len(data.records) - len(new) != len(self.seen):
             self.key, self.seen, new = key, set(), list(data.records)
             self.counted = _Counted(
-                StandingsTally(data.engines, rules.players, can_draw=rules.can_draw, history=True), StatsTally(), {}
+                StandingsTally(data.engines, rules.players, can_draw=rules.can_draw, history=True),
+                StatsTally(replayed=True),  # a run's games, or a folder's as admitted (replayed)
+                {},
             )
         counted = self.counted
         if new and min(r.id or 0 for r in new) <= counted.standings.last_id:  # out of order: rate again
