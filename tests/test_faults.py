@@ -253,8 +253,7 @@ def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
             textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(HERE.parent)!r})
-        from arena.engine.conversation import HANDSHAKE_TIMEOUT
-from arena.engine.process import EngineProcess, EngineSpec
+        from arena.engine.process import EngineProcess, EngineSpec
         proc = EngineProcess(EngineSpec("z", ({sys.executable!r}, {ZOO!r}, "fork")), run_tag="run-{os.getpid()}")
         proc.start()
         print(proc.proc.pid, flush=True)
