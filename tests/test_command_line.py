@@ -110,7 +110,15 @@ def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_s
         tmp_path,
         engines=[
             ["name=new", f"cmd={RANDOM}", "option.depth=3", "tc=1:30+1.5", "memory_mb=512"],
-            ["name=old", f"cmd={GTP}", "args=--seed 3", "proto=gtp", "init=param_game allow_swap 1", "st=2", "verify_score=true"],
+            [
+                "name=old",
+                f"cmd={GTP}",
+                "args=--seed 3",
+                "proto=gtp",
+                "init=param_game allow_swap 1",
+                "st=2",
+                "verify_score=true",
+            ],
         ],
         each=["tc=10+0.1", "timemargin=50", "env.OMP_NUM_THREADS=1"],
         rounds=30,
