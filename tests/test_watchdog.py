@@ -28,10 +28,11 @@ def _report_and_stop(task: int) -> int:
 
 
 def _long_but_reporting(task: int) -> int:
-    """Three seconds of 0.2 s steps, each reported: longer than any one step's bound."""
-    for _ in range(15):
-        report_progress(0.2)
-        time.sleep(0.2)
+    """1.6 s of 0.1 s steps, each reported: longer than any one report's bound (its 1 s
+    window and the grace)."""
+    for _ in range(16):
+        report_progress(0.1)
+        time.sleep(0.1)
     return task
 
 
@@ -51,7 +52,7 @@ def test_a_worker_that_stops_reporting_is_killed_within_its_steps_bound():
 
 @pytest.mark.timeout(30)
 def test_a_worker_that_reports_its_steps_may_take_longer_than_any_one_step():
-    pool = WorkerPool(1, _long_but_reporting, lambda: None, step_grace=0.3)
+    pool = WorkerPool(1, _long_but_reporting, lambda: None, step_grace=0.2)
     assert list(pool.imap_unordered([7])) == [7]
     pool.close()
 
