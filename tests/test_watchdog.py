@@ -6,6 +6,7 @@ by another worker.  The whole-game bound stays as the backstop (test_reliability
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import time
@@ -28,12 +29,34 @@ def _report_and_stop(task: int) -> int:
 
 
 def _long_but_reporting(task: int) -> int:
-    """1.6 s of 0.1 s steps, each reported: longer than any one report's bound (its 1 s
-    window and the grace)."""
+    """1.6 s of 0.1 s steps, each reported: longer than any one report's bound (the step,
+    the report's slack and the grace)."""
     for _ in range(16):
         report_progress(0.1)
         time.sleep(0.1)
     return task
+
+
+def test_quick_steps_send_a_report_now_and_then_not_one_each(monkeypatch):
+    """Whatever the step's limit: a report per step would wake the coordinator every move."""
+    from arena.tournament import pool
+
+    ours, theirs = multiprocessing.Pipe()
+    monkeypatch.setattr(pool, "_coordinator", theirs)
+    monkeypatch.setattr(pool, "_covered_until", 0.0)
+
+    def sent() -> list[float]:
+        reports = []
+        while ours.poll():
+            reports.append(ours.recv().seconds)
+        return reports
+
+    for limit in (10.0, 0.5, 30.0):
+        for _ in range(1000):  # a thousand moves of no time at all
+            report_progress(limit)
+        assert sent() == [limit + pool.REPORT_SLACK], limit  # the first reports, the others are covered
+    report_progress(0.5)  # a move after a long start-up: the loose report is tightened
+    assert sent() == [0.5 + pool.REPORT_SLACK]
 
 
 @pytest.mark.timeout(30)
@@ -46,7 +69,7 @@ def test_a_worker_that_stops_reporting_is_killed_within_its_steps_bound():
     assert sorted(r for r in results if not isinstance(r, Lost)) == [1, 3]
     [lost] = [r for r in results if isinstance(r, Lost)]
     assert lost.task == 2 and "died 2 times (it last hung)" in lost.reason
-    # Two stops, each found about one report window (1 s) and the grace after its report.
+    # Two stops, each found about the step, the report's slack and the grace after its report.
     assert time.monotonic() - t0 < 10
 
 
@@ -82,6 +105,6 @@ def test_a_worker_stopped_in_the_middle_of_a_game_is_replaced_within_seconds(tmp
     assert worker != stopped_worker  # played again by another worker process
     found = replayed - stopped
     print(f"\nworker stopped mid-game; the game began again elsewhere {found:.2f} s later")
-    assert found < 15, found  # the move's 0.5 s, a report window of 1 s and the 3 s grace, on a loaded machine
+    assert found < 15, found  # the move's 0.5 s, the report's slack and the 3 s grace, on a loaded machine
     log = (out / "arena.log").read_text()
     assert "has not reported on" in log and "hung (killed after" in log

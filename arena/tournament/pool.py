@@ -36,7 +36,9 @@ from .droprule import StartDecision
 log = logging.getLogger("arena.runner")
 
 TERMINATE_GRACE = 3.0
-REPORT_WINDOW = 1.0  # a worker's report covers at least this long: quick steps send about one a second
+# A worker's report covers its step and this much more, so that quick steps send about two
+# reports a second rather than one a step; a stopped worker is found at most twice this late.
+REPORT_SLACK = 0.5
 
 
 @dataclass
@@ -72,19 +74,19 @@ _covered_until = 0.0  # in a worker: how long its last report keeps it counted a
 
 def report_progress(seconds: float) -> None:
     """In a worker: the step it begins (an engine's start-up, a move) ends within
-    ``seconds``, or it counts as hung.  A report stands until the next one: it is sent
-    when the last one does not cover this step, or covers it too loosely (a 10 s start-up
-    before a 0.5 s move), so that games of instant moves send about one report a second,
-    not one a move.  Outside a pool's worker: nothing."""
+    ``seconds``, or it counts as hung.  A report stands until the next one and covers
+    REPORT_SLACK more than its step; it is sent when the last one does not cover this
+    step, or covers it too loosely (a 10 s start-up before a 0.5 s move), so that moves
+    of a few milliseconds send about two reports a second, not one a move.  Outside a
+    pool's worker: nothing."""
     global _covered_until
     if _coordinator is None:
         return
     now = time.monotonic()
-    window = max(seconds, REPORT_WINDOW)
-    if now + seconds <= _covered_until <= now + window:
+    if now + seconds <= _covered_until <= now + seconds + 2 * REPORT_SLACK:
         return
-    _covered_until = now + window
-    _coordinator.send(_Progress(now, window))
+    _covered_until = now + seconds + REPORT_SLACK
+    _coordinator.send(_Progress(now, seconds + REPORT_SLACK))
 
 
 def ask_coordinator(payload: Any, default: Any = None) -> Any:
