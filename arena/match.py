@@ -98,13 +98,13 @@ def play_game(
     move_info: list[dict[str, int | float] | None] = []  # aligned with times_ms
     forfeit: _Forfeit | None = None
     try:
-        progress(sum(engine.longest_s(None) for engine in engines))
+        progress(_exchanges_s(engines))
         _announce(game, state, engines, engine_seeds)
         per_seat = [time_control] * len(engines) if isinstance(time_control, TimeControl) else list(time_control)
         _play_moves(state, engines, per_seat, times_ms, move_info, progress)
     except _Forfeit as exc:
         forfeit = exc
-    progress(sum(engine.longest_s(None) for engine in engines) + len(engines) * QUIT_GRACE)
+    progress(_exchanges_s(engines))  # the same bound as the next game's set-up: one report covers both
     faults, disagreed = ([], []) if forfeit else _verify_result(state, engines, names)
     later: dict[str, Any] = {"deal": deal}
     if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
@@ -136,6 +136,13 @@ def _announce(game: Game, state: State, engines: Sequence[Player], engine_seeds:
             engine.new_game(game, seat, engine_seeds[seat], state.private_info(seat))
         except EngineFault as exc:
             raise _Forfeit(seat, exc.code, exc.reason) from None
+
+
+def _exchanges_s(engines: Sequence[Player]) -> float:
+    """The longest the exchanges around the moves may take, one engine after the other:
+    a new game's set-up, or a game's end (``verify_result``, then ``game_over``, whose
+    line may wait QUIT_GRACE for the engine to read it)."""
+    return sum(max(engine.longest_s(None), QUIT_GRACE) for engine in engines)
 
 
 def _verify_result(state: State, engines: Sequence[Player], names: Sequence[str]) -> tuple[list[str], list[int]]:
