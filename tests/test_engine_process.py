@@ -307,6 +307,11 @@ run(Burner())
 """
 
 
+# The burner's CPU must outrun cpu_seconds before its move's wall clock runs out: at load 16 on
+# 2 cores, 2.2 s of CPU took over 5 s of wall time and the game ended as a timeout instead.
+BURNER_MOVETIME_MS = 30_000
+
+
 def burner_games(
     tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, games: int, wrapped: bool = False
 ) -> list[dict]:
@@ -326,7 +331,10 @@ def burner_games(
     try:
         return [
             play_game(
-                make_game("hex", {"size": 5}), procs, seed=seed, time_control=TimeControl(movetime_ms=5000)
+                make_game("hex", {"size": 5}),
+                procs,
+                seed=seed,
+                time_control=TimeControl(movetime_ms=BURNER_MOVETIME_MS),
             ).record
             for seed in range(games)
         ]
@@ -335,6 +343,7 @@ def burner_games(
             p.quit()
 
 
+@pytest.mark.timeout(90)
 @pytest.mark.slow
 @pytest.mark.parametrize("wrapped", [False, True])
 def test_cpu_seconds_is_a_budget_per_game_for_a_reused_engine(tmp_path, python_engine, wrapped):
@@ -357,6 +366,7 @@ def test_an_inherited_cpu_hard_limit_caps_the_budget(caplog):
     assert proctree.extend_cpu_limit(child.pid, 5) is None  # gone: nothing to extend
 
 
+@pytest.mark.timeout(90)
 @pytest.mark.slow
 def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, python_engine):
     [record] = burner_games(tmp_path, python_engine, 2.2, True, games=1)
