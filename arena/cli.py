@@ -131,6 +131,12 @@ def _item_groups(values: tuple[str, ...]) -> list[list[str]]:
     "ways, stderr, timestamps), as cutechess-cli's -debug.",
 )
 @click.option(
+    "--idle-engines",
+    type=click.IntRange(0),
+    help="Engines each worker keeps running beside its game's, least recently used quit first "
+    "(default: the file's 'idle_engines', 4).",
+)
+@click.option(
     "--cluster",
     "cluster_address",
     metavar="ADDRESS",
@@ -184,6 +190,7 @@ def run(
     quiet: bool,
     report_every: int,
     trace: bool,
+    idle_engines: int | None,
     cluster_address: str | None,
     engines_file: Path | None,
     game_name: str | None,
@@ -328,7 +335,9 @@ def _run_loaded(
         attach_run_log(out)
         site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
         try:
-            summary = run_tournament(t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace)
+            summary = run_tournament(
+                t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace, idle_engines=idle_engines
+            )
         finally:
             progress.close()
     except (StorageError, ClusterError, ConfigError) as exc:

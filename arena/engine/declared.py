@@ -97,12 +97,20 @@ class Checked:
     fault: str | None = None
 
 
-def preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str = "") -> list[Checked]:
-    """Start each engine once (options not sent; all launched first, so they boot side by
-    side) and check what it declares against the tournament: its games and options, or for
-    a GTP engine the commands arena needs, its init commands' answers and its answer to the
-    tournament's ``boardsize``.  An engine that cannot start is not refused here: its games
-    record the fault, as any game's would."""
+def preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str = "", at_once: int | None = None) -> list[Checked]:
+    """Start each engine once (options not sent; launched first, so they boot side by
+    side, ``at_once`` at a time: None, all) and check what it declares against the
+    tournament: its games and options, or for a GTP engine the commands arena needs, its
+    init commands' answers and its answer to the tournament's ``boardsize``.  An engine
+    that cannot start is not refused here: its games record the fault, as any game's would."""
+    step = max(1, at_once or len(specs))
+    checked: list[Checked] = []
+    for first in range(0, len(specs), step):
+        checked += _preflight(specs[first : first + step], game, run_tag)
+    return checked
+
+
+def _preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str) -> list[Checked]:
     from . import open_engine
     from .process import EngineFault, EngineRefused
 

@@ -140,6 +140,9 @@ class OpeningsEntry(_Strict):
     plies: int | None = Field(default=None, ge=1)  # the book's first moves only, as fastchess's plies
 
 
+IDLE_ENGINES = 4  # a tournament's default idle_engines
+
+
 class ClusterEntry(_Strict):
     address: str = Field(min_length=1)  # tcp://HOST:PORT of a Dask scheduler, or local:N (docs/cluster.md)
 
@@ -157,6 +160,9 @@ class TournamentFile(_Strict):
     seed: int = Field(0, ge=0)
     workers: int = Field(1, ge=1, le=256)
     affinity: bool = False  # pin each worker and its engines to one core
+    # Engines a worker keeps running beside the game it plays, least recently used quit first
+    # (docs/performance.md measures the default); how games run, not how they go.
+    idle_engines: int = Field(IDLE_ENGINES, ge=0, le=100_000)
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
     openings: str | OpeningsEntry | None = None  # book file (relative to this file) or [openings]
     format: Literal["round-robin", "gauntlet"] = "round-robin"

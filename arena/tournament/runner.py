@@ -80,13 +80,16 @@ def run_tournament(
     observers: Sequence[RunObserver] = (),
     cluster: Venue | None = None,
     trace: bool = False,
+    idle_engines: int | None = None,
 ) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report.
 
     ``observers`` are told of the run's start, every game stored and its end (observers.py).
     ``cluster`` (e.g. a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games
-    somewhere else than on local worker processes; storing and rating stay here."""
+    somewhere else than on local worker processes; storing and rating stay here.
+    ``workers`` and ``idle_engines`` override the file's."""
     workers = workers or t.data.workers
+    idle = t.data.idle_engines if idle_engines is None else idle_engines
     schedule = build_schedule(t)
     with _sigterm_as_interrupt(), GameStore(out) as store:
         # kept as meta 'settings'; a folder made before held every path resolved
@@ -113,6 +116,7 @@ def run_tournament(
             spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
             trace_dir=str(out / "traces") if trace else "",
             stderr_home=str(out / "arena.log"),
+            idle_engines=idle,
         )
         log.info("%s: %d games scheduled, %d already played, %d workers", t.name, len(schedule), len(done), workers)
         tracker = FailureTracker.resumed(t.max_failures, stored)
@@ -125,7 +129,8 @@ def run_tournament(
 
         try:
             if todo and cluster is None:  # a cluster's workers check the same in their handshake
-                _check_engines(t, run_tag, lock_fd, observers, skip=set(tracker.dropped))
+                at_once = size * (t.game.players + idle)  # no more engines than the games will run
+                _check_engines(t, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once)
             count = _Count(len(done), len(schedule))
             errors = _play_all(open_executor, todo, store, observers, count, tracker, sprt)
         except BaseException as exc:
@@ -167,20 +172,22 @@ def _check_engines(
     lock_fd: int | None,
     observers: Sequence[RunObserver],
     skip: Collection[str] = (),
+    at_once: int | None = None,
 ) -> None:
     """Before the first game, each engine is started once (side by side): if it declares
     its games it must play this one, and its options must be ones it declared, with values
     that fit.  An engine that cannot start is not refused here: the observers are told at
     once, and its games record the fault.  The engines start in a worker process like the
     games' (a subreaper that dies with arena), so nothing they leave behind outlives the
-    check."""
+    check; ``at_once`` of them at a time (None: all)."""
     checked = [spec for spec in t.engines if spec.name not in skip]  # skip: dropped earlier, never started again
     if not checked:
         return
     pool = WorkerPool(1, preflight_in_worker, init_preflight_host, (lock_fd, run_tag, os.getpid()))
     found = [Checked()] * len(checked)  # a worker that died refuses nobody
     try:
-        for answer in pool.imap_unordered([(tuple(checked), t.data.game, t.game.options.model_dump(), run_tag)]):
+        task = (tuple(checked), t.data.game, t.game.options.model_dump(), run_tag, at_once)
+        for answer in pool.imap_unordered([task]):
             if not isinstance(answer, Lost):
                 found = answer
         pool.close()

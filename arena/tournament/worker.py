@@ -53,6 +53,7 @@ class WorkerConfig:
     spin: bool = True  # some CPU has no game: spin for quick engines
     trace_dir: str = ""  # --trace: one transcript per game here
     stderr_home: str = ""  # where faulted engines' stderr is kept
+    idle_engines: int | None = None  # engines kept running beside a game's own (None: every one)
 
 
 _worker: Worker | None = None  # this process's worker (a local pool's)
@@ -73,7 +74,7 @@ class Worker:
     def engine(self, name: str, trace: SeatTrace | None = None) -> Conversation:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
         on if it starts now); raises EngineFault if it cannot start."""
-        proc = self.engines.get(name)
+        proc = self.engines.pop(name, None)  # put back last: the dict runs from least to most recently used
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
@@ -89,8 +90,20 @@ class Worker:
             proc.trace = trace
             report_progress(proc.start_limit)  # the start-up is the next step the watchdog times
             proc.start()
+        self.engines[name] = proc
         proc.trace = trace
         return proc
+
+    def make_room(self, keep: Sequence[str]) -> None:
+        """Quit the least recently used engines but ``keep`` (the next game's) until at most
+        ``idle_engines`` others run: a worker's engines are then those of one game plus the
+        bound, not every engine of the tournament (a MoHex holds most of a gigabyte)."""
+        bound = self.config.idle_engines
+        if bound is None:
+            return
+        idle = [name for name in self.engines if name not in keep]
+        for name in idle[: max(0, len(idle) - bound)]:
+            self.retire(name)
 
     def play(self, scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
         """The record of one game, or the internal error (a dict) that stopped it; never
@@ -115,6 +128,7 @@ class Worker:
                 forfeit_before_start(self.game, scheduled.seed, scheduled.seats, dropped, Termination.DROPPED, reason),
                 scheduled,
             )
+        self.make_room(scheduled.seats)  # before this game's engines start, so the count never exceeds the bound
         transcript = self._transcript(scheduled)
         try:
             procs: list[Conversation] = []
@@ -265,10 +279,10 @@ def init_engine_host(lock_fd: int | None) -> None:
     proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
 
 
-def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, dict[str, Any], str]) -> list[Checked]:
-    specs, game, options, run_tag = task
+def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, dict[str, Any], str, int | None]) -> list[Checked]:
+    specs, game, options, run_tag, at_once = task
     try:
-        return preflight(specs, make_game(game, options), run_tag)
+        return preflight(specs, make_game(game, options), run_tag, at_once)
     finally:
         proctree.kill_adopted(set())  # whatever the engines left behind
 
