@@ -37,18 +37,20 @@ from arena.results.store import GameStore  # noqa: E402
 from arena.tournament.cluster import ClusterGames, ClusterSpec  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.droprule import FailureTracker  # noqa: E402
+from arena.tournament.observers import live_site  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 
 ENGINE = ROOT / "benchmarks" / "instant_engine.py"
 ENGINES = 4  # 6 tables x 2 seat orders = 12 games per round
 
 
-def tournament_file(folder: Path, *, sleep_ms: float, rounds: int, workers: int) -> Path:
+def tournament_file(folder: Path, *, sleep_ms: float, rounds: int, workers: int, max_failures: int = 3) -> Path:
     engines = "".join(
         f'[[engines]]\nname = "e{i}"\ncommand = ["{{python}}", "{ENGINE}", "--sleep-us", "{int(sleep_ms * 1000)}"]\n'
+        f"max_failures = {max_failures}\n"
         for i in range(ENGINES)
     )
-    path = folder / f"sleepy-{workers}.toml"
+    path = folder / f"sleepy-{workers}-{max_failures}.toml"
     path.write_text(
         f'name = "sleepy"\ngame = "hex"\nrounds = {rounds}\nseed = 1\nworkers = {workers}\n'
         f"[options]\nsize = 7\nswap = false\n[time_control]\nmovetime_ms = 5000\n{engines}"
@@ -141,24 +143,28 @@ def scaling(folder: Path, counts: list[int], sleep_ms: float, rounds: int) -> No
         )
 
 
-def _canned(config, scheduled, dropped):
-    """A game's task that plays nothing: the template record, renamed for this game."""
-    return GameRecord.model_validate(
-        {
-            **TEMPLATE,
-            "id": scheduled.index,
-            "round": scheduled.round,
-            "players": list(scheduled.seats),
-            "tournament": config.tournament,
-        }
-    )
+def _canned(config, games, dropped):
+    """A task that plays nothing: the template record, renamed for each of its games."""
+    start = time.perf_counter()
+    records = [
+        GameRecord.model_validate(
+            {**TEMPLATE, "id": g.index, "round": g.round, "players": list(g.seats), "tournament": config.tournament}
+        )
+        for g in games
+    ]
+    return records, time.perf_counter() - start
 
 
 TEMPLATE: dict = {}
+TASKS: list[int] = []  # games per task submitted, of the last run
 
 
 class _Instant(ClusterGames):
     task = staticmethod(_canned)
+
+    def _submit(self, games, attempt):
+        TASKS.append(len(games))
+        return super()._submit(games, attempt)
 
 
 class _InstantSpec(_Timed):
@@ -168,18 +174,39 @@ class _InstantSpec(_Timed):
         return games
 
 
+def instant_run(folder: Path, path: Path, out: str, workers: int, site: bool) -> tuple[float, list[GameRecord]]:
+    """Games per second of a run of canned tasks (start-up left out), with or without the
+    live report site that ``arena run`` keeps."""
+    TASKS.clear()
+    READY.clear()
+    t = load_tournament(path)
+    arrivals = _Arrivals()
+    observers = [live_site(folder / out / "report", t), arrivals] if site else [arrivals]
+    run_tournament(t, folder / out, observers=observers, cluster=_InstantSpec(f"local:{workers}", print))
+    seconds = arrivals.times[-1] - READY[0]
+    records = stored_records(folder / out)
+    return len(records) / seconds, records
+
+
 def coordinator(folder: Path, games: int, template: GameRecord, workers: int) -> None:
     TEMPLATE.clear()
     TEMPLATE.update(template.to_json())
     rounds = max(1, games // (ENGINES * (ENGINES - 1)))
-    path = tournament_file(folder, sleep_ms=0, rounds=rounds, workers=workers)
-    seconds, startup, records = timed_run(path, folder / "instant", _InstantSpec(f"local:{workers}", print))
-    seconds -= startup
     print(
-        f"\n2. one coordinator's ceiling: {len(records)} games whose tasks return a "
-        f"{len(template['moves'])}-ply record at once, local:{workers}"
+        f"\n2. one coordinator's ceiling: tasks that return a {len(template['moves'])}-ply record at once "
+        f"(instant engines), local:{workers}, {rounds * ENGINES * (ENGINES - 1)} games, after start-up"
     )
-    print(f"   dispatch + store + rate, end to end: {len(records) / seconds:8.0f} games/s")
+    print(
+        "   max_failures 0: the drop rule holds nothing back; 3 (the default): each engine has at most\n"
+        "   3 games in flight, since each could fail and the engine must not start past its limit"
+    )
+    print(f"{'live site':>10} {'max_failures':>13} {'games/s':>9} {'games per task':>15}")
+    records: list[GameRecord] = []
+    for k, (site, limit) in enumerate([(True, 0), (False, 0), (True, 3)]):
+        path = tournament_file(folder, sleep_ms=0, rounds=rounds, workers=workers, max_failures=limit)
+        rate, records = instant_run(folder, path, f"instant-{k}", workers, site)
+        per_task = statistics.mean(TASKS) if TASKS else 0
+        print(f"{'on' if site else 'off':>10} {limit:>13} {rate:>9.0f} {per_task:>15.1f}")
     # The coordinator's own parts, without Dask.
     with GameStore(folder / "store-only") as store:
         store.open({"name": "bench"})
@@ -204,21 +231,27 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2,4,8", help="worker counts, comma-separated")
     parser.add_argument("--sleep-ms", type=float, default=10.0, help="engine sleep per move")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--coordinator-games", type=int, default=2000)
+    parser.add_argument("--coordinator-games", type=int, default=6000)
+    parser.add_argument("--coordinator-workers", type=int, default=4)
+    parser.add_argument("--only-coordinator", action="store_true", help="part 2 only (its template from a short run)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: proves the script works")
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
     if args.quick:
-        counts, args.rounds, args.coordinator_games = [1, 2], 1, 100
+        counts, args.rounds, args.coordinator_games, args.coordinator_workers = [1, 2], 1, 100, 2
     print(
         f"cpus: {len(os.sched_getaffinity(0))}, load average before: {os.getloadavg()[0]:.2f} "
         f"(a shared machine: other jobs run too)"
     )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        scaling(folder, counts, args.sleep_ms, args.rounds)
-        template = stored_records(folder / f"local-{counts[0]}")[0]
-        coordinator(folder, args.coordinator_games, template, workers=2)
+        if args.only_coordinator:
+            timed_run(tournament_file(folder, sleep_ms=0, rounds=1, workers=1), folder / "local-template", None)
+            template = stored_records(folder / "local-template")[0]
+        else:
+            scaling(folder, counts, args.sleep_ms, args.rounds)
+            template = stored_records(folder / f"local-{counts[0]}")[0]
+        coordinator(folder, args.coordinator_games, template, workers=args.coordinator_workers)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

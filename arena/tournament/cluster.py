@@ -16,6 +16,9 @@ engines stay alive between games there too.
   coordinator refuses a second record for a game, so nothing counts twice.
 * Only a few tasks per worker thread are in flight, so an engine dropped by
   ``max_failures`` is not started for games submitted afterwards.
+* Quick games travel in batches: a task plays as many games, one after another, as
+  take about ``TASK_S`` on a worker (one game a task once games take that long), so
+  Dask's round trip per task does not cap the games per second of instant engines.
 
 ``distributed`` is an optional dependency (the ``cluster`` extra); it is
 imported only when a cluster is used.
@@ -53,6 +56,12 @@ log = logging.getLogger("arena.cluster")
 # engine dropped by max_failures is not started for many games already submitted.
 IN_FLIGHT_PER_THREAD = 2
 MIN_IN_FLIGHT = 8
+# Games per task: as many as last about TASK_S on a worker, so a task's round trip through
+# Dask is small beside its games; short enough that a worker lost mid-task costs little
+# replaying, and results still arrive a few times a second.
+TASK_S = 0.05
+MAX_BATCH = 256
+WORKERS_FRESH_S = 1.0  # the scheduler's list of workers is asked for again after this long
 BOUNCES = 3  # times a game may come back: workers that cannot start its engines, results Dask lost
 STALE_S = 600.0  # a run's idle engines on a worker are quit after this long unused
 CONNECT_TIMEOUT_S = 30.0
@@ -106,6 +115,7 @@ class _RunState:
         for name in [n for n in worker.names if n not in skip]:
             try:
                 worker.engine(name)
+                worker.make_room([name])  # the handshake too keeps no more engines than the bound
             except EngineFault as exc:
                 worker.discard(name)
                 problems[name] = f"{exc.code}: {exc.reason}"
@@ -116,7 +126,7 @@ class _RunState:
             self.idle.append(worker)
         return problems
 
-    def play(self, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> GameRecord | dict[str, Any]:
+    def play(self, games: Sequence[ScheduledGame], dropped: tuple[int, ...]) -> list[GameRecord | dict[str, Any]]:
         problems = self.handshake([name for name, gone in zip(self.config.engines, dropped) if gone])
         if problems:
             raise EngineUnavailable(_address(), _host(), problems)
@@ -124,7 +134,7 @@ class _RunState:
             worker = self.idle.pop() if self.idle else Worker(self.config)
         worker.dropped = dropped
         try:
-            return worker.play(scheduled)
+            return [worker.play(scheduled) for scheduled in games]
         finally:
             with self.lock:
                 self.idle.append(worker)
@@ -181,9 +191,13 @@ def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> tuple[dict[s
     return state.handshake(skip), state.refused
 
 
-def _play(config: WorkerConfig, scheduled: ScheduledGame, dropped: tuple[int, ...]) -> GameRecord | dict[str, Any]:
-    """One game as a Dask task."""
-    return _state(config).play(scheduled, dropped)
+def _play(
+    config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]
+) -> tuple[list[GameRecord | dict[str, Any]], float]:
+    """A batch of games as one Dask task: their outcomes and the seconds they took."""
+    start = time.perf_counter()
+    outcomes = _state(config).play(games, dropped)
+    return outcomes, time.perf_counter() - start
 
 
 def _release_all() -> None:
@@ -297,6 +311,29 @@ class ClusterSpec:
         return ClusterGames(self, config, may_start)
 
 
+@dataclass
+class _Task:
+    """A task in flight: its games, and the workers it may run on (empty: any)."""
+
+    games: list[ScheduledGame]
+    allowed: list[str]
+
+
+class _BatchSize:
+    """How many games the next task gets: as many as take about TASK_S on a worker, learnt
+    from the tasks that came back, growing at most twofold a task."""
+
+    def __init__(self) -> None:
+        self.size = 1
+        self.per_game_s: float | None = None
+
+    def learn(self, games: int, seconds: float) -> None:
+        per_game = seconds / max(1, games)
+        self.per_game_s = per_game if self.per_game_s is None else (self.per_game_s + per_game) / 2
+        fits = int(TASK_S / max(self.per_game_s, 1e-6))
+        self.size = max(1, min(MAX_BATCH, 2 * self.size, fits))
+
+
 class ClusterGames:
     """A :class:`~arena.tournament.executor.GameExecutor` on a Dask cluster."""
 
@@ -327,6 +364,8 @@ class ClusterGames:
         self.bad: dict[str, str] = {}  # worker address -> why it cannot play
         self.cluster: distributed.LocalCluster | None = None
         self.queue: deque[ScheduledGame] = deque()
+        self.batch = _BatchSize()
+        self._known: tuple[float, dict[str, dict[str, Any]]] | None = None  # when the workers were asked, and them
         self.client = self._connect()
         self._tell(f"dashboard {self.client.dashboard_link}")
         try:
@@ -419,26 +458,32 @@ class ClusterGames:
         """Records (or :class:`Lost`) in the order games finish."""
         self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
-        pending: dict[Future, tuple[ScheduledGame, list[str]]] = {}  # game, workers it may run on
+        pending: dict[Future, _Task] = {}
         seen: set[int] = set()
         attempts = itertools.count()
 
         def fill(uncounted: Sequence[ScheduledGame] = ()) -> None:
-            """Top up the games in flight; ``uncounted``: games whose results the runner has
+            """Top up the tasks in flight; ``uncounted``: games whose results the runner has
             not taken in yet, which count as in flight for the drop rule."""
             capacity = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_THREAD * self._threads())
+            in_flight = [g for task in pending.values() for g in task.games] + list(uncounted)
             held: list[ScheduledGame] = []  # games whose engines must wait for games in flight
             while queue and len(pending) < capacity:
-                game = queue.popleft()
-                if self._may_submit(game, [g for g, _ in pending.values()] + list(uncounted)):
-                    pending.update([self._submit(game, next(attempts))])
-                else:
-                    held.append(game)
+                batch: list[ScheduledGame] = []
+                while queue and len(batch) < self.batch.size:
+                    game = queue.popleft()
+                    if self._may_submit(game, in_flight):
+                        batch.append(game)
+                        in_flight.append(game)
+                    else:
+                        held.append(game)
+                if batch:
+                    pending.update([self._submit(batch, next(attempts))])
             queue.extendleft(reversed(held))
 
         while queue or pending:
             for future in [f for f in pending if f.cancelled()]:  # e.g. the scheduler restarted
-                queue.appendleft(pending.pop(future)[0])
+                queue.extendleft(reversed(pending.pop(future).games))
             fill()
             try:
                 done = self.distributed.wait(list(pending), timeout=STUCK_CHECK_S, return_when="FIRST_COMPLETED").done
@@ -446,19 +491,18 @@ class ClusterGames:
                 self._rescue(pending, queue)
                 continue
             for future in done:
-                game, _ = pending.pop(future)
-                outcome = self._outcome(future, game, bounces, queue)
+                task = pending.pop(future)
+                outcomes = self._outcomes(future, task.games, bounces, queue)
                 future.release()
-                fill([game])  # first, so workers play on while the caller stores the result
-                if outcome is None:
-                    continue
-                if isinstance(outcome, dict):
-                    if outcome["id"] in seen:
-                        log.error("game %d arrived twice; the second copy is ignored", outcome["id"])
-                        continue
-                    seen.add(outcome["id"])
-                yield outcome
-                fill()  # the result is counted now: games held back for it may go
+                fill(task.games)  # first, so workers play on while the caller stores the results
+                for outcome in outcomes:
+                    if isinstance(outcome, dict):
+                        if outcome["id"] in seen:
+                            log.error("game %d arrived twice; the second copy is ignored", outcome["id"])
+                            continue
+                        seen.add(outcome["id"])
+                    yield outcome
+                fill()  # the results are counted now: games held back for them may go
 
     def _may_submit(self, game: ScheduledGame, in_flight: list[ScheduledGame]) -> bool:
         """The drop rule on a cluster: a game whose engine could reach its limit through the
@@ -472,73 +516,90 @@ class ClusterGames:
         """Submit no more games; those already submitted still finish and are yielded."""
         self.queue.clear()
 
-    def _submit(self, game: ScheduledGame, attempt: int) -> tuple[Future, tuple[ScheduledGame, list[str]]]:
+    def _submit(self, games: list[ScheduledGame], attempt: int) -> tuple[Future, _Task]:
         # Only once a worker turned out unable to play are games tied to the others; a
         # game tied to workers that are all gone is submitted again (_rescue).
         good = [w for w in self._workers() if w not in self.bad] if self.bad else []
         future = self.client.submit(
             self.task,
             self.config,
-            game,
+            tuple(games),
             tuple(self.dropped),
             pure=False,
-            key=f"arena-{self.config.run_tag[:12]}-game-{game.index}-{attempt}",
+            key=f"arena-{self.config.run_tag[:12]}-game-{games[0].index}-{attempt}-x{len(games)}",
             workers=good or None,
         )
-        return future, (game, good)
+        return future, _Task(games, good)
 
-    def _rescue(self, pending: dict[Future, tuple[ScheduledGame, list[str]]], queue: deque[ScheduledGame]) -> None:
+    def _rescue(self, pending: dict[Future, _Task], queue: deque[ScheduledGame]) -> None:
         """Take back the games waiting for workers that are gone (their replacements have
         new addresses) and queue them again."""
-        alive = set(self._workers())
-        for future, (game, allowed) in list(pending.items()):
-            if allowed and future.status == "pending" and not alive.intersection(allowed):
+        alive = set(self._workers(fresh=True))
+        for future, task in list(pending.items()):
+            if task.allowed and future.status == "pending" and not alive.intersection(task.allowed):
                 del pending[future]
                 future.cancel()
-                queue.appendleft(game)
+                queue.extendleft(reversed(task.games))
 
-    def _outcome(
-        self, future: Future, game: ScheduledGame, bounces: dict[int, int], queue: deque[ScheduledGame]
-    ) -> GameRecord | dict[str, Any] | Lost | None:
-        """The game's record, Lost, or None when it goes back in the queue."""
+    def _outcomes(
+        self, future: Future, games: list[ScheduledGame], bounces: dict[int, int], queue: deque[ScheduledGame]
+    ) -> list[GameRecord | dict[str, Any] | Lost]:
+        """The records of a task's games, or Lost, or none when they go back in the queue."""
         try:
-            return future.result()
+            outcomes, seconds = future.result()
         except EngineUnavailable as exc:
             if exc.address and exc.address not in self.bad:
                 self.bad[exc.address] = str(exc)
+                self._known = None
                 self.spec.echo(f"arena: cluster worker {exc.address} cannot play: {exc}; it gets no more games")
                 log.error("cluster worker %s cannot play: %s", exc.address, exc)
             return self._again(
-                game,
+                games,
                 bounces,
                 queue,
                 f"landed {BOUNCES} times on cluster workers that cannot start its engines (last: {exc})",
             )
         except self.distributed.scheduler.KilledWorker as exc:
-            return Lost(game, f"the Dask workers playing it died too often ({exc})")
+            return [Lost(game, f"the Dask workers playing it died too often ({exc})") for game in games]
         except Exception as exc:
             if future.status == "error":  # the task itself raised: a bug; the tournament goes on
-                return Lost(game, f"its Dask task failed: {type(exc).__name__}: {exc}")
+                return [Lost(game, f"its Dask task failed: {type(exc).__name__}: {exc}") for game in games]
             # The client lost the result, not the task: e.g. the worker holding the finished
             # game died before handing it over, and Dask's recomputation tripped on its own state.
             log.warning(
-                "game %d: Dask lost its result (%s: %s); it is played again", game.index, type(exc).__name__, exc
+                "games %s: Dask lost their result (%s: %s); they are played again",
+                ", ".join(str(g.index) for g in games),
+                type(exc).__name__,
+                exc,
             )
-            return self._again(
-                game, bounces, queue, f"had its result lost by Dask {BOUNCES} times (last: {type(exc).__name__}: {exc})"
-            )
+            why = f"had its result lost by Dask {BOUNCES} times (last: {type(exc).__name__}: {exc})"
+            return self._again(games, bounces, queue, why)
+        self.batch.learn(len(games), seconds)
+        return outcomes
 
     @staticmethod
-    def _again(game: ScheduledGame, bounces: dict[int, int], queue: deque[ScheduledGame], why: str) -> Lost | None:
-        """Queue the game again, or give it up (``why``) once it came back BOUNCES times."""
-        bounces[game.index] = bounces.get(game.index, 0) + 1
-        if bounces[game.index] >= BOUNCES:
-            return Lost(game, f"it {why}")
-        queue.appendleft(game)
-        return None
+    def _again(
+        games: list[ScheduledGame], bounces: dict[int, int], queue: deque[ScheduledGame], why: str
+    ) -> list[GameRecord | dict[str, Any] | Lost]:
+        """Queue the games again, but give up (``why``) those that came back BOUNCES times."""
+        lost: list[GameRecord | dict[str, Any] | Lost] = []
+        again = []
+        for game in games:
+            bounces[game.index] = bounces.get(game.index, 0) + 1
+            if bounces[game.index] >= BOUNCES:
+                lost.append(Lost(game, f"it {why}"))
+            else:
+                again.append(game)
+        queue.extendleft(reversed(again))
+        return lost
 
-    def _workers(self) -> dict[str, dict[str, Any]]:
-        return self.client.scheduler_info()["workers"]
+    def _workers(self, fresh: bool = False) -> dict[str, dict[str, Any]]:
+        """The scheduler's workers; each asking is a round trip to it, so between games the
+        answer of the last second serves."""
+        now = time.monotonic()
+        if fresh or self._known is None or now - self._known[0] > WORKERS_FRESH_S:
+            self._known = now, self.client.scheduler_info()["workers"]
+        return self._known[1]
 
     def _threads(self) -> int:
         return sum(info.get("nthreads", 1) for address, info in self._workers().items() if address not in self.bad)
