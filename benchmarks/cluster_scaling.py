@@ -19,8 +19,10 @@ script prints its load average next to the figures.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import resource
 import sqlite3
 import statistics
 import sys
@@ -69,6 +71,12 @@ class _Timed(ClusterSpec):
 
 
 READY: list[float] = []
+READY_CPU: list[float] = []
+
+
+def process_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float, float, list[GameRecord]]:
@@ -87,12 +95,15 @@ class _Arrivals:
 
     def __init__(self) -> None:
         self.times: list[float] = []
+        self.cpu = 0.0  # this process's CPU (all threads) when the last game was stored
 
     def on_start(self, total, stored, sprt) -> None:
         pass
 
     def on_game(self, record, finished, total) -> None:
         self.times.append(time.perf_counter())
+        if finished == total:  # (not at every game: reading it costs a millisecond on a loaded machine)
+            self.cpu = process_cpu()
 
     def on_start_failure(self, engine, reason) -> None:
         pass
@@ -143,12 +154,13 @@ def scaling(folder: Path, counts: list[int], sleep_ms: float, rounds: int) -> No
         )
 
 
-def _canned(config, games, dropped):
+def _canned(template, config, games, dropped):
     """A task that plays nothing: the template record, renamed for each of its games."""
     start = time.perf_counter()
+    record = GameRecord.model_validate(template)
     records = [
-        GameRecord.model_validate(
-            {**TEMPLATE, "id": g.index, "round": g.round, "players": list(g.seats), "tournament": config.tournament}
+        record.model_copy(
+            update={"id": g.index, "round": g.round, "players": list(g.seats), "tournament": config.tournament}
         )
         for g in games
     ]
@@ -160,7 +172,9 @@ TASKS: list[int] = []  # games per task submitted, of the last run
 
 
 class _Instant(ClusterGames):
-    task = staticmethod(_canned)
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.task = functools.partial(_canned, dict(TEMPLATE))  # the template travels with each task
 
     def _submit(self, games, attempt):
         TASKS.append(len(games))
@@ -171,21 +185,25 @@ class _InstantSpec(_Timed):
     def open(self, config, may_start=None):
         games = _Instant(self, config, may_start)
         READY.append(time.perf_counter())
+        READY_CPU.append(process_cpu())
         return games
 
 
-def instant_run(folder: Path, path: Path, out: str, workers: int, site: bool) -> tuple[float, list[GameRecord]]:
+def instant_run(folder: Path, path: Path, out: str, workers: int, site: bool) -> tuple[float, float, list[GameRecord]]:
     """Games per second of a run of canned tasks (start-up left out), with or without the
-    live report site that ``arena run`` keeps."""
+    live report site that ``arena run`` keeps, and the coordinator's CPU seconds per game
+    over the same span (its process: the runner, the Dask client, and with local:N the
+    Dask scheduler too)."""
     TASKS.clear()
     READY.clear()
+    READY_CPU.clear()
     t = load_tournament(path)
     arrivals = _Arrivals()
     observers = [live_site(folder / out / "report", t), arrivals] if site else [arrivals]
     run_tournament(t, folder / out, observers=observers, cluster=_InstantSpec(f"local:{workers}", print))
     seconds = arrivals.times[-1] - READY[0]
     records = stored_records(folder / out)
-    return len(records) / seconds, records
+    return len(records) / seconds, (arrivals.cpu - READY_CPU[0]) / len(records), records
 
 
 def coordinator(folder: Path, games: int, template: GameRecord, workers: int) -> None:
@@ -200,13 +218,23 @@ def coordinator(folder: Path, games: int, template: GameRecord, workers: int) ->
         "   max_failures 0: the drop rule holds nothing back; 3 (the default): each engine has at most\n"
         "   3 games in flight, since each could fail and the engine must not start past its limit"
     )
-    print(f"{'live site':>10} {'max_failures':>13} {'games/s':>9} {'games per task':>15}")
+    print(
+        "   games/s: stored per second of wall time; coordinator CPU: its process's CPU per game (the runner,\n"
+        "   the Dask client and, with local:N, the scheduler); capacity: games per second of that CPU"
+    )
+    print(
+        f"{'live site':>10} {'max_failures':>13} {'games/s':>9} {'coordinator CPU us/game':>24} "
+        f"{'capacity g/s':>13} {'games per task':>15}"
+    )
     records: list[GameRecord] = []
     for k, (site, limit) in enumerate([(True, 0), (False, 0), (True, 3)]):
         path = tournament_file(folder, sleep_ms=0, rounds=rounds, workers=workers, max_failures=limit)
-        rate, records = instant_run(folder, path, f"instant-{k}", workers, site)
+        rate, cpu, records = instant_run(folder, path, f"instant-{k}", workers, site)
         per_task = statistics.mean(TASKS) if TASKS else 0
-        print(f"{'on' if site else 'off':>10} {limit:>13} {rate:>9.0f} {per_task:>15.1f}")
+        print(
+            f"{'on' if site else 'off':>10} {limit:>13} {rate:>9.0f} {cpu * 1e6:>24.0f} "
+            f"{1 / cpu:>13.0f} {per_task:>15.1f}"
+        )
     # The coordinator's own parts, without Dask.
     with GameStore(folder / "store-only") as store:
         store.open({"name": "bench"})

@@ -19,7 +19,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -355,20 +355,31 @@ class GameStore:
 
     def add(self, record: GameRecord) -> None:
         """Commit one finished game, then mirror it to the JSON Lines file."""
+        self.add_many([record])
+
+    def add_many(self, records: Sequence[GameRecord]) -> None:
+        """Commit finished games in one transaction (games that arrived together: a commit
+        each would cost more than storing them), then mirror them to the JSON Lines file."""
         assert self.db is not None
-        # The row's columns (KeyError for a record without one), then the record itself.
-        game_id, round_, players, termination, winner = (record[k] for k in ROW_KEYS)
-        text = record_line(record)
+        if not records:
+            return
+        # The rows' columns (KeyError for a record without one), then the records themselves.
+        rows = [(*(record[k] for k in ROW_KEYS), record_line(record)) for record in records]
         with self.db:  # one transaction
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.execute(
+            self.db.executemany(
                 "INSERT INTO games (id, round, players, termination, winner, record) VALUES (?,?,?,?,?,?)",
-                (game_id, round_, strictjson.dumps(players), termination, winner, text),
+                [
+                    (game_id, round_, strictjson.dumps(players), termination, winner, text)
+                    for game_id, round_, players, termination, winner, text in rows
+                ],
             )
-            # The referee played every move of it through the rules: checked as it is made.
-            self.db.execute("INSERT OR REPLACE INTO checked VALUES (?, ?)", (game_id, check_mark(text.encode())))
+            # The referee played every move of them through the rules: checked as they are made.
+            self.db.executemany(
+                "INSERT OR REPLACE INTO checked VALUES (?, ?)", [(row[0], check_mark(row[-1].encode())) for row in rows]
+            )
         with open(self.jsonl_path, "a", encoding="utf-8") as out:
-            out.write(text + "\n")
+            out.write("".join(row[-1] + "\n" for row in rows))
 
     def records(self) -> Iterator[GameRecord]:
         assert self.db is not None

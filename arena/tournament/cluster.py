@@ -456,6 +456,11 @@ class ClusterGames:
 
     def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[GameRecord | dict[str, Any] | Lost]:
         """Records (or :class:`Lost`) in the order games finish."""
+        for batch in self.imap_batches(tasks):
+            yield from batch
+
+    def imap_batches(self, tasks: Iterable[ScheduledGame]) -> Iterator[list[GameRecord | dict[str, Any] | Lost]]:
+        """As :meth:`imap_unordered`, the outcomes of one task together (stored in one commit)."""
         self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
         pending: dict[Future, _Task] = {}
@@ -495,13 +500,16 @@ class ClusterGames:
                 outcomes = self._outcomes(future, task.games, bounces, queue)
                 future.release()
                 fill(task.games)  # first, so workers play on while the caller stores the results
+                fresh = []
                 for outcome in outcomes:
                     if isinstance(outcome, dict):
                         if outcome["id"] in seen:
                             log.error("game %d arrived twice; the second copy is ignored", outcome["id"])
                             continue
                         seen.add(outcome["id"])
-                    yield outcome
+                    fresh.append(outcome)
+                if fresh:
+                    yield fresh
                 fill()  # the results are counted now: games held back for them may go
 
     def _may_submit(self, game: ScheduledGame, in_flight: list[ScheduledGame]) -> bool:

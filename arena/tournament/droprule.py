@@ -78,5 +78,7 @@ class FailureTracker:
         if name in self.dropped:
             return StartDecision.REFUSE
         limit = self.max_failures.get(name, 0)
+        if not limit:  # never dropped: no need to count its games in play (a cluster has thousands)
+            return StartDecision.START
         in_play = sum(name in game.seats for game in running)
-        return StartDecision.START if not limit or self.streak[name] + in_play < limit else StartDecision.WAIT
+        return StartDecision.START if self.streak[name] + in_play < limit else StartDecision.WAIT

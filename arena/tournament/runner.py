@@ -39,7 +39,7 @@ from ..results.sprt import SprtTest
 from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament
 from .droprule import FailureTracker
-from .executor import GameExecutor, Venue
+from .executor import GameExecutor, Outcome, Venue
 from .local import LocalGames
 from .observers import RunObserver
 from .pool import Lost, WorkerPool
@@ -243,24 +243,13 @@ def _play_all(
         executor.drop(name)
     multiprocessing_logging.install_mp_handler()
     try:
-        for record in executor.imap_unordered(todo):
-            if not isinstance(record, GameRecord):  # Lost, or an internal error
-                errors.append(_error_text(record))
+        for batch in _batches(executor, todo):
+            for failed in [r for r in batch if not isinstance(r, GameRecord)]:  # Lost, or an internal error
+                errors.append(_error_text(failed))
                 log.error("%s", errors[-1])
-                continue
-            store.add(record)
-            dropped = tracker.update(record)
-            for name in dropped:
-                executor.drop(name)
-                log.warning("%s dropped after %s", name, tracker.dropped[name])
-            count.finished += 1
-            if sprt is not None and sprt.decision is None and sprt.add(record):
-                executor.cancel_queued()  # games already running finish and are stored
-                log.info("SPRT: %s after %d pairs (%s)", sprt.outcome, sprt.pairs, sprt.status_text())
-            for observer in observers:
-                observer.on_game(record, count.finished, count.total)
-                for name in dropped:  # after the game that dropped it
-                    observer.on_drop(name, tracker.dropped[name])
+            records = [r for r in batch if isinstance(r, GameRecord)]
+            store.add_many(records)  # each batch committed as it arrives: no finished game is lost
+            _take_in(records, executor, observers, count, tracker, sprt)
         executor.close()
     except BaseException:
         executor.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
@@ -268,6 +257,38 @@ def _play_all(
     finally:
         multiprocessing_logging.uninstall_mp_handler()
     return errors
+
+
+def _batches(executor: GameExecutor, todo: list[ScheduledGame]) -> Iterator[Sequence[Outcome]]:
+    """The outcomes as they arrive, those that arrive together (a cluster task's) in one list."""
+    together = getattr(executor, "imap_batches", None)
+    if together is not None:
+        return together(todo)
+    return ([outcome] for outcome in executor.imap_unordered(todo))
+
+
+def _take_in(
+    records: Sequence[GameRecord],
+    executor: GameExecutor,
+    observers: Sequence[RunObserver],
+    count: _Count,
+    tracker: FailureTracker,
+    sprt: SprtTest | None,
+) -> None:
+    """Stored games, counted by the drop rule and the SPRT, and told to the observers."""
+    for record in records:
+        dropped = tracker.update(record)
+        for name in dropped:
+            executor.drop(name)
+            log.warning("%s dropped after %s", name, tracker.dropped[name])
+        count.finished += 1
+        if sprt is not None and sprt.decision is None and sprt.add(record):
+            executor.cancel_queued()  # games already running finish and are stored
+            log.info("SPRT: %s after %d pairs (%s)", sprt.outcome, sprt.pairs, sprt.status_text())
+        for observer in observers:
+            observer.on_game(record, count.finished, count.total)
+            for name in dropped:  # after the game that dropped it
+                observer.on_drop(name, tracker.dropped[name])
 
 
 @contextmanager
