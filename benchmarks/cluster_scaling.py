@@ -1,16 +1,18 @@
 """What scales on a Dask cluster, measured (docs/cluster.md).
 
     python benchmarks/cluster_scaling.py [--workers 1,2,4,8] [--sleep-ms 10] [--rounds 2]
-                                         [--coordinator-games 2000] [--quick]
+                                         [--coordinator-games 6000] [--coordinator-workers 4]
+                                         [--only-coordinator] [--quick]
 
 1. Games per second against the number of workers, with engines that sleep a known
    time per move (benchmarks/instant_engine.py --sleep-us): a LocalCluster of N
    worker processes (``--cluster local:N``) next to arena's own N local workers,
    same tournament, same seeds.  "ideal" is N workers doing nothing but sleeping.
-2. The most games per second one coordinator can take: a cluster run whose tasks
-   return a stored game's record at once (no engines), so the figure is Dask's
-   dispatch plus storing (SQLite commit, JSON Lines) plus rating, all coordinator
-   work.  The coordinator's storing and rating alone are timed too.
+2. The most games per second one coordinator can take: a cluster run (local:4) whose
+   tasks return a stored game's record at once (instant engines), so the figure is
+   Dask's dispatch plus storing (SQLite commit, JSON Lines), with and without the live
+   report site ``arena run`` keeps, and with the drop rule on and off; with the
+   coordinator's CPU per game.  Its storing and rating alone are timed too.
 
 Every figure is from a real ``run_tournament``; the machine may be shared, so the
 script prints its load average next to the figures.
