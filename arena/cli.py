@@ -241,7 +241,7 @@ def run(
         )  # fmt: skip
         extra.append(writer)
         workers = None  # in the tournament's data, as a file's 'workers'
-    _run_loaded(t, out, workers, quiet, report_every, trace, cluster_address, extra)
+    _run_loaded(t, out, workers, quiet, report_every, trace, cluster_address, extra, idle_engines)
 
 
 def _flag_tournament(
@@ -301,6 +301,7 @@ def _run_loaded(
     trace: bool,
     cluster_address: str | None,
     extra: list[Any],
+    idle_engines: int | None = None,
 ) -> None:
     """Play a loaded tournament into ``out`` and print its tables (both forms of arena run)."""
     import sqlite3
