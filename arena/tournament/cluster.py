@@ -473,11 +473,12 @@ class ClusterGames:
             capacity = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_THREAD * self._threads())
             in_flight = [g for task in pending.values() for g in task.games] + list(uncounted)
             held: list[ScheduledGame] = []  # games whose engines must wait for games in flight
-            while queue and len(pending) < capacity:
+            waiting: set[str] = set()  # engines that must (games in flight only grow meanwhile)
+            while queue and len(pending) < capacity and len(waiting) < len(self.names):
                 batch: list[ScheduledGame] = []
-                while queue and len(batch) < self.batch.size:
+                while queue and len(batch) < self.batch.size and len(waiting) < len(self.names):
                     game = queue.popleft()
-                    if self._may_submit(game, in_flight):
+                    if self._may_submit(game, in_flight, waiting):
                         batch.append(game)
                         in_flight.append(game)
                     else:
@@ -512,13 +513,19 @@ class ClusterGames:
                     yield fresh
                 fill()  # the results are counted now: games held back for them may go
 
-    def _may_submit(self, game: ScheduledGame, in_flight: list[ScheduledGame]) -> bool:
+    def _may_submit(self, game: ScheduledGame, in_flight: list[ScheduledGame], waiting: set[str]) -> bool:
         """The drop rule on a cluster: a game whose engine could reach its limit through the
         games in flight waits for them (an engine that was dropped is submitted: its task
-        records the forfeit without starting it)."""
+        records the forfeit without starting it).  ``waiting`` gathers the engines found to
+        wait, which are not asked again in the same top-up: once every engine waits, the
+        rest of the queue need not be looked at."""
         if self.may_start is None:
             return True
-        return all(self.may_start(name, in_flight) is not StartDecision.WAIT for name in game.seats)
+        if waiting.intersection(game.seats):
+            return False
+        must = {name for name in game.seats if self.may_start(name, in_flight) is StartDecision.WAIT}
+        waiting |= must
+        return not must
 
     def cancel_queued(self) -> None:
         """Submit no more games; those already submitted still finish and are yielded."""
