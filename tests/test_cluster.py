@@ -432,3 +432,23 @@ def test_a_coordinator_killed_with_9_resumes_from_its_database(tmp_path):
     from arena.engine import proctree
 
     wait_until(lambda: not proctree.tagged_pids(str(marker), key="ZOO_PIDS"), timeout=20)
+
+
+@pytest.mark.slow
+def test_quick_games_travel_in_batches_and_each_is_stored_once(tmp_path, zoo_c):
+    """Games of a few milliseconds: a task carries many of them, and every game of the
+    schedule is stored exactly once, in the database and in games.jsonl."""
+    opened: list[ClusterGames] = []
+
+    class Watched(ClusterSpec):
+        def open(self, config, may_start=None):
+            opened.append(super().open(config, may_start))
+            return opened[-1]
+
+    engines = "".join(engine_toml(name, zoo_c, "good", extra="max_failures = 0") for name in ("a", "b", "c"))
+    path = write_tournament(tmp_path, engines, options="size = 3\nswap = false", rounds=30)
+    out = tmp_path / "out"
+    summary = run_tournament(load_tournament(path), out, cluster=Watched("local:1"))
+    assert summary.errors == [] and summary.played == 180
+    assert [r["id"] for r in stored(out)] == list(range(180)) and jsonl_ids(out) == list(range(180))
+    assert opened[0].batch.size > 1, "every task carried one game"
