@@ -41,7 +41,7 @@ from arena.results.store import GameStore  # noqa: E402
 from arena.tournament.cluster import ClusterGames, ClusterSpec  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.droprule import FailureTracker  # noqa: E402
-from arena.tournament.observers import live_site  # noqa: E402
+from arena.tournament.observers import RunObserver, live_site  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 
 ENGINE = ROOT / "benchmarks" / "instant_engine.py"
@@ -201,7 +201,7 @@ def instant_run(folder: Path, path: Path, out: str, workers: int, site: bool) ->
     READY_CPU.clear()
     t = load_tournament(path)
     arrivals = _Arrivals()
-    observers = [live_site(folder / out / "report", t), arrivals] if site else [arrivals]
+    observers: list[RunObserver] = [live_site(folder / out / "report", t), arrivals] if site else [arrivals]
     run_tournament(t, folder / out, observers=observers, cluster=_InstantSpec(f"local:{workers}", print))
     seconds = arrivals.times[-1] - READY[0]
     records = stored_records(folder / out)

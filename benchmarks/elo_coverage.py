@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena.results.elo import fit_elo  # noqa: E402
 from tests.test_elo import simulate  # noqa: E402
 
-SCENARIOS = {
+SCENARIOS: dict[str, tuple[dict[str, float], int, float]] = {
     "5 engines 60-90 Elo apart, 16 games a pair": ({"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}, 16, 0.0),
     "the same, 30% draws": ({"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}, 16, 0.3),
     "4 engines 300-450 apart, 6 games a pair (sweeps)": ({"s": 700, "p": 350, "e": 0, "r": -450}, 6, 0.0),

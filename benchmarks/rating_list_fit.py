@@ -14,6 +14,7 @@ for all).  Both must give the same ratings, intervals and covariance to the last
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import random
 import statistics
@@ -21,12 +22,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.record import GameRecord  # noqa: E402
 from arena.results import elo  # noqa: E402
+
+T = TypeVar("T")
 
 
 def whole_field_dispersion(data, where, theta, inverse) -> float:
@@ -78,8 +82,8 @@ def field(engines: int, games: int, seed: int = 1) -> tuple[list[str], list[Game
     return names, records
 
 
-def timed(run: Callable[[], object], repeats: int) -> tuple[float, object]:
-    times, result = [], None
+def timed(run: Callable[[], T], repeats: int) -> tuple[float, T]:
+    times = []
     for _ in range(repeats):
         start = time.perf_counter()
         result = run()
@@ -97,13 +101,13 @@ def main() -> None:
     current = elo._dispersion, elo._inverse
     for engines in args.engines:
         names, records = field(engines, args.games)
-        fast, fit = timed(lambda records=records, names=names: elo.fit_elo(records, names), args.repeats)
+        fast, fit = timed(functools.partial(elo.fit_elo, records, names), args.repeats)
         elo._dispersion, elo._inverse = whole_field_dispersion, one_elimination_per_column
         try:
-            slow, baseline = timed(lambda records=records, names=names: elo.fit_elo(records, names), args.repeats)
+            slow, baseline = timed(functools.partial(elo.fit_elo, records, names), args.repeats)
         finally:
             elo._dispersion, elo._inverse = current
-        assert fit.as_dict() == baseline.as_dict() and fit.covariance == baseline.covariance  # type: ignore[union-attr]
+        assert fit.as_dict() == baseline.as_dict() and fit.covariance == baseline.covariance
         print(f"{engines:>7}  {args.games:>6}  {fast:>8.2f}  {slow:>15.2f}  {slow / fast:>6.1f}")
 
 

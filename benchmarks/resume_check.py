@@ -55,6 +55,11 @@ class RandomPlayer:
     def choose_move(self, state: State, limit: TimeLimit) -> Reply:
         return Reply(state.random_move(self.rng), 0.0)
 
+    def longest_s(self, limit: TimeLimit | None) -> float:
+        return 0.0  # answers at once, in this process
+
+    def verify_result(self, state: State) -> None: ...
+
     def game_over(self, scores: Sequence[float], reason: str) -> None: ...
 
     def quit(self) -> None: ...
