@@ -20,7 +20,8 @@ from protocol.sdk import Clock
 
 from ..engine.process import EngineProcess, EngineSpec
 from ..match import TimeControl, play_game
-from ..rules import make_game
+from ..record import GameRecord
+from ..rules import Game, make_game
 from .common import med
 
 LADDER_LEVELS = ("easy", "medium", "hard")
@@ -79,21 +80,27 @@ def clock_mode_times(movetime_ms: int, games: int) -> list[int]:
     the random engine, both seat orders."""
     game = make_game("hex", {"size": 9})
     search = EngineSpec("search", (sys.executable, "-m", "engines.search"), options=(("level", "time"),))
-    rand = EngineSpec("random", (sys.executable, "-m", "engines.random_engine"))
     charged: list[int] = []
     for k in range(games):
-        specs = [search, rand] if k % 2 == 0 else [rand, search]
-        procs = [EngineProcess(spec) for spec in specs]
-        try:
-            for proc in procs:
-                proc.start()
-            record = play_game(game, procs, seed=k, time_control=TimeControl(movetime_ms=movetime_ms)).record
-        finally:
-            for proc in procs:
-                proc.quit()
+        specs, record = _against_random(game, search, k, movetime_ms)
         mine = specs.index(search)
         charged += [t for ply, t in enumerate(record["times_ms"]) if ply % 2 == mine]
     return charged
+
+
+def _against_random(game: Game, search: EngineSpec, k: int, movetime_ms: int) -> tuple[list[EngineSpec], GameRecord]:
+    """Game ``k`` (its seed) of ``search`` against the random engine, the seats swapped on
+    odd ``k``, through real processes: the seat order and the record."""
+    rand = EngineSpec("random", (sys.executable, "-m", "engines.random_engine"))
+    specs = [search, rand] if k % 2 == 0 else [rand, search]
+    procs = [EngineProcess(spec) for spec in specs]
+    try:
+        for proc in procs:
+            proc.start()
+        return specs, play_game(game, procs, seed=k, time_control=TimeControl(movetime_ms=movetime_ms)).record
+    finally:
+        for proc in procs:
+            proc.quit()
 
 
 @dataclass
@@ -115,25 +122,15 @@ class LadderMoves:
 def ladder_moves(game_name: str, level: str, games: int, options: dict[str, Any] | None = None) -> LadderMoves:
     """``games`` games of ``level`` against random at the ladder's options and move time
     (``options`` over them), both seat orders, through real processes."""
-    from ..record import GameRecord
     from .ladder import LADDERS, move_times
 
     ladder = LADDERS[game_name]
     game = make_game(game_name, {**ladder.options, **(options or {})})
     search = EngineSpec(level, (sys.executable, "-m", "engines.search"), options=(("level", level),))
-    rand = EngineSpec("random", (sys.executable, "-m", "engines.random_engine"))
     slowest, moves, stopped = [], 0, 0
     for k in range(games):
-        specs = [search, rand] if k % 2 == 0 else [rand, search]
-        procs = [EngineProcess(spec) for spec in specs]
-        try:
-            for proc in procs:
-                proc.start()
-            played = play_game(game, procs, seed=k, time_control=TimeControl(movetime_ms=ladder.movetime_ms))
-        finally:
-            for proc in procs:
-                proc.quit()
-        record = GameRecord(**{**played.record, "players": [s.name for s in specs]})
+        specs, played = _against_random(game, search, k, ladder.movetime_ms)
+        record = GameRecord(**{**played, "players": [s.name for s in specs]})
         figures = move_times(level, [record], PARTS[game_name].budgets[level])
         slowest.append(figures["slowest_ms"] or 0)
         moves += figures["moves"]
