@@ -15,6 +15,8 @@ the swap policy for Hex, guessed hidden posies for Posies).  Options (``setoptio
   for quick ladders and experiments.
 - ``swap_policy`` (Hex): ``edge`` swaps exactly when Red's first stone is off the
   edges, ``search`` lets the search judge, ``never`` never swaps.
+- ``rollout`` (Hex): ``bridges`` (rollouts answer intrusions into bridges) or
+  ``uniform`` (the rules' uniform random playout).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from protocol.sdk import Clock, Engine
 
 from . import mcts
 from .groups import GroupsDomain
-from .hex import HexDomain, edge_swap
+from .hex import ROLLOUTS, HexDomain, edge_swap
 from .posies import PosiesDomain
 
 LEVELS = ("easy", "medium", "hard", "time")
@@ -48,7 +50,10 @@ class Part:
 
 
 PARTS: dict[str, Part] = {
-    "hex": Part({"easy": 30, "medium": 300, "hard": 3000}, lambda e: HexDomain(e.option_values["swap_policy"])),
+    "hex": Part(
+        {"easy": 30, "medium": 300, "hard": 3000},
+        lambda e: HexDomain(e.option_values["swap_policy"], e.option_values["rollout"]),
+    ),
     "hexgo": Part({"easy": 10, "medium": 80, "hard": 1000}, lambda e: mcts.RulesDomain(2, rave=True)),
     "groups": Part({"easy": 30, "medium": 200, "hard": 1500}, lambda e: GroupsDomain()),
     "posies": Part({"easy": 15, "medium": 80, "hard": 300}, lambda e: PosiesDomain(e.players)),
@@ -64,6 +69,7 @@ class SearchEngine(Engine):
         "safety_ms": ("int", 30),
         "swap_policy": ("string", "edge"),
         "iterations": ("int", 0),
+        "rollout": ("string", "bridges"),
     }
 
     def __init__(self) -> None:
@@ -71,7 +77,7 @@ class SearchEngine(Engine):
         self.last: Any = None  # the last search's result (iterations, seconds), for tests and bench
 
     def on_option(self, name: str, value: str) -> None:
-        allowed = {"level": LEVELS, "swap_policy": SWAP_POLICIES}.get(name)
+        allowed = {"level": LEVELS, "swap_policy": SWAP_POLICIES, "rollout": ROLLOUTS}.get(name)
         if allowed is not None and value not in allowed:
             # A misspelt level must not quietly play another strength: stop, saying why.
             raise SystemExit(f"search engine: option {name} is {value!r}; use one of {', '.join(allowed)}")
