@@ -22,8 +22,8 @@ from arena.rules.hexgrid import DIRECTIONS, Board
 from .mcts import Played, RulesDomain
 
 ROLLOUTS = ("bridges", "uniform")
-# Per cell x, per colour: the bridges x is a carrier cell of, as (other carrier, stone, stone).
-# An edge bridge lists its one stone twice (the edge is always the colour's own).
+EDGE = -1  # a bridge's end past the board, on its colour's own edge
+# Per colour, per cell x: the bridges x is a carrier cell of, as (other carrier, stone, stone).
 BridgeTable = tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...]
 
 
@@ -53,24 +53,24 @@ def bridge_table(size: int) -> BridgeTable:
                 continue
             ends = [(r + DIRECTIONS[k][0], c + DIRECTIONS[k][1]) for k in ((d + 5) % 6, (d + 1) % 6)]
             for colour in (RED, BLUE):
-                stones = [_end(board, size, colour, rr, cc) for rr, cc in ends]
-                if None in stones or stones[0] == stones[1] == -1:
+                a, b = (_end(board, size, colour, rr, cc) for rr, cc in ends)
+                if a is None or b is None or a == b == EDGE:
                     continue
-                a, b = (s if s != -1 else t for s, t in zip(stones, stones[::-1], strict=True))
-                per_colour[colour].append((y, a, b))  # type: ignore[arg-type]
+                # An edge bridge names its one stone twice: the edge is always the colour's.
+                per_colour[colour].append((y, b if a == EDGE else a, a if b == EDGE else b))
         for colour in (RED, BLUE):
             table[colour].append(tuple(per_colour[colour]))
     return tuple(tuple(t) for t in table)
 
 
 def _end(board: Board, size: int, colour: int, r: int, c: int) -> int | None:
-    """A bridge end at (r, c): its cell, -1 for the colour's own edge, None otherwise."""
+    """A bridge end at (r, c): its cell, EDGE for the colour's own edge, None otherwise."""
     cell = board.at(r, c)
     if cell >= 0:
         return cell
     row_off, col_off = not 0 <= r < size, not 0 <= c < size
     own = row_off and not col_off if colour == RED else col_off and not row_off
-    return -1 if own else None
+    return EDGE if own else None
 
 
 def red_connects(cells: list[int], size: int, neighbours: tuple[tuple[int, ...], ...]) -> bool:
