@@ -15,14 +15,13 @@ import statistics
 import time
 from random import Random
 
-from arena.rules import make_game
-from arena.rules.hex import HexState
+from arena.rules.hex import HexGame, HexOptions, HexState
 from engines.search import mcts
 from engines.search.hex import ROLLOUTS, HexDomain
 
 
 def positions(size: int, count: int) -> list[HexState]:
-    game = make_game("hex", {"size": size, "swap": True})
+    game = HexGame(HexOptions(size=size, swap=True))
     out = []
     for seed in range(count):
         state, rng = game.initial_state(), Random(seed)
