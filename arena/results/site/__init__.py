@@ -72,6 +72,7 @@ class SiteError(Exception):
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
+        bytecode_cache=_template_cache(),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -81,6 +82,35 @@ def _environment() -> jinja2.Environment:
     env.filters["options"] = pages.options_text
     env.policies["json.dumps_function"] = strictjson.dumps  # |tojson: a game page's data is strict JSON
     return env
+
+
+def _template_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept between runs (compiling them costs a run's site more CPU than
+    a few hundred game pages); keyed by each template's source, so an edit recompiles it.
+    None where no cache folder can be made: the templates are then compiled each run."""
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arena" / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return _TemplateCache(str(folder))
+
+
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """A cache that can only make pages faster: a damaged entry is compiled afresh, and one
+    that cannot be written (a full disk, a read-only home) is not kept."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # truncated or foreign bytes: a miss
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
 
 
 def _shown(value: Any) -> Any:
@@ -194,8 +224,8 @@ class SiteWriter:
             _write(self.folder / "games" / f"{record.id}.html", page)
             return
         key = replayed["board"]
-        frames = replayed["frames"]
-        moves = pages.move_rows(record, frames, (data.settings or {}).get("time_control"))
+        moves = pages.move_data(record, (data.settings or {}).get("time_control"))
+        timed = len(moves["times"]) > 0 and len(record.moves) > moves["opening"]  # a row shows a time
         page = self.env.get_template("game.html").render(
             site=self._site_context(data, summary=False),
             record=record,
@@ -203,16 +233,16 @@ class SiteWriter:
             colours=replayed["colours"],
             data=_script_json(
                 {
-                    "frames": frames,
+                    "frames": replayed["frames"],
                     "cells": replayed["cells"],
                     "game": record.game,
                     "players": record.players,
-                    "moves": moves,
+                    **moves,
                 }
             ),
-            plies=len(moves),
-            clocks=any(m[4] is not None for m in moves),
-            infos=any(m[6] for m in moves),
+            plies=len(record.moves),
+            clocks=moves["clock"] is not None and timed,
+            infos=bool(moves["infos"]),
             result=pages.result_text(record),
             root="../",
             error="",
@@ -379,7 +409,10 @@ def _sprt_lines(sprt: Any) -> list[str]:
         return []
 
 
-PARALLEL_FROM = 200  # new game pages worth forking for
+# New game pages worth forking for: a page costs about half a millisecond, and forking the
+# writers costs tens of milliseconds of CPU (their copied pages), so only a large batch
+# (a whole site's build, a resumed run's first write) saves more time than it costs.
+PARALLEL_FROM = 1000
 MAX_PROCESSES = 4
 _JOB: tuple[SiteWriter, SiteData] | None = None  # what forked workers inherit
 

@@ -113,36 +113,35 @@ def replay(record: GameRecord) -> dict[str, Any]:
     (``set``: [cell, code] pairs; frame 0 sets every cell), who moved, the move's cells
     (``last``), cells emptied by it with what was there (``gone``; a kept group, where
     the game has them, also in ``kept``), a public status line, and in the last frame
-    only, what the end of the game reveals.
+    only, what the end of the game reveals.  A move that only put a piece on the cell
+    its token names (most moves) is the short ``[seat, cell, code]`` (``status`` fourth,
+    if any), which the viewer reads as ``{seat, set: [[cell, code]], last: [cell]}``: a
+    page's data is mostly frames, and the short form is a quarter of the text.
     """
     game, picture = _rules(record["game"], json.dumps(record["options"], sort_keys=True))
     state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
     code, players = picture.codes, record["players"]
     before = list(state.cells)
-    frames: list[dict[str, Any]] = [
+    frames: list[list[Any] | dict[str, Any]] = [
         _frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]}, state.status(players))
     ]
-    kept_groups = picture.kept_groups
+    kept_groups, move_cells = picture.kept_groups, picture.move_cells
     for move in record["moves"]:
         seat = state.current_player()
         state.play(move)
         after = list(state.cells)
-        named = picture.move_cells(move)
-        changed = _changed(before, after, named)
-        # What _frame keeps, built directly: this loop runs for every ply of every game.
-        frame: dict[str, Any] = {"seat": seat, "set": [[i, code[after[i]]] for i in changed]}
-        if last := [i for i in changed if code[after[i]]] or named:
-            frame["last"] = last
-        if gone := [[i, code[before[i]]] for i in changed if not code[after[i]]]:
-            frame["gone"] = gone
-            # the group a move kept, besides the cells its token names (Posies' splits)
-            if kept_groups and (kept := [i for i, _ in gone if i not in named]):
-                frame["kept"] = kept
-        if status := state.status(players):
-            frame["status"] = status
-        frames.append(frame)
+        named = move_cells(move)
+        short = _placement(seat, before, after, named, code)
+        status = state.status(players)
+        if short is not None:
+            frames.append([*short, status] if status else short)
+        else:  # a capture, a swap, a removal, a slide: compare every cell
+            frame = _changes(seat, before, after, named, code, kept_groups)
+            if status:
+                frame["status"] = status
+            frames.append(frame)
         before = after
-    frames[-1]["end"] = _ending(state, players)
+    frames[-1] = {**_expanded(frames[-1]), "end": _ending(state, players)}
     return {"board": board_key(game), "cells": len(before), "frames": frames, "colours": state.seat_colours()}
 
 
@@ -154,16 +153,44 @@ def _rules(name: str, options: str) -> tuple[Game, BoardPicture]:
     return game, game.picture()
 
 
-def _changed(before: list[int], after: list[int], named: list[int]) -> list[int]:
-    """The cells whose contents differ.  Most moves change only the cells their token
-    names: checked with one list comparison, the full scan only for the others (captures,
-    the swap, Posies' kept groups)."""
-    patched = before[:]
-    for i in named:
-        patched[i] = after[i]
-    if patched == after:
-        return sorted(i for i in set(named) if before[i] != after[i])
-    return [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+def _placement(seat: int, before: list[int], after: list[int], named: list[int], code: Any) -> list[Any] | None:
+    """The short frame of a move that put a piece on the one cell its token names and
+    changed nothing else (most moves of every game), or None: checked with one list
+    comparison (``before`` is patched for it and put back)."""
+    if len(named) != 1:
+        return None
+    cell = named[0]
+    was, now = before[cell], after[cell]
+    if was == now or not code[now]:
+        return None
+    before[cell] = now
+    alone = before == after
+    before[cell] = was
+    return [seat, cell, code[now]] if alone else None
+
+
+def _expanded(frame: list[Any] | dict[str, Any]) -> dict[str, Any]:
+    """A frame in its long form (the viewer's reading of a short one)."""
+    if isinstance(frame, dict):
+        return frame
+    seat, cell, code, *status = frame
+    return {"seat": seat, "set": [[cell, code]], "last": [cell], **({"status": status[0]} if status else {})}
+
+
+def _changes(
+    seat: int, before: list[int], after: list[int], named: list[int], code: Any, kept_groups: bool
+) -> dict[str, Any]:
+    """The frame of any move: every cell whose contents differ."""
+    changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+    frame: dict[str, Any] = {"seat": seat, "set": [[i, code[after[i]]] for i in changed]}
+    if last := [i for i in changed if code[after[i]]] or named:
+        frame["last"] = last
+    if gone := [[i, code[before[i]]] for i in changed if not code[after[i]]]:
+        frame["gone"] = gone
+        # the group a move kept, besides the cells its token names (Posies' splits)
+        if kept_groups and (kept := [i for i, _ in gone if i not in named]):
+            frame["kept"] = kept
+    return frame
 
 
 def _frame(frame: dict[str, Any], status: str) -> dict[str, Any]:

@@ -198,29 +198,25 @@ def _pct(value: float | None) -> float | str:
     return "" if value is None else round(100 * value, 1)
 
 
-def move_rows(record: GameRecord, frames: list[dict[str, Any]], time_control: dict[str, Any] | None) -> list[list[Any]]:
-    """One row per ply: [ply, seat, move, ms, clock, book, info] (ply counted from 0, as in the
-    records and PROTOCOL.md section 5): who moved, the move, its
-    time and, under a game clock, the mover's clock after it (opening-book plies are
-    untimed: ``book`` is 1, ``ms`` null), and the search figures the engine reported."""
+def move_data(record: GameRecord, time_control: dict[str, Any] | None) -> dict[str, Any]:
+    """What the viewer builds its move list from, one row per ply (viewer.js): the record's
+    moves and times as they are (ply counted from 0, as in the records and PROTOCOL.md
+    section 5; opening-book plies are untimed, the times start after them), the game
+    clock's start and increment (the mover's clock after each move is shown under one),
+    and each timed move's search figures as text (none if no engine reported any)."""
+    moves, times = record.moves, record.times_ms or []
     opening = record.opening_plies or 0
-    times = record.times_ms or []
-    infos = record.move_info or []
+    shown = max(0, len(moves) - opening)  # the timed plies a row shows (a rejected last move's time is not)
+    infos = [_info_text(info) for info in (record.move_info or [])[:shown]]
     base = (time_control or {}).get("base_ms")
-    inc = (time_control or {}).get("inc_ms") or 0
-    clocks = [base] * len(record.players or []) if base is not None else None
-    rows = []
-    for ply, move in enumerate(record.moves):
-        seat = frames[ply + 1]["seat"]  # frame p + 1: the position after ply p
-        k = ply - opening
-        ms = times[k] if 0 <= k < len(times) else None
-        clock = None
-        if clocks is not None and ms is not None:
-            clocks[seat] += inc - ms
-            clock = clocks[seat]
-        info = infos[k] if 0 <= k < len(infos) else None
-        rows.append([ply, seat, move, ms, clock, int(k < 0), _info_text(info)])
-    return rows
+    clock = [base, (time_control or {}).get("inc_ms") or 0] if base is not None else None
+    return {
+        "moves": moves,
+        "times": times,
+        "opening": opening,
+        "clock": clock,
+        "infos": infos if any(infos) else [],
+    }
 
 
 def _info_text(info: Any) -> str:

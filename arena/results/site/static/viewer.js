@@ -6,7 +6,10 @@
   const SVG = "http://www.w3.org/2000/svg";
   const board = window.ARENA_BOARD;
   const data = JSON.parse(document.getElementById("game-data").textContent);
-  const frames = data.frames;
+  // A short frame [seat, cell, code, status?] is a move that only put a piece on its cell.
+  const frames = data.frames.map(function (f) {
+    return Array.isArray(f) ? {seat: f[0], set: [[f[1], f[2]]], last: [f[1]], status: f[3]} : f;
+  });
   const last = frames.length - 1;
   const svg = document.getElementById("board");
 
@@ -92,10 +95,22 @@
   legend.hidden = !legend.children.length;
 
   // The move list: text goes in with textContent, never parsed as HTML.
+  // One row per ply, from the record: who moved (the frame after it says), the move, its
+  // time (book plies are untimed: the times start after them), under a game clock the
+  // mover's clock after it, and the search figures the engine reported.
+  const clocks = data.clock ? data.players.map(function () { return data.clock[0]; }) : null;
+  const moveRows = data.moves.map(function (move, ply) {
+    const k = ply - data.opening;
+    const seat = frames[ply + 1].seat;
+    const ms = k >= 0 && k < data.times.length ? data.times[k] : null;
+    let clock = null;
+    if (clocks && ms !== null) clock = clocks[seat] += data.clock[1] - ms;
+    return [ply, seat, move, ms, clock, k < 0, k >= 0 && k < data.infos.length ? data.infos[k] : ""];
+  });
   const moveBody = document.querySelector("#moves tbody");
-  const withClock = data.moves.some(function (m) { return m[4] !== null; });
-  const withInfo = data.moves.some(function (m) { return m[6] !== ""; });
-  for (const [number, seat, move, ms, clock, book, info] of data.moves) {
+  const withClock = moveRows.some(function (m) { return m[4] !== null; });
+  const withInfo = moveRows.some(function (m) { return m[6] !== ""; });
+  for (const [number, seat, move, ms, clock, book, info] of moveRows) {
     const row = document.createElement("tr");
     row.dataset.ply = number;  // counted from 0, as in the records
     row.dataset.position = number + 1;  // the plies played once it is
