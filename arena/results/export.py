@@ -108,9 +108,12 @@ def summarize(
     not_recorded: Sequence[str] = (),
     scheduled: int | None = None,
     elo_prior: float = PRIOR,
+    replayed: bool = False,
 ) -> Summary:
     """Rate and tally ``records``; ``dropped`` adds to the engines the records show dropped.
-    ``elo_prior``: BayesElo's virtual draws per engine of the Elo fit (0: maximum likelihood)."""
+    ``elo_prior``: BayesElo's virtual draws per engine of the Elo fit (0: maximum likelihood).
+    ``replayed``: the records are known to be legal (the referee played them, or a folder's
+    admission replayed them), so the statistics need not replay them again (StatsTally)."""
     records = sorted(records, key=lambda r: r.id or 0)  # a stored record always has its id
     engines = list(engines) + [n for r in records for n in r.players or [] if n not in engines]
     engines = list(dict.fromkeys(engines))
@@ -126,7 +129,7 @@ def summarize(
         ranked_standings(rows, fit, out),
         fit,
         head_to_head(records),
-        engine_stats(records, engines),
+        engine_stats(records, engines, replayed=replayed),
         out,
         settings,
         fingerprint,
@@ -545,6 +548,7 @@ def summarize_folder(folder: Path, elo_prior: float | None = None) -> Summary:
         dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
         scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))),
         elo_prior=prior_of(settings) if elo_prior is None else elo_prior,
+        replayed=True,  # admitted: each has its checked mark or agreed with a replay just now
     )
     summary.refused = found.refused
     if (sprt := folder_sprt(folder, settings, records)) is not None:

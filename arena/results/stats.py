@@ -128,10 +128,12 @@ def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def engine_stats(records: Iterable[GameRecord], engines: Sequence[str] = ()) -> dict[str, EngineStats]:
+def engine_stats(
+    records: Iterable[GameRecord], engines: Sequence[str] = (), replayed: bool = False
+) -> dict[str, EngineStats]:
     """Statistics of every engine in ``engines`` and ``records``, in that order of first
-    appearance."""
-    tally = StatsTally()
+    appearance (``replayed``: see StatsTally)."""
+    tally = StatsTally(replayed)
     for record in records:
         tally.add(record)
     return tally.table(engines)

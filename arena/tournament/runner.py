@@ -363,6 +363,7 @@ def _summary(
         not_recorded=errors,
         scheduled=scheduled,
         elo_prior=t.data.elo_prior,
+        replayed=True,  # played by the referee in this run, or admitted when it resumed
     )
     if (sprt := sprt_test(t, records)) is not None:
         summary.extra["sprt"] = sprt.summary()
