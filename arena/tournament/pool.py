@@ -18,6 +18,7 @@ is killed once a step outlasts its bound by the grace.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import logging
 import multiprocessing
@@ -183,9 +184,13 @@ class WorkerPool:
         # A Ctrl-C between the fork and the worker's own handlers would print a worker's
         # KeyboardInterrupt traceback: the child starts with both blocked; here they wait.
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_SIGNALS)
+        # The worker inherits every object of ours: frozen, its garbage collector never
+        # walks them (each walk would write to, and so copy, the pages they are on).
+        gc.freeze()
         try:
             proc.start()
         finally:
+            gc.unfreeze()
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         theirs.close()
         self.workers[ours] = proc
