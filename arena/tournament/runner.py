@@ -132,7 +132,8 @@ def run_tournament(
                 at_once = size * (t.game.players + idle)  # no more engines than the games will run
                 _check_engines(t, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once)
             count = _Count(len(done), len(schedule))
-            errors = _play_all(open_executor, todo, store, observers, count, tracker, sprt)
+            played: list[GameRecord] = []
+            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt)
         except BaseException as exc:
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
@@ -141,7 +142,9 @@ def run_tournament(
             raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
-        records = list(store.records())
+        # What the folder holds: the games admitted when the run began and the ones it
+        # stored, kept as they were stored rather than read back and parsed again.
+        records = sorted([*stored, *played], key=lambda r: r.id or 0)
         dropped = dropped_engines(records) | store.note_dropped(tracker.dropped)
     return _report(
         t,
@@ -230,11 +233,12 @@ def _play_all(
     observers: Sequence[RunObserver],
     count: _Count,
     tracker: FailureTracker,
+    played: list[GameRecord],
     sprt: SprtTest | None = None,
 ) -> list[str]:
     """Play ``todo`` on the executor ``open_executor`` gives (opened only when there is a
-    game to play), storing each game as it ends; the games not recorded (arena's own
-    failures) are returned."""
+    game to play), storing each game as it ends and adding it to ``played``; the games not
+    recorded (arena's own failures) are returned."""
     errors: list[str] = []
     if not todo:
         return errors
@@ -249,6 +253,7 @@ def _play_all(
                 log.error("%s", errors[-1])
             records = [r for r in batch if isinstance(r, GameRecord)]
             store.add_many(records)  # each batch committed as it arrives: no finished game is lost
+            played += records
             _take_in(records, executor, observers, count, tracker, sprt)
         executor.close()
     except BaseException:
