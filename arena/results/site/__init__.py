@@ -221,7 +221,7 @@ class SiteWriter:
                 result=pages.result_text(record),
                 root="../",
             )
-            _write(self.folder / "games" / f"{record.id}.html", page)
+            _write_page(self.folder / "games" / f"{record.id}.html", page)
             return
         key = replayed["board"]
         moves = pages.move_data(record, (data.settings or {}).get("time_control"))
@@ -247,7 +247,7 @@ class SiteWriter:
             root="../",
             error="",
         )
-        _write(self.folder / "games" / f"{record.id}.html", page)
+        _write_page(self.folder / "games" / f"{record.id}.html", page)
 
     # -- the summary pages ----------------------------------------------------
 
@@ -449,6 +449,16 @@ def _write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def _write_page(path: Path, text: str) -> None:
+    """A game's page: a new one is written in place (no page links to it before the games
+    list is rewritten, after it), one that is there is replaced whole."""
+    try:
+        with open(path, "x", encoding="utf-8") as out:
+            out.write(text)
+    except FileExistsError:
+        _write(path, text)
 
 
 def write_site(folder: Path, data: SiteData) -> Path:
