@@ -214,10 +214,9 @@ def _count_moves(table: dict[str, EngineStats], record: GameRecord, movers: list
     first = record.opening_plies or 0
     infos = record.move_info or []
     times = (record.times_ms or [])[: max(0, len(movers) - first)]
-    by_seat: dict[int, list[float]] = {}
-    for k, ms in enumerate(times):
-        by_seat.setdefault(movers[first + k], []).append(ms)
-    for seat, timed in by_seat.items():
+    timed_movers = movers[first : first + len(times)]
+    for seat in sorted(set(timed_movers)):
+        timed = [ms for ms, mover in zip(times, timed_movers) if mover == seat]
         row = table[names[seat]]
         row.moves_timed += len(timed)
         row.time_ms += sum(timed)
