@@ -243,6 +243,24 @@ def test_a_workers_question_is_answered_after_the_results_that_came_before_it():
     assert ask_coordinator("anything", default="alone") == "alone"  # not in a worker
 
 
+def test_after_cancel_queued_only_the_tasks_already_handed_out_finish():
+    """The SPRT's stop: after the first result no task is started; the one the other
+    worker holds and the one its worker was handed before the result was yielded finish."""
+    pool = WorkerPool(2, _nap, lambda: None)
+    results = []
+    for result in pool.imap_unordered(range(20)):
+        if not results:
+            pool.cancel_queued()
+        results.append(result)
+    pool.close()
+    assert 3 <= len(results) <= 4 and sorted(results) == list(range(len(results)))
+
+
+def _nap(task: int) -> int:
+    time.sleep(0.1)
+    return task
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):

@@ -51,9 +51,12 @@ def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     assert 10 < s["pairs"] < 200 and sum(s["pentanomial"].values()) == s["pairs"]
     assert s["pentanomial"]["WW"] > 0.9 * s["pairs"] and s["elo"]["los"] > 0.99
     assert len(s["llr_history"]) == s["pairs"] and s["llr_history"][-1] == s["llr"]
-    # Beyond the decision, only games already handed to the 2 workers are played (the
-    # pool gives a worker its next game before the runner sees the last result).
-    assert 2 * s["pairs"] <= len(stored_ids(tmp_path / "out")) <= 2 * s["pairs"] + 4
+    # Beyond the decision, only games handed out before it are played: those running, and
+    # those that finished ahead of a slower game of the decisive pairs (the test counts
+    # pairs in schedule order). How far ahead a worker gets depends on the machine's load
+    # (pool-level: test_after_cancel_queued_only_the_tasks_already_handed_out_finish).
+    ids = stored_ids(tmp_path / "out")
+    assert ids == list(range(len(ids))) and 2 * s["pairs"] <= len(ids) <= 2 * s["pairs"] + 20
     assert "H1 accepted" in proc.stdout and f"after {s['pairs']} pairs" in proc.stdout
     # Running again resumes a decided test: nothing more to play, the same verdict.
     again = run_arena("run", path, "--out", tmp_path / "out", "-q")
