@@ -80,3 +80,32 @@ def test_without_cpu_affinity_a_tournament_still_runs_and_says_it_cannot_pin(tmp
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert "games played" in proc.stdout
     assert "workers are not pinned" in (tmp_path / "out" / "arena.log").read_text()
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+@pytest.mark.parametrize(
+    "workers,affinity,shared",
+    [(1, "false", True), (len(os.sched_getaffinity(0)), "false", False), (1, "true", False)],
+)
+def test_quick_engines_may_share_their_workers_core_only_where_a_cpu_is_spare(
+    tmp_path, monkeypatch, workers, affinity, shared
+):
+    """With a CPU left without a game the workers lend their core to quick engines; with
+    every CPU busy, or with affinity = true (engines on their worker's core already), not."""
+    from arena.tournament import runner
+    from arena.tournament.config import load_tournament
+
+    seen = []
+
+    class Recording(runner.LocalGames):
+        def __init__(self, config, *args):
+            seen.append(config.share_core)
+            super().__init__(config, *args)
+
+    monkeypatch.setattr(runner, "LocalGames", Recording)
+    engines = engine_toml("r1", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "r2", "{python}", "-m", "engines.random_engine"
+    )
+    path = write_tournament(tmp_path, engines, rounds=2, workers=workers, extra=f"affinity = {affinity}")
+    summary = runner.run_tournament(load_tournament(path), tmp_path / "out", workers)
+    assert seen == [shared] and summary.played == 4

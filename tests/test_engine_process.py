@@ -263,6 +263,65 @@ def test_a_fault_while_spinning_is_caught_at_the_move_limit(tmp_path, monkeypatc
     assert waited < 2.0  # the move limit (0.3 s) ends the spin, not the 5 s spin window
 
 
+SHARING_GOS = (
+    "gos = 0\n"
+    + HEADER
+    + """\
+    elif w[0] == "go":
+        gos += 1
+        what = PLAN[gos - 1]
+        if what == "slow":
+            time.sleep(0.4)
+            with open(MASKS, "a") as f:  # where it thought: moved off the worker's core by now
+                f.write(repr(sorted(os.sched_getaffinity(0))) + "\\n")
+        out(f"move m{gos}")
+"""
+)
+
+
+@several_cpus
+def test_quick_engines_share_the_workers_core_and_a_thinking_one_is_moved_off_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine_module, "SPIN_S", 0.05)  # quick: within 100 ms
+    monkeypatch.setattr(engine_module, "SHARE_PATIENCE_S", 0.1)
+    cpus = sorted(os.sched_getaffinity(0))
+    share = engine_module.CoreShare(cpus)
+    masks = tmp_path / "masks.txt"
+    body = f"import os\nMASKS = {str(masks)!r}\nPLAN = ['quick', 'quick', 'slow', 'quick']\n" + SHARING_GOS
+    proc = EngineProcess(script_engine(tmp_path, body), share=share)
+    other = None
+    seen = []
+    try:
+        proc.start()
+        pid = proc.proc.pid
+        seen.append((sorted(os.sched_getaffinity(pid)), sorted(os.sched_getaffinity(0)), None))
+        for _ in range(4):
+            proc.go("position start", "go movetime 2000", 2.0)
+            seen.append((sorted(os.sched_getaffinity(pid)), sorted(os.sched_getaffinity(0)), share.home))
+            if other is None:  # started while we are pinned: it still gets every CPU
+                (tmp_path / "other").mkdir()
+                other = EngineProcess(script_engine(tmp_path / "other", body), share=share)
+                other.start()
+                assert sorted(os.sched_getaffinity(other.proc.pid)) == cpus
+    finally:
+        for engine in (proc, other):
+            if engine is not None:
+                engine.quit()
+    # started on every CPU; after a quick answer the engine and we are on our core (the one
+    # we were on then: each stretch may have another); the slow answer's search was moved
+    # off it within the patience, and the next quick answer moves it back
+    first, second = seen[1][2], seen[4][2]
+    assert first in cpus and second in cpus
+    assert seen == [
+        (cpus, cpus, None),
+        ([first], [first], first),
+        ([first], [first], first),
+        (cpus, cpus, None),
+        ([second], [second], second),
+    ]
+    assert masks.read_text() == repr(cpus) + "\n"
+    assert share.guests == 0 and share.home is None and sorted(os.sched_getaffinity(0)) == cpus
+
+
 @pytest.mark.parametrize("how", ["our only CPU", "spin=False"])
 def test_an_engine_is_never_spun_for_on_our_only_cpu_or_when_told_not_to(tmp_path, monkeypatch, how):
     mask = os.sched_getaffinity(0)

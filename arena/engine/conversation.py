@@ -17,7 +17,7 @@ from protocol.codec import OptionDecl
 
 from ..rules import Game, State
 from .player import EngineSpec, Reply, TimeLimit
-from .transport import PipeTransport, Trace, Transport
+from .transport import CoreShare, PipeTransport, Trace, Transport
 
 HANDSHAKE_TIMEOUT = 10.0  # default limit for the handshake and for each isready
 
@@ -31,6 +31,7 @@ class Conversation(ABC):
         *,
         run_tag: str = "",
         spin: bool = True,
+        share: CoreShare | None = None,
         game: str = "",
         board: Game | None = None,
         stderr_home: str = "",
@@ -42,7 +43,7 @@ class Conversation(ABC):
         self.transport: Transport = (
             transport
             if transport is not None
-            else PipeTransport(spec, run_tag=run_tag, spin=spin, stderr_home=stderr_home)
+            else PipeTransport(spec, run_tag=run_tag, spin=spin, share=share, stderr_home=stderr_home)
         )
         self.identity: dict[str, str] = {}  # what it says it is (id name, id author ...)
         self.declared_options: list[OptionDecl] = []  # protocol v1's 'option' lines (GTP has none)

@@ -39,7 +39,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 
 log = logging.getLogger("arena.engine")
 
@@ -49,11 +49,13 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 _SWEEP_ROUNDS = 10
 
-_prctl: Callable[..., int] | None
+_libc: ctypes.CDLL | None
 try:
-    _prctl = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).prctl
-except (OSError, AttributeError):  # not Linux / no libc: the other layers still apply
-    _prctl = None
+    _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+except OSError:  # no libc: the other layers still apply
+    _libc = None
+_prctl: Callable[..., int] | None = getattr(_libc, "prctl", None)  # Linux only
+_sched_getcpu: Callable[[], int] | None = getattr(_libc, "sched_getcpu", None)
 
 
 def usable_cpus() -> list[int]:
@@ -181,15 +183,18 @@ def kill_tree(root: int) -> int:
     return len(doomed)
 
 
-def child_setup(memory_mb: int | None, cpu_seconds: int | None) -> Callable[[], None]:
+def child_setup(memory_mb: int | None, cpu_seconds: int | None, cpus: Sequence[int] = ()) -> Callable[[], None]:
     """The function run in the engine between fork and exec: resource limits, first in
-    line for the OOM killer (an engine eating all memory dies, not arena), and death
-    with its parent.  Parent death is only tied to the main thread, since the kernel
-    fires it when the *thread* that forked exits."""
+    line for the OOM killer (an engine eating all memory dies, not arena), death with
+    its parent, and ``cpus`` (when given) as its CPUs rather than its parent's.  Parent
+    death is only tied to the main thread, since the kernel fires it when the *thread*
+    that forked exits."""
     parent = os.getpid()
     tie_to_parent = threading.current_thread() is threading.main_thread()
 
     def setup() -> None:
+        if cpus:
+            os.sched_setaffinity(0, cpus)
         try:
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("1000")
@@ -206,6 +211,33 @@ def child_setup(memory_mb: int | None, cpu_seconds: int | None) -> Callable[[], 
             os.kill(os.getpid(), signal.SIGKILL)  # the parent died before the signal was armed
 
     return setup
+
+
+def current_cpu() -> int | None:
+    """The CPU this thread runs on now (None where the system does not say)."""
+    cpu = _sched_getcpu() if _sched_getcpu is not None else -1
+    return cpu if cpu >= 0 else None
+
+
+def set_thread_cpus(tid: int, cpus: Collection[int]) -> bool:
+    """Move one thread (a process's main thread: its pid; 0: the calling thread) to
+    ``cpus``; False if it is gone or not ours."""
+    try:
+        os.sched_setaffinity(tid, cpus)
+    except OSError:
+        return False
+    return True
+
+
+def set_process_cpus(pid: int, cpus: Collection[int]) -> None:
+    """Move every thread of a process to ``cpus`` (threads started later inherit it from
+    the thread that starts them)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        threads = [str(pid)]
+    for tid in threads:
+        set_thread_cpus(int(tid), cpus)
 
 
 def tagged_pids(tag: str, key: str = ENGINE_TAG) -> list[int]:

@@ -22,7 +22,7 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, Any, Protocol
 
 from protocol import codec
@@ -45,7 +45,53 @@ _STACK_FRAME = re.compile(r"\s+(at |File \")|\s*\^+\s*$")  # JavaScript / Python
 # latency allowed for).  An engine that thinks is waited for by sleeping; one on our
 # own CPU needs that CPU to answer, so it is never spun for; nor is any engine when every
 # CPU has a game (runner: the spin would take CPU another game's engine could use).
+# Where CPUs can be pinned, the worker moves a quick engine onto its own core instead
+# (CoreShare), which costs less than either; the spin is for the other systems.
 SPIN_S = 50e-6
+# Where the worker has a core of its own (CoreShare), a quick engine is not spun for but
+# moved onto that core: handing the move over is then a switch between two processes on
+# one CPU (a few us), not a wake-up of another vCPU.  An engine on the worker's core
+# that has not answered within this long is moved back to all the run's CPUs before
+# the wait goes on: a search (a multi-threaded one above all) is never kept on one core
+# for longer.
+SHARE_PATIENCE_S = 1e-3
+
+
+class CoreShare:
+    """One worker's core, lent to its quick engines.  The engines run on ``cpus`` (all the
+    run may use).  When the first one is moved to the worker, the worker pins itself to
+    the CPU it is on; when the last one leaves, it goes back to ``cpus``, so it follows
+    the machine's load between such stretches."""
+
+    def __init__(self, cpus: Sequence[int]) -> None:
+        self.cpus = tuple(cpus)
+        self.home: int | None = None  # the CPU the worker is pinned to while it has guests
+        self.guests = 0
+
+    def enter(self, pid: int) -> bool:
+        """Move the engine's main thread (the one that usually talks to us) onto our core."""
+        if self.home is None:
+            cpu = proctree.current_cpu()
+            if cpu is None or not proctree.set_thread_cpus(0, (cpu,)):
+                return False
+            self.home = cpu
+        if not proctree.set_thread_cpus(pid, (self.home,)):
+            self._release()
+            return False
+        self.guests += 1
+        return True
+
+    def leave(self, pid: int | None) -> None:
+        """Every thread of the engine back on ``cpus`` (``pid`` None: it is being killed)."""
+        if pid is not None:
+            proctree.set_process_cpus(pid, self.cpus)
+        self.guests -= 1
+        self._release()
+
+    def _release(self) -> None:
+        if self.guests == 0 and self.home is not None:
+            proctree.set_thread_cpus(0, self.cpus)
+            self.home = None
 
 
 Reason = str | Callable[[], str]  # why a deadline fault happened, or how to say it when it does
@@ -78,7 +124,8 @@ class Transport(Protocol):
 
     @property
     def quick(self) -> bool:
-        """Whether the next answer is expected within SPIN_S (it will be spun for)."""
+        """Whether the next answer is expected within SPIN_S (it will be spun for, or
+        waited for with the engine on our core: CoreShare)."""
         ...
 
     def launch(self) -> None:
@@ -137,10 +184,19 @@ class Transport(Protocol):
 class PipeTransport:
     """One engine process, its three pipes and its whole process tree."""
 
-    def __init__(self, spec: EngineSpec, *, run_tag: str = "", spin: bool = True, stderr_home: str = "") -> None:
+    def __init__(
+        self,
+        spec: EngineSpec,
+        *,
+        run_tag: str = "",
+        spin: bool = True,
+        share: CoreShare | None = None,
+        stderr_home: str = "",
+    ) -> None:
         self.spec = spec
         self.run_tag = run_tag  # tags every process of one tournament run (proctree)
         self.spin = spin  # may spin for quick engines (SPIN_S): not when every CPU has a game
+        self.share = share  # quick engines move onto the worker's core instead (no spin)
         self.trace: Trace | None = None
         self.stderr_home = stderr_home
         self.stderr_tail = bytearray()
@@ -157,6 +213,7 @@ class PipeTransport:
         self._quick = False  # expect the next answer within SPIN_S?
         self._spun = False  # the current answer wait began spinning
         self._spinning = False  # spin before sleeping in the current wait
+        self._on_home = False  # the engine's main thread is on the worker's core (share)
         self._cpu_limit: float | None = None  # CPU seconds (since its start) this game's budget ends at
 
     def __repr__(self) -> str:
@@ -184,6 +241,7 @@ class PipeTransport:
         self._cpu_limit = None
         self._buffer.clear()
         self._eof = self._exited = False
+        cpus = self.share.cpus if self.share else ()  # all the run's CPUs, not the one the worker is pinned to
         try:
             proc = subprocess.Popen(
                 list(spec.command),
@@ -193,7 +251,7 @@ class PipeTransport:
                 cwd=spec.cwd,
                 env={**proctree.tagged_environment(self._tag, self.run_tag), **dict(spec.env)},
                 start_new_session=True,
-                preexec_fn=proctree.child_setup(spec.memory_mb, spec.cpu_seconds),
+                preexec_fn=proctree.child_setup(spec.memory_mb, spec.cpu_seconds, cpus),
             )
         except OSError as exc:
             if spec.cwd and not os.path.isdir(spec.cwd):  # the same errno as a missing program
@@ -215,6 +273,7 @@ class PipeTransport:
         self._stdout_fd = stdout.fileno()
         self._news = _poll_for(self._stdout_fd, stderr.fileno(), self._pidfd)
         self._may_spin = self.spin and len(proctree.usable_cpus()) > 1
+        self._quick = False
 
     def _watch_exit(self, pid: int) -> None:
         """Wake the reader when the engine exits, even if a child keeps its stdout open."""
@@ -248,6 +307,7 @@ class PipeTransport:
     def kill(self) -> None:
         """Kill the process group and every tagged process that left it, and reap."""
         proc, self._proc = self._proc, None
+        self._move_away()  # _proc is None: only the count of the core's guests
         if proc is None:
             return
         try:
@@ -309,12 +369,29 @@ class PipeTransport:
     # -- the spin-wait ----------------------------------------------------------
 
     def await_answer(self) -> None:
-        self._spinning = self._spun = self._quick
+        self._spinning = self._spun = self._quick and self.share is None
 
     def answered(self, elapsed: float) -> None:
+        if self.share is not None:
+            self._quick = elapsed <= 2 * SPIN_S
+            if self._quick and not self._on_home:
+                self._move_home()
+            elif self._on_home and not self._quick:
+                self._move_away()
+            return
         caught = self._spun and self._spinning  # _spin stops spinning when it misses
         self._quick = self._may_spin and (caught if self._spun else elapsed <= 2 * SPIN_S)
         self._spinning = False
+
+    def _move_home(self) -> None:
+        assert self.share is not None and self._proc is not None
+        self._on_home = self.share.enter(self._proc.pid)
+
+    def _move_away(self) -> None:
+        """Off the worker's core, with the threads it started meanwhile."""
+        if self._on_home and self.share is not None:
+            self.share.leave(self._proc.pid if self._proc is not None else None)
+        self._on_home = False
 
     def stop_spinning(self) -> None:
         self._spinning = False
@@ -387,7 +464,12 @@ class PipeTransport:
             # The usual wake-up is the answer alone on stdout: one poll() and one read,
             # without a selector round (0.7 us of Python per wait); anything else (stderr,
             # the exit, several at once) goes through the selector, then without waiting.
-            events = self._spin(timeout) if self._spinning else self._news.poll(math.ceil(timeout * 1000))
+            if self._spinning:
+                events = self._spin(timeout)
+            elif self._on_home:
+                events = self._wait_on_home(timeout)
+            else:
+                events = self._news.poll(math.ceil(timeout * 1000))
             if not events:
                 return
             if len(events) == 1 and events[0][0] == self._stdout_fd:
@@ -427,6 +509,14 @@ class PipeTransport:
             if now() >= until:
                 self._spinning = False  # a slow answer this time: sleep from now on
                 return poll(math.ceil((timeout - SPIN_S) * 1000)) if timeout > SPIN_S else []
+
+    def _wait_on_home(self, timeout: float) -> list[tuple[int, int]]:
+        """poll() for SHARE_PATIENCE_S with the engine on our core, then away from it for the rest."""
+        events: list[tuple[int, int]] = self._news.poll(math.ceil(min(timeout, SHARE_PATIENCE_S) * 1000))
+        if events or timeout <= SHARE_PATIENCE_S:
+            return events
+        self._move_away()
+        return self._news.poll(math.ceil((timeout - SHARE_PATIENCE_S) * 1000))
 
     def _unwatch(self, fileobj: Any) -> None:
         """Stop watching a stream that ended (else poll() would report it again and again)."""

@@ -358,7 +358,7 @@ class ClusterGames:
         self.spec = spec
         # Spinning for quick engines is decided per machine by the local runner; on a
         # cluster arena cannot know what else shares a worker's CPUs, so it never spins.
-        self.config = dataclasses.replace(config, spin=False, coordinator=0, affinity=False)
+        self.config = dataclasses.replace(config, spin=False, share_core=False, coordinator=0, affinity=False)
         self.dropped = [0] * len(config.engines)
         self.names = list(config.engines)
         self.bad: dict[str, str] = {}  # worker address -> why it cannot play

@@ -102,6 +102,7 @@ def run_tournament(
         for observer in observers:
             observer.on_start(len(schedule), stored, sprt)
         todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
+        spare_cpus = min(workers, len(todo)) < len(proctree.usable_cpus())  # some CPU without a game
         config = WorkerConfig(
             t.name,
             t.data.game,
@@ -113,7 +114,8 @@ def run_tournament(
             max_failures=t.max_failures,
             coordinator=os.getpid(),
             affinity=t.data.affinity,
-            spin=min(workers, len(todo)) < len(proctree.usable_cpus()),
+            spin=spare_cpus,
+            share_core=spare_cpus and proctree.can_pin() and not t.data.affinity,
             trace_dir=str(out / "traces") if trace else "",
             stderr_home=str(out / "arena.log"),
             idle_engines=idle,

@@ -24,6 +24,7 @@ from ..engine import Conversation, open_engine, proctree
 from ..engine.declared import Checked, preflight
 from ..engine.process import EngineFault, EngineSpec
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
+from ..engine.transport import CoreShare
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
@@ -51,6 +52,9 @@ class WorkerConfig:
     coordinator: int = 0  # pid the workers must die with
     affinity: bool = False  # one core per worker and its engines
     spin: bool = True  # some CPU has no game: spin for quick engines
+    # Some CPU has no game and CPUs can be pinned: quick engines are moved onto their
+    # worker's core instead of being spun for (CoreShare).
+    share_core: bool = False
     trace_dir: str = ""  # --trace: one transcript per game here
     stderr_home: str = ""  # where faulted engines' stderr is kept
     idle_engines: int | None = None  # engines kept running beside a game's own (None: every one)
@@ -70,6 +74,8 @@ class Worker:
         self.names = list(config.engines)
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
         self.stopping = False  # SIGTERM came: kill the engines, no grace, no waiting
+        cpus = proctree.usable_cpus()
+        self.share = CoreShare(cpus) if config.share_core and len(cpus) > 1 else None
 
     def engine(self, name: str, trace: SeatTrace | None = None) -> Conversation:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
@@ -82,6 +88,7 @@ class Worker:
                 self.config.engines[name],
                 run_tag=self.config.run_tag,
                 spin=self.config.spin,
+                share=self.share,
                 game=self.config.game,
                 board=self.game,
                 stderr_home=self.config.stderr_home,
