@@ -356,8 +356,9 @@ class ClusterGames:
             ) from None
         self.distributed = distributed
         self.spec = spec
-        # Spinning for quick engines is decided per machine by the local runner; on a
-        # cluster arena cannot know what else shares a worker's CPUs, so it never spins.
+        # Spinning for quick engines, or lending them a worker's core, is decided per machine
+        # by the local runner; on a cluster arena cannot know what else shares a worker's
+        # CPUs, so it does neither.
         self.config = dataclasses.replace(config, spin=False, share_core=False, coordinator=0, affinity=False)
         self.dropped = [0] * len(config.engines)
         self.names = list(config.engines)
