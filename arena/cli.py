@@ -237,10 +237,10 @@ def run(
     else:
         t, out, writer = _flag_tournament(
             game_name, given, options, engine_items, each_items, rounds, workers, seed, sprt_items,
-            gauntlet_items, openings_items, out, engines_file,
+            gauntlet_items, openings_items, out, engines_file, idle_engines,
         )  # fmt: skip
         extra.append(writer)
-        workers = None  # in the tournament's data, as a file's 'workers'
+        workers = idle_engines = None  # in the tournament's data, as a file's 'workers' and 'idle_engines'
     _run_loaded(t, out, workers, quiet, report_every, trace, cluster_address, extra, idle_engines)
 
 
@@ -258,6 +258,7 @@ def _flag_tournament(
     openings_items: tuple[str, ...],
     out: Path | None,
     engines_file: Path | None,
+    idle_engines: int | None,
 ) -> tuple[Any, Path, Any]:
     """A run without a tournament file: the tournament its flags say, its folder, and what
     writes its tournament file there."""
@@ -283,6 +284,7 @@ def _flag_tournament(
         [item for group in _item_groups(gauntlet_items) for item in group],
         [item for group in _item_groups(openings_items) for item in group] if openings_items else None,
         out,
+        idle_engines,
     )
     try:
         t, out = flag_tournament(flags, Path.cwd(), engines_file)

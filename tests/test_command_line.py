@@ -60,6 +60,7 @@ def test_a_run_from_flags_and_a_run_of_its_written_file_play_the_same_games(tmp_
         "--engine", f"cmd={RANDOM}", "name=second", "env.UNUSED=1",
         "--each", "st=0.5", "timemargin=200",
         "--rounds", "2", "--concurrency", "2", "--seed", "7", "--out", "out/first-vs-second", "--quiet",
+        "--idle-engines", "1",
     ]  # fmt: skip
     played = run_arena(*flags, cwd=tmp_path)
     assert played.returncode == 0, played.stderr
@@ -67,6 +68,7 @@ def test_a_run_from_flags_and_a_run_of_its_written_file_play_the_same_games(tmp_
     written = folder / "tournament.toml"
     text = written.read_text()
     assert "movetime_ms = 500" in text and "margin_ms = 200" in text and 'UNUSED = "1"' in text
+    assert "workers = 2" in text and "idle_engines = 1" in text  # what the run used, as the file's
     assert "# arena run --game hex" in text  # the command line it came from
 
     elsewhere = tmp_path / "elsewhere"

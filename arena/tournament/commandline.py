@@ -69,6 +69,7 @@ class RunFlags:
     gauntlet: Sequence[str] = ()
     openings: Sequence[str] | None = None
     out: Path | None = None
+    idle_engines: int | None = None
 
 
 @dataclass
@@ -104,10 +105,15 @@ def flag_data(flags: RunFlags, here: Path) -> _Data:
     if flags.options:
         raw["options"] = dict(_items("-O", flags.options, lambda key, value: _typed(value)))
         data.labels[("options",)] = "-O / --game"
-    for key, value in (("rounds", flags.rounds), ("workers", flags.workers), ("seed", flags.seed)):
+    for key, value in (
+        ("rounds", flags.rounds),
+        ("workers", flags.workers),
+        ("seed", flags.seed),
+        ("idle_engines", flags.idle_engines),
+    ):
         if value is not None:
             raw[key] = value
-            data.labels[(key,)] = f"--{key}"
+            data.labels[(key,)] = "--" + key.replace("_", "-")
     shared, clock = _each(flags.each, data)
     if clock:
         raw["time_control"] = clock
