@@ -8,7 +8,12 @@ import sys
 import pytest
 from helpers import ROOT, engine_toml, run_arena, write_tournament
 
+from arena.engine import transport
+from arena.engine.process import EngineSpec
+from arena.match import TimeControl
 from arena.tournament.pool import WorkerPool
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.worker import Worker, WorkerConfig
 
 
 def _masks(_task):
@@ -99,7 +104,7 @@ def test_quick_engines_may_share_their_workers_core_only_where_a_cpu_is_spare(
 
     class Recording(runner.LocalGames):
         def __init__(self, config, *args):
-            seen.append(config.share_core)
+            seen.append(Worker(config).share is not None)  # what each of its workers lends
             super().__init__(config, *args)
 
     monkeypatch.setattr(runner, "LocalGames", Recording)
@@ -109,3 +114,35 @@ def test_quick_engines_may_share_their_workers_core_only_where_a_cpu_is_spare(
     path = write_tournament(tmp_path, engines, rounds=2, workers=workers, extra=f"affinity = {affinity}")
     summary = runner.run_tournament(load_tournament(path), tmp_path / "out", workers)
     assert seen == [shared] and summary.played == 4
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_a_worker_lends_its_core_during_a_game_and_is_free_again_after_it(zoo_c, monkeypatch):
+    cpus = sorted(os.sched_getaffinity(0))
+    monkeypatch.setattr(transport, "SPIN_S", 0.05)  # every answer of the C engine counts as quick
+    entered = []
+    real_enter = transport.CoreShare.enter
+
+    def enter(share, pid):
+        real_enter(share, pid)
+        entered.append((sorted(os.sched_getaffinity(pid)), sorted(os.sched_getaffinity(0)), share.home))
+
+    monkeypatch.setattr(transport.CoreShare, "enter", enter)
+    engines = {n: EngineSpec(n, (zoo_c, "good")) for n in ("a", "b")}
+    config = WorkerConfig(
+        "t", "hex", {"size": 5, "swap": False}, engines, TimeControl(movetime_ms=2000), share_core=True
+    )
+    worker = Worker(config)
+    try:
+        for k in range(2):
+            record = worker.play(ScheduledGame(k, 0, ("a", "b"), seed=k))
+            assert record.termination.value == "normal", record.reason
+            # after each game: every engine and the worker back on every CPU
+            assert not worker.share.guests and worker.share.home is None
+            assert sorted(os.sched_getaffinity(0)) == cpus
+            assert all(sorted(os.sched_getaffinity(p.proc.pid)) == cpus for p in worker.engines.values())
+    finally:
+        worker.shutdown()
+        os.sched_setaffinity(0, cpus)
+    # each game, both engines moved onto the worker's core (and the worker pinned there)
+    assert len(entered) >= 4 and all(engine == own == [home] for engine, own, home in entered)

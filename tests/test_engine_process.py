@@ -269,46 +269,69 @@ SHARING_GOS = (
     + """\
     elif w[0] == "go":
         gos += 1
-        what = PLAN[gos - 1]
-        if what == "slow":
-            time.sleep(0.4)
-            with open(MASKS, "a") as f:  # where it thought: moved off the worker's core by now
+        if PLAN[gos - 1] == "slow":
+            # A search that starts a helper process and prints info lines as it goes: both
+            # are moved off the worker's core within the patience, which the info lines do
+            # not restart.
+            helper = subprocess.Popen([sys.executable, "-c", HELPER])
+            for _ in range(40):
+                out("info depth 1")
+                time.sleep(0.01)
+            helper.wait()
+            with open(MASKS, "a") as f:
                 f.write(repr(sorted(os.sched_getaffinity(0))) + "\\n")
         out(f"move m{gos}")
 """
 )
 
 
+@pytest.fixture
+def our_cpus():
+    """Our CPUs, given back to this process whatever the test did with them."""
+    cpus = sorted(os.sched_getaffinity(0))
+    yield cpus
+    os.sched_setaffinity(0, cpus)
+
+
 @several_cpus
-def test_quick_engines_share_the_workers_core_and_a_thinking_one_is_moved_off_it(tmp_path, monkeypatch):
+def test_quick_engines_share_the_workers_core_and_a_thinking_one_is_moved_off_it(tmp_path, monkeypatch, our_cpus):
     monkeypatch.setattr(engine_module, "SPIN_S", 0.05)  # quick: within 100 ms
     monkeypatch.setattr(engine_module, "SHARE_PATIENCE_S", 0.1)
-    cpus = sorted(os.sched_getaffinity(0))
+    cpus = our_cpus
     share = engine_module.CoreShare(cpus)
     masks = tmp_path / "masks.txt"
-    body = f"import os\nMASKS = {str(masks)!r}\nPLAN = ['quick', 'quick', 'slow', 'quick']\n" + SHARING_GOS
+    helper = f"import os, time; time.sleep(0.3); open({str(masks)!r}, 'a').write(repr(sorted(os.sched_getaffinity(0))) + '\\n')"
+    body = (
+        f"import os, subprocess\nMASKS = {str(masks)!r}\nHELPER = {helper!r}\n"
+        "PLAN = ['quick', 'quick', 'slow', 'quick']\n" + SHARING_GOS
+    )
     proc = EngineProcess(script_engine(tmp_path, body), share=share)
     other = None
     seen = []
+
+    def placed():
+        return sorted(os.sched_getaffinity(proc.proc.pid)), sorted(os.sched_getaffinity(0)), share.home
+
     try:
         proc.start()
-        pid = proc.proc.pid
-        seen.append((sorted(os.sched_getaffinity(pid)), sorted(os.sched_getaffinity(0)), None))
+        seen.append(placed())
         for _ in range(4):
             proc.go("position start", "go movetime 2000", 2.0)
-            seen.append((sorted(os.sched_getaffinity(pid)), sorted(os.sched_getaffinity(0)), share.home))
+            seen.append(placed())
             if other is None:  # started while we are pinned: it still gets every CPU
                 (tmp_path / "other").mkdir()
                 other = EngineProcess(script_engine(tmp_path / "other", body), share=share)
                 other.start()
                 assert sorted(os.sched_getaffinity(other.proc.pid)) == cpus
+        share.vacate()  # a game's end
+        seen.append(placed())
     finally:
         for engine in (proc, other):
             if engine is not None:
                 engine.quit()
     # started on every CPU; after a quick answer the engine and we are on our core (the one
     # we were on then: each stretch may have another); the slow answer's search was moved
-    # off it within the patience, and the next quick answer moves it back
+    # off it, and the next quick answer moves it back, until the game ends
     first, second = seen[1][2], seen[4][2]
     assert first in cpus and second in cpus
     assert seen == [
@@ -317,9 +340,10 @@ def test_quick_engines_share_the_workers_core_and_a_thinking_one_is_moved_off_it
         ([first], [first], first),
         (cpus, cpus, None),
         ([second], [second], second),
+        (cpus, cpus, None),
     ]
-    assert masks.read_text() == repr(cpus) + "\n"
-    assert share.guests == 0 and share.home is None and sorted(os.sched_getaffinity(0)) == cpus
+    assert masks.read_text() == 2 * (repr(cpus) + "\n")  # the helper's, the search's
+    assert not share.guests and sorted(os.sched_getaffinity(0)) == cpus
 
 
 @pytest.mark.parametrize("how", ["our only CPU", "spin=False"])

@@ -194,7 +194,10 @@ def child_setup(memory_mb: int | None, cpu_seconds: int | None, cpus: Sequence[i
 
     def setup() -> None:
         if cpus:
-            os.sched_setaffinity(0, cpus)
+            try:
+                os.sched_setaffinity(0, cpus)
+            except OSError:  # the machine took them away meanwhile: keep the worker's
+                pass
         try:
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("1000")
@@ -229,15 +232,27 @@ def set_thread_cpus(tid: int, cpus: Collection[int]) -> bool:
     return True
 
 
-def set_process_cpus(pid: int, cpus: Collection[int]) -> None:
-    """Move every thread of a process to ``cpus`` (threads started later inherit it from
-    the thread that starts them)."""
-    try:
-        threads = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        threads = [str(pid)]
-    for tid in threads:
-        set_thread_cpus(int(tid), cpus)
+def set_tree_cpus(pid: int, cpus: Collection[int]) -> None:
+    """Move every thread of a process and of its descendants to ``cpus`` (what they start
+    later inherits it).  Descendants are found through each thread's ``children`` list in
+    /proc, not by a scan of every process: a child that was re-parented is not found."""
+    frontier, seen = [pid], set()
+    while frontier:
+        process = frontier.pop()
+        if process in seen:
+            continue
+        seen.add(process)
+        try:
+            threads = os.listdir(f"/proc/{process}/task")
+        except OSError:
+            continue  # gone
+        for tid in threads:
+            set_thread_cpus(int(tid), cpus)
+            try:
+                with open(f"/proc/{process}/task/{tid}/children") as f:
+                    frontier += map(int, f.read().split())
+            except (OSError, ValueError):
+                pass
 
 
 def tagged_pids(tag: str, key: str = ENGINE_TAG) -> list[int]:

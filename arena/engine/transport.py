@@ -60,36 +60,42 @@ SHARE_PATIENCE_S = 1e-3
 class CoreShare:
     """One worker's core, lent to its quick engines.  The engines run on ``cpus`` (all the
     run may use).  When the first one is moved to the worker, the worker pins itself to
-    the CPU it is on; when the last one leaves, it goes back to ``cpus``, so it follows
-    the machine's load between such stretches."""
+    the CPU it is on; when the last one leaves, at the latest at the end of each game
+    (:meth:`vacate`), it goes back to ``cpus``, so each game's CPU follows the machine's
+    load.  Used from the thread that plays the games (the worker's main thread): it is
+    the thread that pins itself."""
 
     def __init__(self, cpus: Sequence[int]) -> None:
         self.cpus = tuple(cpus)
         self.home: int | None = None  # the CPU the worker is pinned to while it has guests
-        self.guests = 0
+        self.guests: set[int] = set()  # the engines (pids) whose main thread is on it
 
-    def enter(self, pid: int) -> bool:
+    def enter(self, pid: int) -> None:
         """Move the engine's main thread (the one that usually talks to us) onto our core."""
         if self.home is None:
             cpu = proctree.current_cpu()
             if cpu is None or not proctree.set_thread_cpus(0, (cpu,)):
-                return False
+                return
             self.home = cpu
-        if not proctree.set_thread_cpus(pid, (self.home,)):
-            self._release()
-            return False
-        self.guests += 1
-        return True
-
-    def leave(self, pid: int | None) -> None:
-        """Every thread of the engine back on ``cpus`` (``pid`` None: it is being killed)."""
-        if pid is not None:
-            proctree.set_process_cpus(pid, self.cpus)
-        self.guests -= 1
+        if proctree.set_thread_cpus(pid, (self.home,)):
+            self.guests.add(pid)
         self._release()
 
+    def leave(self, pid: int, alive: bool = True) -> None:
+        """The engine, every thread and every process it started, back on ``cpus``."""
+        if pid in self.guests:
+            self.guests.remove(pid)
+            if alive:
+                proctree.set_tree_cpus(pid, self.cpus)
+        self._release()
+
+    def vacate(self) -> None:
+        """A game ended: every engine off our core and the worker free again."""
+        for pid in list(self.guests):
+            self.leave(pid)
+
     def _release(self) -> None:
-        if self.guests == 0 and self.home is not None:
+        if not self.guests and self.home is not None:
             proctree.set_thread_cpus(0, self.cpus)
             self.home = None
 
@@ -213,7 +219,7 @@ class PipeTransport:
         self._quick = False  # expect the next answer within SPIN_S?
         self._spun = False  # the current answer wait began spinning
         self._spinning = False  # spin before sleeping in the current wait
-        self._on_home = False  # the engine's main thread is on the worker's core (share)
+        self._home_until: float | None = None  # when the engine leaves the worker's core in this wait
         self._cpu_limit: float | None = None  # CPU seconds (since its start) this game's budget ends at
 
     def __repr__(self) -> str:
@@ -307,9 +313,10 @@ class PipeTransport:
     def kill(self) -> None:
         """Kill the process group and every tagged process that left it, and reap."""
         proc, self._proc = self._proc, None
-        self._move_away()  # _proc is None: only the count of the core's guests
         if proc is None:
             return
+        if self.share is not None:
+            self.share.leave(proc.pid, alive=False)
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -370,31 +377,28 @@ class PipeTransport:
 
     def await_answer(self) -> None:
         self._spinning = self._spun = self._quick and self.share is None
+        self._home_until = None  # the patience counts from the first wait for this answer
 
     def answered(self, elapsed: float) -> None:
         if self.share is not None:
             self._quick = elapsed <= 2 * SPIN_S
-            if self._quick and not self._on_home:
-                self._move_home()
-            elif self._on_home and not self._quick:
-                self._move_away()
+            if self._proc is not None and self._quick and not self._on_home:
+                self.share.enter(self._proc.pid)
+            elif self._proc is not None and self._on_home and not self._quick:
+                self.share.leave(self._proc.pid)
             return
         caught = self._spun and self._spinning  # _spin stops spinning when it misses
         self._quick = self._may_spin and (caught if self._spun else elapsed <= 2 * SPIN_S)
         self._spinning = False
 
-    def _move_home(self) -> None:
-        assert self.share is not None and self._proc is not None
-        self._on_home = self.share.enter(self._proc.pid)
-
-    def _move_away(self) -> None:
-        """Off the worker's core, with the threads it started meanwhile."""
-        if self._on_home and self.share is not None:
-            self.share.leave(self._proc.pid if self._proc is not None else None)
-        self._on_home = False
+    @property
+    def _on_home(self) -> bool:
+        """Whether the engine's main thread is on the worker's core (share)."""
+        return self.share is not None and self._proc is not None and self._proc.pid in self.share.guests
 
     def stop_spinning(self) -> None:
         self._spinning = False
+        self._home_until = None
 
     # -- I/O ------------------------------------------------------------------
 
@@ -511,12 +515,21 @@ class PipeTransport:
                 return poll(math.ceil((timeout - SPIN_S) * 1000)) if timeout > SPIN_S else []
 
     def _wait_on_home(self, timeout: float) -> list[tuple[int, int]]:
-        """poll() for SHARE_PATIENCE_S with the engine on our core, then away from it for the rest."""
-        events: list[tuple[int, int]] = self._news.poll(math.ceil(min(timeout, SHARE_PATIENCE_S) * 1000))
-        if events or timeout <= SHARE_PATIENCE_S:
-            return events
-        self._move_away()
-        return self._news.poll(math.ceil((timeout - SHARE_PATIENCE_S) * 1000))
+        """poll() with the engine on our core until SHARE_PATIENCE_S after this answer's
+        first wait (an info line or stderr between does not restart it), then with the
+        engine away from it for the rest."""
+        now = time.monotonic()
+        if self._home_until is None:
+            self._home_until = now + SHARE_PATIENCE_S
+        patience = self._home_until - now
+        if patience > 0:
+            events: list[tuple[int, int]] = self._news.poll(math.ceil(min(timeout, patience) * 1000))
+            if events or timeout <= patience:
+                return events
+            timeout -= patience
+        assert self.share is not None and self._proc is not None
+        self.share.leave(self._proc.pid)
+        return self._news.poll(math.ceil(timeout * 1000))
 
     def _unwatch(self, fileobj: Any) -> None:
         """Stop watching a stream that ended (else poll() would report it again and again)."""

@@ -162,6 +162,8 @@ class Worker:
                 self.discard(scheduled.seats[seat])
             return self._finish(result.record, scheduled)
         finally:
+            if self.share is not None:
+                self.share.vacate()  # the next game's CPU is chosen afresh, as the load then is
             if transcript is not None:
                 end_trace(transcript, [p for p in self.engines.values() if p.trace is not None])
 
