@@ -15,6 +15,7 @@ import arena.engine.conversation as conversation_module
 import arena.engine.transport as engine_module
 from arena.engine import proctree
 from arena.engine.process import EngineFault, EngineProcess, EngineSpec
+from arena.engine.transport import PipeSettings
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
 
@@ -225,7 +226,7 @@ several_cpus = pytest.mark.skipif(CPUS < 2, reason="needs two CPUs")
 def planned_engine(tmp_path, monkeypatch, plan, spin_s, spin=True):
     # SPIN_S raised so that a Python engine's answer counts as quick on any machine.
     monkeypatch.setattr(engine_module, "SPIN_S", spin_s)
-    proc = EngineProcess(script_engine(tmp_path, f"PLAN = {plan!r}\n" + SCRIPTED_GOS), spin=spin)
+    proc = EngineProcess(script_engine(tmp_path, f"PLAN = {plan!r}\n" + SCRIPTED_GOS), pipe=PipeSettings(spin=spin))
     proc.start()
     return proc
 
@@ -305,7 +306,7 @@ def test_quick_engines_share_the_workers_core_and_a_thinking_one_is_moved_off_it
         f"import os, subprocess\nMASKS = {str(masks)!r}\nHELPER = {helper!r}\n"
         "PLAN = ['quick', 'quick', 'slow', 'quick']\n" + SHARING_GOS
     )
-    proc = EngineProcess(script_engine(tmp_path, body), share=share)
+    proc = EngineProcess(script_engine(tmp_path, body), pipe=PipeSettings(share=share))
     other = None
     seen = []
 
@@ -320,7 +321,7 @@ def test_quick_engines_share_the_workers_core_and_a_thinking_one_is_moved_off_it
             seen.append(placed())
             if other is None:  # started while we are pinned: it still gets every CPU
                 (tmp_path / "other").mkdir()
-                other = EngineProcess(script_engine(tmp_path / "other", body), share=share)
+                other = EngineProcess(script_engine(tmp_path / "other", body), pipe=PipeSettings(share=share))
                 other.start()
                 assert sorted(os.sched_getaffinity(other.proc.pid)) == cpus
         share.vacate()  # a game's end

@@ -254,7 +254,8 @@ def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
         import sys, time
         sys.path.insert(0, {str(HERE.parent)!r})
         from arena.engine.process import EngineProcess, EngineSpec
-        proc = EngineProcess(EngineSpec("z", ({sys.executable!r}, {ZOO!r}, "fork")), run_tag="run-{os.getpid()}")
+        from arena.engine.transport import PipeSettings
+        proc = EngineProcess(EngineSpec("z", ({sys.executable!r}, {ZOO!r}, "fork")), pipe=PipeSettings(run_tag="run-{os.getpid()}"))
         proc.start()
         print(proc.proc.pid, flush=True)
         time.sleep(600)

@@ -17,7 +17,7 @@ from protocol.codec import OptionDecl
 
 from ..rules import Game, State
 from .player import EngineSpec, Reply, TimeLimit
-from .transport import CoreShare, PipeTransport, Trace, Transport
+from .transport import ALONE, PipeSettings, PipeTransport, Trace, Transport
 
 HANDSHAKE_TIMEOUT = 10.0  # default limit for the handshake and for each isready
 
@@ -29,22 +29,15 @@ class Conversation(ABC):
         self,
         spec: EngineSpec,
         *,
-        run_tag: str = "",
-        spin: bool = True,
-        share: CoreShare | None = None,
+        pipe: PipeSettings = ALONE,
         game: str = "",
         board: Game | None = None,
-        stderr_home: str = "",
         transport: Transport | None = None,
     ) -> None:
         self.spec = spec
         self.game = game  # the game it is started for: refused if it declares others
         self.board = board  # the game with its options: a GTP engine is asked at start-up if it plays it
-        self.transport: Transport = (
-            transport
-            if transport is not None
-            else PipeTransport(spec, run_tag=run_tag, spin=spin, share=share, stderr_home=stderr_home)
-        )
+        self.transport: Transport = transport if transport is not None else PipeTransport(spec, pipe)
         self.identity: dict[str, str] = {}  # what it says it is (id name, id author ...)
         self.declared_options: list[OptionDecl] = []  # protocol v1's 'option' lines (GTP has none)
 

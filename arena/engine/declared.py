@@ -113,8 +113,10 @@ def preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str = "", at_onc
 def _preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str) -> list[Checked]:
     from . import open_engine
     from .process import EngineFault, EngineRefused
+    from .transport import PipeSettings
 
-    engines = dict(enumerate(open_engine(replace(spec, options=()), run_tag=run_tag, board=game) for spec in specs))
+    pipe = PipeSettings(run_tag=run_tag)
+    engines = dict(enumerate(open_engine(replace(spec, options=()), pipe=pipe, board=game) for spec in specs))
     checked = [Checked()] * len(specs)
     try:
         for k, engine in list(engines.items()):

@@ -23,6 +23,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
 from protocol import codec
@@ -187,24 +188,29 @@ class Transport(Protocol):
         and without logging: after a signal the interrupted code may hold their locks."""
 
 
+@dataclass(frozen=True)
+class PipeSettings:
+    """How a worker runs its engines' processes (the same for each of them)."""
+
+    run_tag: str = ""  # tags every process of one tournament run (proctree)
+    spin: bool = True  # may spin for quick engines (SPIN_S): not when every CPU has a game
+    share: CoreShare | None = None  # quick engines move onto the worker's core instead (no spin)
+    stderr_home: str = ""  # where the whole stderr tail goes (named in crash reasons)
+
+
+ALONE = PipeSettings()  # an engine run on its own (a check, a test): no run, no spare core
+
+
 class PipeTransport:
     """One engine process, its three pipes and its whole process tree."""
 
-    def __init__(
-        self,
-        spec: EngineSpec,
-        *,
-        run_tag: str = "",
-        spin: bool = True,
-        share: CoreShare | None = None,
-        stderr_home: str = "",
-    ) -> None:
+    def __init__(self, spec: EngineSpec, settings: PipeSettings = ALONE) -> None:
         self.spec = spec
-        self.run_tag = run_tag  # tags every process of one tournament run (proctree)
-        self.spin = spin  # may spin for quick engines (SPIN_S): not when every CPU has a game
-        self.share = share  # quick engines move onto the worker's core instead (no spin)
+        self.run_tag = settings.run_tag
+        self.spin = settings.spin
+        self.share = settings.share
         self.trace: Trace | None = None
-        self.stderr_home = stderr_home
+        self.stderr_home = settings.stderr_home
         self.stderr_tail = bytearray()
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()

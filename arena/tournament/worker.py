@@ -24,7 +24,7 @@ from ..engine import Conversation, open_engine, proctree
 from ..engine.declared import Checked, preflight
 from ..engine.process import EngineFault, EngineSpec
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
-from ..engine.transport import CoreShare
+from ..engine.transport import CoreShare, PipeSettings
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
@@ -76,6 +76,7 @@ class Worker:
         self.stopping = False  # SIGTERM came: kill the engines, no grace, no waiting
         cpus = proctree.usable_cpus()
         self.share = CoreShare(cpus) if config.share_core and len(cpus) > 1 else None
+        self.pipe = PipeSettings(config.run_tag, config.spin, self.share, config.stderr_home)
 
     def engine(self, name: str, trace: SeatTrace | None = None) -> Conversation:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
@@ -86,12 +87,9 @@ class Worker:
                 proc.kill()
             proc = open_engine(
                 self.config.engines[name],
-                run_tag=self.config.run_tag,
-                spin=self.config.spin,
-                share=self.share,
+                pipe=self.pipe,
                 game=self.config.game,
                 board=self.game,
-                stderr_home=self.config.stderr_home,
             )
             self.engines[name] = proc
             proc.trace = trace
