@@ -56,7 +56,7 @@ def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     # pairs in schedule order). How far ahead a worker gets depends on the machine's load
     # (pool-level: test_after_cancel_queued_only_the_tasks_already_handed_out_finish).
     ids = stored_ids(tmp_path / "out")
-    assert ids == list(range(len(ids))) and 2 * s["pairs"] <= len(ids) <= 2 * s["pairs"] + 20
+    assert ids == list(range(len(ids))) and 2 * s["pairs"] <= len(ids) <= 2 * s["pairs"] + 100  # of 2,000
     assert "H1 accepted" in proc.stdout and f"after {s['pairs']} pairs" in proc.stdout
     # Running again resumes a decided test: nothing more to play, the same verdict.
     again = run_arena("run", path, "--out", tmp_path / "out", "-q")
