@@ -47,14 +47,12 @@ _STACK_FRAME = re.compile(r"\s+(at |File \")|\s*\^+\s*$")  # JavaScript / Python
 # own CPU needs that CPU to answer, so it is never spun for; nor is any engine when every
 # CPU has a game (runner: the spin would take CPU another game's engine could use).
 # Where CPUs can be pinned, the worker moves a quick engine onto its own core instead
-# (CoreShare), which costs less than either; the spin is for the other systems.
+# (CoreShare): handing the move over is then a switch between two processes on one CPU
+# (a few us), which costs less than either.  The spin is for the other systems.
 SPIN_S = 50e-6
-# Where the worker has a core of its own (CoreShare), a quick engine is not spun for but
-# moved onto that core: handing the move over is then a switch between two processes on
-# one CPU (a few us), not a wake-up of another vCPU.  An engine on the worker's core
-# that has not answered within this long is moved back to all the run's CPUs before
-# the wait goes on: a search (a multi-threaded one above all) is never kept on one core
-# for longer.
+# An engine on the worker's core that has not answered within this long of the go is
+# moved back to all the run's CPUs before the wait goes on: a search (a multi-threaded
+# one above all) is never kept on one core for longer.
 SHARE_PATIENCE_S = 1e-3
 
 
