@@ -449,6 +449,18 @@ def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES) -> 
     return "\n\n".join(parts) + "\n"
 
 
+# The per-engine statistics a CSV row carries as they are (forfeits follow, as a count).
+_STAT_COLUMNS = (
+    "swapped",
+    "was_swapped",
+    "mean_plies",
+    "mean_move_ms",
+    "max_move_ms",
+    "mean_depth",
+    "nodes_per_second",
+)
+
+
 def _csv(s: Summary) -> str:
     """One row per engine: standings, Elo, and statistics columns (numbers unformatted)."""
     doc = results_document(s)
@@ -458,16 +470,7 @@ def _csv(s: Summary) -> str:
         headers += [f"place_{k + 1}" for k in range(s.players)]
     headers += ["score_pct", "elo", "elo_low", "elo_high", "elo_bound", "mu", "sigma", "conservative", "dropped"]
     headers += [f"score_as_{seat_name(s.game, k).replace(' ', '_')}" for k in range(s.players)]
-    headers += [
-        "swapped",
-        "was_swapped",
-        "mean_plies",
-        "mean_move_ms",
-        "max_move_ms",
-        "mean_depth",
-        "nodes_per_second",
-        "forfeits",
-    ]
+    headers += [*_STAT_COLUMNS, "forfeits"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(headers)
@@ -481,18 +484,7 @@ def _csv(s: Summary) -> str:
         ]
         values += ["true" if row["dropped"] else "false"]
         values += [seats.get(k) for k in range(s.players)]
-        values += [
-            st[k]
-            for k in (
-                "swapped",
-                "was_swapped",
-                "mean_plies",
-                "mean_move_ms",
-                "max_move_ms",
-                "mean_depth",
-                "nodes_per_second",
-            )
-        ]
+        values += [st[k] for k in _STAT_COLUMNS]
         values += [sum(st["terminations"].values())]
         writer.writerow([csv_cell(v) for v in values])
     return buffer.getvalue()
