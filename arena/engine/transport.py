@@ -78,7 +78,8 @@ class CoreShare:
             self.home = cpu
         if proctree.set_thread_cpus(pid, (self.home,)):
             self.guests.add(pid)
-        self._release()
+        else:
+            self._release()  # it is gone: the worker needs no core if it has no other guest
 
     def leave(self, pid: int, alive: bool = True) -> None:
         """The engine, every thread and every process it started, back on ``cpus``."""
