@@ -6,6 +6,7 @@ folder, unreadable records) is reported as one clear message and exit code 2.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -18,11 +19,11 @@ import click
 # Only what the commands' declarations need is imported here: `arena --version`, `--help` and
 # an input error answer at once. Each command imports the modules it uses (numpy, pydantic,
 # the engines, the referee) when it runs.
-from .bench import SECTIONS as BENCH_SECTIONS
 from .rules import GAMES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from importlib.metadata import EntryPoint
 
     from .engine.process import EngineSpec
     from .tournament.progress import Mode
@@ -39,13 +40,43 @@ class Failure(click.ClickException):
 
 class _Commands(click.Group):
     """Ctrl-C outside the places that handle it (loading a file, starting up) is one line and
-    exit code 2, like every expected stop, rather than click's "Aborted!"."""
+    exit code 2, like every expected stop, rather than click's "Aborted!".
+
+    Besides its own, the group offers the commands other installed packages declare in the
+    ``arena.commands`` entry point group (``arena bench``, from the benchmarks' package): each is
+    loaded only when it is run or the help lists it, and no module here imports one."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise Failure("interrupted; nothing that was finished is lost. Run the same command to resume.") from None
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_added_commands()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            return command
+        entry = _added_commands().get(cmd_name)
+        if entry is None:
+            return None
+        try:
+            loaded = entry.load()
+        except (ImportError, AttributeError) as exc:
+            raise Failure(f"{cmd_name}: cannot load {entry.value} ({exc}); reinstall arena: pip install -e .") from None
+        return loaded if isinstance(loaded, click.Command) else None
+
+
+COMMANDS_GROUP = "arena.commands"  # the entry point group of commands added by other packages
+
+
+@functools.cache
+def _added_commands() -> dict[str, EntryPoint]:
+    from importlib.metadata import entry_points  # here: only a command not built in needs the scan
+
+    return {entry.name: entry for entry in entry_points(group=COMMANDS_GROUP)}
 
 
 @click.group(cls=_Commands)
@@ -845,47 +876,6 @@ HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
 
 
 @main.command()
-@click.option("--quick", is_flag=True, help="Tiny sizes, one run each: proves the benchmark works (CI).")
-@click.option(
-    "--section",
-    "-s",
-    "sections",
-    multiple=True,
-    type=click.Choice(BENCH_SECTIONS),
-    help="Run only this section (repeatable; default: all).",
-)
-@click.option("--repeats", "-r", type=click.IntRange(1, 100), help="Runs per figure (default 5, quick 1).")
-@click.option(
-    "--json",
-    "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write every figure to this JSON file.",
-)
-@click.option(
-    "--fastchess",
-    metavar="PATH",
-    help="A fastchess binary: the manager section measures it side by side (default: $ARENA_FASTCHESS).",
-)
-def bench(
-    quick: bool, sections: tuple[str, ...], repeats: int | None, json_path: Path | None, fastchess: str | None
-) -> None:
-    """Measure the referee and the manager next to baselines (docs/performance.md)."""
-    from .bench import run_bench
-
-    try:
-        run_bench(
-            quick=quick,
-            sections=sections or BENCH_SECTIONS,
-            repeats=repeats,
-            json_path=json_path,
-            echo=click.echo,
-            fastchess=fastchess,
-        )
-    except (OSError, RuntimeError) as exc:
-        raise Failure(f"bench: {exc}") from None
-
-
-@main.command()
 @click.option("--game", "-g", "game_name", required=True, help="The game: bases, groups, hex, hexgo or posies.")
 @click.option("--games", "-n", type=click.IntRange(2), default=20, show_default=True, help="Games per pair.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=2, show_default=True, help="Parallel games.")
@@ -927,8 +917,8 @@ def ladder(
 ) -> None:
     """The bundled search engine's levels, rated: each against random and against the next
     level, and in Hex against MoHex when --mohex is given (engines/README.md)."""
-    from .bench.common import machine
-    from .bench.ladder import LADDERS, LEVELS, MOHEX_BUDGETS, run_ladder, tables
+    from .ladder import LADDERS, LEVELS, MOHEX_BUDGETS, run_ladder, tables
+    from .machine import machine
     from .results.store import StorageError
     from .tournament.config import ConfigError
 

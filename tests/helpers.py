@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 # Debian's Chromium, driven headless by Playwright (never a downloaded browser) as the site benchmark starts it
-from arena.bench.site import CHROMIUM as CHROMIUM
-from arena.bench.site import CHROMIUM_FLAGS as CHROMIUM_FLAGS
+from arena_bench.site import CHROMIUM as CHROMIUM
+from arena_bench.site import CHROMIUM_FLAGS as CHROMIUM_FLAGS
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = str(ROOT / "tests" / "engines" / "zoo_engine.py")

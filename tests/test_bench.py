@@ -110,8 +110,8 @@ def test_the_uci_random_mover_knows_every_legal_chess_move(tmp_path):
     """fastchess's side of the manager benchmark plays this engine: an illegal move would end
     its games early.  Its move generator matches the published perft counts (castling, en
     passant, promotions, pins), and it plays a game's moves and reports its own CPU."""
-    from arena.bench.common import read_engine_stats
-    from arena.bench.fastchess import uci_mover
+    from arena_bench.common import read_engine_stats
+    from arena_bench.fastchess import uci_mover
 
     mover, why = uci_mover()
     if mover is None:
@@ -130,7 +130,7 @@ def test_the_uci_random_mover_knows_every_legal_chess_move(tmp_path):
 
 
 def test_without_a_fastchess_binary_the_manager_section_says_so(monkeypatch, tmp_path):
-    from arena.bench.fastchess import ENV_VAR, find_fastchess
+    from arena_bench.fastchess import ENV_VAR, find_fastchess
 
     monkeypatch.delenv(ENV_VAR, raising=False)
     assert find_fastchess(None) == (None, f"no fastchess binary given (--fastchess PATH or {ENV_VAR}=PATH)")
@@ -143,7 +143,7 @@ def test_fastchess_side_by_side_counts_fastchess_cpu_without_the_engines():
     """The real fastchess, when a binary is named (an optional side check: arena does not ship it)."""
     import os
 
-    from arena.bench.fastchess import ENV_VAR, find_fastchess, play_fastchess, uci_mover
+    from arena_bench.fastchess import ENV_VAR, find_fastchess, play_fastchess, uci_mover
 
     binary, why = find_fastchess(os.environ.get(ENV_VAR))
     mover, _ = uci_mover()

@@ -2,9 +2,11 @@
 
 Each layer may import only the layers below it, so the lower ones can be read, tested and
 reused without the upper ones, and no import cycle can form. The commands (``arena.cli``,
-``arena.bench``, ``python -m arena``) sit on top and may import anything. No private name
-(``_x``, a module or an attribute) is imported from another package: what a package offers
-the others is its public names.
+``python -m arena``) sit on top and may import anything of the product. The benchmarks'
+package (``arena_bench``, ``arena bench``) sits above everything: it may import the product,
+and no module of the product imports it (the command line finds its command through an entry
+point). No private name (``_x``, a module or an attribute) is imported from another package:
+what a package offers the others is its public names.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = ("arena", "protocol", "engines")
+SCANNED = ("arena", "arena_bench", "protocol", "engines")
 
 # A layer and the layers it may import (its own included).
 BELOW: dict[str, set[str]] = {
@@ -26,8 +28,12 @@ BELOW: dict[str, set[str]] = {
     "arena.results": {"arena.record", "arena.rules", "protocol"},
     "arena.tournament": {"arena.results", "arena.match", "arena.engine", "arena.record", "arena.rules", "protocol"},
     "engines": {"protocol", "arena.rules"},  # the bundled bots: the SDK and the referee's rules
+    "arena.machine": set(),
+    # `arena ladder`: tournaments of the bundled search engine's levels, and their ratings
+    "arena.ladder": {"arena.tournament", "arena.results", "arena.record", "engines"},
 }
-ON_TOP = {"arena.cli", "arena.bench", "arena.__main__"}  # the commands: anything
+BENCH = "arena_bench"  # the benchmarks: above everything, imported by no module of the product
+ON_TOP = {"arena.cli", "arena.__main__", BENCH}  # the commands: anything (the product's, not the benchmarks)
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -98,13 +104,37 @@ def _problems(importer: str, target: str, names: list[str]) -> list[str]:
     if theirs is None:
         return []
     problems = []
-    if mine not in ON_TOP and mine != theirs and mine is not None and theirs not in BELOW[mine]:
+    if theirs == BENCH and mine != BENCH:
+        problems.append(f"{mine or importer} must not import {target} (the product never imports the benchmarks)")
+    elif mine not in ON_TOP and mine != theirs and mine is not None and theirs not in BELOW[mine]:
         problems.append(f"{mine} must not import {target} ({theirs} is not below it)")
     if package_of(importer) != package_of(target):
         private = [part for part in target.split(".") if part.startswith("_") and part != "__main__"]
         private += [name for name in names if name.startswith("_")]
         problems += [f"imports the private name {name} of {target} from another package" for name in private]
     return problems
+
+
+def import_cycles(root: Path, top: str) -> list[list[str]]:
+    """The groups of modules under ``top`` that import each other, directly or through others,
+    counting imports inside functions and under ``TYPE_CHECKING``: such an import still ties the
+    files together (neither can be read or moved without the other)."""
+    graph = {
+        module_name(path, root): {target for _, target, _ in imports(path, root)} for path in (root / top).rglob("*.py")
+    }
+    reach = {module: _reachable(graph, module) for module in graph}
+    groups = {tuple(sorted(m for m in graph if m in reach[start] and start in reach[m])) for start in graph}
+    return sorted(list(group) for group in groups if len(group) > 1)
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in graph.get(todo.pop(), set()) - seen:
+            seen.add(target)
+            todo.append(target)
+    return seen
 
 
 # Imports that break the rules today, each being removed by the restructuring (file, imported module).
@@ -126,7 +156,10 @@ def test_the_check_catches_a_violating_module(tmp_path):
         (tmp_path / "arena" / package).mkdir()
         (tmp_path / "arena" / package / "__init__.py").write_text("")
     (tmp_path / "arena" / "match.py").write_text("def _forfeit_result():\n    pass\n")
-    (tmp_path / "arena" / "cli.py").write_text("import arena.tournament\nfrom .match import _forfeit_result\n")
+    (tmp_path / "arena" / "cli.py").write_text(
+        "import arena.tournament\nfrom .match import _forfeit_result\n\n\ndef bench():\n    from arena_bench import run\n"
+    )
+    (tmp_path / "arena_bench" / "run.py").write_text("from arena.tournament import runner\nfrom arena import cli\n")
     (tmp_path / "arena" / "tournament" / "sprt.py").write_text("")
     (tmp_path / "arena" / "results" / "export.py").write_text(
         textwrap.dedent(
@@ -146,6 +179,7 @@ def test_the_check_catches_a_violating_module(tmp_path):
 
     assert found == [
         "arena/cli.py:2: imports the private name _forfeit_result of arena.match from another package",
+        "arena/cli.py:6: arena.cli must not import arena_bench.run (the product never imports the benchmarks)",
         "arena/results/export.py:4: arena.results must not import arena.tournament.sprt (arena.tournament is not below it)",
         "arena/results/export.py:5: arena.results must not import arena.match (arena.match is not below it)",
         "arena/results/export.py:5: imports the private name _forfeit_result of arena.match from another package",
@@ -154,6 +188,27 @@ def test_the_check_catches_a_violating_module(tmp_path):
     ], found
     allowed = frozenset({("arena/results/export.py", "arena.tournament.sprt")})
     assert violations(tmp_path, allowed) == [line for line in found if "sprt" not in line]
+
+
+def test_no_file_of_the_benchmarks_is_in_an_import_cycle():
+    assert import_cycles(ROOT, BENCH) == []
+
+
+def test_the_cycle_check_counts_imports_in_functions_and_for_type_checking(tmp_path):
+    """The package's __init__ runs a section inside a function, the section takes the package's
+    Plan only for the type checker and the site through a function: one cycle of three files."""
+    package = tmp_path / "bench"
+    package.mkdir()
+    (package / "__init__.py").write_text("class Plan:\n    pass\n\n\ndef run():\n    from . import sections\n")
+    (package / "sections.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from . import Plan\n\n\n"
+        "def site():\n    from .site import build\n"
+    )
+    (package / "site.py").write_text("from . import Plan\nfrom .common import med\n")
+    (package / "common.py").write_text("import json\n")
+    (package / "plan.py").write_text("from .common import med\n")
+
+    assert import_cycles(tmp_path, "bench") == [["bench", "bench.sections", "bench.site"]]
 
 
 def test_no_test_module_imports_another():

@@ -884,8 +884,8 @@ def test_a_deleted_working_folder_is_told_apart_from_a_missing_program(tmp_path)
 
 @pytest.mark.slow
 def test_bench_reports_a_game_that_ended_by_a_fault_instead_of_aborting():
-    from arena.bench.common import InstantEngine
-    from arena.bench.tournaments import play_tournament
+    from arena_bench.common import InstantEngine
+    from arena_bench.tournaments import play_tournament
 
     notes: list[str] = []
     run = play_tournament(

@@ -4,7 +4,7 @@ loads none of the heavy libraries nor the engine drivers; each command imports t
 import subprocess
 import sys
 
-from arena.bench.startup import measure
+from arena_bench.startup import measure
 
 HEAVY = ("numpy", "rich", "pydantic", "matplotlib", "jinja2", "arena.engine", "arena.match")
 

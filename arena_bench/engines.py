@@ -15,13 +15,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from arena.engine.process import EngineProcess, EngineSpec
+from arena.match import TimeControl, play_game
+from arena.record import GameRecord
+from arena.rules import Game, make_game
 from engines.search.engine import PARTS, SearchEngine
 from protocol.sdk import Clock
 
-from ..engine.process import EngineProcess, EngineSpec
-from ..match import TimeControl, play_game
-from ..record import GameRecord
-from ..rules import Game, make_game
 from .common import med
 
 LADDER_LEVELS = ("easy", "medium", "hard")
@@ -122,7 +122,7 @@ class LadderMoves:
 def ladder_moves(game_name: str, level: str, games: int, options: dict[str, Any] | None = None) -> LadderMoves:
     """``games`` games of ``level`` against random at the ladder's options and move time
     (``options`` over them), both seat orders, through real processes."""
-    from .ladder import LADDERS, move_times
+    from arena.ladder import LADDERS, move_times
 
     ladder = LADDERS[game_name]
     game = make_game(game_name, {**ladder.options, **(options or {})})

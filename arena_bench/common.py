@@ -14,7 +14,7 @@ from pathlib import Path
 from statistics import median
 from typing import TypedDict
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
 
 
@@ -112,18 +112,3 @@ def read_engine_stats(folder: Path) -> list[EngineStats]:
             )
         )
     return stats
-
-
-def machine() -> str:
-    """One line about the machine: CPU model, cores, Python, OS."""
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    uname = os.uname()
-    load = ", load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()) if hasattr(os, "getloadavg") else ""
-    return f"{model}, {os.cpu_count()} cores, {uname.sysname} {uname.release}, Python {sys.version.split()[0]}{load}"

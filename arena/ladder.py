@@ -21,12 +21,12 @@ from typing import Any
 
 from engines.search.engine import PARTS
 
-from ..record import GameRecord
-from ..results.elo import fit_elo
-from ..results.stats import engine_stats, movers_of
-from ..results.store import read_folder
-from ..tournament.config import load_tournament
-from ..tournament.runner import run_tournament
+from .record import GameRecord
+from .results.elo import fit_elo
+from .results.stats import engine_stats, movers_of
+from .results.store import read_folder
+from .tournament.config import load_tournament
+from .tournament.runner import run_tournament
 
 LEVELS = ("easy", "medium", "hard")
 MOHEX_BUDGETS = (50, 200, 1000)

@@ -20,12 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..record import GameRecord
-from ..rules import make_game
+from arena.record import GameRecord
+from arena.rules import make_game
+
 from .common import med
 
 if TYPE_CHECKING:
-    from . import Plan, Report
+    from .plan import Plan, Report
 
 ENGINES = ["alpha", "beta", "gamma", "delta"]
 CHROMIUM = "/usr/bin/chromium"
@@ -84,7 +85,7 @@ def synthetic_records(games: int, size: int = 11, seed: int = 1) -> list[GameRec
 
 
 def site(plan: Plan, report: Report) -> None:
-    from ..results.site import SiteData, SiteWriter, write_site
+    from arena.results.site import SiteData, SiteWriter, write_site
 
     games = plan.site_games
     report.echo(f"\n6. Report site ({games:,} synthetic Hex 11x11 games through the real writer)")
@@ -192,8 +193,8 @@ def _children_cpu() -> float:
 def _summary_growth(records: list[GameRecord], repeats: int) -> dict[int, float]:
     """CPU seconds of summarize() and results.json (as a run's end writes them) for a tenth
     of ``records`` and for all of them."""
-    from ..results import strictjson
-    from ..results.export import results_document, summarize
+    from arena.results import strictjson
+    from arena.results.export import results_document, summarize
 
     out = {}
     for n in (max(1, len(records) // 10), len(records)):

@@ -1,7 +1,7 @@
 """Runs one tournament in a fresh process and prints what it cost as one JSON line.
 
-Used by ``arena bench`` (see arena/bench/tournaments.py): the parent writes a
-tournament file, starts ``python -m arena.bench.child CONFIG``, and subtracts the
+Used by ``arena bench`` (see arena_bench/tournaments.py): the parent writes a
+tournament file, starts ``python -m arena_bench.child CONFIG``, and subtracts the
 engines' own CPU (which they report at exit) from this process tree's.
 
 CPU accounting: ``RUSAGE_SELF`` is the coordinator; ``RUSAGE_CHILDREN`` covers
@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..record import GameRecord
-    from ..results.site.live import LiveSite
-    from ..results.sprt import SprtTest
-    from ..tournament.config import Tournament
-    from ..tournament.observers import RunObserver
-    from ..tournament.progress import Mode, Progress
+    from arena.record import GameRecord
+    from arena.results.site.live import LiveSite
+    from arena.results.sprt import SprtTest
+    from arena.tournament.config import Tournament
+    from arena.tournament.observers import RunObserver
+    from arena.tournament.progress import Mode, Progress
 
 
 class RssSampler(threading.Thread):
@@ -85,11 +85,11 @@ def main(config_path: str) -> None:
     config = json.loads(Path(config_path).read_text())
     if config.get("cpus"):  # like `taskset`: workers and engines inherit the mask
         os.sched_setaffinity(0, config["cpus"])
-    from ..results import strictjson
-    from ..results.logfile import attach_run_log
-    from ..tournament.config import load_tournament
-    from ..tournament.observers import live_site
-    from ..tournament.runner import run_tournament
+    from arena.results import strictjson
+    from arena.results.logfile import attach_run_log
+    from arena.tournament.config import load_tournament
+    from arena.tournament.observers import live_site
+    from arena.tournament.runner import run_tournament
 
     tournament = load_tournament(config["file"])
     out = Path(config["out"])
@@ -216,7 +216,7 @@ def _timed_progress(tournament: Tournament, mode: Mode) -> _TimedProgress:
     """``lines``: a report every 10 games; ``live``: rich redrawing a terminal (output discarded)."""
     from rich.console import Console
 
-    from ..tournament.progress import Progress
+    from arena.tournament.progress import Progress
 
     sink = open(os.devnull, "w")
     console = Console(file=sink, force_terminal=True, width=120) if mode == "live" else None

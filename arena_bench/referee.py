@@ -28,9 +28,10 @@ from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any, cast
 
-from ..rules import GAMES, Game, make_game
-from ..rules.base import State
-from ..rules.hex import HexGame
+from arena.rules import GAMES, Game, make_game
+from arena.rules.base import State
+from arena.rules.hex import HexGame
+
 from .common import med
 
 PLY_CAP = 100_000  # a game that does not end by then is reported, not waited for
@@ -261,7 +262,7 @@ def _batch_orders(game: HexGame, count: int, seed: int) -> Iterator[Any]:
     """The orders of ``count`` random games from the start, in batches of BATCH."""
     import numpy as np
 
-    from ..rules.hexfill import random_orders
+    from arena.rules.hexfill import random_orders
 
     rng, start = np.random.default_rng(seed), game.initial_state()
     for first in range(0, count, BATCH):
@@ -271,7 +272,7 @@ def _batch_orders(game: HexGame, count: int, seed: int) -> Iterator[Any]:
 def _timed_batch(game: HexGame, count: int, seed: int, spiel: Any) -> float:
     """CPU seconds for ``count`` random games drawn in numpy batches, played by arena's
     batched path (``spiel`` None) or by OpenSpiel move by move along the same orders."""
-    from ..rules.hexfill import fill
+    from arena.rules.hexfill import fill
 
     start_state = game.initial_state()
     start = time.thread_time()
@@ -286,7 +287,7 @@ def _timed_batch(game: HexGame, count: int, seed: int, spiel: Any) -> float:
 
 def _batched_identical(game: HexGame, spiel: Any, count: int) -> bool:
     """arena's batched games are OpenSpiel's games along the same orders: every move, the winner."""
-    from ..rules.hexfill import fill
+    from arena.rules.hexfill import fill
 
     start_state = game.initial_state()
     for orders in _batch_orders(game, count, 0):

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine.player import Reply, TimeLimit
-from ..engine.process import EngineProcess, EngineSpec
-from ..match import TimeControl, play_game
-from ..rules import State, make_game
+from arena.engine.player import Reply, TimeLimit
+from arena.engine.process import EngineProcess, EngineSpec
+from arena.match import TimeControl, play_game
+from arena.rules import State, make_game
+
 from .common import InstantEngine, med, percentile, read_engine_stats
 
 

@@ -8,21 +8,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.engine.process import SPIN_S
+from arena.rules import make_game
 from engines.search.engine import PARTS
 from protocol import codec
 
-from ..engine.process import SPIN_S
-from ..rules import make_game
 from .clock import clock_accuracy
 from .common import InstantEngine, med
 from .engines import LADDER_LEVELS, clock_mode_times, ladder_moves, search_speed
 from .fastchess import FastchessRun, find_fastchess, play_fastchess, uci_mover
 from .pipes import RoundTrip, move_messages, ping_pong, python_peer
 from .referee import all_games, openspiel_hex, random_playout
+from .site import site as site_section
 from .tournaments import TournamentRun, machine_parallel_wall, play_tournament
 
 if TYPE_CHECKING:
-    from . import Plan, Report
+    from .plan import Plan, Report
 
 PLACEMENTS = {"free": "free (default)", "pinned": "pinned to one core", "affinity": "affinity = true"}
 FASTCHESS_RATIO = 0.5  # the target: arena's manager CPU per move at most this times fastchess's
@@ -412,8 +413,6 @@ def clock(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
 
 
 def site(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
-    from .site import site as site_section
-
     site_section(plan, report)
 
 

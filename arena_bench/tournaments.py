@@ -1,5 +1,5 @@
 """Sections 2-4: real tournaments (``run_tournament``, workers, storage and all)
-between instant engines, each in a fresh child process (arena/bench/child.py)."""
+between instant engines, each in a fresh child process (arena_bench/child.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..results import strictjson
+from arena.results import strictjson
+
 from .common import ROOT, InstantEngine, read_engine_stats
 
 
@@ -84,7 +85,7 @@ def play_tournament(
         }
         (folder / "config.json").write_text(strictjson.dumps(config))
         done = subprocess.run(
-            [sys.executable, "-m", "arena.bench.child", str(folder / "config.json")],
+            [sys.executable, "-m", "arena_bench.child", str(folder / "config.json")],
             capture_output=True,
             text=True,
             cwd=ROOT,
