@@ -2,8 +2,8 @@
 
     python benchmarks/elo_coverage.py [--fields 400] [--seed 2024]
 
-Each scenario draws ``--fields`` round robins from known Elo (tests/test_elo.py's
-``simulate``: the Bradley–Terry score, draws in proportion when asked), fits each with
+Each scenario draws ``--fields`` round robins from known Elo (``simulate`` of
+arena_bench/known_elo.py: the Bradley–Terry score, draws in proportion when asked), fits each with
 BayesElo's prior (``prior=2``, arena's default) and without (``prior=0``, maximum
 likelihood), and counts the engines whose 95% interval holds the truth (relative to the
 field's mean, as the fit anchors it).  An unbounded rating holds nothing; "finite" is the
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.results.elo import fit_elo  # noqa: E402
-from tests.test_elo import simulate  # noqa: E402
+from arena_bench.known_elo import simulate  # noqa: E402
 
 SCENARIOS: dict[str, tuple[dict[str, float], int, float]] = {
     "5 engines 60-90 Elo apart, 16 games a pair": ({"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}, 16, 0.0),

@@ -10,29 +10,7 @@ from arena.match import forfeit_before_start
 from arena.record import GameRecord
 from arena.results.elo import ELO_PER_NAT, bootstrap_elo, fit_elo, pairwise_results
 from arena.rules import make_game
-
-
-def game(k, a, b, result):
-    """A two-seat record: result 1 (a wins), 0 (b wins) or 0.5 (same place: a draw)."""
-    places = [0, 1] if result == 1 else [1, 0] if result == 0 else [0, 0]
-    return GameRecord(game="hex", moves=[], id=k, players=[a, b], places=places, termination="normal")
-
-
-def simulate(truth, per_pair, rng, draw_rate=0.0):
-    """A round robin of ``per_pair`` games per pair with outcomes drawn from Elo ``truth``.
-    With draws, a draw replaces a decisive result in proportion so the expected score stays
-    the Bradley–Terry one (the score model the fit assumes)."""
-    names = list(truth)
-    records = []
-    for x, a in enumerate(names):
-        for b in names[x + 1 :]:
-            p = 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
-            draw = draw_rate * 2 * min(p, 1 - p)
-            for _ in range(per_pair):
-                u = rng.random()
-                result = 0.5 if u < draw else 1 if u < draw + p - draw / 2 else 0
-                records.append(game(len(records), a, b, result))
-    return records
+from arena_bench.known_elo import game, simulate
 
 
 def test_two_engines_match_the_closed_form():
