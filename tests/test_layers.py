@@ -211,6 +211,42 @@ def test_the_cycle_check_counts_imports_in_functions_and_for_type_checking(tmp_p
     assert import_cycles(tmp_path, "bench") == [["bench", "bench.sections", "bench.site"]]
 
 
+def benchmark_imports_of_tests(root: Path) -> list[str]:
+    """One line per import of a test module (or the tests' helpers) by a benchmark: the
+    benchmarks' package and the scripts of benchmarks/."""
+    tests = {"tests", "conftest", "helpers", "scripted", "zoo"} | {
+        path.stem for path in (root / "tests").glob("test_*.py")
+    }
+    return [
+        f"{path.relative_to(root).as_posix()}:{line}: imports {target}"
+        for top in (BENCH, "benchmarks")
+        for path in sorted((root / top).rglob("*.py"))
+        for line, target, _ in imports(path, root)
+        if target.split(".")[0] in tests
+    ]
+
+
+def test_no_benchmark_imports_a_test():
+    """Tests may import the benchmarks, never the other way: what both need lives in the
+    benchmarks' package or in the product."""
+    found = benchmark_imports_of_tests(ROOT)
+    assert not found, "\n".join(found)
+
+
+def test_the_check_catches_a_benchmark_importing_a_test(tmp_path):
+    for folder in ("tests", "benchmarks", BENCH):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "tests" / "test_elo.py").write_text("def simulate():\n    pass\n")
+    (tmp_path / "benchmarks" / "coverage.py").write_text("import random\n\nfrom tests.test_elo import simulate\n")
+    (tmp_path / BENCH / "__init__.py").write_text("")
+    (tmp_path / BENCH / "site.py").write_text("def chromium():\n    from helpers import CHROMIUM\n")
+
+    assert benchmark_imports_of_tests(tmp_path) == [
+        "arena_bench/site.py:2: imports helpers",
+        "benchmarks/coverage.py:3: imports tests.test_elo",
+    ]
+
+
 def test_no_test_module_imports_another():
     """Shared engines and fixtures live in conftest.py, helpers.py and zoo.py: a test module
     imported by another would run its tests twice and tie the two together."""
