@@ -9,13 +9,17 @@ from collections.abc import Iterator
 import click
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT
+from helpers import ROOT, run_arena
 
 from arena.cli import main
 
 
 def leaf_commands(group: click.Group = main, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, click.Command]]:
-    for name, command in group.commands.items():
+    """Every command as `arena --help` lists it: those other packages add (``arena bench``) too."""
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         if isinstance(command, click.Group):
             yield from leaf_commands(command, (*prefix, name))
         else:
@@ -75,3 +79,29 @@ def test_every_option_and_command_has_help_text(name):
 def test_run_says_it_plays_round_robins_gauntlets_and_sprts():
     shown = CliRunner().invoke(main, ["run", "--help"]).output
     assert "round-robin" in shown and "gauntlet" in shown and "SPRT" in shown
+
+
+def test_the_bench_command_comes_from_its_entry_point_not_from_the_product():
+    from importlib.metadata import entry_points
+
+    (entry,) = entry_points(group="arena.commands", name="bench")
+    assert entry.value == "arena_bench.command:bench"
+    assert "bench" not in main.commands  # the product declares no such command
+    assert COMMANDS["bench"].callback.__module__ == "arena_bench.command"
+    shown = run_arena("bench", "--help")
+    assert shown.returncode == 0 and "--section" in shown.stdout, shown.stderr
+
+
+def test_an_added_command_that_cannot_load_is_one_line(monkeypatch):
+    from importlib.metadata import EntryPoint
+
+    import arena.cli
+
+    broken = EntryPoint(name="broken", value="no_such_module:command", group="arena.commands")
+    monkeypatch.setattr(arena.cli, "_added_commands", lambda: {"broken": broken})
+    done = CliRunner().invoke(main, ["broken"])
+    assert done.exit_code == 2
+    assert done.output == (
+        "arena: broken: cannot load no_such_module:command (No module named 'no_such_module'); "
+        "reinstall arena: pip install -e .\n"
+    )
