@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from arena.record import GameRecord, Termination
+from arena.results.elo import EloRating
 
 
 def game(k: int, a: str, b: str, result: float) -> GameRecord:
@@ -29,3 +30,21 @@ def simulate(truth: dict[str, float], per_pair: int, rng: random.Random, draw_ra
                 result = 0.5 if u < draw else 1 if u < draw + p - draw / 2 else 0
                 records.append(game(len(records), a, b, result))
     return records
+
+
+def holds_truth(rating: EloRating, truth: dict[str, float]) -> bool:
+    """Whether the rating's 95% interval holds the engine's true Elo, taken relative to the
+    field's mean as the fit anchors it; an unbounded rating holds nothing."""
+    true_elo = truth[rating.engine] - sum(truth.values()) / len(truth)
+    return rating.low is not None and rating.high is not None and rating.low <= true_elo <= rating.high
+
+
+def has_sweep(records: list[GameRecord]) -> bool:
+    """Whether some pair is a clean sweep: its first engine won every game or none (a draw is
+    no win, so a pair whose games were all drawn counts too)."""
+    points: dict[tuple[str, ...], list[int]] = {}
+    for r in records:
+        cell = points.setdefault(tuple(r.players or ()), [0, 0])
+        cell[0] += 1
+        cell[1] += (r.places or [0, 0])[0] < (r.places or [0, 0])[1]
+    return any(won in (0, games) for games, won in points.values())

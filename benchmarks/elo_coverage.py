@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.results.elo import fit_elo  # noqa: E402
-from arena_bench.known_elo import simulate  # noqa: E402
+from arena_bench.known_elo import has_sweep, holds_truth, simulate  # noqa: E402
 
 SCENARIOS: dict[str, tuple[dict[str, float], int, float]] = {
     "5 engines 60-90 Elo apart, 16 games a pair": ({"a": 150, "b": 60, "c": 0, "d": -70, "e": -140}, 16, 0.0),
@@ -34,15 +34,14 @@ SCENARIOS: dict[str, tuple[dict[str, float], int, float]] = {
 
 
 def coverage(truth: dict[str, float], per_pair: int, draws: float, fields: int, seed: int) -> dict[str, float]:
-    mean = sum(truth.values()) / len(truth)
     rng = random.Random(seed)
     counts = dict.fromkeys(("prior", "ml", "ml_finite", "swept", "swept_total", "total"), 0)
     for _ in range(fields):
         records = simulate(truth, per_pair, rng, draws)
-        swept = _has_sweep(records)
+        swept = has_sweep(records)
         for prior, key in ((2.0, "prior"), (0.0, "ml")):
             for r in fit_elo(records, prior=prior).ratings:
-                held = r.low is not None and r.high is not None and r.low <= truth[r.engine] - mean <= r.high
+                held = holds_truth(r, truth)
                 counts[key] += held
                 if prior:
                     counts["total"] += 1
@@ -60,16 +59,6 @@ def coverage(truth: dict[str, float], per_pair: int, draws: float, fields: int, 
         "swept_fields": counts["swept_total"] / len(truth) / fields,
         "intervals": total,
     }
-
-
-def _has_sweep(records) -> bool:
-    points: dict[tuple[str, str], list[float]] = {}
-    for r in records:
-        a, b = r.players
-        cell = points.setdefault((a, b), [0, 0])
-        cell[0] += 1
-        cell[1] += r.places[0] < r.places[1]
-    return any(won in (0, games) for games, won in points.values())
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ from arena.match import forfeit_before_start
 from arena.record import GameRecord
 from arena.results.elo import ELO_PER_NAT, bootstrap_elo, fit_elo, pairwise_results
 from arena.rules import make_game
-from arena_bench.known_elo import game, simulate
+from arena_bench.known_elo import game, has_sweep, holds_truth, simulate
 
 
 def test_two_engines_match_the_closed_form():
@@ -240,17 +240,13 @@ def test_intervals_cover_the_true_elo_at_about_95_percent(draw_rate, prior):
 def coverage(truth, per_pair, fields, seed, prior=2.0):
     """Share of 95% intervals holding the true Elo (relative to the field's mean), an
     unbounded rating holding nothing, and the share of fields with a clean sweep of a pair."""
-    mean = sum(truth.values()) / len(truth)
     rng, covered, total, swept = random.Random(seed), 0, 0, 0
     for _ in range(fields):
         records = simulate(truth, per_pair, rng)
-        wins: dict = {}
-        for r in records:
-            wins.setdefault(tuple(r.players), []).append(r.places[0] == 0)
-        swept += any(all(w) or not any(w) for w in wins.values())
+        swept += has_sweep(records)
         for r in fit_elo(records, prior=prior).ratings:
             total += 1
-            covered += r.low is not None and r.low <= truth[r.engine] - mean <= r.high
+            covered += holds_truth(r, truth)
     return covered / total, swept / fields
 
 
