@@ -1,4 +1,7 @@
-"""``arena bench``, the benchmarks' package: what the referee and the tournament manager cost, next to baselines.
+"""``arena bench``: what the referee and the tournament manager cost, next to baselines.
+
+The benchmarks' own package, beside the product: it imports ``arena``, and ``arena`` finds its
+command through the ``arena.commands`` entry point (command.py) without importing it.
 
 Nine sections (docs/performance.md explains each method and shows a run):
 
