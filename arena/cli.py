@@ -114,7 +114,8 @@ def _item_groups(values: tuple[str, ...]) -> list[list[str]]:
     "--out",
     "-o",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (default: out/<tournament name>). Re-running resumes it.",
+    help="Output folder (default: the file's 'out', relative to the file, else out/<tournament name>). "
+    "Re-running resumes it.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final tables, no progress.")
 @click.option(
@@ -318,7 +319,7 @@ def _run_loaded(
     from .tournament.runner import RunInterrupted, run_tournament
 
     tournament_file = t.path
-    out = out or Path("out") / t.name
+    out = out or t.folder
     mode: Mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
     note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
     progress = Progress(

@@ -89,6 +89,60 @@ def test_a_run_from_flags_and_a_run_of_its_written_file_play_the_same_games(tmp_
     assert written.read_text() == text  # a refused run leaves the folder's file as it was
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_the_written_file_names_its_folder_so_it_resumes_it_from_any_working_directory(tmp_path):
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    flags = [
+        "run", "--game", "hex", "-O", "size=5", "--engine", "name=one", f"cmd={RANDOM}",
+        "--engine", "name=two", f"cmd={RANDOM}", "--each", "st=0.2", "--seed", "3",
+        "--out", "results/one-vs-two", "--quiet",
+    ]  # fmt: skip
+    played = run_arena(*flags, cwd=here)
+    assert played.returncode == 0, played.stderr
+    folder = here / "results" / "one-vs-two"
+    written = folder / "tournament.toml"
+    text = written.read_text()
+    assert '\nout = "."\n' in text.split("[")[0]  # a top-level key: the folder the file is in
+    first_games = games_of(folder)
+    assert len(first_games) == 2
+
+    # The folder's own file, run from another working directory, resumes it: raising rounds
+    # plays only the new games, into the folder, and nothing lands in ./out there.
+    assert "rounds" not in text
+    written.write_text(text.replace('out = "."', 'out = "."\nrounds = 2'))
+    resumed = run_arena("run", Path("..") / "here" / "results" / "one-vs-two" / "tournament.toml", "-q", cwd=there)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(games_of(folder)) == 4 and games_of(folder)[:2] == first_games
+    assert not (there / "out").exists()
+    resumed_again = run_arena("run", written, "-q", cwd=tmp_path)  # a third folder, an absolute path
+    assert resumed_again.returncode == 0, resumed_again.stderr
+    assert len(games_of(folder)) == 4 and not (tmp_path / "out").exists()
+
+    # A copy elsewhere without `out` plays the same games into out/<name> of where it runs;
+    # with `out` changed, into the folder it names, relative to the copy.
+    copy = there / "copy.toml"
+    copy.write_text(written.read_text().replace('out = "."\n', ""))
+    fresh = run_arena("run", "copy.toml", "-q", cwd=there)
+    assert fresh.returncode == 0, fresh.stderr
+    assert games_of(there / "out" / "one-vs-two") == games_of(folder)
+    (there / "sub").mkdir()
+    moved = there / "sub" / "moved.toml"
+    moved.write_text(written.read_text().replace('out = "."', 'out = "../elsewhere"'))
+    into = run_arena("run", moved, "-q", cwd=here)
+    assert into.returncode == 0, into.stderr
+    assert games_of(there / "elsewhere") == games_of(folder)
+    assert stored_fingerprint(there / "elsewhere") == stored_fingerprint(folder)
+
+    # `out` is not a setting of the folder: the moved copy resumes the first folder with --out,
+    # which still wins over the file's `out`.
+    over = run_arena("run", moved, "--out", folder, "-q", cwd=there)
+    assert over.returncode == 0, over.stderr
+    assert len(games_of(folder)) == 4 and "changed" not in over.stderr
+
+
 def build(tmp_path: Path, **fields) -> tuple:
     """The tournament the flags give (nothing played), with its folder."""
     flags = RunFlags(**{"game": "hex", "options": ("size=5",), **fields})

@@ -5,8 +5,9 @@ The flags make the data of a tournament file (:func:`flag_data`), which
 :func:`~arena.tournament.config.build_tournament` validates as it validates a file, so a
 value is refused in the same words either way, only naming the flag's item instead of the
 key. The run writes that data to ``DIR/tournament.toml`` once the folder has accepted its
-settings (:class:`TournamentFileWriter`), with every path absolute, so that file, or a copy
-of it anywhere, plays the same games, and the same command line again resumes the folder.
+settings (:class:`TournamentFileWriter`), with every path absolute and ``out = "."`` (the
+folder, relative to the file), so that file resumes the folder from any working directory, a
+copy of it elsewhere plays the same games, and the same command line again resumes the folder.
 Item syntax that a file does not have (``tc=10+0.1``, ``cmd="./new --threads 1"``) is
 checked here, each error one line naming the flag and the item.
 """
@@ -131,7 +132,9 @@ def flag_data(flags: RunFlags, here: Path) -> _Data:
         data.labels[("candidates",)] = "--gauntlet"
     if flags.openings is not None:
         raw["openings"] = _openings(flags.openings, here, data)
-    data.raw = {"name": _name(flags, raw["engines"]), **raw}  # first, as a file starts
+    # The name first, as a file starts; then the folder: the file is written into it, so "."
+    # names it wherever the file is run from
+    data.raw = {"name": _name(flags, raw["engines"]), "out": ".", **raw}
     return data
 
 
@@ -384,7 +387,8 @@ def tournament_text(t: Tournament, command_line: str) -> str:
 
     head = (
         "# Written by arena run from this command line; 'arena run FILE' plays the same games\n"
-        "# (the same settings: it resumes this folder, and a copy anywhere plays them again).\n"
+        "# (the same settings: 'out' names this folder, so it resumes it from any working directory;\n"
+        "# a copy elsewhere, its 'out' removed or changed, plays them into a new folder).\n"
         f"# {command_line}\n\n"
     )
     return head + tomli_w.dumps(t.raw or {})

@@ -154,6 +154,9 @@ MAX_TOURNAMENT_NAME = 64
 
 class TournamentFile(_Strict):
     name: str = Field(min_length=1, max_length=MAX_TOURNAMENT_NAME)
+    # The results folder, relative to this file (default: out/<name> in the folder arena runs
+    # in; --out wins). Where the games go, not how they go: free to change (fingerprint.FREE)
+    out: str | None = Field(None, min_length=1)
     game: str
     options: dict[str, Any] = {}
     rounds: int = Field(1, ge=1, le=100_000)  # with [sprt]: the most pairs (long tests need many)
@@ -182,6 +185,13 @@ class TournamentFile(_Strict):
                 "use letters, digits and _ . - only, not starting with '.' (the name is the output folder's name)"
             )
         return name
+
+    @field_validator("out")
+    @classmethod
+    def _folder_path(cls, out: str | None) -> str | None:
+        if out is not None and any(ch in out for ch in "\r\n\x00"):
+            raise ValueError("a folder's path on one line, without NUL bytes")
+        return out
 
     @field_validator("engines")
     @classmethod
@@ -237,6 +247,12 @@ class Tournament:
     @property
     def name(self) -> str:
         return self.data.name
+
+    @property
+    def folder(self) -> Path:
+        """The results folder the file names (``out``, relative to the file, so the file
+        finds its folder from any working directory), else ``out/<name>`` here."""
+        return self.path.parent / self.data.out if self.data.out is not None else Path("out") / self.name
 
     @property
     def max_failures(self) -> dict[str, int]:
