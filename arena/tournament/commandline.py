@@ -24,7 +24,15 @@ from typing import Any
 
 from ..record import GameRecord
 from ..results.sprt import SprtTest
-from .config import FOLDER_NAME, LIST_NAME, MAX_TOURNAMENT_NAME, ConfigError, Tournament, build_tournament
+from ..rules.base import did_you_mean
+from .config import (
+    FOLDER_NAME,
+    LIST_NAME,
+    MAX_TOURNAMENT_NAME,
+    ConfigError,
+    Tournament,
+    build_tournament,
+)
 
 # --engine's keys (--each takes them too, but for name and conf): fastchess's names where
 # the meaning is the same, a tournament file's own key names for the rest
@@ -249,8 +257,16 @@ def _set(
 def _known(who: str, item: str, key: str) -> None:
     if key in ENGINE_KEYS or any(key.startswith(p) and len(key) > len(p) for p in PREFIXED):
         return
-    keys = ", ".join([*ENGINE_KEYS, "option.NAME", "env.NAME"])
-    raise FlagError(f"{who} item {item!r}: unknown key {key!r}; the keys are {keys}")
+    name = key.partition(".")[2]  # options.depth: option.depth is what it means
+    keys = [*ENGINE_KEYS, *(prefix + name for prefix in PREFIXED if name)]
+    raise FlagError(_unknown(who, item, key, keys, [*ENGINE_KEYS, "option.NAME", "env.NAME"]))
+
+
+def _unknown(who: str, item: str, key: str, known: Sequence[str], shown: Sequence[str]) -> str:
+    """An unknown key of a flag's item, with the known key it most likely misspells."""
+    meant = did_you_mean(key, known)
+    hint = f" (did you mean {meant!r}?)" if meant is not None else ""
+    return f"{who} item {item!r}: unknown key {key!r}{hint}; the keys are {', '.join(shown)}"
 
 
 def _clock(who: str, item: str, key: str, value: str) -> dict[str, Any]:
@@ -294,7 +310,7 @@ def _items(flag: str, items: Sequence[str], convert: Any, keys: Sequence[str] | 
     for item in items:
         key, value = _split(flag, item)
         if keys is not None and key not in keys:
-            raise FlagError(f"{flag} item {item!r}: unknown key {key!r}; the keys are {', '.join(keys)}")
+            raise FlagError(_unknown(flag, item, key, keys, keys))
         out.append((key, convert(key, value)))
     return out
 
