@@ -20,7 +20,6 @@ import click
 # the engines, the referee) when it runs.
 from .bench import SECTIONS as BENCH_SECTIONS
 from .rules import GAMES
-from .rules.base import did_you_mean
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -52,6 +51,8 @@ class _Command(click.Command):
 
 def _option_meant(ctx: click.Context, word: str) -> str | None:
     """The option of the context's command that ``word`` (``--roundz``) most likely misspells."""
+    from .rules.base import did_you_mean
+
     names = {name.lstrip("-"): name for p in ctx.command.get_params(ctx) for name in [*p.opts, *p.secondary_opts]}
     meant = did_you_mean(word.partition("=")[0].lstrip("-"), names)
     return names[meant] if meant is not None else None
