@@ -38,13 +38,45 @@ class Failure(click.ClickException):
         click.echo(f"arena: {self.format_message()}", err=True)
 
 
+class _Command(click.Command):
+    """A command whose unknown option gets the one it most likely misspells: click's own
+    suggestions compare the dashes too, so '--roundz' also suggested '--out'."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            meant = _option_meant(ctx, exc.option_name)
+            raise click.NoSuchOption(exc.option_name, possibilities=[meant] if meant else None, ctx=ctx) from None
+
+
+def _option_meant(ctx: click.Context, word: str) -> str | None:
+    """The option of the context's command that ``word`` (``--roundz``) most likely misspells."""
+    from .rules.base import did_you_mean
+
+    names = {name.lstrip("-"): name for p in ctx.command.get_params(ctx) for name in [*p.opts, *p.secondary_opts]}
+    meant = did_you_mean(word.partition("=")[0].lstrip("-"), names)
+    return names[meant] if meant is not None else None
+
+
+# `arena --help` lists the commands by use, the everyday ones first; any other follows.
+COMMAND_ORDER = ("run", "results", "report", "ratings", "play", "check-engine", "verify", "export", "ladder", "bench")
+
+
 class _Commands(click.Group):
     """Ctrl-C outside the places that handle it (loading a file, starting up) is one line and
     exit code 2, like every expected stop, rather than click's "Aborted!".
 
-    Besides its own, the group offers the commands other installed packages declare in the
-    ``arena.commands`` entry point group (``arena bench``, from the benchmarks' package): each is
-    loaded only when it is run or the help lists it, and no module here imports one."""
+    Besides its own, the top group (``offers_added``) offers the commands other installed packages
+    declare in the ``arena.commands`` entry point group (``arena bench``, from the benchmarks'
+    package): each is loaded only when it is run or the help lists it, and no module here imports one."""
+
+    command_class = _Command
+    group_class = type  # a group's subgroups are _Commands too
+
+    def __init__(self, *args: Any, offers_added: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.offers_added = offers_added
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -53,11 +85,13 @@ class _Commands(click.Group):
             raise Failure("interrupted; nothing that was finished is lost. Run the same command to resume.") from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *_added_commands()})
+        names = {*self.commands, *(_added_commands() if self.offers_added else ())}
+        ordered = [name for name in COMMAND_ORDER if name in names]
+        return ordered + sorted(names - set(COMMAND_ORDER))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
-        if command is not None:
+        if command is not None or not self.offers_added:
             return command
         entry = _added_commands().get(cmd_name)
         if entry is None:
@@ -79,13 +113,13 @@ def _added_commands() -> dict[str, EntryPoint]:
     return {entry.name: entry for entry in entry_points(group=COMMANDS_GROUP)}
 
 
-@click.group(cls=_Commands)
+@click.group(cls=_Commands, offers_added=True)
 @click.version_option(package_name="arena")
 def main() -> None:
     """Referee and tournament runner for hex-board games (hex, groups, bases, hexgo, posies)."""
 
 
-class _ItemsCommand(click.Command):
+class _ItemsCommand(_Command):
     """Flags followed by several KEY=VALUE items, as fastchess and cutechess-cli take them
     (``--engine name=new cmd=./new``): the items up to the next flag are handed to the flag
     as one value."""
@@ -132,7 +166,26 @@ def _item_groups(values: tuple[str, ...]) -> list[list[str]]:
     return groups
 
 
-@main.command(cls=_ItemsCommand)
+# Shown after the options; \b keeps a paragraph's line breaks (click rewraps the others).
+RUN_EXAMPLES = """Examples:
+
+\b
+From a tournament file (the same command resumes its folder):
+  arena run tournaments/hex9.toml --workers 2
+
+\b
+From flags, as fastchess takes them (an SPRT of ./new against ./old):
+  arena run --game hex -O size=9 --engine name=new cmd="./new --threads 1" \\
+    --engine name=old cmd=./old --each tc=10+0.1 --concurrency 2 \\
+    --rounds 200 --sprt elo0=0 elo1=5 --out out/new-vs-old
+"""
+
+
+@main.command(
+    cls=_ItemsCommand,
+    short_help="Play a round-robin, gauntlet or SPRT from a file or flags.",
+    epilog=RUN_EXAMPLES,
+)
 @click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--workers",
@@ -145,7 +198,8 @@ def _item_groups(values: tuple[str, ...]) -> list[list[str]]:
     "--out",
     "-o",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (default: out/<tournament name>). Re-running resumes it.",
+    help="Output folder (default: the file's 'out', relative to the file, else out/<tournament name>). "
+    "Re-running resumes it.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final tables, no progress.")
 @click.option(
@@ -349,7 +403,7 @@ def _run_loaded(
     from .tournament.runner import RunInterrupted, run_tournament
 
     tournament_file = t.path
-    out = out or Path("out") / t.name
+    out = out or t.folder
     mode: Mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
     note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
     progress = Progress(
@@ -405,7 +459,7 @@ def _run_loaded(
         sys.exit(1)
 
 
-@main.command()
+@main.command(short_help="Play games between engine commands, showing each board.")
 @click.option("--game", "-g", "game_name", required=True, type=click.Choice(sorted(GAMES)), help="The game to play.")
 @click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
 @click.option("--movetime", type=click.IntRange(1), help="Milliseconds per move (default 1000 without --base).")
@@ -571,7 +625,11 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
         click.echo(f"trace: {played.trace}")
 
 
-@main.command("check-engine", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@main.command(
+    "check-engine",
+    short_help="Check an engine against the protocol: PASS/FAIL a check.",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
 @click.option(
     "--game",
     "-g",
@@ -622,10 +680,16 @@ def check_engine(
 ) -> None:
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
-    from .engine.conformance import Conformance, check_game, format_check
+    from .engine.conformance import Conformance, NotDeclared, check_game, format_check
     from .engine.process import EngineSpec
     from .rules import OptionError, games_speaking
 
+    if command[0].startswith("-"):  # the options end where the command starts, and no program starts with '-'
+        meant = _option_meant(click.get_current_context(), command[0])
+        raise Failure(
+            f"no such option {command[0]!r}" + (f" (did you mean {meant!r}?)" if meant else "") + "; the options "
+            "come before the engine's command (arena check-engine --help)"
+        )
     if inits and protocol != "gtp":
         raise Failure("--init is for GTP engines (--protocol gtp); a protocol-1 engine gets options instead")
     board = _parse_options(options)
@@ -645,15 +709,18 @@ def check_engine(
     )
     spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms, init=inits)
     failed = 0
-    for check in Conformance(spec, games, board).run():
-        failed += check.passed is not True
-        for line in format_check(check):
-            click.echo(line)
+    try:
+        for check in Conformance(spec, games, board).run():
+            failed += check.passed is not True
+            for line in format_check(check):
+                click.echo(line)
+    except NotDeclared as exc:
+        raise Failure(f"check-engine refused: the engine {exc}") from None
     click.echo("all checks passed" if not failed else f"{failed} check(s) failed or skipped")
     sys.exit(1 if failed else 0)
 
 
-@main.command()
+@main.command(short_help="Check game records (JSON Lines) against the rules.")
 @click.argument("records", type=click.File("rb"))  # bytes: a non-UTF-8 line is reported by number
 def verify(records) -> None:
     """Check game records (JSON Lines; '-' for stdin) against the rules.
@@ -683,7 +750,7 @@ ELO_PRIOR = click.option(
 )
 
 
-@main.command()
+@main.command(short_help="Print the standings, Elo and statistics of a results folder.")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--format",
@@ -708,7 +775,7 @@ def results(folder: Path, fmt: str, elo_prior: float | None) -> None:
     _say(render(summary, fmt).rstrip("\n"))
 
 
-@main.command()
+@main.command(short_help="One rating list over the games of several results folders.")
 @click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--anchor",
@@ -788,7 +855,7 @@ def ratings(
     click.echo(f"ratings: {target}")
 
 
-@main.command()
+@main.command(short_help="Write the report site (HTML) of a results folder.")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--out",
@@ -875,7 +942,7 @@ def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: 
 HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
 
 
-@main.command()
+@main.command(short_help="Rate the bundled search engine's levels, one against another.")
 @click.option("--game", "-g", "game_name", required=True, help="The game: bases, groups, hex, hexgo or posies.")
 @click.option("--games", "-n", type=click.IntRange(2), default=20, show_default=True, help="Games per pair.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=2, show_default=True, help="Parallel games.")

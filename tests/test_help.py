@@ -105,3 +105,28 @@ def test_an_added_command_that_cannot_load_is_one_line(monkeypatch):
         "arena: broken: cannot load no_such_module:command (No module named 'no_such_module'); "
         "reinstall arena: pip install -e .\n"
     )
+
+
+def test_arena_help_lists_the_commands_by_use_each_with_a_whole_summary_on_one_line():
+    shown = CliRunner().invoke(main, ["--help"], terminal_width=80).output
+    listed = shown.split("Commands:\n")[1].splitlines()
+    assert [line.split()[0] for line in listed] == [
+        "run", "results", "report", "ratings", "play", "check-engine", "verify", "export", "ladder", "bench",
+    ]  # fmt: skip
+    for line in listed:  # no continuation line, no summary cut short by click's "..."
+        name, summary = line.split(maxsplit=1)
+        assert line.startswith("  ") and len(line) <= 80 and not summary.endswith("...")
+        assert summary == main.get_command(click.Context(main), name).get_short_help_str(limit=1000)
+
+
+def test_run_help_ends_with_an_example_from_a_file_and_one_from_flags():
+    shown = CliRunner().invoke(main, ["run", "--help"], terminal_width=80).output
+    examples = shown.rstrip("\n").split("\n  Examples:\n")[1].splitlines()
+    commands = [line.strip() for line in examples if line.strip().startswith("arena run")]
+    assert commands == ["arena run tournaments/hex9.toml --workers 2", commands[1]]
+    assert commands[1].startswith("arena run --game hex") and commands[1].endswith("\\")  # kept on its lines
+    assert examples[-1].strip() == "--rounds 200 --sprt elo0=0 elo1=5 --out out/new-vs-old"
+    assert all(len(line) <= 80 for line in shown.splitlines())
+    flags = {flag for p in COMMANDS["run"].params if isinstance(p, click.Option) for flag in p.opts}
+    named = options_named(re.sub(r'"[^"]*"', "", " ".join(examples)))  # not the engines' own, in quotes
+    assert set(named) <= flags  # the examples use run's own flags

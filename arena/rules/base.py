@@ -13,8 +13,9 @@ whitespace, e.g. ``e5``, ``swap``, ``c3,e5,g2`` or ``c3-c7``.
 
 from __future__ import annotations
 
+import difflib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar, Literal, get_args, get_origin
@@ -296,10 +297,20 @@ def describe_validation_error(game: str, exc: ValidationError, model: type[BaseM
         where = ".".join(str(p) for p in err["loc"]) or "options"
         if err["type"] == "extra_forbidden":
             allowed = ", ".join(model.model_fields) or "none"
-            parts.append(f"unknown option {where!r} (allowed: {allowed})")
+            meant = did_you_mean(where, model.model_fields)
+            hint = f"did you mean {meant!r}? " if meant is not None else ""
+            parts.append(f"unknown option {where!r} ({hint}allowed: {allowed})")
         else:
             parts.append(f"option {where!r}: {err['msg']} (got {shown_input(err.get('input'))})")
     return f"{game}: " + "; ".join(parts)
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str | None:
+    """The known name that ``word`` most likely misspells, for an error message (difflib's
+    closest, as click's suggestions; a little stricter, so 'colour' suggests nothing rather
+    than 'cluster'), or None."""
+    found = difflib.get_close_matches(word, list(known), n=1, cutoff=0.7)
+    return found[0] if found else None
 
 
 def shown_input(value: Any, limit: int = 60) -> str:
