@@ -7,12 +7,11 @@ temporary folder.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
-from helpers import ZOO, engine_toml, random_record, run_arena, site_of, write_tournament
+from helpers import ZOO, artifacts, engine_toml, random_record, run_arena, site_of, write_tournament
 
 from arena.results.site import SiteData, palette, plots, write_site
 from arena.rules import make_game
@@ -44,12 +43,6 @@ def page(browser):
     context.close()
     # Self-contained: everything a page loaded came from the site's folder on disk.
     assert requests and all(url.startswith("file://") for url in requests), requests
-
-
-def artifacts(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("ARENA_ARTIFACTS") or tmp_path / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def shot(page, tmp_path: Path, name: str) -> Path:
