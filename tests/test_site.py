@@ -580,6 +580,13 @@ def test_dark_mode_and_the_palette_the_plots_share(browser, tmp_path):
         win = pg.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--win').trim()")
         assert win == (palette.DARK if scheme == "dark" else palette.LIGHT)["win"]
         shot(pg, tmp_path, f"crosstable-{scheme}")
+        pg.goto((site / "index.html").as_uri())
+        shot(pg, tmp_path, f"plots-{scheme}")
+        colours = palette.DARK if scheme == "dark" else palette.LIGHT
+        for plot in ("elo", "ratings", "scores"):  # each plot drawn in the page's scheme
+            pg.goto((site / "plots" / f"{plot}.svg").as_uri())
+            drawn = pg.evaluate(PLOT_COLOURS)
+            assert drawn == [_rgb(colours["surface"]), _rgb(colours["text"])], (plot, scheme)
         context.close()
     assert looks["light"] != looks["dark"]
     assert looks["dark"][0] == _rgb(palette.DARK["bg"]) and looks["light"][0] == _rgb(palette.LIGHT["bg"])
@@ -595,6 +602,11 @@ def test_dark_mode_and_the_palette_the_plots_share(browser, tmp_path):
     assert palette.LIGHT["loss"] in scores and palette.LIGHT["win"] in scores  # the colour bar's ends
     sprt = plots.sprt_plot([0.1, 0.5, 1.2], -2.94, 2.94)
     assert palette.LIGHT["win"] in sprt and palette.LIGHT["loss"] in sprt
+
+
+# A plot's background and its labels' colour, as the browser draws them.
+PLOT_COLOURS = """() => [getComputedStyle(document.querySelector("svg > rect")).fill,
+  getComputedStyle(Array.from(document.querySelectorAll("text")).pop()).fill]"""
 
 
 def _rgb(hex_colour: str) -> str:
