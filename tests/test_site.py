@@ -363,6 +363,11 @@ def test_an_sprt_reads_as_the_terminal_does_with_every_elo_labelled(page, tmp_pa
     assert "\n".join(block) in run.stdout  # the run's own tables end with the same block
     page.goto((out / "report" / "index.html").as_uri())
     assert page.locator("#sprt p").all_text_contents() == block
+    # The page opens with the verdict and its plot, the standings below them.
+    assert page.locator("main h2").first.text_content() == "SPRT"
+    order = "([a, b]) => !!(document.querySelector(a).compareDocumentPosition(document.querySelector(b)) & 4)"
+    assert page.evaluate(order, ["#sprt", "img[src='plots/sprt.svg']"])
+    assert page.evaluate(order, ["img[src='plots/sprt.svg']", "#standings"])
     text = page.text_content("main") or ""
     for python in ("None", "False", "decision H", "elo_high", "llr_history"):
         assert python not in text, python
