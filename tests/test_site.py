@@ -264,6 +264,10 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     }
     headers = page.locator("#faults thead th").all_text_contents()
     assert int(faults["hostile"][headers.index("illegal")]) == len(illegal)
+    widths = "t => [t.querySelector('caption').getBoundingClientRect().width, t.getBoundingClientRect().width]"
+    caption, table = page.locator("#faults").evaluate(widths)
+    assert caption <= table + 1  # its caption reads over its columns, not past them
+    assert page.locator("#no-faults").count() == 0
     stats = page.locator("#engine-stats tbody tr td:first-child").all_text_contents()
     assert sorted(stats) == sorted(row["engine"] for row in results["standings"])
     # The games list, filtered in the browser; the hostile move's text is shown, not run.
@@ -612,6 +616,15 @@ def test_dark_mode_and_the_palette_the_plots_share(browser, tmp_path):
 # A plot's background and its labels' colour, as the browser draws them.
 PLOT_COLOURS = """() => [getComputedStyle(document.querySelector("svg > rect")).fill,
   getComputedStyle(Array.from(document.querySelectorAll("text")).pop()).fill]"""
+
+
+@pytest.mark.slow
+def test_the_engines_page_says_so_when_no_game_was_forfeited(page, tmp_path):
+    site = standings_site(tmp_path)  # random games, each ended by the rules
+    page.goto((site / "engines.html").as_uri())
+    assert page.locator("#faults").count() == 0
+    assert page.text_content("#no-faults").startswith("No faults: every game ended by the rules")
+    assert not page.errors
 
 
 def _rgb(hex_colour: str) -> str:
