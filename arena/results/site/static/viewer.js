@@ -64,10 +64,10 @@
       samples[key] = samples[key] || sampleOf(k, i, key === "kept" ? "gone kept" : "gone");
     }
   });
-  const ending = frames[last].end || {marks: {}};
+  const endMarks = (frames[last].end || {marks: {}}).marks;
   const endsOn = (frames[last].last || []).concat((frames[last].gone || []).map(function (g) { return g[0]; }));
-  for (const mark in ending.marks) {  // a cell the last move did not outline too, if there is one
-    const marked = ending.marks[mark];
+  for (const mark in endMarks) {  // a cell the last move did not outline too, if there is one
+    const marked = endMarks[mark];
     const i = marked.find(function (c) { return !endsOn.includes(c); });
     if (marked.length) samples[mark] = sampleOf(last, i === undefined ? marked[0] : i, "end " + mark);
   }
