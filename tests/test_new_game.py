@@ -95,6 +95,10 @@ def _step_through_in_chromium(site: Path, record: dict) -> None:
             assert shown == {names[i]: EXPECTED[v] for i, v in enumerate(position.cells)}, f"ply {ply}"
         lit = page.evaluate("() => Array.from(document.querySelectorAll('#board .chain')).map(n => n.dataset.cell)")
         assert lit and sorted(lit) == sorted(state.details()["line"])
+        # its legend is the game's own words, and the stylesheet outlines a mark it never named
+        legend = page.evaluate("() => Array.from(document.querySelectorAll('#legend li')).map(i => i.textContent)")
+        assert legend == ["the move shown", "the winning line"]
+        assert page.locator("#board .cell.end.chain").first.evaluate("n => getComputedStyle(n).strokeWidth") == "4px"
         assert errors == []
         browser.close()
 

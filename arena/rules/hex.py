@@ -33,7 +33,7 @@ from pydantic import Field
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, draw_below
 from .hexgrid import Board
-from .picture import BoardPicture, Ending, Label, outer_edges
+from .picture import LAST_MOVE, BoardPicture, Ending, Label, Mark, outer_edges
 
 EMPTY = -1
 RED, BLUE = 0, 1
@@ -91,6 +91,7 @@ class HexGame(Game):
             {EMPTY: "", RED: "red", BLUE: "blue"},
             edges=outer_edges(board, n, {True: "red", False: "blue"}),
             labels=labels,
+            marks=(LAST_MOVE, Mark("chain", "the winning chain, joining the winner's two edges")),
         )
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
