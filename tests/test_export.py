@@ -1,4 +1,4 @@
-"""Exports of a results folder: results.json (schema in the README), standings.md/csv at the
+"""Exports of a results folder: results.json (schema in docs/results.md), standings.md/csv at the
 end of a run, and `arena results DIR --format ...` on finished and running tournaments."""
 
 import csv

@@ -3,7 +3,7 @@ statistics, as ``results.json`` (for programs), ``standings.md`` and ``standings
 paste), and the tables ``arena results`` prints.
 
 :func:`summarize` computes everything from the stored records once; the writers only format
-it, so every export shows the same numbers.  ``results.json``'s schema is in the README
+it, so every export shows the same numbers.  ``results.json``'s schema is in docs/results.md
 ("results.json"): snake_case keys, numbers as numbers, ``null`` where a value is unbounded or
 there is no data.
 """
@@ -163,7 +163,7 @@ def dropped_engines(records: Sequence[GameRecord]) -> dict[str, str]:
 
 
 def results_document(s: Summary) -> dict[str, Any]:
-    """The results.json object (schema in the README)."""
+    """The results.json object (schema in docs/results.md)."""
     elo = {r["engine"]: r for r in s.elo.as_dict()["ratings"]}
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,

@@ -525,7 +525,7 @@ def _unknown_key(where: str, loc: tuple[Any, ...], model: type[BaseModel] | None
         return f"unknown key {where!r}; check the spelling (did you mean {meant!r}?)"
     if known:
         return f"unknown key {where!r}; check the spelling (known keys: {', '.join(known)})"
-    return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
+    return f"unknown key {where!r}; check the spelling (see docs/tournament-file.md for the allowed keys)"
 
 
 def _keys_at(model: type[BaseModel], table: tuple[Any, ...]) -> list[str]:
@@ -570,5 +570,5 @@ def _describe(
     if err["type"] == "extra_forbidden":
         return _unknown_key(where, loc, model, missing)
     if err["type"] == "missing":
-        return f"missing key {where!r}; add it (see README for an example file)"
+        return f"missing key {where!r}; add it (see docs/tournament-file.md for an example file)"
     return f"key {where!r}: {message} (got {shown_input(err.get('input'))})"
