@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Literal, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .picture import BoardPicture, Ending
+from .translation import Translation
 
 
 class IllegalMove(Exception):
@@ -117,6 +118,12 @@ class Game(ABC):
     @abstractmethod
     def picture(self) -> BoardPicture:
         """How the board is drawn (arena.rules.picture): the report site's viewer draws it."""
+
+    def translation(self) -> Translation | None:
+        """How GTP programs and SGF files name this game's board and moves
+        (arena.rules.translation); None where no program outside arena plays it.  A game
+        with one lists ``gtp`` in :attr:`protocols` and ``sgf`` in :attr:`exports`."""
+        return None
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         """Positions ``arena check-engine`` asks an engine to move in, on a game built with

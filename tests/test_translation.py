@@ -1,0 +1,69 @@
+"""What the games tell GTP programs and SGF files (arena.rules.translation): Hex's mirror,
+written once in its rules, is where the swap puts the stone and how outside programs name
+every cell after a swap; a game without a translation is refused by the GTP bridge and the
+SGF writer with one line."""
+
+from __future__ import annotations
+
+import pytest
+from test_sgf import record
+
+from arena.engine.gtp import GtpEngine
+from arena.engine.player import EngineFault, EngineSpec
+from arena.results.sgf import SgfError, hex_game_sgf
+from arena.rules import GAMES, make_game, register_game
+
+
+def test_hex_mirror_exchanges_row_and_column_and_is_where_the_swap_puts_the_stone():
+    game = make_game("hex", {"size": 5})
+    names = game.board.names
+    mirror = {names[cell]: names[image] for cell, image in enumerate(game.mirror)}
+    assert mirror["e2"] == "b5" and mirror["b5"] == "e2" and mirror["c3"] == "c3" and mirror["a5"] == "e1"
+    assert all(mirror[mirror[cell]] == cell for cell in names)
+    for cell in names:
+        state = game.initial_state()
+        state.play(cell)
+        state.play("swap")
+        assert {names[i] for i, v in enumerate(state.cells) if v != -1} == {mirror[cell]}
+        assert state.cells[names.index(mirror[cell])] == 1  # Blue's stone
+
+
+def test_hex_translation_names_every_cell_both_ways_and_the_swap():
+    translation = make_game("hex", {"size": 7, "swap": False}).translation()
+    assert translation is not None
+    assert (translation.size, translation.sgf_game, translation.swap_allowed) == (7, 11, False)
+    assert translation.outside("swap", False) == "swap-pieces"
+    assert translation.inside("swap-pieces", True) == translation.inside("swap", False) == "swap"
+    for cell in make_game("hex", {"size": 7}).board.names:
+        for swapped in (False, True):
+            outside = translation.outside(cell, swapped)
+            assert translation.inside(outside, swapped) == cell
+            assert (outside == cell) == (not swapped or cell[0] == chr(ord("a") + int(cell[1:]) - 1))
+    assert translation.inside("h8", True) == "h8"  # off the board: left for the referee
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_game_has_a_translation_exactly_when_it_offers_gtp_or_sgf(name):
+    game = make_game(name)
+    offers = "gtp" in game.protocols or "sgf" in game.exports
+    assert (game.translation() is not None) == offers
+
+
+@pytest.fixture
+def line_game():
+    register_game("line", "tests.games.line:LineGame")
+    yield make_game("line", {"size": 4})
+    GAMES.pop("line")
+
+
+def test_the_gtp_bridge_refuses_a_game_without_a_translation_in_one_line(line_game):
+    engine = GtpEngine(EngineSpec("gtp", ("true",), protocol="gtp"))
+    with pytest.raises(EngineFault) as caught:
+        engine.new_game(line_game, 0, 1, [])
+    assert caught.value.code == "protocol" and str(caught.value.reason) == "GTP engines play hex only, not line"
+
+
+def test_the_sgf_writer_refuses_a_game_without_a_translation_in_one_line(line_game):
+    with pytest.raises(SgfError) as caught:
+        hex_game_sgf(record(["c3"]).replace(game="line"))
+    assert str(caught.value) == "game 4: line is not Hex; SGF export is for Hex games (HexGui reads Hex only)"
