@@ -66,4 +66,11 @@ def test_the_gtp_bridge_refuses_a_game_without_a_translation_in_one_line(line_ga
 def test_the_sgf_writer_refuses_a_game_without_a_translation_in_one_line(line_game):
     with pytest.raises(SgfError) as caught:
         hex_game_sgf(record(["c3"]).replace(game="line"))
-    assert str(caught.value) == "game 4: line is not Hex; SGF export is for Hex games (HexGui reads Hex only)"
+    assert str(caught.value) == "game 4: line is not Hex; SGF export is for Hex games"
+
+
+def test_the_sgf_writer_refuses_options_the_rules_refuse_in_one_line():
+    with pytest.raises(SgfError) as caught:
+        hex_game_sgf(record(["c3"]).replace(options={"size": 99, "swap": True}))
+    message = str(caught.value)
+    assert message.startswith("game 4: hex: option 'size'") and "\n" not in message
