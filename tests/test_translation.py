@@ -5,13 +5,15 @@ SGF writer with one line."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from test_sgf import record
 
 from arena.engine.gtp import GtpEngine
 from arena.engine.player import EngineFault, EngineSpec
 from arena.results.sgf import SgfError, hex_game_sgf
-from arena.rules import GAMES, make_game, register_game
+from arena.rules import GAMES, GAMES_VARIABLE, make_game, register_game
 
 
 def test_hex_mirror_exchanges_row_and_column_and_is_where_the_swap_puts_the_stone():
@@ -50,7 +52,8 @@ def test_a_game_has_a_translation_exactly_when_it_offers_gtp_or_sgf(name):
 
 
 @pytest.fixture
-def line_game():
+def line_game(monkeypatch):
+    monkeypatch.setenv(GAMES_VARIABLE, os.environ.get(GAMES_VARIABLE, ""))  # restored afterwards
     register_game("line", "tests.games.line:LineGame")
     yield make_game("line", {"size": 4})
     GAMES.pop("line")
