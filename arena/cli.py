@@ -917,14 +917,15 @@ def ladder(
 ) -> None:
     """The bundled search engine's levels, rated: each against random and against the next
     level, and in Hex against MoHex when --mohex is given (engines/README.md)."""
-    from .ladder import LADDERS, LEVELS, MOHEX_BUDGETS, run_ladder, tables
+    from .ladder import LEVELS, MOHEX_BUDGETS, ladders, run_ladder, tables
     from .machine import machine
     from .results.store import StorageError
     from .tournament.config import ConfigError
 
-    if game_name not in LADDERS:
-        raise Failure(f"--game {game_name!r}: the ladders are {', '.join(sorted(LADDERS))}")
-    if mohex is not None and not LADDERS[game_name].mohex:
+    known = ladders()
+    if game_name not in known:
+        raise Failure(f"--game {game_name!r}: the ladders are {', '.join(sorted(known))}")
+    if mohex is not None and not known[game_name].mohex:
         raise Failure("--mohex: MoHex plays Hex only; leave it out or use --game hex")
     if mohex is not None and not os.access(mohex, os.X_OK):
         raise Failure(f"--mohex {mohex}: not an executable file")
@@ -950,7 +951,7 @@ def ladder(
         )
     except (StorageError, ConfigError, RuntimeError) as exc:
         raise Failure(str(exc)) from None
-    click.echo("\n" + tables(results, moves, LADDERS[game_name].movetime_ms))
+    click.echo("\n" + tables(results, moves, known[game_name].movetime_ms))
     click.echo(f"\nfolder: {out.resolve()} (a subfolder per pair, each a tournament 'arena results' reads)")
 
 

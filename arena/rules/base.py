@@ -63,6 +63,9 @@ class Game(ABC):
     random_setup: ClassVar[bool] = False
     # Options for ``arena check-engine``'s games: small boards, the protocol is tested, not play.
     check_options: ClassVar[Mapping[str, Any]] = {}
+    # Options ``arena ladder`` rates the bundled search engine's levels at (arena.ladder); None:
+    # the game has no ladder.  A board where the hard level's counts finish well within the clock.
+    ladder_options: ClassVar[Mapping[str, Any] | None] = None
     # Whether a finished game can leave two seats level (a draw or a shared place); False where
     # the rules always rank every seat, as Hex's (a full board holds one winning chain).  It
     # sets TrueSkill's draw probability (arena.results.ratings).

@@ -62,6 +62,7 @@ class HexGame(Game):
     swap_move = SWAP
     exports = ("sgf",)  # HexGui reads Hex only
     check_options = {"size": 5}
+    ladder_options = {"size": 9, "swap": True}
     can_draw = False  # a full board always holds one chain joining a player's edges
     takes_turns = True  # one stone a turn; the swap is the second player's turn
     options: HexOptions
