@@ -836,7 +836,7 @@ def export() -> None:
 @click.option("--per-game", is_flag=True, help="One file per game instead of one collection.")
 def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: bool) -> None:
     """Write the Hex games of FOLDER as SGF that HexGui opens (FF[4] GM[11])."""
-    from .results.sgf import SgfError, hex_collection_sgf, hex_game_sgf
+    from .results.sgf import HEXGUI_MAX_SIZE, SgfError, hex_collection_sgf, hex_game_sgf, larger_than_hexgui
     from .results.store import StorageError, read_folder
 
     try:
@@ -865,14 +865,11 @@ def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: 
     click.echo(f"{len(chosen)} game(s): {target}")
     if not per_game and len(chosen) > 1:
         click.echo("note: HexGui opens the first game of a file with several; --per-game writes one file a game")
-    if any(r.get("options", {}).get("size", 0) > HEXGUI_MAX_SIZE for r in chosen):
+    if larger_than_hexgui(chosen):
         click.echo(
             f"note: HexGui draws boards up to {HEXGUI_MAX_SIZE}x{HEXGUI_MAX_SIZE}; larger ones are "
             f"valid SGF for other viewers"
         )
-
-
-HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
 
 
 @main.command()

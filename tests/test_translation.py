@@ -8,11 +8,14 @@ from __future__ import annotations
 import os
 
 import pytest
+from click.testing import CliRunner
+from helpers import engine_toml, write_tournament
 from test_sgf import record
 
+from arena.cli import main
 from arena.engine.gtp import GtpEngine
 from arena.engine.player import EngineFault, EngineSpec
-from arena.results.sgf import SgfError, hex_game_sgf
+from arena.results.sgf import SgfError, hex_game_sgf, larger_than_hexgui
 from arena.rules import GAMES, GAMES_VARIABLE, make_game, register_game
 
 
@@ -77,3 +80,20 @@ def test_the_sgf_writer_refuses_options_the_rules_refuse_in_one_line():
         hex_game_sgf(record(["c3"]).replace(options={"size": 99, "swap": True}))
     message = str(caught.value)
     assert message.startswith("game 4: hex: option 'size'") and "\n" not in message
+
+
+def test_a_board_larger_than_hexgui_draws_is_told_by_the_game_s_size():
+    assert larger_than_hexgui([record(["c3"], size=19), record(["c3"], size=20)])
+    assert not larger_than_hexgui([record(["c3"], size=19)])
+
+
+@pytest.mark.slow
+def test_arena_export_sgf_notes_a_board_hexgui_cannot_draw(tmp_path):
+    engines = "".join(engine_toml(name, "{python}", "-m", "engines.random_engine") for name in ("r1", "r2"))
+    out = tmp_path / "out"
+    path = write_tournament(tmp_path, engines, options="size = 20", workers=1)
+    assert CliRunner().invoke(main, ["run", str(path), "-q", "-o", str(out)]).exit_code == 0
+    result = CliRunner().invoke(main, ["export", "sgf", str(out), "--per-game", "-o", str(tmp_path / "each")])
+    assert result.exit_code == 0, result.output
+    assert "note: HexGui draws boards up to 19x19; larger ones are valid SGF for other viewers" in result.output
+    assert all("SZ[20]" in p.read_text() for p in (tmp_path / "each").iterdir())

@@ -31,6 +31,7 @@ from ..rules.translation import Translation
 from .export import arena_version
 
 COLOURS = ("B", "W")  # by arena seat, before any swap
+HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
 HOW = {Termination.RESIGN: "R", Termination.TIMEOUT: "T"}
 
 
@@ -76,6 +77,12 @@ def hex_game_sgf(record: GameRecord) -> str:
 def hex_collection_sgf(records: Iterable[GameRecord]) -> str:
     """Several games as one SGF collection (game trees one after the other)."""
     return "".join(hex_game_sgf(r) for r in records)
+
+
+def larger_than_hexgui(records: Iterable[GameRecord]) -> bool:
+    """Whether a record's board (as its game's translation gives the size) is larger than
+    HexGui draws: the file is still valid SGF for other viewers."""
+    return any(translation_of(record).size > HEXGUI_MAX_SIZE for record in records)
 
 
 def translation_of(record: GameRecord) -> Translation:
