@@ -9,8 +9,7 @@ import os
 
 import pytest
 from click.testing import CliRunner
-from helpers import engine_toml, write_tournament
-from test_sgf import record
+from helpers import engine_toml, random_record, write_tournament
 
 from arena.cli import main
 from arena.engine.gtp import GtpEngine
@@ -54,6 +53,11 @@ def test_a_game_has_a_translation_exactly_when_it_offers_gtp_or_sgf(name):
     assert (game.translation() is not None) == offers
 
 
+def hex_record(size: int = 5):
+    """A finished Hex game (id 4) of random moves."""
+    return random_record("hex", {"size": size}, 4, ["red", "blue"])
+
+
 @pytest.fixture
 def line_game(monkeypatch):
     monkeypatch.setenv(GAMES_VARIABLE, os.environ.get(GAMES_VARIABLE, ""))  # restored afterwards
@@ -71,20 +75,20 @@ def test_the_gtp_bridge_refuses_a_game_without_a_translation_in_one_line(line_ga
 
 def test_the_sgf_writer_refuses_a_game_without_a_translation_in_one_line(line_game):
     with pytest.raises(SgfError) as caught:
-        hex_game_sgf(record(["c3"]).replace(game="line"))
+        hex_game_sgf(hex_record().replace(game="line"))
     assert str(caught.value) == "game 4: line is not Hex; SGF export is for Hex games"
 
 
 def test_the_sgf_writer_refuses_options_the_rules_refuse_in_one_line():
     with pytest.raises(SgfError) as caught:
-        hex_game_sgf(record(["c3"]).replace(options={"size": 99, "swap": True}))
+        hex_game_sgf(hex_record().replace(options={"size": 99, "swap": True}))
     message = str(caught.value)
     assert message.startswith("game 4: hex: option 'size'") and "\n" not in message
 
 
 def test_a_board_larger_than_hexgui_draws_is_told_by_the_game_s_size():
-    assert larger_than_hexgui([record(["c3"], size=19), record(["c3"], size=20)])
-    assert not larger_than_hexgui([record(["c3"], size=19)])
+    assert larger_than_hexgui([hex_record(size=19), hex_record(size=20)])
+    assert not larger_than_hexgui([hex_record(size=19)])
 
 
 @pytest.mark.slow
