@@ -903,7 +903,7 @@ def export() -> None:
 @click.option("--per-game", is_flag=True, help="One file per game instead of one collection.")
 def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: bool) -> None:
     """Write the Hex games of FOLDER as SGF that HexGui opens (FF[4] GM[11])."""
-    from .results.sgf import SgfError, hex_collection_sgf, hex_game_sgf
+    from .results.sgf import HEXGUI_MAX_SIZE, SgfError, hex_collection_sgf, hex_game_sgf, larger_than_hexgui
     from .results.store import StorageError, read_folder
 
     try:
@@ -932,14 +932,11 @@ def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: 
     click.echo(f"{len(chosen)} game(s): {target}")
     if not per_game and len(chosen) > 1:
         click.echo("note: HexGui opens the first game of a file with several; --per-game writes one file a game")
-    if any(r.get("options", {}).get("size", 0) > HEXGUI_MAX_SIZE for r in chosen):
+    if larger_than_hexgui(chosen):
         click.echo(
             f"note: HexGui draws boards up to {HEXGUI_MAX_SIZE}x{HEXGUI_MAX_SIZE}; larger ones are "
             f"valid SGF for other viewers"
         )
-
-
-HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
 
 
 @main.command(short_help="Rate the bundled search engine's levels, one against another.")
@@ -984,14 +981,15 @@ def ladder(
 ) -> None:
     """The bundled search engine's levels, rated: each against random and against the next
     level, and in Hex against MoHex when --mohex is given (engines/README.md)."""
-    from .ladder import LADDERS, LEVELS, MOHEX_BUDGETS, run_ladder, tables
+    from .ladder import LEVELS, MOHEX_BUDGETS, ladders, run_ladder, tables
     from .machine import machine
     from .results.store import StorageError
     from .tournament.config import ConfigError
 
-    if game_name not in LADDERS:
-        raise Failure(f"--game {game_name!r}: the ladders are {', '.join(sorted(LADDERS))}")
-    if mohex is not None and not LADDERS[game_name].mohex:
+    known = ladders()
+    if game_name not in known:
+        raise Failure(f"--game {game_name!r}: the ladders are {', '.join(sorted(known))}")
+    if mohex is not None and not known[game_name].mohex:
         raise Failure("--mohex: MoHex plays Hex only; leave it out or use --game hex")
     if mohex is not None and not os.access(mohex, os.X_OK):
         raise Failure(f"--mohex {mohex}: not an executable file")
@@ -1017,7 +1015,7 @@ def ladder(
         )
     except (StorageError, ConfigError, RuntimeError) as exc:
         raise Failure(str(exc)) from None
-    click.echo("\n" + tables(results, moves, LADDERS[game_name].movetime_ms))
+    click.echo("\n" + tables(results, moves, known[game_name].movetime_ms))
     click.echo(f"\nfolder: {out.resolve()} (a subfolder per pair, each a tournament 'arena results' reads)")
 
 

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Literal, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .picture import BoardPicture, Ending
+from .translation import Translation
 
 
 class IllegalMove(Exception):
@@ -63,6 +64,9 @@ class Game(ABC):
     random_setup: ClassVar[bool] = False
     # Options for ``arena check-engine``'s games: small boards, the protocol is tested, not play.
     check_options: ClassVar[Mapping[str, Any]] = {}
+    # Options ``arena ladder`` rates the bundled search engine's levels at (arena.ladder); None:
+    # the game has no ladder.  A board where the hard level's counts finish well within the clock.
+    ladder_options: ClassVar[Mapping[str, Any] | None] = None
     # Whether a finished game can leave two seats level (a draw or a shared place); False where
     # the rules always rank every seat, as Hex's (a full board holds one winning chain).  It
     # sets TrueSkill's draw probability (arena.results.ratings).
@@ -118,6 +122,12 @@ class Game(ABC):
     @abstractmethod
     def picture(self) -> BoardPicture:
         """How the board is drawn (arena.rules.picture): the report site's viewer draws it."""
+
+    def translation(self) -> Translation | None:
+        """How GTP programs and SGF files name this game's board and moves
+        (arena.rules.translation); None where no program outside arena plays it.  A game
+        with one lists ``gtp`` in :attr:`protocols` and ``sgf`` in :attr:`exports`."""
+        return None
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         """Positions ``arena check-engine`` asks an engine to move in, on a game built with

@@ -138,6 +138,7 @@ class BasesGame(Game):
     name = "bases"
     Options = BasesOptions
     seat_names = ("red", "blue")
+    ladder_options = {"layout": "standard", "max_plies": 300, "repetition": 3}
     options: BasesOptions
 
     @property

@@ -45,6 +45,7 @@ class GroupsGame(Game):
     Options = GroupsOptions
     seat_names = ("white", "black")
     check_options = {"size": 4}
+    ladder_options = {"size": 5}
     options: GroupsOptions
 
     @property

@@ -212,6 +212,7 @@ class HexGoGame(Game):
     Options = HexGoOptions
     swap_move = SWAP
     check_options = {"size": 3}
+    ladder_options = {"size": 5}
     options: HexGoOptions
 
     @property

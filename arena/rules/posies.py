@@ -56,6 +56,7 @@ class PosiesGame(Game):
     Options = PosiesOptions
     random_setup = True
     check_options = {"players": 3, "variant": 2}
+    ladder_options = {"players": 2, "variant": 0}
     options: PosiesOptions
 
     @property
