@@ -362,8 +362,8 @@ def _run_loaded(
     )
     _say(summary.table)  # with the SPRT's verdict and the dropped engines
     _say(
-        f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"
-        f"  report: {(out / 'report' / 'index.html').resolve()}"
+        f"\nfolder: {out.resolve()}\n  results.json, standings.md, standings.csv, arena.db, games.jsonl"
+        f"\nreport: {(out / 'report' / 'index.html').resolve()}"
     )
     if summary.errors:
         for error in summary.errors:
@@ -664,17 +664,23 @@ ELO_PRIOR = click.option(
     help="Plain tables, Markdown, CSV (one row per engine) or results.json.",
 )
 @ELO_PRIOR
-def results(folder: Path, fmt: str, elo_prior: float | None) -> None:
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Every column of every table and notes unwrapped (default: the tables fit the terminal's width).",
+)
+def results(folder: Path, fmt: str, elo_prior: float | None, wide: bool) -> None:
     """Print the standings, Bradley-Terry Elo, head to head and per-engine statistics of the
     tournament in FOLDER (finished or still running), without changing the folder."""
     from .results.export import render, summarize_folder
+    from .results.fit import output_width
     from .results.store import StorageError
 
     try:
         summary = summarize_folder(folder, elo_prior)
     except StorageError as exc:
         raise Failure(str(exc)) from None
-    _say(render(summary, fmt).rstrip("\n"))
+    _say(render(summary, fmt, width=None if wide else output_width()).rstrip("\n"))
 
 
 @main.command()

@@ -26,6 +26,7 @@ from ..record import GameRecord
 from ..results.admit import admit, refusal_text
 from ..results.export import (
     STANDINGS,
+    TABLES,
     Summary,
     dropped_engines,
     render,
@@ -35,6 +36,7 @@ from ..results.export import (
     write_exports,
 )
 from ..results.fingerprint import fingerprint
+from ..results.fit import output_width
 from ..results.sprt import SprtTest
 from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament
@@ -345,7 +347,7 @@ def _report(
         resumed,
         headers,
         table,
-        render(summary, "table"),
+        closing_text(summary),
         out,
         summary.dropped,
         errors,
@@ -377,6 +379,11 @@ def _summary(
     return summary
 
 
+def closing_text(summary: Summary, tables: Sequence[tuple[str, Any]] = TABLES) -> str:
+    """The tables a run ends with, fitted to the terminal."""
+    return render(summary, "table", tables=tables, width=output_width())
+
+
 def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: int) -> str | None:
     """results.json and the standings of a stopped run, as far as it got (marked not
     finished), and the standings as text (None if no game is stored); best effort: the
@@ -386,7 +393,7 @@ def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: in
         dropped = dropped_engines(records) | store.note_dropped({})
         summary = _summary(t, records, dropped, [], scheduled)
         write_exports(summary, out)
-        return render(summary, "table", tables=STANDINGS) if records else None
+        return closing_text(summary, STANDINGS) if records else None
     except Exception:  # a full disk, a damaged record: the stop still ends cleanly
         log.exception("could not write the tables of the stopped run")
         return None
