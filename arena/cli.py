@@ -313,6 +313,7 @@ def _run_loaded(
     from .results.store import StorageError, failure_text
     from .tournament.cluster import ClusterError, ClusterSpec
     from .tournament.config import ConfigError
+    from .tournament.load import LoadWatch
     from .tournament.observers import live_site
     from .tournament.progress import Progress
     from .tournament.runner import RunInterrupted, run_tournament
@@ -339,8 +340,9 @@ def _run_loaded(
         site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
         try:
             summary = run_tournament(
-                t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace, idle_engines=idle_engines
-            )
+                t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace, idle_engines=idle_engines,
+                load=None if cluster else LoadWatch(warn=progress.warn),  # a cluster's load is its machines'
+            )  # fmt: skip
         finally:
             progress.close()
     except (StorageError, ClusterError, ConfigError) as exc:
