@@ -6,15 +6,19 @@ counts; the width through the real command at 80, 100 and 120 columns."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 import shutil
+import signal
+import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
-from helpers import ZOO, run_arena
+from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 from arena.results.fit import fit_table, wrap
 from arena.results.matchline import match_counts, match_figures, match_line, match_note
@@ -188,3 +192,28 @@ def test_a_two_engine_run_ends_with_one_line_and_a_sweep_is_marked(tmp_path):
     assert "PairsRatio: 7.00" in block[0] and "inf" not in block[0]
     assert block[1].startswith("†: one virtual drawn pair")
     assert run.stdout.count("Results of ") == 1
+    (match,) = json.loads((tmp_path / "o" / "results.json").read_text())["matches"]  # the same, for scripts
+    assert (match["engine"], match["opponent"], match["units"], match["count"]) == ("good", "late", "pairs", 3)
+    assert (round(match["elo"], 1), match["pairs_ratio"], match["marked"]) == (338.0, 7.0, True)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_interrupted_runs_tables_fit_the_terminal(short_tmp):
+    engines = "".join(engine_toml(name, "{python}", ZOO, "good+slow") for name in ("first-engine", "second-engine"))
+    path = write_tournament(short_tmp, engines, rounds=20, time_control="movetime_ms = 200")
+    out = short_tmp / "out"
+    run = subprocess.Popen(
+        arena_cmd("run", path, "--out", out, "-q"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True,
+        env={**os.environ, "COLUMNS": "80"},
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (out / "games.jsonl").exists() or len((out / "games.jsonl").read_text().splitlines()) < 2:
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=60)
+    tables = stdout.split("interrupted; the games stored so far:\n")[1]
+    assert "Standings" in tables and lines_too_long(tables, 80) == [], tables
+    assert "Results of first-engine vs second-engine (" in tables  # the match line, as far as it got

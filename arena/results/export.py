@@ -26,7 +26,7 @@ from . import strictjson
 from .admit import Refused, read_counted, refused_line
 from .elo import PRIOR, EloFit, fit_elo, prior_of
 from .fit import fit_table, wrap
-from .matchline import match_block, matches
+from .matchline import MatchFigures, match_block, match_counts, match_figures, matches
 from .ratings import (
     HEAD_TO_HEAD_NOTE,
     HeadToHead,
@@ -186,6 +186,7 @@ def results_document(s: Summary) -> dict[str, Any]:
         ],
         "elo": {"label": field_elo_label(len(s.records)), **s.elo.as_dict()},
         "head_to_head": [_pair_dict(a, b, s.pairs[a, b]) for a, b in _pair_order(s)],
+        "matches": [{"engine": a, "opponent": b, **f.as_dict()} for a, b, f in match_results(s)],
         "engines": [s.stats[name].as_dict() for name in s.order],
         "dropped": dict(s.dropped),
         "not_recorded": list(s.not_recorded),
@@ -407,7 +408,7 @@ STANDINGS = TABLES[:1]  # the standings alone (with the SPRT block and the dropp
 # Each table's columns in the order a narrow terminal drops them, least important first
 # (fnmatch patterns; arena/results/fit.py): the engine, its rank, score, Elo and forfeits stay.
 DROP_ORDER: dict[Any, tuple[str, ...]] = {
-    standings_table: ("mu-3sigma", "sigma", "mu", "[0-9]*", "draws", "losses", "wins", "games", "BT *%", "score %"),
+    standings_table: ("mu-3sigma", "sigma", "mu", "draws", "losses", "wins", "games", "[0-9]*", "BT *%", "score %"),
     elo_table: ("results", "score %", "LOS>*"),
     head_to_head_table: ("score %", "draws", "losses", "wins", "LOS %", "games"),
     stats_table: (
@@ -479,10 +480,15 @@ def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES, wid
 
 def match_blocks(s: Summary) -> list[list[str]]:
     """The fastchess-style line of each match the tournament ends with (arena/results/matchline.py)."""
+    return [match_block(a, b, figures) for a, b, figures in match_results(s)]
+
+
+def match_results(s: Summary) -> list[tuple[str, str, MatchFigures]]:
+    """Each match's engines and figures: two engines, or each pair of a gauntlet."""
     engines = [e["name"] for e in s.settings["engines"]] if s.settings else s.order
     candidates = (s.settings or {}).get("candidates") or ()
-    blocks = [match_block(s.records, a, b) for a, b in matches(engines, s.players, candidates)]
-    return [block for block in blocks if block]
+    found = [(a, b, match_figures(match_counts(s.records, a, b))) for a, b in matches(engines, s.players, candidates)]
+    return [(a, b, figures) for a, b, figures in found if figures is not None]
 
 
 # The per-engine statistics a CSV row carries as they are (forfeits follow, as a count).

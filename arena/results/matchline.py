@@ -204,12 +204,8 @@ def match_counts(records: Iterable[Record], engine: str, opponent: str) -> list[
     return trinomial
 
 
-def match_block(records: Iterable[Record], engine: str, opponent: str) -> list[str]:
+def match_block(engine: str, opponent: str, figures: MatchFigures) -> list[str]:
     """``Results of A vs B (N pairs):``, the line, and what its mark means if it has one."""
-    counts = match_counts(records, engine, opponent)
-    figures = match_figures(counts)
-    if figures is None:
-        return []
     units = f"{figures.units} pair{'s' if figures.units != 1 else ''}"
     if not figures.pentanomial:
         units = f"{figures.units} game{'s' if figures.units != 1 else ''}, no complete pair"
