@@ -114,6 +114,9 @@ def test_a_table_drops_its_least_important_columns_first_and_wraps_its_notes():
     narrow = fit_table(headers, rows, 30, ("sigma", "mu", "games"))
     assert narrow.splitlines()[0].split() == ["engine", "games", "elo"]  # empty, sigma, mu gone; it fits
     assert max(map(len, narrow.splitlines())) <= 30
+    forfeits = [["first-engine", "crash 3, dropped 15, timeout 4, illegal 1"], ["second", "none"]]
+    wrapped = fit_table(["engine", "forfeits"], forfeits, 40, ())  # nothing to drop: the last column wraps
+    assert max(map(len, wrapped.splitlines())) <= 40 and "illegal 1" in wrapped and len(wrapped.splitlines()) > 4
     assert wrap("word " * 30, 40).splitlines()[1].startswith("  word")
     assert all(len(line) <= 40 for line in wrap("word " * 30, 40).splitlines())
 
