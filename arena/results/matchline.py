@@ -100,21 +100,12 @@ def match_figures(counts: Sequence[int]) -> MatchFigures | None:
     se = math.sqrt(var / n)
     sd = math.sqrt(2 * var) if pentanomial else math.sqrt(var)
     low, high = score - Z95 * se, score + Z95 * se
-    elo = _elo(score)
-    if high >= 1 and low <= 0:  # a handful of games: neither end finite
-        error = 400 * math.log10(2 * units + 1)
-    elif high >= 1:
-        error = elo - _elo(low)
-    elif low <= 0:
-        error = _elo(high) - elo
-    else:
-        error = (_elo(high) - _elo(low)) / 2
     middle = len(counts) // 2
     return MatchFigures(
         units,
         pentanomial,
-        elo,
-        error,
+        _elo(score),
+        _elo_error(score, low, high, units),
         (score - 0.5) / sd * NELO_PER_T,
         Z95 * se / sd * NELO_PER_T,
         0.5 * (1 + math.erf((score - 0.5) / math.sqrt(2 * var / n))),
@@ -123,6 +114,19 @@ def match_figures(counts: Sequence[int]) -> MatchFigures | None:
         virtual,
         (low <= 0) + (high >= 1),
     )
+
+
+def _elo_error(score: float, low: float, high: float, units: int) -> float:
+    """fastchess's ``+/-``: half the Elo width of the score's interval ``low``..``high``; where
+    an end passes a score of 0 or 1 (no Elo), the distance to the other end; where both do
+    (a handful of games), the largest Elo ``units`` can show with the virtual unit."""
+    if high >= 1 and low <= 0:
+        return 400 * math.log10(2 * units + 1)
+    if high >= 1:
+        return _elo(score) - _elo(low)
+    if low <= 0:
+        return _elo(high) - _elo(score)
+    return (_elo(high) - _elo(low)) / 2
 
 
 def _scores(bins: int) -> list[float]:
