@@ -398,6 +398,7 @@ def _run_loaded(
     from .results.store import StorageError, failure_text
     from .tournament.cluster import ClusterError, ClusterSpec
     from .tournament.config import ConfigError
+    from .tournament.load import LoadWatch
     from .tournament.observers import live_site
     from .tournament.progress import Progress
     from .tournament.runner import RunInterrupted, run_tournament
@@ -424,8 +425,9 @@ def _run_loaded(
         site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
         try:
             summary = run_tournament(
-                t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace, idle_engines=idle_engines
-            )
+                t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace, idle_engines=idle_engines,
+                load=None if cluster else LoadWatch(warn=progress.warn),  # a cluster's load is its machines'
+            )  # fmt: skip
         finally:
             progress.close()
     except (StorageError, ClusterError, ConfigError) as exc:
@@ -447,8 +449,8 @@ def _run_loaded(
     )
     _say(summary.table)  # with the SPRT's verdict and the dropped engines
     _say(
-        f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"
-        f"  report: {(out / 'report' / 'index.html').resolve()}"
+        f"\nfolder: {out.resolve()}\n  results.json, standings.md, standings.csv, arena.db, games.jsonl"
+        f"\nreport: {(out / 'report' / 'index.html').resolve()}"
     )
     if summary.errors:
         for error in summary.errors:
@@ -762,17 +764,23 @@ ELO_PRIOR = click.option(
     help="Plain tables, Markdown, CSV (one row per engine) or results.json.",
 )
 @ELO_PRIOR
-def results(folder: Path, fmt: str, elo_prior: float | None) -> None:
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Every column of every table and notes unwrapped (default: the tables fit the terminal's width).",
+)
+def results(folder: Path, fmt: str, elo_prior: float | None, wide: bool) -> None:
     """Print the standings, Bradley-Terry Elo, head to head and per-engine statistics of the
     tournament in FOLDER (finished or still running), without changing the folder."""
     from .results.export import render, summarize_folder
+    from .results.fit import output_width
     from .results.store import StorageError
 
     try:
         summary = summarize_folder(folder, elo_prior)
     except StorageError as exc:
         raise Failure(str(exc)) from None
-    _say(render(summary, fmt).rstrip("\n"))
+    _say(render(summary, fmt, width=None if wide else output_width()).rstrip("\n"))
 
 
 @main.command(short_help="One rating list over the games of several results folders.")

@@ -18,6 +18,8 @@ from arena_bench.site import CHROMIUM_FLAGS as CHROMIUM_FLAGS
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = str(ROOT / "tests" / "engines" / "zoo_engine.py")
+# A terminal wide enough for every column of a run's closing tables (arena/results/fit.py)
+WIDE = {**os.environ, "COLUMNS": "1000"}
 
 
 def artifacts(tmp_path: Path) -> Path:

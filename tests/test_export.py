@@ -12,7 +12,16 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
-from helpers import ZOO, engine_toml, json_in_folder, random_game_record, run_arena, strict_json, write_tournament
+from helpers import (
+    WIDE,
+    ZOO,
+    engine_toml,
+    json_in_folder,
+    random_game_record,
+    run_arena,
+    strict_json,
+    write_tournament,
+)
 
 from arena.cli import main
 from arena.results.elo import fit_elo
@@ -32,7 +41,7 @@ FREE_KEYS = {"settings", "dropped", "terminations"}  # their keys are names and 
 def folder(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("export")
     out = tmp / "out"
-    proc = run_arena("run", write_tournament(tmp, ENGINES, rounds=2, seed=5), "-q", "--out", out)
+    proc = run_arena("run", write_tournament(tmp, ENGINES, rounds=2, seed=5), "-q", "--out", out, env=WIDE)
     assert proc.returncode == 0, proc.stderr
     return out, proc.stdout
 
@@ -93,7 +102,7 @@ def test_a_clean_sweep_is_finite_with_the_prior_and_unbounded_without(tmp_path):
     )
     out = tmp_path / "out"
     proc = run_arena(
-        "run", write_tournament(tmp_path, engines, rounds=2, options="size = 5\nswap = false"), "--out", out
+        "run", write_tournament(tmp_path, engines, rounds=2, options="size = 5\nswap = false"), "--out", out, env=WIDE
     )
     assert proc.returncode == 0, proc.stderr
     half = round(200 * math.log10(5), 1)  # 139.8 each side of the mean
@@ -235,7 +244,7 @@ def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(f
     out, _ = folder
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
-    result = CliRunner().invoke(main, ["results", str(copy)])
+    result = CliRunner().invoke(main, ["results", str(copy), "--wide"])
     assert result.exit_code == 0 and "not finished" not in result.output
     assert re.search(
         r"^Elo: Bradley-Terry with BayesElo's prior of 2 virtual draws per engine, anchor: .+; 95% intervals from ",

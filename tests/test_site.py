@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import ZOO, artifacts, engine_toml, random_record, run_arena, site_of, write_tournament
+from helpers import WIDE, ZOO, artifacts, engine_toml, random_record, run_arena, site_of, write_tournament
 
 from arena.results.site import SiteData, palette, plots, write_site
 from arena.rules import make_game
@@ -354,9 +354,9 @@ def test_an_sprt_reads_as_the_terminal_does_with_every_elo_labelled(page, tmp_pa
     extra = "[sprt]\nelo0 = 0\nelo1 = 10\n[openings]\nrandom_plies = 2\n"
     path = write_tournament(tmp_path, SPRT_ENGINES, name="sprt", rounds=200, seed=3, extra=extra)
     out = tmp_path / "out"
-    run = run_arena("run", path, "--out", out, "-q")
+    run = run_arena("run", path, "--out", out, "-q", env=WIDE)  # the block's lines unwrapped
     assert run.returncode == 0, run.stderr
-    shown = run_arena("results", out)
+    shown = run_arena("results", out, "--wide")
     assert shown.returncode == 0, shown.stderr
     block = shown.stdout[shown.stdout.index("SPRT search-medium vs random") :].splitlines()[:3]
     assert block[0].endswith("search-medium passes (H1 accepted: Elo 10 rather than 0)"), block

@@ -26,6 +26,7 @@ from ..record import GameRecord
 from ..results.admit import admit, refusal_text
 from ..results.export import (
     STANDINGS,
+    TABLES,
     Summary,
     dropped_engines,
     render,
@@ -35,11 +36,13 @@ from ..results.export import (
     write_exports,
 )
 from ..results.fingerprint import fingerprint
+from ..results.fit import output_width, wrap
 from ..results.sprt import SprtTest
 from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament
 from .droprule import FailureTracker
 from .executor import GameExecutor, Outcome, Venue
+from .load import LoadWatch
 from .local import LocalGames
 from .observers import RunObserver
 from .pool import Lost, WorkerPool
@@ -81,13 +84,15 @@ def run_tournament(
     cluster: Venue | None = None,
     trace: bool = False,
     idle_engines: int | None = None,
+    load: LoadWatch | None = None,
 ) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report.
 
     ``observers`` are told of the run's start, every game stored and its end (observers.py).
     ``cluster`` (e.g. a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games
     somewhere else than on local worker processes; storing and rating stay here.
-    ``workers`` and ``idle_engines`` override the file's."""
+    ``workers`` and ``idle_engines`` override the file's.  ``load`` counts the time losses and
+    those under load (load.py), and says so when one happens."""
     workers = workers or t.data.workers
     idle = t.data.idle_engines if idle_engines is None else idle_engines
     schedule = build_schedule(t)
@@ -135,12 +140,12 @@ def run_tournament(
                 _check_engines(t, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once)
             count = _Count(len(done), len(schedule))
             played: list[GameRecord] = []
-            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt)
+            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt, load)
         except BaseException as exc:
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
             if isinstance(exc, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the tables of what is stored
-                raise RunInterrupted(_write_interrupted(t, out, store, len(schedule))) from None
+                raise RunInterrupted(_write_interrupted(t, out, store, len(schedule), load)) from None
             raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
@@ -158,6 +163,7 @@ def run_tournament(
         errors=errors,
         observers=observers,
         scheduled=len(schedule),
+        load=load,
     )
 
 
@@ -237,6 +243,7 @@ def _play_all(
     tracker: FailureTracker,
     played: list[GameRecord],
     sprt: SprtTest | None = None,
+    load: LoadWatch | None = None,
 ) -> list[str]:
     """Play ``todo`` on the executor ``open_executor`` gives (opened only when there is a
     game to play), storing each game as it ends and adding it to ``played``; the games not
@@ -256,7 +263,7 @@ def _play_all(
             records = [r for r in batch if isinstance(r, GameRecord)]
             store.add_many(records)  # each batch committed as it arrives: no finished game is lost
             played += records
-            _take_in(records, executor, observers, count, tracker, sprt)
+            _take_in(records, executor, observers, count, tracker, sprt, load)
         executor.close()
     except BaseException:
         executor.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
@@ -281,9 +288,12 @@ def _take_in(
     count: _Count,
     tracker: FailureTracker,
     sprt: SprtTest | None,
+    load: LoadWatch | None = None,
 ) -> None:
-    """Stored games, counted by the drop rule and the SPRT, and told to the observers."""
+    """Stored games, counted by the drop rule, the SPRT and the load watch, and told to the observers."""
     for record in records:
+        if load is not None:
+            load.note(record)
         dropped = tracker.update(record)
         for name in dropped:
             executor.drop(name)
@@ -333,6 +343,7 @@ def _report(
     errors: list[str],
     observers: Sequence[RunObserver],
     scheduled: int,
+    load: LoadWatch | None = None,
 ) -> RunSummary:
     summary = _summary(t, records, dropped, errors, scheduled)
     write_exports(summary, out)
@@ -345,7 +356,7 @@ def _report(
         resumed,
         headers,
         table,
-        render(summary, "table"),
+        closing_text(summary, load),
         out,
         summary.dropped,
         errors,
@@ -377,7 +388,16 @@ def _summary(
     return summary
 
 
-def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: int) -> str | None:
+def closing_text(summary: Summary, load: LoadWatch | None, tables: Sequence[tuple[str, Any]] = TABLES) -> str:
+    """The tables a run ends with, fitted to the terminal, and its time losses counted."""
+    text = render(summary, "table", tables=tables, width=output_width())
+    losses = None if load is None else load.summary_text()
+    return text if losses is None else f"{text}\n{wrap(losses, output_width())}\n"
+
+
+def _write_interrupted(
+    t: Tournament, out: Path, store: GameStore, scheduled: int, load: LoadWatch | None = None
+) -> str | None:
     """results.json and the standings of a stopped run, as far as it got (marked not
     finished), and the standings as text (None if no game is stored); best effort: the
     stop itself must not fail over them."""
@@ -386,7 +406,7 @@ def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: in
         dropped = dropped_engines(records) | store.note_dropped({})
         summary = _summary(t, records, dropped, [], scheduled)
         write_exports(summary, out)
-        return render(summary, "table", tables=STANDINGS) if records else None
+        return closing_text(summary, load, STANDINGS) if records else None
     except Exception:  # a full disk, a damaged record: the stop still ends cleanly
         log.exception("could not write the tables of the stopped run")
         return None
