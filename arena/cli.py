@@ -977,6 +977,7 @@ def ladder(
     from .bench.ladder import LADDERS, LEVELS, MOHEX_BUDGETS, run_ladder, tables
     from .results.store import StorageError
     from .tournament.config import ConfigError
+    from .tournament.verdict import StartupFailure
 
     if game_name not in LADDERS:
         raise Failure(f"--game {game_name!r}: the ladders are {', '.join(sorted(LADDERS))}")
@@ -1004,6 +1005,8 @@ def ladder(
             iterations=iterations,
             echo=click.echo,
         )
+    except StartupFailure as exc:  # an engine of the ladder (MoHex, say) could not start
+        _stop(str(exc), START_UP_FAILURE)
     except (StorageError, ConfigError, RuntimeError) as exc:
         raise Failure(str(exc)) from None
     click.echo("\n" + tables(results, moves, LADDERS[game_name].movetime_ms))

@@ -218,3 +218,18 @@ def test_an_interrupted_run_exits_128_plus_the_signal_and_names_the_command_that
     assert resumed.returncode == 0, resumed.stderr
     assert f"{kept} resumed" in resumed.stdout and len(games_in(out)) == 6
     assert last_line(resumed.stdout) == "t: finished: every scheduled game played"
+
+
+def test_a_ladder_whose_engine_cannot_start_stops_with_the_start_up_failures_code(monkeypatch, tmp_path):
+    """``arena ladder`` runs tournaments too: an engine (MoHex, say) that fails the start-up
+    check stops it with the same one line and code 3, not a traceback."""
+    import arena.bench.ladder as ladder
+
+    def fails(*args, **kwargs):
+        raise verdict.startup_failure("ladder hex/mohex-50", [("mohex-50", "crash: engine closed its output")])
+
+    monkeypatch.setattr(ladder, "run_ladder", fails)
+    result = CliRunner().invoke(main, ["ladder", "--game", "hex", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 3, result.output
+    assert "engine 'mohex-50' failed its start-up check (crash: engine closed its output)" in result.output
+    assert "Traceback" not in result.output
