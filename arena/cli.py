@@ -1,7 +1,8 @@
 """The ``arena`` command line: a thin layer over the modules that do the work.
 
 Every expected failure (bad tournament file, unknown game, locked output
-folder, unreadable records) is reported as one clear message and exit code 2.
+folder, unreadable records) is reported as one clear message and exit code 2; a run
+ends with its verdict's code (arena/tournament/verdict.py: 0 to 3, 130 and 143).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -20,6 +21,7 @@ import click
 # an input error answer at once. Each command imports the modules it uses (numpy, pydantic,
 # the engines, the referee) when it runs.
 from .rules import GAMES
+from .tournament.verdict import BAD_INPUT, START_UP_FAILURE, interrupt_code
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -30,9 +32,9 @@ if TYPE_CHECKING:
 
 
 class Failure(click.ClickException):
-    """An expected error: printed as ``arena: <message>``, exit code 2."""
+    """An expected error: printed as ``arena: <message>``, exit code 2 (bad input)."""
 
-    exit_code = 2
+    exit_code = BAD_INPUT
 
     def show(self, file: Any = None) -> None:
         click.echo(f"arena: {self.format_message()}", err=True)
@@ -63,9 +65,15 @@ def _option_meant(ctx: click.Context, word: str) -> str | None:
 COMMAND_ORDER = ("run", "results", "report", "ratings", "play", "check-engine", "verify", "export", "ladder", "bench")
 
 
+def _stop(message: str, code: int) -> NoReturn:
+    """An expected stop with an exit code of its own (verdict.py), printed as a Failure is."""
+    Failure(message).show()
+    sys.exit(code)
+
+
 class _Commands(click.Group):
-    """Ctrl-C outside the places that handle it (loading a file, starting up) is one line and
-    exit code 2, like every expected stop, rather than click's "Aborted!".
+    """Ctrl-C (or SIGTERM) outside the places that handle it (loading a file, starting up) is
+    one line and exit code 130 (143), rather than click's "Aborted!".
 
     Besides its own, the top group (``offers_added``) offers the commands other installed packages
     declare in the ``arena.commands`` entry point group (``arena bench``, from the benchmarks'
@@ -81,8 +89,9 @@ class _Commands(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            raise Failure("interrupted; nothing that was finished is lost. Run the same command to resume.") from None
+        except KeyboardInterrupt as exc:
+            resume = f"Resume with: {_command_line()}"
+            _stop(f"interrupted; nothing that was finished is lost. {resume}", interrupt_code(exc))
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         names = {*self.commands, *(_added_commands() if self.offers_added else ())}
@@ -101,6 +110,11 @@ class _Commands(click.Group):
         except (ImportError, AttributeError) as exc:
             raise Failure(f"{cmd_name}: cannot load {entry.value} ({exc}); reinstall arena: pip install -e .") from None
         return loaded if isinstance(loaded, click.Command) else None
+
+
+def _command_line() -> str:
+    """The command this process runs, as a shell would take it again."""
+    return shlex.join(["arena", *sys.argv[1:]]).replace("\n", " ")
 
 
 COMMANDS_GROUP = "arena.commands"  # the entry point group of commands added by other packages
@@ -235,6 +249,13 @@ From flags, as fastchess takes them (an SPRT of ./new against ./old):
     help='The engine list that use = "NAME" entries and --engine conf=NAME take engines from '
     "(default: engines.toml beside the tournament file; without a file, in this folder).",
 )
+@click.option(
+    "--forfeit-failed-engines",
+    is_flag=True,
+    help="When an engine fails its start-up check (it cannot start, or does not answer), play on "
+    "with its games lost unplayed instead of stopping with exit code 3 (the file's "
+    "forfeit_failed_engines = true).",
+)
 @click.option("--game", "-g", "game_name", type=click.Choice(sorted(GAMES)), help="Without a file: the game.")
 @click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE", help="Without a file: a game option.")
 @click.option(
@@ -278,6 +299,7 @@ def run(
     idle_engines: int | None,
     cluster_address: str | None,
     engines_file: Path | None,
+    forfeit_failed_engines: bool,
     game_name: str | None,
     options: tuple[str, ...],
     engine_items: tuple[str, ...],
@@ -293,7 +315,17 @@ def run(
 
     Without a file, the flags say it as fastchess's do (--game, -O, --engine, --each, --rounds,
     --sprt, --gauntlet, --openings, --seed) and the run writes the same tournament file to
-    DIR/tournament.toml (docs/command-line.md)."""
+    DIR/tournament.toml (docs/command-line.md).
+
+    \b
+    Exit codes (the run's last line says the same):
+      0    finished: every game played (or the SPRT decided on played games)
+      1    finished, but an engine was dropped, the SPRT has no decision, or
+           games were not recorded
+      2    bad input or refused settings
+      3    an engine failed its start-up check: the run stopped before its
+           first game (--forfeit-failed-engines plays on)
+      130  interrupted by Ctrl-C, 143 by SIGTERM (the line says how to resume)"""
     from .tournament.config import ConfigError, load_tournament
 
     flag_given = {
@@ -322,11 +354,13 @@ def run(
     else:
         t, out, writer = _flag_tournament(
             game_name, given, options, engine_items, each_items, rounds, workers, seed, sprt_items,
-            gauntlet_items, openings_items, out, engines_file, idle_engines,
+            gauntlet_items, openings_items, out, engines_file, idle_engines, forfeit_failed_engines,
         )  # fmt: skip
         extra.append(writer)
         workers = idle_engines = None  # in the tournament's data, as a file's 'workers' and 'idle_engines'
-    _run_loaded(t, out, workers, quiet, report_every, trace, cluster_address, extra, idle_engines)
+    _run_loaded(
+        t, out, workers, quiet, report_every, trace, cluster_address, extra, idle_engines, forfeit_failed_engines
+    )
 
 
 def _flag_tournament(
@@ -344,6 +378,7 @@ def _flag_tournament(
     out: Path | None,
     engines_file: Path | None,
     idle_engines: int | None,
+    forfeit_failed_engines: bool,
 ) -> tuple[Any, Path, Any]:
     """A run without a tournament file: the tournament its flags say, its folder, and what
     writes its tournament file there."""
@@ -370,13 +405,13 @@ def _flag_tournament(
         [item for group in _item_groups(openings_items) for item in group] if openings_items else None,
         out,
         idle_engines,
+        forfeit_failed_engines or None,  # written into the file only when chosen
     )
     try:
         t, out = flag_tournament(flags, Path.cwd(), engines_file)
     except (FlagError, ConfigError) as exc:
         raise Failure(str(exc)) from None
-    command_line = shlex.join(["arena", *sys.argv[1:]]).replace("\n", " ")
-    return t, out, TournamentFileWriter(out / "tournament.toml", tournament_text(t, command_line))
+    return t, out, TournamentFileWriter(out / "tournament.toml", tournament_text(t, _command_line()))
 
 
 def _run_loaded(
@@ -389,8 +424,10 @@ def _run_loaded(
     cluster_address: str | None,
     extra: list[Any],
     idle_engines: int | None = None,
+    forfeit_failed_engines: bool = False,
 ) -> None:
-    """Play a loaded tournament into ``out`` and print its tables (both forms of arena run)."""
+    """Play a loaded tournament into ``out``, print its tables and end with its verdict: the
+    last line and the exit code (both forms of arena run)."""
     import sqlite3
 
     from .engine.trace import trace_path
@@ -402,6 +439,7 @@ def _run_loaded(
     from .tournament.observers import live_site
     from .tournament.progress import Progress
     from .tournament.runner import RunInterrupted, run_tournament
+    from .tournament.verdict import StartupFailure
 
     tournament_file = t.path
     out = out or t.folder
@@ -425,22 +463,32 @@ def _run_loaded(
         site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
         try:
             summary = run_tournament(
-                t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace, idle_engines=idle_engines,
+                t,
+                out,
+                workers,
+                [*extra, site, progress],
+                cluster=cluster,
+                trace=trace,
+                idle_engines=idle_engines,
+                forfeit_failed_engines=forfeit_failed_engines,
                 load=None if cluster else LoadWatch(warn=progress.warn),  # a cluster's load is its machines'
-            )  # fmt: skip
+            )
         finally:
             progress.close()
+    except StartupFailure as exc:
+        _stop(str(exc), START_UP_FAILURE)
     except (StorageError, ClusterError, ConfigError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt as exc:
-        standings = exc.standings if isinstance(exc, RunInterrupted) else None
-        if standings:
-            _say(f"\n{t.name}: interrupted; the games stored so far:\n{standings}")
+        stopped = exc if isinstance(exc, RunInterrupted) else None
+        if stopped is not None and stopped.standings:
+            _say(f"\n{t.name}: interrupted; the games stored so far:\n{stopped.standings}")
         folder = shlex.quote(str(out.resolve()))
-        raise Failure(
-            f"interrupted; finished games are kept in {folder}. Run the same command to resume; "
-            f"'arena results {folder}' shows every table."
-        ) from None
+        _stop(
+            f"interrupted; finished games are kept in {folder} ('arena results {folder}' shows every table). "
+            f"Resume with: {_command_line()}",
+            stopped.code if stopped is not None else interrupt_code(exc),
+        )
     except (OSError, sqlite3.Error) as exc:
         raise Failure(failure_text(out, exc)) from None
     _say(
@@ -452,13 +500,11 @@ def _run_loaded(
         f"\nfolder: {out.resolve()}\n  results.json, standings.md, standings.csv, arena.db, games.jsonl"
         f"\nreport: {(out / 'report' / 'index.html').resolve()}"
     )
-    if summary.errors:
-        for error in summary.errors:
-            click.echo(f"arena: {error}", err=True)
-        click.echo(
-            f"arena: {len(summary.errors)} game(s) were not recorded; run the same command again to play them", err=True
-        )
-        sys.exit(1)
+    for error in summary.errors:
+        click.echo(f"arena: {error}", err=True)
+    verdict = summary.verdict
+    _say(f"{t.name}: {verdict.text}")  # the last line, as the exit code says it
+    sys.exit(verdict.code)
 
 
 @main.command(short_help="Play games between engine commands, showing each board.")
@@ -993,6 +1039,7 @@ def ladder(
     from .machine import machine
     from .results.store import StorageError
     from .tournament.config import ConfigError
+    from .tournament.verdict import StartupFailure
 
     known = ladders()
     if game_name not in known:
@@ -1021,6 +1068,8 @@ def ladder(
             iterations=iterations,
             echo=click.echo,
         )
+    except StartupFailure as exc:  # an engine of the ladder (MoHex, say) could not start
+        _stop(str(exc), START_UP_FAILURE)
     except (StorageError, ConfigError, RuntimeError) as exc:
         raise Failure(str(exc)) from None
     click.echo("\n" + tables(results, moves, known[game_name].movetime_ms))

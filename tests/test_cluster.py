@@ -319,11 +319,14 @@ def test_a_workers_refusal_reaches_the_coordinator_whole():
 
 @pytest.mark.slow
 def test_a_cluster_where_no_worker_can_start_the_engines_is_refused(tmp_path):
+    """The handshake is the cluster's start-up check: an engine no worker can start stops the
+    run before its first game, with the start-up failure's exit code and fix."""
     path = bots_tournament(tmp_path)
     env = dict(os.environ, BOTS=str(tmp_path / "missing"), PYTHONPATH=str(ROOT))
     result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", "local:1", env=env)
-    assert result.returncode == 2, result.stderr
+    assert result.returncode == 3, result.stderr
     assert "cannot play" in result.stderr and "no worker of the cluster" in result.stderr
+    assert "engine 'a' failed its start-up check" in result.stderr and "--forfeit-failed-engines" in result.stderr
     assert "Traceback" not in result.stderr
     assert stored_count(tmp_path / "out") == 0
 

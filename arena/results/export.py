@@ -20,7 +20,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ..record import GameRecord, Termination
+from ..record import GameRecord, Termination, lost_before_start
 from ..rules import OptionError, make_game
 from . import strictjson
 from .admit import Refused, read_counted, refused_line
@@ -184,7 +184,7 @@ def results_document(s: Summary) -> dict[str, Any]:
             _standing_dict(rank, st, s.dropped, s.players, elo[st.engine])
             for rank, st in _ranked(s.standings, s.dropped)
         ],
-        "elo": {"label": field_elo_label(len(s.records)), **s.elo.as_dict()},
+        "elo": {"label": field_elo_label(s.records), **s.elo.as_dict()},
         "head_to_head": [_pair_dict(a, b, s.pairs[a, b]) for a, b in _pair_order(s)],
         "matches": [{"engine": a, "opponent": b, **f.as_dict()} for a, b, f in match_results(s)],
         "engines": [s.stats[name].as_dict() for name in s.order],
@@ -272,8 +272,10 @@ def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
     }
 
 
-def field_elo_label(games: int) -> str:
-    """What the Bradley-Terry Elo counts, wherever it is shown beside another Elo."""
+def field_elo_label(records: Iterable[GameRecord]) -> str:
+    """What the Bradley-Terry Elo counts, wherever it is shown beside another Elo: the games
+    played (not those an engine lost before its first move, which no rating counts)."""
+    games = sum(1 for r in records if not lost_before_start(r))
     return f"Bradley-Terry Elo (field, {games} games)"
 
 
@@ -459,7 +461,7 @@ def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES, wid
         else:
             text = fit_table(headers, rows, fit, DROP_ORDER.get(table, ()), style)
         if table is elo_table:
-            title = field_elo_label(len(s.records))
+            title = field_elo_label(s.records)
         if fmt == "table" and table is elo_table:
             text += "\n" + wrap(elo_note, fit)
         if table is head_to_head_table:

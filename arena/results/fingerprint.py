@@ -7,7 +7,8 @@ with their hash (the fingerprint); a run whose settings differ is refused by
 :class:`~arena.results.store.GameStore` with the list of what changed.
 
 Free to change: ``name``, ``out``, ``workers``, ``affinity`` and ``idle_engines`` (they decide
-where and how the games are run, not how they go), ``elo_prior`` (how the tables rate them), an
+where and how the games are run, not how they go), ``forfeit_failed_engines`` (whether a run
+stops when an engine fails its start-up check), ``elo_prior`` (how the tables rate them), an
 engine's ``max_failures`` (when to stop starting a broken engine), and the keys in
 :data:`GROWABLE`, which may only be raised: more rounds (with ``[sprt]``, a higher limit on
 the test's pairs) extend the schedule, whose earlier games stay the same.
@@ -21,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 # Where and how games run or are shown, not how they go.
-FREE = ("name", "out", "workers", "affinity", "idle_engines", "cluster", "elo_prior")
+FREE = ("name", "out", "workers", "affinity", "idle_engines", "cluster", "elo_prior", "forfeit_failed_engines")
 FREE_PER_ENGINE = ("max_failures",)
 GROWABLE = ("rounds",)  # with [sprt], rounds is also the test's limit in pairs
 

@@ -9,7 +9,8 @@ engines stay alive between games there too.
 
 * Handshake: before any game, every Dask worker starts every engine once
   (:func:`_handshake`); a worker that cannot is named with the reason and gets
-  no games.  A worker that joins later checks itself before its first game.
+  no games.  An engine no worker can start stops the run, as the local start-up
+  check does (exit 3).  A worker that joins later checks itself before its first game.
 * Worker loss: Dask runs a task whose worker died again on another worker
   (after ``distributed.scheduler.allowed-failures`` deaths it gives the game
   up as :class:`~arena.tournament.pool.Lost`); a task has one result, and the
@@ -44,6 +45,7 @@ from ..record import GameRecord
 from .droprule import DropGate, StartDecision
 from .pool import Lost
 from .schedule import ScheduledGame
+from .verdict import startup_failure
 from .worker import Worker, WorkerConfig
 
 if TYPE_CHECKING:
@@ -169,6 +171,14 @@ def _state(config: WorkerConfig) -> _RunState:
     for s in stale_states:
         s.shutdown()
     return state
+
+
+def _failed_everywhere(answers: dict[str, Any]) -> dict[str, str]:
+    """The engines no worker's handshake could start, each with one worker's fault."""
+    faults = [answer[0] for answer in answers.values() if not isinstance(answer, BaseException)]
+    if len(faults) < len(answers):
+        return {}  # a worker that cannot run arena at all says nothing of the engines
+    return {name: why for name, why in faults[0].items() if all(name in f for f in faults)}
 
 
 def _host() -> str:
@@ -436,6 +446,10 @@ class ClusterGames:
             self.spec.echo(f"arena: cluster worker {self._describe(address)} cannot play: {why}; it gets no games")
             log.error("cluster worker %s cannot play: %s", address, why)
         if len(self.bad) == len(answers):
+            failed = _failed_everywhere(answers)
+            if failed:  # the start-up check's stop (exit 3): no worker could play the engine's games
+                where = f"cluster {self.spec.address} (no worker of the cluster could start them)"
+                raise startup_failure(where, list(failed.items()))
             raise ClusterError(
                 f"no worker of the cluster at {self.spec.address} can start every engine; "
                 f"install the engines there (see docs/cluster.md)"

@@ -79,6 +79,7 @@ class RunFlags:
     openings: Sequence[str] | None = None
     out: Path | None = None
     idle_engines: int | None = None
+    forfeit_failed_engines: bool | None = None
 
 
 @dataclass
@@ -119,6 +120,7 @@ def flag_data(flags: RunFlags, here: Path) -> _Data:
         ("workers", flags.workers),
         ("seed", flags.seed),
         ("idle_engines", flags.idle_engines),
+        ("forfeit_failed_engines", flags.forfeit_failed_engines),
     ):
         if value is not None:
             raw[key] = value

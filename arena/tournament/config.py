@@ -166,6 +166,9 @@ class TournamentFile(_Strict):
     # Engines a worker keeps running beside the game it plays, least recently used quit first
     # (docs/performance.md measures the default); how games run, not how they go.
     idle_engines: int = Field(IDLE_ENGINES, ge=0, le=100_000)
+    # An engine that fails the start-up check stops the run (exit 3) unless forfeits are chosen:
+    # then its games are lost unplayed, and left out of every rating (docs/reliability.md)
+    forfeit_failed_engines: bool = False
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
     openings: str | OpeningsEntry | None = None  # book file (relative to this file) or [openings]
     format: Literal["round-robin", "gauntlet"] = "round-robin"

@@ -49,6 +49,7 @@ from .pool import Lost, WorkerPool
 from .schedule import ScheduledGame, build_schedule
 from .settings import legacy_fingerprint, tournament_settings
 from .sprt import sprt_test
+from .verdict import Terminated, Verdict, interrupt_code, run_verdict, startup_failure
 from .worker import WorkerConfig, init_preflight_host, preflight_in_worker
 
 log = logging.getLogger("arena.runner")
@@ -66,14 +67,21 @@ class RunSummary:
     errors: list[str] = field(default_factory=list)  # games not recorded: arena's own failures
     sprt: dict[str, Any] | None = None  # results.json's "sprt" section
 
+    @property
+    def verdict(self) -> Verdict:
+        """The run's last line and exit code (verdict.py)."""
+        return run_verdict(self.dropped, self.sprt, self.errors)
+
 
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM stopped the run; ``standings`` are the tables of the games stored
-    so far (None: none were, or they could not be computed)."""
+    so far (None: none were, or they could not be computed), ``code`` the exit code of
+    the stop (verdict.py: Ctrl-C's or SIGTERM's)."""
 
-    def __init__(self, standings: str | None) -> None:
+    def __init__(self, standings: str | None, code: int) -> None:
         super().__init__()
         self.standings = standings
+        self.code = code
 
 
 def run_tournament(
@@ -85,14 +93,18 @@ def run_tournament(
     trace: bool = False,
     idle_engines: int | None = None,
     load: LoadWatch | None = None,
+    forfeit_failed_engines: bool = False,
 ) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report.
 
     ``observers`` are told of the run's start, every game stored and its end (observers.py).
     ``cluster`` (e.g. a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games
     somewhere else than on local worker processes; storing and rating stay here.
-    ``workers`` and ``idle_engines`` override the file's.  ``load`` counts the time losses and
-    those under load (load.py), and says so when one happens."""
+    ``workers`` and ``idle_engines`` override the file's; ``forfeit_failed_engines`` chooses
+    forfeits over the stop (:class:`~arena.tournament.verdict.StartupFailure`) when an engine fails
+    its start-up check, as the file's key does.  ``load`` counts the time losses and those under
+    load (load.py), and says so when one happens."""
+    forfeit = forfeit_failed_engines or t.data.forfeit_failed_engines
     workers = workers or t.data.workers
     idle = t.data.idle_engines if idle_engines is None else idle_engines
     schedule = build_schedule(t)
@@ -137,7 +149,9 @@ def run_tournament(
         try:
             if todo and cluster is None:  # a cluster's workers check the same in their handshake
                 at_once = size * (t.game.players + idle)  # no more engines than the games will run
-                _check_engines(t, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once)
+                _check_engines(
+                    t, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once, forfeit=forfeit
+                )
             count = _Count(len(done), len(schedule))
             played: list[GameRecord] = []
             errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt, load)
@@ -145,7 +159,8 @@ def run_tournament(
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
             if isinstance(exc, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the tables of what is stored
-                raise RunInterrupted(_write_interrupted(t, out, store, len(schedule), load)) from None
+                code = interrupt_code(exc)
+                raise RunInterrupted(_write_interrupted(t, out, store, len(schedule), load), code) from None
             raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
@@ -184,11 +199,14 @@ def _check_engines(
     observers: Sequence[RunObserver],
     skip: Collection[str] = (),
     at_once: int | None = None,
+    forfeit: bool = False,
 ) -> None:
     """Before the first game, each engine is started once (side by side): if it declares
     its games it must play this one, and its options must be ones it declared, with values
-    that fit.  An engine that cannot start is not refused here: the observers are told at
-    once, and its games record the fault.  The engines start in a worker process like the
+    that fit.  An engine that cannot start or answer stops the run here
+    (:class:`~arena.tournament.verdict.StartupFailure`), as fastchess and cutechess-cli stop, since every game it
+    would lose unplayed says nothing of the engines; with ``forfeit`` the observers are
+    told and its games record the fault.  The engines start in a worker process like the
     games' (a subreaper that dies with arena), so nothing they leave behind outlives the
     check; ``at_once`` of them at a time (None: all)."""
     checked = [spec for spec in t.engines if spec.name not in skip]  # skip: dropped earlier, never started again
@@ -208,11 +226,14 @@ def _check_engines(
     problems = [f"engine {spec.name!r}: {c.problem}" for spec, c in zip(checked, found) if c.problem]
     if problems:
         raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
-    for spec, c in zip(checked, found):
-        if c.fault:
-            log.warning("engine %s failed its start-up check: %s", spec.name, c.fault)
-            for observer in observers:
-                observer.on_start_failure(spec.name, c.fault)
+    failed = [(spec.name, c.fault) for spec, c in zip(checked, found) if c.fault]
+    for name, fault in failed:
+        log.warning("engine %s failed its start-up check: %s", name, fault)
+    if failed and not forfeit:
+        raise startup_failure(str(t.path), failed)
+    for name, fault in failed:
+        for observer in observers:
+            observer.on_start_failure(name, fault)
 
 
 def _new_run(store: GameStore) -> str:
@@ -314,7 +335,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
     from its first step (the start-up check included) to its last."""
 
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        raise Terminated
 
     try:
         previous = signal.signal(signal.SIGTERM, interrupt)

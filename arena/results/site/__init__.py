@@ -292,7 +292,7 @@ class SiteWriter:
             "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
             "not_counted_rows": [[r["id"], r["why"]] for r in results.get("not_counted", [])],
             "elo": elo,
-            "elo_label": field_elo_label(len(data.records)),
+            "elo_label": field_elo_label(data.records),
             "stats": stats,
         }
         for name, extra in (
