@@ -223,7 +223,7 @@ def test_an_interrupted_run_exits_128_plus_the_signal_and_names_the_command_that
 def test_a_ladder_whose_engine_cannot_start_stops_with_the_start_up_failures_code(monkeypatch, tmp_path):
     """``arena ladder`` runs tournaments too: an engine (MoHex, say) that fails the start-up
     check stops it with the same one line and code 3, not a traceback."""
-    import arena.bench.ladder as ladder
+    import arena.ladder as ladder
 
     def fails(*args, **kwargs):
         raise verdict.startup_failure("ladder hex/mohex-50", [("mohex-50", "crash: engine closed its output")])
