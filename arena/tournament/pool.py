@@ -32,7 +32,6 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..engine import proctree
-from .droprule import StartDecision
 
 log = logging.getLogger("arena.runner")
 
@@ -142,7 +141,7 @@ class WorkerPool:
         initargs: tuple = (),
         retries: int = 1,
         cores: Sequence[int] = (),
-        answer: Callable[[Any, list[Any]], Any] = lambda payload, running: None,
+        answer: Callable[[Any], Any] = lambda payload: None,
         time_limit: Callable[[Any], float | None] = lambda task: None,
         step_grace: float | None = None,
     ) -> None:
@@ -154,13 +153,10 @@ class WorkerPool:
         self.started: dict[Connection, float] = {}
         self.step_until: dict[Connection, float] = {}  # the end of each worker's current step, grace included
         self.hung: dict[Connection, float] = {}  # workers killed by the watchdog, and how far into their task
-        # answer(payload, running) answers ask_coordinator() in the workers; running: the
-        # tasks of the other busy workers that are not waiting for an answer themselves.
-        # StartDecision.WAIT cannot be answered yet: the question is asked again after the
-        # next result (or the next worker death), and the asking worker waits, its time
-        # not counting.
+        # answer(payload) answers ask_coordinator() in the workers, once the results that came
+        # with or before the question are taken in; the asking worker waits, its time not counting.
         self.answer = answer
-        self.waiting: dict[Connection, tuple[_Question, float]] = {}  # deferred questions (StartDecision.WAIT)
+        self.waiting: dict[Connection, tuple[_Question, float]] = {}  # questions not answered yet
         self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
         self.core_of: dict[Connection, int] = {}
         self._numbers = itertools.count(1)  # a replacement worker gets a new name in the log
@@ -244,15 +240,9 @@ class WorkerPool:
             self._answer_waiting()  # after the caller took in the results
 
     def _answer_waiting(self) -> None:
-        """Answer the questions that can be answered now, in the order they came.  A
-        question answered counts its worker as running for the questions after it."""
+        """Answer the questions asked so far, in the order they came."""
         for conn, (question, since) in list(self.waiting.items()):
-            running = [
-                task for other, (task, _) in self.busy.items() if other is not conn and other not in self.waiting
-            ]
-            answer = self.answer(question.payload, running)
-            if answer is StartDecision.WAIT:
-                continue
+            answer = self.answer(question.payload)
             del self.waiting[conn]
             now = time.monotonic()
             if conn in self.started:
