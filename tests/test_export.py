@@ -86,8 +86,10 @@ def test_results_json_is_for_programs(folder):
     assert standings["dud"]["elo"] is None and standings["dud"]["elo_bound"] == "unconnected"
     assert doc["elo"]["prior"] == 2 and "log-posterior" in doc["elo"]["interval_method"]
     engines = {e["engine"]: e for e in doc["engines"]}
-    dud = engines["dud"]["terminations"]  # max_failures = 1: started once, whatever the workers
-    assert dud == {"crash": 1, "dropped": 7}
+    # max_failures = 1, 2 workers: started once, and at most once more by a game of the other
+    # worker that started before the drop (it finishes and counts)
+    dud = engines["dud"]["terminations"]
+    assert dud in ({"crash": 1, "dropped": 7}, {"crash": 2, "dropped": 6})
     assert engines["random"]["moves_timed"] > 0 and isinstance(engines["random"]["mean_move_ms"], float)
     assert [s["name"] for s in engines["random"]["seats"]] == ["red", "blue"]
     assert all(isinstance(p["los_pct"], float) for p in doc["head_to_head"])

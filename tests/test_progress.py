@@ -327,7 +327,8 @@ def test_a_start_up_failure_a_drop_and_too_many_workers_are_told_when_they_happe
     assert "cannot load my weights" in lines[start_failure] and start_failure < first("Finished game")
     drop = first("arena: engine broken dropped after 2 consecutive failures")
     failed = [i for i, line in enumerate(lines) if line.startswith("Finished game") and "{crash: broken" in line]
-    assert len(failed) == 2 and failed[-1] < drop < first("Finished game") + 12 < first("Standings")
+    # dropped at its second failure; up to workers - 1 games that started it before then end later
+    assert 2 <= len(failed) <= 2 + cores and failed[1] < drop < first("Finished game") + 12 < first("Standings")
     assert lines[drop].endswith("its remaining games are lost without starting it")
 
 

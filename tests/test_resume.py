@@ -119,7 +119,8 @@ def test_an_engine_dropped_before_the_resume_is_not_started_again(tmp_path):
     run(path, out, DROPPED)
     records = [json.loads(text) for text in stored(out).values()]
     forfeits = sorted(r["id"] for r in records if r["termination"] == "dropped")
-    assert [r["termination"] for r in records].count("crash") == 1 and forfeits
+    # max_failures = 1, 2 workers: a game of the other worker may start it once more before the drop
+    assert [r["termination"] for r in records].count("crash") in (1, 2) and forfeits
     why = json.loads((out / "results.json").read_text())["dropped"]["dud"]
     started_before = len(starts.read_text().split())
     for game_id in forfeits:
