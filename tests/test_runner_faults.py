@@ -162,7 +162,7 @@ def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, ho
     else:
         os.kill(first.pid, signal.SIGTERM)  # what kill and service managers send to the runner
     _, err = first.communicate(timeout=30)
-    assert first.returncode == (130 if how == "ctrl-c" else 143) and "interrupted; finished games are kept" in err
+    assert first.returncode == (130 if how == "ctrl-c" else 143) and "interrupted; finished games are kept" in err, err
     kept = [r["id"] for r in stored(out)]
     assert kept and len(kept) < 12 and jsonl_ids(out) == kept
     assert survivors(env[1]) == []
