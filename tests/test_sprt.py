@@ -353,6 +353,18 @@ def test_normalized_llr_with_empty_outcomes_is_the_constrained_maximum():
 
 
 @pytest.mark.slow
+def test_normalized_llr_takes_the_higher_of_two_peaks():
+    """At nElo -216.4 (t = -0.88) the likelihood on H0's constraint has two peaks for these
+    counts, and Van den Bergh's fixed point settles on the lower one (an LLR 35 too low); the
+    LLR is the one of the higher peak, as the 40-digit computation finds."""
+    from sprt_reference import normalized_llr
+
+    counts = (0, 230, 470, 340, 250)
+    value = float(llr(counts, SprtSettings(elo0=-216.4, elo1=0, model="normalized")))
+    assert value == pytest.approx(normalized_llr(counts, -216.4, 0), abs=1e-6)
+
+
+@pytest.mark.slow
 def test_normalized_mle_holds_its_constraint_for_every_t():
     """Random outcome frequencies and t-values from -3 to 3 (normalized Elo of about +-740):
     the distribution meets (mu - 1/2) / sigma = t, and the fit moves smoothly with t."""
