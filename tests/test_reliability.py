@@ -882,6 +882,43 @@ def test_a_full_disk_under_arena_log_gives_one_line_not_logging_tracebacks(tmp_p
     assert proc.returncode == 0  # the games themselves were stored
 
 
+@pytest.fixture
+def full_tmpfs(tmp_path):
+    """A 2 MiB tmpfs filled to its last page (4 KiB): the log that lives there fills during the run."""
+    mount = tmp_path / "small-disk"
+    mount.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)]).returncode:
+        pytest.skip("mounting a small tmpfs needs root")
+    try:
+        statvfs = os.statvfs(mount)
+        (mount / "filler").write_bytes(b"\0" * ((statvfs.f_bavail - 1) * statvfs.f_frsize))
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_disk_that_fills_under_two_workers_gives_one_line(tmp_path, full_tmpfs):
+    """The coordinator and both workers write arena.log; when the disk fills, each of them
+    meets ENOSPC, and the run still says so once."""
+    engines = engine_toml("crasher", "{python}", ZOO, "crash", extra="max_failures = 0") + engine_toml(
+        "good", "{python}", ZOO, "good"
+    )
+    path = write_tournament(
+        tmp_path, engines, options="size = 3\nswap = false", rounds=12, workers=2, time_control="movetime_ms = 200"
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "arena.log").symlink_to(full_tmpfs / "arena.log")
+    proc = run_arena("run", path, "--out", out, "-q", timeout=120)
+    log = (full_tmpfs / "arena.log").read_text()
+    assert "worker-1" in log and "worker-2" in log  # each process wrote until the disk was full
+    assert proc.stderr.count("cannot write") == 1 and "No space left on device" in proc.stderr
+    assert "the run goes on without its log" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 0 and json.loads((out / "results.json").read_text())["games"] == 24  # all stored
+
+
 def test_arena_log_has_an_overall_cap(tmp_path):
     import logging
 

@@ -136,6 +136,9 @@ def _simulate(settings: SprtSettings, truth: np.ndarray, runs: int, seed: int) -
     [
         (SprtSettings(elo0=0, elo1=20, model="logistic"), 2000),
         (SprtSettings(elo0=0, elo1=25, model="normalized", alpha=0.1, beta=0.1), 800),
+        # alpha != beta: a swap of the two would move each rate far outside its tolerance
+        (SprtSettings(elo0=0, elo1=20, model="logistic", alpha=0.02, beta=0.2), 2000),
+        (SprtSettings(elo0=0, elo1=25, model="normalized", alpha=0.2, beta=0.05), 800),
     ],
 )
 @pytest.mark.parametrize("at", ["elo0", "elo1"])
@@ -291,6 +294,29 @@ def test_a_forfeit_without_engine_seeds_but_a_normal_end_is_not_taken_for_unplay
     assert (test.decision, test.pairs, test.counts) == (None, 1, [0, 0, 0, 0, 1])
 
 
+@pytest.mark.parametrize("alpha, beta", [(0.01, 0.2), (0.2, 0.01), (0.05, 0.05)])
+@pytest.mark.parametrize("winner, decision", [(None, "H0"), ("a", "H1")])
+def test_unequal_error_rates_set_each_bound_from_its_own_rate(alpha, beta, winner, decision):
+    """H0 is accepted at log(beta / (1 - alpha)), H1 at log((1 - beta) / alpha) (Wald): the
+    pair at which identical pairs (all draws, or all wins) first cross the bound is found from
+    llr() pair by pair, and the test stops there and not one pair earlier or later."""
+    settings = SprtSettings(elo0=0, elo1=40, model="logistic", alpha=alpha, beta=beta)
+    lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    outcome = 2 if winner is None else 4  # WL+DD or WW
+    crossed = next(
+        n for n in range(1, 1000) if (value := float(llr(np.eye(5)[outcome] * n, settings))) <= lower or value >= upper
+    )
+    test = SprtTest(settings, "a", "b", max_pairs=10_000)
+    for i in range(2000):
+        players = ["a", "b"] if i % 2 == 0 else ["b", "a"]
+        places = [0, 0] if winner is None else [players.index("a"), players.index("b")]
+        if test.add(_game(i, players, places)):
+            break
+    assert (test.decision, test.pairs) == (decision, crossed)
+    summary = test.summary()
+    assert (summary["lower_bound"], summary["upper_bound"]) == pytest.approx((lower, upper), abs=1e-4)
+
+
 @pytest.mark.parametrize(
     "bad, message",
     [
@@ -345,6 +371,63 @@ def test_normalized_llr_for_wide_bounds_is_the_constrained_mle(counts, elo0, elo
     assert value == pytest.approx(expected, abs=1e-3)
 
 
+# fishtest's standard bounds on a run with no WW pair: fishtest and fastchess give -9.4661
+# (LLRcalc.LLR_normalized, sprt.cpp); and a long run with no WW pair, whose constrained maximum
+# (a 40-digit computation, tests/sprt_reference.py) is -570,559.
+PUBLISHED_EMPTY_BIN = [
+    ((688, 84, 1116, 60, 0), -1.75, 0.25, -9.4661, 5e-5),
+    ((6691092, 1596280, 18289826, 2169148, 0), 0, 10, -570559, 0.5),
+]
+
+
+@pytest.mark.parametrize("counts, elo0, elo1, expected, tolerance", PUBLISHED_EMPTY_BIN)
+def test_normalized_llr_with_an_empty_outcome_matches_the_published_values(counts, elo0, elo1, expected, tolerance):
+    assert float(llr(counts, SprtSettings(elo0=elo0, elo1=elo1, model="normalized"))) == pytest.approx(
+        expected, abs=tolerance
+    )
+
+
+# Every bounds pair the tests use, in either model, taken as normalized bounds.
+BOUNDS_IN_THE_TESTS = [(0, 10), (-1.75, 0.25), (0, 25), (0, 300), (0, 240), (-999, 999), (998, 999)]
+BOUNDS_IN_THE_TESTS += [(0, 5), (-3, 3), (10, 40), (0, 20), (0, 50), (-5, 5), (0, 40)]
+EMPTY_BINS = [counts for counts, *_ in PUBLISHED_EMPTY_BIN] + [
+    (0, 30, 120, 40, 10),  # one empty outcome, at each place in turn
+    (3, 0, 8, 4, 2),
+    (12, 30, 0, 25, 9),
+    (60, 250, 900, 5, 0),
+    (0, 5, 20, 7, 0),  # two empty outcomes
+    (40, 0, 900, 0, 35),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # about 150 constrained maxima at 40 digits: minutes on a loaded machine
+def test_normalized_llr_with_empty_outcomes_is_the_constrained_maximum():
+    """Over vectors with one or two empty outcomes (few pairs and millions) and every bounds pair
+    of the tests: the LLR is finite and equals the difference of the two constrained maxima
+    computed independently at 40 digits, to 1e-9 of a pair's log-likelihood."""
+    from sprt_reference import normalized_llr
+
+    for counts in EMPTY_BINS:
+        for elo0, elo1 in BOUNDS_IN_THE_TESTS:
+            value = float(llr(counts, SprtSettings(elo0=elo0, elo1=elo1, model="normalized")))
+            expected = normalized_llr(counts, elo0, elo1)
+            assert math.isfinite(value)
+            assert value == pytest.approx(expected, abs=1e-9 * sum(counts) + 1e-6), (counts, elo0, elo1)
+
+
+@pytest.mark.slow
+def test_normalized_llr_takes_the_higher_of_two_peaks():
+    """At nElo -216.4 (t = -0.88) the likelihood on H0's constraint has two peaks for these
+    counts, and Van den Bergh's fixed point settles on the lower one (an LLR 35 too low); the
+    LLR is the one of the higher peak, as the 40-digit computation finds."""
+    from sprt_reference import normalized_llr
+
+    counts = (0, 230, 470, 340, 250)
+    value = float(llr(counts, SprtSettings(elo0=-216.4, elo1=0, model="normalized")))
+    assert value == pytest.approx(normalized_llr(counts, -216.4, 0), abs=1e-6)
+
+
 @pytest.mark.slow
 def test_normalized_mle_holds_its_constraint_for_every_t():
     """Random outcome frequencies and t-values from -3 to 3 (normalized Elo of about +-740):
@@ -365,13 +448,13 @@ def test_normalized_mle_holds_its_constraint_for_every_t():
 
 
 def test_the_profile_solver_agrees_with_the_fixed_point_where_both_hold():
-    from arena.results.sprt import _profile_mle_with_t
+    from arena.results.sprt import _stationary_mle_with_t
 
     rng = np.random.default_rng(5)
     for _ in range(10):
         phat = rng.dirichlet(np.ones(5))
         t = float(rng.uniform(-0.8, 0.8))
-        assert _profile_mle_with_t(phat, t, 0.5) == pytest.approx(mle_with_t(phat, t), abs=1e-6)
+        assert _stationary_mle_with_t(phat, t, 0.5) == pytest.approx(mle_with_t(phat, t), abs=1e-6)
 
 
 # -- the words: one block for the terminal, `arena results` and the report site -------------------

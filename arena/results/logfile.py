@@ -5,13 +5,16 @@ not grow the folder without end, so the log rotates once (``arena.log`` and ``ar
 together at most twice :data:`MAX_BYTES`, the newest messages kept).  A full disk makes every
 log call fail; :mod:`logging` would print a ``--- Logging error ---`` traceback for each,
 burying the one message that matters (the CLI's), so the first failure is reported in one
-line and the log is given up.
+line and the log is given up.  The worker processes fork with this handler and write the same
+file, so the disk fills under all of them at once: the "given up" mark is shared, and whichever
+process fails first says so for the whole run.
 """
 
 from __future__ import annotations
 
 import logging
 import logging.handlers
+import multiprocessing
 import sys
 from pathlib import Path
 
@@ -21,16 +24,21 @@ MAX_BYTES = 4 << 20
 class RunLog(logging.handlers.RotatingFileHandler):
     def __init__(self, path: Path, max_bytes: int = MAX_BYTES) -> None:
         super().__init__(path, maxBytes=max_bytes, backupCount=1, encoding="utf-8", delay=True)
-        self.failed = False
+        self.given_up = multiprocessing.get_context("fork").Value("b", 0)  # shared with the forked workers
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.given_up.value)
 
     def emit(self, record: logging.LogRecord) -> None:
         if not self.failed:
             super().emit(record)
 
     def handleError(self, record: logging.LogRecord) -> None:
-        if self.failed:
-            return
-        self.failed = True
+        with self.given_up.get_lock():  # two workers failing at once: one line
+            if self.given_up.value:
+                return
+            self.given_up.value = 1
         error = sys.exc_info()[1]
         sys.stderr.write(f"arena: cannot write {self.baseFilename} ({error}); the run goes on without its log\n")
 

@@ -281,8 +281,8 @@ class PairElo:
     """The Elo difference of an engine over one opponent from their own games, with its 95%
     interval (the Wilson interval of the score, draws counting half, mapped to Elo) and the
     likelihood of superiority.  Where one side took every point the observed score's Elo is
-    infinite: one virtual draw (half a point to each side) is counted first, the Jeffreys prior
-    Beta(1/2, 1/2) on the score, so the estimate and both ends stay finite."""
+    infinite: one draw is added first (half a point to each side), and the estimate and the
+    Wilson interval are those of that score, so both ends stay finite: Wilson on one added draw."""
 
     elo: float
     low: float
@@ -364,7 +364,7 @@ def head_to_head_rows(
 HEAD_TO_HEAD_NOTE = (
     "head-to-head Elo: each pair from its own games; 95% interval: the Wilson score interval of the "
     "pair's score (draws count half), symmetric on the Elo scale; "
-    f"{SWEPT}: one side took every point, so one virtual draw (a prior) is counted to keep the Elo finite; "
+    f"{SWEPT}: one side took every point, so the Elo and its interval count one added draw (half a point each); "
     "LOS: likelihood of superiority."
 )
 

@@ -18,7 +18,13 @@ fishtest's ``LLRcalc.py`` and fastchess's ``sprt.cpp``):
   ``sum_i phat_i (a_i - s) / (1 + theta (a_i - s)) = 0`` (Proposition 1.1).
 * ``normalized``: the t-value ``(mu - 1/2) / sigma`` of the pair score is
   ``sqrt(2) * nelo / (800 / ln 10)``; the MLE is found by the fixed-point iteration
-  of section 4.1 of "Comments on Normalized Elo".
+  of section 4.1 of "Comments on Normalized Elo", or, where that does not reach the
+  constraint, as the likeliest of the stationary points the same equations have.
+
+Both solve ``sum_i phat_i a_i / (1 + theta a_i) = 0`` for theta: a rarely seen outcome
+keeps its share only within about its frequency of a pole, so theta is found as its
+distance from the nearer pole (:func:`_secular`), which keeps runs of millions of pairs
+with an empty outcome exact.
 
 Empty outcome counts are replaced by 1e-3 (fishtest's ``regularize``).  The test
 accepts H1 when ``LLR >= log((1 - beta) / alpha)`` and H0 when
@@ -31,7 +37,7 @@ simulated tests at once (tests/test_sprt.py).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -69,8 +75,8 @@ class SprtSettings(BaseModel):
         if self.alpha + self.beta >= 1:
             raise ValueError("alpha + beta must be less than 1")
         # Also refuses NaN and the infinities, whose LLR is NaN. Beyond (-1000, 1000) the
-        # logistic model's scores round to 0 or 1 and the normalized solver's profile grid has
-        # no feasible point; no engine test needs such bounds.
+        # logistic model's scores round to 0 or 1 and the normalized model's t-values leave
+        # almost no deviation to search; no engine test needs such bounds.
         if not -MAX_BOUND < self.elo0 < self.elo1 < MAX_BOUND:
             raise ValueError(f"{self.model} elo0 and elo1 must lie within ({-MAX_BOUND:g}, {MAX_BOUND:g})")
         return self
@@ -105,137 +111,157 @@ def mean_var(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _secular(phat: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """The root theta of sum_i phat_i a_i / (1 + theta a_i) = 0 (one per row of ``a``).
+    """The distribution p_i = phat_i / (1 + theta a_i) with sum_i p_i a_i = 0 (one per row of
+    ``a``): theta is the root of f(theta) = sum_i phat_i a_i / (1 + theta a_i), which falls
+    from +inf to -inf between the poles -1/max a and -1/min a. NaN where ``a`` does not
+    straddle zero (no such p).
 
-    The sum falls strictly with theta on (-1/max a, -1/min a), where 1 + theta a_i > 0
-    for every i, so a Newton step kept inside a shrinking bracket converges."""
-    lo = -1 / a.max(axis=-1)
-    hi = -1 / a.min(axis=-1)
-    theta = np.zeros(lo.shape)
-    for _ in range(100):
-        d = 1 + theta[..., None] * a
-        f = (phat * a / d).sum(axis=-1)
-        newton = f / (phat * a * a / (d * d)).sum(axis=-1)  # -f / f'
-        converged = np.abs(newton) <= 1e-13 * np.maximum(1, np.abs(theta))
-        if converged.all():
-            break
-        lo = np.where(f > 0, theta, lo)
-        hi = np.where(f < 0, theta, hi)
-        step = theta + newton
-        step = np.where((step > lo) & (step < hi), step, (lo + hi) / 2)
-        theta = np.where(converged, theta, step)
-    return theta
+    An outcome seldom seen (a regularized empty bin: phat of 1e-3 / pairs) keeps its share only
+    at a theta within about phat of a pole, closer than theta itself can be resolved. So the
+    root is found as its distance delta from the nearer pole, where 1 + theta a_i = c_i + delta a_i
+    with c_i = 1 - a_i / a_pole exact (0 at the pole), by Newton steps on
+    h(delta) = delta f = sum_{pole} phat_i + delta sum_{others} phat_i a_i / (c_i + delta a_i),
+    smooth down to delta = 0, kept inside a shrinking bracket."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        straddles = (a.max(axis=-1) > 0) & (a.min(axis=-1) < 0)
+        lo, hi = -1 / a.max(axis=-1), -1 / a.min(axis=-1)
+        middle = (lo + hi) / 2
+        nearer_high = (phat * a / (1 + middle[..., None] * a)).sum(axis=-1) > 0
+        a = np.where(nearer_high[..., None], -a, a)  # theta -> -theta mirrors the high pole to the low one
+        c = 1 - a / a.max(axis=-1, keepdims=True)
+        pole = c == 0
+        pole_mass = np.where(pole, phat, 0.0).sum(axis=-1)
+        weight = np.where(pole, 0.0, phat * a)  # the other outcomes' terms, over c_i + delta a_i
+        c_off, a_off = np.where(pole, 1.0, c), np.where(pole, 0.0, a)
+        bracket_lo, bracket_hi = np.zeros(lo.shape), (hi - lo) / 2
+        delta = np.zeros(lo.shape)
+        for _ in range(100):
+            d = c_off + delta[..., None] * a_off
+            h = pole_mass + delta * (weight / d).sum(axis=-1)
+            step = -h / (weight * c_off / (d * d)).sum(axis=-1)
+            done = ~straddles | (np.abs(step) <= 1e-14 * delta) | (h == 0)
+            if done.all():
+                break
+            bracket_lo = np.where(h > 0, delta, bracket_lo)
+            bracket_hi = np.where(h < 0, delta, bracket_hi)
+            newton = delta + step
+            inside = (newton > bracket_lo) & (newton < bracket_hi)
+            delta = np.where(done, delta, np.where(inside, newton, (bracket_lo + bracket_hi) / 2))
+        p = phat / (c + delta[..., None] * a)
+    return np.where(straddles[..., None], p, np.nan)
 
 
 def mle_with_mean(phat: np.ndarray, s: np.ndarray | float) -> np.ndarray:
     """The outcome distribution with expected pair score ``s`` most likely to give ``phat``."""
     a = PAIR_SCORES - np.asarray(s, dtype=float)[..., None]
-    a = np.broadcast_to(a, phat.shape)
-    theta = _secular(phat, a)
-    return phat / (1 + theta[..., None] * a)
+    return _secular(phat, np.broadcast_to(a, phat.shape))
+
+
+FIXED_POINT_T = 0.35  # |t| (nElo about 86) up to which the fixed point is trusted; see mle_with_t
 
 
 def mle_with_t(phat: np.ndarray, t: float, ref: float = 0.5) -> np.ndarray:
     """The outcome distribution with t-value (mu - ref) / sigma = t most likely to give ``phat``.
 
-    Van den Bergh's fixed point first (fast, and fishtest's own); a row where it ends off the
-    constraint (it has no root for large t: about 0.94 from its uniform start) is solved by
-    :func:`_profile_mle_with_t`, which holds for every t."""
+    Van den Bergh's fixed point first (fast, and fishtest's own), for |t| up to FIXED_POINT_T;
+    a row where it ends off the constraint is solved by :func:`_stationary_mle_with_t`, which
+    holds for every t. Beyond FIXED_POINT_T every row is: there the likelihood on the constraint
+    can have two peaks and the fixed point may settle on the lower one ([0, 230, 470, 340, 250]
+    at t = -0.88 loses 35 of LLR; it has no root at all past about 0.94). In thousands of random
+    vectors, with and without empty outcomes, it found the higher peak for every |t| below 0.57."""
+    if abs(t) > FIXED_POINT_T:
+        return _each_row(phat, lambda row: _stationary_mle_with_t(row, t, ref))
     p = np.full(phat.shape, 1 / len(PAIR_SCORES))
     with np.errstate(invalid="ignore", divide="ignore"):
         for _ in range(100):
             mu, var = mean_var(p)
             sigma = np.sqrt(var)[..., None]
-            a = PAIR_SCORES - ref - t * sigma * (1 + ((mu[..., None] - PAIR_SCORES) / sigma) ** 2) / 2
-            theta = _secular(phat, a)
-            new = phat / (1 + theta[..., None] * a)
+            new = _secular(phat, _t_direction(t, ref, mu[..., None], sigma))
             converged = np.abs(new - p).max() < 1e-12
             p = new
             if converged:
                 break
         mu, var = mean_var(p)
         off = ~(np.isfinite(p).all(axis=-1) & (np.abs(mu - ref - t * np.sqrt(var)) < 1e-9))
-    if off.any():
-        p = np.array(p)
-        for row in zip(*np.nonzero(off)) if p.ndim > 1 else [()]:
-            p[row] = _profile_mle_with_t(phat[row], t, ref)
+    return _each_row(phat, lambda row: _stationary_mle_with_t(row, t, ref), p, off)
+
+
+def _each_row(
+    phat: np.ndarray, solve: Callable[[np.ndarray], np.ndarray], p: np.ndarray | None = None, rows: Any = True
+) -> np.ndarray:
+    """``p`` with ``solve(phat[row])`` in each of ``rows`` (a mask over phat's rows; all by default)."""
+    p = np.array(np.empty(phat.shape) if p is None else p)
+    rows = np.broadcast_to(rows, phat.shape[:-1])
+    for row in zip(*np.nonzero(rows)) if p.ndim > 1 else ([()] if rows else []):
+        p[row] = solve(phat[row])
     return p
 
 
-PROFILE_GRID = 400  # mean scores tried at first; then rounds of finer grids around the best
-PROFILE_ROUNDS = 6  # each narrows the best mean's bracket 25-fold: to about 1e-10 in all
+def _t_direction(t: float, ref: float, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """a_i of the t-value constraint linearised at mean ``mu`` and deviation ``sigma``: the
+    gradient of mu - ref - t sigma, shifted so that sum_i p_i a_i = 0 is the constraint."""
+    return PAIR_SCORES - ref - t * sigma * (1 + ((mu - PAIR_SCORES) / sigma) ** 2) / 2
 
 
-def _profile_mle_with_t(phat: np.ndarray, t: float, ref: float) -> np.ndarray:
-    """The same MLE for one row, by profiling over the mean score s: with s fixed, the
-    constraint (s - ref) = t * sigma fixes the variance v(s) = ((s - ref) / t)^2, and both
-    the mean and the variance are linear in p, so the MLE given s is an empirical-likelihood
-    problem (:func:`_mle_with_moments`, concave in its two multipliers). The best s is found
-    on a grid of the feasible means, then on finer grids around the best point."""
+STATIONARY_GRID = 512  # deviations scanned for the stationary points of the likelihood
+EDGE_STEPS = 52  # points crowded towards each edge of the feasible deviations, down to 2^-52 of a grid step
+
+
+def _stationary_mle_with_t(phat: np.ndarray, t: float, ref: float) -> np.ndarray:
+    """The same MLE for one row, from every stationary point of the likelihood on the constraint.
+
+    Each is a deviation sigma (mean ref + t sigma) where the distribution of
+    :func:`_secular` for the constraint linearised there has exactly that mean (and then,
+    by sum_i p_i a_i = 0, that deviation): a root of g(sigma) = mean - ref - t sigma. The
+    roots are bracketed on a grid of every feasible sigma and bisected; the likeliest wins.
+    The maximum is one of them: every outcome has phat > 0, so it lies inside the simplex."""
     if t == 0:
         return mle_with_mean(phat, ref)
-    low, high = (ref, 1.0) if t > 0 else (0.0, ref)
-    means = np.linspace(low, high, PROFILE_GRID + 2)[1:-1]
-    for _ in range(PROFILE_ROUNDS):
-        variances = ((means - ref) / t) ** 2
-        feasible = _moments_feasible(means, variances)
-        values, ps = _mle_with_moments(phat, means[feasible], variances[feasible])
-        best = int(np.argmax(values))
-        kept = means[feasible]
-        below, above = kept[max(best - 1, 0)], kept[min(best + 1, len(kept) - 1)]
-        means = np.linspace(below, above, 51)
-    return ps[best]
-
-
-def _moments_feasible(s: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Whether some distribution with every outcome likely (the interior of the simplex)
-    has mean ``s`` and variance ``v``: above the variance of the two outcomes around s, below
-    that of the two extremes."""
-    k = np.clip(np.floor(s * (len(PAIR_SCORES) - 1)).astype(int), 0, len(PAIR_SCORES) - 2)
-    least = (s - PAIR_SCORES[k]) * (PAIR_SCORES[k + 1] - s)
-    return (v > least + 1e-12) & (v < s * (1 - s) - 1e-12)
-
-
-def _mle_with_moments(phat: np.ndarray, s: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each mean s[g] and variance v[g]: the log-likelihood sum_i phat_i log p_i of the
-    most likely p with that mean and variance, and that p. It is
-    p_i = phat_i / (1 + lambda . b_i) with b_i = (x_i - s, (x_i - s)^2 - v), lambda the maximum
-    of the concave G(lambda) = sum_i phat_i log(1 + lambda . b_i) (Owen's empirical likelihood),
-    found by Newton steps halved until they stay in G's domain and do not lower it."""
-    d = PAIR_SCORES - s[:, None]
-    b = np.stack([d, d * d - v[:, None]], axis=-1)  # (grid, 5, 2)
-    lam = np.zeros((len(s), 2))
-
-    def concave(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        denominator = 1 + np.einsum("gik,gk->gi", b, lam)
-        inside = (denominator > 0).all(axis=-1)
-        logs = np.log(np.where(denominator > 0, denominator, 1.0))
-        return np.where(inside, (phat * logs).sum(axis=-1), np.inf), denominator
-
-    value, denominator = concave(lam)
+    sigmas = _feasible_grid(phat, t, ref)
+    gaps = _stationary_gap(phat, t, ref, sigmas)
+    starts = np.flatnonzero((gaps[:-1] * gaps[1:] <= 0) & np.isfinite(gaps[:-1] * gaps[1:]))
+    low, high = sigmas[starts], sigmas[starts + 1]
+    rising = gaps[starts] < 0
     for _ in range(60):
-        w = phat / denominator
-        gradient = np.einsum("gi,gik->gk", w, b)
-        if np.abs(gradient).max() < 1e-13:
-            break
-        hessian = -np.einsum("gi,gik,gil->gkl", w / denominator, b, b)
-        step = -np.linalg.solve(hessian, gradient[..., None])[..., 0]  # negative definite: 5 outcomes
-        scale = np.ones(len(s))
-        for _ in range(60):
-            candidate = lam + scale[:, None] * step
-            new, new_denominator = concave(candidate)
-            worse = ~((new >= value - 1e-15) & np.isfinite(new))
-            if not worse.any():
-                break
-            scale = np.where(worse, scale / 2, scale)
-        keep = ~worse
-        lam = np.where(keep[:, None], candidate, lam)
-        value = np.where(keep, new, value)
-        denominator = np.where(keep[:, None], new_denominator, denominator)
-    p = phat / denominator
-    solved = np.abs(p.sum(axis=-1) - 1) < 1e-9  # the sum is 1 only at G's maximum
-    entropy = (phat * np.log(phat)).sum()
-    return np.where(solved, entropy - value, -np.inf), p
+        middle = (low + high) / 2
+        below = (_stationary_gap(phat, t, ref, middle) < 0) == rising
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    roots = (low + high) / 2
+    candidates = _secular(
+        np.broadcast_to(phat, (len(roots), len(phat))), _t_direction(t, ref, ref + t * roots[:, None], roots[:, None])
+    )
+    return candidates[int(np.argmax((phat * np.log(candidates)).sum(axis=-1)))]
+
+
+def _feasible_grid(phat: np.ndarray, t: float, ref: float) -> np.ndarray:
+    """Deviations from 0 to the largest possible (sigma^2 = mu (1 - mu) with mu = ref + t sigma,
+    all on the two extremes), evenly spaced, and crowded towards each edge of the range where the
+    linearised constraint has a distribution: the likeliest one may lie there, within a hair of
+    the edge, when an outcome was never seen."""
+    top = (t * (1 - 2 * ref) + math.sqrt((t * (1 - 2 * ref)) ** 2 + 4 * (1 + t * t) * ref * (1 - ref))) / (
+        2 * (1 + t * t)
+    )
+    sigmas = top * np.arange(STATIONARY_GRID + 2) / (STATIONARY_GRID + 1)
+    inside = np.isfinite(_stationary_gap(phat, t, ref, sigmas))
+    inside[[0, -1]] = False  # sigma = 0 and sigma = top: degenerate distributions
+    crowded = [sigmas]
+    for edge in np.flatnonzero(inside[:-1] != inside[1:]):
+        out, into = (edge, edge + 1) if inside[edge + 1] else (edge + 1, edge)
+        outside, feasible = np.full(1, sigmas[out]), np.full(1, sigmas[into])
+        for _ in range(60):  # the edge itself, by bisection
+            middle = (outside + feasible) / 2
+            ok = np.isfinite(_stationary_gap(phat, t, ref, middle))
+            outside, feasible = np.where(ok, outside, middle), np.where(ok, middle, feasible)
+        crowded.append(outside + (sigmas[into] - outside) * 0.5 ** np.arange(1, EDGE_STEPS + 1))
+    return np.unique(np.concatenate(crowded))
+
+
+def _stationary_gap(phat: np.ndarray, t: float, ref: float, sigmas: np.ndarray) -> np.ndarray:
+    """g(sigma) for each of ``sigmas``; NaN where the linearised constraint has no distribution."""
+    mu = ref + t * sigmas[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):  # sigma = 0: NaN, as outside
+        p = _secular(np.broadcast_to(phat, (len(sigmas), len(phat))), _t_direction(t, ref, mu, sigmas[:, None]))
+    return p @ PAIR_SCORES - mu[:, 0]
 
 
 def hypotheses(settings: SprtSettings) -> tuple[float, float]:
