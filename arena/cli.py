@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from importlib.metadata import EntryPoint
 
-    from .engine.process import EngineSpec
+    from .engine.player import EngineSpec
     from .tournament.progress import Mode
 
 
@@ -623,7 +623,7 @@ def check_engine(
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
     from .engine.conformance import Conformance, check_game, format_check
-    from .engine.process import EngineSpec
+    from .engine.player import EngineSpec
     from .rules import OptionError, games_speaking
 
     if inits and protocol != "gtp":
@@ -1055,7 +1055,7 @@ def _score(points: dict[str, float], record: dict[str, Any]) -> None:
 def _spec_from_command(
     seat: int, command: str, protocol: str = "arena", options: Sequence[tuple[str, str]] = (), init: Sequence[str] = ()
 ) -> EngineSpec:
-    from .engine.process import EngineSpec
+    from .engine.player import EngineSpec
     from .tournament.config import ConfigError, resolve_program
 
     try:

@@ -9,7 +9,7 @@ import pytest
 from helpers import ROOT, engine_toml, run_arena, write_tournament
 
 from arena.engine import waiting
-from arena.engine.process import EngineSpec
+from arena.engine.player import EngineSpec
 from arena.match import TimeControl
 from arena.tournament.pool import WorkerPool
 from arena.tournament.schedule import ScheduledGame

@@ -14,7 +14,8 @@ from conftest import ROOT
 import arena.engine.conversation as conversation_module
 import arena.engine.waiting as waiting_module
 from arena.engine import proctree
-from arena.engine.process import EngineFault, EngineProcess, EngineSpec
+from arena.engine.player import EngineFault, EngineSpec
+from arena.engine.process import EngineProcess
 from arena.engine.transport import PipeSettings
 from arena.match import TimeControl, play_game
 from arena.rules import make_game

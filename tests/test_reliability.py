@@ -26,7 +26,8 @@ from zoo import (
 )
 
 from arena.engine import proctree
-from arena.engine.process import EngineProcess, EngineSpec
+from arena.engine.player import EngineSpec
+from arena.engine.process import EngineProcess
 from arena.engine.transport import PipeTransport
 from arena.match import TimeControl, play_game
 from arena.record import derive_seed, new_deal

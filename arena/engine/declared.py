@@ -17,7 +17,7 @@ from protocol.codec import OptionDecl
 
 if TYPE_CHECKING:  # process.py uses this module: no import cycle at run time
     from ..rules import Game
-    from .process import EngineSpec
+    from .player import EngineSpec
 
 
 def describe(decl: OptionDecl) -> str:
@@ -112,7 +112,7 @@ def preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str = "", at_onc
 
 def _preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str) -> list[Checked]:
     from . import open_engine
-    from .process import EngineFault, EngineRefused
+    from .player import EngineFault, EngineRefused
     from .transport import PipeSettings
 
     pipe = PipeSettings(run_tag=run_tag)

@@ -20,24 +20,10 @@ from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, R
 
 from ..record import Termination
 from ..rules import Game, State
-from .conversation import HANDSHAKE_TIMEOUT, Conversation
+from .conversation import Conversation
 from .declared import declaration_problem, games_problem, option_problems
 from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
-from .transport import EXIT_WAIT, INFO_KEEP, QUIT_GRACE, Reason
-from .waiting import SPIN_S
-
-# What the layers above import from here, as they did when this module was the whole engine layer.
-__all__ = [
-    "EXIT_WAIT",
-    "HANDSHAKE_TIMEOUT",
-    "QUIT_GRACE",
-    "SPIN_S",
-    "EngineFault",
-    "EngineProcess",
-    "EngineRefused",
-    "EngineSpec",
-    "Reply",
-]
+from .transport import INFO_KEEP, QUIT_GRACE, Reason
 
 log = logging.getLogger("arena.engine")
 

@@ -22,7 +22,7 @@ from protocol import codec
 
 from ..engine import Conversation, open_engine, proctree
 from ..engine.declared import Checked, preflight
-from ..engine.process import EngineFault, EngineSpec
+from ..engine.player import EngineFault, EngineSpec
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
 from ..engine.transport import PipeSettings
 from ..engine.waiting import CoreShare
