@@ -72,7 +72,7 @@ class EngineProcess(Conversation):
             elif not isinstance(msg, Info):
                 raise EngineFault(Termination.PROTOCOL, f"unexpected {_describe(msg)} during the handshake")
         problems = option_problems(self.declared_options, self.spec.options)
-        if problems:  # a tournament refuses these before its first game (declared.preflight)
+        if problems:  # a tournament refuses these before its first game (preflight.py)
             raise EngineRefused(problems[0])
         if self.game and (problem := games_problem(self.identity, self.game)) is not None:
             raise EngineRefused(f"it {problem}")

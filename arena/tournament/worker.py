@@ -21,8 +21,9 @@ from typing import Any
 from protocol import codec
 
 from ..engine import Conversation, open_engine, proctree
-from ..engine.declared import Checked, preflight
+from ..engine.declared import Checked
 from ..engine.player import EngineFault, EngineSpec
+from ..engine.preflight import preflight
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
 from ..engine.transport import PipeSettings
 from ..engine.waiting import CoreShare
