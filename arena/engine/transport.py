@@ -8,7 +8,9 @@ goes wrong surfaces as one :class:`EngineFault` carrying the termination code re
 the game.  The process runs in its own process group so that killing it also kills any
 children it forked, and it is always reaped; :mod:`arena.engine.proctree` adds an
 environment tag (children that left the group are found and killed too), death with the
-arena process that started it, and the CPU budget of each game.
+arena process that started it, and the CPU budget of each game.  How it waits for the
+engine's bytes (asleep, spinning, or with the engine on the worker's core) is
+:mod:`arena.engine.waiting`'s strategy, chosen from the :class:`PipeSettings` at each launch.
 """
 
 from __future__ import annotations
