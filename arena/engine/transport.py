@@ -72,7 +72,8 @@ class Transport(Protocol):
 
     @property
     def waiting(self) -> Waiting:
-        """How it waits for an answer: told when one is awaited and how long it took."""
+        """How it waits for the engine (waiting.py): a conversation frames each answer
+        with its begin(), answered(elapsed) and end()."""
         ...
 
     def launch(self) -> None:
