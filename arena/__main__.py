@@ -2,8 +2,10 @@
 
 Importing the CLI takes a few hundred milliseconds; a Ctrl-C (or SIGTERM) in that time must
 give one line, not a traceback or silence, so both are answered quietly until the CLI is
-loaded; then SIGTERM raises KeyboardInterrupt like Ctrl-C, which every command turns into
-one line (and a run into a clean stop that keeps finished games).
+loaded; then SIGTERM raises KeyboardInterrupt like Ctrl-C (its subclass ``Terminated``, for
+its own exit code), which every command turns into one line (and a run into a clean stop
+that keeps finished games).  Either stop exits with 128 + the signal (130, 143), as a shell
+reports a process the signal ended.
 
 The handlers go in before any other import: under ``python -m arena`` this module's first
 lines are arena's first lines, and a stop that lands while ``typing`` (say) is imported would
@@ -25,7 +27,7 @@ def _interrupted_at_start(signum: int, frame: object) -> None:
     # code that swallows it (a __del__, a garbage-collector callback) and lose the Ctrl-C.
     sys.stderr.write("arena: interrupted while starting; nothing was done\n")
     sys.stderr.flush()
-    os._exit(2)
+    os._exit(128 + signum)
 
 
 def _answer_stops_quietly() -> list:
@@ -51,7 +53,9 @@ def entry() -> None:
 
 
 def _stop_like_ctrl_c(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    from .tournament.verdict import Terminated  # loaded with the CLI: no import at this moment
+
+    raise Terminated
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The ``arena`` command line: a thin layer over the modules that do the work.
 
 Every expected failure (bad tournament file, unknown game, locked output
-folder, unreadable records) is reported as one clear message and exit code 2.
+folder, unreadable records) is reported as one clear message and exit code 2; a run
+ends with its verdict's code (arena/tournament/verdict.py: 0 to 3, 130 and 143).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -20,6 +21,7 @@ import click
 # an input error answer at once. Each command imports the modules it uses (numpy, pydantic,
 # the engines, the referee) when it runs.
 from .rules import GAMES
+from .tournament.verdict import BAD_INPUT, START_UP_FAILURE, interrupt_code
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -30,34 +32,75 @@ if TYPE_CHECKING:
 
 
 class Failure(click.ClickException):
-    """An expected error: printed as ``arena: <message>``, exit code 2."""
+    """An expected error: printed as ``arena: <message>``, exit code 2 (bad input)."""
 
-    exit_code = 2
+    exit_code = BAD_INPUT
 
     def show(self, file: Any = None) -> None:
         click.echo(f"arena: {self.format_message()}", err=True)
 
 
-class _Commands(click.Group):
-    """Ctrl-C outside the places that handle it (loading a file, starting up) is one line and
-    exit code 2, like every expected stop, rather than click's "Aborted!".
+class _Command(click.Command):
+    """A command whose unknown option gets the one it most likely misspells: click's own
+    suggestions compare the dashes too, so '--roundz' also suggested '--out'."""
 
-    Besides its own, the group offers the commands other installed packages declare in the
-    ``arena.commands`` entry point group (``arena bench``, from the benchmarks' package): each is
-    loaded only when it is run or the help lists it, and no module here imports one."""
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            meant = _option_meant(ctx, exc.option_name)
+            raise click.NoSuchOption(exc.option_name, possibilities=[meant] if meant else None, ctx=ctx) from None
+
+
+def _option_meant(ctx: click.Context, word: str) -> str | None:
+    """The option of the context's command that ``word`` (``--roundz``) most likely misspells."""
+    from .rules.base import did_you_mean
+
+    names = {name.lstrip("-"): name for p in ctx.command.get_params(ctx) for name in [*p.opts, *p.secondary_opts]}
+    meant = did_you_mean(word.partition("=")[0].lstrip("-"), names)
+    return names[meant] if meant is not None else None
+
+
+# `arena --help` lists the commands by use, the everyday ones first; any other follows.
+COMMAND_ORDER = ("run", "results", "report", "ratings", "play", "check-engine", "verify", "export", "ladder", "bench")
+
+
+def _stop(message: str, code: int) -> NoReturn:
+    """An expected stop with an exit code of its own (verdict.py), printed as a Failure is."""
+    Failure(message).show()
+    sys.exit(code)
+
+
+class _Commands(click.Group):
+    """Ctrl-C (or SIGTERM) outside the places that handle it (loading a file, starting up) is
+    one line and exit code 130 (143), rather than click's "Aborted!".
+
+    Besides its own, the top group (``offers_added``) offers the commands other installed packages
+    declare in the ``arena.commands`` entry point group (``arena bench``, from the benchmarks'
+    package): each is loaded only when it is run or the help lists it, and no module here imports one."""
+
+    command_class = _Command
+    group_class = type  # a group's subgroups are _Commands too
+
+    def __init__(self, *args: Any, offers_added: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.offers_added = offers_added
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            raise Failure("interrupted; nothing that was finished is lost. Run the same command to resume.") from None
+        except KeyboardInterrupt as exc:
+            resume = f"Resume with: {_command_line()}"
+            _stop(f"interrupted; nothing that was finished is lost. {resume}", interrupt_code(exc))
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *_added_commands()})
+        names = {*self.commands, *(_added_commands() if self.offers_added else ())}
+        ordered = [name for name in COMMAND_ORDER if name in names]
+        return ordered + sorted(names - set(COMMAND_ORDER))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
-        if command is not None:
+        if command is not None or not self.offers_added:
             return command
         entry = _added_commands().get(cmd_name)
         if entry is None:
@@ -67,6 +110,11 @@ class _Commands(click.Group):
         except (ImportError, AttributeError) as exc:
             raise Failure(f"{cmd_name}: cannot load {entry.value} ({exc}); reinstall arena: pip install -e .") from None
         return loaded if isinstance(loaded, click.Command) else None
+
+
+def _command_line() -> str:
+    """The command this process runs, as a shell would take it again."""
+    return shlex.join(["arena", *sys.argv[1:]]).replace("\n", " ")
 
 
 COMMANDS_GROUP = "arena.commands"  # the entry point group of commands added by other packages
@@ -79,13 +127,13 @@ def _added_commands() -> dict[str, EntryPoint]:
     return {entry.name: entry for entry in entry_points(group=COMMANDS_GROUP)}
 
 
-@click.group(cls=_Commands)
+@click.group(cls=_Commands, offers_added=True)
 @click.version_option(package_name="arena")
 def main() -> None:
     """Referee and tournament runner for hex-board games (hex, groups, bases, hexgo, posies)."""
 
 
-class _ItemsCommand(click.Command):
+class _ItemsCommand(_Command):
     """Flags followed by several KEY=VALUE items, as fastchess and cutechess-cli take them
     (``--engine name=new cmd=./new``): the items up to the next flag are handed to the flag
     as one value."""
@@ -132,7 +180,26 @@ def _item_groups(values: tuple[str, ...]) -> list[list[str]]:
     return groups
 
 
-@main.command(cls=_ItemsCommand)
+# Shown after the options; \b keeps a paragraph's line breaks (click rewraps the others).
+RUN_EXAMPLES = """Examples:
+
+\b
+From a tournament file (the same command resumes its folder):
+  arena run tournaments/hex9.toml --workers 2
+
+\b
+From flags, as fastchess takes them (an SPRT of ./new against ./old):
+  arena run --game hex -O size=9 --engine name=new cmd="./new --threads 1" \\
+    --engine name=old cmd=./old --each tc=10+0.1 --concurrency 2 \\
+    --rounds 200 --sprt elo0=0 elo1=5 --out out/new-vs-old
+"""
+
+
+@main.command(
+    cls=_ItemsCommand,
+    short_help="Play a round-robin, gauntlet or SPRT from a file or flags.",
+    epilog=RUN_EXAMPLES,
+)
 @click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--workers",
@@ -145,7 +212,8 @@ def _item_groups(values: tuple[str, ...]) -> list[list[str]]:
     "--out",
     "-o",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (default: out/<tournament name>). Re-running resumes it.",
+    help="Output folder (default: the file's 'out', relative to the file, else out/<tournament name>). "
+    "Re-running resumes it.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final tables, no progress.")
 @click.option(
@@ -180,6 +248,13 @@ def _item_groups(values: tuple[str, ...]) -> list[list[str]]:
     type=click.Path(dir_okay=False, path_type=Path),
     help='The engine list that use = "NAME" entries and --engine conf=NAME take engines from '
     "(default: engines.toml beside the tournament file; without a file, in this folder).",
+)
+@click.option(
+    "--forfeit-failed-engines",
+    is_flag=True,
+    help="When an engine fails its start-up check (it cannot start, or does not answer), play on "
+    "with its games lost unplayed instead of stopping with exit code 3 (the file's "
+    "forfeit_failed_engines = true).",
 )
 @click.option("--game", "-g", "game_name", type=click.Choice(sorted(GAMES)), help="Without a file: the game.")
 @click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE", help="Without a file: a game option.")
@@ -224,6 +299,7 @@ def run(
     idle_engines: int | None,
     cluster_address: str | None,
     engines_file: Path | None,
+    forfeit_failed_engines: bool,
     game_name: str | None,
     options: tuple[str, ...],
     engine_items: tuple[str, ...],
@@ -239,7 +315,17 @@ def run(
 
     Without a file, the flags say it as fastchess's do (--game, -O, --engine, --each, --rounds,
     --sprt, --gauntlet, --openings, --seed) and the run writes the same tournament file to
-    DIR/tournament.toml (docs/command-line.md)."""
+    DIR/tournament.toml (docs/command-line.md).
+
+    \b
+    Exit codes (the run's last line says the same):
+      0    finished: every game played (or the SPRT decided on played games)
+      1    finished, but an engine was dropped, the SPRT has no decision, or
+           games were not recorded
+      2    bad input or refused settings
+      3    an engine failed its start-up check: the run stopped before its
+           first game (--forfeit-failed-engines plays on)
+      130  interrupted by Ctrl-C, 143 by SIGTERM (the line says how to resume)"""
     from .tournament.config import ConfigError, load_tournament
 
     flag_given = {
@@ -268,11 +354,13 @@ def run(
     else:
         t, out, writer = _flag_tournament(
             game_name, given, options, engine_items, each_items, rounds, workers, seed, sprt_items,
-            gauntlet_items, openings_items, out, engines_file, idle_engines,
+            gauntlet_items, openings_items, out, engines_file, idle_engines, forfeit_failed_engines,
         )  # fmt: skip
         extra.append(writer)
         workers = idle_engines = None  # in the tournament's data, as a file's 'workers' and 'idle_engines'
-    _run_loaded(t, out, workers, quiet, report_every, trace, cluster_address, extra, idle_engines)
+    _run_loaded(
+        t, out, workers, quiet, report_every, trace, cluster_address, extra, idle_engines, forfeit_failed_engines
+    )
 
 
 def _flag_tournament(
@@ -290,6 +378,7 @@ def _flag_tournament(
     out: Path | None,
     engines_file: Path | None,
     idle_engines: int | None,
+    forfeit_failed_engines: bool,
 ) -> tuple[Any, Path, Any]:
     """A run without a tournament file: the tournament its flags say, its folder, and what
     writes its tournament file there."""
@@ -316,13 +405,13 @@ def _flag_tournament(
         [item for group in _item_groups(openings_items) for item in group] if openings_items else None,
         out,
         idle_engines,
+        forfeit_failed_engines or None,  # written into the file only when chosen
     )
     try:
         t, out = flag_tournament(flags, Path.cwd(), engines_file)
     except (FlagError, ConfigError) as exc:
         raise Failure(str(exc)) from None
-    command_line = shlex.join(["arena", *sys.argv[1:]]).replace("\n", " ")
-    return t, out, TournamentFileWriter(out / "tournament.toml", tournament_text(t, command_line))
+    return t, out, TournamentFileWriter(out / "tournament.toml", tournament_text(t, _command_line()))
 
 
 def _run_loaded(
@@ -335,8 +424,10 @@ def _run_loaded(
     cluster_address: str | None,
     extra: list[Any],
     idle_engines: int | None = None,
+    forfeit_failed_engines: bool = False,
 ) -> None:
-    """Play a loaded tournament into ``out`` and print its tables (both forms of arena run)."""
+    """Play a loaded tournament into ``out``, print its tables and end with its verdict: the
+    last line and the exit code (both forms of arena run)."""
     import sqlite3
 
     from .engine.trace import trace_path
@@ -344,12 +435,14 @@ def _run_loaded(
     from .results.store import StorageError, failure_text
     from .tournament.cluster import ClusterError, ClusterSpec
     from .tournament.config import ConfigError
+    from .tournament.load import LoadWatch
     from .tournament.observers import live_site
     from .tournament.progress import Progress
     from .tournament.runner import RunInterrupted, run_tournament
+    from .tournament.verdict import StartupFailure
 
     tournament_file = t.path
-    out = out or Path("out") / t.name
+    out = out or t.folder
     mode: Mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
     note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
     progress = Progress(
@@ -370,21 +463,32 @@ def _run_loaded(
         site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
         try:
             summary = run_tournament(
-                t, out, workers, [*extra, site, progress], cluster=cluster, trace=trace, idle_engines=idle_engines
+                t,
+                out,
+                workers,
+                [*extra, site, progress],
+                cluster=cluster,
+                trace=trace,
+                idle_engines=idle_engines,
+                forfeit_failed_engines=forfeit_failed_engines,
+                load=None if cluster else LoadWatch(warn=progress.warn),  # a cluster's load is its machines'
             )
         finally:
             progress.close()
+    except StartupFailure as exc:
+        _stop(str(exc), START_UP_FAILURE)
     except (StorageError, ClusterError, ConfigError) as exc:
         raise Failure(str(exc)) from None
     except KeyboardInterrupt as exc:
-        standings = exc.standings if isinstance(exc, RunInterrupted) else None
-        if standings:
-            _say(f"\n{t.name}: interrupted; the games stored so far:\n{standings}")
+        stopped = exc if isinstance(exc, RunInterrupted) else None
+        if stopped is not None and stopped.standings:
+            _say(f"\n{t.name}: interrupted; the games stored so far:\n{stopped.standings}")
         folder = shlex.quote(str(out.resolve()))
-        raise Failure(
-            f"interrupted; finished games are kept in {folder}. Run the same command to resume; "
-            f"'arena results {folder}' shows every table."
-        ) from None
+        _stop(
+            f"interrupted; finished games are kept in {folder} ('arena results {folder}' shows every table). "
+            f"Resume with: {_command_line()}",
+            stopped.code if stopped is not None else interrupt_code(exc),
+        )
     except (OSError, sqlite3.Error) as exc:
         raise Failure(failure_text(out, exc)) from None
     _say(
@@ -393,19 +497,17 @@ def _run_loaded(
     )
     _say(summary.table)  # with the SPRT's verdict and the dropped engines
     _say(
-        f"\nfolder: {out.resolve()}  (results.json, standings.md, standings.csv, arena.db, games.jsonl)"
-        f"  report: {(out / 'report' / 'index.html').resolve()}"
+        f"\nfolder: {out.resolve()}\n  results.json, standings.md, standings.csv, arena.db, games.jsonl"
+        f"\nreport: {(out / 'report' / 'index.html').resolve()}"
     )
-    if summary.errors:
-        for error in summary.errors:
-            click.echo(f"arena: {error}", err=True)
-        click.echo(
-            f"arena: {len(summary.errors)} game(s) were not recorded; run the same command again to play them", err=True
-        )
-        sys.exit(1)
+    for error in summary.errors:
+        click.echo(f"arena: {error}", err=True)
+    verdict = summary.verdict
+    _say(f"{t.name}: {verdict.text}")  # the last line, as the exit code says it
+    sys.exit(verdict.code)
 
 
-@main.command()
+@main.command(short_help="Play games between engine commands, showing each board.")
 @click.option("--game", "-g", "game_name", required=True, type=click.Choice(sorted(GAMES)), help="The game to play.")
 @click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
 @click.option("--movetime", type=click.IntRange(1), help="Milliseconds per move (default 1000 without --base).")
@@ -571,7 +673,11 @@ def _show_game(game: Any, played: Any, games: int, record: Path | None, points: 
         click.echo(f"trace: {played.trace}")
 
 
-@main.command("check-engine", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@main.command(
+    "check-engine",
+    short_help="Check an engine against the protocol: PASS/FAIL a check.",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
 @click.option(
     "--game",
     "-g",
@@ -622,10 +728,16 @@ def check_engine(
 ) -> None:
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
-    from .engine.conformance import Conformance, check_game, format_check
+    from .engine.conformance import Conformance, NotDeclared, check_game, format_check
     from .engine.player import EngineSpec
     from .rules import OptionError, games_speaking
 
+    if command[0].startswith("-"):  # the options end where the command starts, and no program starts with '-'
+        meant = _option_meant(click.get_current_context(), command[0])
+        raise Failure(
+            f"no such option {command[0]!r}" + (f" (did you mean {meant!r}?)" if meant else "") + "; the options "
+            "come before the engine's command (arena check-engine --help)"
+        )
     if inits and protocol != "gtp":
         raise Failure("--init is for GTP engines (--protocol gtp); a protocol-1 engine gets options instead")
     board = _parse_options(options)
@@ -645,15 +757,18 @@ def check_engine(
     )
     spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms, init=inits)
     failed = 0
-    for check in Conformance(spec, games, board).run():
-        failed += check.passed is not True
-        for line in format_check(check):
-            click.echo(line)
+    try:
+        for check in Conformance(spec, games, board).run():
+            failed += check.passed is not True
+            for line in format_check(check):
+                click.echo(line)
+    except NotDeclared as exc:
+        raise Failure(f"check-engine refused: the engine {exc}") from None
     click.echo("all checks passed" if not failed else f"{failed} check(s) failed or skipped")
     sys.exit(1 if failed else 0)
 
 
-@main.command()
+@main.command(short_help="Check game records (JSON Lines) against the rules.")
 @click.argument("records", type=click.File("rb"))  # bytes: a non-UTF-8 line is reported by number
 def verify(records) -> None:
     """Check game records (JSON Lines; '-' for stdin) against the rules.
@@ -683,7 +798,7 @@ ELO_PRIOR = click.option(
 )
 
 
-@main.command()
+@main.command(short_help="Print the standings, Elo and statistics of a results folder.")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--format",
@@ -695,20 +810,26 @@ ELO_PRIOR = click.option(
     help="Plain tables, Markdown, CSV (one row per engine) or results.json.",
 )
 @ELO_PRIOR
-def results(folder: Path, fmt: str, elo_prior: float | None) -> None:
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Every column of every table and notes unwrapped (default: the tables fit the terminal's width).",
+)
+def results(folder: Path, fmt: str, elo_prior: float | None, wide: bool) -> None:
     """Print the standings, Bradley-Terry Elo, head to head and per-engine statistics of the
     tournament in FOLDER (finished or still running), without changing the folder."""
     from .results.export import render, summarize_folder
+    from .results.fit import output_width
     from .results.store import StorageError
 
     try:
         summary = summarize_folder(folder, elo_prior)
     except StorageError as exc:
         raise Failure(str(exc)) from None
-    _say(render(summary, fmt).rstrip("\n"))
+    _say(render(summary, fmt, width=None if wide else output_width()).rstrip("\n"))
 
 
-@main.command()
+@main.command(short_help="One rating list over the games of several results folders.")
 @click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--anchor",
@@ -788,7 +909,7 @@ def ratings(
     click.echo(f"ratings: {target}")
 
 
-@main.command()
+@main.command(short_help="Write the report site (HTML) of a results folder.")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--out",
@@ -836,7 +957,7 @@ def export() -> None:
 @click.option("--per-game", is_flag=True, help="One file per game instead of one collection.")
 def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: bool) -> None:
     """Write the Hex games of FOLDER as SGF that HexGui opens (FF[4] GM[11])."""
-    from .results.sgf import SgfError, hex_collection_sgf, hex_game_sgf
+    from .results.sgf import HEXGUI_MAX_SIZE, SgfError, hex_collection_sgf, hex_game_sgf, larger_than_hexgui
     from .results.store import StorageError, read_folder
 
     try:
@@ -865,17 +986,14 @@ def export_sgf(folder: Path, target: Path, game_ids: tuple[int, ...], per_game: 
     click.echo(f"{len(chosen)} game(s): {target}")
     if not per_game and len(chosen) > 1:
         click.echo("note: HexGui opens the first game of a file with several; --per-game writes one file a game")
-    if any(r.get("options", {}).get("size", 0) > HEXGUI_MAX_SIZE for r in chosen):
+    if larger_than_hexgui(chosen):
         click.echo(
             f"note: HexGui draws boards up to {HEXGUI_MAX_SIZE}x{HEXGUI_MAX_SIZE}; larger ones are "
             f"valid SGF for other viewers"
         )
 
 
-HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
-
-
-@main.command()
+@main.command(short_help="Rate the bundled search engine's levels, one against another.")
 @click.option("--game", "-g", "game_name", required=True, help="The game: bases, groups, hex, hexgo or posies.")
 @click.option("--games", "-n", type=click.IntRange(2), default=20, show_default=True, help="Games per pair.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=2, show_default=True, help="Parallel games.")
@@ -917,14 +1035,16 @@ def ladder(
 ) -> None:
     """The bundled search engine's levels, rated: each against random and against the next
     level, and in Hex against MoHex when --mohex is given (engines/README.md)."""
-    from .ladder import LADDERS, LEVELS, MOHEX_BUDGETS, run_ladder, tables
+    from .ladder import LEVELS, MOHEX_BUDGETS, ladders, run_ladder, tables
     from .machine import machine
     from .results.store import StorageError
     from .tournament.config import ConfigError
+    from .tournament.verdict import StartupFailure
 
-    if game_name not in LADDERS:
-        raise Failure(f"--game {game_name!r}: the ladders are {', '.join(sorted(LADDERS))}")
-    if mohex is not None and not LADDERS[game_name].mohex:
+    known = ladders()
+    if game_name not in known:
+        raise Failure(f"--game {game_name!r}: the ladders are {', '.join(sorted(known))}")
+    if mohex is not None and not known[game_name].mohex:
         raise Failure("--mohex: MoHex plays Hex only; leave it out or use --game hex")
     if mohex is not None and not os.access(mohex, os.X_OK):
         raise Failure(f"--mohex {mohex}: not an executable file")
@@ -948,9 +1068,11 @@ def ladder(
             iterations=iterations,
             echo=click.echo,
         )
+    except StartupFailure as exc:  # an engine of the ladder (MoHex, say) could not start
+        _stop(str(exc), START_UP_FAILURE)
     except (StorageError, ConfigError, RuntimeError) as exc:
         raise Failure(str(exc)) from None
-    click.echo("\n" + tables(results, moves, LADDERS[game_name].movetime_ms))
+    click.echo("\n" + tables(results, moves, known[game_name].movetime_ms))
     click.echo(f"\nfolder: {out.resolve()} (a subfolder per pair, each a tournament 'arena results' reads)")
 
 

@@ -25,6 +25,7 @@ from .record import GameRecord
 from .results.elo import fit_elo
 from .results.stats import engine_stats, movers_of
 from .results.store import read_folder
+from .rules import GAMES, game_class
 from .tournament.config import load_tournament
 from .tournament.runner import run_tournament
 
@@ -40,19 +41,23 @@ class Ladder:
 
     options: dict[str, Any]
     movetime_ms: int
-    mohex: bool = False  # MoHex plays this game (Hex)
+    mohex: bool = False  # MoHex, a GTP program, plays this game (Hex)
 
 
 # Ten seconds a move everywhere: the levels' budgets are counts, so the clock only has to be far
 # above the slowest count on a busy machine (at two seconds Hex hard's safety net cut moves at
 # load 2-4, and a cut move breaks the replay by seed).
-LADDERS: dict[str, Ladder] = {
-    "hex": Ladder({"size": 9, "swap": True}, 10_000, mohex=True),
-    "hexgo": Ladder({"size": 5}, 10_000),
-    "groups": Ladder({"size": 5}, 10_000),
-    "posies": Ladder({"players": 2, "variant": 0}, 10_000),
-    "bases": Ladder({"layout": "standard", "max_plies": 300, "repetition": 3}, 10_000),
-}
+LADDER_MOVETIME_MS = 10_000
+
+
+def ladders() -> dict[str, Ladder]:
+    """The games with a ladder (their rules give ``ladder_options``), by name, in registry order."""
+    out: dict[str, Ladder] = {}
+    for name in GAMES:
+        game = game_class(name)
+        if game.ladder_options is not None:
+            out[name] = Ladder(dict(game.ladder_options), LADDER_MOVETIME_MS, mohex="gtp" in game.protocols)
+    return out
 
 
 @dataclass(frozen=True)
@@ -157,7 +162,7 @@ def run_ladder(
     slowest charged move and the moves the clock cut short.  ``options`` overrides game
     options of the ladder's, ``iterations`` a level's simulation count (the engine's
     ``iterations`` option: a quick ladder, not the levels' stated strength)."""
-    base = LADDERS[game]
+    base = ladders()[game]
     ladder = Ladder({**base.options, **(options or {})}, base.movetime_ms, base.mohex)
     iterations = iterations or {}
     results: list[PairResult] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import KeysView, Sequence
+from collections.abc import KeysView, Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -136,6 +136,15 @@ class GameRecord(BaseModel):
 
     def keys(self) -> KeysView[str]:
         return self.to_json().keys()
+
+
+def lost_before_start(record: GameRecord | Mapping[str, Any]) -> bool:
+    """A game lost before its first move because an engine did not play it: it could not
+    start, or it was dropped (``max_failures``).  Such a record names no engine seeds (no
+    engine was told of the game); a game an engine started and then lost, by a crash, a
+    time loss or an illegal move, was played.  Records read as JSON are asked the same."""
+    termination = record.get("termination")
+    return record.get("engine_seeds") == [] and termination is not None and termination != Termination.NORMAL
 
 
 def forfeit_result(state: State, offenders: Sequence[int]) -> tuple[list[float], list[int]]:

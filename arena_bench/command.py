@@ -15,7 +15,7 @@ from arena.cli import Failure
 from .plan import SECTIONS
 
 
-@click.command()
+@click.command(short_help="Measure the referee and the manager next to baselines.")
 @click.option("--quick", is_flag=True, help="Tiny sizes, one run each: proves the benchmark works (CI).")
 @click.option(
     "--section",

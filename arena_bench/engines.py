@@ -123,9 +123,9 @@ class LadderMoves:
 def ladder_moves(game_name: str, level: str, games: int, options: dict[str, Any] | None = None) -> LadderMoves:
     """``games`` games of ``level`` against random at the ladder's options and move time
     (``options`` over them), both seat orders, through real processes."""
-    from arena.ladder import LADDERS, move_times
+    from arena.ladder import ladders, move_times
 
-    ladder = LADDERS[game_name]
+    ladder = ladders()[game_name]
     game = make_game(game_name, {**ladder.options, **(options or {})})
     search = EngineSpec(level, (sys.executable, "-m", "engines.search"), options=(("level", level),))
     slowest, moves, stopped = [], 0, 0

@@ -1,6 +1,6 @@
 """Memory of a many-engine tournament against the workers' idle-engine bound (docs/performance.md).
 
-    python benchmarks/engine_memory.py [--engines 32] [--workers 2] [--bounds all,4] [--quick]
+    python benchmarks/engine_memory.py [--engines 32] [--workers 2] [--bounds all,4] [--repeats 1] [--quick]
 
 A round-robin of ``--engines`` copies of the bundled random engine (a Python process that
 imports arena's rules, about 30 MB each) on Hex 5, played by ``--workers`` local workers,
@@ -8,13 +8,17 @@ once per idle bound (``idle_engines``; ``all`` keeps every engine a worker met, 
 did before the bound).  While each run plays, a thread sums the resident memory (VmRSS)
 of every engine process every 20 ms; the table gives the peak of that sum, the most
 engine processes at once, how many engine processes were started in all, and games per
-second (what restarting engines costs).
+second (what restarting engines costs).  With ``--repeats N`` the bounds' runs are
+interleaved N times (a change in a shared machine's load then hits each alike): games per
+second are then the median of a bound's runs (the other columns are its last run's), and
+the last column is that median against the first bound's.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import threading
@@ -112,6 +116,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--bounds", default="all,4", help="idle bounds, comma-separated; all: unbounded")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each bound, interleaved")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: proves the script works")
     args = parser.parse_args()
     if args.quick:
@@ -122,21 +127,33 @@ def main() -> None:
         f"{args.engines}-engine round-robin, {games} games of Hex 5, {args.workers} workers, the bundled "
         f"random engine; load average before: {os.getloadavg()[0]:.2f}"
     )
-    print(f"{'idle bound':>16} {'peak engines':>13} {'peak RSS MiB':>13} {'engines started':>16} {'games/s':>8}")
+    runs: dict[int, list[tuple[float, Sampler]]] = {k: [] for k in range(len(bounds))}
     with tempfile.TemporaryDirectory() as tmp:
         path = tournament_file(Path(tmp), args.engines, args.workers, args.rounds)
         t = load_tournament(path)
+        for repeat in range(args.repeats):
+            for k, bound in enumerate(bounds):
+                idle = args.engines if bound is None else bound  # engines - 2 idle at most: every one kept
+                with Sampler() as sampled:
+                    start = time.perf_counter()
+                    run_tournament(t, Path(tmp) / f"out-{k}-{repeat}", idle_engines=idle)
+                    seconds = time.perf_counter() - start
+                runs[k].append((games / seconds, sampled))
+    print(
+        f"{'idle bound':>16} {'peak engines':>13} {'peak RSS MiB':>13} {'engines started':>16} {'games/s':>8} "
+        f"{'vs first':>9}"
+    )
+    first = statistics.median(rate for rate, _ in runs[0])
+    for k, bound in enumerate(bounds):
+        rate, sampled = statistics.median(rate for rate, _ in runs[k]), runs[k][-1][1]
+        label = "all (before)" if bound is None else str(bound)
+        print(
+            f"{label:>16} {sampled.peak_count:>13} {sampled.peak_kib / 1024:>13.0f} "
+            f"{len(sampled.pids):>16} {rate:>8.1f} {rate / first:>8.2f}x"
+        )
+    if args.repeats > 1:
         for k, bound in enumerate(bounds):
-            idle = args.engines if bound is None else bound  # engines - 2 idle at most: every one kept
-            with Sampler() as sampled:
-                start = time.perf_counter()
-                run_tournament(t, Path(tmp) / f"out-{k}", idle_engines=idle)
-                seconds = time.perf_counter() - start
-            label = "all (before)" if bound is None else str(bound)
-            print(
-                f"{label:>16} {sampled.peak_count:>13} {sampled.peak_kib / 1024:>13.0f} "
-                f"{len(sampled.pids):>16} {games / seconds:>8.1f}"
-            )
+            print(f"   runs of {'all' if bound is None else bound}: " + " ".join(f"{r:.1f}" for r, _ in runs[k]))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

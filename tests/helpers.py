@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -17,6 +18,15 @@ from arena_bench.site import CHROMIUM_FLAGS as CHROMIUM_FLAGS
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = str(ROOT / "tests" / "engines" / "zoo_engine.py")
+# A terminal wide enough for every column of a run's closing tables (arena/results/fit.py)
+WIDE = {**os.environ, "COLUMNS": "1000"}
+
+
+def artifacts(tmp_path: Path) -> Path:
+    """Where screenshots go: $ARENA_ARTIFACTS when set (CI keeps them), else the test's folder."""
+    folder = Path(os.environ.get("ARENA_ARTIFACTS") or tmp_path / "artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def arena_cmd(*args: object) -> list[str]:

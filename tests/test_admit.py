@@ -143,7 +143,7 @@ def test_a_game_the_schedule_or_the_moves_do_not_give_is_refused_and_not_counted
     assert f"DELETE FROM games WHERE id IN ({game_id})" in message and "--out" in message, message
     assert "arena verify" in message and count(out) == stored  # nothing played, nothing removed
 
-    shown = run_arena("results", out, timeout=60)
+    shown = run_arena("results", out, "--wide", timeout=60)  # its lines unwrapped
     assert shown.returncode == 0, shown.stderr
     assert f"not counted: game(s) {game_id}," in shown.stdout and why in shown.stdout, shown.stdout
     results = json.loads(run_arena("results", out, "-f", "json", timeout=60).stdout)

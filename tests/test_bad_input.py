@@ -46,6 +46,8 @@ def check(result, *parts):
             ["time_control", "set movetime_ms and/or base_ms"],
         ),
         ("game = 'hex'\n" + TWO, ["missing key 'name'", "add it"]),
+        ("name = 'x'\nout = ''\ngame = 'hex'\n" + TWO, ["key 'out'", "at least 1 character"]),
+        ("name = 'x'\nout = \"a\\nb\"\ngame = 'hex'\n" + TWO, ["key 'out'", "a folder's path on one line"]),
         (
             "name = 'x'\ngame = 'hex'\n" + ONE,
             ["a tournament needs at least two engines ([[engines]] blocks); t.toml has one"],

@@ -96,6 +96,23 @@ def test_the_cluster_scaling_benchmark_runs_end_to_end():
     assert NUMBER.search(done.stdout.split("games per task")[1])  # the coordinator's table
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_the_drop_rule_benchmark_runs_end_to_end():
+    """benchmarks/drop_rule_parallel.py --quick: both settings are played and compared."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "drop_rule_parallel.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=170,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.strip()}
+    assert NUMBER.search(rows["default"]) and NUMBER.search(rows["off"])
+    assert re.search(r"default / off: \d+\.\d\dx", done.stdout)
+
+
 PERFT = [  # published perft counts (the Chess Programming Wiki's positions 1 to 5)
     ("startpos", 4, 197_281),
     ("fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97_862),

@@ -261,18 +261,27 @@ def test_a_result_dask_loses_on_the_way_back_has_its_game_played_again(tmp_path,
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_the_drop_rule_never_starts_an_engine_past_its_limit_on_a_cluster(tmp_path, cluster):
-    """Two Dask workers: the dud's first two games would run at once, one ending a move
-    earlier; a third game of the dud is not submitted while the second may still fail."""
+def test_the_drop_rule_drops_on_a_cluster_past_its_limit(tmp_path, cluster):
+    """Two Dask workers, a dud that crashes at its second move against a slow opponent: its
+    games run side by side (the drop rule holds none back), at most the tasks in flight (8)
+    start it past its limit, and every later game is a dropped forfeit that never starts it
+    (its processes are counted)."""
     local, _ = cluster
+    starts = tmp_path / "dud-starts"
     engines = engine_toml("tortoise", "{python}", ZOO, "good+slow", extra='env = { ZOO_SLOW_S = "0.4" }')
-    engines += engine_toml("dud", "{python}", ZOO, "crash", "2", extra="max_failures = 2")
+    engines += engine_toml(
+        "dud", "{python}", ZOO, "crash", "2", extra=f'max_failures = 2\nenv = {{ ZOO_PIDS = "{starts}" }}'
+    )
     path = write_tournament(
-        tmp_path, engines, options="size = 5\nswap = false", rounds=3, time_control="movetime_ms = 1000"
+        tmp_path, engines, options="size = 5\nswap = false", rounds=6, time_control="movetime_ms = 1000"
     )
     summary = run_tournament(load_tournament(path), tmp_path / "out", cluster=ClusterSpec(local.scheduler_address))
     records = stored(tmp_path / "out")
-    assert sorted(r["termination"] for r in records) == ["crash"] * 2 + ["dropped"] * 4
+    crashed = [r for r in records if r["termination"] == "crash"]
+    assert 2 <= len(crashed) <= 2 + 8, [r["termination"] for r in records]
+    assert len(records) == 12 and all(r["termination"] == "dropped" for r in records if r not in crashed)
+    # a worker's handshake starts the dud once and its first game reuses that process
+    assert len(crashed) <= len(starts.read_text().split()) <= 2 + len(crashed)
     assert summary.dropped["dud"].startswith("2 consecutive failures")
 
 
@@ -319,11 +328,14 @@ def test_a_workers_refusal_reaches_the_coordinator_whole():
 
 @pytest.mark.slow
 def test_a_cluster_where_no_worker_can_start_the_engines_is_refused(tmp_path):
+    """The handshake is the cluster's start-up check: an engine no worker can start stops the
+    run before its first game, with the start-up failure's exit code and fix."""
     path = bots_tournament(tmp_path)
     env = dict(os.environ, BOTS=str(tmp_path / "missing"), PYTHONPATH=str(ROOT))
     result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", "local:1", env=env)
-    assert result.returncode == 2, result.stderr
+    assert result.returncode == 3, result.stderr
     assert "cannot play" in result.stderr and "no worker of the cluster" in result.stderr
+    assert "engine 'a' failed its start-up check" in result.stderr and "--forfeit-failed-engines" in result.stderr
     assert "Traceback" not in result.stderr
     assert stored_count(tmp_path / "out") == 0
 

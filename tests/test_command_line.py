@@ -89,6 +89,60 @@ def test_a_run_from_flags_and_a_run_of_its_written_file_play_the_same_games(tmp_
     assert written.read_text() == text  # a refused run leaves the folder's file as it was
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_the_written_file_names_its_folder_so_it_resumes_it_from_any_working_directory(tmp_path):
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    flags = [
+        "run", "--game", "hex", "-O", "size=5", "--engine", "name=one", f"cmd={RANDOM}",
+        "--engine", "name=two", f"cmd={RANDOM}", "--each", "st=0.2", "--seed", "3",
+        "--out", "results/one-vs-two", "--quiet",
+    ]  # fmt: skip
+    played = run_arena(*flags, cwd=here)
+    assert played.returncode == 0, played.stderr
+    folder = here / "results" / "one-vs-two"
+    written = folder / "tournament.toml"
+    text = written.read_text()
+    assert '\nout = "."\n' in text.split("[")[0]  # a top-level key: the folder the file is in
+    first_games = games_of(folder)
+    assert len(first_games) == 2
+
+    # The folder's own file, run from another working directory, resumes it: raising rounds
+    # plays only the new games, into the folder, and nothing lands in ./out there.
+    assert "rounds" not in text
+    written.write_text(text.replace('out = "."', 'out = "."\nrounds = 2'))
+    resumed = run_arena("run", Path("..") / "here" / "results" / "one-vs-two" / "tournament.toml", "-q", cwd=there)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(games_of(folder)) == 4 and games_of(folder)[:2] == first_games
+    assert not (there / "out").exists()
+    resumed_again = run_arena("run", written, "-q", cwd=tmp_path)  # a third folder, an absolute path
+    assert resumed_again.returncode == 0, resumed_again.stderr
+    assert len(games_of(folder)) == 4 and not (tmp_path / "out").exists()
+
+    # A copy elsewhere without `out` plays the same games into out/<name> of where it runs;
+    # with `out` changed, into the folder it names, relative to the copy.
+    copy = there / "copy.toml"
+    copy.write_text(written.read_text().replace('out = "."\n', ""))
+    fresh = run_arena("run", "copy.toml", "-q", cwd=there)
+    assert fresh.returncode == 0, fresh.stderr
+    assert games_of(there / "out" / "one-vs-two") == games_of(folder)
+    (there / "sub").mkdir()
+    moved = there / "sub" / "moved.toml"
+    moved.write_text(written.read_text().replace('out = "."', 'out = "../elsewhere"'))
+    into = run_arena("run", moved, "-q", cwd=here)
+    assert into.returncode == 0, into.stderr
+    assert games_of(there / "elsewhere") == games_of(folder)
+    assert stored_fingerprint(there / "elsewhere") == stored_fingerprint(folder)
+
+    # `out` is not a setting of the folder: the moved copy resumes the first folder with --out,
+    # which still wins over the file's `out`.
+    over = run_arena("run", moved, "--out", folder, "-q", cwd=there)
+    assert over.returncode == 0, over.stderr
+    assert len(games_of(folder)) == 4 and "changed" not in over.stderr
+
+
 def build(tmp_path: Path, **fields) -> tuple:
     """The tournament the flags give (nothing played), with its folder."""
     flags = RunFlags(**{"game": "hex", "options": ("size=5",), **fields})
@@ -215,11 +269,69 @@ TWO = ["--engine", "name=a", "cmd=true", "--engine", "name=b", "cmd=true"]
         (["--engine", "name=c", "cmd=true", "max_failures=99999999999999999999"], ["engines.2.max_failures", "67-bit"]),
         (["--gauntlet", "nobody"], ["candidates: nobody not among the engines"]),
         (["--engine", "conf=nope"], ["--engine #3 (conf=nope)", "needs an engine list", "engines.toml"]),
+        # an unknown item's key or name gets the known one it most likely misspells
+        (["--engine", "name=c", "nmae=d"], ["--engine c item 'nmae=d'", "(did you mean 'name'?)", "option.NAME"]),
+        (["--engine", "name=c", "options.depth=3"], ["unknown key 'options.depth' (did you mean 'option.depth'?)"]),
+        (["--each", "tcc=10"], ["--each item 'tcc=10'", "unknown key 'tcc' (did you mean 'tc'?)"]),
+        (["--sprt", "elo0=0", "eloo1=5"], ["--sprt item 'eloo1=5'", "(did you mean 'elo1'?)"]),
+        (["--openings", "fiel=b.txt"], ["--openings item 'fiel=b.txt'", "(did you mean 'file'?)"]),
+        (["-O", "sizee=3"], ["unknown option 'sizee' (did you mean 'size'? allowed: size, swap)"]),
+        (
+            ["--engine", "name=alpha", "cmd=true", "--gauntlet", "alpah"],
+            ["candidates: alpah not among the engines (a, b, alpha); did you mean 'alpha'?"],
+        ),
     ],
 )
 def test_a_bad_item_is_one_line_naming_the_flag_and_the_item(tmp_path, monkeypatch, args, parts):
     monkeypatch.chdir(tmp_path)
     check(CliRunner().invoke(main, ["run", "--game", "hex", *TWO, *args]), *parts)
+
+
+def test_an_unknown_key_of_a_file_or_an_engine_list_gets_the_key_it_misspells(tmp_path):
+    path = tournament(
+        tmp_path,
+        '[[engines]]\nuse = "rnd"\ncomand = ["x"]\n',
+        '[[engines]]\nuse = "rnd"\nname = "b"\n',
+        "[sprt]\nelo = 0\nelo1 = 5\n",
+    )
+    path.write_text(
+        path.read_text().replace("[options]", "rouns = 2\ncolour = 1\n[options]").replace("movetime_ms", "movetme_ms")
+    )
+    (tmp_path / "engines.toml").write_text(LIST)
+    result = CliRunner().invoke(main, ["run", str(path)])
+    check(
+        result,
+        "unknown key 'rouns'; check the spelling (did you mean 'rounds'?)",
+        "unknown key 'time_control.movetme_ms'; check the spelling (did you mean 'movetime_ms'?)",
+        "unknown key 'engines.0.comand'; check the spelling (did you mean 'command'?)",
+        "unknown key 'sprt.elo'; check the spelling (did you mean 'elo0'?)",  # the one missing, not elo1
+        "unknown key 'colour'; check the spelling (known keys: name, out, game, options, rounds,",  # nothing close
+    )
+    (tmp_path / "engines.toml").write_text(LIST.replace("options = { x = 1 }", "handshake = 5"))
+    listed = CliRunner().invoke(
+        main, ["run", str(tournament(tmp_path, '[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "othr"\n'))]
+    )
+    check(listed, "engines.toml: unknown key 'engines.0.handshake'; check the spelling (did you mean 'handshake_ms'?)")
+    (tmp_path / "engines.toml").write_text(LIST)
+    named = CliRunner().invoke(
+        main, ["run", str(tournament(tmp_path, '[[engines]]\nuse = "rnd"\n', '[[engines]]\nuse = "othr"\n'))]
+    )
+    check(named, "engines.1: use = 'othr' is not in", "(did you mean 'other'? it lists rnd, other)")
+
+
+@pytest.mark.parametrize(
+    "args,said",
+    [
+        (["run", "--roundz", "3"], "No such option '--roundz'. Did you mean '--rounds'?"),  # not also '--out'
+        (["run", "--game", "hex", "--engin", "cmd=true"], "No such option '--engin'. Did you mean '--engine'?"),
+        (["export", "sgf", "--outt", "x", "y"], "No such option '--outt'. Did you mean '--out'?"),
+        (["rn"], "No such command 'rn'. Did you mean 'run'?"),
+    ],
+)
+def test_an_unknown_flag_or_command_gets_the_one_it_misspells(args, said):
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip().splitlines()[-1] == f"Error: {said}"
 
 
 def test_flags_without_a_game_or_beside_a_file_are_refused(tmp_path, monkeypatch):

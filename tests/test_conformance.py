@@ -102,3 +102,38 @@ def test_a_gtp_engine_is_checked_with_its_init_commands_and_pointed_to_the_gtp_g
     assert "see docs/gtp.md" in bad.stdout and "PROTOCOL.md" not in bad.stdout
     wrong = run_arena("check-engine", "--init", "x", PY, "-m", "engines.random_engine")
     assert wrong.returncode == 2 and "--init is for GTP engines" in wrong.stderr
+
+
+DECLARES_HEX = """\
+import sys
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "arena":
+        print("id name hex-only\\nid games hex\\narenaok 1", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+def test_a_game_the_engine_does_not_declare_is_refused_at_once_quoting_its_declaration(tmp_path):
+    script = tmp_path / "hex_only.py"
+    script.write_text(DECLARES_HEX)
+    refused = run_arena("check-engine", "--game", "groups", PY, script)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stdout == ""  # no check ran: not a FAIL of the engine, a refusal of the request
+    [line] = refused.stderr.strip().splitlines()
+    assert line.startswith("arena: check-engine refused: the engine 'hex-only' declares 'id games hex', not groups")
+    assert "--game hex" in line and "add groups to its 'id games' line" in line
+    asked = Conformance(EngineSpec("engine", (PY, str(script)), cwd=str(ROOT)), ("hex",)).run()
+    assert next(asked).passed  # a game it declares is checked as before
+
+
+def test_a_misspelt_option_is_named_with_the_one_meant_not_started_as_the_engine():
+    result = run_arena("check-engine", "--gam", "hex", PY, "-m", "engines.random_engine")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip() == (
+        "arena: no such option '--gam' (did you mean '--game'?); the options come before the engine's command "
+        "(arena check-engine --help)"
+    )

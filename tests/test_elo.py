@@ -114,11 +114,15 @@ def test_three_player_games_give_the_pairwise_results_their_places_imply():
     record = GameRecord(game="posies", moves=[], id=7, players=["x", "y", "z"], places=[1, 0, 1], termination="normal")
     pairs = {(p.a, p.b): p.score for p in pairwise_results(record)}
     assert pairs == {("x", "y"): 0.0, ("x", "z"): 0.5, ("y", "z"): 1.0}
-    # Two dropped engines meeting have no result against each other (as in the standings).
+    # Two dropped engines meeting have no result against each other (as in the standings), and
+    # since such a game is lost before its first move, no engine played it: it gives no result
+    # at all (it once gave ok a win over each; the standings still count those as forfeits).
     dropped = forfeit_before_start(
         make_game("posies", {"players": 3}), 1, ["d1", "ok", "d2"], [0, 2], "dropped", "dropped"
     ).model_copy(update={"id": 0})
-    assert {(p.a, p.b) for p in pairwise_results(dropped)} == {("d1", "ok"), ("ok", "d2")}
+    assert {(p.a, p.b) for p in pairwise_results(dropped)} == set()
+    played = dropped.model_copy(update={"engine_seeds": [1, 2, 3]})  # the same places in a game played
+    assert {(p.a, p.b) for p in pairwise_results(played)} == {("d1", "ok"), ("ok", "d2")}
     fit = fit_elo([record] * 3 + [record.model_copy(update={"places": [0, 1, 2]})])
     assert fit.rating("y").games == 4 and fit.rating("y").results == 8
 

@@ -1,4 +1,4 @@
-"""Exports of a results folder: results.json (schema in the README), standings.md/csv at the
+"""Exports of a results folder: results.json (schema in docs/results.md), standings.md/csv at the
 end of a run, and `arena results DIR --format ...` on finished and running tournaments."""
 
 import csv
@@ -12,11 +12,20 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
-from helpers import ZOO, engine_toml, json_in_folder, random_game_record, run_arena, strict_json, write_tournament
+from helpers import (
+    WIDE,
+    ZOO,
+    engine_toml,
+    json_in_folder,
+    random_game_record,
+    run_arena,
+    strict_json,
+    write_tournament,
+)
 
 from arena.cli import main
 from arena.results.elo import fit_elo
-from arena.results.export import csv_cell, render, summarize
+from arena.results.export import csv_cell, render, results_document, summarize
 from arena.results.store import GameStore, read_folder
 
 ENGINES = (
@@ -32,8 +41,10 @@ FREE_KEYS = {"settings", "dropped", "terminations"}  # their keys are names and 
 def folder(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("export")
     out = tmp / "out"
-    proc = run_arena("run", write_tournament(tmp, ENGINES, rounds=2, seed=5), "-q", "--out", out)
-    assert proc.returncode == 0, proc.stderr
+    forfeits = "forfeit_failed_engines = true"  # the dud fails its start-up check: play on
+    tournament = write_tournament(tmp, ENGINES, rounds=2, seed=5, extra=forfeits)
+    proc = run_arena("run", tournament, "-q", "--out", out, env=WIDE)
+    assert proc.returncode == 1, proc.stderr  # finished with the dud dropped
     return out, proc.stdout
 
 
@@ -69,12 +80,16 @@ def test_results_json_is_for_programs(folder):
     assert doc["standings"][-1]["engine"] == "dud" and standings["dud"]["rank"] is None
     assert standings["dud"]["dropped"] and not standings["random"]["dropped"]
     assert [row["rank"] for row in doc["standings"][:2]] == [1, 2]
-    # it lost every game it played, by forfeit: BayesElo's prior still gives it a finite Elo
-    assert standings["dud"]["elo"] < standings["random"]["elo"] and standings["dud"]["elo_bound"] is None
+    # it played none of its games (it never started): they are its forfeits in the standings,
+    # and no rating counts them, so it has no Elo at all (it once had a finite one from them)
+    assert standings["dud"]["losses"] == standings["dud"]["games"] == 8
+    assert standings["dud"]["elo"] is None and standings["dud"]["elo_bound"] == "unconnected"
     assert doc["elo"]["prior"] == 2 and "log-posterior" in doc["elo"]["interval_method"]
     engines = {e["engine"]: e for e in doc["engines"]}
-    dud = engines["dud"]["terminations"]  # max_failures = 1: started once, whatever the workers
-    assert dud == {"crash": 1, "dropped": 7}
+    # max_failures = 1, 2 workers: started once, and at most once more by a game of the other
+    # worker that started before the drop (it finishes and counts)
+    dud = engines["dud"]["terminations"]
+    assert dud in ({"crash": 1, "dropped": 7}, {"crash": 2, "dropped": 6})
     assert engines["random"]["moves_timed"] > 0 and isinstance(engines["random"]["mean_move_ms"], float)
     assert [s["name"] for s in engines["random"]["seats"]] == ["red", "blue"]
     assert all(isinstance(p["los_pct"], float) for p in doc["head_to_head"])
@@ -93,7 +108,7 @@ def test_a_clean_sweep_is_finite_with_the_prior_and_unbounded_without(tmp_path):
     )
     out = tmp_path / "out"
     proc = run_arena(
-        "run", write_tournament(tmp_path, engines, rounds=2, options="size = 5\nswap = false"), "--out", out
+        "run", write_tournament(tmp_path, engines, rounds=2, options="size = 5\nswap = false"), "--out", out, env=WIDE
     )
     assert proc.returncode == 0, proc.stderr
     half = round(200 * math.log10(5), 1)  # 139.8 each side of the mean
@@ -147,16 +162,18 @@ def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
     assert f"folder: {out.resolve()}" in stdout
     markdown = (out / "standings.md").read_text()
     for text in (stdout, markdown):  # each Elo says what it counts and how
-        assert "BT Elo (field)" in text and "Bradley-Terry Elo (field, 12 games)" in text
+        # the 8 games (of 12) the dud did not play count in no Elo
+        assert "BT Elo (field)" in text and "Bradley-Terry Elo (field, 4 games)" in text
         assert "head-to-head Elo" in text and "± 95% (Wilson)" in text
         assert "head-to-head Elo: each pair from its own games; 95% interval: the Wilson score interval" in text
     assert re.search(
-        r"^dud \(dropped\)\s+-\d+\.\d\s", stdout.split("Bradley-Terry Elo")[1], re.M
-    )  # marked, not ranked silently; its forfeits give it a finite Elo
+        r"^dud \(dropped\)\s+unrated\s", stdout.split("Bradley-Terry Elo")[1], re.M
+    )  # marked, not ranked silently; its forfeits, games it did not play, give it no Elo
     rows = list(csv.DictReader(io.StringIO((out / "standings.csv").read_text())))
     doc = json.loads((out / "results.json").read_text())
     assert [r["engine"] for r in rows] == [s["engine"] for s in doc["standings"]]
-    assert rows[-1]["rank"] == "" and rows[-1]["dropped"] == "true" and rows[-1]["elo_bound"] == ""
+    assert rows[-1]["rank"] == "" and rows[-1]["dropped"] == "true"
+    assert rows[-1]["elo_bound"] == "unconnected"  # it played no game: no result links it to the others
     assert float(rows[0]["score_pct"]) == doc["standings"][0]["score_pct"]
 
 
@@ -235,7 +252,7 @@ def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(f
     out, _ = folder
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
-    result = CliRunner().invoke(main, ["results", str(copy)])
+    result = CliRunner().invoke(main, ["results", str(copy), "--wide"])
     assert result.exit_code == 0 and "not finished" not in result.output
     assert re.search(
         r"^Elo: Bradley-Terry with BayesElo's prior of 2 virtual draws per engine, anchor: .+; 95% intervals from ",
@@ -250,3 +267,36 @@ def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(f
     assert result.exit_code == 0 and result.output.startswith("not finished: 11 of 12 scheduled games are stored")
     doc = json.loads(CliRunner().invoke(main, ["results", str(copy), "--format", "json"]).output)
     assert (doc["games"], doc["scheduled_games"], doc["finished"]) == (11, 12, False)
+
+
+def test_games_an_engine_did_not_play_are_forfeits_in_the_standings_and_in_no_rating():
+    """Known truth: the field's ratings, head to head and rating curves with unplayed games
+    (lost before their first move: a start-up failure, a drop) added are those of the played
+    games alone, while the standings count them as the engine's forfeit losses."""
+    from arena.match import forfeit_before_start
+    from arena.record import Termination
+    from arena.rules import make_game
+
+    names = ["a", "b", "c"]
+    played = [random_game_record(k, list(pair), seed=k) for k, pair in enumerate(itertools.permutations(names, 2))]
+    game = make_game("hex", {"size": 3})
+    why = {Termination.CRASH: "engine closed its output: exit code 1", Termination.DROPPED: "dropped (max_failures)"}
+    unplayed = [
+        forfeit_before_start(game, 7 + k, seats, seats.index("c"), code, why[code]).model_copy(
+            update={"id": len(played) + k, "round": 3}
+        )
+        for k, (seats, code) in enumerate([(["a", "c"], Termination.CRASH), (["c", "b"], Termination.DROPPED)] * 3)
+    ]
+
+    def summary(records):
+        return summarize(records, names, tournament="t", game="hex", options=game.options.model_dump(), players=2)
+
+    alone, both = summary(played), summary(played + unplayed)
+    assert both.elo.as_dict() == alone.elo.as_dict()  # Elo, intervals and LOS
+    assert {k: vars(v) for k, v in both.pairs.items()} == {k: vars(v) for k, v in alone.pairs.items()}
+    rows, rows_alone = ({s.engine: s for s in x.standings} for x in (both, alone))
+    assert [(rows[n].mu, rows[n].sigma) for n in names] == [(rows_alone[n].mu, rows_alone[n].sigma) for n in names]
+    assert rows["c"].games == rows_alone["c"].games + 6 and rows["c"].losses == rows_alone["c"].losses + 6
+    assert rows["a"].wins == rows_alone["a"].wins + 3 and rows["b"].wins == rows_alone["b"].wins + 3
+    assert results_document(both)["elo"]["label"] == f"Bradley-Terry Elo (field, {len(played)} games)"
+    assert both.stats["c"].terminations == {"crash": 3, "dropped": 3}

@@ -28,6 +28,7 @@ from arena.tournament.config import ConfigError, load_tournament
 from protocol import codec
 from protocol.codec import ProtocolError
 
+HEX5 = make_game("hex", {"size": 5}).translation()
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 VALID_ENGINE_LINES = [
@@ -359,7 +360,7 @@ def test_gtp_responses_of_any_bytes_are_answers_or_one_fault(payload):
             except EngineFault as exc:
                 assert exc.code in ("protocol", "crash") and exc.reason
                 break
-            gtp.from_gtp(answer.text, swapped=True, size=5)  # any answer: a token for the referee
+            gtp.from_gtp(answer.text, swapped=True, translation=HEX5)  # any answer: a token for the referee
         else:
             pytest.fail("the stream never ended")
     finally:

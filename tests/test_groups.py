@@ -410,3 +410,28 @@ def test_legal_moves_size_stays_in_tens_of_thousands_on_the_default_board() -> N
     legal = state.legal_moves()
     assert 10_000 < len(legal) < 30_000
     assert GroupsGame.name == "groups"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_ending_marks_the_winners_group_that_decided_the_game(seed: int) -> None:
+    state = new()
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    winner, rank = decide(state.group_sizes(WHITE), state.group_sizes(BLACK))
+    marks = state.ending(["a", "b"]).marks
+    if winner is None:
+        assert marks == {}
+        return
+    (group,) = connected_components(marks["deciding"], state.game.board.neighbours)  # one group
+    assert {state.cells[c] for c in group} == {winner}
+    assert len(group) == state.group_sizes(winner)[rank]
+    # the whole group: no stone of the winner's colour touches it from outside
+    outside = {n for c in group for n in state.game.board.neighbours[c]} - set(group)
+    assert all(state.cells[n] != winner for n in outside)
+
+
+def test_a_drawn_game_marks_no_deciding_group() -> None:
+    state = new()
+    state._result = (None, -1, [3], [3])  # equal groups: the rules' draw
+    assert state.ending(["a", "b"]).marks == {}

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from arena.engine import EngineSpec, GtpEngine, open_engine
-from arena.engine.gtp import from_gtp, gtp_colour, mirror_table, to_gtp
+from arena.engine.gtp import from_gtp, gtp_colour, to_gtp
 from arena.engine.player import EngineFault
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
@@ -23,6 +23,14 @@ PY = sys.executable
 
 def gtp_spec(*args: str, name: str = "gtp", init: tuple[str, ...] = (), handshake_ms: int | None = None) -> EngineSpec:
     return EngineSpec(name, (PY, GTP, *args), protocol="gtp", init=init, handshake_ms=handshake_ms)
+
+
+def mirror_table(size: int) -> dict[str, str]:
+    """Each cell's name in GTP after a swap, as the Hex game's rules give it."""
+    return dict(make_game("hex", {"size": size}).translation().after_swap)
+
+
+HEX5 = make_game("hex", {"size": 5}).translation()
 
 
 def random_spec(name: str = "random") -> EngineSpec:
@@ -79,16 +87,16 @@ def arena_board(record: dict, plies: int) -> dict[str, str]:
 
 def test_mirror_and_colours_after_swap():
     assert mirror_table(5)["e2"] == "b5" and mirror_table(5)["b5"] == "e2" and mirror_table(5)["c3"] == "c3"
-    assert to_gtp(0, "e2", False, 5) == ("black", "e2")
-    assert to_gtp(1, "swap", False, 5) == ("white", "swap-pieces")
+    assert to_gtp(0, "e2", False, HEX5) == ("black", "e2")
+    assert to_gtp(1, "swap", False, HEX5) == ("white", "swap-pieces")
     # Red (seat 0) plays c4 after the swap: the GTP program, whose board still has the
     # black stone on e2, hears white's mirrored move.
-    assert to_gtp(2, "c4", True, 5) == ("white", "d3")
-    assert to_gtp(3, "a1", True, 5) == ("black", "a1")
+    assert to_gtp(2, "c4", True, HEX5) == ("white", "d3")
+    assert to_gtp(3, "a1", True, HEX5) == ("black", "a1")
     assert gtp_colour(0, False) == "black" and gtp_colour(1, True) == "black"
-    assert from_gtp("swap-pieces", False, 5) == "swap" and from_gtp("SWAP", False, 5) == "swap"
-    assert from_gtp("D3", True, 5) == "c4" and from_gtp("e5", False, 5) == "e5"
-    assert from_gtp("zz¹", True, 5) == "zz¹"  # left for the referee to reject
+    assert from_gtp("swap-pieces", False, HEX5) == "swap" and from_gtp("SWAP", False, HEX5) == "swap"
+    assert from_gtp("D3", True, HEX5) == "c4" and from_gtp("e5", False, HEX5) == "e5"
+    assert from_gtp("zz¹", True, HEX5) == "zz¹"  # left for the referee to reject
 
 
 # -- games against protocol-v1 engines ---------------------------------------------------

@@ -1,5 +1,6 @@
-"""Every command's --help is complete, and the README's synopsis of each command names the
-same options as its --help, so the two cannot drift apart."""
+"""Every command's --help is complete, the synopsis of each command in docs/command-line.md
+names the same options as its --help, so the two cannot drift apart, and the README's table
+of commands names every command."""
 
 from __future__ import annotations
 
@@ -27,12 +28,13 @@ def leaf_commands(group: click.Group = main, prefix: tuple[str, ...] = ()) -> It
 
 
 COMMANDS = dict(leaf_commands())
+COMMAND_LINE_DOC = ROOT / "docs" / "command-line.md"
 
 
 def synopses() -> dict[str, str]:
-    """The README's synopsis of each command: the code span that opens a paragraph of its
-    Commands section with ``arena NAME`` (the first, where several do)."""
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Commands\n")[1].split("\n## ")[0]
+    """docs/command-line.md's synopsis of each command: the code span that opens a paragraph of
+    its Commands section with ``arena NAME`` (the first, where several do)."""
+    section = COMMAND_LINE_DOC.read_text(encoding="utf-8").split("\n## Commands\n")[1].split("\n## ")[0]
     found: dict[str, str] = {}
     for paragraph in section.split("\n\n"):
         if (span := re.match(r"`(arena [^`]+)`", paragraph.strip())) is None:
@@ -48,20 +50,27 @@ def options_named(text: str) -> list[str]:
     return re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", text)
 
 
-def test_every_command_has_a_synopsis_in_the_readme():
+def test_every_command_has_a_synopsis_in_the_command_line_doc():
     assert sorted(synopses()) == sorted(COMMANDS)
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_the_readme_synopsis_names_every_option_of_the_command_and_no_other(name):
+def test_the_synopsis_names_every_option_of_the_command_and_no_other(name):
     command = COMMANDS[name]
     by_flag = {flag: p.name for p in command.params if isinstance(p, click.Option) for flag in p.opts}
     named = options_named(synopses()[name])
     unknown = [flag for flag in named if flag not in by_flag]
-    assert not unknown, f"the README's 'arena {name}' names options the command does not have: {unknown}"
+    assert not unknown, f"docs/command-line.md's 'arena {name}' names options the command does not have: {unknown}"
     expected = {p.name for p in command.params if isinstance(p, click.Option)}
     missing = sorted(expected - {by_flag[flag] for flag in named})
-    assert not missing, f"the README's 'arena {name}' synopsis leaves out: {missing}"
+    assert not missing, f"docs/command-line.md's 'arena {name}' synopsis leaves out: {missing}"
+
+
+def test_the_readme_table_of_commands_names_every_command():
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Commands\n")[1].split("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `arena ")]
+    named = {name for row in rows for name in COMMANDS if f"| `arena {name} " in row or f"| `arena {name}`" in row}
+    assert named == set(COMMANDS)
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -105,3 +114,28 @@ def test_an_added_command_that_cannot_load_is_one_line(monkeypatch):
         "arena: broken: cannot load no_such_module:command (No module named 'no_such_module'); "
         "reinstall arena: pip install -e .\n"
     )
+
+
+def test_arena_help_lists_the_commands_by_use_each_with_a_whole_summary_on_one_line():
+    shown = CliRunner().invoke(main, ["--help"], terminal_width=80).output
+    listed = shown.split("Commands:\n")[1].splitlines()
+    assert [line.split()[0] for line in listed] == [
+        "run", "results", "report", "ratings", "play", "check-engine", "verify", "export", "ladder", "bench",
+    ]  # fmt: skip
+    for line in listed:  # no continuation line, no summary cut short by click's "..."
+        name, summary = line.split(maxsplit=1)
+        assert line.startswith("  ") and len(line) <= 80 and not summary.endswith("...")
+        assert summary == main.get_command(click.Context(main), name).get_short_help_str(limit=1000)
+
+
+def test_run_help_ends_with_an_example_from_a_file_and_one_from_flags():
+    shown = CliRunner().invoke(main, ["run", "--help"], terminal_width=80).output
+    examples = shown.rstrip("\n").split("\n  Examples:\n")[1].splitlines()
+    commands = [line.strip() for line in examples if line.strip().startswith("arena run")]
+    assert commands == ["arena run tournaments/hex9.toml --workers 2", commands[1]]
+    assert commands[1].startswith("arena run --game hex") and commands[1].endswith("\\")  # kept on its lines
+    assert examples[-1].strip() == "--rounds 200 --sprt elo0=0 elo1=5 --out out/new-vs-old"
+    assert all(len(line) <= 80 for line in shown.splitlines())
+    flags = {flag for p in COMMANDS["run"].params if isinstance(p, click.Option) for flag in p.opts}
+    named = options_named(re.sub(r'"[^"]*"', "", " ".join(examples)))  # not the engines' own, in quotes
+    assert set(named) <= flags  # the examples use run's own flags

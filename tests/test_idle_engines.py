@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
+import sys
 import threading
 import time
 from contextlib import closing
@@ -15,6 +17,10 @@ from helpers import engine_toml, run_arena, write_tournament
 
 from arena.engine.player import EngineSpec
 from arena.match import TimeControl
+from arena.tournament import local
+from arena.tournament.config import load_tournament
+from arena.tournament.pool import WorkerPool
+from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.worker import Worker, WorkerConfig
 
@@ -120,6 +126,57 @@ def test_a_run_never_holds_more_engines_than_the_bound(own_zoo, tmp_path):
     assert sampled.samples > 50
     assert 3 <= sampled.peak <= 2 * (2 + 1), f"{sampled.peak} engine processes at once"
     assert _running(own_zoo) == 0
+
+
+def _same(task: tuple[str, ...]) -> tuple[str, ...]:
+    return task
+
+
+@pytest.mark.timeout(60)
+def test_an_idle_worker_is_handed_a_game_of_the_engines_it_runs():
+    """One worker that keeps no engine beside a game's (spare = 0): after a game of a and b it
+    is handed the queued games of a and b before earlier ones, then one of a; without a
+    bound (spare = None) it plays the queue in order."""
+    games = [("a", "b"), ("c", "d"), ("e", "a"), ("a", "b"), ("b", "a")]
+
+    def played(spare: int | None) -> list[tuple[str, ...]]:
+        pool = WorkerPool(1, _same, lambda: None, uses=lambda game: game, spare=spare)
+        order = list(pool.imap_unordered(games))
+        pool.close()
+        return order
+
+    assert played(None) == games
+    assert played(0) == [("a", "b"), ("a", "b"), ("b", "a"), ("e", "a"), ("c", "d")]
+
+
+def _starting(starts: Path) -> str:
+    """A random-engine command that notes its pid in ``starts`` each time it starts."""
+    return f"echo $$ >> {starts}; exec {sys.executable} -m engines.random_engine"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_affinity_plays_the_same_games_with_the_same_results_and_fewer_starts(tmp_path, monkeypatch):
+    """The real path: 6 random engines, no idle engine kept (idle_engines = 0), 2 workers, once
+    handed games by affinity and once in schedule order (as before): the same 30 games with
+    the same results, id for id, and fewer engine starts by affinity."""
+    runs = {}
+    for affinity in (True, False):
+        if not affinity:
+            monkeypatch.setattr(local, "idle_bound", lambda config: None)  # schedule order
+        folder = tmp_path / ("affinity" if affinity else "in-order")
+        folder.mkdir()
+        starts = folder / "starts"
+        engines = "".join(engine_toml(f"r{i}", "/bin/sh", "-c", _starting(starts)) for i in range(6))
+        path = write_tournament(folder, engines, options="size = 5\nswap = false", workers=2, seed=3)
+        run_tournament(load_tournament(path), folder / "out", idle_engines=0)
+        records = [json.loads(line) for line in (folder / "out" / "games.jsonl").read_text().splitlines()]
+        runs[affinity] = records, len(starts.read_text().split())
+    keys = ("round", "players", "seed", "engine_seeds", "moves", "termination", "winner", "places")
+    (on, on_starts), (off, off_starts) = runs[True], runs[False]
+    assert len(on) == 30 and all(r["termination"] == "normal" for r in on)
+    assert {r["id"]: [r.get(k) for k in keys] for r in on} == {r["id"]: [r.get(k) for k in keys] for r in off}
+    assert on_starts < off_starts, (on_starts, off_starts)
 
 
 def test_the_bound_is_not_part_of_the_tournament(tmp_path):

@@ -67,3 +67,24 @@ def test_bad_ladder_arguments_are_one_line_errors(args, message, tmp_path):
     proc = run_arena("ladder", *args, "-o", tmp_path / "out")
     assert proc.returncode == 2 and proc.stderr.startswith(f"arena: {message}"), proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_each_game_gives_its_ladder_settings_and_a_game_without_them_has_no_ladder(monkeypatch):
+    from arena.ladder import ladders
+    from arena.rules import GAMES, GAMES_VARIABLE, make_game, register_game
+
+    monkeypatch.setenv(GAMES_VARIABLE, os.environ.get(GAMES_VARIABLE, ""))  # restored afterwards
+    register_game("line", "tests.games.line:LineGame")  # a game whose rules give no ladder options
+    try:
+        known = {name: (ladder.options, ladder.movetime_ms, ladder.mohex) for name, ladder in ladders().items()}
+    finally:
+        GAMES.pop("line")
+    assert known == {
+        "hex": ({"size": 9, "swap": True}, 10_000, True),
+        "groups": ({"size": 5}, 10_000, False),
+        "bases": ({"layout": "standard", "max_plies": 300, "repetition": 3}, 10_000, False),
+        "hexgo": ({"size": 5}, 10_000, False),
+        "posies": ({"players": 2, "variant": 0}, 10_000, False),
+    }
+    for name, (options, _, _) in known.items():
+        make_game(name, options, strict=True)  # options the game's rules accept as they are

@@ -30,7 +30,7 @@ BELOW: dict[str, set[str]] = {
     "engines": {"protocol", "arena.rules"},  # the bundled bots: the SDK and the referee's rules
     "arena.machine": set(),
     # `arena ladder`: tournaments of the bundled search engine's levels, and their ratings
-    "arena.ladder": {"arena.tournament", "arena.results", "arena.record", "engines"},
+    "arena.ladder": {"arena.tournament", "arena.results", "arena.record", "arena.rules", "engines"},
 }
 BENCH = "arena_bench"  # the benchmarks: above everything, imported by no module of the product
 ON_TOP = {"arena.cli", "arena.__main__", BENCH}  # the commands: anything (the product's, not the benchmarks)

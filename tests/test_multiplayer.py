@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_arena
+from helpers import WIDE, run_arena
 
 from arena.engine.player import EngineSpec
 from arena.engine.process import EngineProcess
@@ -56,7 +56,7 @@ def test_hidden_posy_reaches_only_its_owner_and_is_revealed_at_the_end(tmp_path)
 @pytest.mark.slow
 def test_three_player_tournament_ranks_full_tables(tmp_path):
     out = tmp_path / "out"
-    proc = run_arena("run", "tournaments/posies3.toml", "--out", out)
+    proc = run_arena("run", "tournaments/posies3.toml", "--out", out, env=WIDE)  # every place column shown
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(ln) for ln in (out / "games.jsonl").read_text().splitlines()]
     assert len(records) == 6 and {len(r["players"]) for r in records} == {3}

@@ -95,6 +95,10 @@ def _step_through_in_chromium(site: Path, record: dict) -> None:
             assert shown == {names[i]: EXPECTED[v] for i, v in enumerate(position.cells)}, f"ply {ply}"
         lit = page.evaluate("() => Array.from(document.querySelectorAll('#board .chain')).map(n => n.dataset.cell)")
         assert lit and sorted(lit) == sorted(state.details()["line"])
+        # its legend is the game's own words, and the stylesheet outlines a mark it never named
+        legend = page.evaluate("() => Array.from(document.querySelectorAll('#legend li')).map(i => i.textContent)")
+        assert legend == ["the move shown", "the winning line"]
+        assert page.locator("#board .cell.end.chain").first.evaluate("n => getComputedStyle(n).strokeWidth") == "4px"
         assert errors == []
         browser.close()
 
@@ -107,12 +111,42 @@ SWITCH = re.compile(
 
 
 def test_no_module_outside_the_rules_switches_on_a_games_name():
-    """The bench plays fixed games on purpose; everything else asks the game."""
+    """Everything outside the rules asks the game (the benchmarks, outside arena/, play fixed games on purpose)."""
+    files = [
+        path for path in sorted((ROOT / "arena").rglob("*.py")) if not path.is_relative_to(ROOT / "arena" / "rules")
+    ]
     switches = [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-        for path in sorted((ROOT / "arena").rglob("*.py"))
-        if not path.is_relative_to(ROOT / "arena" / "rules") and not path.is_relative_to(ROOT / "arena" / "bench")
+        for path in files
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if SWITCH.search(line)
     ]
     assert switches == []
+    # The modules that once knew a game (GTP, SGF, the ladder) are among those read.
+    read = {path.relative_to(ROOT).as_posix() for path in files}
+    assert {"arena/engine/gtp.py", "arena/results/sgf.py", "arena/ladder.py"} <= read
+
+
+# In the site's templates, scripts and stylesheets: a game's name quoted or as a class
+# (".board.bases"), or the record's game written into a class attribute.
+WEB_SWITCH = re.compile(rf"""([\"'.])({BUILT_IN})\b|class="[^"]*{{{{[^}}]*game""")
+
+
+def test_no_template_script_or_stylesheet_of_the_site_knows_a_game():
+    """The stylesheet draws what the board picture names (its kinds, codes and marks), never a game."""
+    site = ROOT / "arena" / "results" / "site"
+    files = sorted([*site.glob("templates/*.html"), *site.glob("static/*.js"), *site.glob("static/*.css")])
+    assert {"game.html", "viewer.js", "site.css"} <= {path.name for path in files}
+    switches = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in files
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if WEB_SWITCH.search(line)
+    ]
+    assert switches == []
+
+
+def test_the_web_check_finds_a_game_named_by_the_site():
+    named = [".board.bases .cell { fill: red; }", 'if (game === "posies") {', '<svg class="board {{ record.game }}">']
+    assert all(WEB_SWITCH.search(line) for line in named)
+    assert not any(WEB_SWITCH.search(line) for line in [".board.points .cell {", "svg.classList.add(board.kind);"])

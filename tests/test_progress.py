@@ -310,9 +310,10 @@ def test_a_start_up_failure_a_drop_and_too_many_workers_are_told_when_they_happe
     path = write_tournament(tmp_path, engines, rounds=2, time_control="movetime_ms = 500")
     cores = len(usable_cpus())
     proc = run_arena_in_order(
-        "run", path, "--out", tmp_path / "out", "--workers", cores + 1, "--report-every", "100", timeout=120
-    )
-    assert proc.returncode == 0, proc.stdout
+        "run", path, "--out", tmp_path / "out", "--workers", cores + 1, "--report-every", "100",
+        "--forfeit-failed-engines", timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout  # finished with the broken engine dropped
     lines = proc.stdout.splitlines()
 
     def first(prefix: str) -> int:
@@ -326,7 +327,8 @@ def test_a_start_up_failure_a_drop_and_too_many_workers_are_told_when_they_happe
     assert "cannot load my weights" in lines[start_failure] and start_failure < first("Finished game")
     drop = first("arena: engine broken dropped after 2 consecutive failures")
     failed = [i for i, line in enumerate(lines) if line.startswith("Finished game") and "{crash: broken" in line]
-    assert len(failed) == 2 and failed[-1] < drop < first("Finished game") + 12 < first("Standings")
+    # dropped at its second failure; up to workers - 1 games that started it before then end later
+    assert 2 <= len(failed) <= 2 + cores and failed[1] < drop < first("Finished game") + 12 < first("Standings")
     assert lines[drop].endswith("its remaining games are lost without starting it")
 
 
@@ -349,7 +351,7 @@ def test_ctrl_c_prints_the_standings_so_far_and_the_results_command(tmp_path):
     os.killpg(run.pid, signal.SIGINT)
     stdout, stderr = run.communicate(timeout=60)
     kept = len((out / "games.jsonl").read_text().splitlines())
-    assert run.returncode == 2 and len(stderr.splitlines()) == 1, stderr
+    assert run.returncode == 130 and len(stderr.splitlines()) == 1, stderr  # 128 + SIGINT
     assert f"'arena results {out.resolve()}' shows every table" in stderr
     tables = stdout.split("t: interrupted; the games stored so far:\n")[1]
     assert tables.startswith("not finished: ") and "Standings" in tables

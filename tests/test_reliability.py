@@ -225,7 +225,7 @@ def test_a_line_read_after_the_deadline_is_late_even_if_it_came_in_time(marker, 
     check_clean(worker, marker)
 
 
-# -- the drop rule never starts an engine past its limit ---------------------------
+# -- the drop rule: no engine starts after its drop ----------------------------------
 
 
 def _ask_on_odd(task: int):
@@ -234,7 +234,7 @@ def _ask_on_odd(task: int):
 
 def test_a_workers_question_is_answered_after_the_results_that_came_before_it():
     seen: list[int] = []
-    pool = WorkerPool(1, _ask_on_odd, lambda: None, answer=lambda task, running: list(seen))
+    pool = WorkerPool(1, _ask_on_odd, lambda: None, answer=lambda task: list(seen))
     for result in pool.imap_unordered([0, 1, 2, 3]):
         if result[0] == "done":
             seen.append(result[1])
@@ -271,7 +271,13 @@ def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):
     engines = engine_toml("good", "{python}", ZOO, "good")
     engines += engine_toml("dud", "{python}", ZOO, "crash_start", extra="max_failures = 2")
     path = write_tournament(
-        tmp_path, engines, options="size = 5\nswap = false", rounds=3, workers=1, time_control="movetime_ms = 200"
+        tmp_path,
+        engines,
+        options="size = 5\nswap = false",
+        rounds=3,
+        workers=1,
+        time_control="movetime_ms = 200",
+        extra="forfeit_failed_engines = true",  # the dud fails its start-up check: play on
     )
     slow_add = GameStore.add
     monkeypatch.setattr(GameStore, "add", lambda self, record: (time.sleep(0.2), slow_add(self, record)))
@@ -282,21 +288,51 @@ def test_an_engine_is_never_started_past_max_failures(tmp_path, monkeypatch):
 
 @pytest.mark.timeout(120)
 @pytest.mark.slow
-def test_an_engine_is_never_started_past_max_failures_with_two_workers(tmp_path):
+def test_with_two_workers_one_game_at_most_starts_an_engine_past_max_failures(tmp_path):
     """workers = 2: the dud's two first games run at once against a slow opponent, and it
-    crashes at its second move, so one game ends a move (0.4 s) before the other.  The
-    worker freed first must not start the dud for a third game while the second may still
-    fail: it waits for it, and the dud starts exactly twice."""
+    crashes at its second move, so one game ends a move (0.4 s) before the other.  Its games
+    in play are not held against it, so the worker freed first may start it for a third game
+    while the second is still in play: at most workers - 1 = 1 game starts it between the
+    failures that reach the limit and the drop, and that game finishes and counts."""
+    starts = tmp_path / "dud-starts"
     engines = engine_toml("tortoise", "{python}", ZOO, "good+slow", extra='env = { ZOO_SLOW_S = "0.4" }')
-    engines += engine_toml("dud", "{python}", ZOO, "crash", "2", extra="max_failures = 2")
+    engines += engine_toml(
+        "dud", "{python}", ZOO, "crash", "2", extra=f'max_failures = 2\nenv = {{ ZOO_PIDS = "{starts}" }}'
+    )
     path = write_tournament(
         tmp_path, engines, options="size = 5\nswap = false", rounds=3, workers=2, time_control="movetime_ms = 1000"
     )
     summary = run_tournament(load_tournament(path), tmp_path / "out")
     records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
-    assert sorted(r["termination"] for r in records) == ["crash"] * 2 + ["dropped"] * 4
-    last = max((r for r in records if r["termination"] == "crash"), key=lambda r: len(r["moves"]))
-    assert summary.dropped["dud"].startswith(f"2 consecutive failures, the last in game {last['id']}:")
+    crashed = [r for r in records if r["termination"] == "crash"]
+    assert 2 <= len(crashed) <= 3, [r["termination"] for r in records]
+    assert sorted(r["termination"] for r in records) == ["crash"] * len(crashed) + ["dropped"] * (6 - len(crashed))
+    assert len(starts.read_text().split()) == 1 + len(crashed)  # the start-up check and the crashed games
+    named = int(summary.dropped["dud"].split("the last in game ")[1].split(":")[0])
+    assert summary.dropped["dud"].startswith("2 consecutive failures") and named in {r["id"] for r in crashed}
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.slow
+def test_with_eight_workers_at_most_seven_games_start_an_engine_past_its_limit(tmp_path):
+    """An engine that passes its start-up check and crashes at its first move, the default
+    max_failures = 3, and 8 workers: its first eight games start at once, so it is dropped
+    with games of it still in play.  At most workers - 1 = 7 games start it past the failures
+    that reach the limit; they finish and count (crashes); every later game is a dropped
+    forfeit that never starts it (its processes are counted)."""
+    starts = tmp_path / "dud-starts"
+    engines = engine_toml("good", "{python}", ZOO, "good")
+    engines += engine_toml("dud", "{python}", ZOO, "crash", "1", extra=f'env = {{ ZOO_PIDS = "{starts}" }}')
+    path = write_tournament(
+        tmp_path, engines, options="size = 5\nswap = false", rounds=12, workers=8, time_control="movetime_ms = 1000"
+    )
+    summary = run_tournament(load_tournament(path), tmp_path / "out")
+    records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    crashed = [r for r in records if r["termination"] == "crash"]
+    assert 3 <= len(crashed) <= 3 + 8 - 1, [r["termination"] for r in records]
+    assert len(records) == 24 and all(r["termination"] == "dropped" for r in records if r not in crashed)
+    assert len(starts.read_text().split()) == 1 + len(crashed)  # the start-up check and the crashed games
+    assert summary.dropped["dud"].startswith("3 consecutive failures")
 
 
 # -- options cannot inject protocol lines ------------------------------------------
@@ -754,7 +790,7 @@ def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
             continue  # the interpreter was still starting (site, pip's editable-install finder)
         assert "Traceback" not in err and "Logging error" not in err, (delay, err)
         # -SIGINT: the signal came while the interpreter was already shutting down, after the line
-        assert run.returncode in (0, 2, -signal.SIGINT) and len(err.splitlines()) <= 1, (delay, err)
+        assert run.returncode in (0, 130, -signal.SIGINT) and len(err.splitlines()) <= 1, (delay, err)
 
 
 @pytest.mark.slow
@@ -762,7 +798,7 @@ def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 def test_ctrl_c_in_the_first_milliseconds_is_never_lost_nor_an_arena_traceback(tmp_path, stop):
     """4-40 ms after the start: Python itself may still be starting (its traceback has no
-    arena frame); from arena's first line on, the stop gives one line and exit 2, and it is
+    arena frame); from arena's first line on, the stop gives one line and exit 130 or 143, and it is
     never swallowed (the tournament must not run on)."""
     path, _ = _played_folder(tmp_path)
     for attempt, delay in enumerate([0.004 + 0.002 * k for k in range(19)]):
@@ -801,7 +837,7 @@ def _arena_frames(err: str) -> list[str]:
 @pytest.mark.timeout(120)
 def test_sigterm_while_the_run_starts_gives_one_line(tmp_path):
     """SIGTERM once the run has opened its folder (the engines' start-up check, the first
-    workers): one line and exit 2, never a silent end."""
+    workers): one line and exit 143 (128 + SIGTERM), never a silent end."""
     rng = random.Random(3)
     path = write_tournament(
         tmp_path, SLOW_PAIR, options="size = 5\nswap = false", rounds=20, workers=2, time_control="movetime_ms = 200"
@@ -822,7 +858,7 @@ def test_sigterm_while_the_run_starts_gives_one_line(tmp_path):
         time.sleep(rng.uniform(0, 0.3))
         run.terminate()
         _, err = run.communicate(timeout=30)
-        assert run.returncode == 2 and len(err.splitlines()) == 1 and "interrupted" in err, (
+        assert run.returncode == 143 and len(err.splitlines()) == 1 and "interrupted" in err, (
             attempt,
             run.returncode,
             err,

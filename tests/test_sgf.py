@@ -10,7 +10,7 @@ from sgfmill import sgf, sgf_grammar
 
 from arena.cli import main
 from arena.record import GameRecord
-from arena.results.sgf import SgfError, hex_game_sgf, mirror
+from arena.results.sgf import SgfError, hex_game_sgf
 from arena.results.site import SiteData, write_site
 from arena.results.store import read_folder
 from arena.rules import make_game
@@ -25,6 +25,11 @@ def parse(text):
         moves = [(c, node[c][0].decode()) for node in nodes for c in ("B", "W") if c in node]
         games.append((props, moves))
     return games
+
+
+def mirror(cell):
+    """A cell's name after a swap, as the Hex rules give it (the same on every board that holds it)."""
+    return make_game("hex", {"size": 26}).translation().after_swap[cell]
 
 
 def to_arena(moves):

@@ -7,12 +7,11 @@ temporary folder.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
-from helpers import ZOO, engine_toml, random_record, run_arena, site_of, write_tournament
+from helpers import WIDE, ZOO, artifacts, engine_toml, random_record, run_arena, site_of, write_tournament
 
 from arena.results.site import SiteData, palette, plots, write_site
 from arena.rules import make_game
@@ -44,12 +43,6 @@ def page(browser):
     context.close()
     # Self-contained: everything a page loaded came from the site's folder on disk.
     assert requests and all(url.startswith("file://") for url in requests), requests
-
-
-def artifacts(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("ARENA_ARTIFACTS") or tmp_path / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def shot(page, tmp_path: Path, name: str) -> Path:
@@ -233,10 +226,11 @@ ENGINES = (
 
 @pytest.mark.slow
 def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
-    path = write_tournament(tmp_path, ENGINES, name="report", rounds=2, workers=1)
+    forfeits = "forfeit_failed_engines = true"  # the dud fails its start-up check: play on
+    path = write_tournament(tmp_path, ENGINES, name="report", rounds=2, workers=1, extra=forfeits)
     out = tmp_path / "out"
     run = run_arena("run", path, "--out", out)
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # finished with the dud dropped
     assert "\x1b" not in run.stdout  # terminal escapes from the engine never reach the terminal
     site = out / "report"
     page.goto((site / "index.html").as_uri())
@@ -271,6 +265,10 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     }
     headers = page.locator("#faults thead th").all_text_contents()
     assert int(faults["hostile"][headers.index("illegal")]) == len(illegal)
+    widths = "t => [t.querySelector('caption').getBoundingClientRect().width, t.getBoundingClientRect().width]"
+    caption, table = page.locator("#faults").evaluate(widths)
+    assert caption <= table + 1  # its caption reads over its columns, not past them
+    assert page.locator("#no-faults").count() == 0
     stats = page.locator("#engine-stats tbody tr td:first-child").all_text_contents()
     assert sorted(stats) == sorted(row["engine"] for row in results["standings"])
     # The games list, filtered in the browser; the hostile move's text is shown, not run.
@@ -357,9 +355,9 @@ def test_an_sprt_reads_as_the_terminal_does_with_every_elo_labelled(page, tmp_pa
     extra = "[sprt]\nelo0 = 0\nelo1 = 10\n[openings]\nrandom_plies = 2\n"
     path = write_tournament(tmp_path, SPRT_ENGINES, name="sprt", rounds=200, seed=3, extra=extra)
     out = tmp_path / "out"
-    run = run_arena("run", path, "--out", out, "-q")
+    run = run_arena("run", path, "--out", out, "-q", env=WIDE)  # the block's lines unwrapped
     assert run.returncode == 0, run.stderr
-    shown = run_arena("results", out)
+    shown = run_arena("results", out, "--wide")
     assert shown.returncode == 0, shown.stderr
     block = shown.stdout[shown.stdout.index("SPRT search-medium vs random") :].splitlines()[:3]
     assert block[0].endswith("search-medium passes (H1 accepted: Elo 10 rather than 0)"), block
@@ -370,6 +368,11 @@ def test_an_sprt_reads_as_the_terminal_does_with_every_elo_labelled(page, tmp_pa
     assert "\n".join(block) in run.stdout  # the run's own tables end with the same block
     page.goto((out / "report" / "index.html").as_uri())
     assert page.locator("#sprt p").all_text_contents() == block
+    # The page opens with the verdict and its plot, the standings below them.
+    assert page.locator("main h2").first.text_content() == "SPRT"
+    order = "([a, b]) => !!(document.querySelector(a).compareDocumentPosition(document.querySelector(b)) & 4)"
+    assert page.evaluate(order, ["#sprt", "img[src='plots/sprt.svg']"])
+    assert page.evaluate(order, ["img[src='plots/sprt.svg']", "#standings"])
     text = page.text_content("main") or ""
     for python in ("None", "False", "decision H", "elo_high", "llr_history"):
         assert python not in text, python
@@ -587,6 +590,13 @@ def test_dark_mode_and_the_palette_the_plots_share(browser, tmp_path):
         win = pg.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--win').trim()")
         assert win == (palette.DARK if scheme == "dark" else palette.LIGHT)["win"]
         shot(pg, tmp_path, f"crosstable-{scheme}")
+        pg.goto((site / "index.html").as_uri())
+        shot(pg, tmp_path, f"plots-{scheme}")
+        colours = palette.DARK if scheme == "dark" else palette.LIGHT
+        for plot in ("elo", "ratings", "scores"):  # each plot drawn in the page's scheme
+            pg.goto((site / "plots" / f"{plot}.svg").as_uri())
+            drawn = pg.evaluate(PLOT_COLOURS)
+            assert drawn == [_rgb(colours["surface"]), _rgb(colours["text"])], (plot, scheme)
         context.close()
     assert looks["light"] != looks["dark"]
     assert looks["dark"][0] == _rgb(palette.DARK["bg"]) and looks["light"][0] == _rgb(palette.LIGHT["bg"])
@@ -602,6 +612,20 @@ def test_dark_mode_and_the_palette_the_plots_share(browser, tmp_path):
     assert palette.LIGHT["loss"] in scores and palette.LIGHT["win"] in scores  # the colour bar's ends
     sprt = plots.sprt_plot([0.1, 0.5, 1.2], -2.94, 2.94)
     assert palette.LIGHT["win"] in sprt and palette.LIGHT["loss"] in sprt
+
+
+# A plot's background and its labels' colour, as the browser draws them.
+PLOT_COLOURS = """() => [getComputedStyle(document.querySelector("svg > rect")).fill,
+  getComputedStyle(Array.from(document.querySelectorAll("text")).pop()).fill]"""
+
+
+@pytest.mark.slow
+def test_the_engines_page_says_so_when_no_game_was_forfeited(page, tmp_path):
+    site = standings_site(tmp_path)  # random games, each ended by the rules
+    page.goto((site / "engines.html").as_uri())
+    assert page.locator("#faults").count() == 0
+    assert page.text_content("#no-faults").startswith("No faults: every game ended by the rules")
+    assert not page.errors
 
 
 def _rgb(hex_colour: str) -> str:

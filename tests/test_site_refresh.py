@@ -3,6 +3,7 @@ site written from scratch, and no plotting library is imported."""
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from helpers import random_record
 
+import arena.results.site as site_module
 from arena.results.site import SiteData, SiteWriter, plots, write_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +60,28 @@ def test_a_refresh_of_other_games_starts_its_tallies_again(tmp_path):
     writer.write(SiteData("t", "hex", fewer[0]["options"], ENGINES, fewer))
     fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", fewer[0]["options"], ENGINES, fewer)).parent
     assert summary(tmp_path / "site") == summary(fresh)
+
+
+def test_a_change_of_the_rules_rewrites_the_boards_and_game_pages(tmp_path, monkeypatch):
+    """A board's file holds its game's marks and a game page the replay: both come from the
+    rules, so a site written before the rules changed is redrawn, not kept."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "hex.py").write_text("# the rules as they were\n")
+    monkeypatch.setattr(site_module, "RULES", rules)
+    version = functools.cache(site_module._code_version.__wrapped__)  # once per process: this test's own
+    monkeypatch.setattr(site_module, "_code_version", version)
+    data = SiteData("t", "hex", records([0])[0]["options"], ENGINES, records([0, 1]))
+    write_site(tmp_path / "site", data)
+    files = [p for folder in ("boards", "games") for p in (tmp_path / "site" / folder).iterdir()]
+    for path in files:  # marked, to tell a file kept from one written again
+        path.write_text("stale")
+    write_site(tmp_path / "site", data)
+    assert all(path.read_text() == "stale" for path in files)  # the same rules: kept
+    (rules / "hex.py").write_text("# the rules now\n")
+    version.cache_clear()  # a new arena version: a new process
+    write_site(tmp_path / "site", data)
+    assert not any(path.read_text() == "stale" for path in files)
 
 
 def test_writing_a_site_imports_no_plotting_library(tmp_path):

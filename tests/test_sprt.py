@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from arena.results.sprt import (
     NELO_PER_T,
+    NO_DECISION,
     PAIR_SCORES,
     SprtSettings,
     SprtTest,
@@ -225,6 +226,69 @@ def test_max_pairs_ends_inconclusive():
     assert summary["pentanomial"] == {"LL": 0, "LD": 0, "WL+DD": 10, "WD": 0, "WW": 0}
     assert summary["lower_bound"] == pytest.approx(math.log(0.05 / 0.95), abs=1e-4)
     assert summary["upper_bound"] == pytest.approx(math.log(0.95 / 0.05), abs=1e-4)
+
+
+def _forfeit(index: int, players: list[str], loser: int, code: str, reason: str, played: bool) -> dict:
+    """A game ``players[loser]`` lost by ``code``: ``played`` it after the game was announced
+    (engine seeds given), or lost before its first move (no engine seeds: it did not start,
+    or was dropped), as the referee writes them."""
+    places = [1, 0] if loser == 0 else [0, 1]
+    return {
+        **_game(index, players, places),
+        "termination": code,
+        "reason": f"{players[loser]} (seat {loser}): {reason}",
+        "forfeit_seat": loser,
+        "engine_seeds": [11, 12] if played else [],
+    }
+
+
+@pytest.mark.parametrize(
+    "code, reason",
+    [
+        ("crash", "engine closed its output: exit code 1; last stderr line: 'No module named engines.randm_engine'"),
+        ("handshake", "no arenaok within 10 s of 'arena 1'"),
+        ("dropped", "dropped from the tournament after 3 consecutive failures (max_failures); not started"),
+    ],
+)
+def test_a_pair_an_engine_did_not_play_ends_the_test_with_no_decision(code, reason):
+    """Before the unplayed pair the test counts as usual; at it the test stops, names the
+    engine, the game and why, and takes no decision, however lopsided the forfeits would be."""
+    test = SprtTest(SprtSettings(elo0=0, elo1=10), "new", "old", max_pairs=1000)
+    for i in range(4):  # two even pairs, played
+        assert not test.add(_game(i, ["new", "old"] if i % 2 == 0 else ["old", "new"], [0, 0]))
+    assert test.add(_forfeit(4, ["new", "old"], 1, code, reason, played=False)) is False  # the pair's other game
+    assert test.add(_game(5, ["old", "new"], [1, 0]))
+    assert (test.decision, test.pairs, test.counts) == (NO_DECISION, 2, [0, 0, 2, 0, 0])
+    assert test.unplayed == f"old did not play game 4 ({code}: {reason})"
+    assert test.games_needed == 4  # the run stops scheduling the test's games
+    summary = test.summary()
+    assert summary["decision"] == "no decision" and summary["unplayed"] == test.unplayed
+    first = sprt_lines(summary)[0]
+    assert f"0.05): no decision ({test.unplayed}; only games both engines played decide)" in first
+    for later in range(6, 400):  # forfeits after it change nothing
+        test.add(_forfeit(later, ["new", "old"] if later % 2 == 0 else ["old", "new"], 1, code, reason, False))
+    assert (test.decision, test.pairs) == (NO_DECISION, 2)
+
+
+def test_crashes_time_losses_and_illegal_moves_in_games_played_count_as_results():
+    """The same forfeits with the game announced (engine seeds given): the engine played
+    them, so they are losses and the test decides on them, as fishtest's does."""
+    test = SprtTest(SprtSettings(elo0=0, elo1=10), "new", "old", max_pairs=1000)
+    codes = ["crash", "timeout", "illegal", "protocol", "handshake"]
+    for i in range(400):
+        players = ["new", "old"] if i % 2 == 0 else ["old", "new"]
+        if test.add(_forfeit(i, players, players.index("old"), codes[i % len(codes)], "it failed", played=True)):
+            break
+    assert test.decision == "H1" and test.unplayed is None and test.counts[4] == test.pairs
+
+
+def test_a_forfeit_without_engine_seeds_but_a_normal_end_is_not_taken_for_unplayed():
+    """Records written before engine seeds were recorded, or partial ones: only a forfeit
+    with an empty seed list is a game an engine did not play."""
+    test = SprtTest(SprtSettings(elo0=0, elo1=10), "new", "old", max_pairs=1000)
+    test.add({**_game(0, ["new", "old"], [0, 1]), "termination": "normal", "engine_seeds": []})
+    test.add({**_forfeit(1, ["old", "new"], 0, "crash", "it exited", played=True), "engine_seeds": None})
+    assert (test.decision, test.pairs, test.counts) == (None, 1, [0, 0, 0, 0, 1])
 
 
 @pytest.mark.parametrize(

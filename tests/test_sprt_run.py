@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
+from helpers import ROOT, WIDE, arena_cmd, engine_toml, run_arena, write_tournament
 
 PATHFINDER = str(ROOT / "engines" / "hex_pathfinder.py")
 RANDOM = str(ROOT / "engines" / "random_engine.py")
@@ -43,7 +43,7 @@ def stored_ids(out: Path) -> list[int]:
 @pytest.mark.timeout(120)
 def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     path = sprt_file(tmp_path, PATHFINDER, RANDOM, "elo0 = 0\nelo1 = 10", rounds=1000)
-    proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
+    proc = run_arena("run", path, "--out", tmp_path / "out", "-q", env=WIDE)  # the SPRT's lines unwrapped
     assert proc.returncode == 0, proc.stderr
     s = sprt_of(tmp_path / "out")
     assert s["decision"] == "H1" and s["llr"] >= s["upper_bound"] == 2.9444
@@ -62,7 +62,7 @@ def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     again = run_arena("run", path, "--out", tmp_path / "out", "-q")
     assert again.returncode == 0 and " 0 games played" in again.stdout
     assert sprt_of(tmp_path / "out") == s
-    shown = run_arena("results", tmp_path / "out")
+    shown = run_arena("results", tmp_path / "out", "--wide")
     assert shown.returncode == 0 and "H1 accepted" in shown.stdout and f"after {s['pairs']} pairs" in shown.stdout
     assert json.loads(run_arena("results", tmp_path / "out", "--format", "json").stdout)["sprt"] == s
     site = run_arena("report", tmp_path / "out", "-o", tmp_path / "site")

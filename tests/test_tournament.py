@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT, arena_cmd, engine_toml, write_tournament
+from helpers import ROOT, WIDE, arena_cmd, engine_toml, write_tournament
 from helpers import run_arena as arena
 
 from arena.cli import main
@@ -35,7 +35,7 @@ def write_text(tmp_path, text):
 @pytest.mark.slow
 def test_two_worker_tournament_stores_verifies_and_rates(tmp_path):
     out = tmp_path / "out"
-    proc = arena("run", hex5(tmp_path), "--workers", 2, "--out", out)
+    proc = arena("run", hex5(tmp_path), "--workers", 2, "--out", out, env=WIDE)  # every column shown
     assert proc.returncode == 0, proc.stderr
     expected_games = 3 * 2 * 3  # pairings x seat orders x rounds
     db = sqlite3.connect(out / "arena.db")

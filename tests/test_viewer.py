@@ -8,8 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import random_record, site_of
+from helpers import artifacts, random_record, site_of
 
+from arena.results.site.boards import replay
+from arena.rules import GAMES as REGISTERED_GAMES
 from arena.rules import make_game
 
 pytestmark = pytest.mark.timeout(300)
@@ -136,29 +138,82 @@ def test_every_board_labels_the_coordinates_its_moves_name(browser, tmp_path, ga
     page.context.close()
 
 
+@pytest.mark.parametrize("game_name", sorted(REGISTERED_GAMES))
+def test_every_game_describes_each_mark_its_games_draw(game_name):
+    """The legend's words come from the game: every mark a replay draws, by a move or at
+    the end, is one the game's picture describes (with words, once)."""
+    options = {"players": 3} if make_game(game_name).players > 2 else {}
+    picture = make_game(game_name, options).picture()
+    described = [mark.name for mark in picture.marks]
+    assert len(set(described)) == len(described) and all(mark.meaning for mark in picture.marks)
+    drawn: set[str] = set()
+    for seed in range(6):
+        players = ["alpha", "beta", "gamma"][: make_game(game_name, options).players]
+        frames = [
+            f if isinstance(f, dict) else {"last": [f[1]]}
+            for f in replay(random_record(game_name, options, seed, players))["frames"]
+        ]
+        for frame in frames:  # a cell emptied is "gone" unless the move names it or kept it
+            outlined = {*frame.get("last", []), *frame.get("kept", [])}
+            drawn |= {key for key in ("last", "kept") if frame.get(key)}
+            drawn |= {"gone"} if {i for i, _ in frame.get("gone", [])} - outlined else set()
+        drawn |= {mark for mark, cells in frames[-1]["end"]["marks"].items() if cells}
+    assert drawn <= set(described), f"{game_name} draws {drawn - set(described)} without describing it"
+
+
+# Each mark's cells on the board, drawn as the legend's sample: an ending's mark where the
+# last move does not outline the cell too.
+MARK_CELLS = {"last": ".cell.last", "gone": ".cell.gone:not(.last):not(.kept)", "kept": ".cell.kept"}
+STYLE = "n => { const s = getComputedStyle(n); return [s.fill, s.stroke, s.strokeDasharray, s.strokeWidth, s.r, s.filter]; }"
+# The marks drawn on the board now: the move's, and each ending's (its classes besides "end").
+DRAWN = """selectors => {
+  const marks = Object.keys(selectors).filter(mark => document.querySelector("#board " + selectors[mark]));
+  for (const n of document.querySelectorAll("#board .cell.end")) {
+    marks.push(...Array.from(n.classList).filter(c => c !== "cell" && c !== "end" && !(c in selectors)));
+  }
+  return marks;
+}"""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "game_name, options, seed, marks",
-    [("hexgo", {}, 0, {"last", "gone"}), ("posies", {"players": 3}, 5, {"last", "kept"}), ("groups", {}, 5, {"last"})],
+    [
+        ("hex", {}, 3, {"last", "chain"}),
+        ("hexgo", {}, 0, {"last", "gone", "territory-black"}),
+        ("groups", {}, 5, {"last", "deciding"}),
+        ("posies", {"players": 3}, 5, {"last", "kept"}),
+        ("bases", {}, 2, {"last", "gone", "occupied"}),
+    ],
 )
 def test_the_legend_explains_the_outlines_the_game_draws(browser, tmp_path, game_name, options, seed, marks):
+    """One legend entry per mark drawn in the game, in the game's words, its sample drawn
+    as the mark is on the board; no mark is drawn without an entry."""
     record, page = open_game(browser, tmp_path, game_name, options, seed)
-    assert set(page.locator("#legend li").evaluate_all("items => items.map(i => i.dataset.mark)")) == marks
-    style = "n => { const s = getComputedStyle(n); return [s.stroke, s.strokeDasharray, s.strokeWidth]; }"
+    picture = make_game(game_name, options).picture()
+    items = page.locator("#legend li").evaluate_all("items => items.map(i => [i.dataset.mark, i.textContent])")
+    assert dict(items) == {m.name: m.meaning for m in picture.marks if m.name in marks}
+    shot(page, tmp_path, f"legend-{game_name}")
     page.keyboard.press("Home")
-    seen = set()
-    for _ in record["moves"]:  # each mark on the board is drawn as its sample
+    drawn: set[str] = set()
+    matched = set()
+    for _ in record["moves"]:  # each mark on the board is drawn as its sample, at some ply
         page.keyboard.press("ArrowRight")
-        for mark in marks - seen:
-            selector = {"last": ".cell.last", "gone": ".cell.gone:not(.last):not(.kept)", "kept": ".cell.kept"}[mark]
-            drawn = page.locator(f"#board {selector}")
-            if drawn.count() and page.locator(f"#legend li[data-mark='{mark}'] .cell").count():
-                sample = page.locator(f"#legend li[data-mark='{mark}'] .cell").evaluate(style)
-                if drawn.first.evaluate(style) == sample:
-                    seen.add(mark)
-    assert seen == marks
+        drawn |= set(page.evaluate(DRAWN, MARK_CELLS))
+        for mark in marks - matched:
+            cells = page.locator("#board " + MARK_CELLS.get(mark, f".cell.end.{mark}:not(.last):not(.gone)"))
+            sample = page.locator(f"#legend li[data-mark='{mark}'] .cell").evaluate(STYLE)
+            if sample in cells.evaluate_all(f"cells => cells.map({STYLE})"):
+                matched.add(mark)
+    assert matched == marks
+    assert drawn - set(picture.static.values()) == marks  # every mark drawn has its entry
     assert not page.errors
     page.context.close()
+
+
+def shot(page, tmp_path: Path, name: str) -> None:
+    """The page's screenshot, in $ARENA_ARTIFACTS when it is set."""
+    page.screenshot(path=str(artifacts(tmp_path) / f"{name}.png"), full_page=True)
 
 
 @pytest.mark.slow

@@ -84,6 +84,11 @@ class _Memory:
             self._add("!", line)
 
 
+class NotDeclared(Exception):
+    """``--game`` asked for a game the engine's ``id games`` line leaves out: nothing is
+    checked, as a tournament of that game would refuse the engine before its first game."""
+
+
 class _Failed(Exception):
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -226,6 +231,13 @@ class Conformance:
         unknown = [g for g in declared_games if g not in GAMES]
         if unknown:
             raise _Failed(f"'id games' names unknown games {', '.join(unknown)}; known: {', '.join(GAMES)}")
+        undeclared = [g for g in self.requested if declared_games and g not in declared_games]
+        if undeclared and not self.gtp:
+            raise NotDeclared(
+                f"{self.identity['name']!r} declares 'id games {self.identity['games']}', not "
+                f"{', '.join(undeclared)}: check it with --game {declared_games[0]} (or no --game: the games it "
+                f"declares), or add {', '.join(undeclared)} to its 'id games' line"
+            )
         games = self.requested or declared_games or [next(iter(GAMES))]
         if self.gtp:
             games = [g for g in GAMES if "gtp" in game_class(g).protocols]

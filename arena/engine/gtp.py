@@ -10,12 +10,15 @@ Every convention it relies on is written down, with its source, in docs/gtp.md.
 
 - Colours: GTP ``black`` is the first player (arena's Red, seat 0, joining the top and
   bottom rows), ``white`` the second (Blue).  Cell names are the same as arena's.
+- Board and moves: what differs between games is asked of the game's
+  :class:`~arena.rules.translation.Translation` (its board size, its swap, the cells'
+  names); a game without one is refused with one line.
 - Swap: arena's ``swap`` removes Red's stone and puts a Blue stone on the mirrored cell;
   Benzene's ``swap-pieces`` leaves the stone where it is, still black, and lets white
   move next: the players have changed colours.  Both describe the same position, one
   the mirror image of the other with the colours exchanged, so after a swap the bridge
-  mirrors every cell (row <-> column) and exchanges the colours, in both directions.
-  The record is always in arena's convention.
+  renames every cell as the translation says and exchanges the colours, in both
+  directions.  The record is always in arena's convention.
 - Faults: a ``?`` answer to ``genmove`` is a protocol fault carrying its text; a ``?``
   answer to ``play`` means the engine rejected a legal move (protocol fault too).
   Nothing the engine writes raises anything but EngineFault.
@@ -28,13 +31,12 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 
 from protocol import codec
 
 from ..record import Termination
 from ..rules import Game, State, games_speaking
-from ..rules.hexgrid import Board
+from ..rules.translation import Translation
 from .conversation import Conversation
 from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
 from .transport import Reason
@@ -48,7 +50,6 @@ _RESPONSE = re.compile(r"([=?])([0-9]*)(?:[ \t](.*))?")
 # GTP's blanks are space and tab (GTP 2, "Whitespace"); str.strip() would also drop \x0b, \x1c,
 # U+00A0, U+2028 ..., and 'b3\x0b' would be played as 'b3'
 BLANKS = " \t"
-SWAP_ANSWERS = ("swap-pieces", "swap")  # Benzene's name; HexGui and LittleGolem also say 'swap'
 COLOURS = ("black", "white")  # by arena seat, before any swap
 
 
@@ -58,44 +59,30 @@ class GtpResponse:
     text: str
 
 
-@cache
-def mirror_table(size: int) -> dict[str, str]:
-    """Cell name -> the name of the cell mirrored across the a1 diagonal (row <-> column)."""
-    board = Board.rhombus(size)
-    return {board.name(i): board.name(board.at(c, r)) for i, (r, c) in enumerate(board.coords)}
-
-
 def gtp_colour(seat: int, swapped: bool) -> str:
     """The GTP colour arena's ``seat`` plays: after a swap the players have changed colours."""
     return COLOURS[seat ^ swapped]
 
 
-def to_gtp(ply: int, move: str, swapped: bool, size: int) -> tuple[str, str]:
+def to_gtp(ply: int, move: str, swapped: bool, translation: Translation) -> tuple[str, str]:
     """An arena move (ply counted from 0) as the (colour, vertex) of a GTP ``play``."""
-    if move == "swap":
-        return COLOURS[1], SWAP_ANSWERS[0]
-    return gtp_colour(ply % 2, swapped), mirror_table(size)[move] if swapped else move
+    colour = COLOURS[1] if move == translation.swap_move else gtp_colour(ply % 2, swapped)
+    return colour, translation.outside(move, swapped)
 
 
-def from_gtp(answer: str, swapped: bool, size: int) -> str:
+def from_gtp(answer: str, swapped: bool, translation: Translation) -> str:
     """A ``genmove`` answer as an arena move token (anything unknown is left for the
     referee to reject as an illegal move)."""
-    vertex = answer.strip(BLANKS).lower()
-    if vertex in SWAP_ANSWERS:
-        return "swap"
-    if swapped:
-        return mirror_table(size).get(vertex, vertex)
-    return vertex
+    return translation.inside(answer.strip(BLANKS).lower(), swapped)
 
 
-def game_tokens(game: Game) -> dict[str, str]:
-    """A game's options as arena's own ``key=value`` tokens give them."""
-    return dict(token.partition("=")[::2] for token in game.option_tokens())
-
-
-def board_size(game: Game) -> int:
-    """The ``boardsize`` a GTP engine is sent for ``game`` (a square board)."""
-    return int(game_tokens(game)["size"])
+def translation_of(game: Game) -> Translation:
+    """How GTP programs name ``game``'s board and moves; a game they do not play is refused."""
+    translation = game.translation() if "gtp" in game.protocols else None
+    if translation is None:
+        played = ", ".join(games_speaking("gtp"))
+        raise EngineFault(Termination.PROTOCOL, f"GTP engines play {played} only, not {game.name}")
+    return translation
 
 
 class GtpEngine(Conversation):
@@ -104,7 +91,7 @@ class GtpEngine(Conversation):
     def __init__(self, spec: EngineSpec, **kwargs) -> None:
         super().__init__(spec, **kwargs)
         self.commands: frozenset[str] = frozenset()
-        self._size = 0
+        self._translation: Translation | None = None  # the game's, from new_game on
         self._seat = 0
         self._told = 0  # plies of the game the engine knows (it played or was told)
         self._swapped = False
@@ -148,7 +135,7 @@ class GtpEngine(Conversation):
         if self.board is not None and "gtp" in self.board.protocols:
             # The board the games will ask for, asked now: a size the program does not play
             # refuses the tournament before its first game instead of forfeiting every game.
-            size = board_size(self.board)
+            size = translation_of(self.board).size
             answer = self.command(f"boardsize {size}", deadline, start_up, reason)
             if not answer.ok:
                 raise EngineRefused(
@@ -161,19 +148,16 @@ class GtpEngine(Conversation):
     def new_game(self, game: Game, seat: int, seed: int, private: Sequence[str]) -> None:
         """``boardsize`` and ``clear_board``; Benzene's ``param_game allow_swap`` when offered.
         GTP has no seed: the seed is recorded but not sent."""
-        if "gtp" not in game.protocols:  # the game says whether GTP programs play it
-            played = ", ".join(games_speaking("gtp"))
-            raise EngineFault(Termination.PROTOCOL, f"GTP engines play {played} only, not {game.name}")
+        translation = self._translation = translation_of(game)  # the game says whether GTP programs play it
         self.transport.renew_cpu_budget()
-        options = game_tokens(game)
-        self._size, self._seat = int(options["size"]), seat
+        self._seat = seat
         self._told, self._swapped, self._timed = 0, False, False
         deadline = time.monotonic() + self.start_limit
         reason = f"no answer within {self.start_limit:g} s to the new game's set-up"
-        self.checked(f"boardsize {self._size}", deadline, Termination.HANDSHAKE, reason)
+        self.checked(f"boardsize {translation.size}", deadline, Termination.HANDSHAKE, reason)
         self.checked("clear_board", deadline, Termination.HANDSHAKE, reason)
         if "param_game" in self.commands:
-            allow = "1" if options.get("swap") == "true" else "0"
+            allow = "1" if translation.swap_allowed else "0"
             answer = self.command(f"param_game allow_swap {allow}", deadline, Termination.HANDSHAKE, reason)
             if not answer.ok:  # param_game is Benzene's; another program's may not know allow_swap
                 log.info("%s: 'param_game allow_swap' failed: %s", self.spec.name, codec.sanitize(answer.text, 80))
@@ -204,17 +188,19 @@ class GtpEngine(Conversation):
             )
         if answer.text.strip(BLANKS).lower() == "resign":
             return Reply(None, elapsed)
-        move = from_gtp(answer.text, self._swapped, self._size)
+        translation = self._game_translation()
+        move = from_gtp(answer.text, self._swapped, translation)
         self._told += 1  # the engine played its own move on its board
-        self._swapped |= move == "swap"
+        self._swapped |= move == translation.swap_move
         return Reply(move, elapsed)
 
     def _tell_moves(self, moves: Sequence[str], deadline: float) -> None:
         """``play`` each move of the game the engine has not seen (its opponents', an opening's)."""
         reason = f"no answer within {self.start_limit:g} s to 'play'"
+        translation = self._game_translation()
         for ply in range(self._told, len(moves)):
             move = moves[ply]
-            colour, vertex = to_gtp(ply, move, self._swapped, self._size)
+            colour, vertex = to_gtp(ply, move, self._swapped, translation)
             answer = self.command(f"play {colour} {vertex}", deadline, Termination.TIMEOUT, reason)
             if not answer.ok:
                 raise EngineFault(
@@ -222,8 +208,13 @@ class GtpEngine(Conversation):
                     f"rejected the legal move 'play {colour} {vertex}' "
                     f"(arena {move!r}): '? {codec.sanitize(answer.text, 120)}'",
                 )
-            self._swapped |= move == "swap"
+            self._swapped |= move == translation.swap_move
         self._told = len(moves)
+
+    def _game_translation(self) -> Translation:
+        if self._translation is None:
+            raise RuntimeError("a GTP engine was asked for a move before its game began")
+        return self._translation
 
     def _send_clock(self, limit: TimeLimit, colour: str, deadline: float) -> None:
         """Where the engine offers them: ``time_settings`` once a game (the standard GTP

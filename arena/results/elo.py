@@ -15,7 +15,9 @@ Conventions (each stated in :class:`EloFit` so a published table can say them to
 - **Results.**  Every game gives one result per pair of seats that have a result against
   each other (:func:`arena.results.ratings.opponents`): a better place is a win, an equal place
   a draw, counted as half a win and half a loss.  A three-player game is therefore three
-  pairwise results, the ones its places imply.
+  pairwise results, the ones its places imply.  A game an engine did not play (it could not
+  start, or was dropped: :func:`arena.record.lost_before_start`) gives none: the standings
+  show it as that engine's forfeit, and no rating counts it.
 - **Anchor.**  Only differences are measured; by default the mean Elo of the rated engines is
   0 (Ordo's and BayesElo's default), or one named engine is fixed at a given value.
 - **Intervals.**  95% by default, from the curvature of the log-likelihood (with the prior:
@@ -54,7 +56,7 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
 
-from ..record import GameRecord
+from ..record import GameRecord, lost_before_start
 from .ratings import forfeited, opponents, seats_of
 
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of the natural-log logistic scale
@@ -73,7 +75,11 @@ class PairResult:
 
 
 def pairwise_results(record: GameRecord) -> list[PairResult]:
-    """The pairwise results a game's places imply, each unordered pair of seats once."""
+    """The pairwise results a game's places imply, each unordered pair of seats once; none
+    for a game an engine did not play (lost before its first move: it could not start, or was
+    dropped), which measures no engine."""
+    if lost_before_start(record):
+        return []
     (names, places), offenders = seats_of(record), forfeited(record)
     out = []
     for seat, me in enumerate(names):

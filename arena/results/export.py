@@ -3,7 +3,7 @@ statistics, as ``results.json`` (for programs), ``standings.md`` and ``standings
 paste), and the tables ``arena results`` prints.
 
 :func:`summarize` computes everything from the stored records once; the writers only format
-it, so every export shows the same numbers.  ``results.json``'s schema is in the README
+it, so every export shows the same numbers.  ``results.json``'s schema is in docs/results.md
 ("results.json"): snake_case keys, numbers as numbers, ``null`` where a value is unbounded or
 there is no data.
 """
@@ -20,11 +20,13 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ..record import GameRecord, Termination
+from ..record import GameRecord, Termination, lost_before_start
 from ..rules import OptionError, make_game
 from . import strictjson
 from .admit import Refused, read_counted, refused_line
 from .elo import PRIOR, EloFit, fit_elo, prior_of
+from .fit import fit_table, wrap
+from .matchline import MatchFigures, match_block, match_counts, match_figures, matches
 from .ratings import (
     HEAD_TO_HEAD_NOTE,
     HeadToHead,
@@ -163,7 +165,7 @@ def dropped_engines(records: Sequence[GameRecord]) -> dict[str, str]:
 
 
 def results_document(s: Summary) -> dict[str, Any]:
-    """The results.json object (schema in the README)."""
+    """The results.json object (schema in docs/results.md)."""
     elo = {r["engine"]: r for r in s.elo.as_dict()["ratings"]}
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -182,8 +184,9 @@ def results_document(s: Summary) -> dict[str, Any]:
             _standing_dict(rank, st, s.dropped, s.players, elo[st.engine])
             for rank, st in _ranked(s.standings, s.dropped)
         ],
-        "elo": {"label": field_elo_label(len(s.records)), **s.elo.as_dict()},
+        "elo": {"label": field_elo_label(s.records), **s.elo.as_dict()},
         "head_to_head": [_pair_dict(a, b, s.pairs[a, b]) for a, b in _pair_order(s)],
+        "matches": [{"engine": a, "opponent": b, **f.as_dict()} for a, b, f in match_results(s)],
         "engines": [s.stats[name].as_dict() for name in s.order],
         "dropped": dict(s.dropped),
         "not_recorded": list(s.not_recorded),
@@ -269,8 +272,10 @@ def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
     }
 
 
-def field_elo_label(games: int) -> str:
-    """What the Bradley-Terry Elo counts, wherever it is shown beside another Elo."""
+def field_elo_label(records: Iterable[GameRecord]) -> str:
+    """What the Bradley-Terry Elo counts, wherever it is shown beside another Elo: the games
+    played (not those an engine lost before its first move, which no rating counts)."""
+    games = sum(1 for r in records if not lost_before_start(r))
     return f"Bradley-Terry Elo (field, {games} games)"
 
 
@@ -402,16 +407,36 @@ TABLES = (
 
 STANDINGS = TABLES[:1]  # the standings alone (with the SPRT block and the dropped engines)
 
+# Each table's columns in the order a narrow terminal drops them, least important first
+# (fnmatch patterns; arena/results/fit.py): the engine, its rank, score, Elo and forfeits stay.
+DROP_ORDER: dict[Any, tuple[str, ...]] = {
+    standings_table: ("mu-3sigma", "sigma", "mu", "draws", "losses", "wins", "games", "[0-9]*", "BT *%", "score %"),
+    elo_table: ("results", "score %", "LOS>*"),
+    head_to_head_table: ("score %", "draws", "losses", "wins", "LOS %", "games"),
+    stats_table: (
+        "was swapped",
+        "swapped",
+        "mean depth",
+        "nodes/s",
+        "max ms/move",
+        "mean plies",
+        "score % as *",
+        "mean ms/move",
+    ),
+}
 
-def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES) -> str:
+
+def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES, width: int | None = None) -> str:
     """The tables as ``table`` (plain text), ``md`` (Markdown), ``csv`` (the standings row per
     engine, all columns of the four tables joined) or ``json`` (results.json); ``tables``:
-    which of the four text tables (e.g. :data:`STANDINGS`)."""
+    which of the four text tables (e.g. :data:`STANDINGS`).  ``width``: the plain text's
+    columns, which the tables and lines are fitted to (None: every column, lines unwrapped)."""
     if fmt == "json":
         return results_json(s)
     if fmt == "csv":
         return _csv(s)
     style = {"table": "simple", "md": "github"}[fmt]
+    fit = width if fmt == "table" else None
     parts = []
     elo_note = (
         f"Elo: {s.elo.method}, anchor: {s.elo.anchor}; {round(100 * s.elo.confidence)}% intervals from "
@@ -423,30 +448,49 @@ def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES) -> 
             + (f"\n\n**{s.status_text()}**" if s.status_text() else "")
         )
     elif status := s.status_text():
-        parts.append(status)
+        parts.append(wrap(status, fit))
     if s.refused:
-        parts.append(("**" if fmt == "md" else "") + refused_line(s.refused) + ("**" if fmt == "md" else ""))
+        line = refused_line(s.refused)
+        parts.append(f"**{line}**" if fmt == "md" else wrap(line, fit))
     for title, table in tables:
         headers, rows = table(s)
         if not rows:
             continue
-        text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
+        if fit is None:
+            text = tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
+        else:
+            text = fit_table(headers, rows, fit, DROP_ORDER.get(table, ()), style)
         if table is elo_table:
-            title = field_elo_label(len(s.records))
+            title = field_elo_label(s.records)
         if fmt == "table" and table is elo_table:
-            text += "\n" + elo_note
+            text += "\n" + wrap(elo_note, fit)
         if table is head_to_head_table:
-            text += ("\n\n" if fmt == "md" else "\n") + HEAD_TO_HEAD_NOTE
+            text += ("\n\n" if fmt == "md" else "\n") + wrap(HEAD_TO_HEAD_NOTE, fit)
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
     if "sprt" in s.extra:
         lines = sprt_lines(s.extra["sprt"])
-        parts.append("## SPRT\n\n" + "\n\n".join(lines) if fmt == "md" else "\n".join(lines))
+        parts.append("## SPRT\n\n" + "\n\n".join(lines) if fmt == "md" else wrap("\n".join(lines), fit))
     if s.dropped:
         if fmt == "md":
             parts.append("## Dropped\n\n" + "\n".join(f"- {name}: {why}" for name, why in s.dropped.items()))
         else:
-            parts.append("\n".join(f"dropped: {name}: {why}" for name, why in s.dropped.items()))
+            parts.append(wrap("\n".join(f"dropped: {name}: {why}" for name, why in s.dropped.items()), fit))
+    if fmt == "table":
+        parts += [wrap("\n".join(block), fit) for block in match_blocks(s)]
     return "\n\n".join(parts) + "\n"
+
+
+def match_blocks(s: Summary) -> list[list[str]]:
+    """The fastchess-style line of each match the tournament ends with (arena/results/matchline.py)."""
+    return [match_block(a, b, figures) for a, b, figures in match_results(s)]
+
+
+def match_results(s: Summary) -> list[tuple[str, str, MatchFigures]]:
+    """Each match's engines and figures: two engines, or each pair of a gauntlet."""
+    engines = [e["name"] for e in s.settings["engines"]] if s.settings else s.order
+    candidates = (s.settings or {}).get("candidates") or ()
+    found = [(a, b, match_figures(match_counts(s.records, a, b))) for a, b in matches(engines, s.players, candidates)]
+    return [(a, b, figures) for a, b, figures in found if figures is not None]
 
 
 # The per-engine statistics a CSV row carries as they are (forfeits follow, as a count).

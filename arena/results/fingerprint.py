@@ -6,11 +6,12 @@ so a key added later is covered unless it is listed here as free.  The folder st
 with their hash (the fingerprint); a run whose settings differ is refused by
 :class:`~arena.results.store.GameStore` with the list of what changed.
 
-Free to change: ``name``, ``workers``, ``affinity`` and ``idle_engines`` (they decide how
-the games are run, not how they go), ``elo_prior`` (how the tables rate them), an engine's ``max_failures``
-(when to stop starting a broken engine), and the keys in :data:`GROWABLE`, which may only be
-raised: more rounds (with ``[sprt]``, a higher limit on the test's pairs) extend the schedule,
-whose earlier games stay the same.
+Free to change: ``name``, ``out``, ``workers``, ``affinity`` and ``idle_engines`` (they decide
+where and how the games are run, not how they go), ``forfeit_failed_engines`` (whether a run
+stops when an engine fails its start-up check), ``elo_prior`` (how the tables rate them), an
+engine's ``max_failures`` (when to stop starting a broken engine), and the keys in
+:data:`GROWABLE`, which may only be raised: more rounds (with ``[sprt]``, a higher limit on
+the test's pairs) extend the schedule, whose earlier games stay the same.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-# How games run or are shown, not how they go.
-FREE = ("name", "workers", "affinity", "idle_engines", "cluster", "elo_prior")
+# Where and how games run or are shown, not how they go.
+FREE = ("name", "out", "workers", "affinity", "idle_engines", "cluster", "elo_prior", "forfeit_failed_engines")
 FREE_PER_ENGINE = ("max_failures",)
 GROWABLE = ("rounds",)  # with [sprt], rounds is also the test's limit in pairs
 

@@ -313,7 +313,7 @@ def list_document(rl: RatingList) -> dict[str, Any]:
             }
             for k, f in enumerate(rl.folders)
         ],
-        "elo": {"label": field_elo_label(len(rl.records)), **elo},
+        "elo": {"label": field_elo_label(rl.records), **elo},
         "engines": [
             {
                 "rank": rank,
@@ -407,7 +407,7 @@ def notes(rl: RatingList) -> list[str]:
     """What the tables count and how, in sentences."""
     fit = rl.fit
     lines = [
-        f"{field_elo_label(len(rl.records))} over {len(rl.folders)} folder(s): {rl.game_text}.",
+        f"{field_elo_label(rl.records)} over {len(rl.folders)} folder(s): {rl.game_text}.",
         f"Elo: {fit.method}, anchor: {fit.anchor}; {round(100 * fit.confidence)}% intervals from the "
         f"{fit.interval_method}, as each folder's table; LOS from the fit's covariance. Ranked by Elo "
         f"(ties: score, then name). games: games with a result; results: pairwise results; folders: "

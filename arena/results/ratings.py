@@ -19,7 +19,7 @@ from typing import Any
 
 import trueskill
 
-from ..record import GameRecord, Termination
+from ..record import GameRecord, Termination, lost_before_start
 
 # TrueSkill's own default, kept for the games that can draw: their draws come from move limits,
 # repetitions and equal counts, whose rate depends on the engines more than on the rules.
@@ -91,7 +91,9 @@ def standings(
     """Tally and rate ``records`` (sorted here by ``id``), in the order of ``engines`` (the
     standings are ranked by the Bradley–Terry Elo: arena.results.export.ranked_standings).
     A game several seats forfeited is tallied (without results between the offenders)
-    but not rated: TrueSkill would take their shared place for a draw.  ``can_draw``: the
+    but not rated: TrueSkill would take their shared place for a draw.  A game an engine did
+    not play (lost before its first move: it could not start, or was dropped) is tallied as
+    its forfeit but not rated either: it measures neither engine.  ``can_draw``: the
     game's (``Game.can_draw``), TrueSkill's draw probability is 0 without.  ``history``, if
     given, gets (games rated so far, mu, sigma) per engine after each game it was in."""
     tally = StandingsTally(engines, players, can_draw=can_draw, history=history is not None)
@@ -119,7 +121,7 @@ class StandingsTally:
         self.count += 1
         self.last_id = _game_number(record)
         (names, places), offenders = seats_of(record), forfeited(record)
-        if len(offenders) < 2:
+        if len(offenders) < 2 and not lost_before_start(record):
             for name, rating in zip(names, rate(self.env, [self.ratings[n] for n in names], places)):
                 self.ratings[name] = rating
                 if self.keep_history:
@@ -236,9 +238,12 @@ class HeadToHead:
 
 
 def head_to_head(records: Iterable[GameRecord]) -> dict[tuple[str, str], HeadToHead]:
-    """Results of every ordered pair of engines that met, from each game's places."""
+    """Results of every ordered pair of engines that met, from each game's places: the games
+    both played (one an engine lost before its first move, unplayed, measures neither)."""
     pairs: dict[tuple[str, str], HeadToHead] = {}
     for record in records:
+        if lost_before_start(record):
+            continue
         (names, places), offenders = seats_of(record), forfeited(record)
         for seat, me in enumerate(names):
             mine = places[seat]

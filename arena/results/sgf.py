@@ -6,6 +6,8 @@ node, cells named as arena names them (``a1`` the top-left, column letter then r
 adds ``CA[UTF-8]``, the files' encoding, which FF[4] readers otherwise take as ISO-8859-1.  Black
 moves first and joins top and bottom, as Red (seat 0) does in arena (docs/gtp.md).
 
+What differs between games (the board's size, SGF's game number, the swap's name, each
+cell's name after a swap) is asked of the game's :class:`~arena.rules.translation.Translation`.
 The swap is the one place where the two differ.  arena's ``swap`` mirrors Red's stone across
 the a1 diagonal into a Blue stone and Red moves next; HexGui writes White's swap as
 ``W[swap-pieces]``, leaves the stone as it is and lets White move again: the players exchange
@@ -15,8 +17,8 @@ so after a swap every later cell is written mirrored, seat 0 plays White and sea
 stone from then on).  ``RE`` is the winning colour with ``+R`` (resignation), ``+T`` (time) or
 ``+F`` (any other forfeit) when the game did not end on the board.
 
-Only games whose rules list ``sgf`` in ``Game.exports`` are written (Hex: HexGui knows no other
-game of arena's).
+Only games whose rules list ``sgf`` in ``Game.exports`` and give a translation are written
+(Hex: HexGui knows no other game of arena's); any other is refused with one line.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..record import GameRecord, Termination
-from ..rules import find_game
+from ..rules import OptionError, find_game, games_exporting
+from ..rules.translation import Translation
 from .export import arena_version
 
-SWAP = "swap-pieces"
+COLOURS = ("B", "W")  # by arena seat, before any swap
+HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
 HOW = {Termination.RESIGN: "R", Termination.TIMEOUT: "T"}
 
 
@@ -37,23 +41,16 @@ class SgfError(ValueError):
 
 def hex_game_sgf(record: GameRecord) -> str:
     """One game tree ``(;FF[4]...;B[..];W[..]...)`` for a Hex record."""
-    game = find_game(record.game)
-    if game is None or "sgf" not in game.exports:
-        raise SgfError(
-            f"game {record.id}: {record.game} is not Hex; SGF export is for Hex games (HexGui reads Hex only)"
-        )
-    size = record.options.get("size")
-    if not isinstance(size, int):
-        raise SgfError(f"game {record.id}: no board size in the record's options")
-    moves, swapped = _moves(record.moves)
+    translation = translation_of(record)
+    moves, swapped = _moves(record.moves, translation)
     names = list(record.players or [])
     black, white = (names[1], names[0]) if swapped else (names[0], names[1])
     root = [
         ("FF", "4"),
         ("CA", "UTF-8"),
         ("AP", f"arena:{arena_version()}"),
-        ("GM", "11"),
-        ("SZ", str(size)),
+        ("GM", str(translation.sgf_game)),
+        ("SZ", str(translation.size)),
         ("PB", black),
         ("PW", white),
     ]
@@ -82,27 +79,40 @@ def hex_collection_sgf(records: Iterable[GameRecord]) -> str:
     return "".join(hex_game_sgf(r) for r in records)
 
 
-def _moves(tokens: list[str]) -> tuple[list[tuple[str, str]], bool]:
-    """(colour, HexGui cell) per move, and whether the game had a swap."""
+def larger_than_hexgui(records: Iterable[GameRecord]) -> bool:
+    """Whether a record's board (as its game's translation gives the size) is larger than
+    HexGui draws: the file is still valid SGF for other viewers."""
+    return any(translation_of(record).size > HEXGUI_MAX_SIZE for record in records)
+
+
+def translation_of(record: GameRecord) -> Translation:
+    """How SGF names the record's board and moves, from its game and options; a game without
+    an SGF form, or options its rules refuse, is one line naming the game."""
+    game = find_game(record.game)
+    if game is None or "sgf" not in game.exports:
+        known = " or ".join(name.capitalize() for name in games_exporting("sgf"))
+        raise SgfError(f"game {record.id}: {record.game} is not {known}; SGF export is for {known} games")
+    try:
+        translation = game.from_options(record.options).translation()
+    except OptionError as exc:
+        raise SgfError(f"game {record.id}: {exc}") from None
+    if translation is None:
+        raise SgfError(f"game {record.id}: the rules of {record.game} give no SGF translation")
+    return translation
+
+
+def _moves(tokens: list[str], translation: Translation) -> tuple[list[tuple[str, str]], bool]:
+    """(colour, SGF cell) per move, and whether the game had a swap."""
     out: list[tuple[str, str]] = []
     swapped = False
     for ply, token in enumerate(tokens):
-        colour = "B" if ply % 2 == 0 else "W"
-        if token == "swap":
+        if token == translation.swap_move:
+            out.append((COLOURS[1], translation.outside(token, swapped)))
             swapped = True
-            out.append(("W", SWAP))
             continue
-        if swapped:  # seat 0 (even plies) now plays White, on the mirrored board
-            colour = "W" if ply % 2 == 0 else "B"
-            token = mirror(token)
-        out.append((colour, token))
+        # after a swap seat 0 (even plies) plays White, on the board as the translation names it
+        out.append((COLOURS[ply % 2 ^ swapped], translation.outside(token, swapped)))
     return out, swapped
-
-
-def mirror(cell: str) -> str:
-    """A cell mirrored across the a1 diagonal: column and row exchange (``e2`` -> ``b5``)."""
-    column, row = ord(cell[0]) - ord("a") + 1, int(cell[1:])
-    return f"{chr(ord('a') + row - 1)}{column}"
 
 
 def _result(record: GameRecord, swapped: bool) -> str | None:

@@ -38,13 +38,14 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..record import GameRecord
+from ..record import GameRecord, lost_before_start
 
 PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair score / 2 of LL, LD, WL+DD, WD, WW
 OUTCOMES = ("LL", "LD", "WL+DD", "WD", "WW")
 NELO_PER_T = 800 / math.log(10)  # normalized Elo per unit of t-value per game (fishtest's nelo_divided_by_nt)
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 REGULARIZE = 1e-3
+NO_DECISION = "no decision"  # the test stopped at a pair an engine did not play
 
 
 MAX_BOUND = 1000.0  # |elo0| and |elo1| below this, in either model
@@ -330,7 +331,10 @@ def _half_points(record: Result, engine: str) -> int:
 class SprtTest:
     """The test over pairs in schedule order: pair k counts only once pairs 0..k-1 are
     complete, so the decision and the pair count it is taken at do not depend on which
-    worker finished first, nor on a kill and resume in between.
+    worker finished first, nor on a kill and resume in between.  A pair with a game an
+    engine did not play (it could not start, or was dropped: :func:`lost_before_start`)
+    ends the test with :data:`NO_DECISION`: a forfeit win there would say nothing of the
+    engines' strength, while crashes, time losses and illegal moves in games played count.
 
     ``pair_of`` maps a game index to its pair number (the schedule's two games of a
     pair are consecutive: 2k and 2k + 1)."""
@@ -343,7 +347,8 @@ class SprtTest:
     pairs: int = 0  # complete pairs counted, in schedule order
     llr: float = 0.0
     history: list[float] = field(default_factory=list)  # LLR after each counted pair
-    decision: str | None = None  # "H1", "H0" or, after max_pairs, "inconclusive"
+    decision: str | None = None  # "H1", "H0", after max_pairs "inconclusive", or NO_DECISION
+    unplayed: str | None = None  # with NO_DECISION: which engine did not play which game, and why
     _waiting: dict[int, Result] = field(default_factory=dict)
 
     def add(self, record: Result) -> bool:
@@ -353,8 +358,20 @@ class SprtTest:
             while self.decision is None and {2 * self.pairs, 2 * self.pairs + 1} <= self._waiting.keys():
                 first = self._waiting.pop(2 * self.pairs)
                 second = self._waiting.pop(2 * self.pairs + 1)
-                self._count(pair_outcome(first, second, self.engine))
+                lost = [r for r in (first, second) if lost_before_start(r)]
+                if lost:  # a pair an engine did not play tells nothing of its strength
+                    self._stop_unplayed(lost[0])
+                else:
+                    self._count(pair_outcome(first, second, self.engine))
         return self.decision is not None
+
+    def _stop_unplayed(self, record: Result) -> None:
+        """End the test without a decision at a game an engine did not play."""
+        seat = record.get("forfeit_seat") or 0
+        name = record["players"][seat]
+        why = str(record.get("reason") or "").removeprefix(f"{name} (seat {seat}): ")
+        self.unplayed = f"{name} did not play game {record['id']} ({record['termination']}: {why})"
+        self.decision = NO_DECISION
 
     def _count(self, outcome: int) -> None:
         self.counts[outcome] += 1
@@ -388,6 +405,7 @@ class SprtTest:
             "lower_bound": round(s.lower, 4),
             "upper_bound": round(s.upper, 4),
             "decision": self.decision or "running",
+            **({"unplayed": self.unplayed} if self.unplayed else {}),
             "pairs": self.pairs,
             "games": 2 * self.pairs,
             "llr": round(self.llr, 4),
@@ -416,7 +434,8 @@ def llr_text(llr: float, lower: float, upper: float) -> str:
 
 
 def outcome_text(decision: str, engine: str) -> str:
-    """``new passes`` (H1), ``new fails`` (H0), ``inconclusive`` (rounds reached), ``running``."""
+    """``new passes`` (H1), ``new fails`` (H0), ``inconclusive`` (rounds reached), ``no decision``
+    (an engine did not play a pair's game), ``running``."""
     return {"H1": f"{engine} passes", "H0": f"{engine} fails"}.get(decision, decision)
 
 
@@ -433,6 +452,7 @@ def sprt_lines(summary: dict[str, Any]) -> list[str]:
         "H0": f"H0 accepted: Elo {elo0:g} rather than {elo1:g}",
         "inconclusive": "no decision within the maximum number of pairs: rounds",
         "running": "not decided yet; run the same command to continue",
+        NO_DECISION: f"{summary.get('unplayed')}; only games both engines played decide",
     }[summary["decision"]]
     counts = ", ".join(str(n) for n in summary["pentanomial"].values())
     lines = [

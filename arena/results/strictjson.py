@@ -6,7 +6,7 @@ Python's :func:`json.dumps` writes ``NaN``, ``Infinity`` and ``-Infinity`` by de
 are not JSON (RFC 8259): ``jq``, JavaScript's ``JSON.parse`` and most other readers refuse the
 whole file.  :func:`dumps` never writes them (it raises ValueError instead), and
 :func:`finite` turns a computed figure that is not a finite number into ``null``, which the
-README's results.json schema reads as "unbounded, or no data".
+docs/results.md's results.json schema reads as "unbounded, or no data".
 """
 
 from __future__ import annotations

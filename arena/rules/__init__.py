@@ -31,6 +31,7 @@ __all__ = [
     "State",
     "find_game",
     "game_class",
+    "games_exporting",
     "games_speaking",
     "make_game",
     "register_game",
@@ -116,6 +117,11 @@ def find_game(name: str) -> type[Game] | None:
 def games_speaking(protocol: str) -> list[str]:
     """The games an engine protocol can play (``Game.protocols``), in registry order."""
     return [name for name in GAMES if protocol in game_class(name).protocols]
+
+
+def games_exporting(form: str) -> list[str]:
+    """The games with a record format besides arena's own (``Game.exports``), in registry order."""
+    return [name for name in GAMES if form in game_class(name).exports]
 
 
 def make_game(name: str, options: Mapping[str, Any] | None = None, *, strict: bool = False) -> Game:

@@ -13,8 +13,9 @@ whitespace, e.g. ``e5``, ``swap``, ``c3,e5,g2`` or ``c3-c7``.
 
 from __future__ import annotations
 
+import difflib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar, Literal, get_args, get_origin
@@ -22,6 +23,7 @@ from typing import Any, ClassVar, Literal, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .picture import BoardPicture, Ending
+from .translation import Translation
 
 
 class IllegalMove(Exception):
@@ -62,6 +64,9 @@ class Game(ABC):
     random_setup: ClassVar[bool] = False
     # Options for ``arena check-engine``'s games: small boards, the protocol is tested, not play.
     check_options: ClassVar[Mapping[str, Any]] = {}
+    # Options ``arena ladder`` rates the bundled search engine's levels at (arena.ladder); None:
+    # the game has no ladder.  A board where the hard level's counts finish well within the clock.
+    ladder_options: ClassVar[Mapping[str, Any] | None] = None
     # Whether a finished game can leave two seats level (a draw or a shared place); False where
     # the rules always rank every seat, as Hex's (a full board holds one winning chain).  It
     # sets TrueSkill's draw probability (arena.results.ratings).
@@ -117,6 +122,12 @@ class Game(ABC):
     @abstractmethod
     def picture(self) -> BoardPicture:
         """How the board is drawn (arena.rules.picture): the report site's viewer draws it."""
+
+    def translation(self) -> Translation | None:
+        """How GTP programs and SGF files name this game's board and moves
+        (arena.rules.translation); None where no program outside arena plays it.  A game
+        with one lists ``gtp`` in :attr:`protocols` and ``sgf`` in :attr:`exports`."""
+        return None
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         """Positions ``arena check-engine`` asks an engine to move in, on a game built with
@@ -296,10 +307,20 @@ def describe_validation_error(game: str, exc: ValidationError, model: type[BaseM
         where = ".".join(str(p) for p in err["loc"]) or "options"
         if err["type"] == "extra_forbidden":
             allowed = ", ".join(model.model_fields) or "none"
-            parts.append(f"unknown option {where!r} (allowed: {allowed})")
+            meant = did_you_mean(where, model.model_fields)
+            hint = f"did you mean {meant!r}? " if meant is not None else ""
+            parts.append(f"unknown option {where!r} ({hint}allowed: {allowed})")
         else:
             parts.append(f"option {where!r}: {err['msg']} (got {shown_input(err.get('input'))})")
     return f"{game}: " + "; ".join(parts)
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str | None:
+    """The known name that ``word`` most likely misspells, for an error message (difflib's
+    closest, as click's suggestions; a little stricter, so 'colour' suggests nothing rather
+    than 'cluster'), or None."""
+    found = difflib.get_close_matches(word, list(known), n=1, cutoff=0.7)
+    return found[0] if found else None
 
 
 def shown_input(value: Any, limit: int = 60) -> str:

@@ -25,9 +25,15 @@ from pydantic import Field, field_validator
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import OFF_BOARD, Board
-from .picture import BoardPicture, Ending, edge_labels
+from .picture import BoardPicture, Ending, Mark, edge_labels
 
 BOARD = Board.hexhex(5)
+# What the viewer draws: a move is a slide, so the cell it emptied is where it started.
+MARKS = (
+    Mark("last", "the move shown: where the piece slid to"),
+    Mark("gone", "dotted: where it slid from"),
+    Mark("occupied", "the base the winner filled"),
+)
 RED, BLUE = 0, 1
 COLOUR_NAMES = ("Red", "Blue")
 # Cell contents.  A seat's pieces are stored as seat + 1.
@@ -132,6 +138,7 @@ class BasesGame(Game):
     name = "bases"
     Options = BasesOptions
     seat_names = ("red", "blue")
+    ladder_options = {"layout": "standard", "max_plies": 300, "repetition": 3}
     options: BasesOptions
 
     @property
@@ -163,7 +170,7 @@ class BasesGame(Game):
         """The two bases are drawn in their owners' light colours all game."""
         static = {cell: f"base{seat}" for seat, base in enumerate(self.layout.bases) for cell in base}
         codes = {EMPTY: "", RED_PIECE: "red", BLUE_PIECE: "blue", BLACK: "wall"}
-        return BoardPicture(self.board, "cells", codes, labels=edge_labels(self.board), static=static)
+        return BoardPicture(self.board, "cells", codes, labels=edge_labels(self.board), static=static, marks=MARKS)
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         def near_full(state: State) -> bool:

@@ -25,7 +25,7 @@ from pydantic import Field
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import Board, find_root
-from .picture import BoardPicture, edge_labels
+from .picture import BoardPicture, Ending, Mark, edge_labels
 
 EMPTY = -1
 WHITE, BLACK = 0, 1
@@ -45,6 +45,7 @@ class GroupsGame(Game):
     Options = GroupsOptions
     seat_names = ("white", "black")
     check_options = {"size": 4}
+    ladder_options = {"size": 5}
     options: GroupsOptions
 
     @property
@@ -62,7 +63,14 @@ class GroupsGame(Game):
 
     def picture(self) -> BoardPicture:
         return BoardPicture(
-            self.board, "cells", {EMPTY: "", WHITE: "white", BLACK: "black"}, labels=edge_labels(self.board)
+            self.board,
+            "cells",
+            {EMPTY: "", WHITE: "white", BLACK: "black"},
+            labels=edge_labels(self.board),
+            marks=(
+                Mark("last", "the move shown (its stones)"),
+                Mark("deciding", "the winner's group that decided the game (its largest, unless the largest tie)"),
+            ),
         )
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
@@ -160,6 +168,19 @@ class GroupsState(State):
 
     def details(self) -> dict[str, Any]:
         return {"white_groups": self.group_sizes(WHITE), "black_groups": self.group_sizes(BLACK)}
+
+    def ending(self, players: Sequence[str]) -> Ending:
+        """The winner's group that decided the game: the one at the deciding rank (of equal
+        groups, the one with the first cell), where the end reason compares sizes."""
+        if self._result is None or self._result[0] is None:
+            return Ending()
+        winner, rank = self._result[:2]
+        groups: dict[int, list[int]] = {}
+        for cell, colour in enumerate(self.cells):
+            if colour == winner:
+                groups.setdefault(self._find(cell), []).append(cell)
+        ranked = sorted(groups.values(), key=lambda group: (-len(group), group[0]))
+        return Ending({"deciding": ranked[rank]})
 
     # -- moves ----------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from operator import itemgetter
 from random import Random
 from typing import Any
@@ -33,12 +34,15 @@ from pydantic import Field
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, draw_below
 from .hexgrid import Board
-from .picture import BoardPicture, Ending, Label, outer_edges
+from .picture import LAST_MOVE, BoardPicture, Ending, Label, Mark, outer_edges
+from .translation import Translation
 
 EMPTY = -1
 RED, BLUE = 0, 1
 COLOUR_NAMES = ("Red", "Blue")
 SWAP = "swap"
+# The swap as Benzene writes it (GTP and HexGui's SGF), then what HexGui and LittleGolem also say.
+OUTSIDE_SWAP = ("swap-pieces", "swap")
 
 # MARKS[colour][edges]: a stone's mark; edges is 0 (none), 1 (first edge) or 2 (second edge).
 MARKS = ((1, 1 << 3, 1 << 6), (1 << 9, 1 << 12, 1 << 15))
@@ -58,6 +62,7 @@ class HexGame(Game):
     swap_move = SWAP
     exports = ("sgf",)  # HexGui reads Hex only
     check_options = {"size": 5}
+    ladder_options = {"size": 9, "swap": True}
     can_draw = False  # a full board always holds one chain joining a player's edges
     takes_turns = True  # one stone a turn; the swap is the second player's turn
     options: HexOptions
@@ -91,6 +96,27 @@ class HexGame(Game):
             {EMPTY: "", RED: "red", BLUE: "blue"},
             edges=outer_edges(board, n, {True: "red", False: "blue"}),
             labels=labels,
+            marks=(LAST_MOVE, Mark("chain", "the winning chain, joining the winner's two edges")),
+        )
+
+    @cached_property
+    def mirror(self) -> tuple[int, ...]:
+        """Each cell's mirror image across the a1 diagonal (row <-> column): where the swap
+        moves the first stone, and each cell's name in GTP and SGF after a swap."""
+        board = self.board
+        return tuple(board.at(c, r) for r, c in board.coords)
+
+    def translation(self) -> Translation:
+        """Cells are named as arena names them; after a swap the outside programs, which
+        exchange the colours and leave the stone, see the mirror image (docs/gtp.md)."""
+        names = self.board.names
+        return Translation(
+            size=self.options.size,
+            sgf_game=11,  # Hex's number in the SGF specification
+            swap_move=SWAP,
+            swap_names=OUTSIDE_SWAP,
+            swap_allowed=self.options.swap,
+            after_swap={names[cell]: names[image] for cell, image in enumerate(self.mirror)},
         )
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
@@ -282,10 +308,8 @@ class HexState(State):
             if not self.game.options.swap:
                 raise IllegalMove(SWAP, "the swap rule is off in this game")
             raise IllegalMove(SWAP, "swap is only allowed as Blue's first move, right after Red's first stone")
-        board = self.game.board
-        first = board.index(self._moves[0])
-        r, c = board.coords[first]
-        mirror = board.at(c, r)
+        first = self.game.board.index(self._moves[0])
+        mirror = self.game.mirror[first]
         # The board now holds one Blue stone: on a board of side >= 2 it touches at most one edge.
         self.cells[first] = EMPTY
         self._marks[first] = 0

@@ -43,7 +43,7 @@ from pydantic import Field, model_validator
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import OFF_BOARD, Board, find_root
-from .picture import BoardPicture, Ending, edge_labels
+from .picture import LAST_MOVE, BoardPicture, Ending, Mark, edge_labels
 
 EMPTY, BLACK, WHITE = -1, 0, 1
 COLOUR_NAMES = ("Black", "White")
@@ -212,6 +212,7 @@ class HexGoGame(Game):
     Options = HexGoOptions
     swap_move = SWAP
     check_options = {"size": 3}
+    ladder_options = {"size": 5}
     options: HexGoOptions
 
     @property
@@ -228,7 +229,18 @@ class HexGoGame(Game):
 
     def picture(self) -> BoardPicture:
         return BoardPicture(
-            self.board, "points", {EMPTY: "", BLACK: "black", WHITE: "white"}, labels=edge_labels(self.board)
+            self.board,
+            "points",
+            {EMPTY: "", BLACK: "black", WHITE: "white"},
+            labels=edge_labels(self.board),
+            marks=(
+                LAST_MOVE,
+                Mark("gone", "dotted: a stone the move shown captured"),
+                *(
+                    Mark(f"territory-{c.lower()}", f"small dot: {c}'s territory (an empty house it dominates)")
+                    for c in COLOUR_NAMES
+                ),
+            ),
         )
 
     def check_positions(self, start: Start) -> list[CheckPosition]:

@@ -2,8 +2,10 @@
 what to highlight, and a viewer (the report site's) draws it without knowing the game.
 
 A :class:`BoardPicture` describes a board for the whole game (its cells, how a cell's
-contents are drawn, coloured edges, labels, cells drawn apart such as Bases' bases); an
-:class:`Ending` what the end of a game shows (highlighted cells, a revealed secret).  Cells
+contents are drawn, coloured edges, labels, cells drawn apart such as Bases' bases, and a
+:class:`Mark` for each kind of mark the viewer draws on it, with what it means: the viewer's
+legend); an :class:`Ending` what the end of a game shows (highlighted cells, a revealed
+secret).  Cells
 are indexes of the game's :class:`~arena.rules.hexgrid.Board`; sides and corners are those
 of a pointy-top hexagon, numbered clockwise from the top corner (side k joins corners k and
 k + 1).
@@ -42,6 +44,23 @@ class Label:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """One kind of mark drawn on a board and what it means, the viewer's legend entry for it.
+
+    ``name`` is the mark's class in the viewer: ``last`` (the cells the move shown put a
+    piece on, or emptied where its token names them), ``gone`` (other cells it emptied),
+    ``kept`` (the group a move kept, with ``kept_groups``), or a key of
+    :attr:`Ending.marks` (a winning chain).  The site's stylesheet draws each name; a name
+    it does not know is drawn as ``end`` (an outline of the ending's colour)."""
+
+    name: str
+    meaning: str
+
+
+LAST_MOVE = Mark("last", "the move shown")
+
+
+@dataclass(frozen=True)
 class BoardPicture:
     """A board as drawn for the whole game.
 
@@ -49,7 +68,8 @@ class BoardPicture:
     the lattice's points with streets between them.  ``codes`` turns a cell's value in the
     rules (:attr:`State.cells`) into what is drawn there (``""``: nothing); different values
     have different codes.  ``kept_groups``: a move can empty cells its token does not name,
-    which are shown as the group it kept (Posies' splits)."""
+    which are shown as the group it kept (Posies' splits).  ``marks``: every kind of mark
+    the game's moves and endings draw, with its meaning, in the legend's order."""
 
     board: Board
     layout: Literal["cells", "points"]
@@ -58,6 +78,7 @@ class BoardPicture:
     labels: Sequence[Label] = ()
     static: Mapping[int, str] = field(default_factory=dict)  # cell -> how it is drawn all game
     kept_groups: bool = False
+    marks: Sequence[Mark] = (LAST_MOVE,)
 
     def move_cells(self, move: str) -> list[int]:
         """Cells a move token names: a stone's cell, several stones (``a1,b2``), a slide's two
@@ -73,7 +94,8 @@ class BoardPicture:
 @dataclass(frozen=True)
 class Ending:
     """What a finished game shows: ``marks`` (highlight name -> cells, e.g. the winning
-    chain) and ``reveal``, a line telling what was hidden until the end."""
+    chain; each name described by a :class:`Mark` of the game's picture) and ``reveal``, a
+    line telling what was hidden until the end."""
 
     marks: Mapping[str, list[int]] = field(default_factory=dict)
     reveal: str = ""

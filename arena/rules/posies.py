@@ -24,7 +24,7 @@ from pydantic import Field
 
 from .base import CheckPosition, Game, GameOptions, IllegalMove, OptionError, Start, State
 from .hexgrid import OFF_BOARD, Board
-from .picture import BoardPicture, Ending, edge_labels
+from .picture import BoardPicture, Ending, Mark, edge_labels
 
 EMPTY = -1
 PINK, PURPLE, GREEN = 0, 1, 2
@@ -56,6 +56,7 @@ class PosiesGame(Game):
     Options = PosiesOptions
     random_setup = True
     check_options = {"players": 3, "variant": 2}
+    ladder_options = {"players": 2, "variant": 0}
     options: PosiesOptions
 
     @property
@@ -104,7 +105,11 @@ class PosiesGame(Game):
 
     def picture(self) -> BoardPicture:
         codes = {EMPTY: "", PINK: "pink", PURPLE: "purple", GREEN: "green"}
-        return BoardPicture(self.board, "points", codes, labels=edge_labels(self.board), kept_groups=True)
+        marks = (
+            Mark("last", "the move shown: the pair it removed"),
+            Mark("kept", "fine dots: the group the mover kept (a split)"),
+        )
+        return BoardPicture(self.board, "points", codes, labels=edge_labels(self.board), kept_groups=True, marks=marks)
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         def seat_two_to_move() -> State:

@@ -8,5 +8,6 @@ in schedule order, observers told: ``observers.py``). The games are played by an
 restarted) under ``pool.py``, the process pool that replaces a dead worker and replays its
 game, or ``cluster.py`` on a Dask cluster. ``droprule.py`` drops broken engines; ``sprt.py``
 is a tournament's sequential test, ``progress.py`` the live progress lines, ``series.py`` the
-games of ``arena play``. Start at ``runner.run_tournament``.
+games of ``arena play``, ``verdict.py`` how a run ends (its last line and exit code). Start at
+``runner.run_tournament``.
 """

@@ -9,13 +9,17 @@ engines stay alive between games there too.
 
 * Handshake: before any game, every Dask worker starts every engine once
   (:func:`_handshake`); a worker that cannot is named with the reason and gets
-  no games.  A worker that joins later checks itself before its first game.
+  no games.  An engine no worker can start stops the run, as the local start-up
+  check does (exit 3).  A worker that joins later checks itself before its first game.
 * Worker loss: Dask runs a task whose worker died again on another worker
   (after ``distributed.scheduler.allowed-failures`` deaths it gives the game
   up as :class:`~arena.tournament.pool.Lost`); a task has one result, and the
   coordinator refuses a second record for a game, so nothing counts twice.
-* Only a few tasks per worker thread are in flight, so an engine dropped by
-  ``max_failures`` is not started for games submitted afterwards.
+* The drop rule: a drop is told to every worker at once (:func:`_drop_engine`), and a task
+  also carries the engines dropped when it was submitted (for workers that join later).  A
+  task stops after a game in which an engine that can be dropped failed, handing its other
+  games back to be submitted again; so at most the tasks in flight (two a worker thread, at
+  least eight) start an engine between the failures that reach its limit and its drop.
 * Quick games travel in batches: a task plays as many games, one after another, as
   take about ``TASK_S`` on a worker (one game a task once games take that long), so
   Dask's round trip per task does not cap the games per second of instant engines.
@@ -41,9 +45,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.player import EngineFault, EngineRefused
 from ..record import GameRecord
-from .droprule import DropGate, StartDecision
+from .droprule import DropGate
 from .pool import Lost
 from .schedule import ScheduledGame
+from .verdict import startup_failure
 from .worker import Worker, WorkerConfig
 
 if TYPE_CHECKING:
@@ -53,7 +58,7 @@ log = logging.getLogger("arena.cluster")
 
 # Tasks in flight: enough that no worker thread waits for the coordinator's next task
 # (a Dask round trip is milliseconds, more on a loaded machine), few enough that an
-# engine dropped by max_failures is not started for many games already submitted.
+# engine dropped by max_failures is not started by many tasks already submitted.
 IN_FLIGHT_PER_THREAD = 2
 MIN_IN_FLIGHT = 8
 # Games per task: as many as last about TASK_S on a worker, so a task's round trip through
@@ -97,6 +102,7 @@ class _RunState:
 
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
+        self.dropped = [0] * len(config.engines)  # 1: dropped (told by the coordinator, or by a task)
         self.idle: list[Worker] = []
         self.problems: dict[str, str] | None = None  # None until the handshake ran
         self.refused: dict[str, str] = {}  # engines whose declarations do not fit (of problems)
@@ -130,15 +136,30 @@ class _RunState:
         problems = self.handshake([name for name, gone in zip(self.config.engines, dropped) if gone])
         if problems:
             raise EngineUnavailable(_address(), _host(), problems)
+        for index, gone in enumerate(dropped):
+            if gone:
+                self.dropped[index] = 1
         with self.lock:
             worker = self.idle.pop() if self.idle else Worker(self.config)
-        worker.dropped = dropped
+        worker.dropped = self.dropped  # read before each game: a drop told meanwhile counts
+        outcomes: list[GameRecord | dict[str, Any]] = []
         try:
-            return [worker.play(scheduled) for scheduled in games]
+            for scheduled in games:
+                outcomes.append(worker.play(scheduled))
+                if self._may_drop(outcomes[-1]):
+                    break  # the rest go back, to be submitted with the drops of then
+            return outcomes
         finally:
             with self.lock:
                 self.idle.append(worker)
                 self.used = time.monotonic()
+
+    def _may_drop(self, outcome: GameRecord | dict[str, Any]) -> bool:
+        """Whether the game failed an engine the drop rule counts (max_failures > 0)."""
+        if not isinstance(outcome, GameRecord) or outcome.forfeit_seat is None or outcome.termination is None:
+            return False
+        name = (outcome.players or [])[outcome.forfeit_seat]
+        return outcome.termination.is_failure and self.config.max_failures.get(name, 0) > 0
 
     def shutdown(self) -> None:
         with self.lock:
@@ -171,6 +192,14 @@ def _state(config: WorkerConfig) -> _RunState:
     return state
 
 
+def _failed_everywhere(answers: dict[str, Any]) -> dict[str, str]:
+    """The engines no worker's handshake could start, each with one worker's fault."""
+    faults = [answer[0] for answer in answers.values() if not isinstance(answer, BaseException)]
+    if len(faults) < len(answers):
+        return {}  # a worker that cannot run arena at all says nothing of the engines
+    return {name: why for name, why in faults[0].items() if all(name in f for f in faults)}
+
+
 def _host() -> str:
     return f"{socket.gethostname()} (pid {os.getpid()})"
 
@@ -198,6 +227,15 @@ def _play(
     start = time.perf_counter()
     outcomes = _state(config).play(games, dropped)
     return outcomes, time.perf_counter() - start
+
+
+def _drop_engine(run_tag: str, index: int) -> None:
+    """Run on every worker by the coordinator when an engine is dropped: no game of this
+    run starts it there from now on, whatever the tasks already there carry."""
+    with _RUNS_LOCK:
+        state = _RUNS.get(run_tag)
+    if state is not None:
+        state.dropped[index] = 1
 
 
 def _release_all() -> None:
@@ -345,8 +383,8 @@ class ClusterGames:
         config: WorkerConfig,
         may_start: DropGate | None = None,
     ) -> None:
-        # The drop rule's gate (droprule.FailureTracker.may_start): a game is submitted only
-        # when each of its engines may start given the games in flight (WAIT: hold it back).
+        # The drop rule's gate (droprule.FailureTracker.may_start): asked which engines are
+        # dropped already (a resumed run), so that the handshake does not start them.
         self.may_start = may_start
         try:
             import distributed
@@ -409,9 +447,7 @@ class ClusterGames:
             log.warning("the cluster has no workers yet; games wait for one to join")
             self._tell("no workers yet; the games wait for one to join")
             return
-        dropped = tuple(
-            n for n in self.names if self.may_start is not None and self.may_start(n, []) is StartDecision.REFUSE
-        )
+        dropped = tuple(n for n in self.names if self.may_start is not None and not self.may_start(n))
         answers = self.client.run(_handshake, self.config, dropped, on_error="return")
         refused = {
             name: why
@@ -436,6 +472,10 @@ class ClusterGames:
             self.spec.echo(f"arena: cluster worker {self._describe(address)} cannot play: {why}; it gets no games")
             log.error("cluster worker %s cannot play: %s", address, why)
         if len(self.bad) == len(answers):
+            failed = _failed_everywhere(answers)
+            if failed:  # the start-up check's stop (exit 3): no worker could play the engine's games
+                where = f"cluster {self.spec.address} (no worker of the cluster could start them)"
+                raise startup_failure(where, list(failed.items()))
             raise ClusterError(
                 f"no worker of the cluster at {self.spec.address} can start every engine; "
                 f"install the engines there (see docs/cluster.md)"
@@ -468,25 +508,12 @@ class ClusterGames:
         seen: set[int] = set()
         attempts = itertools.count()
 
-        def fill(uncounted: Sequence[ScheduledGame] = ()) -> None:
-            """Top up the tasks in flight; ``uncounted``: games whose results the runner has
-            not taken in yet, which count as in flight for the drop rule."""
+        def fill() -> None:
+            """Top up the tasks in flight."""
             capacity = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_THREAD * self._threads())
-            in_flight = [g for task in pending.values() for g in task.games] + list(uncounted)
-            held: list[ScheduledGame] = []  # games whose engines must wait for games in flight
-            waiting: set[str] = set()  # engines that must (games in flight only grow meanwhile)
-            while queue and len(pending) < capacity and len(waiting) < len(self.names):
-                batch: list[ScheduledGame] = []
-                while queue and len(batch) < self.batch.size and len(waiting) < len(self.names):
-                    game = queue.popleft()
-                    if self._may_submit(game, in_flight, waiting):
-                        batch.append(game)
-                        in_flight.append(game)
-                    else:
-                        held.append(game)
-                if batch:
-                    pending.update([self._submit(batch, next(attempts))])
-            queue.extendleft(reversed(held))
+            while queue and len(pending) < capacity:
+                batch = [queue.popleft() for _ in range(min(self.batch.size, len(queue)))]
+                pending.update([self._submit(batch, next(attempts))])
 
         while queue or pending:
             for future in [f for f in pending if f.cancelled()]:  # e.g. the scheduler restarted
@@ -501,7 +528,7 @@ class ClusterGames:
                 task = pending.pop(future)
                 outcomes = self._outcomes(future, task.games, bounces, queue)
                 future.release()
-                fill(task.games)  # first, so workers play on while the caller stores the results
+                fill()  # first, so workers play on while the caller stores the results
                 fresh = []
                 for outcome in outcomes:
                     if isinstance(outcome, dict):
@@ -512,21 +539,6 @@ class ClusterGames:
                     fresh.append(outcome)
                 if fresh:
                     yield fresh
-                fill()  # the results are counted now: games held back for them may go
-
-    def _may_submit(self, game: ScheduledGame, in_flight: list[ScheduledGame], waiting: set[str]) -> bool:
-        """The drop rule on a cluster: a game whose engine could reach its limit through the
-        games in flight waits for them (an engine that was dropped is submitted: its task
-        records the forfeit without starting it).  ``waiting`` gathers the engines found to
-        wait, which are not asked again in the same top-up: once every engine waits, the
-        rest of the queue need not be looked at."""
-        if self.may_start is None:
-            return True
-        if waiting.intersection(game.seats):
-            return False
-        must = {name for name in game.seats if self.may_start(name, in_flight) is StartDecision.WAIT}
-        waiting |= must
-        return not must
 
     def cancel_queued(self) -> None:
         """Submit no more games; those already submitted still finish and are yielded."""
@@ -590,7 +602,10 @@ class ClusterGames:
             )
             why = f"had its result lost by Dask {BOUNCES} times (last: {type(exc).__name__}: {exc})"
             return self._again(games, bounces, queue, why)
-        self.batch.learn(len(games), seconds)
+        # A task stops after a game that failed an engine the drop rule counts: its other games
+        # are submitted again, carrying the drops the runner makes of that failure.
+        queue.extendleft(reversed(games[len(outcomes) :]))
+        self.batch.learn(len(outcomes), seconds)
         return outcomes
 
     @staticmethod
@@ -621,8 +636,14 @@ class ClusterGames:
         return sum(info.get("nthreads", 1) for address, info in self._workers().items() if address not in self.bad)
 
     def drop(self, name: str) -> None:
-        """Games submitted from now on forfeit ``name`` without starting it."""
-        self.dropped[self.names.index(name)] = 1
+        """Games started from now on forfeit ``name`` without starting it: told to every
+        worker now, and carried by every task submitted from now on."""
+        index = self.names.index(name)
+        self.dropped[index] = 1
+        try:
+            self.client.run(_drop_engine, self.config.run_tag, index, on_error="ignore")
+        except Exception as exc:  # a worker going away: the tasks still carry the drop
+            log.warning("could not tell the cluster's workers that %s is dropped: %s", name, exc)
 
     def close(self) -> None:
         """Quit the engines on every worker and disconnect (a LocalCluster is shut down)."""

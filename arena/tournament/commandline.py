@@ -5,8 +5,9 @@ The flags make the data of a tournament file (:func:`flag_data`), which
 :func:`~arena.tournament.config.build_tournament` validates as it validates a file, so a
 value is refused in the same words either way, only naming the flag's item instead of the
 key. The run writes that data to ``DIR/tournament.toml`` once the folder has accepted its
-settings (:class:`TournamentFileWriter`), with every path absolute, so that file, or a copy
-of it anywhere, plays the same games, and the same command line again resumes the folder.
+settings (:class:`TournamentFileWriter`), with every path absolute and ``out = "."`` (the
+folder, relative to the file), so that file resumes the folder from any working directory, a
+copy of it elsewhere plays the same games, and the same command line again resumes the folder.
 Item syntax that a file does not have (``tc=10+0.1``, ``cmd="./new --threads 1"``) is
 checked here, each error one line naming the flag and the item.
 """
@@ -23,7 +24,15 @@ from typing import Any
 
 from ..record import GameRecord
 from ..results.sprt import SprtTest
-from .config import FOLDER_NAME, LIST_NAME, MAX_TOURNAMENT_NAME, ConfigError, Tournament, build_tournament
+from ..rules.base import did_you_mean
+from .config import (
+    FOLDER_NAME,
+    LIST_NAME,
+    MAX_TOURNAMENT_NAME,
+    ConfigError,
+    Tournament,
+    build_tournament,
+)
 
 # --engine's keys (--each takes them too, but for name and conf): fastchess's names where
 # the meaning is the same, a tournament file's own key names for the rest
@@ -70,6 +79,7 @@ class RunFlags:
     openings: Sequence[str] | None = None
     out: Path | None = None
     idle_engines: int | None = None
+    forfeit_failed_engines: bool | None = None
 
 
 @dataclass
@@ -110,6 +120,7 @@ def flag_data(flags: RunFlags, here: Path) -> _Data:
         ("workers", flags.workers),
         ("seed", flags.seed),
         ("idle_engines", flags.idle_engines),
+        ("forfeit_failed_engines", flags.forfeit_failed_engines),
     ):
         if value is not None:
             raw[key] = value
@@ -131,7 +142,9 @@ def flag_data(flags: RunFlags, here: Path) -> _Data:
         data.labels[("candidates",)] = "--gauntlet"
     if flags.openings is not None:
         raw["openings"] = _openings(flags.openings, here, data)
-    data.raw = {"name": _name(flags, raw["engines"]), **raw}  # first, as a file starts
+    # The name first, as a file starts; then the folder: the file is written into it, so "."
+    # names it wherever the file is run from
+    data.raw = {"name": _name(flags, raw["engines"]), "out": ".", **raw}
     return data
 
 
@@ -246,8 +259,16 @@ def _set(
 def _known(who: str, item: str, key: str) -> None:
     if key in ENGINE_KEYS or any(key.startswith(p) and len(key) > len(p) for p in PREFIXED):
         return
-    keys = ", ".join([*ENGINE_KEYS, "option.NAME", "env.NAME"])
-    raise FlagError(f"{who} item {item!r}: unknown key {key!r}; the keys are {keys}")
+    name = key.partition(".")[2]  # options.depth: option.depth is what it means
+    keys = [*ENGINE_KEYS, *(prefix + name for prefix in PREFIXED if name)]
+    raise FlagError(_unknown(who, item, key, keys, [*ENGINE_KEYS, "option.NAME", "env.NAME"]))
+
+
+def _unknown(who: str, item: str, key: str, known: Sequence[str], shown: Sequence[str]) -> str:
+    """An unknown key of a flag's item, with the known key it most likely misspells."""
+    meant = did_you_mean(key, known)
+    hint = f" (did you mean {meant!r}?)" if meant is not None else ""
+    return f"{who} item {item!r}: unknown key {key!r}{hint}; the keys are {', '.join(shown)}"
 
 
 def _clock(who: str, item: str, key: str, value: str) -> dict[str, Any]:
@@ -291,7 +312,7 @@ def _items(flag: str, items: Sequence[str], convert: Any, keys: Sequence[str] | 
     for item in items:
         key, value = _split(flag, item)
         if keys is not None and key not in keys:
-            raise FlagError(f"{flag} item {item!r}: unknown key {key!r}; the keys are {', '.join(keys)}")
+            raise FlagError(_unknown(flag, item, key, keys, keys))
         out.append((key, convert(key, value)))
     return out
 
@@ -384,7 +405,8 @@ def tournament_text(t: Tournament, command_line: str) -> str:
 
     head = (
         "# Written by arena run from this command line; 'arena run FILE' plays the same games\n"
-        "# (the same settings: it resumes this folder, and a copy anywhere plays them again).\n"
+        "# (the same settings: 'out' names this folder, so it resumes it from any working directory;\n"
+        "# a copy elsewhere, its 'out' removed or changed, plays them into a new folder).\n"
         f"# {command_line}\n\n"
     )
     return head + tomli_w.dumps(t.raw or {})

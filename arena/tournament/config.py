@@ -13,7 +13,7 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -23,7 +23,7 @@ from ..engine.player import EngineSpec
 from ..match import TimeControl
 from ..results.sprt import SprtSettings
 from ..rules import Game, OptionError, games_speaking, make_game
-from ..rules.base import shown_input
+from ..rules.base import did_you_mean, shown_input
 from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, load_openings
 
 
@@ -154,6 +154,9 @@ MAX_TOURNAMENT_NAME = 64
 
 class TournamentFile(_Strict):
     name: str = Field(min_length=1, max_length=MAX_TOURNAMENT_NAME)
+    # The results folder, relative to this file (default: out/<name> in the folder arena runs
+    # in; --out wins). Where the games go, not how they go: free to change (fingerprint.FREE)
+    out: str | None = Field(None, min_length=1)
     game: str
     options: dict[str, Any] = {}
     rounds: int = Field(1, ge=1, le=100_000)  # with [sprt]: the most pairs (long tests need many)
@@ -163,6 +166,9 @@ class TournamentFile(_Strict):
     # Engines a worker keeps running beside the game it plays, least recently used quit first
     # (docs/performance.md measures the default); how games run, not how they go.
     idle_engines: int = Field(IDLE_ENGINES, ge=0, le=100_000)
+    # An engine that fails the start-up check stops the run (exit 3) unless forfeits are chosen:
+    # then its games are lost unplayed, and left out of every rating (docs/reliability.md)
+    forfeit_failed_engines: bool = False
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
     openings: str | OpeningsEntry | None = None  # book file (relative to this file) or [openings]
     format: Literal["round-robin", "gauntlet"] = "round-robin"
@@ -183,6 +189,13 @@ class TournamentFile(_Strict):
             )
         return name
 
+    @field_validator("out")
+    @classmethod
+    def _folder_path(cls, out: str | None) -> str | None:
+        if out is not None and any(ch in out for ch in "\r\n\x00"):
+            raise ValueError("a folder's path on one line, without NUL bytes")
+        return out
+
     @field_validator("engines")
     @classmethod
     def _unique_names(cls, engines: list[EngineEntry]) -> list[EngineEntry]:
@@ -193,7 +206,9 @@ class TournamentFile(_Strict):
         names = [e.name for e in self.engines]
         unknown = [c for c in self.candidates if c not in names]
         if unknown:
-            raise ValueError(f"candidates: {', '.join(unknown)} not among the engines ({', '.join(names)})")
+            meant = did_you_mean(unknown[0], names)
+            hint = f"; did you mean {meant!r}?" if meant is not None else ""
+            raise ValueError(f"candidates: {', '.join(unknown)} not among the engines ({', '.join(names)}){hint}")
         if self.format == "gauntlet" and not self.candidates:
             raise ValueError('format = "gauntlet" needs candidates = [...], the engines that play all others')
         if self.format == "round-robin" and self.candidates:
@@ -237,6 +252,12 @@ class Tournament:
     @property
     def name(self) -> str:
         return self.data.name
+
+    @property
+    def folder(self) -> Path:
+        """The results folder the file names (``out``, relative to the file, so the file
+        finds its folder from any working directory), else ``out/<name>`` here."""
+        return self.path.parent / self.data.out if self.data.out is not None else Path("out") / self.name
 
     @property
     def max_failures(self) -> dict[str, int]:
@@ -306,7 +327,7 @@ def build_tournament(
     try:
         data = TournamentFile.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(f"{where}: {validation_text(exc, path.name, labels)}") from None
+        raise ConfigError(f"{where}: {validation_text(exc, path.name, labels, TournamentFile)}") from None
     try:
         game = make_game(data.game, data.options, strict=True)
     except OptionError as exc:
@@ -483,13 +504,60 @@ def _one_branch(errors: list[Any]) -> list[Any]:
     return kept
 
 
-def validation_text(exc: ValidationError, file: str, labels: Mapping[tuple[Any, ...], str] | None = None) -> str:
+def validation_text(
+    exc: ValidationError,
+    file: str,
+    labels: Mapping[tuple[Any, ...], str] | None = None,
+    model: type[BaseModel] | None = None,
+) -> str:
     """pydantic's errors as one line: each names the key (or the flag's item in ``labels``
-    that gave it) and what is allowed."""
-    return "; ".join(_describe(err, file, labels or {}) for err in _one_branch(exc.errors()))
+    that gave it) and what is allowed; an unknown key of ``model`` (the validated one) gets
+    the known key it was most likely meant to be."""
+    errors = _one_branch(exc.errors())
+    missing = {tuple(err["loc"]) for err in errors if err["type"] == "missing"}
+    return "; ".join(_describe(err, file, labels or {}, model, missing) for err in errors)
 
 
-def _describe(err: Any, file: str, labels: Mapping[tuple[Any, ...], str]) -> str:
+def _unknown_key(where: str, loc: tuple[Any, ...], model: type[BaseModel] | None, missing: set[tuple[Any, ...]]) -> str:
+    """An unknown key's message, with the key of its table it most likely misspells: first
+    among the table's missing keys ('elo' for a missing elo0, not elo1), then all of them."""
+    table, key = loc[:-1], str(loc[-1])
+    known = _keys_at(model, table) if model is not None else []
+    absent = [name for name in known if (*table, name) in missing]
+    if (meant := did_you_mean(key, absent) or did_you_mean(key, known)) is not None:
+        return f"unknown key {where!r}; check the spelling (did you mean {meant!r}?)"
+    if known:
+        return f"unknown key {where!r}; check the spelling (known keys: {', '.join(known)})"
+    return f"unknown key {where!r}; check the spelling (see docs/tournament-file.md for the allowed keys)"
+
+
+def _keys_at(model: type[BaseModel], table: tuple[Any, ...]) -> list[str]:
+    """The keys of the table at ``table`` (a path of keys and list indexes) in ``model``."""
+    for part in table:
+        if isinstance(part, int):
+            continue  # an item of a list: the model was found from the list's type
+        field = model.model_fields.get(part)
+        inner = _model_in(field.annotation) if field is not None else None
+        if inner is None:
+            return []
+        model = inner
+    return list(model.model_fields)
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds: itself, or inside a list, a union or an optional."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((found for arg in get_args(annotation) if (found := _model_in(arg)) is not None), None)
+
+
+def _describe(
+    err: Any,
+    file: str,
+    labels: Mapping[tuple[Any, ...], str],
+    model: type[BaseModel] | None,
+    missing: set[tuple[Any, ...]],
+) -> str:
     where = ".".join(str(p) for p in err["loc"])
     message = err["msg"].removeprefix("Value error, ")
     loc = tuple(err["loc"])
@@ -503,7 +571,7 @@ def _describe(err: Any, file: str, labels: Mapping[tuple[Any, ...], str]) -> str
         count = {0: "none", 1: "one"}.get(len(err["input"]), str(len(err["input"])))
         return f"a tournament needs at least two engines ([[engines]] blocks); {file} has {count}"
     if err["type"] == "extra_forbidden":
-        return f"unknown key {where!r}; check the spelling (see README for the allowed keys)"
+        return _unknown_key(where, loc, model, missing)
     if err["type"] == "missing":
-        return f"missing key {where!r}; add it (see README for an example file)"
+        return f"missing key {where!r}; add it (see docs/tournament-file.md for an example file)"
     return f"key {where!r}: {message} (got {shown_input(err.get('input'))})"

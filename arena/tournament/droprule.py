@@ -1,30 +1,24 @@
 """The drop rule: an engine that fails ``max_failures`` times in a row is dropped.
 
-The coordinator counts every finished game (:class:`FailureTracker`) and decides,
-whenever a worker is about to start an engine (or the cluster to submit a game),
-whether it may: :meth:`FailureTracker.may_start` answers with a :class:`StartDecision`.
+The coordinator counts every finished game, in the order games finish
+(:class:`FailureTracker`), and drops an engine at its ``max_failures``-th failure in a row.
+Whenever a worker is about to start an engine it asks :meth:`FailureTracker.may_start`,
+which answers once the coordinator has counted every result that reached it: an engine
+starts unless it is dropped.  Its games in play on other workers are not held against it
+(they may all end well), so ``workers = N`` plays N games at once whatever the field; the
+price is that up to ``workers - 1`` games may start it between the failures that reach the
+limit and the drop, and those games finish and count like any other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from enum import Enum
 
 from ..record import GameRecord, Termination
 from ..results.export import dropped_engines
-from .schedule import ScheduledGame
 
-
-class StartDecision(Enum):
-    """May a worker start an engine now?"""
-
-    START = "start"  # yes
-    WAIT = "wait"  # not yet: games in play could still reach its limit; ask again after the next result
-    REFUSE = "refuse"  # never: the engine is dropped
-
-
-DropGate = Callable[[str, Sequence[ScheduledGame]], StartDecision]
-"""``may_start(engine, games in play)``: the drop rule's answer for one engine."""
+DropGate = Callable[[str], bool]
+"""``may_start(engine)``: whether the drop rule lets a worker start the engine now."""
 
 
 class FailureTracker:
@@ -70,15 +64,6 @@ class FailureTracker:
             tracker.dropped.setdefault(name, why)
         return tracker
 
-    def may_start(self, name: str, running: Sequence[ScheduledGame]) -> StartDecision:
-        """Whether a worker may start ``name`` for a game, given the other games in
-        play: each of those could still fail, so the engine starts only while even all of
-        them failing would leave it below its limit; otherwise the worker waits for them.
-        So an engine never starts after reaching its limit, whatever the workers."""
-        if name in self.dropped:
-            return StartDecision.REFUSE
-        limit = self.max_failures.get(name, 0)
-        if not limit:  # never dropped: no need to count its games in play (a cluster has thousands)
-            return StartDecision.START
-        in_play = sum(name in game.seats for game in running)
-        return StartDecision.START if self.streak[name] + in_play < limit else StartDecision.WAIT
+    def may_start(self, name: str) -> bool:
+        """Whether a worker may start ``name`` now: yes unless it is dropped."""
+        return name not in self.dropped

@@ -24,6 +24,7 @@ from pydantic import Field, ValidationError, field_validator
 
 from protocol.codec import quote
 
+from ..rules.base import did_you_mean
 from .config import ConfigError, EngineEntry, _Strict, read_toml, unique_names, validation_text
 
 MERGED = ("options", "env", "time_control")  # tables an entry's overrides merge into key by key
@@ -50,7 +51,7 @@ def load_engine_list(path: Path) -> EngineList:
     try:
         EngineListFile.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {validation_text(exc, path.name)}") from None
+        raise ConfigError(f"{path}: {validation_text(exc, path.name, model=EngineListFile)}") from None
     return EngineList(path, {entry["name"]: entry for entry in raw["engines"]})
 
 
@@ -99,7 +100,11 @@ def _resolve(
     listed_name = entry["use"]
     if not isinstance(listed_name, str) or listed_name not in listing.entries:
         names = ", ".join(listing.entries)
-        raise ConfigError(f"{where}: {at}: use = {_shown(listed_name)} is not in {listing.path} (it lists {names})")
+        meant = did_you_mean(listed_name, listing.entries) if isinstance(listed_name, str) else None
+        hint = f"did you mean {meant!r}? " if meant is not None else ""
+        raise ConfigError(
+            f"{where}: {at}: use = {_shown(listed_name)} is not in {listing.path} ({hint}it lists {names})"
+        )
     name = entry.get("name", listed_name)
     if isinstance(name, str) and used.get(name, ("", None))[1] == listed_name:
         raise ConfigError(

@@ -1,7 +1,9 @@
 """The game executor of a local run: arena's worker pool (pool.py) running Workers.
 
 The drop rule is shared with the workers: a flag per engine they read before a game,
-and the coordinator's answer (``may_start``) before they start an engine.  A watchdog
+and the coordinator's answer (``may_start``) before they start an engine.  A worker that
+keeps only some engines (``idle_engines``) is handed games of the engines it runs where it
+can (the pool's affinity), so a large field does not restart engines for every game.  A watchdog
 kills a worker that does not report a move within the move's limit and a grace
 (``MOVE_GRACE``: the workers report each move as it is played), or whose game outlasts
 the longest it can take (the backstop).
@@ -49,6 +51,8 @@ class LocalGames:
             answer=may_start,  # asked before a worker starts an engine
             time_limit=lambda game: limit,
             step_grace=MOVE_GRACE,
+            uses=lambda game: game.seats,
+            spare=idle_bound(config),
         )
 
     def imap_unordered(self, games: Iterable[ScheduledGame]) -> Iterator[Outcome]:
@@ -65,6 +69,16 @@ class LocalGames:
 
     def terminate(self) -> None:
         self.pool.terminate()
+
+
+def idle_bound(config: WorkerConfig) -> int | None:
+    """How many engines a worker keeps beside a game's own, when that bound can make it quit
+    one (None: it keeps every engine it meets, so whichever game it plays next starts none
+    anew and the schedule's order is kept)."""
+    bound = config.idle_engines
+    if bound is None or len(config.engines) <= make_game(config.game, config.options).players + bound:
+        return None
+    return bound
 
 
 def watchdog_limit(config: WorkerConfig) -> float | None:

@@ -32,8 +32,9 @@ class RunObserver(Protocol):
         ...
 
     def on_start_failure(self, engine: str, reason: str) -> None:
-        """``engine`` could not start or answer in the start-up check before the first game;
-        the run goes on and its games record the fault."""
+        """``engine`` could not start or answer in the start-up check before the first game,
+        and forfeits were chosen (``forfeit_failed_engines``): the run goes on and its games
+        record the fault (without that choice the run stops there instead)."""
         ...
 
     def on_drop(self, engine: str, why: str) -> None:

@@ -14,6 +14,12 @@ a deadlock): a task has a whole-task bound (``time_limit``), and where the pool 
 ``step_grace``, each worker also tells the coordinator as it goes how long its next step
 may take (:func:`report_progress`: an engine's start-up, a move under its limit), and
 is killed once a step outlasts its bound by the grace.
+
+Affinity: where a task names what its worker must keep running for it (``uses``: a game's
+engines) and a worker keeps only a few of those beside its task's (``spare``: the idle-engine
+bound), an idle worker is handed, among the first queued tasks, one whose resources it already
+holds, so that a many-engine field does not restart engines for every game.  Which worker
+plays a task changes, never the task.
 """
 
 from __future__ import annotations
@@ -25,14 +31,13 @@ import multiprocessing
 import os
 import signal
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..engine import proctree
-from .droprule import StartDecision
 
 log = logging.getLogger("arena.runner")
 
@@ -40,6 +45,10 @@ TERMINATE_GRACE = 3.0
 # A worker's report covers its step and this much more, so that quick steps send about two
 # reports a second rather than one a step; a stopped worker is found at most twice this late.
 REPORT_SLACK = 0.5
+# How far into the queue an idle worker's task is looked for (affinity): deep enough to find
+# one of the engines it holds in a field of dozens, bounded so that handing out a game stays
+# cheap however long the schedule.
+LOOKAHEAD = 512
 
 
 @dataclass
@@ -142,9 +151,11 @@ class WorkerPool:
         initargs: tuple = (),
         retries: int = 1,
         cores: Sequence[int] = (),
-        answer: Callable[[Any, list[Any]], Any] = lambda payload, running: None,
+        answer: Callable[[Any], Any] = lambda payload: None,
         time_limit: Callable[[Any], float | None] = lambda task: None,
         step_grace: float | None = None,
+        uses: Callable[[Any], Collection[Hashable]] = lambda task: (),
+        spare: int | None = None,
     ) -> None:
         self.size = size
         self.time_limit = time_limit  # seconds a task may take before its worker counts as hung
@@ -154,13 +165,17 @@ class WorkerPool:
         self.started: dict[Connection, float] = {}
         self.step_until: dict[Connection, float] = {}  # the end of each worker's current step, grace included
         self.hung: dict[Connection, float] = {}  # workers killed by the watchdog, and how far into their task
-        # answer(payload, running) answers ask_coordinator() in the workers; running: the
-        # tasks of the other busy workers that are not waiting for an answer themselves.
-        # StartDecision.WAIT cannot be answered yet: the question is asked again after the
-        # next result (or the next worker death), and the asking worker waits, its time
-        # not counting.
+        # answer(payload) answers ask_coordinator() in the workers, once the results that came
+        # with or before the question are taken in; the asking worker waits, its time not counting.
         self.answer = answer
-        self.waiting: dict[Connection, tuple[_Question, float]] = {}  # deferred questions (StartDecision.WAIT)
+        self.waiting: dict[Connection, tuple[_Question, float]] = {}  # questions not answered yet
+        # Affinity: what a task needs running (uses), and how many others a worker keeps beside
+        # a task's own (spare; None: every one, so any task suits any worker and the queue's
+        # order is kept).  held: what each worker runs, least recently used first, as the pool
+        # last handed it out (a faulted engine is restarted anyway; the model only guides).
+        self.uses = uses
+        self.spare = spare
+        self.held: dict[Connection, dict[Hashable, None]] = {}
         self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
         self.core_of: dict[Connection, int] = {}
         self._numbers = itertools.count(1)  # a replacement worker gets a new name in the log
@@ -244,15 +259,9 @@ class WorkerPool:
             self._answer_waiting()  # after the caller took in the results
 
     def _answer_waiting(self) -> None:
-        """Answer the questions that can be answered now, in the order they came.  A
-        question answered counts its worker as running for the questions after it."""
+        """Answer the questions asked so far, in the order they came."""
         for conn, (question, since) in list(self.waiting.items()):
-            running = [
-                task for other, (task, _) in self.busy.items() if other is not conn and other not in self.waiting
-            ]
-            answer = self.answer(question.payload, running)
-            if answer is StartDecision.WAIT:
-                continue
+            answer = self.answer(question.payload)
             del self.waiting[conn]
             now = time.monotonic()
             if conn in self.started:
@@ -323,10 +332,10 @@ class WorkerPool:
         self.queue.clear()
 
     def _dispatch(self, queue: deque[tuple[Any, int]], idle: list[Connection]) -> None:
-        """Give every idle worker its next task."""
+        """Give every idle worker its next task (by affinity, :meth:`_pick`)."""
         while queue and idle:
             conn = idle.pop()
-            self.busy[conn] = queue.popleft()
+            self.busy[conn] = self._pick(queue, conn)
             self.started[conn] = now = time.monotonic()
             if self.step_grace is not None:  # until its first report; an earlier report may still cover it
                 self.step_until[conn] = max(self.step_until.get(conn, 0.0), now + self.step_grace)
@@ -335,10 +344,51 @@ class WorkerPool:
             except OSError:
                 pass  # dead already: its sentinel says so at the next wait
 
+    def _pick(self, queue: deque[tuple[Any, int]], conn: Connection) -> tuple[Any, int]:
+        """Take the task for ``conn`` off the queue (the first task when a worker keeps
+        everything, :meth:`_choose` otherwise), and note what the worker holds once it has
+        started it."""
+        held = self.held.get(conn)
+        best = self._choose(queue, held) if self.spare is not None and held else 0
+        chosen = queue[best]
+        del queue[best]
+        self._hold(conn, self.uses(chosen[0]))
+        return chosen
+
+    def _choose(self, queue: deque[tuple[Any, int]], held: dict[Hashable, None]) -> int:
+        """Where in the queue the task is that suits a worker holding ``held``: the first of
+        the LOOKAHEAD first tasks that starts nothing new; else, of those that use the most of
+        what it holds, the one whose new engines have most queued tasks with what it holds
+        (so that what it runs next keeps it busy); ties go to the earlier task."""
+        window = [self.uses(task) for task, _ in itertools.islice(queue, LOOKAHEAD)]
+        found = []
+        for position, uses in enumerate(window):
+            found.append(sum(1 for used in uses if used in held))
+            if found[-1] == len(uses):
+                return position
+        partners = Counter(used for uses, n in zip(window, found) if n for used in uses if used not in held)
+        return max(
+            range(len(window)),
+            key=lambda i: (found[i], sum(partners[used] for used in window[i] if used not in held)),
+        )
+
+    def _hold(self, conn: Connection, uses: Collection[Hashable]) -> None:
+        """What ``conn`` runs once it starts a task using ``uses``: those, most recent last,
+        and at most ``spare`` others, the least recently used going first (as a Worker's
+        make_room quits them)."""
+        held = self.held.setdefault(conn, {})
+        for used in uses:
+            held.pop(used, None)
+            held[used] = None
+        if self.spare is not None:
+            for old in list(held)[: max(0, len(held) - len(uses) - self.spare)]:
+                del held[old]
+
     def _bury(self, conn: Connection, queue: deque[tuple[Any, int]]) -> Lost | None:
         """Forget a dead worker; queue its task again or give it up."""
         proc = self.workers.pop(conn)
         self.core_of.pop(conn, None)
+        self.held.pop(conn, None)  # its engines died with it
         self.started.pop(conn, None)
         self.step_until.pop(conn, None)
         hung = self.hung.pop(conn, None)
@@ -386,3 +436,4 @@ class WorkerPool:
         self.busy.clear()
         self.waiting.clear()
         self.step_until.clear()
+        self.held.clear()

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from ..record import GameRecord
+from ..record import GameRecord, lost_before_start
 from ..results.ratings import pair_elo
 from ..results.sprt import SprtTest
 
@@ -143,7 +143,8 @@ class Progress:
             beaten = sum(1 for p in places if p > places[seat]) + 0.5 * (places.count(places[seat]) - 1)
             self.points[name] = self.points.get(name, 0.0) + beaten / opponents
             self.games[name] = self.games.get(name, 0) + 1
-        if len(self.engines) == 2 and self.players == 2:
+        if len(self.engines) == 2 and self.players == 2 and not lost_before_start(record):
+            # the head-to-head table's games: those both engines played
             first = record["players"].index(self.engines[0])
             mine, theirs = places[first], places[1 - first]
             self.wld[0 if mine < theirs else 1 if mine > theirs else 2] += 1

@@ -26,6 +26,7 @@ from ..record import GameRecord
 from ..results.admit import admit, refusal_text
 from ..results.export import (
     STANDINGS,
+    TABLES,
     Summary,
     dropped_engines,
     render,
@@ -35,17 +36,20 @@ from ..results.export import (
     write_exports,
 )
 from ..results.fingerprint import fingerprint
+from ..results.fit import output_width, wrap
 from ..results.sprt import SprtTest
 from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament
 from .droprule import FailureTracker
 from .executor import GameExecutor, Outcome, Venue
+from .load import LoadWatch
 from .local import LocalGames
 from .observers import RunObserver
 from .pool import Lost, WorkerPool
 from .schedule import ScheduledGame, build_schedule
 from .settings import legacy_fingerprint, tournament_settings
 from .sprt import sprt_test
+from .verdict import Terminated, Verdict, interrupt_code, run_verdict, startup_failure
 from .worker import WorkerConfig, init_preflight_host, preflight_in_worker
 
 log = logging.getLogger("arena.runner")
@@ -63,14 +67,21 @@ class RunSummary:
     errors: list[str] = field(default_factory=list)  # games not recorded: arena's own failures
     sprt: dict[str, Any] | None = None  # results.json's "sprt" section
 
+    @property
+    def verdict(self) -> Verdict:
+        """The run's last line and exit code (verdict.py)."""
+        return run_verdict(self.dropped, self.sprt, self.errors)
+
 
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM stopped the run; ``standings`` are the tables of the games stored
-    so far (None: none were, or they could not be computed)."""
+    so far (None: none were, or they could not be computed), ``code`` the exit code of
+    the stop (verdict.py: Ctrl-C's or SIGTERM's)."""
 
-    def __init__(self, standings: str | None) -> None:
+    def __init__(self, standings: str | None, code: int) -> None:
         super().__init__()
         self.standings = standings
+        self.code = code
 
 
 def run_tournament(
@@ -81,13 +92,19 @@ def run_tournament(
     cluster: Venue | None = None,
     trace: bool = False,
     idle_engines: int | None = None,
+    load: LoadWatch | None = None,
+    forfeit_failed_engines: bool = False,
 ) -> RunSummary:
     """Play every scheduled game not yet in ``out``'s database, then rate and report.
 
     ``observers`` are told of the run's start, every game stored and its end (observers.py).
     ``cluster`` (e.g. a :class:`~arena.tournament.cluster.ClusterSpec`) plays the games
     somewhere else than on local worker processes; storing and rating stay here.
-    ``workers`` and ``idle_engines`` override the file's."""
+    ``workers`` and ``idle_engines`` override the file's; ``forfeit_failed_engines`` chooses
+    forfeits over the stop (:class:`~arena.tournament.verdict.StartupFailure`) when an engine fails
+    its start-up check, as the file's key does.  ``load`` counts the time losses and those under
+    load (load.py), and says so when one happens."""
+    forfeit = forfeit_failed_engines or t.data.forfeit_failed_engines
     workers = workers or t.data.workers
     idle = t.data.idle_engines if idle_engines is None else idle_engines
     schedule = build_schedule(t)
@@ -132,15 +149,18 @@ def run_tournament(
         try:
             if todo and cluster is None:  # a cluster's workers check the same in their handshake
                 at_once = size * (t.game.players + idle)  # no more engines than the games will run
-                _check_engines(t, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once)
+                _check_engines(
+                    t, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once, forfeit=forfeit
+                )
             count = _Count(len(done), len(schedule))
             played: list[GameRecord] = []
-            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt)
+            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt, load)
         except BaseException as exc:
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
             if isinstance(exc, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the tables of what is stored
-                raise RunInterrupted(_write_interrupted(t, out, store, len(schedule))) from None
+                code = interrupt_code(exc)
+                raise RunInterrupted(_write_interrupted(t, out, store, len(schedule), load), code) from None
             raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
@@ -158,6 +178,7 @@ def run_tournament(
         errors=errors,
         observers=observers,
         scheduled=len(schedule),
+        load=load,
     )
 
 
@@ -178,11 +199,14 @@ def _check_engines(
     observers: Sequence[RunObserver],
     skip: Collection[str] = (),
     at_once: int | None = None,
+    forfeit: bool = False,
 ) -> None:
     """Before the first game, each engine is started once (side by side): if it declares
     its games it must play this one, and its options must be ones it declared, with values
-    that fit.  An engine that cannot start is not refused here: the observers are told at
-    once, and its games record the fault.  The engines start in a worker process like the
+    that fit.  An engine that cannot start or answer stops the run here
+    (:class:`~arena.tournament.verdict.StartupFailure`), as fastchess and cutechess-cli stop, since every game it
+    would lose unplayed says nothing of the engines; with ``forfeit`` the observers are
+    told and its games record the fault.  The engines start in a worker process like the
     games' (a subreaper that dies with arena), so nothing they leave behind outlives the
     check; ``at_once`` of them at a time (None: all)."""
     checked = [spec for spec in t.engines if spec.name not in skip]  # skip: dropped earlier, never started again
@@ -202,11 +226,14 @@ def _check_engines(
     problems = [f"engine {spec.name!r}: {c.problem}" for spec, c in zip(checked, found) if c.problem]
     if problems:
         raise ConfigError(f"{t.path}: " + "; ".join(problems) + ". Fix the engine's entry (or the engine).")
-    for spec, c in zip(checked, found):
-        if c.fault:
-            log.warning("engine %s failed its start-up check: %s", spec.name, c.fault)
-            for observer in observers:
-                observer.on_start_failure(spec.name, c.fault)
+    failed = [(spec.name, c.fault) for spec, c in zip(checked, found) if c.fault]
+    for name, fault in failed:
+        log.warning("engine %s failed its start-up check: %s", name, fault)
+    if failed and not forfeit:
+        raise startup_failure(str(t.path), failed)
+    for name, fault in failed:
+        for observer in observers:
+            observer.on_start_failure(name, fault)
 
 
 def _new_run(store: GameStore) -> str:
@@ -237,6 +264,7 @@ def _play_all(
     tracker: FailureTracker,
     played: list[GameRecord],
     sprt: SprtTest | None = None,
+    load: LoadWatch | None = None,
 ) -> list[str]:
     """Play ``todo`` on the executor ``open_executor`` gives (opened only when there is a
     game to play), storing each game as it ends and adding it to ``played``; the games not
@@ -256,7 +284,7 @@ def _play_all(
             records = [r for r in batch if isinstance(r, GameRecord)]
             store.add_many(records)  # each batch committed as it arrives: no finished game is lost
             played += records
-            _take_in(records, executor, observers, count, tracker, sprt)
+            _take_in(records, executor, observers, count, tracker, sprt, load)
         executor.close()
     except BaseException:
         executor.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
@@ -281,9 +309,12 @@ def _take_in(
     count: _Count,
     tracker: FailureTracker,
     sprt: SprtTest | None,
+    load: LoadWatch | None = None,
 ) -> None:
-    """Stored games, counted by the drop rule and the SPRT, and told to the observers."""
+    """Stored games, counted by the drop rule, the SPRT and the load watch, and told to the observers."""
     for record in records:
+        if load is not None:
+            load.note(record)
         dropped = tracker.update(record)
         for name in dropped:
             executor.drop(name)
@@ -304,7 +335,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
     from its first step (the start-up check included) to its last."""
 
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        raise Terminated
 
     try:
         previous = signal.signal(signal.SIGTERM, interrupt)
@@ -333,6 +364,7 @@ def _report(
     errors: list[str],
     observers: Sequence[RunObserver],
     scheduled: int,
+    load: LoadWatch | None = None,
 ) -> RunSummary:
     summary = _summary(t, records, dropped, errors, scheduled)
     write_exports(summary, out)
@@ -345,7 +377,7 @@ def _report(
         resumed,
         headers,
         table,
-        render(summary, "table"),
+        closing_text(summary, load),
         out,
         summary.dropped,
         errors,
@@ -377,7 +409,16 @@ def _summary(
     return summary
 
 
-def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: int) -> str | None:
+def closing_text(summary: Summary, load: LoadWatch | None, tables: Sequence[tuple[str, Any]] = TABLES) -> str:
+    """The tables a run ends with, fitted to the terminal, and its time losses counted."""
+    text = render(summary, "table", tables=tables, width=output_width())
+    losses = None if load is None else load.summary_text()
+    return text if losses is None else f"{text}\n{wrap(losses, output_width())}\n"
+
+
+def _write_interrupted(
+    t: Tournament, out: Path, store: GameStore, scheduled: int, load: LoadWatch | None = None
+) -> str | None:
     """results.json and the standings of a stopped run, as far as it got (marked not
     finished), and the standings as text (None if no game is stored); best effort: the
     stop itself must not fail over them."""
@@ -386,7 +427,7 @@ def _write_interrupted(t: Tournament, out: Path, store: GameStore, scheduled: in
         dropped = dropped_engines(records) | store.note_dropped({})
         summary = _summary(t, records, dropped, [], scheduled)
         write_exports(summary, out)
-        return render(summary, "table", tables=STANDINGS) if records else None
+        return closing_text(summary, load, STANDINGS) if records else None
     except Exception:  # a full disk, a damaged record: the stop still ends cleanly
         log.exception("could not write the tables of the stopped run")
         return None

@@ -30,7 +30,6 @@ from ..engine.waiting import CoreShare
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
-from .droprule import StartDecision
 from .pool import ask_coordinator, report_progress
 from .schedule import ScheduledGame
 
@@ -181,11 +180,11 @@ class Worker:
         """Dropped by the drop rule.  Before it starts an engine, a worker asks the
         coordinator, which answers once it has counted every game result that reached it:
         the shared flag alone could be a game late (the next game is dispatched while the
-        last one is being stored), and an engine would start once more than max_failures."""
+        last one is being stored), and a game would start the engine after its drop."""
         if self.dropped and self.dropped[self.names.index(name)]:
             return True
         running = name in self.engines and self.engines[name].alive
-        return not running and ask_coordinator(name, default=StartDecision.START) is StartDecision.REFUSE
+        return not running and not ask_coordinator(name, default=True)
 
     def _finish(self, record: GameRecord, scheduled: ScheduledGame) -> GameRecord:
         if record.termination is not Termination.NORMAL:

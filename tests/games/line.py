@@ -14,7 +14,7 @@ from pydantic import Field
 from arena.rules import Game, GameOptions, IllegalMove, State
 from arena.rules.base import CheckPosition, Start
 from arena.rules.hexgrid import Board
-from arena.rules.picture import BoardPicture, Ending
+from arena.rules.picture import LAST_MOVE, BoardPicture, Ending, Mark
 
 EMPTY, RED, BLUE = -1, 0, 1
 
@@ -43,7 +43,8 @@ class LineGame(Game):
         return LineState(self)
 
     def picture(self) -> BoardPicture:
-        return BoardPicture(self.board, "cells", {EMPTY: "", RED: "red", BLUE: "blue"})
+        marks = (LAST_MOVE, Mark("chain", "the winning line"))
+        return BoardPicture(self.board, "cells", {EMPTY: "", RED: "red", BLUE: "blue"}, marks=marks)
 
     def check_positions(self, start: Start) -> list[CheckPosition]:
         def one_cell_left() -> State:

@@ -46,6 +46,7 @@ from ..store import StorageError
 from . import boards, pages, palette, plots
 
 HERE = Path(__file__).resolve().parent
+RULES = HERE.parent.parent / "rules"  # the built-in games
 log = logging.getLogger("arena.site")
 ASSETS = ("site.css", "tables.js", "viewer.js", "games.js")
 
@@ -124,9 +125,11 @@ def _shown(value: Any) -> Any:
 
 @functools.cache
 def _code_version() -> str:
-    """Changes whenever the site's code or templates do: game pages are then rewritten."""
+    """Changes whenever the site's code or templates do, or the rules' (the pages replay the
+    games through them, and each board's file holds its game's marks): game pages and board
+    files are then rewritten."""
     digest = hashlib.sha256()
-    for path in sorted(HERE.rglob("*")):
+    for path in sorted([*HERE.rglob("*"), *RULES.glob("*.py")]):
         if path.is_file() and path.suffix in (".py", ".html", ".js", ".css"):
             digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()[:16]
@@ -289,7 +292,7 @@ class SiteWriter:
             "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
             "not_counted_rows": [[r["id"], r["why"]] for r in results.get("not_counted", [])],
             "elo": elo,
-            "elo_label": field_elo_label(len(data.records)),
+            "elo_label": field_elo_label(data.records),
             "stats": stats,
         }
         for name, extra in (

@@ -4,7 +4,8 @@ position of a game.
 The browser only draws, and this module knows no game: each game's ``picture()``
 (arena.rules.picture) says what its board is and how a cell's contents are drawn, and its
 states say what a spectator sees at each ply (``status``) and at the end (``ending``: Hex's
-winning chain, HexGo's territory, the occupied base, the hidden posies).  Python computes
+winning chain, HexGo's territory, the occupied base, the hidden posies), and each mark it
+draws is described by the game (``picture().marks``: the viewer's legend).  Python computes
 every cell's centre and outline (:func:`board_geometry`) and replays each record through
 the rules (:func:`replay`) to get the contents of every cell at every ply and the cells a
 move changed.  The frames hold only what a spectator may see at that ply: hidden pieces
@@ -39,7 +40,8 @@ def board_key(game: Game) -> str:
 
 
 def board_geometry(game: Game) -> dict[str, Any]:
-    """Centres, outlines, streets, edges and labels of ``game``'s board, in SVG units."""
+    """Centres, outlines, streets, edges and labels of ``game``'s board, in SVG units, and
+    the marks the game draws on it with their meanings (the viewer's legend)."""
     picture = game.picture()
     board = picture.board
     raw = [((c + r / 2) * WIDTH, r * 1.5 * RADIUS) for r, c in board.coords]
@@ -64,6 +66,7 @@ def board_geometry(game: Game) -> dict[str, Any]:
         "edges": [_edge(edge, centres) for edge in picture.edges],
         "labels": [_label(label, centres) for label in picture.labels],
         "static": dict(picture.static),
+        "marks": [[mark.name, mark.meaning] for mark in picture.marks],
     }
     return geometry
 

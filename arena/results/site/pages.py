@@ -138,7 +138,8 @@ def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
 
 
 def stats_table(game: str, stats: dict[str, EngineStats]) -> dict[str, Any]:
-    """Per-engine statistics, and the forfeits charged to each engine by termination."""
+    """Per-engine statistics, and the forfeits charged to each engine by termination (no
+    rows where no game was forfeited: the page says so in a sentence)."""
     seats = max((len(s.seats) for s in stats.values()), default=0)
     seat_headers = [f"score % as {seat_name(game, k)}" for k in range(seats)]
     headers = [
@@ -182,6 +183,8 @@ def stats_table(game: str, stats: dict[str, EngineStats]) -> dict[str, Any]:
         )
     codes = [c for c in FORFEITS if any(s.terminations.get(c) for s in stats.values())]
     faults = [[s.engine, *(s.terminations.get(c, 0) for c in codes), s.opponent_forfeits] for s in stats.values()]
+    if not codes and not any(s.opponent_forfeits for s in stats.values()):
+        faults = []
     return {
         "headers": headers,
         "rows": rows,

@@ -3,8 +3,7 @@
 :func:`css_variables` writes these as the ``:root`` custom properties that ``site.css`` uses
 (with the dark set under ``prefers-color-scheme: dark``), and :mod:`.plots` draws with the
 same values, so a table's win colour and the score matrix's are one colour.  Plots are
-images with their own light background: they use the light set, on a light card in both
-schemes (the stylesheet frames them so).
+images: each carries both sets itself and follows the page's scheme as the page does.
 """
 
 from __future__ import annotations
@@ -47,8 +46,6 @@ DARK: dict[str, str] = {
     "live": "#ff9d4d",
 }
 
-PLOT_BACKGROUND = "#ffffff"  # the plots' own, and their card's in both schemes
-
 # One colour per engine in the plots, in order (the first is the accent).
 SERIES: tuple[str, ...] = (
     "#2458c6",
@@ -60,17 +57,32 @@ SERIES: tuple[str, ...] = (
     "#e07b39",
     "#6b7280",
 )
+# The same hues, lighter: the engines' lines on the dark scheme's surface.
+SERIES_DARK: tuple[str, ...] = (
+    "#7ea6ff",
+    "#f0735f",
+    "#4cc38a",
+    "#e3b341",
+    "#b98be8",
+    "#3cc6c6",
+    "#f59e5b",
+    "#a0a7b1",
+)
 
 
 def css_variables() -> str:
     """The ``:root`` custom properties of both schemes, for the top of the stylesheet."""
-    series = "".join(f"  --series-{k}: {c};\n" for k, c in enumerate(SERIES, 1))
-    light = _declarations(LIGHT) + series + f"  --plot-bg: {PLOT_BACKGROUND};\n"
+    light = _declarations(LIGHT) + _series(SERIES)
+    dark = _declarations(DARK) + _series(SERIES_DARK)
     return (
         "/* Colours: written from arena/results/site/palette.py (the plots use the same). */\n"
         f":root {{\n  color-scheme: light dark;\n{light}}}\n"
-        f"@media (prefers-color-scheme: dark) {{\n:root {{\n{_declarations(DARK)}}}\n}}\n"
+        f"@media (prefers-color-scheme: dark) {{\n:root {{\n{dark}}}\n}}\n"
     )
+
+
+def _series(colours: tuple[str, ...]) -> str:
+    return "".join(f"  --series-{k}: {c};\n" for k, c in enumerate(colours, 1))
 
 
 def _declarations(colours: dict[str, str]) -> str:

@@ -5,6 +5,11 @@ what formatting a few hundred numbers costs: no plotting library is imported (ma
 took seconds to import and half a second a plot, in the coordinator that stores the
 games).  Plots go in ``<img>`` tags, so nothing in them can run in the page; every text
 (engine names are drawn) is XML-escaped.  Same input, same file.
+
+Each plot follows the page's colour scheme: its colours are custom properties its own
+``<style>`` sets from the site's palette, light and under ``prefers-color-scheme: dark``
+(an SVG shown by ``<img>`` sees the page's scheme, not the page's stylesheet).  The score
+matrix's cells keep their light colours, the cross table's, with white figures on them.
 """
 
 from __future__ import annotations
@@ -14,12 +19,36 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from .palette import LIGHT, PLOT_BACKGROUND, SERIES
+from .palette import DARK, LIGHT, SERIES, SERIES_DARK
 
 MAX_POINTS = 400  # a line over 10,000 games is drawn from this many samples
 FEW_POINTS = 30
 FONT = 11  # px, the labels' size
 CHAR = 0.65 * FONT  # a rough width of one character, for margins
+ROLES = ("surface", "text", "muted", "border", "grid", "accent", "win", "loss")  # the palette's, drawn
+ON_SCORE = "#ffffff"  # the score matrix's figures, on its coloured cells in both schemes
+
+
+def _colour(role: str) -> str:
+    """A palette colour by its role, as the plot's scheme sets it."""
+    return f"var(--{role})"
+
+
+def _series(k: int) -> str:
+    """The colour of the ``k``-th engine's line (from 0; the palette's series, repeated)."""
+    return f"var(--series-{k % len(SERIES) + 1})"
+
+
+def _scheme(colours: dict[str, str], series: tuple[str, ...]) -> str:
+    """One scheme's custom properties, for the plot's own style."""
+    roles = [f"--{role}:{colours[role]}" for role in ROLES]
+    return ";".join(roles + [f"--series-{k}:{c}" for k, c in enumerate(series, 1)])
+
+
+SCHEMES = (
+    f"<style>svg{{{_scheme(LIGHT, SERIES)}}}\n"
+    f"@media (prefers-color-scheme: dark){{svg{{{_scheme(DARK, SERIES_DARK)}}}}}</style>"
+)
 
 
 class _Axes:
@@ -55,21 +84,21 @@ class _Axes:
         if yticks:
             for v in ticks(self.y0, self.y1):
                 y = self.sy(v)
-                out.append(_line(self.left, y, right, y, LIGHT["grid"], opacity=0.6))
-                out.append(_text(self.left - 6, y + 4, _tick_text(v), anchor="end", colour=LIGHT["muted"]))
+                out.append(_line(self.left, y, right, y, _colour("grid"), opacity=0.6))
+                out.append(_text(self.left - 6, y + 4, _tick_text(v), anchor="end", colour=_colour("muted")))
         if xticks:
             for v in ticks(self.x0, self.x1):
                 x = self.sx(v)
-                out.append(_line(x, bottom, x, bottom + 4, LIGHT["border"]))
-                out.append(_text(x, bottom + 16, _tick_text(v), anchor="middle", colour=LIGHT["muted"]))
-        out.append(_line(self.left, self.top, self.left, bottom, LIGHT["border"]))
-        out.append(_line(self.left, bottom, right, bottom, LIGHT["border"]))
+                out.append(_line(x, bottom, x, bottom + 4, _colour("border")))
+                out.append(_text(x, bottom + 16, _tick_text(v), anchor="middle", colour=_colour("muted")))
+        out.append(_line(self.left, self.top, self.left, bottom, _colour("border")))
+        out.append(_line(self.left, bottom, right, bottom, _colour("border")))
         if xlabel:
             out.append(_text(self.left + self.w / 2, self.height - 6, xlabel, anchor="middle"))
         if ylabel:
             cx, cy = 12, self.top + self.h / 2
             out.append(
-                f'<text x="{cx}" y="{cy:.1f}" text-anchor="middle" fill="{LIGHT["text"]}" '
+                f'<text x="{cx}" y="{cy:.1f}" text-anchor="middle" style="fill:{_colour("text")}" '
                 f'transform="rotate(-90 {cx} {cy:.1f})">{escape(_label(ylabel))}</text>'
             )
         return out
@@ -90,14 +119,14 @@ def ratings_plot(history: dict[str, list[tuple[int, float, float]]]) -> str:
     )
     body = ax.frame("games played (tournament order)", "TrueSkill mu (band: ±2 sigma)")
     for k, (name, points) in enumerate(series.items()):
-        colour = SERIES[k % len(SERIES)]
+        colour = _series(k)
         upper = [(ax.sx(x), ax.sy(m + 2 * s)) for x, m, s in points]
         lower = [(ax.sx(x), ax.sy(m - 2 * s)) for x, m, s in reversed(points)]
-        body.append(f'<polygon points="{_points(upper + lower)}" fill="{colour}" fill-opacity="0.15"/>')
+        body.append(f'<polygon points="{_points(upper + lower)}" style="fill:{colour}" fill-opacity="0.15"/>')
         line = [(ax.sx(x), ax.sy(m)) for x, m, _ in points]
         body.append(_polyline(line, colour))
         if len(points) <= FEW_POINTS:  # a line of one point or a few: mark them, or it is not seen
-            body += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>' for x, y in line]
+            body += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" style="fill:{colour}"/>' for x, y in line]
         y = ax.top + 8 + 16 * k
         x = ax.left + ax.w + 20
         body.append(_line(x, y, x + 18, y, colour, width=2))
@@ -120,15 +149,15 @@ def score_matrix_plot(names: Sequence[str], scores: list[list[float | None]]) ->
         for c, value in enumerate(row):
             x = left + c * cell
             if value is None:
-                body.append(_rect(x, y, cell, "none", f' stroke="{LIGHT["grid"]}"'))
+                body.append(_rect(x, y, cell, "none", stroke=_colour("grid")))
                 continue
             body.append(_rect(x, y, cell, score_colour(value / 100)))
-            body.append(_text(x + cell / 2, y + cell / 2 + 4, f"{value:.0f}", anchor="middle", colour=PLOT_BACKGROUND))
+            body.append(_text(x + cell / 2, y + cell / 2 + 4, f"{value:.0f}", anchor="middle", colour=ON_SCORE))
     base = top + n * cell
     for c, name in enumerate(names):
         x, y = left + c * cell + cell / 2, base + 8
         body.append(
-            f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end" fill="{LIGHT["text"]}" '
+            f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end" style="fill:{_colour("text")}" '
             f'transform="rotate(-45 {x:.1f} {y:.1f})">{escape(_label(name))}</text>'
         )
     # the colour bar: 0% (loss colour) to 100% (win colour) through the draw colour
@@ -140,10 +169,10 @@ def score_matrix_plot(names: Sequence[str], scores: list[list[float | None]]) ->
     )
     body.append(f'<rect x="{bx}" y="{top}" width="14" height="{bh}" fill="url(#score)"/>')
     for v in (0, 50, 100):
-        body.append(_text(bx + 18, top + bh * (1 - v / 100) + 4, str(v), colour=LIGHT["muted"]))
+        body.append(_text(bx + 18, top + bh * (1 - v / 100) + 4, str(v), colour=_colour("muted")))
     cx, cy = bx + 52, top + bh / 2
     body.append(
-        f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" fill="{LIGHT["text"]}" '
+        f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" style="fill:{_colour("text")}" '
         f'transform="rotate(-90 {cx:.1f} {cy:.1f})">score % of the row</text>'
     )
     return _svg(width, max(height, top + bh + 10), body)
@@ -168,11 +197,11 @@ def sprt_plot(llr: Sequence[float], lower: float, upper: float, label: str = "")
     body = ax.frame("pairs of games", "log-likelihood ratio")
     if label:
         body.append(_text(ax.left + ax.w / 2, 16, label, anchor="middle"))
-    for value, colour, text in ((upper, LIGHT["win"], "accept H1"), (lower, LIGHT["loss"], "accept H0")):
+    for value, colour, text in ((upper, _colour("win"), "accept H1"), (lower, _colour("loss"), "accept H0")):
         y = ax.sy(value)
         body.append(_line(ax.left, y, ax.left + ax.w, y, colour, width=1.4, dash=True))
         body.append(_text(ax.left + ax.w + 6, y + 4, f"{text} ({value:.2f})", colour=colour))
-    body.append(_polyline([(ax.sx(x), ax.sy(v)) for x, v in points], LIGHT["accent"]))
+    body.append(_polyline([(ax.sx(x), ax.sy(v)) for x, v in points], _colour("accent")))
     return _svg(ax.width, ax.height, body)
 
 
@@ -190,14 +219,14 @@ def elo_plot(rows: Sequence[tuple[str, float, float, float]]) -> str:
     )
     body = ax.frame("Elo (interval)", "", yticks=False)
     for x in ticks(ax.x0, ax.x1):
-        body.append(_line(ax.sx(x), ax.top, ax.sx(x), ax.top + ax.h, LIGHT["grid"], opacity=0.6))
+        body.append(_line(ax.sx(x), ax.top, ax.sx(x), ax.top + ax.h, _colour("grid"), opacity=0.6))
     for k, (name, elo, low, high) in enumerate(rows):
         y = ax.sy(len(rows) - k - 0.5)
         body.append(_text(ax.left - 6, y + 4, _label(name), anchor="end"))
-        body.append(_line(ax.sx(low), y, ax.sx(high), y, LIGHT["accent"], width=1.4))
+        body.append(_line(ax.sx(low), y, ax.sx(high), y, _colour("accent"), width=1.4))
         for end in (low, high):
-            body.append(_line(ax.sx(end), y - 4, ax.sx(end), y + 4, LIGHT["accent"], width=1.4))
-        body.append(f'<circle cx="{ax.sx(elo):.1f}" cy="{y:.1f}" r="3.5" fill="{LIGHT["accent"]}"/>')
+            body.append(_line(ax.sx(end), y - 4, ax.sx(end), y + 4, _colour("accent"), width=1.4))
+        body.append(f'<circle cx="{ax.sx(elo):.1f}" cy="{y:.1f}" r="3.5" style="fill:{_colour("accent")}"/>')
     return _svg(ax.width, ax.height, body)
 
 
@@ -230,7 +259,7 @@ def _svg(width: float, height: float, body: list[str]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" '
-        f'font-size="{FONT}">\n<rect width="100%" height="100%" fill="{PLOT_BACKGROUND}"/>\n'
+        f'font-size="{FONT}">\n{SCHEMES}\n<rect width="100%" height="100%" style="fill:{_colour("surface")}"/>\n'
         + "\n".join(body)
         + "\n</svg>\n"
     )
@@ -241,25 +270,25 @@ def _line(
 ) -> str:
     extra = (f' stroke-opacity="{opacity}"' if opacity < 1 else "") + (' stroke-dasharray="6 4"' if dash else "")
     return (
-        f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" '
+        f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" style="stroke:{colour}" '
         f'stroke-width="{width}"{extra}/>'
     )
 
 
-def _rect(x: float, y: float, size: float, fill: str, extra: str = "") -> str:
-    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{size}" height="{size}" fill="{fill}"{extra}/>'
+def _rect(x: float, y: float, size: float, fill: str, stroke: str = "none") -> str:
+    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{size}" height="{size}" style="fill:{fill};stroke:{stroke}"/>'
 
 
 def _polyline(points: list[tuple[float, float]], colour: str) -> str:
-    return f'<polyline points="{_points(points)}" fill="none" stroke="{colour}" stroke-width="1.4"/>'
+    return f'<polyline points="{_points(points)}" style="fill:none;stroke:{colour}" stroke-width="1.4"/>'
 
 
 def _points(points: list[tuple[float, float]]) -> str:
     return " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
 
 
-def _text(x: float, y: float, text: str, anchor: str = "start", colour: str = LIGHT["text"]) -> str:
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" fill="{colour}">{escape(_label(text))}</text>'
+def _text(x: float, y: float, text: str, anchor: str = "start", colour: str = _colour("text")) -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" style="fill:{colour}">{escape(_label(text))}</text>'
 
 
 def _rgb(colour: str) -> tuple[int, int, int]:

@@ -43,7 +43,7 @@ def ratings_page(rl: RatingList) -> str:
             css=_asset("site.css"),
             tables_js=_asset("tables.js"),
             notes=notes(rl)[1:],  # the first is the header's
-            elo_label=field_elo_label(len(rl.records)),
+            elo_label=field_elo_label(rl.records),
             anchor=fit.anchor,
             estimate=fit.method,
             method=fit.interval_method,

@@ -44,31 +44,35 @@
     states.push(current);
   }
 
-  // The legend: one sample of each outline this game's frames use, drawn by the same
-  // stylesheet rules as the board (the first cell it marks, as it was marked).
+  // The legend: the marks the game describes (board.marks: name and meaning, in its
+  // order), each that this game draws, with a sample drawn by the same stylesheet rules as
+  // the board (the first cell it marks, as it was marked).  An ending's marks are drawn
+  // with the class "end" too, so a mark the stylesheet does not name is still outlined.
   function sampleOf(k, i, classes) {
     const gone = (frames[k].gone || []).find(function (g) { return g[0] === i; });
-    return {classes: classes, state: states[k][i], gone: gone ? gone[1] : null};
+    return {classes: `cell ${board.static[i] || ""} ${classes}`, state: states[k][i], gone: gone ? gone[1] : null};
   }
   const samples = {};
   frames.forEach(function (frame, k) {
     const kept = frame.kept || [];
     for (const i of frame.last || []) {
-      samples.last = samples.last || sampleOf(k, i, "cell last" + (states[k][i] ? "" : " gone"));
+      samples.last = samples.last || sampleOf(k, i, "last" + (states[k][i] ? "" : " gone"));
     }
     for (const [i] of frame.gone || []) {
       if ((frame.last || []).includes(i)) continue;
       const key = kept.includes(i) ? "kept" : "gone";
-      samples[key] = samples[key] || sampleOf(k, i, key === "kept" ? "cell gone kept" : "cell gone");
+      samples[key] = samples[key] || sampleOf(k, i, key === "kept" ? "gone kept" : "gone");
     }
   });
-  const meanings = {
-    last: "the move shown",
-    gone: "dotted: a piece the move shown removed (a capture)",
-    kept: "fine dots: the group the mover kept",
-  };
+  const endMarks = (frames[last].end || {marks: {}}).marks;
+  const endsOn = (frames[last].last || []).concat((frames[last].gone || []).map(function (g) { return g[0]; }));
+  for (const mark in endMarks) {  // a cell the last move did not outline too, if there is one
+    const marked = endMarks[mark];
+    const i = marked.find(function (c) { return !endsOn.includes(c); });
+    if (marked.length) samples[mark] = sampleOf(last, i === undefined ? marked[0] : i, "end " + mark);
+  }
   const legend = document.getElementById("legend");
-  for (const key of ["last", "gone", "kept"]) {
+  for (const [key, meaning] of board.marks) {
     const sample = samples[key];
     if (!sample) continue;
     const item = document.createElement("li");
@@ -88,7 +92,7 @@
       el("polygon", Object.assign(attrs, {points: corners.join(" ")}), icon);
     }
     const text = document.createElement("span");
-    text.textContent = sample.classes.includes("gone") && key === "last" ? "the move shown (the pieces it took)" : meanings[key];
+    text.textContent = meaning;
     item.appendChild(text);
     legend.appendChild(item);
   }
@@ -156,10 +160,11 @@
     if (ending) {
       for (const mark in ending.marks) {
         for (const i of ending.marks[mark]) {
-          cells[i].classList.add(mark);
+          cells[i].classList.add("end", mark);
           cellLayer.appendChild(cells[i]);  // on top, so the highlight is not covered
         }
       }
+      for (const i of frame.last || []) cellLayer.appendChild(cells[i]);  // but the move's own above all
     }
     status.textContent = frame.status || "";
     plyInput.value = ply;
