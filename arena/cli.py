@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from importlib.metadata import EntryPoint
 
-    from .engine.process import EngineSpec
+    from .engine.player import EngineSpec
     from .tournament.progress import Mode
 
 
@@ -729,7 +729,7 @@ def check_engine(
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
     from .engine.conformance import Conformance, NotDeclared, check_game, format_check
-    from .engine.process import EngineSpec
+    from .engine.player import EngineSpec
     from .rules import OptionError, games_speaking
 
     if command[0].startswith("-"):  # the options end where the command starts, and no program starts with '-'
@@ -1177,7 +1177,7 @@ def _score(points: dict[str, float], record: dict[str, Any]) -> None:
 def _spec_from_command(
     seat: int, command: str, protocol: str = "arena", options: Sequence[tuple[str, str]] = (), init: Sequence[str] = ()
 ) -> EngineSpec:
-    from .engine.process import EngineSpec
+    from .engine.player import EngineSpec
     from .tournament.config import ConfigError, resolve_program
 
     try:

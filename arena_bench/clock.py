@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.engine.player import Reply, TimeLimit
-from arena.engine.process import EngineProcess, EngineSpec
+from arena.engine.player import EngineSpec, Reply, TimeLimit
+from arena.engine.process import EngineProcess
 from arena.match import TimeControl, play_game
 from arena.rules import State, make_game
 

@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from arena.engine.process import EngineProcess, EngineSpec
+from arena.engine.player import EngineSpec
+from arena.engine.process import EngineProcess
 from arena.match import TimeControl, play_game
 from arena.record import GameRecord
 from arena.rules import Game, make_game

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.engine.process import SPIN_S
+from arena.engine.waiting import SPIN_S
 from arena.rules import make_game
 from engines.search.engine import PARTS
 from protocol import codec

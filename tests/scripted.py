@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from arena.engine.player import EngineFault
 from arena.engine.transport import Reason, Trace
+from arena.engine.waiting import Waiting
 from arena.record import Termination
 
 EOF = "<end of output>"  # an answer line: the engine closes its output here
@@ -30,6 +31,7 @@ class ScriptedTransport:
         self.launched = self.killed = self.ended = False
         self.cpu_budgets = 0  # renew_cpu_budget calls (one per game)
         self.proc = None
+        self.waiting = Waiting()  # no process, nothing to wait for: the plain strategy, which does nothing
 
     def expect(self, sent: str, *answer: str) -> None:
         """One more exchange at the end of the script."""
@@ -38,10 +40,6 @@ class ScriptedTransport:
     @property
     def alive(self) -> bool:
         return self.launched and not self.killed and not self.ended
-
-    @property
-    def quick(self) -> bool:
-        return False
 
     def launch(self) -> None:
         self.launched = True
@@ -69,15 +67,6 @@ class ScriptedTransport:
 
     def has_line(self) -> bool:
         return bool(self.pending) and self.pending[0] != EOF
-
-    def await_answer(self) -> None:
-        pass
-
-    def answered(self, elapsed: float) -> None:
-        pass
-
-    def stop_spinning(self) -> None:
-        pass
 
     def renew_cpu_budget(self) -> None:
         self.cpu_budgets += 1

@@ -8,8 +8,8 @@ import sys
 import pytest
 from helpers import ROOT, engine_toml, run_arena, write_tournament
 
-from arena.engine import transport
-from arena.engine.process import EngineSpec
+from arena.engine import waiting
+from arena.engine.player import EngineSpec
 from arena.match import TimeControl
 from arena.tournament.pool import WorkerPool
 from arena.tournament.schedule import ScheduledGame
@@ -119,15 +119,15 @@ def test_quick_engines_may_share_their_workers_core_only_where_a_cpu_is_spare(
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
 def test_a_worker_lends_its_core_during_a_game_and_is_free_again_after_it(zoo_c, monkeypatch):
     cpus = sorted(os.sched_getaffinity(0))
-    monkeypatch.setattr(transport, "SPIN_S", 0.05)  # every answer of the C engine counts as quick
+    monkeypatch.setattr(waiting, "SPIN_S", 0.05)  # every answer of the C engine counts as quick
     entered = []
-    real_enter = transport.CoreShare.enter
+    real_enter = waiting.CoreShare.enter
 
     def enter(share, pid):
         real_enter(share, pid)
         entered.append((sorted(os.sched_getaffinity(pid)), sorted(os.sched_getaffinity(0)), share.home))
 
-    monkeypatch.setattr(transport.CoreShare, "enter", enter)
+    monkeypatch.setattr(waiting.CoreShare, "enter", enter)
     engines = {n: EngineSpec(n, (zoo_c, "good")) for n in ("a", "b")}
     config = WorkerConfig(
         "t", "hex", {"size": 5, "swap": False}, engines, TimeControl(movetime_ms=2000), share_core=True

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from arena.engine.conformance import Conformance
-from arena.engine.process import EngineSpec
+from arena.engine.player import EngineSpec
 from arena.rules.hex import AFTER_SWAP
 from tests.helpers import ROOT, run_arena
 

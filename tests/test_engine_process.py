@@ -12,9 +12,10 @@ import pytest
 from conftest import ROOT
 
 import arena.engine.conversation as conversation_module
-import arena.engine.transport as engine_module
+import arena.engine.waiting as waiting_module
 from arena.engine import proctree
-from arena.engine.process import EngineFault, EngineProcess, EngineSpec
+from arena.engine.player import EngineFault, EngineSpec
+from arena.engine.process import EngineProcess
 from arena.engine.transport import PipeSettings
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
@@ -225,7 +226,7 @@ several_cpus = pytest.mark.skipif(CPUS < 2, reason="needs two CPUs")
 
 def planned_engine(tmp_path, monkeypatch, plan, spin_s, spin=True):
     # SPIN_S raised so that a Python engine's answer counts as quick on any machine.
-    monkeypatch.setattr(engine_module, "SPIN_S", spin_s)
+    monkeypatch.setattr(waiting_module, "SPIN_S", spin_s)
     proc = EngineProcess(script_engine(tmp_path, f"PLAN = {plan!r}\n" + SCRIPTED_GOS), pipe=PipeSettings(spin=spin))
     proc.start()
     return proc
@@ -238,7 +239,7 @@ def test_quick_answers_are_awaited_spinning_and_a_slow_one_switches_to_sleeping(
         answers, quick = [], []
         for _ in range(5):
             answers.append(proc.go("position start", "go movetime 2000", 2.0).move)
-            quick.append(proc._quick)
+            quick.append(proc.transport.waiting.quick)
     finally:
         proc.quit()
     assert answers == ["m1", "m2", "m3", "m4", "m5"]
@@ -253,7 +254,7 @@ def test_a_fault_while_spinning_is_caught_at_the_move_limit(tmp_path, monkeypatc
     try:
         for _ in range(2):
             proc.go("position start", "go movetime 2000", 2.0)
-        assert proc._quick
+        assert proc.transport.waiting.quick
         start = time.monotonic()
         with pytest.raises(EngineFault) as err:
             proc.go("position start", "go movetime 300", 0.3)
@@ -296,10 +297,10 @@ def our_cpus():
 
 @several_cpus
 def test_quick_engines_share_the_workers_core_and_a_thinking_one_is_moved_off_it(tmp_path, monkeypatch, our_cpus):
-    monkeypatch.setattr(engine_module, "SPIN_S", 0.05)  # quick: within 100 ms
-    monkeypatch.setattr(engine_module, "SHARE_PATIENCE_S", 0.1)
+    monkeypatch.setattr(waiting_module, "SPIN_S", 0.05)  # quick: within 100 ms
+    monkeypatch.setattr(waiting_module, "SHARE_PATIENCE_S", 0.1)
     cpus = our_cpus
-    share = engine_module.CoreShare(cpus)
+    share = waiting_module.CoreShare(cpus)
     masks = tmp_path / "masks.txt"
     helper = f"import os, time; time.sleep(0.3); open({str(masks)!r}, 'a').write(repr(sorted(os.sched_getaffinity(0))) + '\\n')"
     body = (
@@ -360,7 +361,7 @@ def test_an_engine_is_never_spun_for_on_our_only_cpu_or_when_told_not_to(tmp_pat
     try:
         for _ in range(3):
             assert proc.go("position start", "go movetime 2000", 2.0).move
-            assert not proc._quick
+            assert not proc.transport.waiting.quick
     finally:
         proc.quit()
 

@@ -35,7 +35,8 @@ from zoo import (
 
 from arena.engine import proctree
 from arena.engine.conversation import HANDSHAKE_TIMEOUT
-from arena.engine.process import EngineProcess, EngineSpec
+from arena.engine.player import EngineSpec
+from arena.engine.process import EngineProcess
 from arena.match import TimeControl
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.worker import Worker, WorkerConfig
@@ -253,7 +254,8 @@ def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
             textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(HERE.parent)!r})
-        from arena.engine.process import EngineProcess, EngineSpec
+        from arena.engine.player import EngineSpec
+        from arena.engine.process import EngineProcess
         from arena.engine.transport import PipeSettings
         proc = EngineProcess(EngineSpec("z", ({sys.executable!r}, {ZOO!r}, "fork")), pipe=PipeSettings(run_tag="run-{os.getpid()}"))
         proc.start()

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from arena.engine import gtp
 from arena.engine.declared import declaration_problem
 from arena.engine.gtp import GtpEngine
-from arena.engine.process import EngineFault, EngineProcess, EngineSpec
+from arena.engine.player import EngineFault, EngineSpec
+from arena.engine.process import EngineProcess
 from arena.results.verify import VERDICT_KEYS, verify_lines
 from arena.rules import GAMES, IllegalMove, make_game
 from arena.tournament.config import ConfigError, load_tournament

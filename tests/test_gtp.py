@@ -11,7 +11,7 @@ import pytest
 
 from arena.engine import EngineSpec, GtpEngine, open_engine
 from arena.engine.gtp import from_gtp, gtp_colour, to_gtp
-from arena.engine.process import EngineFault
+from arena.engine.player import EngineFault
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from arena.engine import EngineSpec, GtpEngine, open_engine
-from arena.engine.process import EngineFault
+from arena.engine.player import EngineFault
 from arena.match import TimeControl, play_game
 from arena.record import GameRecord
 from arena.results.verify import verify_record

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import engine_toml, run_arena, write_tournament
 
-from arena.engine.process import EngineSpec
+from arena.engine.player import EngineSpec
 from arena.match import TimeControl
 from arena.tournament import local
 from arena.tournament.config import load_tournament

@@ -194,6 +194,12 @@ def test_no_file_of_the_benchmarks_is_in_an_import_cycle():
     assert import_cycles(ROOT, BENCH) == []
 
 
+def test_no_file_of_the_engine_layer_is_in_an_import_cycle():
+    """The handshake's checks (declared), the conversations that use them and the start-up
+    check that starts conversations (preflight) import one another one way only."""
+    assert import_cycles(ROOT, "arena/engine") == []
+
+
 def test_the_cycle_check_counts_imports_in_functions_and_for_type_checking(tmp_path):
     """The package's __init__ runs a section inside a function, the section takes the package's
     Plan only for the type checker and the site through a function: one cycle of three files."""

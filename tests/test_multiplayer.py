@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from helpers import WIDE, run_arena
 
-from arena.engine.process import EngineProcess, EngineSpec
+from arena.engine.player import EngineSpec
+from arena.engine.process import EngineProcess
 from arena.match import TimeControl, play_game, starting_state
 from arena.rules import make_game
 

@@ -25,8 +25,9 @@ from zoo import (
     zoo,
 )
 
-from arena.engine import proctree
-from arena.engine.process import EngineProcess, EngineSpec
+from arena.engine import proctree, waiting
+from arena.engine.player import EngineSpec
+from arena.engine.process import EngineProcess
 from arena.engine.transport import PipeTransport
 from arena.match import TimeControl, play_game
 from arena.record import derive_seed, new_deal
@@ -217,7 +218,7 @@ def test_a_line_read_after_the_deadline_is_late_even_if_it_came_in_time(marker, 
         return chunk
 
     monkeypatch.setattr(PipeTransport, "_read_chunk", staticmethod(slow_read))
-    monkeypatch.setattr(PipeTransport, "_spin", lambda self, timeout: [])  # always through _read_chunk
+    monkeypatch.setattr(waiting, "Spin", waiting.Waiting)  # never spun for: always through _read_chunk
     record, _, worker = play_one(zoo("good"))
     assert record["termination"] == "timeout", record["reason"]
     assert "'move a1' came after 4" in record["reason"] and "over the limit of 400 ms" in record["reason"]

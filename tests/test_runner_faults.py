@@ -305,7 +305,7 @@ def test_drop_rule_counts_consecutive_failures_only():
 
 def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
     spec_cmd = (sys.executable, ZOO, "good")
-    from arena.engine.process import EngineSpec
+    from arena.engine.player import EngineSpec
 
     config = WorkerConfig(
         "t",

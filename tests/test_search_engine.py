@@ -11,7 +11,8 @@ import sys
 import pytest
 from helpers import engine_toml, run_arena, write_tournament
 
-from arena.engine.process import EngineProcess, EngineSpec
+from arena.engine.player import EngineSpec
+from arena.engine.process import EngineProcess
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
 from engines.search.engine import LEVELS, PARTS, SearchEngine

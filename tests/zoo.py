@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from arena.engine import proctree
-from arena.engine.process import EngineSpec
+from arena.engine.player import EngineSpec
 from arena.match import TimeControl
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.worker import Worker, WorkerConfig

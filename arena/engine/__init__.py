@@ -5,10 +5,13 @@ referee's State under a :class:`TimeLimit`, and answers a :class:`Reply` or rais
 :class:`EngineFault` with a recorded reason.  An engine program is a player made of a
 conversation over a transport (``conversation.py``): ``process.py`` speaks protocol v1,
 ``gtp.py`` speaks GTP to Hex programs, both over ``transport.py``'s one engine process
-(pipes, deadlines, bounded lines, the stderr tail, the process group, CPU budgets, the
-spin-wait).  ``proctree.py`` keeps the engine's whole process tree in hand: environment
-tags, sweeps, the parent-death signal and resource limits.  The wire format itself
-(parsing and formatting lines) lives in ``protocol/codec.py``, which the engine SDK shares.
+(pipes, deadlines, bounded lines, the stderr tail, the process group, CPU budgets), which
+waits for the engine as ``waiting.py``'s strategy says (asleep, spinning, or sharing the
+worker's core).  ``declared.py`` checks what an engine declares, ``preflight.py`` starts
+each engine once before a tournament to learn it.  ``proctree.py`` keeps the engine's
+whole process tree in hand: environment tags, sweeps, the parent-death signal and
+resource limits.  The wire format itself (parsing and formatting lines) lives in
+``protocol/codec.py``, which the engine SDK shares.
 """
 
 from .conversation import Conversation

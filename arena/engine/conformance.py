@@ -26,8 +26,8 @@ from ..rules import GAMES, Game, IllegalMove, OptionError, State, game_class, ma
 from ..rules.base import CheckPosition
 from . import open_engine
 from .conversation import Conversation
-from .player import EngineFault, Player, Reply, TimeLimit
-from .process import EngineProcess, EngineSpec
+from .player import EngineFault, EngineSpec, Player, Reply, TimeLimit
+from .process import EngineProcess
 
 MOVETIME_MS = 300  # the "move within movetime" check
 CLOCK_MS = 3000  # each seat's clock in the "move on a game clock" check

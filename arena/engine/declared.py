@@ -3,21 +3,16 @@ against what a tournament asks of it, before the first game.
 
 An engine is sent only options it declared, with values of the declared type and range
 (PROTOCOL.md sections 3-4); an engine that declares its games is not entered in a
-tournament of another game.  :func:`preflight` starts each engine once to learn this.
+tournament of another game.  ``preflight.py`` starts each engine once to learn this.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from protocol import codec
 from protocol.codec import OptionDecl
-
-if TYPE_CHECKING:  # process.py uses this module: no import cycle at run time
-    from ..rules import Game
-    from .process import EngineSpec
 
 
 def describe(decl: OptionDecl) -> str:
@@ -95,49 +90,3 @@ class Checked:
 
     problem: str | None = None
     fault: str | None = None
-
-
-def preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str = "", at_once: int | None = None) -> list[Checked]:
-    """Start each engine once (options not sent; launched first, so they boot side by
-    side, ``at_once`` at a time: None, all) and check what it declares against the
-    tournament: its games and options, or for a GTP engine the commands arena needs, its
-    init commands' answers and its answer to the tournament's ``boardsize``.  An engine
-    that cannot start is not refused here: its games record the fault, as any game's would."""
-    step = max(1, at_once or len(specs))
-    checked: list[Checked] = []
-    for first in range(0, len(specs), step):
-        checked += _preflight(specs[first : first + step], game, run_tag)
-    return checked
-
-
-def _preflight(specs: Sequence[EngineSpec], game: Game, run_tag: str) -> list[Checked]:
-    from . import open_engine
-    from .process import EngineFault, EngineRefused
-    from .transport import PipeSettings
-
-    pipe = PipeSettings(run_tag=run_tag)
-    engines = dict(enumerate(open_engine(replace(spec, options=()), pipe=pipe, board=game) for spec in specs))
-    checked = [Checked()] * len(specs)
-    try:
-        for k, engine in list(engines.items()):
-            try:
-                engine.launch()
-            except EngineFault as exc:
-                checked[k] = Checked(fault=f"{exc.code}: {exc.reason}")
-                del engines[k]
-        for k, engine in engines.items():
-            try:
-                engine.handshake()
-            except EngineRefused as exc:
-                checked[k] = Checked(problem=exc.reason.removeprefix("refused: "))
-                continue
-            except EngineFault as exc:
-                checked[k] = Checked(fault=f"{exc.code}: {exc.reason}")
-                continue
-            found = [p for p in [games_problem(engine.identity, game.name)] if p]
-            found += option_problems(engine.declared_options, specs[k].options)
-            checked[k] = Checked(problem="; ".join(found) or None)
-    finally:
-        for engine in engines.values():
-            engine.kill()
-    return checked

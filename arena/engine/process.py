@@ -20,23 +20,10 @@ from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, R
 
 from ..record import Termination
 from ..rules import Game, State
-from .conversation import HANDSHAKE_TIMEOUT, Conversation
+from .conversation import Conversation
 from .declared import declaration_problem, games_problem, option_problems
 from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
-from .transport import EXIT_WAIT, INFO_KEEP, QUIT_GRACE, SPIN_S, Reason
-
-# What the layers above import from here, as they did when this module was the whole engine layer.
-__all__ = [
-    "EXIT_WAIT",
-    "HANDSHAKE_TIMEOUT",
-    "QUIT_GRACE",
-    "SPIN_S",
-    "EngineFault",
-    "EngineProcess",
-    "EngineRefused",
-    "EngineSpec",
-    "Reply",
-]
+from .transport import INFO_KEEP, QUIT_GRACE, Reason
 
 log = logging.getLogger("arena.engine")
 
@@ -57,11 +44,6 @@ class EngineProcess(Conversation):
         self._plies = 0
         self._limit: TimeLimit | None = None  # the limit the go line below was made from
         self._go_line = ""
-
-    @property
-    def _quick(self) -> bool:
-        """Whether the next answer is expected quickly (the spin-wait's guess, for tests)."""
-        return self.transport.quick
 
     # -- start-up ---------------------------------------------------------------
 
@@ -90,7 +72,7 @@ class EngineProcess(Conversation):
             elif not isinstance(msg, Info):
                 raise EngineFault(Termination.PROTOCOL, f"unexpected {_describe(msg)} during the handshake")
         problems = option_problems(self.declared_options, self.spec.options)
-        if problems:  # a tournament refuses these before its first game (declared.preflight)
+        if problems:  # a tournament refuses these before its first game (preflight.py)
             raise EngineRefused(problems[0])
         if self.game and (problem := games_problem(self.identity, self.game)) is not None:
             raise EngineRefused(f"it {problem}")
@@ -148,7 +130,8 @@ class EngineProcess(Conversation):
         deadline = start + limit
         transport.send(f"{position_line}\n{go_line}", deadline)
         reason = lambda: f"no move within {limit * 1000:.0f} ms"  # formatted only on a timeout
-        transport.await_answer()
+        waiting = transport.waiting
+        waiting.begin()
         info = None
         try:
             while True:
@@ -161,13 +144,13 @@ class EngineProcess(Conversation):
                             f"{_describe(msg)} came after {elapsed * 1000:.0f} ms, "
                             f"over the limit of {limit * 1000:.0f} ms",
                         )
-                    transport.answered(elapsed)
+                    waiting.answered(elapsed)
                     return Reply(msg.token if isinstance(msg, Move) else None, elapsed, info)
                 if not isinstance(msg, Info):
                     raise EngineFault(Termination.PROTOCOL, f"expected a move, got {_describe(msg)}")
                 info = codec.search_info(msg.text, info)
         finally:
-            transport.stop_spinning()
+            waiting.end()
 
     def game_over(self, scores: Sequence[float], reason: str) -> None:
         """Tell the engine the result; an engine that cannot take it is left for quit()."""

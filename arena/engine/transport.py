@@ -8,13 +8,14 @@ goes wrong surfaces as one :class:`EngineFault` carrying the termination code re
 the game.  The process runs in its own process group so that killing it also kills any
 children it forked, and it is always reaped; :mod:`arena.engine.proctree` adds an
 environment tag (children that left the group are found and killed too), death with the
-arena process that started it, and the CPU budget of each game.
+arena process that started it, and the CPU budget of each game.  How it waits for the
+engine's bytes (asleep, spinning, or with the engine on the worker's core) is
+:mod:`arena.engine.waiting`'s strategy, chosen from the :class:`PipeSettings` at each launch.
 """
 
 from __future__ import annotations
 
 import errno
-import math
 import os
 import re
 import select
@@ -22,8 +23,8 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import IO, Any, Protocol
 
 from protocol import codec
@@ -31,6 +32,7 @@ from protocol import codec
 from ..record import Termination
 from . import proctree
 from .player import EngineFault, EngineSpec
+from .waiting import CoreShare, Waiting, chosen
 
 QUIT_GRACE = 1.0  # after 'quit', how long an engine may take to exit before it is killed
 EXIT_WAIT = 0.25  # after end of file, how long to wait for the exit status
@@ -38,66 +40,6 @@ STDERR_KEEP = 64 * 1024
 INFO_KEEP = 1024  # characters of one engine line (info, stderr) kept for logs
 STDERR_LINES_SHOWN = 3  # stderr lines quoted in a crash's reason
 _STACK_FRAME = re.compile(r"\s+(at |File \")|\s*\^+\s*$")  # JavaScript / Python frames, '^' markers
-# An engine that answers quickly is waited for by polling without sleeping, for up to
-# this long, when it may run on another CPU than ours: on a VM a process that sleeps
-# and is woken from another vCPU pays about 20 us of CPU and 25 us of latency, more
-# than the spin costs (docs/performance.md).  "Quickly": the last spin caught the
-# answer, or, waited for asleep, it came within twice this (the wake-up's own
-# latency allowed for).  An engine that thinks is waited for by sleeping; one on our
-# own CPU needs that CPU to answer, so it is never spun for; nor is any engine when every
-# CPU has a game (runner: the spin would take CPU another game's engine could use).
-# Where CPUs can be pinned, the worker moves a quick engine onto its own core instead
-# (CoreShare): handing the move over is then a switch between two processes on one CPU
-# (a few us), which costs less than either.  The spin is for the other systems.
-SPIN_S = 50e-6
-# An engine on the worker's core that has not answered within this long of the go is
-# moved back to all the run's CPUs before the wait goes on: a search (a multi-threaded
-# one above all) is never kept on one core for longer.
-SHARE_PATIENCE_S = 1e-3
-
-
-class CoreShare:
-    """One worker's core, lent to its quick engines.  The engines run on ``cpus`` (all the
-    run may use).  When the first one is moved to the worker, the worker pins itself to
-    the CPU it is on; when the last one leaves, at the latest at the end of each game
-    (:meth:`vacate`), it goes back to ``cpus``, so each game's CPU follows the machine's
-    load.  Used from the thread that plays the games (the worker's main thread): it is
-    the thread that pins itself."""
-
-    def __init__(self, cpus: Sequence[int]) -> None:
-        self.cpus = tuple(cpus)
-        self.home: int | None = None  # the CPU the worker is pinned to while it has guests
-        self.guests: set[int] = set()  # the engines (pids) whose main thread is on it
-
-    def enter(self, pid: int) -> None:
-        """Move the engine's main thread (the one that usually talks to us) onto our core."""
-        if self.home is None:
-            cpu = proctree.current_cpu()
-            if cpu is None or not proctree.set_thread_cpus(0, (cpu,)):
-                return
-            self.home = cpu
-        if proctree.set_thread_cpus(pid, (self.home,)):
-            self.guests.add(pid)
-        else:
-            self._release()  # it is gone: the worker needs no core if it has no other guest
-
-    def leave(self, pid: int, alive: bool = True) -> None:
-        """The engine, every thread and every process it started, back on ``cpus``."""
-        if pid in self.guests:
-            self.guests.remove(pid)
-            if alive:
-                proctree.set_tree_cpus(pid, self.cpus)
-        self._release()
-
-    def vacate(self) -> None:
-        """A game ended: every engine off our core and the worker free again."""
-        for pid in list(self.guests):
-            self.leave(pid)
-
-    def _release(self) -> None:
-        if not self.guests and self.home is not None:
-            proctree.set_thread_cpus(0, self.cpus)
-            self.home = None
 
 
 Reason = str | Callable[[], str]  # why a deadline fault happened, or how to say it when it does
@@ -129,9 +71,9 @@ class Transport(Protocol):
     def alive(self) -> bool: ...
 
     @property
-    def quick(self) -> bool:
-        """Whether the next answer is expected within SPIN_S (it will be spun for, or
-        waited for with the engine on our core: CoreShare)."""
+    def waiting(self) -> Waiting:
+        """How it waits for the engine (waiting.py): a conversation frames each answer
+        with its begin(), answered(elapsed) and end()."""
         ...
 
     def launch(self) -> None:
@@ -151,15 +93,6 @@ class Transport(Protocol):
     def has_line(self) -> bool:
         """Whether a whole line is buffered (read_line(0.0, ...) returns it)."""
         ...
-
-    def await_answer(self) -> None:
-        """The reads that follow wait for an answer: spun for if the last one was quick."""
-
-    def answered(self, elapsed: float) -> None:
-        """The answer came after ``elapsed`` seconds: learn whether the next will be quick."""
-
-    def stop_spinning(self) -> None:
-        """The answer wait is over (answered or not): sleep in every wait that follows."""
 
     def renew_cpu_budget(self) -> None:
         """A game starts: the spec's cpu_seconds again, counted from what was used."""
@@ -205,11 +138,9 @@ class PipeTransport:
 
     def __init__(self, spec: EngineSpec, settings: PipeSettings = ALONE) -> None:
         self.spec = spec
-        self.run_tag = settings.run_tag
-        self.spin = settings.spin
-        self.share = settings.share
+        self.settings = settings
         self.trace: Trace | None = None
-        self.stderr_home = settings.stderr_home
+        self.waiting = Waiting()  # until launched: asleep in every wait
         self.stderr_tail = bytearray()
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()
@@ -217,14 +148,9 @@ class PipeTransport:
         self._eof = False
         self._exited = False  # the process ended (its stdout may still be open)
         self._pidfd: int | None = None
-        self._news: Any = None  # select.poll over stdout, stderr and the pidfd: did anything come?
+        self._news: select.poll | None = None  # over stdout, stderr and the pidfd: did anything come?
         self._stdout_fd = -1
         self._tag = ""
-        self._may_spin = False  # can the engine run on another CPU than this process?
-        self._quick = False  # expect the next answer within SPIN_S?
-        self._spun = False  # the current answer wait began spinning
-        self._spinning = False  # spin before sleeping in the current wait
-        self._home_until: float | None = None  # when the engine leaves the worker's core in this wait
         self._cpu_limit: float | None = None  # CPU seconds (since its start) this game's budget ends at
 
     def __repr__(self) -> str:
@@ -241,8 +167,12 @@ class PipeTransport:
         return proc is not None and proc.poll() is None and not self._eof and not self._exited
 
     @property
-    def quick(self) -> bool:
-        return self._quick
+    def stderr_home(self) -> str:
+        return self.settings.stderr_home
+
+    @stderr_home.setter
+    def stderr_home(self, where: str) -> None:
+        self.settings = replace(self.settings, stderr_home=where)
 
     # -- life cycle -----------------------------------------------------------
 
@@ -252,7 +182,8 @@ class PipeTransport:
         self._cpu_limit = None
         self._buffer.clear()
         self._eof = self._exited = False
-        cpus = self.share.cpus if self.share else ()  # all the run's CPUs, not the one the worker is pinned to
+        share = self.settings.share
+        cpus = share.cpus if share else ()  # all the run's CPUs, not the one the worker is pinned to
         try:
             proc = subprocess.Popen(
                 list(spec.command),
@@ -260,7 +191,7 @@ class PipeTransport:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=spec.cwd,
-                env={**proctree.tagged_environment(self._tag, self.run_tag), **dict(spec.env)},
+                env={**proctree.tagged_environment(self._tag, self.settings.run_tag), **dict(spec.env)},
                 start_new_session=True,
                 preexec_fn=proctree.child_setup(spec.memory_mb, spec.cpu_seconds, cpus),
             )
@@ -283,8 +214,7 @@ class PipeTransport:
         self._watch_exit(proc.pid)
         self._stdout_fd = stdout.fileno()
         self._news = _poll_for(self._stdout_fd, stderr.fileno(), self._pidfd)
-        self._may_spin = self.spin and len(proctree.usable_cpus()) > 1
-        self._quick = False
+        self.waiting = chosen(share, self.settings.spin, proc.pid)
 
     def _watch_exit(self, pid: int) -> None:
         """Wake the reader when the engine exits, even if a child keeps its stdout open."""
@@ -320,8 +250,7 @@ class PipeTransport:
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if self.share is not None:
-            self.share.leave(proc.pid, alive=False)
+        self.waiting.gone()
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -377,33 +306,6 @@ class PipeTransport:
                 Termination.CRASH,
                 f"used more than its cpu_seconds = {self.spec.cpu_seconds} s of CPU in this game and ignored SIGXCPU",
             )
-
-    # -- the spin-wait ----------------------------------------------------------
-
-    def await_answer(self) -> None:
-        self._spinning = self._spun = self._quick and self.share is None
-        self._home_until = None  # the patience counts from the first wait for this answer
-
-    def answered(self, elapsed: float) -> None:
-        if self.share is not None:
-            self._quick = elapsed <= 2 * SPIN_S
-            if self._proc is not None and self._quick and not self._on_home:
-                self.share.enter(self._proc.pid)
-            elif self._proc is not None and self._on_home and not self._quick:
-                self.share.leave(self._proc.pid)
-            return
-        caught = self._spun and self._spinning  # _spin stops spinning when it misses
-        self._quick = self._may_spin and (caught if self._spun else elapsed <= 2 * SPIN_S)
-        self._spinning = False
-
-    @property
-    def _on_home(self) -> bool:
-        """Whether the engine's main thread is on the worker's core (share)."""
-        return self.share is not None and self._proc is not None and self._proc.pid in self.share.guests
-
-    def stop_spinning(self) -> None:
-        self._spinning = False
-        self._home_until = None
 
     # -- I/O ------------------------------------------------------------------
 
@@ -473,12 +375,7 @@ class PipeTransport:
             # The usual wake-up is the answer alone on stdout: one poll() and one read,
             # without a selector round (0.7 us of Python per wait); anything else (stderr,
             # the exit, several at once) goes through the selector, then without waiting.
-            if self._spinning:
-                events = self._spin(timeout)
-            elif self._on_home:
-                events = self._wait_on_home(timeout)
-            else:
-                events = self._news.poll(math.ceil(timeout * 1000))
+            events = self.waiting.wait(self._news, timeout)
             if not events:
                 return
             if len(events) == 1 and events[0][0] == self._stdout_fd:
@@ -506,35 +403,6 @@ class PipeTransport:
                 self._keep_stderr(chunk)
             else:
                 self._unwatch(key.fileobj)
-
-    def _spin(self, timeout: float) -> list[tuple[int, int]]:
-        """poll() without sleeping for up to SPIN_S, then sleeping for the rest of ``timeout``."""
-        poll, now = self._news.poll, time.monotonic
-        until = now() + min(SPIN_S, timeout)
-        while True:
-            events: list[tuple[int, int]] = poll(0)
-            if events:
-                return events
-            if now() >= until:
-                self._spinning = False  # a slow answer this time: sleep from now on
-                return poll(math.ceil((timeout - SPIN_S) * 1000)) if timeout > SPIN_S else []
-
-    def _wait_on_home(self, timeout: float) -> list[tuple[int, int]]:
-        """poll() with the engine on our core until SHARE_PATIENCE_S after this answer's
-        first wait (an info line or stderr between does not restart it), then with the
-        engine away from it for the rest."""
-        now = time.monotonic()
-        if self._home_until is None:
-            self._home_until = now + SHARE_PATIENCE_S
-        patience = self._home_until - now
-        if patience > 0:
-            events: list[tuple[int, int]] = self._news.poll(math.ceil(min(timeout, patience) * 1000))
-            if events or timeout <= patience:
-                return events
-            timeout -= patience
-        assert self.share is not None and self._proc is not None
-        self.share.leave(self._proc.pid)
-        return self._news.poll(math.ceil(timeout * 1000))
 
     def _unwatch(self, fileobj: Any) -> None:
         """Stop watching a stream that ended (else poll() would report it again and again)."""
@@ -640,7 +508,7 @@ def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes], IO[byte
     return proc.stdin, proc.stdout, proc.stderr
 
 
-def _poll_for(*fds: int | None) -> Any:
+def _poll_for(*fds: int | None) -> select.poll | None:
     """A select.poll watching these descriptors for input, or None where there is no poll()."""
     if not hasattr(select, "poll"):
         return None

@@ -43,7 +43,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..engine.process import EngineFault, EngineRefused
+from ..engine.player import EngineFault, EngineRefused
 from ..record import GameRecord
 from .droprule import DropGate
 from .pool import Lost

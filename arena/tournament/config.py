@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from protocol import codec
 
-from ..engine.process import EngineSpec
+from ..engine.player import EngineSpec
 from ..match import TimeControl
 from ..results.sprt import SprtSettings
 from ..rules import Game, OptionError, games_speaking, make_game

@@ -16,7 +16,7 @@ import multiprocessing
 from collections.abc import Iterable, Iterator
 
 from ..engine import proctree
-from ..engine.process import HANDSHAKE_TIMEOUT
+from ..engine.conversation import HANDSHAKE_TIMEOUT
 from ..match import longest_game_s
 from ..rules import make_game
 from .droprule import DropGate

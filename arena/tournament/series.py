@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine import Conversation, open_engine
-from ..engine.process import EngineFault, EngineSpec
+from ..engine.player import EngineFault, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
 from ..match import TimeControl, derive_seed, forfeit_before_start, play_game
 from ..record import GameRecord

@@ -21,10 +21,12 @@ from typing import Any
 from protocol import codec
 
 from ..engine import Conversation, open_engine, proctree
-from ..engine.declared import Checked, preflight
-from ..engine.process import EngineFault, EngineSpec
+from ..engine.declared import Checked
+from ..engine.player import EngineFault, EngineSpec
+from ..engine.preflight import preflight
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
-from ..engine.transport import CoreShare, PipeSettings
+from ..engine.transport import PipeSettings
+from ..engine.waiting import CoreShare
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
