@@ -12,8 +12,11 @@ sections around the best point, find the profile's maximum.
 
 from __future__ import annotations
 
+import json
+import sys
 from decimal import Decimal, localcontext
 from functools import cache
+from pathlib import Path
 
 DIGITS = 40
 SCORES = [Decimal(i) / 4 for i in range(5)]
@@ -122,3 +125,25 @@ def _profile(phat: list[Decimal], t: Decimal, sigma: Decimal) -> Decimal:
         else:
             break  # no step gains: G is at its maximum to the working precision
     return sum(p * p.ln() for p in phat) - value
+
+
+# The scan of tests/test_sprt.py, computed once: 40 digits take minutes, so the suite reads these
+# values and recomputes a sample of them live (`python tests/sprt_reference.py` writes the file).
+TABLE = Path(__file__).parent / "data" / "sprt_empty_outcomes.json"
+
+
+def write_table(vectors: list[tuple[int, ...]], bounds: list[tuple[float, float]]) -> None:
+    rows = [
+        {"counts": list(counts), "elo0": elo0, "elo1": elo1, "llr": normalized_llr(counts, elo0, elo1)}
+        for counts in vectors
+        for elo0, elo1 in bounds
+    ]
+    TABLE.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_sprt import BOUNDS_IN_THE_TESTS, EMPTY_BINS
+
+    write_table([tuple(c) for c in EMPTY_BINS], BOUNDS_IN_THE_TESTS)
+    print(f"wrote {TABLE}")

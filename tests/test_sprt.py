@@ -3,6 +3,7 @@ checked by an independent computation, and error rates of many simulated tests."
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -400,20 +401,32 @@ EMPTY_BINS = [counts for counts, *_ in PUBLISHED_EMPTY_BIN] + [
 ]
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(900)  # about 150 constrained maxima at 40 digits: minutes on a loaded machine
 def test_normalized_llr_with_empty_outcomes_is_the_constrained_maximum():
     """Over vectors with one or two empty outcomes (few pairs and millions) and every bounds pair
     of the tests: the LLR is finite and equals the difference of the two constrained maxima
-    computed independently at 40 digits, to 1e-9 of a pair's log-likelihood."""
-    from sprt_reference import normalized_llr
+    computed independently at 40 digits (tests/sprt_reference.py, its table written by
+    ``python tests/sprt_reference.py``), to 1e-9 of a pair's log-likelihood."""
+    from sprt_reference import TABLE
 
-    for counts in EMPTY_BINS:
-        for elo0, elo1 in BOUNDS_IN_THE_TESTS:
-            value = float(llr(counts, SprtSettings(elo0=elo0, elo1=elo1, model="normalized")))
-            expected = normalized_llr(counts, elo0, elo1)
-            assert math.isfinite(value)
-            assert value == pytest.approx(expected, abs=1e-9 * sum(counts) + 1e-6), (counts, elo0, elo1)
+    rows = json.loads(TABLE.read_text())
+    scanned = {(tuple(row["counts"]), row["elo0"], row["elo1"]) for row in rows}
+    assert scanned == {
+        (tuple(c), e0, e1) for c in EMPTY_BINS for e0, e1 in BOUNDS_IN_THE_TESTS
+    }  # the table is this scan's
+    for row in rows:
+        counts, elo0, elo1 = row["counts"], row["elo0"], row["elo1"]
+        value = float(llr(counts, SprtSettings(elo0=elo0, elo1=elo1, model="normalized")))
+        assert math.isfinite(value)
+        assert value == pytest.approx(row["llr"], abs=1e-9 * sum(counts) + 1e-6), (counts, elo0, elo1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index", [0, 31, 77, 111])  # the first and last rows, and two between
+def test_the_reference_table_is_what_the_40_digit_computation_gives(index):
+    from sprt_reference import TABLE, normalized_llr
+
+    row = json.loads(TABLE.read_text())[index]
+    assert normalized_llr(tuple(row["counts"]), row["elo0"], row["elo1"]) == pytest.approx(row["llr"], abs=1e-9)
 
 
 @pytest.mark.slow
