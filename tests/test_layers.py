@@ -17,6 +17,11 @@ No private name (``_x``: a module, a function, a class, a constant) is taken fro
 module, by ``from m import _x``, ``import m._x`` or ``m._x``: what a module offers the others
 is its public names. The product's packages and the scripts of ``benchmarks/`` are held to it;
 the tests may reach into a module to test it.
+
+No name is taken from a module that only imports it (a compatibility re-export): each is
+imported from the module that defines it, so moving it breaks its importers loudly rather than
+leaving a forwarding address. ``arena.rules`` is exempt (its registry hands out the ``Game``
+interface by design), and so is ``arena.engine`` until its re-exports are gone with its cycle.
 """
 
 from __future__ import annotations
@@ -303,6 +308,71 @@ def test_no_file_is_in_an_import_cycle():
         if not all(_within(module, CYCLE_BEING_BROKEN) for module in group)
     ]
     assert cycles == [], "files that import each other:\n" + "\n".join(" <-> ".join(group) for group in cycles)
+
+
+# Modules that may pass on a name they import: the games' registry, whose interface is its
+# package's by design, and the engine layer while its forwarding names are being removed.
+PASSING_ON = ("arena.rules", CYCLE_BEING_BROKEN)
+
+
+def _module_file(root: Path, module: str) -> Path:
+    path = root.joinpath(*module.split("."))
+    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else path / "__init__.py"
+
+
+def _bound_names(path: Path) -> tuple[set[str], set[str]]:
+    """The names a module defines (def, class, assignment) and the names it imports."""
+    defined: set[str] = set()
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined |= {name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)}
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            imported |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+    return defined, imported
+
+
+def reexports(root: Path, tops: tuple[str, ...]) -> list[str]:
+    """One line per name taken from a module of ours that only imports it."""
+    found = []
+    for top in tops:
+        for path in sorted((root / top).rglob("*.py")):
+            for line, target, names in imports(path, root):
+                source = _module_file(root, target)
+                if target.split(".")[0] not in SCANNED or not source.is_file():
+                    continue
+                if any(_within(target, package) for package in PASSING_ON):
+                    continue
+                defined, imported = _bound_names(source)
+                found += [
+                    f"{path.relative_to(root).as_posix()}:{line}: takes {name} from {target}, which only imports it"
+                    for name in names
+                    if name in imported and name not in defined
+                ]
+    return found
+
+
+def test_no_name_is_taken_from_a_module_that_only_passes_it_on():
+    found = reexports(ROOT, (*PRIVATE_CHECKED, "tests"))
+    assert not found, "\n".join(found)
+
+
+def test_the_check_catches_a_name_taken_from_a_module_that_only_imports_it(tmp_path):
+    for top in SCANNED:
+        (tmp_path / top).mkdir()
+        (tmp_path / top / "__init__.py").write_text("")
+    (tmp_path / "arena" / "record.py").write_text("def derive_seed():\n    pass\n")
+    (tmp_path / "arena" / "match.py").write_text("from .record import derive_seed\n\nTIMEOUT = 5\n")
+    (tmp_path / "engines" / "bot.py").write_text(
+        "import json\n\nfrom arena.match import TIMEOUT, derive_seed\nfrom arena.record import derive_seed as seed\n"
+    )
+
+    assert reexports(tmp_path, SCANNED) == [
+        "engines/bot.py:3: takes derive_seed from arena.match, which only imports it"
+    ]
 
 
 def test_no_file_of_the_benchmarks_is_in_an_import_cycle():
