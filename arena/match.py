@@ -23,19 +23,6 @@ from .engine.transport import EXIT_WAIT, QUIT_GRACE
 from .record import GameRecord, Termination, derive_seed, forfeit_result, starting_state
 from .rules import Game, IllegalMove, State
 
-# derive_seed and starting_state live in arena.record beside the record; the layers above
-# the match may still take them from here.
-__all__ = [
-    "MAX_MOVE_MS",
-    "GameResult",
-    "TimeControl",
-    "derive_seed",
-    "forfeit_before_start",
-    "longest_game_s",
-    "play_game",
-    "starting_state",
-]
-
 log = logging.getLogger("arena.match")
 
 MAX_MOVE_MS = 600_000  # per-move ceiling when no time control is set

@@ -53,9 +53,9 @@ def whole_field_dispersion(data, where, theta, inverse) -> float:
 
 
 def one_elimination_per_column(matrix):
-    """The baseline inverse: one :func:`elo._solve` (a whole elimination) per column."""
+    """The baseline inverse: one :func:`elo.solve_linear` (a whole elimination) per column."""
     n = len(matrix)
-    columns = [elo._solve(matrix, [float(r == c) for r in range(n)]) for c in range(n)]
+    columns = [elo.solve_linear(matrix, [float(r == c) for r in range(n)]) for c in range(n)]
     return [[columns[c][r] for c in range(n)] for r in range(n)]
 
 
@@ -98,15 +98,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     print(f"{'engines':>7}  {'games':>6}  {'fit (s)':>8}  {'as before (s)':>15}  {'ratio':>6}")
-    current = elo._dispersion, elo._inverse
+    current = elo.dispersion, elo.inverse_matrix
     for engines in args.engines:
         names, records = field(engines, args.games)
         fast, fit = timed(functools.partial(elo.fit_elo, records, names), args.repeats)
-        elo._dispersion, elo._inverse = whole_field_dispersion, one_elimination_per_column
+        elo.dispersion, elo.inverse_matrix = whole_field_dispersion, one_elimination_per_column
         try:
             slow, baseline = timed(functools.partial(elo.fit_elo, records, names), args.repeats)
         finally:
-            elo._dispersion, elo._inverse = current
+            elo.dispersion, elo.inverse_matrix = current
         assert fit.as_dict() == baseline.as_dict() and fit.covariance == baseline.covariance
         print(f"{engines:>7}  {args.games:>6}  {fast:>8.2f}  {slow:>15.2f}  {slow / fast:>6.1f}")
 

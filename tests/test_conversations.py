@@ -13,7 +13,8 @@ from scripted import EOF, ScriptedTransport
 
 from arena.engine import EngineFault, EngineProcess, EngineSpec, GtpEngine, Player, TimeLimit
 from arena.engine.player import EngineRefused
-from arena.match import TimeControl, derive_seed, play_game
+from arena.match import TimeControl, play_game
+from arena.record import derive_seed
 from arena.rules import make_game
 
 SPEC = EngineSpec("scripted", ("(in memory)",))

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from helpers import ZOO, engine_toml, run_arena, write_tournament
 
+from arena.results.slots import gauntlet_tables
 from arena.rules import make_game
-from arena.tournament.config import ConfigError, load_tournament
+from arena.tournament.config import ConfigError, build_schedule, load_tournament
 from arena.tournament.openings import OpeningPlan, arrange_book
-from arena.tournament.schedule import build_schedule, gauntlet_tables, play_tables
+from arena.tournament.schedule import play_tables
 
 
 def zoo_file(

@@ -10,7 +10,8 @@ from helpers import WIDE, run_arena
 
 from arena.engine.player import EngineSpec
 from arena.engine.process import EngineProcess
-from arena.match import TimeControl, play_game, starting_state
+from arena.match import TimeControl, play_game
+from arena.record import starting_state
 from arena.rules import make_game
 
 ROOT = Path(__file__).resolve().parent.parent

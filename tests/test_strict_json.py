@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from arena.cli import main
 from arena.results import strictjson
 from arena.results.export import results_json, summarize_folder
-from arena.results.site import _environment
+from arena.results.site import template_environment
 from arena.results.sprt import SprtSettings, SprtTest, llr
 from arena.results.store import GameStore
 from arena.tournament.config import load_tournament
@@ -42,7 +42,7 @@ def test_dumps_refuses_what_json_cannot_hold_and_finite_makes_it_null():
 
 
 def test_a_game_pages_embedded_data_refuses_nan():
-    page = _environment().from_string("{{ data|tojson }}")
+    page = template_environment().from_string("{{ data|tojson }}")
     assert page.render(data={"t": 1.5, "s": "<b>"}) == '{"s": "\\u003cb\\u003e", "t": 1.5}'
     with pytest.raises(ValueError, match="not JSON compliant"):
         page.render(data={"t": math.nan})

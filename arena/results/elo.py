@@ -497,7 +497,7 @@ def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tu
     theta = [0.0] * size
     for _ in range(100):
         grad, hess = _derivatives(theta, pairs, size)
-        step = _solve([row[1:] for row in hess[1:]], [-g for g in grad[1:]])
+        step = solve_linear([row[1:] for row in hess[1:]], [-g for g in grad[1:]])
         scale = 1.0
         while max(abs(v) for v in step or [0]) * scale > 2:  # keep steps sane on lopsided data
             scale /= 2
@@ -506,8 +506,8 @@ def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tu
         if max((abs(v) for v in step), default=0) < 1e-10:
             break
     _, hess = _derivatives(theta, pairs, size)
-    inverse = _inverse([[-v for v in row[1:]] for row in hess[1:]])
-    scale = ELO_PER_NAT**2 * _dispersion(data, where, theta, inverse)
+    inverse = inverse_matrix([[-v for v in row[1:]] for row in hess[1:]])
+    scale = ELO_PER_NAT**2 * dispersion(data, where, theta, inverse)
     x = {g: theta[where[g]] * ELO_PER_NAT for g in group}
     cov = {}
     for a in group:
@@ -517,7 +517,7 @@ def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tu
     return x, cov
 
 
-def _dispersion(data: _Data, where: dict[int, int], theta: list[float], inverse: list[list[float]]) -> float:
+def dispersion(data: _Data, where: dict[int, int], theta: list[float], inverse: list[list[float]]) -> float:
     """How much more the games' results vary than independent pairwise results would (at
     least 1): the quasi-likelihood dispersion, the observed information of the games over
     the model's, per free rating.  The pairwise results of one three-player game move
@@ -647,14 +647,14 @@ def rank_key(r: EloRating) -> tuple[int, float, float, str]:
     return (_BOUND_ORDER[r.bound], -round(r.elo or 0.0, 1), -(r.score or 0.0), r.engine)
 
 
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+def solve_linear(matrix: list[list[float]], vector: list[float]) -> list[float]:
     """Gaussian elimination with partial pivoting (the fields are small: tens of engines)."""
     return _solve_all(matrix, [vector])[0]
 
 
 def _solve_all(matrix: list[list[float]], vectors: list[list[float]]) -> list[list[float]]:
-    """:func:`_solve` for several right-hand sides with one elimination: each solution is
-    the one :func:`_solve` gives (the same pivots and the same operations on its column),
+    """:func:`solve_linear` for several right-hand sides with one elimination: each solution is
+    the one :func:`solve_linear` gives (the same pivots and the same operations on its column),
     at the cost of one elimination rather than one per vector."""
     n, k = len(matrix), len(vectors)
     a = [row[:] + [v[i] for v in vectors] for i, row in enumerate(matrix)]
@@ -678,7 +678,8 @@ def _solve_all(matrix: list[list[float]], vectors: list[list[float]]) -> list[li
     return solutions
 
 
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+def inverse_matrix(matrix: list[list[float]]) -> list[list[float]]:
+    """The inverse of a small regular matrix, all its columns from one elimination."""
     n = len(matrix)
     columns = _solve_all(matrix, [[float(r == c) for r in range(n)] for c in range(n)])
     return [[columns[c][r] for c in range(n)] for r in range(n)]

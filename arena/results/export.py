@@ -31,9 +31,9 @@ from .ratings import (
     HEAD_TO_HEAD_NOTE,
     HeadToHead,
     Standing,
-    _ordinal,
     head_to_head,
     head_to_head_rows,
+    ordinal,
     pair_elo,
     pair_label,
     standings,
@@ -306,7 +306,7 @@ def standings_rows(
     pct = round(100 * fit.confidence)
     headers = ["rank", "engine", "games", "wins", "losses", "draws"]
     if players > 2:
-        headers += [_ordinal(i + 1) for i in range(players)]
+        headers += [ordinal(i + 1) for i in range(players)]
     headers += ["score %", "BT Elo (field)", f"BT {pct}%", "mu", "sigma", "mu-3sigma", "status"]
     rows = []
     for rank, st in _ranked(ranked, dropped):
@@ -316,7 +316,7 @@ def standings_rows(
             row += list(st.places or [])
         row += [
             round(st.score_pct, 1),
-            _elo_text(r.elo, r.bound),
+            elo_cell(r.elo, r.bound),
             _interval_text(r.low, r.high, r.elo),
             round(st.mu, 2),
             round(st.sigma, 2),
@@ -338,9 +338,9 @@ def elo_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
         rows.append(
             [
                 shown,
-                _elo_text(r.elo, r.bound),
-                _num(r.low),
-                _num(r.high),
+                elo_cell(r.elo, r.bound),
+                number_cell(r.low),
+                number_cell(r.high),
                 r.results,
                 "" if r.score is None else round(100 * r.score, 1),
             ]
@@ -370,22 +370,24 @@ def stats_table(s: Summary) -> tuple[list[str], list[list[Any]]]:
         if swapping:
             row += [st.swapped, st.was_swapped]
         row += [
-            _num(st.mean_plies),
-            _num(st.mean_move_ms),
-            _num(st.max_move_ms),
-            _num(st.mean_depth, "", 2),
-            _num(st.nodes_per_second, "", 0),
+            number_cell(st.mean_plies),
+            number_cell(st.mean_move_ms),
+            number_cell(st.max_move_ms),
+            number_cell(st.mean_depth, "", 2),
+            number_cell(st.nodes_per_second, "", 0),
             ", ".join(f"{code} {n}" for code, n in sorted(st.terminations.items())) or "none",
         ]
         rows.append(row)
     return headers, rows
 
 
-def _num(value: float | None, empty: str = "", digits: int = 1) -> Any:
+def number_cell(value: float | None, empty: str = "", digits: int = 1) -> Any:
+    """A figure as the tables show it: rounded (never -0.0), ``empty`` when there is none."""
     return empty if value is None else round(value, digits) + 0
 
 
-def _elo_text(elo: float | None, bound: str | None) -> Any:
+def elo_cell(elo: float | None, bound: str | None) -> Any:
+    """An Elo as the tables show it: rounded, or the side it is unbounded on, or unrated."""
     if elo is not None:
         return round(elo, 1) + 0.0
     return {"above": "+inf", "below": "-inf"}.get(bound or "", "unrated")
@@ -394,7 +396,7 @@ def _elo_text(elo: float | None, bound: str | None) -> Any:
 def _interval_text(low: float | None, high: float | None, elo: float | None) -> str:
     if elo is None:
         return ""
-    return f"[{_num(low, '-inf')}, {_num(high, '+inf')}]"
+    return f"[{number_cell(low, '-inf')}, {number_cell(high, '+inf')}]"
 
 
 TABLES = (

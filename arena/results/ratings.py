@@ -214,7 +214,8 @@ def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
     return points, "losses" if better else "draws" if tied else "wins"
 
 
-def _ordinal(n: int) -> str:
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th: a place as the tables head it (a game has at most a few seats)."""
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
 

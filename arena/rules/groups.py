@@ -294,7 +294,7 @@ class GroupsState(State):
 
     # -- move generation --------------------------------------------------------
 
-    def _compatible(self, empties: list[int]) -> list[int]:
+    def compatible_cells(self, empties: list[int]) -> list[int]:
         """Per empty cell, the bitmask of higher-indexed empty cells it may be played with.
 
         Two stones may go together iff they are not adjacent and touch no common
@@ -329,7 +329,7 @@ class GroupsState(State):
         k = self.max_stones()
         if k == 1:
             return legal
-        compatible = self._compatible(empties)
+        compatible = self.compatible_cells(empties)
         for a in empties:
             name_a = names[a]
             rest = compatible[a]

@@ -2,29 +2,48 @@
 
 Every error names the file, the key and what is allowed, and is raised as
 :class:`ConfigError` so the CLI can print it without a traceback.
+
+**The engine list.** One list serves many tournaments: ``engines.toml`` beside the file (or
+``arena run --engines FILE``), ``[[engines]]`` entries exactly as a tournament file writes
+them. A tournament's entry ``use = "NAME"`` takes the listed entry; its other keys override
+the listed ones (``options``, ``env`` and ``time_control`` key by key, any other key whole),
+and its own ``name`` lets one listed engine play twice under two names. The tournament holds
+the resolved entry, so its fingerprint does too: editing the list is a changed setting.
+
+A listed engine's ``cwd`` is relative to the list's folder; resolved, it is written relative
+to the tournament file's folder (or absolute, for a file that may be copied anywhere), so
+the engine starts in the same folder wherever the list and the tournament are. The list is
+read here, with the tournament's own models and errors, because a tournament is not valid
+until its listed engines are.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
 import sys
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from protocol import codec
+from protocol.codec import quote
 
 from ..engine.player import EngineSpec
 from ..match import TimeControl
+from ..results.slots import round_tables
 from ..results.sprt import SprtSettings
 from ..rules import Game, OptionError, games_speaking, make_game
-from ..rules.base import did_you_mean, shown_input
+from ..rules.base import did_you_mean
 from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, load_openings
+from .schedule import ScheduledGame, play_tables
+from .validation import validation_text
 
 
 class ConfigError(Exception):
@@ -271,10 +290,18 @@ class Tournament:
 
 def load_tournament(path: str | Path, engines_file: Path | None = None) -> Tournament:
     """The tournament of a file; its ``use = "NAME"`` entries come from ``engines_file``,
-    else from the ``engines.toml`` beside the file (arena/tournament/enginelist.py)."""
+    else from the ``engines.toml`` beside the file (the engine list, below)."""
     path = Path(path)
     raw = read_toml(path, "tournament file")
     return build_tournament(raw, path, engines_file or path.parent / LIST_NAME, list_given=engines_file is not None)
+
+
+def build_schedule(t: Tournament) -> list[ScheduledGame]:
+    """The schedule of a tournament file: its format, rounds, seed and openings
+    (arena/tournament/schedule.py draws it)."""
+    names = [e.name for e in t.engines]
+    tables = round_tables(names, t.game.players, t.data.format, t.data.candidates)
+    return play_tables(tables, t.data.rounds, t.data.seed, t.opening_plan)
 
 
 LIST_NAME = "engines.toml"  # the engine list a tournament file finds beside itself
@@ -317,8 +344,6 @@ def build_tournament(
     when ``list_given``); errors start with ``source`` (default: the path) and name a key
     by ``labels`` where it has one (a flag's item); ``absolute_paths`` writes a listed
     engine's folder absolute (for a file that may be copied anywhere)."""
-    from .enginelist import resolve_uses  # it validates the list's entries with this module's models
-
     where = source or str(path)
     labels = labels or {}
     base = path.resolve().parent
@@ -355,9 +380,7 @@ def build_tournament(
     openings = _openings(book_where, base, data, game)
     t = Tournament(path, data, game, engines, openings, raw=raw)
     if data.openings_entry.random_plies:
-        from .schedule import build_schedule  # every table's random plies, drawn now: fail before any game
-
-        try:
+        try:  # every table's random plies, drawn now: fail before any game
             build_schedule(t)
         except OpeningsError as exc:
             raise ConfigError(f"{book_where}: {exc}") from None
@@ -478,100 +501,120 @@ def _limit_text(exc: BaseException) -> str:
     return str(exc).split(";")[0]
 
 
-_PRIMITIVES = {"str", "int", "float", "bool"}
+# -- the engine list -----------------------------------------------------------
+MERGED = ("options", "env", "time_control")  # tables an entry's overrides merge into key by key
 
 
-def _one_branch(errors: list[Any]) -> list[Any]:
-    """For a key that takes one of several forms (``openings = "book.txt"`` or an
-    ``[openings]`` table), pydantic reports every form that failed, naming each by its type
-    in the key's path; keep the table's errors when a table was given, and drop the type
-    names from the paths."""
+class EngineListFile(_Strict):
+    engines: list[EngineEntry] = Field(min_length=1)
 
-    def tag(err: Any) -> tuple[int, str] | None:
-        for k, part in enumerate(err["loc"]):
-            if isinstance(part, str) and (part in _PRIMITIVES or part[:1].isupper()):
-                return k, part
-        return None
-
-    tables = {err["loc"][: t[0]] for err in errors if (t := tag(err)) and t[1] not in _PRIMITIVES}
-    kept = []
-    for err in errors:
-        if (t := tag(err)) is not None:
-            if t[1] in _PRIMITIVES and err["loc"][: t[0]] in tables and isinstance(err.get("input"), dict):
-                continue  # a table was given: the plain form's complaint says nothing
-            err = {**err, "loc": err["loc"][: t[0]] + err["loc"][t[0] + 1 :]}
-        kept.append(err)
-    return kept
+    @field_validator("engines")
+    @classmethod
+    def _unique_names(cls, engines: list[EngineEntry]) -> list[EngineEntry]:
+        return unique_names(engines)
 
 
-def validation_text(
-    exc: ValidationError,
-    file: str,
-    labels: Mapping[tuple[Any, ...], str] | None = None,
-    model: type[BaseModel] | None = None,
-) -> str:
-    """pydantic's errors as one line: each names the key (or the flag's item in ``labels``
-    that gave it) and what is allowed; an unknown key of ``model`` (the validated one) gets
-    the known key it was most likely meant to be."""
-    errors = _one_branch(exc.errors())
-    missing = {tuple(err["loc"]) for err in errors if err["type"] == "missing"}
-    return "; ".join(_describe(err, file, labels or {}, model, missing) for err in errors)
+@dataclass(frozen=True)
+class EngineList:
+    path: Path
+    entries: dict[str, dict[str, Any]]  # each listed entry as the file gives it, by name
 
 
-def _unknown_key(where: str, loc: tuple[Any, ...], model: type[BaseModel] | None, missing: set[tuple[Any, ...]]) -> str:
-    """An unknown key's message, with the key of its table it most likely misspells: first
-    among the table's missing keys ('elo' for a missing elo0, not elo1), then all of them."""
-    table, key = loc[:-1], str(loc[-1])
-    known = _keys_at(model, table) if model is not None else []
-    absent = [name for name in known if (*table, name) in missing]
-    if (meant := did_you_mean(key, absent) or did_you_mean(key, known)) is not None:
-        return f"unknown key {where!r}; check the spelling (did you mean {meant!r}?)"
-    if known:
-        return f"unknown key {where!r}; check the spelling (known keys: {', '.join(known)})"
-    return f"unknown key {where!r}; check the spelling (see docs/tournament-file.md for the allowed keys)"
+def load_engine_list(path: Path) -> EngineList:
+    """The list at ``path``, every entry checked as a tournament file's entry is."""
+    raw = read_toml(path, "engine list")
+    try:
+        EngineListFile.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {validation_text(exc, path.name, model=EngineListFile)}") from None
+    return EngineList(path, {entry["name"]: entry for entry in raw["engines"]})
 
 
-def _keys_at(model: type[BaseModel], table: tuple[Any, ...]) -> list[str]:
-    """The keys of the table at ``table`` (a path of keys and list indexes) in ``model``."""
-    for part in table:
-        if isinstance(part, int):
-            continue  # an item of a list: the model was found from the list's type
-        field = model.model_fields.get(part)
-        inner = _model_in(field.annotation) if field is not None else None
-        if inner is None:
-            return []
-        model = inner
-    return list(model.model_fields)
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    """The model a field holds: itself, or inside a list, a union or an optional."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    return next((found for arg in get_args(annotation) if (found := _model_in(arg)) is not None), None)
-
-
-def _describe(
-    err: Any,
-    file: str,
+def resolve_uses(
+    raw: dict[str, Any],
+    where: str,
+    list_path: Path,
+    list_given: bool,
+    base: Path | None,
     labels: Mapping[tuple[Any, ...], str],
-    model: type[BaseModel] | None,
-    missing: set[tuple[Any, ...]],
-) -> str:
-    where = ".".join(str(p) for p in err["loc"])
-    message = err["msg"].removeprefix("Value error, ")
-    loc = tuple(err["loc"])
-    label = next((labels[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in labels), None)
-    if label is not None:  # a flag's item: its own text shows the value; a whole entry's would be noise
-        given = err.get("input")
-        return f"{label}: {message}" + ("" if isinstance(given, dict | list) else f" (got {shown_input(given)})")
-    if not where:  # a check across keys (e.g. gauntlet candidates): its message names them
-        return message
-    if err["loc"] == ("engines",) and err["type"] == "too_short":
-        count = {0: "none", 1: "one"}.get(len(err["input"]), str(len(err["input"])))
-        return f"a tournament needs at least two engines ([[engines]] blocks); {file} has {count}"
-    if err["type"] == "extra_forbidden":
-        return _unknown_key(where, loc, model, missing)
-    if err["type"] == "missing":
-        return f"missing key {where!r}; add it (see docs/tournament-file.md for an example file)"
-    return f"key {where!r}: {message} (got {shown_input(err.get('input'))})"
+) -> dict[str, Any]:
+    """``raw`` with every ``use = "NAME"`` entry replaced by the listed entry and its
+    overrides. The list is read when an entry uses it (or when it was given by name, so a
+    broken list is found at once); ``base`` is the folder a listed ``cwd`` is written
+    relative to (None: absolute); ``labels`` name an entry by the flag that gave it."""
+    engines = raw.get("engines")
+    if not isinstance(engines, list):
+        return raw
+    uses = [i for i, entry in enumerate(engines) if isinstance(entry, dict) and "use" in entry]
+    if not uses and not list_given:
+        return raw
+    if not list_path.is_file() and not list_given:
+        first = uses[0]
+        raise ConfigError(
+            f"{where}: {_entry(labels, first)}: use = {_shown(engines[first]['use'])} needs an engine list, and "
+            f"there is no {list_path}; write one ([[engines]] entries) or name it with --engines FILE"
+        )
+    listing = load_engine_list(list_path)
+    resolved: list[Any] = []
+    used: dict[str, tuple[str, str]] = {}  # a resolved engine's name -> where its entry is, the listed name
+    for i, entry in enumerate(engines):
+        if i in uses:
+            entry = _resolve(entry, _entry(labels, i), where, listing, used, base)
+        resolved.append(entry)
+    return {**raw, "engines": resolved}
+
+
+def _resolve(
+    entry: dict[str, Any],
+    at: str,
+    where: str,
+    listing: EngineList,
+    used: dict[str, tuple[str, str]],
+    base: Path | None,
+) -> dict[str, Any]:
+    listed_name = entry["use"]
+    if not isinstance(listed_name, str) or listed_name not in listing.entries:
+        names = ", ".join(listing.entries)
+        meant = did_you_mean(listed_name, listing.entries) if isinstance(listed_name, str) else None
+        hint = f"did you mean {meant!r}? " if meant is not None else ""
+        raise ConfigError(
+            f"{where}: {at}: use = {_shown(listed_name)} is not in {listing.path} ({hint}it lists {names})"
+        )
+    name = entry.get("name", listed_name)
+    if isinstance(name, str) and used.get(name, ("", None))[1] == listed_name:
+        raise ConfigError(
+            f"{where}: {at}: {listed_name!r} from {listing.path} is used twice under the name {name!r} "
+            f"({used[name][0]} too); give one of them its own name"
+        )
+    if isinstance(name, str):
+        used[name] = (at, listed_name)
+    out = copy.deepcopy(listing.entries[listed_name])
+    _move_cwd(out, listing.path.resolve().parent, base)
+    for key, value in entry.items():
+        if key == "use":
+            continue
+        if key in MERGED and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
+def _move_cwd(entry: dict[str, Any], list_dir: Path, base: Path | None) -> None:
+    """A listed ``cwd`` (relative to the list) as the tournament file writes it."""
+    cwd = entry.get("cwd")
+    if isinstance(cwd, str) and os.path.isabs(cwd):
+        return
+    folder = os.path.normpath(os.path.join(list_dir, cwd if isinstance(cwd, str) else "."))
+    if base is None:
+        entry["cwd"] = folder
+    elif (moved := os.path.relpath(folder, base)) != "." or cwd is not None:
+        entry["cwd"] = moved
+
+
+def _entry(labels: Mapping[tuple[Any, ...], str], i: int) -> str:
+    return labels.get(("engines", i), f"engines.{i}")
+
+
+def _shown(value: Any) -> str:
+    return quote(value, 80) if isinstance(value, str) else repr(value)

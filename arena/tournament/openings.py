@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..match import derive_seed
+from ..record import derive_seed
 from ..rules import Game, IllegalMove
 
 Opening = tuple[str, ...]

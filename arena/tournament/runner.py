@@ -39,14 +39,14 @@ from ..results.fingerprint import fingerprint
 from ..results.fit import output_width, wrap
 from ..results.sprt import SprtTest
 from ..results.store import GameStore, StorageError
-from .config import ConfigError, Tournament
+from .config import ConfigError, Tournament, build_schedule
 from .droprule import FailureTracker
 from .executor import GameExecutor, Outcome, Venue
 from .load import LoadWatch
 from .local import LocalGames
 from .observers import RunObserver
 from .pool import Lost, WorkerPool
-from .schedule import ScheduledGame, build_schedule
+from .schedule import ScheduledGame
 from .settings import legacy_fingerprint, tournament_settings
 from .sprt import sprt_test
 from .verdict import Terminated, Verdict, interrupt_code, run_verdict, startup_failure

@@ -4,7 +4,9 @@ A *table* is a set of engines (a pair, or three for 3-player games).  Every
 table plays every seat order in every round, and all seat orders of one table
 and round share one seed, so each setup is played from every seat (paired
 openings).  The schedule is a pure function of the tournament, which is what
-lets a killed run resume: a game's index identifies it.
+lets a killed run resume: a game's index identifies it.  (A tournament's schedule is
+:func:`arena.tournament.config.build_schedule`: its format, rounds, seed and openings,
+drawn by the functions here.)
 
 Formats: a round-robin (every table of the engines) or a gauntlet (every table
 with exactly one candidate: candidates meet every other engine, not each other).
@@ -17,14 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING
 
-from ..results.slots import gauntlet_tables as gauntlet_tables  # where the numbering lives
-from ..results.slots import round_tables, slots
+from ..results.slots import slots  # where the numbering lives
 from .openings import Opening, OpeningPlan
-
-if TYPE_CHECKING:
-    from .config import Tournament
 
 
 @dataclass(frozen=True)
@@ -60,10 +57,3 @@ def play_tables(
             opening = plan.opening(slot.round, slot.table_no, len(tables), slot.seed)
         games.append(ScheduledGame(slot.index, slot.round, slot.seats, slot.seed, opening))
     return games
-
-
-def build_schedule(t: Tournament) -> list[ScheduledGame]:
-    """The schedule of a tournament file: its format, rounds, seed and openings."""
-    names = [e.name for e in t.engines]
-    tables = round_tables(names, t.game.players, t.data.format, t.data.candidates)
-    return play_tables(tables, t.data.rounds, t.data.seed, t.opening_plan)

@@ -15,8 +15,8 @@ from pathlib import Path
 from ..engine import Conversation, open_engine
 from ..engine.player import EngineFault, EngineSpec
 from ..engine.trace import Transcript, end_trace, trace_path
-from ..match import TimeControl, derive_seed, forfeit_before_start, play_game
-from ..record import GameRecord
+from ..match import TimeControl, forfeit_before_start, play_game
+from ..record import GameRecord, derive_seed
 from ..rules import Game
 
 

@@ -4,7 +4,7 @@ A Groups turn places up to three stones, so a position has tens of thousands of
 legal moves; listing them at every node would starve the search.  This domain
 splits the turn into steps: the first stone (any empty cell), then optionally a
 second and a third, each taken in increasing cell order among the cells the rules
-allow with the stones chosen so far (``GroupsState._compatible``, the rules' own
+allow with the stones chosen so far (``GroupsState.compatible_cells``, the rules' own
 pairing test), or ``END`` to stop.  Every legal turn is exactly one path of steps,
 and the mover stays the same until the turn is played.
 """
@@ -129,6 +129,6 @@ def _add(turn: Turn, move: str) -> bool:
     """Choose one more stone for the turn; whether another may still follow."""
     state = turn.state
     if not turn.stones and state.max_stones() > 1:
-        turn.compatible = state._compatible([i for i, v in enumerate(state.cells) if v == EMPTY])
+        turn.compatible = state.compatible_cells([i for i, v in enumerate(state.cells) if v == EMPTY])
     turn.stones.append(state.game.board.index(move))
     return len(turn.stones) < state.max_stones() and _allowed(turn) != 0

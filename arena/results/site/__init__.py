@@ -70,7 +70,9 @@ class SiteError(Exception):
     """A results folder the site cannot be made from; the message says what to do."""
 
 
-def _environment() -> jinja2.Environment:
+def template_environment() -> jinja2.Environment:
+    """The site's templates, autoescaped and strict: every page of the site (and the rating
+    list's page) is rendered through it."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         bytecode_cache=_template_cache(),
@@ -141,7 +143,7 @@ class SiteWriter:
     def __init__(self, folder: Path, parallel: bool = True) -> None:
         self.folder = folder
         self.parallel = parallel  # many new game pages: write them in forked processes
-        self.env = _environment()
+        self.env = template_environment()
         self._manifest_path = folder / ".manifest.json"
         self._manifest: dict[str, Any] | None = None
         self._tallies = _Tallies()
@@ -153,7 +155,7 @@ class SiteWriter:
             (self.folder / sub).mkdir(parents=True, exist_ok=True)
         manifest = self._load_manifest(data)
         for name in ASSETS:
-            self._write_changed(self.folder / "assets" / name, _asset(name))
+            self._write_changed(self.folder / "assets" / name, asset_text(name))
         written = set(manifest["games"])
         todo = [r for r in data.records if r.id not in written or not (self.folder / "games" / f"{r.id}.html").exists()]
         self._boards(todo, manifest)
@@ -442,7 +444,7 @@ def _script_json(value: Any) -> markupsafe.Markup:
 _SCRIPT_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027"))
 
 
-def _asset(name: str) -> str:
+def asset_text(name: str) -> str:
     """A file of assets/; the stylesheet starts with the palette's colours (palette.py)."""
     text = (HERE / "static" / name).read_text(encoding="utf-8")
     return palette.css_variables() + "\n" + text if name == "site.css" else text

@@ -10,8 +10,8 @@ import base64
 from datetime import UTC, datetime
 
 from ..export import field_elo_label
-from ..ratinglist import RatingList, folder_rows, list_rows, los_rows, notes, split_rows
-from . import _asset, _environment, plots
+from ..ratingtables import RatingList, folder_rows, list_rows, los_rows, notes, split_rows
+from . import asset_text, plots, template_environment
 
 
 def ratings_page(rl: RatingList) -> str:
@@ -35,13 +35,13 @@ def ratings_page(rl: RatingList) -> str:
         "progress": None,
     }
     return (
-        _environment()
+        template_environment()
         .get_template("ratings.html")
         .render(
             site=site,
             root="",
-            css=_asset("site.css"),
-            tables_js=_asset("tables.js"),
+            css=asset_text("site.css"),
+            tables_js=asset_text("tables.js"),
             notes=notes(rl)[1:],  # the first is the header's
             elo_label=field_elo_label(rl.records),
             anchor=fit.anchor,
