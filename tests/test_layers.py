@@ -190,6 +190,28 @@ def test_the_check_catches_a_violating_module(tmp_path):
     assert violations(tmp_path, allowed) == [line for line in found if "sprt" not in line]
 
 
+def test_the_command_line_package_is_on_top_in_every_file(tmp_path):
+    """The commands are a package (a module per command): each of its files may import anything
+    of the product, none the benchmarks, and no layer below imports any of them."""
+    for top in SCANNED:
+        (tmp_path / top).mkdir()
+        (tmp_path / top / "__init__.py").write_text("")
+    for package in ("cli", "rules", "tournament"):
+        (tmp_path / "arena" / package).mkdir()
+        (tmp_path / "arena" / package / "__init__.py").write_text("")
+    (tmp_path / "arena" / "cli" / "run.py").write_text("from ..tournament import runner\nfrom arena_bench import x\n")
+    (tmp_path / "arena" / "tournament" / "runner.py").write_text("from ..cli import run\n")
+    (tmp_path / "arena" / "rules" / "hex.py").write_text("def f():\n    from arena.cli.run import main\n")
+
+    assert layer_of("arena.cli.run") == "arena.cli" and "arena.cli" in ON_TOP
+    assert (ROOT / "arena" / "cli" / "__init__.py").is_file()  # the commands are that package
+    assert violations(tmp_path) == [
+        "arena/cli/run.py:2: arena.cli must not import arena_bench (the product never imports the benchmarks)",
+        "arena/rules/hex.py:2: arena.rules must not import arena.cli.run (arena.cli is not below it)",
+        "arena/tournament/runner.py:1: arena.tournament must not import arena.cli.run (arena.cli is not below it)",
+    ]
+
+
 def test_no_file_of_the_benchmarks_is_in_an_import_cycle():
     assert import_cycles(ROOT, BENCH) == []
 
