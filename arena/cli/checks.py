@@ -11,7 +11,6 @@ import click
 from ..rules import GAMES
 from .group import Command, Failure, option_meant
 from .items import parse_options
-from .play import spec_from_command
 
 
 @click.command(
@@ -73,6 +72,8 @@ def check_engine(
     from ..engine.conformance import Conformance, NotDeclared, check_game, format_check
     from ..engine.process import EngineSpec
     from ..rules import OptionError, games_speaking
+    from ..tournament.commandline import FlagError
+    from ..tournament.playsetup import command_spec
 
     if command[0].startswith("-"):  # the options end where the command starts, and no program starts with '-'
         meant = option_meant(click.get_current_context(), command[0])
@@ -94,7 +95,10 @@ def check_engine(
     for line in inits:
         if "\n" in line or "\r" in line or not line.strip():
             raise Failure(f"--init {line!r}: one GTP command on one line")
-    spec = spec_from_command(0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0], protocol)
+    try:
+        spec = command_spec(0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0])
+    except FlagError as exc:
+        raise Failure(str(exc)) from None
     spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms, init=inits)
     failed = 0
     try:
