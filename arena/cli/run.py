@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,6 +12,9 @@ from ..rules import GAMES
 from .group import Failure
 from .items import ItemsCommand
 from .running import flag_run, run_loaded
+
+if TYPE_CHECKING:
+    from ..tournament.observers import RunObserver
 
 RUN_EXAMPLES = """Examples:
 
@@ -158,6 +162,7 @@ def run(
            first game (--forfeit-failed-engines plays on)
       130  interrupted by Ctrl-C, 143 by SIGTERM (the line says how to resume)"""
     from ..tournament.config import ConfigError, load_tournament
+    from ..tournament.foreground import Foreground
 
     flag_given = {
         "--game": game_name,
@@ -171,7 +176,7 @@ def run(
         "--openings": openings_items,
     }
     given = [flag for flag, value in flag_given.items() if value not in (None, ())]
-    extra: list[Any] = []
+    extra: list[RunObserver] = []
     if tournament_file is not None:
         if given:
             raise Failure(
@@ -189,6 +194,7 @@ def run(
         )  # fmt: skip
         extra.append(writer)
         workers = idle_engines = None  # in the tournament's data, as a file's 'workers' and 'idle_engines'
-    run_loaded(
-        t, out, workers, quiet, report_every, trace, cluster_address, extra, idle_engines, forfeit_failed_engines
+    how = Foreground(
+        workers, quiet, sys.stdout.isatty(), report_every, trace, cluster_address, idle_engines, forfeit_failed_engines
     )
+    run_loaded(t, out, how, extra)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,7 +15,10 @@ from .group import Failure, command_line, say, stop
 from .items import item_groups
 
 if TYPE_CHECKING:
-    from ..tournament.progress import Mode
+    from ..tournament.commandline import TournamentFileWriter
+    from ..tournament.config import Tournament
+    from ..tournament.foreground import Foreground
+    from ..tournament.observers import RunObserver
 
 
 def flag_run(
@@ -34,7 +37,7 @@ def flag_run(
     engines_file: Path | None,
     idle_engines: int | None,
     forfeit_failed_engines: bool,
-) -> tuple[Any, Path, Any]:
+) -> tuple[Tournament, Path, TournamentFileWriter]:
     """A run without a tournament file: the tournament its flags say, its folder, and what
     writes its tournament file there."""
     from ..tournament.commandline import FlagError, RunFlags, TournamentFileWriter, flag_tournament, tournament_text
@@ -69,67 +72,21 @@ def flag_run(
     return t, out, TournamentFileWriter(out / "tournament.toml", tournament_text(t, command_line()))
 
 
-def run_loaded(
-    t: Any,
-    out: Path | None,
-    workers: int | None,
-    quiet: bool,
-    report_every: int,
-    trace: bool,
-    cluster_address: str | None,
-    extra: list[Any],
-    idle_engines: int | None = None,
-    forfeit_failed_engines: bool = False,
-) -> None:
+def run_loaded(t: Tournament, out: Path | None, how: Foreground, extra: list[RunObserver]) -> None:
     """Play a loaded tournament into ``out``, print its tables and end with its verdict: the
     last line and the exit code (both forms of arena run)."""
     import sqlite3
 
-    from ..engine.trace import trace_path
-    from ..results.logfile import attach_run_log
     from ..results.store import StorageError, failure_text
-    from ..tournament.cluster import ClusterError, ClusterSpec
+    from ..tournament.cluster import ClusterError
     from ..tournament.config import ConfigError
-    from ..tournament.load import LoadWatch
-    from ..tournament.observers import live_site
-    from ..tournament.progress import Progress
-    from ..tournament.runner import RunInterrupted, run_tournament
+    from ..tournament.foreground import play_in_foreground
+    from ..tournament.runner import RunInterrupted
     from ..tournament.verdict import StartupFailure
 
-    tournament_file = t.path
     out = out or t.folder
-    mode: Mode = "quiet" if quiet else "live" if sys.stdout.isatty() else "lines"
-    note = (lambda record: f"game {record['id']}: trace: {trace_path(out / 'traces', record['id'])}") if trace else None
-    progress = Progress(
-        [e.name for e in t.engines], t.game.players, mode, report_every=report_every, echo=say, game_note=note
-    )
-    address = cluster_address if cluster_address is not None else t.data.cluster.address if t.data.cluster else None
-    cluster = None
-    if address is not None:
-        where = "--cluster" if cluster_address is not None else f"{tournament_file}: [cluster] address"
-        try:
-            cluster = ClusterSpec.parse(address, echo=progress.warn, tell=None if quiet else progress.warn)
-        except ClusterError as exc:
-            raise Failure(f"{where}: {exc}") from None
-    else:
-        warn_of_too_many_workers(workers or t.data.workers)
     try:
-        attach_run_log(out)
-        site = live_site(out / "report", t)  # before the progress: its pages are fresh when a line shows
-        try:
-            summary = run_tournament(
-                t,
-                out,
-                workers,
-                [*extra, site, progress],
-                cluster=cluster,
-                trace=trace,
-                idle_engines=idle_engines,
-                forfeit_failed_engines=forfeit_failed_engines,
-                load=None if cluster else LoadWatch(warn=progress.warn),  # a cluster's load is its machines'
-            )
-        finally:
-            progress.close()
+        summary = play_in_foreground(t, out, how, extra, say, lambda text: click.echo(f"arena: {text}", err=True))
     except StartupFailure as exc:
         stop(str(exc), START_UP_FAILURE)
     except (StorageError, ClusterError, ConfigError) as exc:
@@ -160,17 +117,3 @@ def run_loaded(
     verdict = summary.verdict
     say(f"{t.name}: {verdict.text}")  # the last line, as the exit code says it
     sys.exit(verdict.code)
-
-
-def warn_of_too_many_workers(workers: int) -> None:
-    """More games at once than cores: engines think in turns with other games' engines, so
-    each gets less CPU than its clock assumes (fastchess's concurrency advice)."""
-    from ..engine.proctree import usable_cpus
-
-    cores = len(usable_cpus())
-    if workers > cores:
-        click.echo(
-            f"arena: {workers} workers on {cores} core{'s' if cores != 1 else ''}: games in parallel share the "
-            f"CPUs, so engines get less thinking time than their clocks allow; --workers {cores} avoids it",
-            err=True,
-        )
