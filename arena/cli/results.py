@@ -96,22 +96,14 @@ def ratings(
     """One rating list over all the games of the results FOLDERS (of one game and its options):
     the Bradley-Terry Elo each folder's table shows, fitted to all their games at once, with
     its intervals, the LOS matrix and the folders each engine played in."""
-    from ..results.ratinglist import RatingListError, parse_anchor, rating_list, read_folder, render
-    from ..results.store import StorageError
+    from ..results.ratinglist import RatingListError, parse_anchor, rating_list, read_folders, render
 
     try:
         fixed = parse_anchor(anchor) if anchor is not None else None
     except ValueError as exc:
         raise Failure(str(exc)) from None
-    read, bad = [], []
-    for path in folders:
-        try:
-            read.append(read_folder(path, str(path)))
-        except StorageError as exc:
-            bad.append(str(exc))
     try:
-        if bad:
-            raise RatingListError(bad)
+        read = read_folders(folders)
         text = render(
             rating_list(read, allow_mixed=allow_mixed, split_names=split_names, anchor=fixed, prior=elo_prior), fmt
         )
