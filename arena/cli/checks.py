@@ -3,7 +3,6 @@ against the rules)."""
 
 from __future__ import annotations
 
-import shlex
 import sys
 
 import click
@@ -69,11 +68,9 @@ def check_engine(
 ) -> None:
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
     or its words). One PASS/FAIL line per check; exit 0 only when all pass."""
-    from ..engine.conformance import Conformance, NotDeclared, check_game, format_check
-    from ..engine.process import EngineSpec
-    from ..rules import OptionError, games_speaking
+    from ..engine.conformance import Conformance, NotDeclared, format_check
     from ..tournament.commandline import FlagError
-    from ..tournament.playsetup import command_spec
+    from ..tournament.enginecheck import check_setup
 
     if command[0].startswith("-"):  # the options end where the command starts, and no program starts with '-'
         meant = option_meant(click.get_current_context(), command[0])
@@ -81,28 +78,13 @@ def check_engine(
             f"no such option {command[0]!r}" + (f" (did you mean {meant!r}?)" if meant else "") + "; the options "
             "come before the engine's command (arena check-engine --help)"
         )
-    if inits and protocol != "gtp":
-        raise Failure("--init is for GTP engines (--protocol gtp); a protocol-1 engine gets options instead")
-    board = parse_options(options)
-    named = list(games) or (games_speaking("gtp") if protocol == "gtp" else [])
-    if board and not named:
-        raise Failure("-O: name the game it is for with --game (e.g. --game hex -O size=11)")
-    for name in named if board else []:
-        try:
-            check_game(name, board)
-        except OptionError as exc:
-            raise Failure(f"-O: {exc}") from None
-    for line in inits:
-        if "\n" in line or "\r" in line or not line.strip():
-            raise Failure(f"--init {line!r}: one GTP command on one line")
     try:
-        spec = command_spec(0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0])
+        setup = check_setup(command, games, protocol, handshake_ms, inits, parse_options(options))
     except FlagError as exc:
         raise Failure(str(exc)) from None
-    spec = EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms, init=inits)
     failed = 0
     try:
-        for check in Conformance(spec, games, board).run():
+        for check in Conformance(setup.spec, games, dict(setup.board)).run():
             failed += check.passed is not True
             for line in format_check(check):
                 click.echo(line)

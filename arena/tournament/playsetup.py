@@ -23,7 +23,7 @@ from ..engine.process import EngineSpec
 from ..match import TimeControl
 from ..rules import Game, OptionError, games_speaking, make_game
 from .commandline import FlagError, RunFlags, build_flag_tournament, flag_data, game_options
-from .config import ConfigError, engine_name_problem
+from .config import engine_name_problem
 
 
 @dataclass(frozen=True)
@@ -207,21 +207,3 @@ def _by_seat(flag: str, items: Sequence[str], seats: int, split_value: bool) -> 
         elif rest.strip():
             grouped[int(seat)].append(rest.strip())
     return grouped
-
-
-def command_spec(seat: int, command: str, protocol: str = "arena") -> EngineSpec:
-    """The engine one quoted command line starts (``arena check-engine``'s), its program found
-    as a tournament file's is."""
-    from .config import resolve_program
-
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise FlagError(f"engine {seat}: cannot split command {command!r}: {exc}") from None
-    if not argv:
-        raise FlagError(f"engine {seat}: empty command")
-    try:
-        argv[0] = resolve_program(argv[0], Path.cwd(), f"engine {seat}")
-    except ConfigError as exc:
-        raise FlagError(str(exc)) from None
-    return EngineSpec(f"seat{seat}", tuple(argv), protocol=protocol)
