@@ -104,10 +104,10 @@ def test_the_bench_command_comes_from_its_entry_point_not_from_the_product():
 def test_an_added_command_that_cannot_load_is_one_line(monkeypatch):
     from importlib.metadata import EntryPoint
 
-    import arena.cli
+    import arena.cli.group
 
     broken = EntryPoint(name="broken", value="no_such_module:command", group="arena.commands")
-    monkeypatch.setattr(arena.cli, "_added_commands", lambda: {"broken": broken})
+    monkeypatch.setattr(arena.cli.group, "added_commands", lambda: {"broken": broken})
     done = CliRunner().invoke(main, ["broken"])
     assert done.exit_code == 2
     assert done.output == (

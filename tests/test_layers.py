@@ -19,9 +19,10 @@ the tests may reach into a module to test it.
 
 No name is taken from a module that only imports it (a compatibility re-export): each is
 imported from the module that defines it, so moving it breaks its importers loudly rather than
-leaving a forwarding address. The packages ``arena.rules`` and ``arena.engine`` are exempt:
-their ``__init__`` hands out the package's interface (the ``Game``; the conversation, the
-process and the player) by design, not as a forwarding address of a moved name.
+leaving a forwarding address. The packages ``arena.rules``, ``arena.engine`` and ``arena.cli``
+are exempt: their ``__init__`` hands out the package's interface (the ``Game``; the
+conversation, the process and the player; the command line's ``main``) by design, not as a
+forwarding address of a moved name.
 """
 
 from __future__ import annotations
@@ -297,10 +298,10 @@ def test_no_file_is_in_an_import_cycle():
     assert cycles == [], "files that import each other:\n" + "\n".join(" <-> ".join(group) for group in cycles)
 
 
-# Packages whose __init__ hands out the package's interface by design: the games' registry and
-# the engine layer (what a conversation, a process and a player are).
-PASSING_ON = ("arena.rules", "arena.engine")
-
+# Packages whose __init__ hands out the package's interface by design: the games' registry, the
+# engine layer (what a conversation, a process and a player are) and the command line (its main,
+# the entry point, and the Failure an added command raises).
+PASSING_ON = ("arena.rules", "arena.engine", "arena.cli")
 
 
 def _module_file(root: Path, module: str) -> Path:
@@ -360,6 +361,28 @@ def test_the_check_catches_a_name_taken_from_a_module_that_only_imports_it(tmp_p
 
     assert reexports(tmp_path, SCANNED) == [
         "engines/bot.py:3: takes derive_seed from arena.match, which only imports it"
+    ]
+
+
+def test_the_command_line_package_is_on_top_in_every_file(tmp_path):
+    """The commands are a package (a module per command): each of its files may import anything
+    of the product, none the benchmarks, and no layer below imports any of them."""
+    for top in SCANNED:
+        (tmp_path / top).mkdir()
+        (tmp_path / top / "__init__.py").write_text("")
+    for package in ("cli", "rules", "tournament"):
+        (tmp_path / "arena" / package).mkdir()
+        (tmp_path / "arena" / package / "__init__.py").write_text("")
+    (tmp_path / "arena" / "cli" / "run.py").write_text("from ..tournament import runner\nfrom arena_bench import x\n")
+    (tmp_path / "arena" / "tournament" / "runner.py").write_text("from ..cli import run\n")
+    (tmp_path / "arena" / "rules" / "hex.py").write_text("def f():\n    from arena.cli.run import main\n")
+
+    assert layer_of("arena.cli.run") == "arena.cli" and "arena.cli" in ON_TOP
+    assert (ROOT / "arena" / "cli" / "__init__.py").is_file()  # the commands are that package
+    assert violations(tmp_path) == [
+        "arena/cli/run.py:2: arena.cli must not import arena_bench (the product never imports the benchmarks)",
+        "arena/rules/hex.py:2: arena.rules must not import arena.cli.run (arena.cli is not below it)",
+        "arena/tournament/runner.py:1: arena.tournament must not import arena.cli.run (arena.cli is not below it)",
     ]
 
 

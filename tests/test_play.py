@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 
 import pytest
@@ -136,3 +137,100 @@ def test_play_names_follow_the_tournament_files_rule(name, shown, problem):
     result = CliRunner().invoke(main, ["play", "-g", "hex", "--name", name, "--name", "+A1", "false", "false"])
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert result.stderr == f"arena: --name {shown}: engine names {problem}\n"
+
+
+@pytest.mark.slow
+def test_play_takes_the_engine_items_of_arena_run(tmp_path):
+    record, seen = tmp_path / "games.jsonl", tmp_path / "seen.txt"
+    proc = run_arena(
+        "play", "-g", "hex", "-O", "size=4", "--games", "2", "--seed", "5",
+        "--engine", f"cmd={SPY} {seen}", "name=spy",
+        "--engine", f"cmd={RANDOM}", "name=rnd",
+        "--each", "tc=5+0.1", "--record", record,
+    )  # fmt: skip
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    records = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [r["players"] for r in records] == [["spy", "rnd"], ["rnd", "spy"]]
+    gos = [line for line in seen.read_text().splitlines() if line.startswith("go ")]
+    assert gos and all(re.fullmatch(r"go time \d+,\d+ inc 100,100", g) for g in gos), gos[:3]
+
+
+@pytest.mark.slow
+def test_the_old_flags_still_play_with_one_line_naming_the_new_form_which_plays_the_same_game():
+    old = run_arena(
+        "play", "-g", "hex", "-O", "size=4", "--seed", "9", "--movetime", "200", "--name", "a", "--name", "b",
+        "-p", "arena", RANDOM, RANDOM,
+    )  # fmt: skip
+    assert old.returncode == 0, old.stderr
+    [line] = old.stderr.splitlines()
+    said = re.fullmatch(
+        r"arena: --movetime, --protocol, --name, engine commands without --engine: now (.*); the old form still works",
+        line,
+    )
+    assert said is not None, line
+    assert said[1].endswith(" --each st=0.2") and "name=a" in said[1] and "proto=arena" in said[1]
+    new = run_arena("play", "-g", "hex", "-O", "size=4", "--seed", "9", *shlex.split(said[1]))
+    assert new.returncode == 0 and new.stderr == "", new.stderr
+    played = [json.loads(run.stdout.splitlines()[-1]) for run in (old, new)]
+    assert played[0]["players"] == played[1]["players"] == ["a", "b"]
+    assert played[0]["moves"] == played[1]["moves"]
+
+
+# An engine that declares an option, writes each setoption it gets to argv[1] and resigns.
+DEPTH_ENGINE = """\
+import sys
+seen = open(sys.argv[1], "a")
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "arena":
+        print("id name depth\\noption name depth type int default 3 min 1 max 9\\narenaok 1", flush=True)
+    elif word == "setoption":
+        seen.write(line)
+        seen.flush()
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "go":
+        print("resign", flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["items", "old flags"])
+def test_an_engine_option_reaches_the_engine_in_either_form(tmp_path, form):
+    script, seen = tmp_path / "depth.py", tmp_path / "seen.txt"
+    script.write_text(DEPTH_ENGINE)
+    command = f"{PY} {script} {seen}"
+    if form == "items":
+        engines = ["--engine", f"cmd={command}", "option.depth=7", "--engine", f"cmd={RANDOM}"]
+    else:
+        engines = ["-E", "0:depth=7", command, RANDOM]
+    result = run_arena("play", "-g", "hex", "-O", "size=4", "--seed", "1", *engines)
+    assert result.returncode == 0, result.stderr
+    assert seen.read_text() == "setoption depth 7\n"
+    assert "depth vs random: random wins (resign: depth (seat 0): resigned)" in result.stdout
+
+
+def test_a_bad_engine_item_is_refused_by_play_in_run_s_words():
+    items = ["--engine", "cmd=false", "depthh=3", "--engine", "cmd=false"]
+    play = CliRunner().invoke(main, ["play", "-g", "hex", *items])
+    run = CliRunner().invoke(main, ["run", "--game", "hex", *items])
+    assert play.exit_code == run.exit_code == 2
+    assert play.stderr == run.stderr and "unknown key 'depthh'" in play.stderr, play.stderr
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["false", "false", "--engine", "cmd=false", "--engine", "cmd=false"], "not both"),
+        (["--engine", "cmd=false"], "hex with these options has 2 seats; give 2 engines"),
+        (["--engine", "cmd=false", "tc=5", "--engine", "cmd=false"], "one clock; give tc= or st= with --each"),
+        (["--each", "st=0.1"], "give an --engine cmd=... per seat"),
+        (["--engine", "cmd=false", "--engine", "cmd=false", "--each", "st=0"], "st is the seconds a move"),
+    ],
+)
+def test_play_refuses_what_its_items_cannot_mean_in_one_line(args, message):
+    result = CliRunner().invoke(main, ["play", "-g", "hex", *args])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr

@@ -63,6 +63,20 @@ class RatingListError(Exception):
 # -- reading the folders ------------------------------------------------------
 
 
+def read_folders(paths: Sequence[Path]) -> list[Folder]:
+    """Every folder of ``paths``, each shown as given; RatingListError with one line per folder
+    that cannot be read, so all of them are named at once."""
+    read, bad = [], []
+    for path in paths:
+        try:
+            read.append(read_folder(path, str(path)))
+        except StorageError as exc:
+            bad.append(str(exc))
+    if bad:
+        raise RatingListError(bad)
+    return read
+
+
 def read_folder(path: Path, shown: str) -> Folder:
     """A results folder's counted games and its engines' settings; StorageError (one line)
     for a folder that is not one, holds no games, or is damaged."""

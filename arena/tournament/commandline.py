@@ -83,7 +83,9 @@ class RunFlags:
 
 
 @dataclass
-class _Data:
+class FlagData:
+    """A tournament file's data as the flags say it, and the flag item that set each key."""
+
     raw: dict[str, Any] = field(default_factory=dict)
     labels: dict[tuple[Any, ...], str] = field(default_factory=dict)  # a key's place -> the item that set it
 
@@ -93,8 +95,13 @@ def flag_tournament(flags: RunFlags, here: Path, engines_file: Path | None) -> t
     ``dir=``, the book, the engine list, default ``./engines.toml``) are taken from ``here``."""
     data = flag_data(flags, here)
     out = flags.out or Path("out") / data.raw["name"]
+    return build_flag_tournament(data, out, here, engines_file), out
+
+
+def build_flag_tournament(data: FlagData, out: Path, here: Path, engines_file: Path | None) -> Tournament:
+    """The flags' data validated as a tournament file in ``out`` is (``arena play``'s too)."""
     listing = engines_file or here / LIST_NAME
-    t = build_tournament(
+    return build_tournament(
         data.raw,
         out / "tournament.toml",
         listing if listing.is_absolute() else here / listing,
@@ -103,17 +110,21 @@ def flag_tournament(flags: RunFlags, here: Path, engines_file: Path | None) -> t
         labels=data.labels,
         absolute_paths=True,
     )
-    return t, out
 
 
-def flag_data(flags: RunFlags, here: Path) -> _Data:
+def game_options(items: Sequence[str]) -> dict[str, Any]:
+    """-O's KEY=VALUE items, typed as a tournament file types them."""
+    return dict(_items("-O", items, lambda key, value: _typed(value)))
+
+
+def flag_data(flags: RunFlags, here: Path) -> FlagData:
     """The data of the tournament file the flags mean (not yet validated)."""
-    data = _Data()
+    data = FlagData()
     raw = data.raw
     raw["game"] = flags.game
     data.labels[("game",)] = "--game"
     if flags.options:
-        raw["options"] = dict(_items("-O", flags.options, lambda key, value: _typed(value)))
+        raw["options"] = game_options(flags.options)
         data.labels[("options",)] = "-O / --game"
     for key, value in (
         ("rounds", flags.rounds),
@@ -160,7 +171,7 @@ def _fits(name: str) -> bool:
     return bool(FOLDER_NAME.fullmatch(name)) and len(name) <= MAX_TOURNAMENT_NAME
 
 
-def _each(items: Sequence[str], data: _Data) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+def _each(items: Sequence[str], data: FlagData) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """--each: the clock all engines share (the file's [time_control]), and the items every
     --engine gets before its own."""
     shared: list[tuple[str, str]] = []
@@ -184,7 +195,7 @@ def _engine(
     shared: list[tuple[str, str]],
     each_clock: dict[str, Any],
     here: Path,
-    data: _Data,
+    data: FlagData,
 ) -> dict[str, Any]:
     """One --engine as a file's [[engines]] entry: --each's items first, then its own (an
     engine's own tc=, st= or timemargin= add to --each's clock, as fastchess's do)."""
@@ -226,7 +237,7 @@ def _set(
     who: str,
     index: int,
     here: Path,
-    data: _Data,
+    data: FlagData,
 ) -> None:
     label = f"{who} item {item!r}"
     target = ENGINE_KEYS.get(key)
@@ -298,7 +309,7 @@ def _clock_keys(key: str) -> tuple[str, ...]:
     return {"tc": ("base_ms", "inc_ms"), "st": ("movetime_ms",), "timemargin": ("margin_ms",)}[key]
 
 
-def _openings(items: Sequence[str], here: Path, data: _Data) -> dict[str, Any]:
+def _openings(items: Sequence[str], here: Path, data: FlagData) -> dict[str, Any]:
     entry: dict[str, Any] = {}
     for key, value in _items("--openings", items, lambda key, value: value, tuple(OPENINGS_KEYS)):
         entry[key] = os.path.normpath(here / value) if key == "file" else value if key == "order" else _typed(value)

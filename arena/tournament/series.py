@@ -143,3 +143,19 @@ def _discard(engines: list[Conversation | None], index: int) -> None:
     if engine is not None:
         engine.kill()
         engines[index] = None
+
+
+def score(points: dict[str, float], record: GameRecord) -> None:
+    """Add a game's points per engine: 1 a win, shared on a draw (places tied at 0)."""
+    first = [seat for seat, place in enumerate(record["places"]) if place == 0]
+    for seat, name in enumerate(record["players"]):
+        points[name] = points.get(name, 0.0) + (1 / len(first) if seat in first else 0.0)
+
+
+def result_text(record: GameRecord) -> str:
+    """A game's outcome in words: who won, or the scores, and how it ended."""
+    if record["winner"] is not None:
+        outcome = f"{record['players'][record['winner']]} wins"
+    else:
+        outcome = "scores " + " ".join(f"{s:g}" for s in record["scores"])
+    return f"{outcome} ({record['termination']}: {record['reason']})"
