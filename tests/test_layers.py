@@ -28,6 +28,7 @@ forwarding address of a moved name.
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from pathlib import Path
 
@@ -309,6 +310,7 @@ def _module_file(root: Path, module: str) -> Path:
     return path.with_suffix(".py") if path.with_suffix(".py").is_file() else path / "__init__.py"
 
 
+@functools.cache  # a module is read once however many importers take names from it
 def _bound_names(path: Path) -> tuple[set[str], set[str]]:
     """The names a module defines (def, class, assignment) and the names it imports."""
     defined: set[str] = set()
