@@ -543,7 +543,9 @@ def dispersion(data: _Data, where: dict[int, int], theta: list[float], inverse: 
     return max(1.0, total / free)
 
 
-def _derivatives(theta: list[float], pairs, size: int) -> tuple[list[float], list[list[float]]]:
+def _derivatives(
+    theta: list[float], pairs: Sequence[tuple[int, int, float, float]], size: int
+) -> tuple[list[float], list[list[float]]]:
     grad = [0.0] * size
     hess = [[0.0] * size for _ in range(size)]
     for i, j, count, points in pairs:
@@ -610,7 +612,7 @@ def _assemble(
     bounds: dict[int, str],
     x: dict[int, float],
     cov: dict[tuple[int, int], float],
-    intervals: dict[int, tuple],
+    intervals: Mapping[int, tuple[float | None, float | None, float | None]],
     anchor: str,
     confidence: float,
     method: str,

@@ -46,7 +46,7 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
 
 def _fixed(settings: Mapping[str, Any], leave_out: tuple[str, ...]) -> dict[str, Any]:
     """The settings that must stay: engines keyed by name, free keys and ``leave_out`` out."""
-    fixed = json.loads(json.dumps(settings))
+    fixed: dict[str, Any] = json.loads(json.dumps(settings))
     for path in FREE + leave_out:
         _pop(fixed, path)
     engines = fixed.get("engines")

@@ -57,12 +57,14 @@ def _droppable(headers: Sequence[str], rows: Sequence[Sequence[Any]], drop_order
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], keep: Sequence[int], style: str, **kw: Any) -> str:
-    return tabulate(
-        [[row[k] for k in keep] for row in rows],
-        headers=[headers[k] for k in keep],
-        tablefmt=style,
-        disable_numparse=True,
-        **kw,
+    return str(
+        tabulate(
+            [[row[k] for k in keep] for row in rows],
+            headers=[headers[k] for k in keep],
+            tablefmt=style,
+            disable_numparse=True,
+            **kw,
+        )
     )
 
 

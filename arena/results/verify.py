@@ -62,7 +62,7 @@ def parse_record(data: Any) -> GameRecord:
 def describe_error(err: Mapping[str, Any]) -> str:
     """One pydantic error of a record, naming the field and what it holds."""
     where = ".".join(str(part) for part in err["loc"])
-    message = err["msg"].removeprefix("Value error, ")
+    message = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] == "missing":
         return f"missing {where!r}"
     if not where:
