@@ -19,10 +19,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from arena.record import GameRecord
+    from arena.results.export import Summary
     from arena.results.site.live import LiveSite
     from arena.results.sprt import SprtTest
     from arena.tournament.config import Tournament
@@ -170,8 +171,8 @@ class _TimedSite:
     def on_drop(self, engine: str, why: str) -> None:
         self.inner.on_drop(engine, why)
 
-    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
-        self._timed(lambda: self.inner.on_end(records, results))
+    def on_end(self, summary: Summary) -> None:
+        self._timed(lambda: self.inner.on_end(summary))
 
     def on_stop(self) -> None:
         self._timed(self.inner.on_stop)
@@ -200,7 +201,7 @@ class _TimedProgress:
     def on_drop(self, engine: str, why: str) -> None:
         self.inner.on_drop(engine, why)
 
-    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
+    def on_end(self, summary: Summary) -> None:
         self.close()
 
     def on_stop(self) -> None:

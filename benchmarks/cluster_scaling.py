@@ -114,7 +114,7 @@ class _Arrivals:
     def on_drop(self, engine, why) -> None:
         pass
 
-    def on_end(self, records, results) -> None:
+    def on_end(self, summary) -> None:
         pass
 
     def on_stop(self) -> None:

@@ -6,6 +6,8 @@ temporary folder.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import WIDE, ZOO, artifacts, engine_toml, random_record, run_arena, site_of, write_tournament
 
+from arena.results.export import summarize
 from arena.results.site import SiteData, palette, plots, write_site
 from arena.rules import make_game
 
@@ -300,20 +303,85 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
 @pytest.mark.slow
 def test_games_not_recorded_and_bad_folders(tmp_path):
     record = random_record("hex", {"size": 3}, 1, ["a", "b"])
-    data = SiteData(
-        "t",
-        "hex",
-        record["options"],
-        ["a", "b"],
-        [record],
-        results={"not_recorded": ["game 7 not recorded: internal error <b>boom</b>"]},
-    )
+    not_recorded = ["game 7 not recorded: internal error <b>boom</b>"]
+    summary = summarize([record], ["a", "b"], tournament="t", game="hex", options=record["options"], players=2)
+    summary.not_recorded = not_recorded
+    data = SiteData("t", "hex", record["options"], ["a", "b"], [record], summary=summary)
     index = write_site(tmp_path / "site", data).read_text()
     assert '<td class="name">game 7 not recorded: internal error &lt;b&gt;boom&lt;/b&gt;</td>' in index
     empty = write_site(tmp_path / "site2", SiteData("t", "hex", record["options"], ["a", "b"], [record])).read_text()
     assert "Games not recorded" not in empty and "Dropped engines" not in empty
     bad = run_arena("report", tmp_path / "nowhere")
     assert bad.returncode == 2 and "no arena.db here" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def terminal_table(text: str, title: str) -> list[list[str]]:
+    """The rows of a plain table the terminal printed under ``title``, cut at its columns
+    (the dashes under the headers mark them: a cell may hold a space)."""
+    text = "\n" + text
+    lines = text[text.index(f"\n{title}\n") + len(title) + 2 :].splitlines()
+    spans = [m.span() for m in re.finditer(r"-+", lines[1])]
+    rows = []
+    for line in lines[2:]:
+        if not line.strip():
+            break
+        rows.append([line[a : b if k + 1 < len(spans) else None].strip() for k, (a, b) in enumerate(spans)])
+    return rows
+
+
+def markdown_table(text: str, title: str) -> list[list[str]]:
+    lines = text[text.index(f"## {title}\n\n") :].splitlines()[4:]  # after the headers and the |---| line
+    table = lines[: next((k for k, line in enumerate(lines) if not line.startswith("|")), len(lines))]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in table]
+
+
+SUMMARY_ENGINES = (
+    engine_toml("random", "{python}", "-m", "engines.random_engine")
+    + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
+    + engine_toml("dud", "{python}", ZOO, "crash_start", "1", extra="max_failures = 1")
+)
+
+
+@pytest.mark.slow
+def test_the_terminal_json_markdown_csv_and_site_show_the_same_standings(page, tmp_path):
+    """One summary of a folder, which every layer renders: the run's closing table, `arena
+    results` as a table, JSON, Markdown and CSV, the run's own report site and `arena
+    report`'s show the same standings row for row, a dropped engine last and unranked."""
+    from arena.results.export import standings_table, summarize_folder
+
+    forfeits = "forfeit_failed_engines = true"  # the dud fails its start-up check: play on
+    path = write_tournament(tmp_path, SUMMARY_ENGINES, rounds=2, options="size = 3", extra=forfeits)
+    out = tmp_path / "out"
+    run = run_arena("run", path, "--out", out, env=WIDE)
+    assert run.returncode == 1, run.stderr  # finished with the dud dropped
+    headers, rows = standings_table(summarize_folder(out))
+    shown = [["" if cell is None else str(cell) for cell in row] for row in rows]
+    assert [row[1] for row in shown][-1] == "dud" and shown[-1][0] == "-" and shown[-1][-1] == "dropped"
+    assert terminal_table(run.stdout, "Standings") == shown
+    table = run_arena("results", out, "--wide")
+    assert terminal_table(table.stdout, "Standings") == shown
+    assert markdown_table(run_arena("results", out, "--format", "md").stdout, "Standings") == shown
+    assert markdown_table((out / "standings.md").read_text(), "Standings") == shown
+    columns = ("rank", "engine", "games", "wins", "losses", "draws", "score_pct", "mu", "sigma", "conservative")
+    picked = [headers.index(h) for h in ("rank", "engine", "games", "wins", "losses", "draws", "score %")]
+    picked += [headers.index(h) for h in ("mu", "sigma", "mu-3sigma")]
+    expected = [[row[k] for k in picked] for row in shown]
+    document = json.loads(run_arena("results", out, "--format", "json").stdout)
+    as_json = [
+        ["-" if st["rank"] is None else str(st["rank"]), *(str(st[c]) for c in columns[1:])]
+        for st in document["standings"]
+    ]
+    assert as_json == expected
+    csv_rows = csv.DictReader(io.StringIO(run_arena("results", out, "--format", "csv").stdout))
+    assert [[row["rank"] or "-", *(row[c] for c in columns[1:])] for row in csv_rows] == expected
+    cells = "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    again = run_arena("report", out, "-o", tmp_path / "again")
+    assert again.returncode == 0, again.stderr
+    for site in (out / "report", tmp_path / "again"):
+        page.goto((site / "index.html").as_uri())
+        assert page.locator("#standings thead th").all_text_contents() == headers
+        assert page.locator("#standings tbody tr").evaluate_all(cells) == shown
+    assert not page.errors
 
 
 @pytest.mark.slow
@@ -335,7 +403,9 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
     live.stopped()  # Ctrl-C: the pages stop reloading, the games so far are shown
     index = (tmp_path / "report" / "index.html").read_text()
     assert "running:" not in index and 'http-equiv="refresh"' not in index and "2 games" in index
-    live.finish(records, {"dropped": {}, "not_recorded": []})
+    live.finish(
+        summarize(records, ["random", "pathfinder"], tournament="live", game="hex", options={"size": 3}, players=2)
+    )
     index = (tmp_path / "report" / "index.html").read_text()
     assert "running:" not in index and 'http-equiv="refresh"' not in index and "3 games" in index
     assert all((tmp_path / "report" / "games" / f"{r['id']}.html").exists() for r in records)

@@ -12,6 +12,7 @@ from pathlib import Path
 from helpers import random_record
 
 import arena.results.site as site_module
+from arena.results.export import summarize
 from arena.results.site import SiteData, SiteWriter, plots, write_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,5 +154,5 @@ def test_a_refresh_never_holds_up_the_games_stored_meanwhile(tmp_path):
     live.add(games[4], 5, 5)
     live.wait()
     assert seen == [1, 5] and "5 of 5 games finished" in (tmp_path / "report" / "index.html").read_text()
-    live.finish(games, {"dropped": {}, "not_recorded": []})
+    live.finish(summarize(games, ENGINES, tournament="t", game="hex", options=games[0]["options"], players=2))
     assert all((tmp_path / "report" / "games" / f"{r.id}.html").exists() for r in games)

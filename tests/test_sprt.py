@@ -226,7 +226,7 @@ def test_max_pairs_ends_inconclusive():
     for i in range(20):
         test.add(_game(i, ["a", "b"] if i % 2 == 0 else ["b", "a"], [0, 0]))
     assert test.decision == "inconclusive" and test.pairs == 10
-    summary = test.summary()
+    summary = test.summary().as_dict()
     assert summary["pentanomial"] == {"LL": 0, "LD": 0, "WL+DD": 10, "WD": 0, "WW": 0}
     assert summary["lower_bound"] == pytest.approx(math.log(0.05 / 0.95), abs=1e-4)
     assert summary["upper_bound"] == pytest.approx(math.log(0.95 / 0.05), abs=1e-4)
@@ -265,9 +265,9 @@ def test_a_pair_an_engine_did_not_play_ends_the_test_with_no_decision(code, reas
     assert (test.decision, test.pairs, test.counts) == (NO_DECISION, 2, [0, 0, 2, 0, 0])
     assert test.unplayed == f"old did not play game 4 ({code}: {reason})"
     assert test.games_needed == 4  # the run stops scheduling the test's games
-    summary = test.summary()
+    summary = test.summary().as_dict()
     assert summary["decision"] == "no decision" and summary["unplayed"] == test.unplayed
-    first = sprt_lines(summary)[0]
+    first = sprt_lines(test.summary())[0]
     assert f"0.05): no decision ({test.unplayed}; only games both engines played decide)" in first
     for later in range(6, 400):  # forfeits after it change nothing
         test.add(_forfeit(later, ["new", "old"] if later % 2 == 0 else ["old", "new"], 1, code, reason, False))
@@ -314,7 +314,7 @@ def test_unequal_error_rates_set_each_bound_from_its_own_rate(alpha, beta, winne
         if test.add(_game(i, players, places)):
             break
     assert (test.decision, test.pairs) == (decision, crossed)
-    summary = test.summary()
+    summary = test.summary().as_dict()
     assert (summary["lower_bound"], summary["upper_bound"]) == pytest.approx((lower, upper), abs=1e-4)
 
 
@@ -494,8 +494,8 @@ def _decided(decision: str) -> SprtTest:
 )
 def test_the_sprt_block_says_the_outcome_in_words_as_the_live_line_does(decision, outcome):
     test = _decided(decision)
-    summary = test.summary()
-    first, second, *elo = sprt_lines(summary)
+    summary = test.summary().as_dict()
+    first, second, *elo = sprt_lines(test.summary())
     s = test.settings
     assert first.startswith(f"SPRT new vs old (logistic [{s.elo0:g}, {s.elo1:g}], alpha 0.05, beta 0.05): {outcome} (")
     assert second == (

@@ -64,7 +64,7 @@ def test_the_issues_normalized_cases_write_finite_json(counts, bounds, expected)
         test._count(outcome)
         if test.decision:
             break
-    document = strict_json(strictjson.dumps(test.summary()))
+    document = strict_json(strictjson.dumps(test.summary().as_dict()))
     assert all(isinstance(v, float) and math.isfinite(v) for v in document["llr_history"])
 
 

@@ -140,8 +140,7 @@ def report(folder: Path, site: Path | None, elo_prior: float | None) -> None:
     from ..results.site import SiteError, load_folder, write_site
 
     try:
-        data = load_folder(folder)
-        data.elo_prior = elo_prior
+        data = load_folder(folder, elo_prior)
         index = write_site(site or folder / "report", data)
     except SiteError as exc:
         raise Failure(str(exc)) from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -38,7 +39,7 @@ from .ratings import (
     pair_label,
     standings,
 )
-from .sprt import sprt_from_settings, sprt_lines
+from .sprt import SprtSummary, sprt_from_settings, sprt_lines
 from .stats import EngineStats, engine_stats, seat_name, swap_move
 from .store import StorageError, decode_meta
 
@@ -53,13 +54,23 @@ def arena_version() -> str:
         return "unknown"
 
 
+# A game's options as a results folder stores them (a game's own model validates them).
+OptionValue = int | float | str | bool
+Options = Mapping[str, OptionValue]
+# A tournament's settings as its folder stores them: a JSON document (arena/tournament/settings.py).
+StoredSettings = dict[str, Any]
+# TrueSkill's (games rated so far, mu, sigma) of each engine after each game it was in.
+History = dict[str, list[tuple[int, float, float]]]
+
+
 @dataclass
 class Summary:
-    """Everything published about one tournament, computed from its records."""
+    """Everything published about one tournament, computed from its records once: the
+    terminal's tables, results.json, standings.md / .csv and the report site all show it."""
 
     tournament: str
     game: str
-    options: dict[str, Any]
+    options: Options
     players: int
     records: list[GameRecord]
     standings: list[Standing]  # ranked engines first, then the dropped ones
@@ -67,22 +78,27 @@ class Summary:
     pairs: dict[tuple[str, str], HeadToHead]
     stats: dict[str, EngineStats]
     dropped: dict[str, str]  # engine -> why
-    settings: dict[str, Any] | None = None
+    history: History = field(default_factory=dict)
+    settings: StoredSettings | None = None
     fingerprint: str | None = None
-    not_recorded: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)  # further sections, e.g. "sprt"
+    not_recorded: list[str] = field(default_factory=list)  # games a run could not record, and why
     scheduled: int | None = None  # games the tournament's schedule holds (None: not known)
     refused: list[Refused] = field(default_factory=list)  # stored games not counted (arena/results/admit.py)
+    sprt: SprtSummary | None = None  # the tournament's SPRT, if it has one
 
     @property
     def order(self) -> list[str]:
         return [s.engine for s in self.standings]
 
     @property
+    def terminations(self) -> dict[str, int]:
+        """Games by termination code, in order of first appearance."""
+        return dict(Counter(str(r.termination) for r in self.records))
+
+    @property
     def finished(self) -> bool | None:
         """Every scheduled game stored, or the SPRT decided (None: the schedule is not known)."""
-        sprt = self.extra.get("sprt")
-        if sprt is not None and sprt.get("decision") not in (None, "running"):
+        if self.sprt is not None and self.sprt.decision != "running":
             return True
         return None if self.scheduled is None else len(self.records) >= self.scheduled
 
@@ -102,15 +118,16 @@ def summarize(
     *,
     tournament: str,
     game: str,
-    options: Mapping[str, Any],
+    options: Options,
     players: int,
-    settings: dict[str, Any] | None = None,
+    settings: StoredSettings | None = None,
     fingerprint: str | None = None,
     dropped: Mapping[str, str] | None = None,
     not_recorded: Sequence[str] = (),
     scheduled: int | None = None,
     elo_prior: float = PRIOR,
     replayed: bool = False,
+    sprt: SprtSummary | None = None,
 ) -> Summary:
     """Rate and tally ``records``; ``dropped`` adds to the engines the records show dropped.
     ``elo_prior``: BayesElo's virtual draws per engine of the Elo fit (0: maximum likelihood).
@@ -121,22 +138,25 @@ def summarize(
     engines = list(dict.fromkeys(engines))
     out = {**dropped_engines(records), **(dropped or {})}
     fit = fit_elo(records, engines, prior=elo_prior)
-    rows = standings(engines, records, players, can_draw=make_game(game, options).can_draw)
+    history: History = {}
+    rows = standings(engines, records, players, history, can_draw=make_game(game, options).can_draw)
     return Summary(
-        tournament,
-        game,
-        dict(options),
-        players,
-        list(records),
-        ranked_standings(rows, fit, out),
-        fit,
-        head_to_head(records),
-        engine_stats(records, engines, replayed=replayed),
-        out,
-        settings,
-        fingerprint,
-        list(not_recorded),
+        tournament=tournament,
+        game=game,
+        options=dict(options),
+        players=players,
+        records=list(records),
+        standings=ranked_standings(rows, fit, out),
+        elo=fit,
+        pairs=head_to_head(records),
+        stats=engine_stats(records, engines, replayed=replayed),
+        dropped=out,
+        history=history,
+        settings=settings,
+        fingerprint=fingerprint,
+        not_recorded=list(not_recorded),
         scheduled=scheduled,
+        sprt=sprt,
     )
 
 
@@ -179,7 +199,7 @@ def results_document(s: Summary) -> dict[str, Any]:
         "games": len(s.records),
         "scheduled_games": s.scheduled,
         "finished": s.finished,
-        "terminations": _count(str(r.termination) for r in s.records),
+        "terminations": s.terminations,
         "standings": [
             _standing_dict(rank, st, s.dropped, s.players, elo[st.engine])
             for rank, st in _ranked(s.standings, s.dropped)
@@ -192,7 +212,8 @@ def results_document(s: Summary) -> dict[str, Any]:
         "not_recorded": list(s.not_recorded),
         "not_counted": [r.as_dict() for r in s.refused],
     }
-    doc.update(s.extra)
+    if s.sprt is not None:
+        doc["sprt"] = s.sprt.as_dict()
     return doc
 
 
@@ -281,13 +302,6 @@ def field_elo_label(records: Iterable[GameRecord]) -> str:
 
 def _r(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits) + 0.0
-
-
-def _count(values: Iterable[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    return counts
 
 
 # -- tables -------------------------------------------------------------------
@@ -469,8 +483,8 @@ def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES, wid
         if table is head_to_head_table:
             text += ("\n\n" if fmt == "md" else "\n") + wrap(HEAD_TO_HEAD_NOTE, fit)
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
-    if "sprt" in s.extra:
-        lines = sprt_lines(s.extra["sprt"])
+    if s.sprt is not None:
+        lines = sprt_lines(s.sprt)
         parts.append("## SPRT\n\n" + "\n\n".join(lines) if fmt == "md" else wrap("\n".join(lines), fit))
     if s.dropped:
         if fmt == "md":
@@ -587,10 +601,9 @@ def summarize_folder(folder: Path, elo_prior: float | None = None) -> Summary:
         scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))),
         elo_prior=prior_of(settings) if elo_prior is None else elo_prior,
         replayed=True,  # admitted: each has its checked mark or agreed with a replay just now
+        sprt=folder_sprt(folder, settings, records),
     )
     summary.refused = found.refused
-    if (sprt := folder_sprt(folder, settings, records)) is not None:
-        summary.extra["sprt"] = sprt
     return summary
 
 
@@ -598,7 +611,7 @@ def _count_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def folder_sprt(folder: Path, settings: dict[str, Any] | None, records: Sequence[GameRecord]) -> dict[str, Any] | None:
+def folder_sprt(folder: Path, settings: StoredSettings | None, records: Sequence[GameRecord]) -> SprtSummary | None:
     """The ``sprt`` section of a folder's results, from its stored settings and games."""
     try:
         test = sprt_from_settings(settings, records)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -200,7 +200,7 @@ def _each_row(
 def _t_direction(t: float, ref: float, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """a_i of the t-value constraint linearised at mean ``mu`` and deviation ``sigma``: the
     gradient of mu - ref - t sigma, shifted so that sum_i p_i a_i = 0 is the constraint."""
-    return PAIR_SCORES - ref - t * sigma * (1 + ((mu - PAIR_SCORES) / sigma) ** 2) / 2
+    return np.asarray(PAIR_SCORES - ref - t * sigma * (1 + ((mu - PAIR_SCORES) / sigma) ** 2) / 2)
 
 
 STATIONARY_GRID = 512  # deviations scanned for the stationary points of the likelihood
@@ -230,7 +230,7 @@ def _stationary_mle_with_t(phat: np.ndarray, t: float, ref: float) -> np.ndarray
     candidates = _secular(
         np.broadcast_to(phat, (len(roots), len(phat))), _t_direction(t, ref, ref + t * roots[:, None], roots[:, None])
     )
-    return candidates[int(np.argmax((phat * np.log(candidates)).sum(axis=-1)))]
+    return np.asarray(candidates[int(np.argmax((phat * np.log(candidates)).sum(axis=-1)))])
 
 
 def _feasible_grid(phat: np.ndarray, t: float, ref: float) -> np.ndarray:
@@ -261,7 +261,7 @@ def _stationary_gap(phat: np.ndarray, t: float, ref: float, sigmas: np.ndarray) 
     mu = ref + t * sigmas[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):  # sigma = 0: NaN, as outside
         p = _secular(np.broadcast_to(phat, (len(sigmas), len(phat))), _t_direction(t, ref, mu, sigmas[:, None]))
-    return p @ PAIR_SCORES - mu[:, 0]
+    return np.asarray(p @ PAIR_SCORES - mu[:, 0])
 
 
 def hypotheses(settings: SprtSettings) -> tuple[float, float]:
@@ -279,7 +279,7 @@ def llr(counts: Any, settings: SprtSettings) -> np.ndarray:
         p0, p1 = mle_with_mean(phat, h0), mle_with_mean(phat, h1)
     else:
         p0, p1 = mle_with_t(phat, h0), mle_with_t(phat, h1)
-    return total * (phat * (np.log(p1) - np.log(p0))).sum(axis=-1)
+    return np.asarray(total * (phat * (np.log(p1) - np.log(p0))).sum(axis=-1))
 
 
 @dataclass(frozen=True)
@@ -295,7 +295,7 @@ class EloEstimate:
     los: float  # likelihood of superiority: P(true score > 1/2)
 
     def as_dict(self) -> dict[str, float | None]:
-        return {k: round(v, 4) if v is not None and math.isfinite(v) else None for k, v in self.__dict__.items()}
+        return {k: _rounded(v) for k, v in self.__dict__.items()}
 
 
 def elo_estimate(counts: Iterable[int]) -> EloEstimate | None:
@@ -332,6 +332,90 @@ def _elo(score: float) -> float:
     if score >= 1:
         return math.inf
     return -400 * math.log10(1 / score - 1)
+
+
+@dataclass(frozen=True)
+class SprtElo:
+    """The pair Elo an SPRT block shows: :class:`EloEstimate` rounded to 4 digits, an
+    infinite figure as None (a score of 0 or 1), and what it counts."""
+
+    elo: float | None
+    elo_low: float | None
+    elo_high: float | None
+    nelo: float | None
+    nelo_error: float | None
+    los: float
+    label: str
+
+    @classmethod
+    def of(cls, estimate: EloEstimate, pairs: int) -> SprtElo:
+        e = estimate
+        return cls(
+            _rounded(e.elo),
+            _rounded(e.elo_low),
+            _rounded(e.elo_high),
+            _rounded(e.nelo),
+            _rounded(e.nelo_error),
+            round(e.los, 4),
+            sprt_elo_label(pairs),
+        )
+
+
+def _rounded(value: float | None) -> float | None:
+    """A figure of results.json: 4 digits, None where it is infinite (or there is none)."""
+    return round(value, 4) if value is not None and math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class SprtSummary:
+    """A test as it stands: its settings, decision, counts, LLR and pair Elo, which the
+    terminal, the exports and the report site show; :meth:`as_dict` is results.json's
+    ``sprt`` section (schema in docs/results.md)."""
+
+    engine: str
+    opponent: str
+    model: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    lower_bound: float
+    upper_bound: float
+    decision: str  # "H1", "H0", "inconclusive", NO_DECISION or "running"
+    unplayed: str | None  # with NO_DECISION: which engine did not play which game, and why
+    pairs: int
+    llr: float
+    score: float  # the mean pair score, 0..1
+    pentanomial: tuple[int, ...]  # pairs of each outcome, in OUTCOMES' order
+    elo: SprtElo | None  # None before the first pair
+    llr_history: tuple[float, ...]  # the LLR after each counted pair
+
+    @property
+    def games(self) -> int:
+        return 2 * self.pairs
+
+    def as_dict(self) -> dict[str, Any]:
+        """results.json's ``sprt`` section: its keys in the order the schema gives them."""
+        return {
+            "engine": self.engine,
+            "opponent": self.opponent,
+            "model": self.model,
+            "elo0": self.elo0,
+            "elo1": self.elo1,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "lower_bound": self.lower_bound,
+            "upper_bound": self.upper_bound,
+            "decision": self.decision,
+            **({"unplayed": self.unplayed} if self.unplayed else {}),
+            "pairs": self.pairs,
+            "games": self.games,
+            "llr": self.llr,
+            "score": self.score,
+            "pentanomial": dict(zip(OUTCOMES, self.pentanomial)),
+            "elo": None if self.elo is None else asdict(self.elo),
+            "llr_history": list(self.llr_history),
+        }
 
 
 # -- a test over the pairs of a schedule --------------------------------------
@@ -416,30 +500,29 @@ class SprtTest:
         """Games of the schedule the test can still use: all up to its decision."""
         return 2 * (self.pairs if self.decision else self.max_pairs)
 
-    def summary(self) -> dict[str, Any]:
-        """The ``sprt`` section of results.json."""
+    def summary(self) -> SprtSummary:
+        """The test as it stands: what results.json's ``sprt`` section and every SPRT block show."""
         s = self.settings
         estimate = elo_estimate(self.counts)
-        return {
-            "engine": self.engine,
-            "opponent": self.opponent,
-            "model": s.model,
-            "elo0": s.elo0,
-            "elo1": s.elo1,
-            "alpha": s.alpha,
-            "beta": s.beta,
-            "lower_bound": round(s.lower, 4),
-            "upper_bound": round(s.upper, 4),
-            "decision": self.decision or "running",
-            **({"unplayed": self.unplayed} if self.unplayed else {}),
-            "pairs": self.pairs,
-            "games": 2 * self.pairs,
-            "llr": round(self.llr, 4),
-            "score": round(float(mean_var(np.asarray(self.counts) / max(self.pairs, 1))[0]), 6),
-            "pentanomial": dict(zip(OUTCOMES, self.counts)),
-            "elo": {**estimate.as_dict(), "label": sprt_elo_label(self.pairs)} if estimate else None,
-            "llr_history": self.history,
-        }
+        return SprtSummary(
+            engine=self.engine,
+            opponent=self.opponent,
+            model=s.model,
+            elo0=s.elo0,
+            elo1=s.elo1,
+            alpha=s.alpha,
+            beta=s.beta,
+            lower_bound=round(s.lower, 4),
+            upper_bound=round(s.upper, 4),
+            decision=self.decision or "running",
+            unplayed=self.unplayed,
+            pairs=self.pairs,
+            llr=round(self.llr, 4),
+            score=round(float(mean_var(np.asarray(self.counts) / max(self.pairs, 1))[0]), 6),
+            pentanomial=tuple(self.counts),
+            elo=None if estimate is None else SprtElo.of(estimate, self.pairs),
+            llr_history=tuple(self.history),
+        )
 
     def status_text(self) -> str:
         """The live line's test (after it: the pairs, and the outcome once decided)."""
@@ -469,32 +552,30 @@ def sprt_elo_label(pairs: int) -> str:
     return f"SPRT Elo ({pairs} pairs, pentanomial)"
 
 
-def sprt_lines(summary: dict[str, Any]) -> list[str]:
-    """The test's block, from its results.json section: the terminal's and ``arena results``'
-    lines and the report site's."""
-    elo0, elo1, engine = summary["elo0"], summary["elo1"], summary["engine"]
+def sprt_lines(summary: SprtSummary) -> list[str]:
+    """The test's block: the terminal's and ``arena results``' lines and the report site's."""
+    elo0, elo1, engine = summary.elo0, summary.elo1, summary.engine
     why = {
         "H1": f"H1 accepted: Elo {elo1:g} rather than {elo0:g}",
         "H0": f"H0 accepted: Elo {elo0:g} rather than {elo1:g}",
         "inconclusive": "no decision within the maximum number of pairs: rounds",
         "running": "not decided yet; run the same command to continue",
-        NO_DECISION: f"{summary.get('unplayed')}; only games both engines played decide",
-    }[summary["decision"]]
-    counts = ", ".join(str(n) for n in summary["pentanomial"].values())
+        NO_DECISION: f"{summary.unplayed}; only games both engines played decide",
+    }[summary.decision]
+    counts = ", ".join(str(n) for n in summary.pentanomial)
     lines = [
-        f"SPRT {engine} vs {summary['opponent']} ({summary['model']} [{elo0:g}, {elo1:g}], alpha "
-        f"{summary['alpha']:g}, beta {summary['beta']:g}): {outcome_text(summary['decision'], engine)} ({why})",
-        f"{llr_text(summary['llr'], summary['lower_bound'], summary['upper_bound'])} after {summary['pairs']} pairs; "
+        f"SPRT {engine} vs {summary.opponent} ({summary.model} [{elo0:g}, {elo1:g}], alpha "
+        f"{summary.alpha:g}, beta {summary.beta:g}): {outcome_text(summary.decision, engine)} ({why})",
+        f"{llr_text(summary.llr, summary.lower_bound, summary.upper_bound)} after {summary.pairs} pairs; "
         f"Ptnml(LL LD WL+DD WD WW): [{counts}]",
     ]
-    if summary["elo"]:
-        e = summary["elo"]
-        infinite = "+inf" if summary["score"] > 0.5 else "-inf"
-        show = {k: infinite if e[k] is None else _fixed(e[k]) for k in ("elo", "elo_low", "elo_high")}
-        nelo = "n/a" if e["nelo"] is None else f"{_fixed(e['nelo'])} +/- {_fixed(e['nelo_error'])}"
+    if e := summary.elo:
+        infinite = "+inf" if summary.score > 0.5 else "-inf"
+        show = [infinite if v is None else _fixed(v) for v in (e.elo, e.elo_low, e.elo_high)]
+        nelo = "n/a" if e.nelo is None or e.nelo_error is None else f"{_fixed(e.nelo)} +/- {_fixed(e.nelo_error)}"
         lines.append(
-            f"{sprt_elo_label(summary['pairs'])}: {show['elo']} [{show['elo_low']}, {show['elo_high']}] (95%), "
-            f"nElo {nelo}, LOS {100 * e['los']:.1f}%, score {100 * summary['score']:.1f}%"
+            f"{e.label}: {show[0]} [{show[1]}, {show[2]}] (95%), "
+            f"nElo {nelo}, LOS {100 * e.los:.1f}%, score {100 * summary.score:.1f}%"
         )
     return lines
 

@@ -20,7 +20,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..record import GameRecord
 from ..results.sprt import SprtTest
@@ -33,6 +33,9 @@ from .config import (
     Tournament,
     build_tournament,
 )
+
+if TYPE_CHECKING:
+    from ..results.export import Summary
 
 # --engine's keys (--each takes them too, but for name and conf): fastchess's names where
 # the meaning is the same, a tournament file's own key names for the rest
@@ -402,7 +405,7 @@ class TournamentFileWriter:
     def on_drop(self, engine: str, why: str) -> None:
         pass
 
-    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
+    def on_end(self, summary: Summary) -> None:
         pass
 
     def on_stop(self) -> None:

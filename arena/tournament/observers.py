@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..record import GameRecord
+from ..results.export import Summary
 from ..results.site import SiteData
 from ..results.site.live import INTERVAL_S, LiveSite
 from ..results.sprt import SprtTest
@@ -41,8 +42,8 @@ class RunObserver(Protocol):
         """``engine`` was dropped (``max_failures``): its remaining games are lost unstarted."""
         ...
 
-    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
-        """The run is over: every stored game and its results.json document."""
+    def on_end(self, summary: Summary) -> None:
+        """The run is over: its summary, of every stored game, as results.json and the terminal show it."""
         ...
 
     def on_stop(self) -> None:

@@ -19,11 +19,14 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..record import GameRecord, lost_before_start
 from ..results.ratings import pair_elo
 from ..results.sprt import SprtTest
+
+if TYPE_CHECKING:
+    from ..results.export import Summary
 
 Mode = Literal["live", "lines", "quiet"]
 
@@ -128,7 +131,7 @@ class Progress:
         """A line the user must see whatever the mode: above the live lines, else on stderr."""
         self._above(text, crop=False) if self._live is not None else self._warn(text)
 
-    def on_end(self, records: list[GameRecord], results: dict[str, Any]) -> None:
+    def on_end(self, summary: Summary) -> None:
         self.close()
 
     def on_stop(self) -> None:

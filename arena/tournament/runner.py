@@ -30,7 +30,6 @@ from ..results.export import (
     Summary,
     dropped_engines,
     render,
-    results_document,
     standings_table,
     summarize,
     write_exports,
@@ -368,9 +367,8 @@ def _report(
 ) -> RunSummary:
     summary = _summary(t, records, dropped, errors, scheduled)
     write_exports(summary, out)
-    results = results_document(summary)
     for observer in observers:
-        observer.on_end(records, results)
+        observer.on_end(summary)
     headers, table = standings_table(summary)
     return RunSummary(
         played,
@@ -381,7 +379,7 @@ def _report(
         out,
         summary.dropped,
         errors,
-        summary.extra.get("sprt"),
+        None if summary.sprt is None else summary.sprt.as_dict(),
     )
 
 
@@ -389,7 +387,8 @@ def _summary(
     t: Tournament, records: list[GameRecord], dropped: dict[str, str], errors: list[str], scheduled: int
 ) -> Summary:
     settings = tournament_settings(t)
-    summary = summarize(
+    sprt = sprt_test(t, records)
+    return summarize(
         records,
         [e.name for e in t.engines],
         tournament=t.name,
@@ -403,10 +402,8 @@ def _summary(
         scheduled=scheduled,
         elo_prior=t.data.elo_prior,
         replayed=True,  # played by the referee in this run, or admitted when it resumed
+        sprt=None if sprt is None else sprt.summary(),
     )
-    if (sprt := sprt_test(t, records)) is not None:
-        summary.extra["sprt"] = sprt.summary()
-    return summary
 
 
 def closing_text(summary: Summary, load: LoadWatch | None, tables: Sequence[tuple[str, Any]] = TABLES) -> str:

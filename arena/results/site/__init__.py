@@ -24,7 +24,7 @@ import logging
 import multiprocessing
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,14 +34,21 @@ import jinja2
 import markupsafe
 
 from ...record import GameRecord
-from ...rules import IllegalMove, OptionError, make_game
+from ...rules import Game, IllegalMove, OptionError, make_game
 from .. import strictjson
-from ..admit import read_counted
 from ..elo import fit_elo, prior_of
-from ..export import dropped_engines, field_elo_label, folder_sprt
-from ..ratings import StandingsTally
-from ..sprt import outcome_text, sprt_lines
-from ..stats import StatsTally
+from ..export import (
+    Options,
+    StoredSettings,
+    Summary,
+    dropped_engines,
+    field_elo_label,
+    ranked_standings,
+    summarize_folder,
+)
+from ..ratings import StandingsTally, head_to_head
+from ..sprt import SprtSummary, outcome_text, sprt_lines
+from ..stats import EngineStats, StatsTally
 from ..store import StorageError
 from . import boards, pages, palette, plots
 
@@ -53,17 +60,19 @@ ASSETS = ("site.css", "tables.js", "viewer.js", "games.js")
 
 @dataclass
 class SiteData:
-    """What a site is made from: the stored games and what is known of the tournament."""
+    """What a site is made from: the stored games and what is known of the tournament.
+    Its summary pages show ``summary``, the one the terminal and the exports show; without
+    one (a run still going) they show the games counted so far (:class:`_Tallies`)."""
 
     title: str
     game: str
-    options: dict[str, Any]
+    options: Options
     engines: list[str]
     records: list[GameRecord]
-    settings: dict[str, Any] | None = None  # the tournament file, as validated
-    results: dict[str, Any] | None = None  # results.json (dropped, not recorded, sprt, ...)
+    settings: StoredSettings | None = None  # the tournament file, as validated
+    summary: Summary | None = None  # the folder's or the finished run's summary (its records are ``records``)
     progress: tuple[int, int] | None = None  # (finished, scheduled) while a run goes on
-    elo_prior: float | None = None  # BayesElo's virtual draws; None: the settings' elo_prior
+    elo_prior: float | None = None  # a live summary's BayesElo virtual draws; None: the settings' elo_prior
 
 
 class SiteError(Exception):
@@ -269,32 +278,24 @@ class SiteWriter:
         }
 
     def _summary_pages(self, data: SiteData) -> None:
-        results = data.results or {}
-        dropped = {*dropped_engines(data.records), *results.get("dropped", {})}
-        prior = prior_of(data.settings) if data.elo_prior is None else data.elo_prior
-        fit = fit_elo(data.records, data.engines, prior=prior)
-        tallies = self._tallies.update(data)
-        tables = pages.summary_tables(
-            data.game, data.options, data.engines, data.records, fit, dropped, tally=tallies.standings
-        )
-        elo = pages.elo_table(fit, dropped)
-        stats = pages.stats_table(data.game, tallies.stats.table(tables["order"]))
-        site = self._site_context(data)
-        plot_files = self._plots(tables, elo, results)
-        terminations = tallies.terminations
+        summary = data.summary or self._tallies.summary(data)
+        tables = pages.summary_tables(summary)
+        elo = pages.elo_table(summary.elo, summary.dropped)
+        stats = pages.stats_table(summary.game, _in_order(summary.stats, tables.order))
+        terminations = summary.terminations
         common = {
-            "site": site,
+            "site": self._site_context(data),
             "root": "",
-            "plots": plot_files,
+            "plots": self._plots(tables, elo, summary.sprt),
             "tables": tables,
-            "dropped": results.get("dropped", {}),
-            "not_recorded": results.get("not_recorded", []),
+            "dropped": summary.dropped,
+            "not_recorded": summary.not_recorded,
             "terminations": sorted(terminations.items()),
-            "sprt": _sprt_lines(results.get("sprt")),
-            "not_recorded_rows": [[e] for e in results.get("not_recorded", [])],
-            "not_counted_rows": [[r["id"], r["why"]] for r in results.get("not_counted", [])],
+            "sprt": [] if summary.sprt is None else sprt_lines(summary.sprt),
+            "not_recorded_rows": [[e] for e in summary.not_recorded],
+            "not_counted_rows": [[r.id, r.why] for r in summary.refused],
             "elo": elo,
-            "elo_label": field_elo_label(data.records),
+            "elo_label": field_elo_label(summary.records),
             "stats": stats,
         }
         for name, extra in (
@@ -302,31 +303,29 @@ class SiteWriter:
             ("crosstable.html", {}),
             ("engines.html", {}),
             ("settings.html", {"settings": data.settings and pages.settings_page(data.settings)}),
-            ("games.html", {"engines": tables["order"], "termination_names": sorted(terminations)}),
+            ("games.html", {"engines": tables.order, "termination_names": sorted(terminations)}),
         ):
             _write(self.folder / name, self.env.get_template(name).render(**common, **extra))
-        self._write_changed(self.folder / "data" / "games-index.js", self._games_index(data, tables["order"]))
+        self._write_changed(self.folder / "data" / "games-index.js", self._games_index(data, tables.order))
 
-    def _plots(self, tables: dict[str, Any], elo: dict[str, Any], results: dict[str, Any]) -> dict[str, str]:
+    def _plots(self, tables: pages.SummaryTables, elo: pages.EloTable, sprt: SprtSummary | None) -> dict[str, str]:
         files = {}
-        if len(elo["plotted"]) > 1:
-            self._write_changed(self.folder / "plots" / "elo.svg", plots.elo_plot(elo["plotted"]))
+        if len(elo.plotted) > 1:
+            self._write_changed(self.folder / "plots" / "elo.svg", plots.elo_plot(elo.plotted))
             files["elo"] = "plots/elo.svg"
-        if data_points := {k: v for k, v in tables["history"].items() if v}:
+        if data_points := {k: v for k, v in tables.history.items() if v}:
             self._write_changed(self.folder / "plots" / "ratings.svg", plots.ratings_plot(data_points))
             files["ratings"] = "plots/ratings.svg"
-        if len(tables["order"]) > 1 and any(v is not None for row in tables["matrix"] for v in row):
+        if len(tables.order) > 1 and any(v is not None for row in tables.matrix for v in row):
             self._write_changed(
-                self.folder / "plots" / "scores.svg", plots.score_matrix_plot(tables["order"], tables["matrix"])
+                self.folder / "plots" / "scores.svg", plots.score_matrix_plot(tables.order, tables.matrix)
             )
             files["scores"] = "plots/scores.svg"
-        sprt = results.get("sprt")  # the runner's SPRT section: bounds and the LLR after each pair
-        if isinstance(sprt, dict) and sprt.get("llr_history") and "lower_bound" in sprt:
-            outcome = outcome_text(str(sprt.get("decision", "")), str(sprt.get("engine", "")))
-            label = f"{sprt.get('engine', '')} vs {sprt.get('opponent', '')}: {outcome}"
+        if sprt is not None and sprt.llr_history:  # the bounds and the LLR after each pair
+            label = f"{sprt.engine} vs {sprt.opponent}: {outcome_text(sprt.decision, sprt.engine)}"
             self._write_changed(
                 self.folder / "plots" / "sprt.svg",
-                plots.sprt_plot(sprt["llr_history"], sprt["lower_bound"], sprt["upper_bound"], label),
+                plots.sprt_plot(list(sprt.llr_history), sprt.lower_bound, sprt.upper_bound, label),
             )
             files["sprt"] = "plots/sprt.svg"
         return files
@@ -363,22 +362,43 @@ class SiteWriter:
 class _Counted:
     standings: StandingsTally
     stats: StatsTally
-    terminations: dict[str, int]
 
 
 class _Tallies:
-    """The summary's tallies of the games counted so far, kept from one write to the next:
-    a live site's games only grow, so a refresh counts the new ones only (and rates them,
-    when they come after the others in ``id`` order; else the ratings are redone).  A
+    """The summary of a run's games counted so far, its tallies kept from one write to the
+    next: a live site's games only grow, so a refresh counts the new ones only (and rates
+    them, when they come after the others in ``id`` order; else the ratings are redone).  A
     stored game never changes, so a game is known by its ``id``."""
 
     def __init__(self) -> None:
         self.seen: set[int] = set()
-        self.key: Any = None
+        self.key: tuple[str, str, tuple[str, ...]] | None = None
         self.counted: _Counted | None = None
 
-    def update(self, data: SiteData) -> _Counted:
+    def summary(self, data: SiteData) -> Summary:
+        """The summary of ``data``'s games as :func:`~arena.results.export.summarize` makes
+        it, from the tallies (the Elo fit is made afresh: a new game moves every rating)."""
         rules = make_game(data.game, data.options)
+        counted = self.update(data, rules)
+        dropped = dropped_engines(data.records)
+        prior = prior_of(data.settings) if data.elo_prior is None else data.elo_prior
+        fit = fit_elo(data.records, data.engines, prior=prior)
+        return Summary(
+            tournament=data.title,
+            game=data.game,
+            options=data.options,
+            players=rules.players,
+            records=data.records,
+            standings=ranked_standings(counted.standings.standings(), fit, dropped),
+            elo=fit,
+            pairs=head_to_head(data.records),
+            stats=counted.stats.table(data.engines),
+            dropped=dropped,
+            history=counted.standings.history,
+            settings=data.settings,
+        )
+
+    def update(self, data: SiteData, rules: Game) -> _Counted:
         key = (data.game, strictjson.dumps(data.options, sort_keys=True), tuple(data.engines))
         new = [r for r in data.records if (r.id or 0) not in self.seen]
         if self.counted is None or key != self.key or len(data.records) - len(new) != len(self.seen):
@@ -386,7 +406,6 @@ class _Tallies:
             self.counted = _Counted(
                 StandingsTally(data.engines, rules.players, can_draw=rules.can_draw, history=True),
                 StatsTally(replayed=True),  # a run's games, or a folder's as admitted (replayed)
-                {},
             )
         counted = self.counted
         if new and min(r.id or 0 for r in new) <= counted.standings.last_id:  # out of order: rate again
@@ -396,22 +415,13 @@ class _Tallies:
                 counted.standings.add(record)
         for record in new:
             counted.stats.add(record)
-            code = str(record.termination)
-            counted.terminations[code] = counted.terminations.get(code, 0) + 1
         self.seen.update(r.id or 0 for r in new)
         return counted
 
 
-def _sprt_lines(sprt: Any) -> list[str]:
-    """The SPRT block's lines, as the terminal shows them (none: no test, or a section
-    this arena does not know how to read)."""
-    if not isinstance(sprt, dict):
-        return []
-    try:
-        return sprt_lines(sprt)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        log.warning("results.json: cannot read its sprt section (%s); the report shows no SPRT block", exc)
-        return []
+def _in_order(stats: Mapping[str, EngineStats], order: Sequence[str]) -> dict[str, EngineStats]:
+    """The engines' statistics, those of ``order`` first, in its order."""
+    return {name: stats[name] for name in [*order, *stats] if name in stats}
 
 
 # New game pages worth forking for: a page costs about half a millisecond, and forking the
@@ -482,40 +492,28 @@ def _plain_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def load_folder(folder: Path) -> SiteData:
-    """The site's data from a results folder (``arena.db``, ``results.json``); the folder
-    may be in use by a run: the database is only read."""
+def load_folder(folder: Path, elo_prior: float | None = None) -> SiteData:
+    """The site's data from a results folder: its summary, as ``arena results`` prints it
+    (``elo_prior``: as its ``--elo-prior``). The folder may be in use by a run: the
+    database is only read."""
     try:
-        found = read_counted(folder)  # the games the tables count: a stray or a changed result is left out
-        records, settings = found.counted, found.settings
+        summary = summarize_folder(folder, elo_prior)
     except (StorageError, ValueError) as exc:
         raise SiteError(str(exc)) from None
-    results = _read_json(folder / "results.json")
-    try:
-        sprt = folder_sprt(folder, settings, records)  # as far as the stored games go, even mid-run
-    except StorageError as exc:
-        raise SiteError(str(exc)) from None
-    if sprt is not None:
-        results = {**(results or {}), "sprt": sprt}
-    results = {**(results or {}), "not_counted": [r.as_dict() for r in found.refused]}  # as the folder is now
-    first = records[0] if records else None
-    game = (settings or {}).get("game") or (results or {}).get("game") or (first and first.game)
-    if not game:
-        raise SiteError(f"{folder}: no games and no settings recorded yet; nothing to report")
-    options = (
-        (results or {}).get("options")
-        or (first and first.options)
-        or make_game(game, (settings or {}).get("options")).options.model_dump()
-    )
-    engines = [e["name"] for e in (settings or {}).get("engines", [])]
-    for r in records:
-        engines += [p for p in r.players or [] if p not in engines]
-    title = (settings or {}).get("name") or (results or {}).get("tournament") or folder.name
-    return SiteData(f"arena · {title}", game, options, engines, records, settings, results)
+    summary.not_recorded = last_run_not_recorded(folder / "results.json")
+    settings = summary.settings or {}
+    engines = [e["name"] for e in settings.get("engines", [])]
+    engines += [name for name in summary.order if name not in engines]
+    title = f"arena · {summary.tournament}"
+    return SiteData(title, summary.game, summary.options, engines, summary.records, summary.settings, summary)
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def last_run_not_recorded(path: Path) -> list[str]:
+    """The games the last run could not record (arena's own failures), which only its
+    results.json tells; none when it has not written one (or it cannot be read)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return []
+    found = document.get("not_recorded") if isinstance(document, dict) else None
+    return [line for line in found if isinstance(line, str)] if isinstance(found, list) else []

@@ -19,9 +19,9 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ...record import GameRecord
+from ..export import Summary
 from ..sprt import SprtTest
 from . import SiteData, SiteWriter
 
@@ -68,11 +68,11 @@ class LiveSite:
             self._refresh.join()
             self._refresh = None
 
-    def finish(self, records: list[GameRecord], results: dict[str, Any]) -> None:
-        """The final site: every stored game and the results the run wrote."""
+    def finish(self, summary: Summary) -> None:
+        """The final site: the summary the run ends with, of every stored game."""
         self.wait()
-        self.data.records = records
-        self.data.results = results
+        self.data.records = summary.records
+        self.data.summary = summary
         self.data.progress = None
         self.writer.parallel = True  # the workers are gone
         self._write(self.data)

@@ -7,51 +7,55 @@ autoescape, so an engine's name or reason is never pasted into markup by our cod
 from __future__ import annotations
 
 import shlex
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...record import FORFEITS, GameRecord
-from ...rules import make_game
 from ...rules.base import format_option_value
 from ..elo import EloFit
-from ..export import ranked_standings, standings_rows
-from ..ratings import HEAD_TO_HEAD_NOTE, StandingsTally, head_to_head, head_to_head_rows, seats_of
+from ..export import History, Options, Summary, standings_table
+from ..ratings import HEAD_TO_HEAD_NOTE, StandingsTally, head_to_head_rows, seats_of
 from ..stats import EngineStats, seat_name
 
 
-def options_text(options: dict[str, Any]) -> str:
+def options_text(options: Options) -> str:
     return ", ".join(f"{k}={format_option_value(v)}" for k, v in options.items()) or "none"
 
 
-def summary_tables(
-    game: str,
-    options: dict[str, Any],
-    engines: Sequence[str],
-    records: Sequence[GameRecord],
-    fit: EloFit,
-    dropped: Collection[str] = (),
-    tally: StandingsTally | None = None,
-) -> dict[str, Any]:
-    """Standings ranked by ``fit``'s Elo with the TrueSkill history, head to head, the cross
-    table and score matrix; ``dropped`` engines are listed last, marked and without a rank, as
-    in results.json.  ``tally``: the standings of ``records`` already counted (the live site
-    keeps one from refresh to refresh)."""
-    rules = make_game(game, options)
-    players = rules.players
-    if tally is None:
-        tally = standings_tally(engines, records, players, rules.can_draw)
-    rows, history = tally.standings(), tally.history
-    headers, table = standings_rows(ranked_standings(rows, fit, dropped), players, dropped, fit)
+Row = list[Any]  # a table's cells: text and numbers, which the templates escape
+
+
+@dataclass(frozen=True)
+class SummaryTables:
+    """The standings, head to head and cross table of a :class:`Summary`, as the pages show them."""
+
+    players: int
+    headers: list[str]
+    rows: list[Row]  # the terminal's standings rows (export.standings_table)
+    order: list[str]  # the engines, ranked
+    history: History  # TrueSkill after each game (the ratings plot)
+    pair_headers: list[str]
+    pair_rows: list[Row]
+    pair_note: str
+    cross: list[tuple[str, list[tuple[str, str]]]]  # engine, and its cells: (text, class)
+    matrix: list[list[float | None]]  # % of the points each engine took from each
+
+
+def summary_tables(s: Summary) -> SummaryTables:
+    """Standings ranked by the Elo fit with the TrueSkill history, head to head, the cross
+    table and score matrix; dropped engines are listed last, marked and without a rank, as
+    in results.json and the terminal's tables (the same rows)."""
+    headers, table = standings_table(s)
     order = [row[1] for row in table]
-    pairs = head_to_head(records)
-    pair_headers, pair_rows = head_to_head_rows(pairs, order)
+    pair_headers, pair_rows = head_to_head_rows(s.pairs, order)
     cross = []
     matrix: list[list[float | None]] = []
     for a in order:
         cells: list[tuple[str, str]] = []  # (text, class: win, draw, loss, self or none)
         scores: list[float | None] = []
         for b in order:
-            pair = pairs.get((a, b))
+            pair = s.pairs.get((a, b))
             if a == b:
                 cells.append(("—", "self"))
                 scores.append(None)
@@ -63,18 +67,9 @@ def summary_tables(
                 scores.append(100 * pair.points / pair.games)
         cross.append((a, cells))
         matrix.append(scores)
-    return {
-        "players": players,
-        "headers": headers,
-        "rows": table,
-        "order": order,
-        "history": history,
-        "pair_headers": pair_headers,
-        "pair_rows": pair_rows,
-        "pair_note": HEAD_TO_HEAD_NOTE,
-        "cross": cross,
-        "matrix": matrix,
-    }
+    return SummaryTables(
+        s.players, headers, table, order, s.history, pair_headers, pair_rows, HEAD_TO_HEAD_NOTE, cross, matrix
+    )
 
 
 def standings_tally(
@@ -94,7 +89,21 @@ def outcome_class(points: float, games: int) -> str:
     return "win" if points > half else "draw" if points == half else "loss"
 
 
-def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
+@dataclass(frozen=True)
+class EloTable:
+    """The Bradley-Terry ratings as the pages show them, with the LOS matrix and the plot's points."""
+
+    headers: list[str]
+    rows: list[Row]
+    plotted: list[tuple[str, float, float, float]]  # engine, Elo, low, high: the bounded ones
+    anchor: str
+    estimate: str
+    method: str
+    los_headers: list[str]
+    los: list[Row]
+
+
+def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> EloTable:
     """The Bradley-Terry ratings, best first, with their intervals (blank where unbounded)."""
     pct = round(100 * fit.confidence)
     headers = ["engine", "Elo", f"{pct}% low", f"{pct}% high", "games", "score %", "note"]
@@ -125,19 +134,22 @@ def elo_table(fit: EloFit, dropped: Collection[str] = ()) -> dict[str, Any]:
     ]
     order = [r.engine for r in fit.ratings]
     los = [[a, *("" if v is None else round(100 * v, 1) for v in row)] for a, row in zip(order, fit.los_matrix(order))]
-    return {
-        "headers": headers,
-        "rows": rows,
-        "plotted": plotted,
-        "anchor": fit.anchor,
-        "estimate": fit.method,
-        "method": fit.interval_method,
-        "los_headers": ["LOS % (row over column)", *order],
-        "los": los,
-    }
+    return EloTable(
+        headers, rows, plotted, fit.anchor, fit.method, fit.interval_method, ["LOS % (row over column)", *order], los
+    )
 
 
-def stats_table(game: str, stats: dict[str, EngineStats]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class StatsTable:
+    """Per-engine statistics, and the forfeits charged to each engine (the faults)."""
+
+    headers: list[str]
+    rows: list[Row]
+    fault_headers: list[str]
+    fault_rows: list[Row]
+
+
+def stats_table(game: str, stats: Mapping[str, EngineStats]) -> StatsTable:
     """Per-engine statistics, and the forfeits charged to each engine by termination (no
     rows where no game was forfeited: the page says so in a sentence)."""
     seats = max((len(s.seats) for s in stats.values()), default=0)
@@ -185,12 +197,7 @@ def stats_table(game: str, stats: dict[str, EngineStats]) -> dict[str, Any]:
     faults = [[s.engine, *(s.terminations.get(c, 0) for c in codes), s.opponent_forfeits] for s in stats.values()]
     if not codes and not any(s.opponent_forfeits for s in stats.values()):
         faults = []
-    return {
-        "headers": headers,
-        "rows": rows,
-        "fault_headers": ["engine", *codes, "won by an opponent's forfeit"],
-        "fault_rows": faults,
-    }
+    return StatsTable(headers, rows, ["engine", *codes, "won by an opponent's forfeit"], faults)
 
 
 def _num(value: float | None, digits: int = 1) -> float | str:
