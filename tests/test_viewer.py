@@ -151,7 +151,7 @@ def test_every_game_describes_each_mark_its_games_draw(game_name):
         players = ["alpha", "beta", "gamma"][: make_game(game_name, options).players]
         frames = [
             f if isinstance(f, dict) else {"last": [f[1]]}
-            for f in replay(random_record(game_name, options, seed, players))["frames"]
+            for f in replay(random_record(game_name, options, seed, players)).frames
         ]
         for frame in frames:  # a cell emptied is "gone" unless the move names it or kept it
             outlined = {*frame.get("last", []), *frame.get("kept", [])}

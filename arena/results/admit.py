@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from ..record import GameRecord
 from ..rules import OptionError, make_game
+from .fingerprint import StoredSettings
 from .slots import settings_slots
 from .store import StorageError, StoredGame, decode_meta, read_stored
 from .verify import verify_record
@@ -151,7 +152,7 @@ class FolderGames:
     """A folder read for its tables: the meta table, its settings and the games it counts."""
 
     meta: dict[str, str]
-    settings: dict[str, Any] | None
+    settings: StoredSettings | None
     counted: list[GameRecord]
     refused: list[Refused]
 

@@ -26,6 +26,7 @@ from ..rules import OptionError, make_game
 from . import strictjson
 from .admit import Refused, read_counted, refused_line
 from .elo import PRIOR, EloFit, fit_elo, prior_of
+from .fingerprint import StoredSettings
 from .fit import fit_table, wrap
 from .matchline import MatchFigures, match_block, match_counts, match_figures, matches
 from .ratings import (
@@ -57,8 +58,6 @@ def arena_version() -> str:
 # A game's options as a results folder stores them (a game's own model validates them).
 OptionValue = int | float | str | bool
 Options = Mapping[str, OptionValue]
-# A tournament's settings as its folder stores them: a JSON document (arena/tournament/settings.py).
-StoredSettings = dict[str, Any]
 # TrueSkill's (games rated so far, mu, sigma) of each engine after each game it was in.
 History = dict[str, list[tuple[int, float, float]]]
 

@@ -21,6 +21,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+# A tournament's settings as a folder stores them: a JSON document, read where it is used
+# (arena/tournament/settings.py writes it; arena/tournament/config.py validates the file it comes from).
+StoredSettings = dict[str, Any]
+
 # Where and how games run or are shown, not how they go.
 FREE = ("name", "out", "workers", "affinity", "idle_engines", "cluster", "elo_prior", "forfeit_failed_engines")
 FREE_PER_ENGINE = ("max_failures",)
@@ -44,9 +48,9 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _fixed(settings: Mapping[str, Any], leave_out: tuple[str, ...]) -> dict[str, Any]:
+def _fixed(settings: Mapping[str, Any], leave_out: tuple[str, ...]) -> StoredSettings:
     """The settings that must stay: engines keyed by name, free keys and ``leave_out`` out."""
-    fixed: dict[str, Any] = json.loads(json.dumps(settings))
+    fixed: StoredSettings = json.loads(json.dumps(settings))
     for path in FREE + leave_out:
         _pop(fixed, path)
     engines = fixed.get("engines")

@@ -32,7 +32,7 @@ from . import strictjson
 from .admit import read_counted
 from .elo import fit_elo, prior_of
 from .export import SCHEMA_VERSION, arena_version, csv_cell, field_elo_label
-from .fingerprint import FREE_PER_ENGINE, changes, digest
+from .fingerprint import FREE_PER_ENGINE, StoredSettings, changes, digest
 from .ratingtables import (
     Folder,
     ListedEngine,
@@ -91,7 +91,7 @@ def read_folder(path: Path, shown: str) -> Folder:
         )
         raise StorageError(f"{shown}: the folder holds no games to rate{refused}; leave it out of the list")
     first = records[0]
-    engines: dict[str, dict[str, Any] | None] = {}
+    engines: dict[str, StoredSettings | None] = {}
     if settings is not None:
         engines = {e["name"]: engine_settings(settings, e) for e in settings["engines"]}
         game, options = settings["game"], dict(settings["options"])
@@ -104,7 +104,7 @@ def read_folder(path: Path, shown: str) -> Folder:
     return Folder(shown, str(name), game, options, prior_of(settings), records, engines, found.refused)
 
 
-def engine_settings(settings: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str, Any]:
+def engine_settings(settings: Mapping[str, Any], entry: Mapping[str, Any]) -> StoredSettings:
     """What makes an engine the engine it is in a folder: its entry as the folder stored it
     (its name and when to stop starting it left out) with the time control it played under
     (its own, else the tournament's) and how its paths are written."""

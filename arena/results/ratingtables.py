@@ -15,8 +15,8 @@ from ..record import GameRecord
 from . import strictjson
 from .admit import Refused
 from .elo import EloFit, EloRating
-from .export import elo_cell, field_elo_label, number_cell
-from .fingerprint import changes
+from .export import Options, elo_cell, field_elo_label, number_cell
+from .fingerprint import StoredSettings, changes
 
 
 @dataclass
@@ -26,10 +26,10 @@ class Folder:
     path: str  # as given on the command line
     tournament: str
     game: str
-    options: dict[str, Any]
+    options: Options
     prior: float
     records: list[GameRecord]
-    engines: dict[str, dict[str, Any] | None]  # name -> its settings (None: not stored)
+    engines: dict[str, StoredSettings | None]  # name -> its settings (None: not stored)
     refused: list[Refused] = field(default_factory=list)
 
 
@@ -40,7 +40,7 @@ class ListedEngine:
     label: str
     name: str
     fingerprint: str | None  # of its settings; None: a folder of an older arena kept none
-    settings: dict[str, Any] | None
+    settings: StoredSettings | None
     folders: list[int] = field(default_factory=list)  # indices into RatingList.folders
 
 

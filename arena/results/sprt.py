@@ -45,6 +45,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..record import GameRecord, lost_before_start
+from .fingerprint import StoredSettings
 
 PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair score / 2 of LL, LD, WL+DD, WD, WW
 OUTCOMES = ("LL", "LD", "WL+DD", "WD", "WW")
@@ -584,7 +585,7 @@ def _fixed(value: float) -> str:
     return f"{round(value, 1) + 0.0:.1f}"  # no "-0.0"
 
 
-def sprt_from_settings(settings: dict[str, Any] | None, records: Iterable[Result] = ()) -> SprtTest | None:
+def sprt_from_settings(settings: StoredSettings | None, records: Iterable[Result] = ()) -> SprtTest | None:
     """The SPRT of a results folder's stored settings (None without ``[sprt]``), with
     ``records`` counted: what ``arena results`` and ``arena report`` show of a folder,
     finished or still running, the same as the run itself.  Raises ValueError when the

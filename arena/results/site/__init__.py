@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import jinja2
 import markupsafe
@@ -39,13 +39,13 @@ from .. import strictjson
 from ..elo import fit_elo, prior_of
 from ..export import (
     Options,
-    StoredSettings,
     Summary,
     dropped_engines,
     field_elo_label,
     ranked_standings,
     summarize_folder,
 )
+from ..fingerprint import StoredSettings
 from ..ratings import StandingsTally, head_to_head
 from ..sprt import SprtSummary, outcome_text, sprt_lines
 from ..stats import EngineStats, StatsTally
@@ -73,6 +73,26 @@ class SiteData:
     summary: Summary | None = None  # the folder's or the finished run's summary (its records are ``records``)
     progress: tuple[int, int] | None = None  # (finished, scheduled) while a run goes on
     elo_prior: float | None = None  # a live summary's BayesElo virtual draws; None: the settings' elo_prior
+
+
+@dataclass(frozen=True)
+class PageHeader:
+    """The facts every page's header shows."""
+
+    title: str
+    game: str
+    options: Options
+    games: int
+    progress: tuple[int, int] | None  # (finished, scheduled) while a run goes on
+    written: str  # when (UTC); "" on a game's page, which is written once
+
+
+class Manifest(TypedDict):
+    """``.manifest.json``: the pages already written, for this version of the site."""
+
+    version: str  # the site's code and templates, the game and the time control
+    games: list[int]  # the games whose pages are written
+    boards: list[str]  # the boards whose geometry files are written
 
 
 class SiteError(Exception):
@@ -154,7 +174,7 @@ class SiteWriter:
         self.parallel = parallel  # many new game pages: write them in forked processes
         self.env = template_environment()
         self._manifest_path = folder / ".manifest.json"
-        self._manifest: dict[str, Any] | None = None
+        self._manifest: Manifest | None = None
         self._tallies = _Tallies()
         self._unchanged: dict[Path, str] = {}  # what this writer last wrote to a file it rewrites
 
@@ -187,7 +207,7 @@ class SiteWriter:
         _write(self._manifest_path, strictjson.dumps(manifest, separators=(",", ":")))
         return self.folder / "index.html"
 
-    def _load_manifest(self, data: SiteData) -> dict[str, Any]:
+    def _load_manifest(self, data: SiteData) -> Manifest:
         # Game pages depend on the code, the game and the time control (the clocks).
         version = _code_version() + strictjson.dumps(
             [data.game, data.options, (data.settings or {}).get("time_control")], sort_keys=True
@@ -203,7 +223,7 @@ class SiteWriter:
 
     # -- one game -------------------------------------------------------------
 
-    def _boards(self, records: list[GameRecord], manifest: dict[str, Any]) -> None:
+    def _boards(self, records: list[GameRecord], manifest: Manifest) -> None:
         """The geometry file of every board these games are played on."""
         games = {json.dumps([r.game, r.options], sort_keys=True): r for r in records}
         for record in games.values():
@@ -237,18 +257,18 @@ class SiteWriter:
             )
             _write_page(self.folder / "games" / f"{record.id}.html", page)
             return
-        key = replayed["board"]
+        key = replayed.board
         moves = pages.move_data(record, (data.settings or {}).get("time_control"))
         timed = len(moves["times"]) > 0 and len(record.moves) > moves["opening"]  # a row shows a time
         page = self.env.get_template("game.html").render(
             site=self._site_context(data, summary=False),
             record=record,
             board=key,
-            colours=replayed["colours"],
+            colours=replayed.colours,
             data=_script_json(
                 {
-                    "frames": replayed["frames"],
-                    "cells": replayed["cells"],
+                    "frames": replayed.frames,
+                    "cells": replayed.cells,
                     "game": record.game,
                     "players": record.players,
                     **moves,
@@ -265,17 +285,11 @@ class SiteWriter:
 
     # -- the summary pages ----------------------------------------------------
 
-    def _site_context(self, data: SiteData, summary: bool = True) -> dict[str, Any]:
+    def _site_context(self, data: SiteData, summary: bool = True) -> PageHeader:
         """The header's facts; a game page, written once, shows none that change."""
         written = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC") if summary else ""
-        return {
-            "title": data.title,
-            "game": data.game,
-            "options": data.options,
-            "games": len(data.records),
-            "progress": data.progress if summary else None,
-            "written": written,
-        }
+        progress = data.progress if summary else None
+        return PageHeader(data.title, data.game, data.options, len(data.records), progress, written)
 
     def _summary_pages(self, data: SiteData) -> None:
         summary = data.summary or self._tallies.summary(data)

@@ -19,7 +19,9 @@ import functools
 import hashlib
 import json
 import math
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypedDict
 
 from ...record import GameRecord, replay_start
 from ...rules import Game, State, make_game
@@ -33,13 +35,68 @@ CORNERS = [(math.cos(math.radians(-90 + 60 * k)), math.sin(math.radians(-90 + 60
 Centres = list[tuple[float, float]]
 
 
+# What the viewer reads (viewer.js), written as JSON into the site's pages and board files.
+
+
+class _CellRequired(TypedDict):
+    name: str
+    x: float
+    y: float
+
+
+class Cell(_CellRequired, total=False):
+    outline: str  # the hexagon's corners (none on a board of points)
+
+
+class Geometry(TypedDict):
+    game: str
+    kind: str  # the picture's layout: "cells" or "points"
+    width: float
+    height: float
+    radius: float
+    cells: list[Cell]
+    streets: list[list[float]]  # x1, y1, x2, y2 of each street
+    edges: list[list[float | str]]  # x1, y1, x2, y2, colour of each coloured side
+    labels: list[list[float | str]]  # x, y, text
+    static: dict[int, str]  # cell -> how it is drawn all game
+    marks: list[list[str]]  # name, meaning
+
+
+class Ending(TypedDict):
+    marks: dict[str, list[int]]
+    reveal: str
+
+
+class Frame(TypedDict, total=False):
+    """A position after a move, in its long form; ``set`` (cell, code) pairs are always there."""
+
+    seat: int
+    set: list[list[int | str]]
+    last: list[int]
+    gone: list[list[int | str]]
+    kept: list[int]
+    status: str
+    end: Ending
+
+
+ShortFrame = list[int | str]  # [seat, cell, code(, status)]: a piece put on the cell its token names
+
+
+@dataclass(frozen=True)
+class Replayed:
+    board: str  # its board's key (board_key)
+    cells: int
+    frames: list[ShortFrame | Frame]
+    colours: list[str]  # each seat's colour at the end
+
+
 def board_key(game: Game) -> str:
     """One name per distinct drawing: games with the same board share its file."""
     text = json.dumps([game.name, game.options.model_dump()], sort_keys=True)
     return f"{game.name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
-def board_geometry(game: Game) -> dict[str, Any]:
+def board_geometry(game: Game) -> Geometry:
     """Centres, outlines, streets, edges and labels of ``game``'s board, in SVG units, and
     the marks the game draws on it with their meanings (the viewer's legend)."""
     picture = game.picture()
@@ -51,11 +108,11 @@ def board_geometry(game: Game) -> dict[str, Any]:
     points = picture.layout == "points"
     cells = []
     for i, (x, y) in enumerate(centres):
-        cell: dict[str, Any] = {"name": board.names[i], "x": round(x, 2), "y": round(y, 2)}
+        cell: Cell = {"name": board.names[i], "x": round(x, 2), "y": round(y, 2)}
         if not points:
             cell["outline"] = " ".join(f"{x + RADIUS * dx:.2f},{y + RADIUS * dy:.2f}" for dx, dy in CORNERS)
         cells.append(cell)
-    geometry: dict[str, Any] = {
+    geometry: Geometry = {
         "game": game.name,
         "kind": picture.layout,
         "width": round(max(x for x, _ in centres) + WIDTH / 2 + MARGIN, 2),
@@ -82,7 +139,7 @@ def _streets(picture: BoardPicture, centres: Centres) -> list[list[float]]:
     ]
 
 
-def _edge(edge: Edge, centres: Centres) -> list[Any]:
+def _edge(edge: Edge, centres: Centres) -> list[float | str]:
     """One coloured outer side of a cell: its two corners and the colour."""
     x, y = centres[edge.cell]
     (ax, ay), (bx, by) = CORNERS[edge.side], CORNERS[(edge.side + 1) % 6]
@@ -95,7 +152,7 @@ def _edge(edge: Edge, centres: Centres) -> list[Any]:
     ]
 
 
-def _label(label: Label, centres: Centres) -> list[Any]:
+def _label(label: Label, centres: Centres) -> list[float | str]:
     """A label above its cell (column letters) or left of it (row numbers), as HexGui, or
     down its column past it; the text's baseline sits 4 units below the point it labels."""
     x, y = centres[label.cell]
@@ -109,7 +166,7 @@ def _label(label: Label, centres: Centres) -> list[Any]:
 # -- replaying a record -------------------------------------------------------
 
 
-def replay(record: GameRecord) -> dict[str, Any]:
+def replay(record: GameRecord) -> Replayed:
     """Every position of a recorded game as the referee sees it, for the viewer.
 
     ``frames[k]`` describes the position after ``k`` plies: the cells that changed
@@ -125,7 +182,7 @@ def replay(record: GameRecord) -> dict[str, Any]:
     state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
     code, players = picture.codes, record["players"]
     before = list(state.cells)
-    frames: list[list[Any] | dict[str, Any]] = [
+    frames: list[ShortFrame | Frame] = [
         _frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]}, state.status(players))
     ]
     kept_groups, move_cells = picture.kept_groups, picture.move_cells
@@ -144,8 +201,10 @@ def replay(record: GameRecord) -> dict[str, Any]:
                 frame["status"] = status
             frames.append(frame)
         before = after
-    frames[-1] = {**_expanded(frames[-1]), "end": _ending(state, players)}
-    return {"board": board_key(game), "cells": len(before), "frames": frames, "colours": state.seat_colours()}
+    last = _expanded(frames[-1])
+    last["end"] = _ending(state, players)
+    frames[-1] = last
+    return Replayed(board_key(game), len(before), frames, state.seat_colours())
 
 
 @functools.lru_cache(maxsize=64)
@@ -156,7 +215,9 @@ def _rules(name: str, options: str) -> tuple[Game, BoardPicture]:
     return game, game.picture()
 
 
-def _placement(seat: int, before: list[int], after: list[int], named: list[int], code: Any) -> list[Any] | None:
+def _placement(
+    seat: int, before: list[int], after: list[int], named: list[int], code: Mapping[int, str]
+) -> ShortFrame | None:
     """The short frame of a move that put a piece on the one cell its token names and
     changed nothing else (most moves of every game), or None: checked with one list
     comparison (``before`` is patched for it and put back)."""
@@ -172,38 +233,43 @@ def _placement(seat: int, before: list[int], after: list[int], named: list[int],
     return [seat, cell, code[now]] if alone else None
 
 
-def _expanded(frame: list[Any] | dict[str, Any]) -> dict[str, Any]:
+def _expanded(frame: ShortFrame | Frame) -> Frame:
     """A frame in its long form (the viewer's reading of a short one)."""
     if isinstance(frame, dict):
         return frame
     seat, cell, code, *status = frame
-    return {"seat": seat, "set": [[cell, code]], "last": [cell], **({"status": status[0]} if status else {})}
+    assert isinstance(seat, int) and isinstance(cell, int)
+    long: Frame = {"seat": seat, "set": [[cell, code]], "last": [cell]}
+    if status:
+        long["status"] = str(status[0])
+    return long
 
 
 def _changes(
-    seat: int, before: list[int], after: list[int], named: list[int], code: Any, kept_groups: bool
-) -> dict[str, Any]:
+    seat: int, before: list[int], after: list[int], named: list[int], code: Mapping[int, str], kept_groups: bool
+) -> Frame:
     """The frame of any move: every cell whose contents differ."""
     changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
-    frame: dict[str, Any] = {"seat": seat, "set": [[i, code[after[i]]] for i in changed]}
+    frame: Frame = {"seat": seat, "set": [[i, code[after[i]]] for i in changed]}
     if last := [i for i in changed if code[after[i]]] or named:
         frame["last"] = last
-    if gone := [[i, code[before[i]]] for i in changed if not code[after[i]]]:
-        frame["gone"] = gone
+    emptied = [i for i in changed if not code[after[i]]]
+    if emptied:
+        frame["gone"] = [[i, code[before[i]]] for i in emptied]
         # the group a move kept, besides the cells its token names (Posies' splits)
-        if kept_groups and (kept := [i for i, _ in gone if i not in named]):
+        if kept_groups and (kept := [i for i in emptied if i not in named]):
             frame["kept"] = kept
     return frame
 
 
-def _frame(frame: dict[str, Any], status: str) -> dict[str, Any]:
-    """Leave out what is empty: a 10,000-game site has a million frames."""
+def _frame(frame: Frame, status: str) -> Frame:
+    """The first position's frame, with its status if it has one."""
     if status:
         frame["status"] = status
-    return {k: v for k, v in frame.items() if v != [] or k == "set"}
+    return frame
 
 
-def _ending(state: State, players: list[str]) -> dict[str, Any]:
+def _ending(state: State, players: list[str]) -> Ending:
     """What the last frame shows.  Ended by the rules: what the game shows at its end; a
     forfeit ends before the rules do, and reveals nothing."""
     if not state.is_terminal():

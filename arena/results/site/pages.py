@@ -9,12 +9,13 @@ from __future__ import annotations
 import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from ...record import FORFEITS, GameRecord
 from ...rules.base import format_option_value
 from ..elo import EloFit
 from ..export import History, Options, Summary, standings_table
+from ..fingerprint import StoredSettings
 from ..ratings import HEAD_TO_HEAD_NOTE, StandingsTally, head_to_head_rows, seats_of
 from ..stats import EngineStats, seat_name
 
@@ -208,7 +209,17 @@ def _pct(value: float | None) -> float | str:
     return "" if value is None else round(100 * value, 1)
 
 
-def move_data(record: GameRecord, time_control: dict[str, Any] | None) -> dict[str, Any]:
+class MoveData(TypedDict):
+    """A game page's moves, as its viewer reads them (JSON in the page)."""
+
+    moves: list[str]
+    times: list[float]  # ms per timed move
+    opening: int  # plies from the opening book, untimed
+    clock: list[float] | None  # the game clock's start and increment, ms (None: no clock)
+    infos: list[str]  # each timed move's search figures as text (none if no engine reported any)
+
+
+def move_data(record: GameRecord, time_control: Mapping[str, Any] | None) -> MoveData:
     """What the viewer builds its move list from, one row per ply (viewer.js): the record's
     moves and times as they are (ply counted from 0, as in the records and PROTOCOL.md
     section 5; opening-book plies are untimed, the times start after them), the game
@@ -252,7 +263,16 @@ ENGINE_ORDER = ("name", "command", "protocol", "options", "init", "cwd", "env", 
 NOT_WRITTEN = ("paths",)  # how the folder stores paths: arena's, not a setting of the file
 
 
-def settings_page(settings: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SettingsPage:
+    """The tournament file as the settings page shows it."""
+
+    rows: list[tuple[str, list[str]]]  # each key of the tournament, and its lines
+    engine_headers: list[str]
+    engine_rows: list[list[list[str]]]  # each engine's keys, as lines
+
+
+def settings_page(settings: StoredSettings) -> SettingsPage:
     """The stored settings as tables of text: the tournament's keys as (key, lines) rows,
     then one row per engine.  Unset keys (null, empty) are left out; booleans read yes/no,
     tables ``key = value``, lists as words."""
@@ -264,11 +284,7 @@ def settings_page(settings: dict[str, Any]) -> dict[str, Any]:
     engines = [e for e in settings.get("engines") or [] if isinstance(e, dict)]
     shown = [{key: setting_lines(key, e[key]) for key in _ordered(e, ENGINE_ORDER)} for e in engines]
     columns = [key for key in _ordered({k: 1 for e in shown for k in e}, ENGINE_ORDER) if any(e[key] for e in shown)]
-    return {
-        "rows": rows,
-        "engine_headers": columns,
-        "engine_rows": [[e.get(key, []) for key in columns] for e in shown],
-    }
+    return SettingsPage(rows, columns, [[e.get(key, []) for key in columns] for e in shown])
 
 
 def setting_lines(key: str, value: Any) -> list[str]:
@@ -306,5 +322,5 @@ def _is_pair(item: Any) -> bool:
     return isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[0], str)
 
 
-def _ordered(mapping: dict[str, Any], first: Sequence[str]) -> list[str]:
+def _ordered(mapping: Mapping[str, object], first: Sequence[str]) -> list[str]:
     return [k for k in first if k in mapping] + [k for k in mapping if k not in first]
