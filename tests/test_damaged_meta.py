@@ -17,8 +17,15 @@ def played(tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "command,key",
-    [("results", "settings"), ("results", "dropped"), ("run", "settings"), ("run", "dropped"), ("report", "settings")],
-)  # the site reads no drops
+    [
+        ("results", "settings"),
+        ("results", "dropped"),
+        ("run", "settings"),
+        ("run", "dropped"),
+        ("report", "settings"),
+        ("report", "dropped"),  # the site shows the summary `arena results` prints, drops included
+    ],
+)
 def test_a_damaged_meta_value_gives_one_line(played, tmp_path, key, command):
     path, out = played
     folder = tmp_path / "copy"
