@@ -32,6 +32,7 @@ from protocol import codec
 from ..record import Termination
 from . import proctree
 from .player import EngineFault, EngineSpec
+from .sandbox import Confinement, confine
 from .waiting import CoreShare, Waiting, chosen
 
 QUIT_GRACE = 1.0  # after 'quit', how long an engine may take to exit before it is killed
@@ -152,6 +153,7 @@ class PipeTransport:
         self._stdout_fd = -1
         self._tag = ""
         self._cpu_limit: float | None = None  # CPU seconds (since its start) this game's budget ends at
+        self._confinement: Confinement | None = None  # how it was started: as it is, or sandboxed
 
     def __repr__(self) -> str:
         pid = self._proc.pid if self._proc is not None else None
@@ -185,17 +187,21 @@ class PipeTransport:
         share = self.settings.share
         cpus = share.cpus if share else ()  # all the run's CPUs, not the one the worker is pinned to
         try:
+            start = self._confinement = confine(
+                spec, proctree.tagged_environment(self._tag, self.settings.run_tag), self._tag
+            )
             proc = subprocess.Popen(
-                list(spec.command),
+                start.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=spec.cwd,
-                env={**proctree.tagged_environment(self._tag, self.settings.run_tag), **dict(spec.env)},
+                env=start.env,
                 start_new_session=True,
-                preexec_fn=proctree.child_setup(spec.memory_mb, spec.cpu_seconds, cpus),
+                preexec_fn=proctree.child_setup(start.memory_mb, spec.cpu_seconds, cpus, start.enter),
             )
         except OSError as exc:
+            self._release()
             if spec.cwd and not os.path.isdir(spec.cwd):  # the same errno as a missing program
                 raise EngineFault(
                     Termination.CRASH,
@@ -203,6 +209,7 @@ class PipeTransport:
                 ) from None
             raise EngineFault(Termination.CRASH, f"cannot start {spec.command[0]!r}: {exc.strerror}") from None
         except subprocess.SubprocessError as exc:
+            self._release()
             raise EngineFault(Termination.CRASH, f"cannot start {spec.command[0]!r}: {exc}") from None
         self._proc = proc
         stdin, stdout, stderr = _pipes(proc)
@@ -257,6 +264,7 @@ class PipeTransport:
             pass
         proc.wait()
         proctree.kill_tagged(self._tag)
+        self._release()
         self._drain_stderr(proc)
         if self._selector is not None:
             self._selector.close()
@@ -271,6 +279,12 @@ class PipeTransport:
                     stream.close()
             except OSError:
                 pass
+
+    def _release(self) -> None:
+        """Remove what its start made (a sandbox's cgroups), once its processes are gone."""
+        if self._confinement is not None:
+            self._confinement.release()
+            self._confinement = None
 
     def kill_unwaited(self) -> None:
         if self._proc is not None:
@@ -468,7 +482,10 @@ class PipeTransport:
                 status = f"killed by signal {-code}"
         else:
             status = f"exit code {code}"
-        return f"engine {what}: {status}{self._last_stderr_line()}"
+        if self._confinement is not None:
+            self._drain_stderr(proc)
+        limit = self._confinement.stopped_by(code, bytes(self.stderr_tail[-2048:])) if self._confinement else ""
+        return f"engine {what}: {status}{limit}{self._last_stderr_line()}"
 
     def _last_stderr_line(self) -> str:
         """The engine's last words on stderr, for the record: its last few lines, without

@@ -1,0 +1,250 @@
+"""The sandbox for untrusted engines (docs/sandbox.md): hostile engines, real processes in a
+real bubblewrap sandbox, each trying one thing it must not do while it plays legal moves;
+every attempt checked from outside (the server, the files, the worker and the opponent), and
+the same engines unsandboxed showing the harmless attempts succeed, so the checks can fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import sys
+import threading
+import uuid
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from arena.engine.player import EngineSpec, Sandbox
+from arena.engine.sandbox import bwrap_argv, sandbox_problem, with_others_hidden
+from tests.helpers import ROOT, engine_toml, run_arena, write_tournament
+
+INTRUDER = str(ROOT / "tests" / "engines" / "intruder_engine.py")
+RANDOM = str(ROOT / "engines" / "random_engine.py")
+SECRET = "ARENA_TEST_SECRET"
+
+needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that counts the connections it accepts."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def intruders(attacks: dict[str, str], sandboxed: bool, extra: dict[str, str] | None = None) -> str:
+    """A gauntlet's engines: the random engine (the candidate) and one intruder per attack."""
+    text = engine_toml("random", "{python}", RANDOM)
+    for name, attack in attacks.items():
+        keys = "sandbox = true\n" if sandboxed else ""
+        text += engine_toml(name, "{python}", INTRUDER, attack, extra=keys + (extra or {}).get(name, ""))
+    return text
+
+
+def gauntlet(tmp_path: Path, engines: str) -> Path:
+    return write_tournament(
+        tmp_path,
+        engines,
+        workers=2,
+        time_control="movetime_ms = 5000",
+        extra='format = "gauntlet"\ncandidates = ["random"]\nout = "out"',
+    )
+
+
+def stderr_lines(out: Path) -> dict[str, list[str]]:
+    """Each intruder's report of its attempt, from the game transcripts."""
+    said: dict[str, list[str]] = {}
+    for trace in sorted((out / "traces").iterdir()):
+        for line in trace.read_text().splitlines():
+            words = line.split(maxsplit=4)
+            if len(words) == 5 and words[3] == "!" and words[4].startswith("intruder "):
+                said.setdefault(words[2], []).append(words[4])
+    return said
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+
+
+@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.timeout(300)  # a dozen engines started under a loaded machine
+def test_hostile_engines_fail_in_the_sandbox_and_the_tournament_completes(tmp_path, monkeypatch):
+    monkeypatch.setenv(SECRET, "the-secret-value")
+    listener = Listener()
+    out = tmp_path / "out"
+    host_tmp = Path("/tmp") / f"arena-intruder-{uuid.uuid4().hex}"
+    attacks = {
+        "reader": f"read:{RANDOM}",
+        "results": f"write:{out / 'planted.txt'}",
+        "database": f"append:{out / 'arena.db'}",
+        "folder": f"write:{tmp_path / 'planted.txt'}",
+        "hosttmp": f"write:{host_tmp}",
+        "network": f"connect:{listener.port}",
+        "killer": "kill",
+        "tracer": "ptrace:random_engine.py",
+        "forker": "fork:10000",
+        "hog": "memory:600",
+        "filler": "scratch:200",
+        "env": "env",
+    }
+    extra = {"hog": "memory_mb = 100", "env": 'env = { LISTED = "given-to-it" }'}
+    path = gauntlet(tmp_path, intruders(attacks, sandboxed=True, extra=extra))
+    try:
+        done = run_arena("run", path, "--trace", cwd=tmp_path, timeout=600)
+    finally:
+        listener.close()
+    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: an engine dropped is fine
+    assert "finished" in done.stdout, done.stdout + done.stderr
+    # Every game recorded (two per intruder), the opponent never crashed, and the records verify.
+    games = records(out)
+    assert len(games) == 2 * len(attacks)
+    assert run_arena("verify", out / "games.jsonl").returncode == 0
+    for game in games:
+        if game.get("forfeit_seat") is not None:
+            assert game["players"][game["forfeit_seat"]] != "random", game
+    with closing(sqlite3.connect(f"file:{out / 'arena.db'}?mode=ro", uri=True)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert db.execute("SELECT count(*) FROM games").fetchone()[0] == len(games)
+    # Nothing came through: no connection, no file, no secret.
+    assert listener.accepted == 0
+    assert not (out / "planted.txt").exists()
+    assert not (tmp_path / "planted.txt").exists()
+    assert not host_tmp.exists()
+    said = stderr_lines(out)
+    tried = said["reader"] + said["results"] + said["database"] + said["folder"] + said["network"]
+    assert len(tried) == 10 and all("failed" in line for line in tried), tried
+    assert all("attached to []" in line for line in said["tracer"])
+    assert all("the-secret-value" not in line and "LISTED=given-to-it" in line for line in said["env"])
+    assert all("HOME=/scratch" in line for line in said["env"])
+    # The limits stopped the rest, each its engine's loss with its reason recorded.
+    reasons = {name: [g.get("reason") or "" for g in games if name in g["players"]] for name in attacks}
+    assert all("process limit" in r for r in reasons["forker"]), reasons["forker"]
+    assert all("memory limit (100 MB)" in r for r in reasons["hog"]), reasons["hog"]
+    assert all("scratch" in r for r in reasons["filler"]), reasons["filler"]
+    for name in ("forker", "hog", "filler"):
+        assert all(g["players"][g["forfeit_seat"]] == name for g in games if name in g["players"])
+
+
+@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.timeout(300)  # a dozen engines started under a loaded machine
+def test_the_same_engines_unsandboxed_succeed_so_the_checks_can_fail(tmp_path, monkeypatch):
+    monkeypatch.setenv(SECRET, "the-secret-value")
+    listener = Listener()
+    out = tmp_path / "out"
+    host_tmp = Path("/tmp") / f"arena-intruder-{uuid.uuid4().hex}"
+    attacks = {
+        "reader": f"read:{RANDOM}",
+        "results": f"write:{out / 'planted.txt'}",
+        "folder": f"write:{tmp_path / 'planted.txt'}",
+        "hosttmp": f"write:{host_tmp}",
+        "network": f"connect:{listener.port}",
+        "env": "env",
+    }
+    path = gauntlet(tmp_path, intruders(attacks, sandboxed=False))
+    try:
+        done = run_arena("run", path, "--trace", cwd=tmp_path, timeout=600)
+    finally:
+        listener.close()
+    try:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert listener.accepted > 0
+        assert (out / "planted.txt").exists() and (tmp_path / "planted.txt").exists() and host_tmp.exists()
+        said = stderr_lines(out)
+        assert any("Plays a uniformly random" in line for line in said["reader"])
+        assert any("the-secret-value" in line for line in said["env"])
+    finally:
+        host_tmp.unlink(missing_ok=True)
+
+
+def test_the_command_line_masks_what_the_engine_must_not_see(tmp_path):
+    engine = tmp_path / "mine"
+    (engine / "sub").mkdir(parents=True)
+    results = engine / "sub"
+    other = tmp_path / "theirs.py"
+    other.write_text("secret")
+    argv = bwrap_argv(
+        ["/usr/bin/true"],
+        str(engine),
+        {"PATH": "/usr/bin", "LISTED": "1"},
+        Sandbox(hidden=(str(results), str(other), "/nowhere/else")),
+        readable=[str(tmp_path)],
+        home=str(tmp_path),
+    )
+    text = " ".join(argv)
+    assert argv[:5] == ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    assert "--setenv LISTED 1" in text and argv[-2:] == ["--", "/usr/bin/true"]
+    # The home folder is masked before the folders inside it are shown through the mask...
+    assert text.index(f"--tmpfs {tmp_path} ") < text.index(f"--ro-bind {engine} {engine}")
+    # ...and what it must not see is masked last, over whatever showed it.
+    assert text.index(f"--tmpfs {results}") > text.index(f"--ro-bind {engine} {engine}")
+    assert f"--ro-bind /dev/null {other}" in text
+    assert "/nowhere/else" not in text  # never shown: nothing to mask
+    assert "--size" in text and "--tmpfs /scratch" in text
+
+
+def test_each_sandboxed_engine_hides_the_others_programs_but_not_what_it_shares(tmp_path):
+    mine, theirs = tmp_path / "a.py", tmp_path / "b.py"
+    mine.write_text(""), theirs.write_text("")
+    specs = [
+        EngineSpec("a", (sys.executable, str(mine)), str(tmp_path), sandbox=Sandbox()),
+        EngineSpec("b", (sys.executable, str(theirs)), str(tmp_path)),
+    ]
+    a, b = with_others_hidden(specs)
+    assert a.sandbox is not None and str(theirs) in a.sandbox.hidden
+    assert str(tmp_path) not in a.sandbox.hidden and sys.executable not in a.sandbox.hidden  # shared
+    assert b.sandbox is None  # not sandboxed: runs as it is
+
+
+def fake_path(tmp_path: Path, bwrap: str | None) -> dict[str, str]:
+    """An environment whose PATH holds only a fake ``bwrap`` (or none)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if bwrap is not None:
+        (bin_dir / "bwrap").write_text(bwrap)
+        (bin_dir / "bwrap").chmod(0o755)
+    return {**os.environ, "PATH": str(bin_dir)}
+
+
+@pytest.mark.parametrize(
+    ("bwrap", "said"),
+    [
+        (None, "bubblewrap (bwrap) is not installed or not on PATH; install bubblewrap"),
+        (
+            "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n",
+            "bubblewrap cannot make its namespaces here (bwrap: No permissions to create a new namespace); "
+            "allow unprivileged user namespaces",
+        ),
+    ],
+)
+def test_a_sandbox_that_cannot_be_made_refuses_the_run_before_its_first_game(tmp_path, bwrap, said):
+    path = write_tournament(
+        tmp_path,
+        engine_toml("a", "{python}", RANDOM, extra="sandbox = true") + engine_toml("b", "{python}", RANDOM),
+        extra='out = "out"',
+    )
+    done = run_arena("run", path, cwd=tmp_path, env=fake_path(tmp_path, bwrap))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr
+    assert "engine 'a': sandbox = true, but " in lines[0] and said in lines[0]
+    assert not (tmp_path / "out" / "games.jsonl").exists()  # never unsandboxed
