@@ -19,10 +19,11 @@ import pytest
 
 from arena.engine.player import EngineSpec, Sandbox
 from arena.engine.sandbox import bwrap_argv, sandbox_problem, with_others_hidden
-from tests.helpers import ROOT, engine_toml, run_arena, write_tournament
+from tests.helpers import ROOT, ZOO, engine_toml, run_arena, write_tournament
 
 INTRUDER = str(ROOT / "tests" / "engines" / "intruder_engine.py")
 RANDOM = str(ROOT / "engines" / "random_engine.py")
+GTP = str(ROOT / "tests" / "engines" / "gtp_hex_engine.py")
 SECRET = "ARENA_TEST_SECRET"
 
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
@@ -107,16 +108,24 @@ def test_hostile_engines_fail_in_the_sandbox_and_the_tournament_completes(tmp_pa
         "env": "env",
     }
     extra = {"hog": "memory_mb = 100", "env": 'env = { LISTED = "given-to-it" }'}
-    path = gauntlet(tmp_path, intruders(attacks, sandboxed=True, extra=extra))
+    burner = engine_toml(
+        "burner",
+        "{python}",
+        ZOO,
+        "cpu",
+        extra="sandbox = true\ncpu_seconds = 1\ntime_control = { movetime_ms = 120000 }",
+    )
+    path = gauntlet(tmp_path, intruders(attacks, sandboxed=True, extra=extra) + burner)
     try:
         done = run_arena("run", path, "--trace", cwd=tmp_path, timeout=600)
     finally:
         listener.close()
     assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: an engine dropped is fine
     assert "finished" in done.stdout, done.stdout + done.stderr
-    # Every game recorded (two per intruder), the opponent never crashed, and the records verify.
+    # Every game recorded (two per engine but the candidate), the opponent never crashed, and
+    # the records verify.
     games = records(out)
-    assert len(games) == 2 * len(attacks)
+    assert len(games) == 2 * (len(attacks) + 1)
     assert run_arena("verify", out / "games.jsonl").returncode == 0
     for game in games:
         if game.get("forfeit_seat") is not None:
@@ -140,7 +149,8 @@ def test_hostile_engines_fail_in_the_sandbox_and_the_tournament_completes(tmp_pa
     assert all("process limit" in r for r in reasons["forker"]), reasons["forker"]
     assert all("memory limit (100 MB)" in r for r in reasons["hog"]), reasons["hog"]
     assert all("scratch" in r for r in reasons["filler"]), reasons["filler"]
-    for name in ("forker", "hog", "filler"):
+    assert all("SIGXCPU" in g["reason"] for g in games if "burner" in g["players"])  # cpu_seconds holds too
+    for name in ("forker", "hog", "filler", "burner"):
         assert all(g["players"][g["forfeit_seat"]] == name for g in games if name in g["players"])
 
 
@@ -248,3 +258,37 @@ def test_a_sandbox_that_cannot_be_made_refuses_the_run_before_its_first_game(tmp
     assert len(lines) == 1 and "Traceback" not in done.stderr
     assert "engine 'a': sandbox = true, but " in lines[0] and said in lines[0]
     assert not (tmp_path / "out" / "games.jsonl").exists()  # never unsandboxed
+
+
+@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_arena_play_runs_engines_of_both_protocols_in_their_sandboxes(tmp_path):
+    record, planted = tmp_path / "games.jsonl", tmp_path / "planted.txt"
+    proc = run_arena(
+        "play", "-g", "hex", "-O", "size=5", "--games", "2", "--record", record,
+        "--each", "sandbox=true", "st=5",
+        "--engine", "name=gtp", f"cmd={{python}} {GTP}", "proto=gtp",
+        "--engine", "name=writer", f"cmd={{python}} {INTRUDER} write:{planted}",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    games = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [g["termination"] for g in games] == ["normal", "normal"], games
+    assert not planted.exists()  # its folder is read-only to it
+
+
+@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("protocol,command", [("arena", RANDOM), ("gtp", GTP)])
+def test_check_engine_checks_an_engine_in_its_sandbox(protocol, command):
+    done = run_arena("check-engine", "--sandbox", "-p", protocol, sys.executable, command)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "all checks passed" in done.stdout and "stray" not in done.stderr
+
+
+def test_the_probe_names_what_is_missing_on_another_system(monkeypatch):
+    monkeypatch.setattr(sys, "platform", "darwin")
+    problem = sandbox_problem.__wrapped__()
+    assert problem is not None and problem.startswith("the sandbox needs Linux") and "darwin" in problem

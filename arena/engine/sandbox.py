@@ -297,15 +297,26 @@ class Confinement:
     cgroups: Cgroups | None = None
     scratch_mb: int = 0
 
-    def stopped_by(self, returncode: int | None, stderr: bytes = b"") -> str:
-        """The limit that ended the engine, as '; ...' for its termination reason ('' if none).
-        A full scratch folder is seen by SIGXFSZ or, where the engine ignores that signal
-        (Python does) or filled it with many files, by the error its last words name."""
+    @property
+    def sandboxed(self) -> bool:
+        return self.cgroups is not None
+
+    def ending(self, returncode: int, stderr: bytes) -> tuple[int, str]:
+        """How the engine ended, given its process's exit status and its last words: the
+        status as Popen gives it (-N: killed by signal N; a sandbox reports its engine's
+        death by signal N as the exit code 128 + N) and the limit that stopped it, as
+        '; ...' for its termination reason ('' if none).  A full scratch folder is seen by
+        SIGXFSZ or, where the engine ignores that signal (Python does) or filled it with
+        many files, by the error its last words name."""
+        if not self.sandboxed:
+            return returncode, ""
+        if returncode > 128:
+            returncode = 128 - returncode
         why = self.cgroups.stopped_by() if self.cgroups is not None else ""
         full = returncode == -signal.SIGXFSZ or any(error in stderr for error in _FULL_ERRORS)
-        if not why and self.scratch_mb and returncode != 0 and full:
+        if not why and returncode != 0 and full:
             why = f"its scratch folder or /tmp is full (the sandbox's limit, {self.scratch_mb} MB each)"
-        return f"; {why}" if why else ""
+        return returncode, f"; {why}" if why else ""
 
     def release(self) -> None:
         """The engine is gone: remove what was made for it."""

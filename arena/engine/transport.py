@@ -263,7 +263,8 @@ class PipeTransport:
         except (ProcessLookupError, PermissionError):
             pass
         proc.wait()
-        proctree.kill_tagged(self._tag)
+        # a sandbox's processes are in their own session, and die with it: no stray to report
+        proctree.kill_tagged(self._tag, quiet=self._confinement is not None and self._confinement.sandboxed)
         self._release()
         self._drain_stderr(proc)
         if self._selector is not None:
@@ -475,6 +476,10 @@ class PipeTransport:
             code = proc.wait(EXIT_WAIT)
         except subprocess.TimeoutExpired:
             return f"engine {what} (process still running)"
+        limit = ""
+        if self._confinement is not None:  # how its engine ended, as the start tells (a sandbox's limits)
+            self._drain_stderr(proc)
+            code, limit = self._confinement.ending(code, bytes(self.stderr_tail[-2048:]))
         if code < 0:
             try:
                 status = f"killed by signal {signal.Signals(-code).name}"
@@ -482,9 +487,6 @@ class PipeTransport:
                 status = f"killed by signal {-code}"
         else:
             status = f"exit code {code}"
-        if self._confinement is not None:
-            self._drain_stderr(proc)
-        limit = self._confinement.stopped_by(code, bytes(self.stderr_tail[-2048:])) if self._confinement else ""
         return f"engine {what}: {status}{limit}{self._last_stderr_line()}"
 
     def _last_stderr_line(self) -> str:
