@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import sqlite3
+import subprocess
 import sys
 import threading
 import uuid
@@ -292,3 +293,44 @@ def test_the_probe_names_what_is_missing_on_another_system(monkeypatch):
     monkeypatch.setattr(sys, "platform", "darwin")
     problem = sandbox_problem.__wrapped__()
     assert problem is not None and problem.startswith("the sandbox needs Linux") and "darwin" in problem
+
+
+def recipe_script() -> str:
+    """The class-competition script, as docs/sandbox.md writes it."""
+    text = (ROOT / "docs" / "sandbox.md").read_text()
+    section = text[text.index("## A class competition") :]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_class_competition_recipe_runs_as_written(tmp_path):
+    submissions = tmp_path / "submissions"
+    for name in ("alice", "bob", "mallory"):
+        (submissions / name).mkdir(parents=True)
+    for name in ("alice", "bob"):
+        (submissions / name / "bot.py").write_text(Path(RANDOM).read_text())
+        (submissions / name / "command").write_text("{python} bot.py\n")
+    (submissions / "mallory" / "bot.py").write_text(Path(INTRUDER).read_text())
+    (submissions / "mallory" / "command").write_text("{python} bot.py append:../alice/bot.py\n")
+    alice = (submissions / "alice" / "bot.py").read_text()
+    (tmp_path / "class.sh").write_text(recipe_script())
+    site = tmp_path / "www" / "class"
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",  # where `arena` is installed
+        "SIZE": "5",
+        "ROUNDS": "1",
+        "MOVE_SECONDS": "3",
+        "SITE": str(site),
+    }
+    done = subprocess.run(["sh", "class.sh"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=280)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = tmp_path / "results" / "class"
+    games = records(out)
+    assert len(games) == 6 and all(g["termination"] == "normal" for g in games), games  # 3 engines, both seats
+    assert {name for g in games for name in g["players"]} == {"alice", "bob", "mallory"}
+    assert run_arena("verify", out / "games.jsonl").returncode == 0
+    assert (submissions / "alice" / "bot.py").read_text() == alice  # mallory could not reach it
+    assert (site / "index.html").is_file() and "mallory" in (site / "index.html").read_text()

@@ -145,9 +145,9 @@ def bwrap_argv(
             argv += ["--size", size]
         argv += [how, path] if how == "--tmpfs" else [how, path, path]
     argv += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", SCRATCH]
-    seen = [p for p, _ in mounts] + [cwd]
+    shown = [p for p, how in mounts if how == "--ro-bind"]  # a private tmpfs shows nothing of the host's
     for path in sandbox.hidden:  # last: over whatever showed them
-        if any(_inside(path, shown) for shown in seen) or any(_inside(shown, path) for shown in seen):
+        if any(_inside(path, folder) for folder in shown):
             argv += ["--tmpfs", path, "--remount-ro", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     return [*argv, "--chdir", cwd, "--", *command]
 
