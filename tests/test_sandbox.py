@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from contextlib import closing
 from pathlib import Path
@@ -334,3 +335,34 @@ def test_the_class_competition_recipe_runs_as_written(tmp_path):
     assert run_arena("verify", out / "games.jsonl").returncode == 0
     assert (submissions / "alice" / "bot.py").read_text() == alice  # mallory could not reach it
     assert (site / "index.html").is_file() and "mallory" in (site / "index.html").read_text()
+
+
+WORKER = """
+import sys, time
+from arena.engine.player import EngineSpec, Sandbox
+from arena.engine.transport import PipeTransport
+transport = PipeTransport(EngineSpec("r", (sys.executable, sys.argv[1]), sys.argv[2], sandbox=Sandbox()))
+transport.launch()
+print(transport._tag, flush=True)
+time.sleep(60)
+"""
+
+
+@needs_sandbox
+def test_a_sandboxed_engine_dies_with_its_worker(tmp_path):
+    from arena.engine import proctree
+
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER, RANDOM, str(tmp_path)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert worker.stdout is not None
+    tag = worker.stdout.readline().strip()
+    deadline = time.monotonic() + 20
+    while len(proctree.tagged_pids(tag)) < 2 and time.monotonic() < deadline:  # bwrap's and the engine's
+        time.sleep(0.05)
+    assert len(proctree.tagged_pids(tag)) >= 2
+    worker.kill()  # -9: nothing of the worker cleans up
+    worker.wait()
+    while proctree.tagged_pids(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proctree.tagged_pids(tag) == []
