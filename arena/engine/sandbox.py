@@ -34,6 +34,7 @@ from . import proctree
 from .player import EngineFault, EngineSpec, Sandbox
 
 DEFAULT_MEMORY_MB = 1024  # when the entry gives no memory_mb
+ENGINE_WAIT_S = 2.0  # how long a launch waits for bwrap to start the engine itself
 SCRATCH = "/scratch"  # the engine's writable folder inside the sandbox, and its HOME
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 # What the system's programs need from /etc; the rest of it (keys, the host's accounts'
@@ -264,6 +265,15 @@ def _sweep(root: str) -> None:
             pass
 
 
+def _children(pid: int) -> list[int]:
+    """A process's children, from its main thread's list (empty if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(word) for word in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
 def _write(path: str, text: str) -> None:
     with open(path, "w") as f:
         f.write(text)
@@ -300,6 +310,20 @@ class Confinement:
     @property
     def sandboxed(self) -> bool:
         return self.cgroups is not None
+
+    def engine_pid(self, pid: int) -> int:
+        """The engine's own process, given the one started (``pid``): itself, or in a
+        sandbox the grandchild bwrap starts under its own init (waited for a moment: the
+        CPU budget and the worker's core are the engine's, not bwrap's)."""
+        if not self.sandboxed:
+            return pid
+        deadline = time.monotonic() + ENGINE_WAIT_S
+        while time.monotonic() < deadline:
+            for child in _children(pid):
+                if grandchildren := _children(child):
+                    return grandchildren[0]
+            time.sleep(0.001)
+        return pid  # not there yet (a machine this loaded): bwrap's, which it ends with
 
     def ending(self, returncode: int, stderr: bytes) -> tuple[int, str]:
         """How the engine ended, given its process's exit status and its last words: the

@@ -154,6 +154,7 @@ class PipeTransport:
         self._tag = ""
         self._cpu_limit: float | None = None  # CPU seconds (since its start) this game's budget ends at
         self._confinement: Confinement | None = None  # how it was started: as it is, or sandboxed
+        self._engine_pid = 0  # the engine's own process: the one started, or the one its sandbox started
 
     def __repr__(self) -> str:
         pid = self._proc.pid if self._proc is not None else None
@@ -221,7 +222,8 @@ class PipeTransport:
         self._watch_exit(proc.pid)
         self._stdout_fd = stdout.fileno()
         self._news = _poll_for(self._stdout_fd, stderr.fileno(), self._pidfd)
-        self.waiting = chosen(share, self.settings.spin, proc.pid)
+        self._engine_pid = start.engine_pid(proc.pid)
+        self.waiting = chosen(share, self.settings.spin, self._engine_pid)
 
     def _watch_exit(self, pid: int) -> None:
         """Wake the reader when the engine exits, even if a child keeps its stdout open."""
@@ -304,7 +306,7 @@ class PipeTransport:
         seconds = self.spec.cpu_seconds
         if not seconds or self._proc is None:
             return
-        pid = self._proc.pid
+        pid = self._engine_pid
         for other in set(proctree.tagged_pids(self._tag)) - {pid}:
             proctree.extend_cpu_limit(other, seconds)
         self._cpu_limit = proctree.extend_cpu_limit(pid, seconds)
@@ -315,7 +317,7 @@ class PipeTransport:
         hard limit would (arena cannot raise a hard limit game by game without privileges)."""
         if self._cpu_limit is None or self._proc is None:
             return
-        used = proctree.cpu_time_used(self._proc.pid)
+        used = proctree.cpu_time_used(self._engine_pid)
         if used is not None and used >= self._cpu_limit + 1:
             raise EngineFault(
                 Termination.CRASH,
