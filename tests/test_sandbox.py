@@ -95,8 +95,11 @@ def test_hostile_engines_fail_in_the_sandbox_and_the_tournament_completes(tmp_pa
     listener = Listener()
     out = tmp_path / "out"
     host_tmp = Path("/tmp") / f"arena-intruder-{uuid.uuid4().hex}"
+    home_file = Path.home() / f".arena-sandbox-test-{uuid.uuid4().hex}"
+    home_file.write_text("a secret in the home folder")
     attacks = {
         "reader": f"read:{RANDOM}",
+        "homereader": f"read:{home_file}",
         "results": f"write:{out / 'planted.txt'}",
         "database": f"append:{out / 'arena.db'}",
         "folder": f"write:{tmp_path / 'planted.txt'}",
@@ -122,6 +125,7 @@ def test_hostile_engines_fail_in_the_sandbox_and_the_tournament_completes(tmp_pa
         done = run_arena("run", path, "--trace", cwd=tmp_path, timeout=600)
     finally:
         listener.close()
+        home_file.unlink()
     assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: an engine dropped is fine
     assert "finished" in done.stdout, done.stdout + done.stderr
     # Every game recorded (two per engine but the candidate), the opponent never crashed, and
@@ -141,8 +145,8 @@ def test_hostile_engines_fail_in_the_sandbox_and_the_tournament_completes(tmp_pa
     assert not (tmp_path / "planted.txt").exists()
     assert not host_tmp.exists()
     said = stderr_lines(out)
-    tried = said["reader"] + said["results"] + said["database"] + said["folder"] + said["network"]
-    assert len(tried) == 10 and all("failed" in line for line in tried), tried
+    tried = said["reader"] + said["homereader"] + said["results"] + said["database"] + said["folder"] + said["network"]
+    assert len(tried) == 12 and all("failed" in line for line in tried), tried
     assert all("attached to []" in line for line in said["tracer"])
     assert all("the-secret-value" not in line and "LISTED=given-to-it" in line for line in said["env"])
     assert all("HOME=/scratch" in line for line in said["env"])
@@ -164,8 +168,11 @@ def test_the_same_engines_unsandboxed_succeed_so_the_checks_can_fail(tmp_path, m
     listener = Listener()
     out = tmp_path / "out"
     host_tmp = Path("/tmp") / f"arena-intruder-{uuid.uuid4().hex}"
+    home_file = Path.home() / f".arena-sandbox-test-{uuid.uuid4().hex}"
+    home_file.write_text("a secret in the home folder")
     attacks = {
         "reader": f"read:{RANDOM}",
+        "homereader": f"read:{home_file}",
         "results": f"write:{out / 'planted.txt'}",
         "folder": f"write:{tmp_path / 'planted.txt'}",
         "hosttmp": f"write:{host_tmp}",
@@ -177,12 +184,14 @@ def test_the_same_engines_unsandboxed_succeed_so_the_checks_can_fail(tmp_path, m
         done = run_arena("run", path, "--trace", cwd=tmp_path, timeout=600)
     finally:
         listener.close()
+        home_file.unlink()
     try:
         assert done.returncode == 0, done.stdout + done.stderr
         assert listener.accepted > 0
         assert (out / "planted.txt").exists() and (tmp_path / "planted.txt").exists() and host_tmp.exists()
         said = stderr_lines(out)
         assert any("Plays a uniformly random" in line for line in said["reader"])
+        assert any("a secret in the home folder" in line for line in said["homereader"])
         assert any("the-secret-value" in line for line in said["env"])
     finally:
         host_tmp.unlink(missing_ok=True)
