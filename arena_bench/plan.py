@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress", "startup")
+SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress", "startup", "sandbox")
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ class Plan:
     fastchess_rounds: int = 100  # 2 games per round
     ladder_games: int = 2  # per game and level, at the ladders' move times
     ladder_games_all: bool = True  # every game and level (quick: Hex 5x5, easy)
+    sandbox_starts: int = 21  # engine starts, each way
+    sandbox_rounds: int = 50  # 2 games per round, each way
 
 
 FULL = Plan(
@@ -67,6 +69,8 @@ QUICK = Plan(
     fastchess_rounds=2,
     ladder_games=1,
     ladder_games_all=False,
+    sandbox_starts=2,
+    sandbox_rounds=2,
 )
 
 

@@ -536,3 +536,80 @@ def startup(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         f"{arena[slowest]:.3f} s ({slowest})",
         arena[slowest] < BUDGET_S,
     )
+
+
+SANDBOX_START_S = 0.050  # the target: a sandboxed engine starts at most this much later
+SANDBOX_MANAGER_RATIO = 1.10  # the target: manager CPU and wall per move sandboxed, within 10%
+
+
+def sandbox(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
+    from arena.engine.sandbox import sandbox_problem
+
+    from .sandboxing import start_times
+
+    assert engine is not None
+    report.echo("\n10. Sandbox: an engine's start and the manager per move, sandboxed and not (alternated)")
+    if (problem := sandbox_problem()) is not None:
+        report.echo(f"not measured: {problem}")
+        report.target("sandboxed engine start <= +50 ms", f"not measured ({problem})", None)
+        return
+    starts = start_times(engine.argv, plan.sandbox_starts)
+    report.table(
+        [
+            ["as it is", starts.plain_s * 1e3],
+            ["sandboxed", starts.sandboxed_s * 1e3],
+            ["difference", (starts.sandboxed_s - starts.plain_s) * 1e3],
+        ],
+        [f"instant engine, launch to arenaok (ms, median of {starts.runs})", "wall"],
+    )
+    plain: list[TournamentRun] = []
+    boxed: list[TournamentRun] = []
+    for _ in range(plan.repeats):
+        for runs, sandboxed in ((plain, False), (boxed, True)):
+            runs.append(
+                play_tournament(
+                    engine,
+                    workers=1,
+                    rounds=plan.sandbox_rounds,
+                    size=plan.manager_size,
+                    note=report.echo,
+                    sandbox=sandboxed,
+                )
+            )
+    # A sandboxed engine's --stats file cannot leave its sandbox: its own CPU per move is
+    # taken as the same engine's unsandboxed one (same binary, same games).
+    engine_cpu_per_move = med([r.engine_cpu_s / r.plies for r in plain])
+    figures = {
+        name: {
+            "cpu_us": med(
+                [
+                    (r.manager_cpu_s - (0 if r.engine_processes else engine_cpu_per_move * r.plies)) / r.plies * 1e6
+                    for r in runs
+                ]
+            ),
+            "wall_us": med([r.wall_s / r.plies * 1e6 for r in runs]),
+        }
+        for name, runs in (("as it is", plain), ("sandboxed", boxed))
+    }
+    cpu_ratio = figures["sandboxed"]["cpu_us"] / figures["as it is"]["cpu_us"]
+    wall_ratio = figures["sandboxed"]["wall_us"] / figures["as it is"]["wall_us"]
+    report.table(
+        [[name, f["cpu_us"], f["wall_us"]] for name, f in figures.items()] + [["ratio", cpu_ratio, wall_ratio]],
+        [f"manager per move, Hex {plan.manager_size}x{plan.manager_size}, 1 worker (us)", "CPU", "wall"],
+    )
+    report.data["sandbox"] = {
+        "start_plain_s": starts.plain_s,
+        "start_sandboxed_s": starts.sandboxed_s,
+        "manager": figures,
+    }
+    extra = starts.sandboxed_s - starts.plain_s
+    report.target(
+        f"sandboxed engine start <= +{SANDBOX_START_S * 1e3:.0f} ms",
+        f"+{extra * 1e3:.1f} ms ({starts.sandboxed_s * 1e3:.1f} vs {starts.plain_s * 1e3:.1f} ms)",
+        extra <= SANDBOX_START_S,
+    )
+    report.target(
+        "manager CPU and wall per move sandboxed within 10%",
+        f"CPU {cpu_ratio:.2f}x, wall {wall_ratio:.2f}x",
+        max(cpu_ratio, wall_ratio) <= SANDBOX_MANAGER_RATIO,
+    )

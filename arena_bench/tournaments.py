@@ -54,11 +54,14 @@ def play_tournament(
     affinity: bool = False,
     note: Callable[[str], None] = print,
     progress: str | None = None,
+    sandbox: bool = False,
 ) -> TournamentRun:
     """A Hex round-robin between two copies of the instant engine (2 x rounds games);
     ``cpus``: pin the whole process tree to these cores, as ``taskset`` would;
     ``affinity``: the tournament file's ``affinity = true`` (one core per worker);
-    ``progress``: show the live progress in this mode ("lines" or "live"), as `arena run` does.  Games
+    ``progress``: show the live progress in this mode ("lines" or "live"), as `arena run` does;
+    ``sandbox``: both engines in their sandboxes (their --stats files cannot reach the folder
+    from there: the run counts no engine CPU of its own).  Games
     that ended by a fault (a time loss on a loaded machine) are counted in the figures and
     reported through ``note``: a benchmark run is not thrown away for one of them."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
@@ -67,7 +70,7 @@ def play_tournament(
         stats.mkdir()
         command = [*engine.argv, "--stats", str(stats), *engine_args]
         engines = "".join(
-            f'\n[[engines]]\nname = "{name}"\ncommand = {strictjson.dumps(command)}\n'
+            f'\n[[engines]]\nname = "{name}"\ncommand = {strictjson.dumps(command)}\nsandbox = {str(sandbox).lower()}\n'
             for name in ("instant-a", "instant-b")
         )
         (folder / "bench.toml").write_text(

@@ -169,3 +169,26 @@ def test_fastchess_side_by_side_counts_fastchess_cpu_without_the_engines():
     run = play_fastchess(binary, mover, rounds=1)
     assert run.games == 2 and run.moves > 20  # random chess lasts until a draw rule ends it
     assert 0 < run.engine_cpu_s < run.cpu_s and run.manager_cpu_us > 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_the_sandbox_section_measures_both_ways(tmp_path):
+    from arena.engine.sandbox import sandbox_problem
+
+    if sandbox_problem() is not None:
+        pytest.skip(f"no sandbox here: {sandbox_problem()}")
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "bench", "--quick", "-s", "sandbox", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "10. Sandbox" in done.stdout and "sandboxed engine start <= +50 ms" in done.stdout
+    data = strict_json(out.read_text(), out)["sandbox"]
+    assert data["start_sandboxed_s"] > 0 and data["start_plain_s"] > 0
+    for way in ("as it is", "sandboxed"):
+        assert data["manager"][way]["cpu_us"] > 0 and data["manager"][way]["wall_us"] > 0

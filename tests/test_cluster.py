@@ -23,6 +23,7 @@ dask_config = pytest.importorskip("dask.config")
 
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, run_arena_in_order, write_tournament  # noqa: E402
 
+from arena.engine.sandbox import sandbox_problem  # noqa: E402
 from arena.tournament.cluster import ClusterGames, ClusterSpec, EngineUnavailable  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
@@ -464,3 +465,55 @@ def test_quick_games_travel_in_batches_and_each_is_stored_once(tmp_path, zoo_c):
     assert summary.errors == [] and summary.played == 180
     assert [r["id"] for r in stored(out)] == list(range(180)) and jsonl_ids(out) == list(range(180))
     assert opened[0].batch.size > 1, "every task carried one game"
+
+
+def sandboxed_tournament(tmp_path: Path) -> tuple[Path, Path]:
+    """A sandboxed engine that tries to write into its tournament's folder, against the random
+    engine: the tournament file, and the file it would write."""
+    planted = tmp_path / "planted.txt"
+    intruder = str(ROOT / "tests" / "engines" / "intruder_engine.py")
+    engines = engine_toml("intruder", "{python}", intruder, f"write:{planted}", extra="sandbox = true")
+    engines += engine_toml("random", "{python}", str(ROOT / "engines" / "random_engine.py"))
+    return write_tournament(tmp_path, engines, rounds=2, time_control="movetime_ms = 5000"), planted
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+@pytest.mark.skipif(sandbox_problem() is not None, reason="no sandbox here")
+def test_cluster_workers_run_a_sandboxed_engine_in_its_sandbox(tmp_path):
+    path, planted = sandboxed_tournament(tmp_path)
+    result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", "local:2", "-q", timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    records = stored(tmp_path / "out")
+    assert len(records) == 4 and all(r["termination"] == "normal" for r in records)
+    assert not planted.exists()  # it played inside its sandbox, on the workers
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+@pytest.mark.skipif(sandbox_problem() is not None, reason="no sandbox here")
+def test_a_worker_without_bubblewrap_cannot_play_a_sandboxed_engine(tmp_path):
+    path, planted = sandboxed_tournament(tmp_path)
+    no_bwrap = tmp_path / "empty-bin"
+    no_bwrap.mkdir()
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+        with distributed.Client(local) as client:
+            env = dict(os.environ, PATH=str(no_bwrap), PYTHONPATH=str(ROOT))
+            worker = dask_worker(local.scheduler_address, "no-bwrap-here", env)
+            try:
+                client.wait_for_workers(2, timeout=60)
+                result = run_arena(
+                    "run", path, "--out", tmp_path / "out", "--cluster", local.scheduler_address,
+                    env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                )  # fmt: skip
+            finally:
+                worker.terminate()
+                worker.wait(30)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "cannot play" in line]
+    assert len(lines) == 1, result.stderr
+    assert "no-bwrap-here" in lines[0] and "engine intruder" in lines[0] and "bubblewrap" in lines[0]
+    assert "engine random" not in lines[0]  # the unsandboxed engine it can play
+    records = stored(tmp_path / "out")
+    assert len(records) == 4 and all(r["termination"] == "normal" for r in records)
+    assert not planted.exists()

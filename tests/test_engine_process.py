@@ -14,8 +14,9 @@ from conftest import ROOT
 import arena.engine.conversation as conversation_module
 import arena.engine.waiting as waiting_module
 from arena.engine import proctree
-from arena.engine.player import EngineFault, EngineSpec
+from arena.engine.player import EngineFault, EngineSpec, Sandbox
 from arena.engine.process import EngineProcess
+from arena.engine.sandbox import sandbox_problem
 from arena.engine.transport import PipeSettings
 from arena.match import TimeControl, play_game
 from arena.rules import make_game
@@ -398,7 +399,7 @@ BURNER_MOVETIME_MS = 30_000
 
 
 def burner_games(
-    tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, games: int, wrapped: bool = False
+    tmp_path, python_engine, burn: float, ignore_sigxcpu: bool, games: int, wrapped: bool = False, sandbox: bool = False
 ) -> list[dict]:
     """Records of ``games`` Hex games, one engine process each side for all of them: a
     burner (``burn`` s of CPU on its first move of each game, cpu_seconds = 1) against random;
@@ -408,7 +409,7 @@ def burner_games(
     if wrapped:
         command = ("sh", "-c", " ".join(command) + "; exit $?")  # two commands: sh cannot exec
     procs = [
-        EngineProcess(EngineSpec("burner", command, cpu_seconds=1)),
+        EngineProcess(EngineSpec("burner", command, cpu_seconds=1, sandbox=Sandbox() if sandbox else None)),
         EngineProcess(EngineSpec("random", python_engine("engines.random_engine"))),
     ]
     for p in procs:
@@ -458,6 +459,16 @@ def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, py
     assert record["termination"] == "crash" and record["forfeit_seat"] == 0
     assert "cpu_seconds = 1 s" in record["reason"] and "ignored SIGXCPU" in record["reason"]
     assert len(record["moves"]) == 2  # its first, over-long move still counted; the next was refused
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.slow
+@pytest.mark.skipif(sandbox_problem() is not None, reason="no sandbox here")
+def test_a_sandboxed_engine_that_ignores_sigxcpu_is_stopped_too(tmp_path, python_engine):
+    # its CPU is the engine's own process's, inside the sandbox, not bubblewrap's
+    [record] = burner_games(tmp_path, python_engine, 2.2, True, games=1, sandbox=True)
+    assert record["termination"] == "crash" and record["forfeit_seat"] == 0
+    assert "cpu_seconds = 1 s" in record["reason"] and "ignored SIGXCPU" in record["reason"]
 
 
 @pytest.mark.slow

@@ -57,6 +57,11 @@ from .items import parse_options
     help="A game option for the timed and whole-game checks, e.g. -O size=11 (repeatable; "
     "default: the game's small check board).",
 )
+@click.option(
+    "--sandbox",
+    is_flag=True,
+    help="Run the engine in its sandbox, as a tournament's sandbox = true does (docs/sandbox.md).",
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def check_engine(
     games: tuple[str, ...],
@@ -64,6 +69,7 @@ def check_engine(
     handshake_ms: int,
     inits: tuple[str, ...],
     options: tuple[str, ...],
+    sandbox: bool,
     command: tuple[str, ...],
 ) -> None:
     """Run the conformance checks on the engine started by COMMAND (one quoted command line,
@@ -79,7 +85,7 @@ def check_engine(
             "come before the engine's command (arena check-engine --help)"
         )
     try:
-        setup = check_setup(command, games, protocol, handshake_ms, inits, parse_options(options))
+        setup = check_setup(command, games, protocol, handshake_ms, inits, parse_options(options), sandbox)
     except FlagError as exc:
         raise Failure(str(exc)) from None
     failed = 0

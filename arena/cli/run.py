@@ -99,7 +99,7 @@ From flags, as fastchess takes them (an SPRT of ./new against ./old):
     multiple=True,
     metavar="KEY=VALUE...",
     help="Without a file: one engine (repeat for each): name= cmd= args= proto= dir= option.NAME= "
-    "env.NAME= init= tc= st= timemargin= conf= memory_mb= cpu_seconds= handshake_ms= max_failures= "
+    "env.NAME= init= tc= st= timemargin= conf= memory_mb= cpu_seconds= handshake_ms= max_failures= sandbox= "
     "(docs/command-line.md).",
 )
 @click.option(

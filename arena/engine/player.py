@@ -13,7 +13,7 @@ the match never sees a wire line.  Like python-chess's ``Protocol`` and cuteches
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
 
 from ..record import Termination
@@ -39,6 +39,21 @@ class EngineRefused(EngineFault):
 
 
 @dataclass(frozen=True)
+class Sandbox:
+    """An untrusted engine's sandbox (``sandbox.py`` makes it): the paths it must not see
+    (the results folder, the other engines' folders and programs, set by the tournament)
+    and its limits beside ``memory_mb`` and ``cpu_seconds``."""
+
+    hidden: tuple[str, ...] = ()
+    processes: int = 64  # processes and threads, the sandbox's own two included
+    scratch_mb: int = 64  # its scratch folder and its /tmp, each
+
+    def hiding(self, paths: Sequence[str]) -> Sandbox:
+        """The same sandbox hiding ``paths`` too."""
+        return replace(self, hidden=tuple(dict.fromkeys([*self.hidden, *paths])))
+
+
+@dataclass(frozen=True)
 class EngineSpec:
     """How to start an engine: a name for tables and an argument list (no shell)."""
 
@@ -46,13 +61,14 @@ class EngineSpec:
     command: tuple[str, ...]
     cwd: str | None = None
     options: tuple[tuple[str, str], ...] = ()
-    memory_mb: int | None = None  # address-space limit, enforced by the kernel
+    memory_mb: int | None = None  # address-space limit, enforced by the kernel (sandboxed: a cgroup's)
     cpu_seconds: int | None = None  # CPU-time limit per game, per process
     handshake_ms: int | None = None  # handshake / isready limit (default HANDSHAKE_TIMEOUT)
     protocol: str = "arena"  # "arena" (protocol v1, process.py) or "gtp" (gtp.py)
     init: tuple[str, ...] = ()  # GTP only: commands sent after start-up, answers checked
     env: tuple[tuple[str, str], ...] = ()  # environment variables set for the engine
     verify_score: bool = False  # GTP only: ask final_score at each game's end (docs/gtp.md)
+    sandbox: Sandbox | None = None  # run in a sandbox (docs/sandbox.md); None: as it is
 
 
 class TimeLimit(NamedTuple):

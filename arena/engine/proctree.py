@@ -183,16 +183,24 @@ def kill_tree(root: int) -> int:
     return len(doomed)
 
 
-def child_setup(memory_mb: int | None, cpu_seconds: int | None, cpus: Sequence[int] = ()) -> Callable[[], None]:
+def child_setup(
+    memory_mb: int | None,
+    cpu_seconds: int | None,
+    cpus: Sequence[int] = (),
+    enter: Callable[[], None] | None = None,
+) -> Callable[[], None]:
     """The function run in the engine between fork and exec: resource limits, first in
     line for the OOM killer (an engine eating all memory dies, not arena), death with
-    its parent, and ``cpus`` (when given) as its CPUs rather than its parent's.  Parent
+    its parent, ``cpus`` (when given) as its CPUs rather than its parent's, and ``enter``
+    (a sandbox's cgroups and file-size limit) before anything else.  Parent
     death is only tied to the main thread, since the kernel fires it when the *thread*
     that forked exits."""
     parent = os.getpid()
     tie_to_parent = threading.current_thread() is threading.main_thread()
 
     def setup() -> None:
+        if enter is not None:
+            enter()
         if cpus:
             try:
                 os.sched_setaffinity(0, cpus)

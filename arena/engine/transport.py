@@ -32,6 +32,7 @@ from protocol import codec
 from ..record import Termination
 from . import proctree
 from .player import EngineFault, EngineSpec
+from .sandbox import Confinement, confine
 from .waiting import CoreShare, Waiting, chosen
 
 QUIT_GRACE = 1.0  # after 'quit', how long an engine may take to exit before it is killed
@@ -152,6 +153,8 @@ class PipeTransport:
         self._stdout_fd = -1
         self._tag = ""
         self._cpu_limit: float | None = None  # CPU seconds (since its start) this game's budget ends at
+        self._confinement: Confinement | None = None  # how it was started: as it is, or sandboxed
+        self._engine_pid = 0  # the engine's own process: the one started, or the one its sandbox started
 
     def __repr__(self) -> str:
         pid = self._proc.pid if self._proc is not None else None
@@ -185,17 +188,21 @@ class PipeTransport:
         share = self.settings.share
         cpus = share.cpus if share else ()  # all the run's CPUs, not the one the worker is pinned to
         try:
+            start = self._confinement = confine(
+                spec, proctree.tagged_environment(self._tag, self.settings.run_tag), self._tag
+            )
             proc = subprocess.Popen(
-                list(spec.command),
+                start.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=spec.cwd,
-                env={**proctree.tagged_environment(self._tag, self.settings.run_tag), **dict(spec.env)},
+                env=start.env,
                 start_new_session=True,
-                preexec_fn=proctree.child_setup(spec.memory_mb, spec.cpu_seconds, cpus),
+                preexec_fn=proctree.child_setup(start.memory_mb, spec.cpu_seconds, cpus, start.enter),
             )
         except OSError as exc:
+            self._release()
             if spec.cwd and not os.path.isdir(spec.cwd):  # the same errno as a missing program
                 raise EngineFault(
                     Termination.CRASH,
@@ -203,6 +210,7 @@ class PipeTransport:
                 ) from None
             raise EngineFault(Termination.CRASH, f"cannot start {spec.command[0]!r}: {exc.strerror}") from None
         except subprocess.SubprocessError as exc:
+            self._release()
             raise EngineFault(Termination.CRASH, f"cannot start {spec.command[0]!r}: {exc}") from None
         self._proc = proc
         stdin, stdout, stderr = _pipes(proc)
@@ -214,7 +222,8 @@ class PipeTransport:
         self._watch_exit(proc.pid)
         self._stdout_fd = stdout.fileno()
         self._news = _poll_for(self._stdout_fd, stderr.fileno(), self._pidfd)
-        self.waiting = chosen(share, self.settings.spin, proc.pid)
+        self._engine_pid = start.engine_pid(proc.pid)
+        self.waiting = chosen(share, self.settings.spin, self._engine_pid)
 
     def _watch_exit(self, pid: int) -> None:
         """Wake the reader when the engine exits, even if a child keeps its stdout open."""
@@ -256,7 +265,9 @@ class PipeTransport:
         except (ProcessLookupError, PermissionError):
             pass
         proc.wait()
-        proctree.kill_tagged(self._tag)
+        # a sandbox's processes are in their own session, and die with it: no stray to report
+        proctree.kill_tagged(self._tag, quiet=self._confinement is not None and self._confinement.sandboxed)
+        self._release()
         self._drain_stderr(proc)
         if self._selector is not None:
             self._selector.close()
@@ -271,6 +282,12 @@ class PipeTransport:
                     stream.close()
             except OSError:
                 pass
+
+    def _release(self) -> None:
+        """Remove what its start made (a sandbox's cgroups), once its processes are gone."""
+        if self._confinement is not None:
+            self._confinement.release()
+            self._confinement = None
 
     def kill_unwaited(self) -> None:
         if self._proc is not None:
@@ -289,7 +306,7 @@ class PipeTransport:
         seconds = self.spec.cpu_seconds
         if not seconds or self._proc is None:
             return
-        pid = self._proc.pid
+        pid = self._engine_pid
         for other in set(proctree.tagged_pids(self._tag)) - {pid}:
             proctree.extend_cpu_limit(other, seconds)
         self._cpu_limit = proctree.extend_cpu_limit(pid, seconds)
@@ -300,7 +317,7 @@ class PipeTransport:
         hard limit would (arena cannot raise a hard limit game by game without privileges)."""
         if self._cpu_limit is None or self._proc is None:
             return
-        used = proctree.cpu_time_used(self._proc.pid)
+        used = proctree.cpu_time_used(self._engine_pid)
         if used is not None and used >= self._cpu_limit + 1:
             raise EngineFault(
                 Termination.CRASH,
@@ -461,6 +478,10 @@ class PipeTransport:
             code = proc.wait(EXIT_WAIT)
         except subprocess.TimeoutExpired:
             return f"engine {what} (process still running)"
+        limit = ""
+        if self._confinement is not None:  # how its engine ended, as the start tells (a sandbox's limits)
+            self._drain_stderr(proc)
+            code, limit = self._confinement.ending(code, bytes(self.stderr_tail[-2048:]))
         if code < 0:
             try:
                 status = f"killed by signal {signal.Signals(-code).name}"
@@ -468,7 +489,7 @@ class PipeTransport:
                 status = f"killed by signal {-code}"
         else:
             status = f"exit code {code}"
-        return f"engine {what}: {status}{self._last_stderr_line()}"
+        return f"engine {what}: {status}{limit}{self._last_stderr_line()}"
 
     def _last_stderr_line(self) -> str:
         """The engine's last words on stderr, for the record: its last few lines, without

@@ -55,6 +55,7 @@ ENGINE_KEYS = {
     "handshake_ms": "handshake_ms",
     "max_failures": "max_failures",
     "verify_score": "verify_score",
+    "sandbox": "sandbox",
 }
 PREFIXED = {"option.": "options", "env.": "env"}
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")

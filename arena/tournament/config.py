@@ -35,7 +35,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from protocol import codec
 from protocol.codec import quote
 
-from ..engine.player import EngineSpec
+from ..engine.player import EngineSpec, Sandbox
+from ..engine.sandbox import sandbox_problem, with_others_hidden
 from ..match import TimeControl
 from ..results.slots import round_tables
 from ..results.sprt import SprtSettings
@@ -82,6 +83,7 @@ class EngineEntry(_Strict):
     time_control: TimeControlEntry | None = None  # this engine's own clock (time odds)
     env: dict[str, str] = {}  # environment variables set for this engine
     verify_score: bool = False  # gtp: ask final_score at each game's end (docs/gtp.md)
+    sandbox: bool = False  # run it in a sandbox (docs/sandbox.md)
 
     @field_validator("init")
     @classmethod
@@ -370,7 +372,7 @@ def build_tournament(
             f"this tournament is {data.game}"
         )
     _check_clocks(where, data)
-    engines = [_engine_spec(where, base, entry) for entry in data.engines]
+    engines = with_others_hidden([_engine_spec(where, base, entry) for entry in data.engines])
     if data.format == "gauntlet" and len(data.engines) - len(data.candidates) < game.players - 1:
         raise ConfigError(
             f"{where}: candidates: a gauntlet table has one candidate and {game.players - 1} "
@@ -426,6 +428,8 @@ def _engine_spec(where: str, base: Path, entry: EngineEntry) -> EngineSpec:
         raise ConfigError(f"{where}: engine {entry.name!r}: cwd {str(cwd)!r} is not a folder")
     command = [sys.executable if part == "{python}" else part for part in entry.command]
     command[0] = resolve_program(command[0], cwd, f"{where}: engine {entry.name!r}")
+    if entry.sandbox and (problem := sandbox_problem()) is not None:
+        raise ConfigError(f"{where}: engine {entry.name!r}: sandbox = true, but {problem}")
     options = tuple((k, _option_text(v)) for k, v in entry.options.items())
     for name, value in options:
         # Sent as "setoption NAME VALUE": a space or a line break would change the command
@@ -445,6 +449,7 @@ def _engine_spec(where: str, base: Path, entry: EngineEntry) -> EngineSpec:
         tuple(entry.init),
         tuple(entry.env.items()),
         entry.verify_score,
+        Sandbox() if entry.sandbox else None,
     )
 
 

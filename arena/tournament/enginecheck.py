@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.conformance import check_game
-from ..engine.player import EngineSpec
+from ..engine.player import EngineSpec, Sandbox
+from ..engine.sandbox import sandbox_problem
 from ..rules import OptionError, games_speaking
 from .commandline import FlagError
 from .config import ConfigError
@@ -32,8 +33,12 @@ def check_setup(
     handshake_ms: int,
     inits: Sequence[str],
     board: Mapping[str, Any],
+    sandbox: bool = False,
 ) -> CheckSetup:
-    """The engine ``command`` starts, checked as the flags say. Raises FlagError."""
+    """The engine ``command`` starts, checked as the flags say (``sandbox``: in its sandbox,
+    seeing its folder, this one). Raises FlagError."""
+    if sandbox and (problem := sandbox_problem()) is not None:
+        raise FlagError(f"--sandbox: {problem}")
     if inits and protocol != "gtp":
         raise FlagError("--init is for GTP engines (--protocol gtp); a protocol-1 engine gets options instead")
     named = list(games) or (games_speaking("gtp") if protocol == "gtp" else [])
@@ -48,8 +53,18 @@ def check_setup(
         if "\n" in line or "\r" in line or not line.strip():
             raise FlagError(f"--init {line!r}: one GTP command on one line")
     spec = command_spec(0, " ".join(shlex.quote(w) for w in command) if len(command) > 1 else command[0])
+    confined = Sandbox() if sandbox else None
     return CheckSetup(
-        EngineSpec("engine", spec.command, protocol=protocol, handshake_ms=handshake_ms, init=tuple(inits)), board
+        EngineSpec(
+            "engine",
+            spec.command,
+            str(Path.cwd()) if sandbox else None,
+            protocol=protocol,
+            handshake_ms=handshake_ms,
+            init=tuple(inits),
+            sandbox=confined,
+        ),
+        board,
     )
 
 

@@ -22,6 +22,8 @@ import multiprocessing_logging
 
 from ..engine import proctree
 from ..engine.declared import Checked
+from ..engine.player import EngineSpec
+from ..engine.sandbox import with_results_hidden
 from ..record import GameRecord
 from ..results.admit import admit, refusal_text
 from ..results.export import (
@@ -119,11 +121,12 @@ def run_tournament(
             observer.on_start(len(schedule), stored, sprt)
         todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
         spare_cpus = min(workers, len(todo)) < len(proctree.usable_cpus())  # some CPU without a game
+        engines = with_results_hidden(t.engines, out)  # from sandboxed engines
         config = WorkerConfig(
             t.name,
             t.data.game,
             t.game.options.model_dump(),
-            {e.name: e for e in t.engines},
+            {e.name: e for e in engines},
             t.time_control,
             time_controls=t.time_controls,
             run_tag=run_tag,
@@ -149,7 +152,7 @@ def run_tournament(
             if todo and cluster is None:  # a cluster's workers check the same in their handshake
                 at_once = size * (t.game.players + idle)  # no more engines than the games will run
                 _check_engines(
-                    t, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once, forfeit=forfeit
+                    t, engines, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once, forfeit=forfeit
                 )
             count = _Count(len(done), len(schedule))
             played: list[GameRecord] = []
@@ -193,6 +196,7 @@ def _admitted(t: Tournament, store: GameStore, schedule: list[ScheduledGame]) ->
 
 def _check_engines(
     t: Tournament,
+    engines: Sequence[EngineSpec],
     run_tag: str,
     lock_fd: int | None,
     observers: Sequence[RunObserver],
@@ -208,7 +212,7 @@ def _check_engines(
     told and its games record the fault.  The engines start in a worker process like the
     games' (a subreaper that dies with arena), so nothing they leave behind outlives the
     check; ``at_once`` of them at a time (None: all)."""
-    checked = [spec for spec in t.engines if spec.name not in skip]  # skip: dropped earlier, never started again
+    checked = [spec for spec in engines if spec.name not in skip]  # skip: dropped earlier, never started again
     if not checked:
         return
     pool = WorkerPool(1, preflight_in_worker, init_preflight_host, (lock_fd, run_tag, os.getpid()))

@@ -48,6 +48,8 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
         entry.setdefault("protocol", "arena")
         if not entry.get("verify_score"):  # a key added later: folders made before it still resume
             entry.pop("verify_score", None)
+        if entry.pop("sandbox", None):  # as the file says it (the paths it hides are the run's)
+            entry["sandbox"] = True
         engines.append(entry)
     data["engines"] = engines
     if portable:

@@ -283,7 +283,8 @@ def settings_page(settings: StoredSettings) -> SettingsPage:
     ]
     engines = [e for e in settings.get("engines") or [] if isinstance(e, dict)]
     shown = [{key: setting_lines(key, e[key]) for key in _ordered(e, ENGINE_ORDER)} for e in engines]
-    columns = [key for key in _ordered({k: 1 for e in shown for k in e}, ENGINE_ORDER) if any(e[key] for e in shown)]
+    keys = _ordered({k: 1 for e in shown for k in e}, ENGINE_ORDER)  # some only on some engines (sandbox)
+    columns = [key for key in keys if any(e.get(key) for e in shown)]
     return SettingsPage(rows, columns, [[e.get(key, []) for key in columns] for e in shown])
 
 
