@@ -46,10 +46,11 @@ from typing import TYPE_CHECKING, Any
 from ..engine.player import EngineFault, EngineRefused
 from ..record import GameRecord
 from .droprule import DropGate
+from .executor import Outcome
 from .pool import Lost
 from .schedule import ScheduledGame
 from .verdict import startup_failure
-from .worker import Worker, WorkerConfig
+from .worker import Worker, WorkerConfig, WorkerError
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -132,7 +133,7 @@ class _RunState:
             self.idle.append(worker)
         return problems
 
-    def play(self, games: Sequence[ScheduledGame], dropped: tuple[int, ...]) -> list[GameRecord | dict[str, Any]]:
+    def play(self, games: Sequence[ScheduledGame], dropped: tuple[int, ...]) -> list[GameRecord | WorkerError]:
         problems = self.handshake([name for name, gone in zip(self.config.engines, dropped) if gone])
         if problems:
             raise EngineUnavailable(_address(), _host(), problems)
@@ -142,7 +143,7 @@ class _RunState:
         with self.lock:
             worker = self.idle.pop() if self.idle else Worker(self.config)
         worker.dropped = self.dropped  # read before each game: a drop told meanwhile counts
-        outcomes: list[GameRecord | dict[str, Any]] = []
+        outcomes: list[GameRecord | WorkerError] = []
         try:
             for scheduled in games:
                 outcomes.append(worker.play(scheduled))
@@ -154,7 +155,7 @@ class _RunState:
                 self.idle.append(worker)
                 self.used = time.monotonic()
 
-    def _may_drop(self, outcome: GameRecord | dict[str, Any]) -> bool:
+    def _may_drop(self, outcome: GameRecord | WorkerError) -> bool:
         """Whether the game failed an engine the drop rule counts (max_failures > 0)."""
         if not isinstance(outcome, GameRecord) or outcome.forfeit_seat is None or outcome.termination is None:
             return False
@@ -222,7 +223,7 @@ def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> tuple[dict[s
 
 def _play(
     config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]
-) -> tuple[list[GameRecord | dict[str, Any]], float]:
+) -> tuple[list[GameRecord | WorkerError], float]:
     """A batch of games as one Dask task: their outcomes and the seconds they took."""
     start = time.perf_counter()
     outcomes = _state(config).play(games, dropped)
@@ -495,12 +496,12 @@ class ClusterGames:
 
     # -- the executor interface ------------------------------------------------
 
-    def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[GameRecord | dict[str, Any] | Lost]:
+    def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[Outcome]:
         """Records (or :class:`Lost`) in the order games finish."""
         for batch in self.imap_batches(tasks):
             yield from batch
 
-    def imap_batches(self, tasks: Iterable[ScheduledGame]) -> Iterator[list[GameRecord | dict[str, Any] | Lost]]:
+    def imap_batches(self, tasks: Iterable[ScheduledGame]) -> Iterator[list[Outcome]]:
         """As :meth:`imap_unordered`, the outcomes of one task together (stored in one commit)."""
         self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
@@ -531,11 +532,11 @@ class ClusterGames:
                 fill()  # first, so workers play on while the caller stores the results
                 fresh = []
                 for outcome in outcomes:
-                    if isinstance(outcome, dict):
-                        if outcome["id"] in seen:
-                            log.error("game %d arrived twice; the second copy is ignored", outcome["id"])
+                    if isinstance(outcome, WorkerError):
+                        if outcome.game in seen:
+                            log.error("game %d arrived twice; the second copy is ignored", outcome.game)
                             continue
-                        seen.add(outcome["id"])
+                        seen.add(outcome.game)
                     fresh.append(outcome)
                 if fresh:
                     yield fresh
@@ -571,7 +572,7 @@ class ClusterGames:
 
     def _outcomes(
         self, future: Future, games: list[ScheduledGame], bounces: dict[int, int], queue: deque[ScheduledGame]
-    ) -> list[GameRecord | dict[str, Any] | Lost]:
+    ) -> list[Outcome]:
         """The records of a task's games, or Lost, or none when they go back in the queue."""
         try:
             outcomes, seconds = future.result()
@@ -611,9 +612,9 @@ class ClusterGames:
     @staticmethod
     def _again(
         games: list[ScheduledGame], bounces: dict[int, int], queue: deque[ScheduledGame], why: str
-    ) -> list[GameRecord | dict[str, Any] | Lost]:
+    ) -> list[Outcome]:
         """Queue the games again, but give up (``why``) those that came back BOUNCES times."""
-        lost: list[GameRecord | dict[str, Any] | Lost] = []
+        lost: list[Outcome] = []
         again = []
         for game in games:
             bounces[game.index] = bounces.get(game.index, 0) + 1

@@ -9,17 +9,17 @@ tasks) is the executor's business.  A :class:`Venue` opens an executor for one r
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..record import GameRecord
 from .droprule import DropGate
 from .pool import Lost
 from .schedule import ScheduledGame
-from .worker import WorkerConfig
+from .worker import WorkerConfig, WorkerError
 
-# What an executor yields for a game: its record, the internal error (a dict) that stopped it,
-# or Lost (its worker died or hung).
-Outcome = GameRecord | dict[str, Any] | Lost
+# What an executor yields for a game: its record, the internal error that stopped it, or
+# Lost (its worker died or hung), the same from local worker processes as from a cluster.
+Outcome = GameRecord | WorkerError | Lost[ScheduledGame]
 
 
 class GameExecutor(Protocol):

@@ -50,7 +50,7 @@ from .schedule import ScheduledGame
 from .settings import legacy_fingerprint, tournament_settings
 from .sprt import sprt_test
 from .verdict import Terminated, Verdict, interrupt_code, run_verdict, startup_failure
-from .worker import WorkerConfig, init_preflight_host, preflight_in_worker
+from .worker import WorkerConfig, WorkerError, init_preflight_host, preflight_in_worker
 
 log = logging.getLogger("arena.runner")
 
@@ -348,10 +348,10 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _error_text(result: dict[str, Any] | Lost) -> str:
+def _error_text(result: WorkerError | Lost[ScheduledGame]) -> str:
     if isinstance(result, Lost):
         return f"game {result.task.index} not recorded: {result.reason}"
-    return f"game {result['id']} not recorded: internal error {result['internal_error']} (see arena.log)"
+    return f"game {result.game} not recorded: internal error {result.error} (see arena.log)"
 
 
 def _report(

@@ -61,6 +61,15 @@ class WorkerConfig:
     idle_engines: int | None = None  # engines kept running beside a game's own (None: every one)
 
 
+@dataclass(frozen=True)
+class WorkerError:
+    """A game arena itself failed to play (a bug, not an engine's fault): not recorded; the
+    traceback is in arena.log."""
+
+    game: int  # its id
+    error: str  # the exception's type and message, sanitized and cut to one short line
+
+
 _worker: Worker | None = None  # this process's worker (a local pool's)
 _checked_run_tag = ""  # in the start-up check's process: the run whose engines it starts
 
@@ -111,16 +120,16 @@ class Worker:
         for name in idle[: max(0, len(idle) - bound)]:
             self.retire(name)
 
-    def play(self, scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
-        """The record of one game, or the internal error (a dict) that stopped it; never
-        raises (a bug must not stop the tournament)."""
+    def play(self, scheduled: ScheduledGame) -> GameRecord | WorkerError:
+        """The record of one game, or the internal error that stopped it; never raises (a
+        bug must not stop the tournament)."""
         try:
             return self._play(scheduled)
         except Exception as exc:
             log.exception("game %d: internal error; the game is not recorded", scheduled.index)
             for name in scheduled.seats:
                 self.discard(name)
-            return {"id": scheduled.index, "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
+            return WorkerError(scheduled.index, codec.sanitize(f"{type(exc).__name__}: {exc}", 300))
 
     def _play(self, scheduled: ScheduledGame) -> GameRecord:
         dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
@@ -295,6 +304,6 @@ def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, dict[str, Any],
         proctree.kill_adopted(set())  # whatever the engines left behind
 
 
-def play_in_worker(scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
+def play_in_worker(scheduled: ScheduledGame) -> GameRecord | WorkerError:
     assert _worker is not None
     return _worker.play(scheduled)
