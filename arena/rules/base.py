@@ -39,6 +39,12 @@ class OptionError(ValueError):
     """Game options that do not validate; the message names the option and what is allowed."""
 
 
+# A game option's value as a game's options hold it (a size, a switch, a layout's name), and a
+# game's options by name, typed (a tournament file's, the command line's converted, a record's).
+OptionValue = int | float | str | bool
+Options = Mapping[str, OptionValue]
+
+
 class GameOptions(BaseModel):
     """Base for each game's options: unknown keys are errors, values are immutable."""
 
@@ -63,10 +69,10 @@ class Game(ABC):
     # Whether the starting position is dealt at random, so a record must name it (its setup).
     random_setup: ClassVar[bool] = False
     # Options for ``arena check-engine``'s games: small boards, the protocol is tested, not play.
-    check_options: ClassVar[Mapping[str, Any]] = {}
+    check_options: ClassVar[Mapping[str, OptionValue]] = {}
     # Options ``arena ladder`` rates the bundled search engine's levels at (arena.ladder); None:
     # the game has no ladder.  A board where the hard level's counts finish well within the clock.
-    ladder_options: ClassVar[Mapping[str, Any] | None] = None
+    ladder_options: ClassVar[Mapping[str, OptionValue] | None] = None
     # Whether a finished game can leave two seats level (a draw or a shared place); False where
     # the rules always rank every seat, as Hex's (a full board holds one winning chain).  It
     # sets TrueSkill's draw probability (arena.results.ratings).
@@ -282,7 +288,7 @@ def draw_below(getrandbits: Callable[[int], int], n: int) -> int:
     return r
 
 
-def _literal_ints(model: type[BaseModel], raw: dict[str, Any]) -> dict[str, Any]:
+def _literal_ints(model: type[BaseModel], raw: dict[str, object]) -> dict[str, object]:
     """Options arrive as text from the protocol and the CLI; pydantic converts "9" for an
     int field but not for ``Literal[2, 3]``, so convert those here."""
     for key, value in raw.items():
@@ -295,7 +301,7 @@ def _literal_ints(model: type[BaseModel], raw: dict[str, Any]) -> dict[str, Any]
     return raw
 
 
-def format_option_value(value: Any) -> str:
+def format_option_value(value: OptionValue) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -669,7 +669,7 @@ class HexGoState(State):
                     f"region dominated by the other colour: removed in play"
                 )
 
-    def snapshot(self) -> tuple:
+    def snapshot(self) -> tuple[Any, ...]:
         """Derived tables in a comparable form (tests compare incremental vs _rebuild)."""
         families = sorted(
             (self.fam_mask[r], self.fam_sides[r], self.fam_region[r]) for c in (BLACK, WHITE) for r in self.roots[c]

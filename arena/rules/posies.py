@@ -489,7 +489,10 @@ class PosiesState(State):
         """Hidden posies, shown only once the game is over."""
         if self.game.options.variant != 2 or not self.is_terminal():
             return {}
-        name = lambda c: "unknown" if c is None else COLOUR_NAMES[c]  # noqa: E731
+
+        def name(c: int | None) -> str:
+            return "unknown" if c is None else COLOUR_NAMES[c]
+
         revealed: dict[str, Any] = {"hidden": [name(c) for c in self.hidden]}
         if self.game.players == 2:
             revealed["bag"] = name(self.bag)

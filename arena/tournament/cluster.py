@@ -88,7 +88,8 @@ class EngineUnavailable(Exception):
         self.host = host
         self.problems = problems
 
-    def __reduce__(self):  # it travels from the worker to the coordinator
+    # It travels from the worker to the coordinator.
+    def __reduce__(self) -> tuple[type[EngineUnavailable], tuple[str, str, dict[str, str]]]:
         return EngineUnavailable, (self.address, self.host, self.problems)
 
 
@@ -221,9 +222,12 @@ def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> tuple[dict[s
     return state.handshake(skip), state.refused
 
 
-def _play(
-    config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]
-) -> tuple[list[GameRecord | WorkerError], float]:
+# What a task gives back: its games' outcomes (fewer than its games when it stopped early for
+# the drop rule) and the seconds they took.
+TaskResult = tuple[list[GameRecord | WorkerError], float]
+
+
+def _play(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]) -> TaskResult:
     """A batch of games as one Dask task: their outcomes and the seconds they took."""
     start = time.perf_counter()
     outcomes = _state(config).play(games, dropped)
@@ -429,8 +433,10 @@ class ClusterGames:
                     silence_logs=logging.CRITICAL,
                 )
                 log.info("Dask dashboard: %s", local.dashboard_link)
-                return distributed.Client(local)
-            return distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
+                client: Client = distributed.Client(local)
+            else:
+                client = distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
+            return client
         except (OSError, TimeoutError) as exc:
             if self.cluster is not None:
                 self.cluster.close()
@@ -505,7 +511,7 @@ class ClusterGames:
         """As :meth:`imap_unordered`, the outcomes of one task together (stored in one commit)."""
         self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
-        pending: dict[Future, _Task] = {}
+        pending: dict[Future[TaskResult], _Task] = {}
         seen: set[int] = set()
         attempts = itertools.count()
 
@@ -545,7 +551,7 @@ class ClusterGames:
         """Submit no more games; those already submitted still finish and are yielded."""
         self.queue.clear()
 
-    def _submit(self, games: list[ScheduledGame], attempt: int) -> tuple[Future, _Task]:
+    def _submit(self, games: list[ScheduledGame], attempt: int) -> tuple[Future[TaskResult], _Task]:
         # Only once a worker turned out unable to play are games tied to the others; a
         # game tied to workers that are all gone is submitted again (_rescue).
         good = [w for w in self._workers() if w not in self.bad] if self.bad else []
@@ -560,7 +566,7 @@ class ClusterGames:
         )
         return future, _Task(games, good)
 
-    def _rescue(self, pending: dict[Future, _Task], queue: deque[ScheduledGame]) -> None:
+    def _rescue(self, pending: dict[Future[TaskResult], _Task], queue: deque[ScheduledGame]) -> None:
         """Take back the games waiting for workers that are gone (their replacements have
         new addresses) and queue them again."""
         alive = set(self._workers(fresh=True))
@@ -571,8 +577,12 @@ class ClusterGames:
                 queue.extendleft(reversed(task.games))
 
     def _outcomes(
-        self, future: Future, games: list[ScheduledGame], bounces: dict[int, int], queue: deque[ScheduledGame]
-    ) -> list[Outcome]:
+        self,
+        future: Future[TaskResult],
+        games: list[ScheduledGame],
+        bounces: dict[int, int],
+        queue: deque[ScheduledGame],
+    ) -> Sequence[Outcome]:
         """The records of a task's games, or Lost, or none when they go back in the queue."""
         try:
             outcomes, seconds = future.result()

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..record import GameRecord
 from ..results.sprt import SprtTest
-from ..rules.base import did_you_mean
+from ..rules.base import OptionValue, did_you_mean
 from .config import (
     FOLDER_NAME,
     LIST_NAME,
@@ -112,7 +112,7 @@ def build_flag_tournament(data: FlagData, out: Path, here: Path, engines_file: P
     )
 
 
-def game_options(items: Sequence[str]) -> dict[str, Any]:
+def game_options(items: Sequence[str]) -> dict[str, OptionValue]:
     """-O's KEY=VALUE items, typed as a tournament file types them."""
     return dict(_items("-O", items, lambda key, value: _typed(value)))
 
@@ -356,7 +356,7 @@ def _default_name(command: list[str], index: int) -> str:
     return name or f"engine{index + 1}"
 
 
-def _typed(text: str) -> Any:
+def _typed(text: str) -> int | bool | str:
     """A value typed as a tournament file would type it: ASCII digits an integer, true/false
     a boolean, anything else text (so the file's checks refuse memory_mb=abc by name)."""
     if re.fullmatch(r"-?[0-9]{1,20}", text):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import multiprocessing_logging
 
@@ -296,7 +296,9 @@ def _play_all(
 
 def _batches(executor: GameExecutor, todo: list[ScheduledGame]) -> Iterator[Sequence[Outcome]]:
     """The outcomes as they arrive, those that arrive together (a cluster task's) in one list."""
-    together = getattr(executor, "imap_batches", None)
+    together = cast(
+        Callable[[list[ScheduledGame]], Iterator[Sequence[Outcome]]] | None, getattr(executor, "imap_batches", None)
+    )
     if together is not None:
         return together(todo)
     return ([outcome] for outcome in executor.imap_unordered(todo))

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import Any
 
 from protocol import codec
 
@@ -30,6 +29,7 @@ from ..engine.waiting import CoreShare
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
+from ..rules.base import Options
 from .pool import ask_coordinator, report_progress
 from .schedule import ScheduledGame
 
@@ -44,7 +44,7 @@ class WorkerConfig:
 
     tournament: str
     game: str
-    options: dict[str, Any]
+    options: Options
     engines: dict[str, EngineSpec]
     time_control: TimeControl
     time_controls: dict[str, TimeControl] = field(default_factory=dict)  # engines with their own clock
@@ -296,7 +296,7 @@ def init_engine_host(lock_fd: int | None) -> None:
     proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
 
 
-def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, dict[str, Any], str, int | None]) -> list[Checked]:
+def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, Options, str, int | None]) -> list[Checked]:
     specs, game, options, run_tag, at_once = task
     try:
         return preflight(specs, make_game(game, options), run_tag, at_once)
