@@ -43,6 +43,11 @@ class OptionError(ValueError):
 # game's options by name, typed (a tournament file's, the command line's converted, a record's).
 OptionValue = int | float | str | bool
 Options = Mapping[str, OptionValue]
+# A value of a JSON document (text, a number, true/false, null, an array, an object), read-only.
+JsonValue = str | int | float | bool | None | Sequence["JsonValue"] | Mapping[str, "JsonValue"]
+# What a finished game's record says of it besides the result (its winning chain, territory,
+# revealed pieces): a JSON object, written into the record as it is.
+Details = Mapping[str, JsonValue]
 
 
 class GameOptions(BaseModel):
@@ -239,7 +244,7 @@ class State(ABC):
         for payloads the game does not send."""
         raise ValueError(f"{self.game.name} sends no private information, got {payload!r}")
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> Details:
         """Extra facts for the game record (winning chain, territory, revealed pieces)."""
         return {}
 

@@ -39,9 +39,9 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ..engine.player import EngineFault, EngineRefused
 from ..record import GameRecord
@@ -194,7 +194,19 @@ def _state(config: WorkerConfig) -> _RunState:
     return state
 
 
-def _failed_everywhere(answers: dict[str, Any]) -> dict[str, str]:
+# A worker's handshake: why engines cannot play there, and which of them are refused for what
+# they declare (each by name).
+Handshake = tuple[dict[str, str], dict[str, str]]
+
+
+class WorkerInfo(TypedDict, total=False):
+    """What arena reads of a worker in Dask's scheduler information (which has more)."""
+
+    name: str | int
+    nthreads: int
+
+
+def _failed_everywhere(answers: Mapping[str, Handshake | BaseException]) -> dict[str, str]:
     """The engines no worker's handshake could start, each with one worker's fault."""
     faults = [answer[0] for answer in answers.values() if not isinstance(answer, BaseException)]
     if len(faults) < len(answers):
@@ -215,7 +227,7 @@ def _address() -> str:
         return ""
 
 
-def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> tuple[dict[str, str], dict[str, str]]:
+def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> Handshake:
     """Run on every worker by the coordinator before any game: why engines cannot play
     there, and which of them are refused for what they declare (``skip``: dropped ones)."""
     state = _state(config)
@@ -409,7 +421,7 @@ class ClusterGames:
         self.cluster: distributed.LocalCluster | None = None
         self.queue: deque[ScheduledGame] = deque()
         self.batch = _BatchSize()
-        self._known: tuple[float, dict[str, dict[str, Any]]] | None = None  # when the workers were asked, and them
+        self._known: tuple[float, dict[str, WorkerInfo]] | None = None  # when the workers were asked, and them
         self.client = self._connect()
         self._tell(f"dashboard {self.client.dashboard_link}")
         try:
@@ -455,7 +467,9 @@ class ClusterGames:
             self._tell("no workers yet; the games wait for one to join")
             return
         dropped = tuple(n for n in self.names if self.may_start is not None and not self.may_start(n))
-        answers = self.client.run(_handshake, self.config, dropped, on_error="return")
+        answers: dict[str, Handshake | BaseException] = self.client.run(
+            _handshake, self.config, dropped, on_error="return"
+        )
         refused = {
             name: why
             for answer in answers.values()
@@ -635,7 +649,7 @@ class ClusterGames:
         queue.extendleft(reversed(again))
         return lost
 
-    def _workers(self, fresh: bool = False) -> dict[str, dict[str, Any]]:
+    def _workers(self, fresh: bool = False) -> dict[str, WorkerInfo]:
         """The scheduler's workers; each asking is a round trip to it, so between games the
         answer of the last second serves."""
         now = time.monotonic()
