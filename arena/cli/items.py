@@ -4,11 +4,14 @@ cutechess-cli take them (``--engine name=new cmd=./new``), and game options (``-
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import click
 
-from ..rules.base import OptionValue
 from .group import Command, Failure
+
+if TYPE_CHECKING:  # the rules load pydantic, which the command line loads only once a command needs it
+    from ..rules.base import OptionValue
 
 
 class ItemsCommand(Command):
