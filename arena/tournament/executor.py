@@ -8,8 +8,8 @@ tasks) is the executor's business.  A :class:`Venue` opens an executor for one r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Protocol
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol, runtime_checkable
 
 from ..record import GameRecord
 from .droprule import DropGate
@@ -41,6 +41,16 @@ class GameExecutor(Protocol):
 
     def terminate(self) -> None:
         """Stop at once (Ctrl-C, SIGTERM, an error): the workers kill their engines."""
+        ...
+
+
+@runtime_checkable
+class BatchingExecutor(Protocol):
+    """An executor whose games arrive in batches (a cluster task's), which the runner then
+    stores in one commit."""
+
+    def imap_batches(self, games: Iterable[ScheduledGame]) -> Iterator[Sequence[Outcome]]:
+        """As :meth:`GameExecutor.imap_unordered`, the outcomes that arrive together in one list."""
         ...
 
 

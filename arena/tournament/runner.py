@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import multiprocessing_logging
 
@@ -41,7 +41,7 @@ from ..results.sprt import SprtTest
 from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament, build_schedule
 from .droprule import FailureTracker
-from .executor import GameExecutor, Outcome, Venue
+from .executor import BatchingExecutor, GameExecutor, Outcome, Venue
 from .load import LoadWatch
 from .local import LocalGames
 from .observers import RunObserver
@@ -296,11 +296,8 @@ def _play_all(
 
 def _batches(executor: GameExecutor, todo: list[ScheduledGame]) -> Iterator[Sequence[Outcome]]:
     """The outcomes as they arrive, those that arrive together (a cluster task's) in one list."""
-    together = cast(
-        Callable[[list[ScheduledGame]], Iterator[Sequence[Outcome]]] | None, getattr(executor, "imap_batches", None)
-    )
-    if together is not None:
-        return together(todo)
+    if isinstance(executor, BatchingExecutor):
+        return executor.imap_batches(todo)
     return ([outcome] for outcome in executor.imap_unordered(todo))
 
 
