@@ -18,6 +18,7 @@ import sys
 TYPE_CHECKING = False  # mypy reads this name as typing.TYPE_CHECKING; importing typing costs ms
 if TYPE_CHECKING:  # _signal has no stubs; signal's are the same functions, typed
     import signal as _signal
+    from typing import Any
 else:  # the C module itself: 'import signal' builds enums for milliseconds a Ctrl-C could land in
     import _signal
 
@@ -30,7 +31,7 @@ def _interrupted_at_start(signum: int, frame: object) -> None:
     os._exit(128 + signum)
 
 
-def _answer_stops_quietly() -> list:
+def _answer_stops_quietly() -> "list[Any]":
     """Install the start-up handlers; the handlers they replace (none off the main thread)."""
     try:
         return [_signal.signal(sig, _interrupted_at_start) for sig in (_signal.SIGINT, _signal.SIGTERM)]

@@ -26,6 +26,7 @@ from .results.elo import fit_elo
 from .results.stats import engine_stats, movers_of
 from .results.store import read_folder
 from .rules import GAMES, game_class
+from .rules.base import Options
 from .tournament.config import load_tournament
 from .tournament.runner import run_tournament
 
@@ -39,7 +40,7 @@ MOHEX_MOVETIME_MS = 10_000
 class Ladder:
     """A game's ladder settings: the options its games use and the move time."""
 
-    options: dict[str, Any]
+    options: Options
     movetime_ms: int
     mohex: bool = False  # MoHex, a GTP program, plays this game (Hex)
 
@@ -82,6 +83,16 @@ class PairResult:
     high: float | None
 
 
+@dataclass(frozen=True)
+class LevelMoves:
+    """A level's moves in the ladder: how many the referee timed, the slowest it charged (ms;
+    None: no move) and how many the clock stopped before the level's simulation count."""
+
+    moves: int
+    slowest_ms: float | None
+    clock_stopped: int
+
+
 def pairs(mohex_budgets: Sequence[int]) -> list[Pair]:
     out = [Pair(level, "random") for level in LEVELS]
     out += [Pair(up, down) for down, up in zip(LEVELS, LEVELS[1:])]
@@ -93,7 +104,7 @@ def _engine(name: str, mohex: Path | None, movetime_ms: int, iterations: dict[st
     if name == "random":
         return {"name": name, "command": ["{python}", "-m", "engines.random_engine"]}
     if name in LEVELS:
-        options: dict[str, Any] = {"level": name}
+        options: dict[str, int | str] = {"level": name}
         if name in iterations:
             options["iterations"] = iterations[name]
         return {"name": name, "command": ["{python}", "-m", "engines.search"], "options": options}
@@ -154,10 +165,10 @@ def run_ladder(
     workers: int = 2,
     mohex: Path | None = None,
     mohex_budgets: Sequence[int] = MOHEX_BUDGETS,
-    options: dict[str, Any] | None = None,
+    options: Options | None = None,
     iterations: dict[str, int] | None = None,
     echo: Callable[[str], None] = print,
-) -> tuple[list[PairResult], dict[str, dict[str, Any]]]:
+) -> tuple[list[PairResult], dict[str, LevelMoves]]:
     """Play (or resume) every pair into ``out``; the pairs' results and, per level, its
     slowest charged move and the moves the clock cut short.  ``options`` overrides game
     options of the ladder's, ``iterations`` a level's simulation count (the engine's
@@ -200,7 +211,7 @@ def pair_result(pair: Pair, records: list[GameRecord]) -> PairResult:
     return PairResult(pair, len(records), wins, losses, draws, rating.elo, rating.low, rating.high)
 
 
-def move_times(level: str, records: list[GameRecord], budget: int) -> dict[str, Any]:
+def move_times(level: str, records: list[GameRecord], budget: int) -> LevelMoves:
     """The level's slowest charged move, its moves and those the clock stopped before
     ``budget`` simulations (a search that ran at all and fewer than its count)."""
     stats = engine_stats(records).get(level)
@@ -216,7 +227,7 @@ def move_times(level: str, records: list[GameRecord], budget: int) -> dict[str, 
             nodes = info.get("nodes") if isinstance(info, dict) else None
             cut += isinstance(nodes, int) and 0 < nodes < budget
     slowest = stats.max_move_ms if stats is not None else None
-    return {"moves": timed, "slowest_ms": slowest, "clock_stopped": cut}
+    return LevelMoves(timed, slowest, cut)
 
 
 def _elo(value: float | None) -> str:
@@ -230,7 +241,7 @@ def result_line(r: PairResult) -> str:
     )
 
 
-def tables(results: Sequence[PairResult], moves: dict[str, dict[str, Any]], movetime_ms: int) -> str:
+def tables(results: Sequence[PairResult], moves: dict[str, LevelMoves], movetime_ms: int) -> str:
     """The ladder's tables as text: against random, against the next level, against MoHex,
     and the move times."""
     from tabulate import tabulate  # here: the CLI imports this module only when a ladder runs
@@ -262,8 +273,7 @@ def tables(results: Sequence[PairResult], moves: dict[str, dict[str, Any]], move
         if body:
             out += [f"{title} (Elo of the level, the opponent at 0):", tabulate(body, headers=headers), ""]
     timing = [
-        [level, m["moves"], "" if m["slowest_ms"] is None else m["slowest_ms"], m["clock_stopped"]]
-        for level, m in moves.items()
+        [level, m.moves, "" if m.slowest_ms is None else m.slowest_ms, m.clock_stopped] for level, m in moves.items()
     ]
     out.append(f"Move times the referee charged (move time {movetime_ms} ms):")
     out.append(tabulate(timing, headers=["level", "moves", "slowest ms", "stopped by the clock"]))

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypedDict
 
 from protocol import codec
 
@@ -22,6 +22,7 @@ from .engine.player import EngineFault, EngineSpec, Player, TimeLimit
 from .engine.transport import EXIT_WAIT, QUIT_GRACE
 from .record import GameRecord, Termination, derive_seed, forfeit_result, starting_state
 from .rules import Game, IllegalMove, State
+from .rules.base import JsonValue
 
 log = logging.getLogger("arena.match")
 
@@ -46,10 +47,33 @@ class GameResult:
     faulted_seats: list[int] = field(default_factory=list)
 
 
+class _Later(TypedDict, total=False):
+    """A record's fields after its result: the deal always, the rest once moves were played."""
+
+    deal: int
+    move_info: list[dict[str, int | float] | None]
+    started: str
+    duration_s: float
+    opening_plies: int
+    faults: list[str]
+
+
+class _Result(TypedDict):
+    """A record's result: by the rules, or by a forfeit."""
+
+    termination: Termination
+    reason: str
+    forfeit_seat: int | None
+    winner: int | None
+    scores: list[float]
+    places: list[int]
+    details: dict[str, JsonValue]
+
+
 class _Forfeit(Exception):
     """The game is lost by ``seats`` (usually one; several only when dropped engines meet)."""
 
-    def __init__(self, seat: int | Sequence[int], code: str, reason: str) -> None:
+    def __init__(self, seat: int | Sequence[int], code: Termination, reason: str) -> None:
         super().__init__(reason)
         self.seats = (seat,) if isinstance(seat, int) else tuple(seat)
         self.seat, self.code = self.seats[0], code
@@ -93,7 +117,7 @@ def play_game(
         forfeit = exc
     progress(_exchanges_s(engines))  # the same bound as the next game's set-up: one report covers both
     faults, disagreed = ([], []) if forfeit else _verify_result(state, engines, names)
-    later: dict[str, Any] = {"deal": deal}
+    later: _Later = {"deal": deal}
     if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
         later["move_info"] = move_info
     later["started"] = started.isoformat(timespec="seconds")
@@ -109,7 +133,7 @@ def play_game(
 
 
 def forfeit_before_start(
-    game: Game, seed: int, names: Sequence[str], seat: int | Sequence[int], code: str, reason: str
+    game: Game, seed: int, names: Sequence[str], seat: int | Sequence[int], code: Termination, reason: str
 ) -> GameRecord:
     """The record of a game lost before its first move (an engine would not start, or
     was dropped); ``seat`` may list several seats, who then share the last place."""
@@ -236,23 +260,13 @@ def _record(
     engine_seeds: list[int],
     times_ms: list[int],
     forfeit: _Forfeit | None,
-    later: dict[str, Any],
+    later: _Later,
 ) -> GameRecord:
     """The game's record; ``later`` holds the fields after the result (deal, timing)."""
-    fields: dict[str, Any] = {
-        "game": game.name,
-        "options": game.options.model_dump(),
-        "setup": state.setup_token(),
-        "seed": seed,
-        "engine_seeds": engine_seeds,
-        "players": list(names),
-        "moves": list(state.moves),
-        "times_ms": times_ms,
-    }
     if forfeit is not None:
         scores, places = forfeit_result(state, forfeit.seats)
         who = ", ".join(f"{names[s]} (seat {s})" for s in forfeit.seats)
-        fields.update(
+        result = _Result(
             termination=forfeit.code,
             reason=f"{who}: {forfeit.reason}",
             forfeit_seat=forfeit.seat,
@@ -262,16 +276,27 @@ def _record(
             details={},
         )
     else:
-        fields.update(
+        result = _Result(
             termination=Termination.NORMAL,
             reason=state.end_reason(),
             forfeit_seat=None,
             winner=state.winner(),
             scores=state.scores(),
             places=state.places(),
-            details=state.details(),
+            details=dict(state.details()),
         )
-    return GameRecord(**fields, **later)
+    return GameRecord(
+        game=game.name,
+        options=game.options.model_dump(),
+        setup=state.setup_token(),
+        seed=seed,
+        engine_seeds=engine_seeds,
+        players=list(names),
+        moves=list(state.moves),
+        times_ms=list(times_ms),
+        **result,
+        **later,
+    )
 
 
 def _tell_result(engines: Sequence[Player], record: GameRecord) -> None:

@@ -71,7 +71,7 @@ def search_speed(game_name: str, level: str, repeats: int) -> SearchFigures:
             c1, w1 = time.process_time(), time.perf_counter()
             cpu.append(c1 - c0)
             wall.append(w1 - w0)
-            if engine.last.iterations:
+            if engine.last is not None and engine.last.iterations:
                 rates.append(engine.last.iterations / max(c1 - c0, 1e-9))
     return SearchFigures(game_name, level, PARTS[game_name].budgets[level], med(rates), cpu, wall)
 
@@ -112,7 +112,7 @@ class LadderMoves:
     game: str
     level: str
     movetime_ms: int
-    slowest_ms: list[int]  # per game
+    slowest_ms: list[float]  # per game
     moves: int
     clock_stopped: int
 
@@ -128,12 +128,13 @@ def ladder_moves(game_name: str, level: str, games: int, options: dict[str, Any]
     ladder = ladders()[game_name]
     game = make_game(game_name, {**ladder.options, **(options or {})})
     search = EngineSpec(level, (sys.executable, "-m", "engines.search"), options=(("level", level),))
-    slowest, moves, stopped = [], 0, 0
+    slowest: list[float] = []
+    moves = stopped = 0
     for k in range(games):
         specs, played = _against_random(game, search, k, ladder.movetime_ms)
         record = GameRecord(**{**played, "players": [s.name for s in specs]})
         figures = move_times(level, [record], PARTS[game_name].budgets[level])
-        slowest.append(figures["slowest_ms"] or 0)
-        moves += figures["moves"]
-        stopped += figures["clock_stopped"]
+        slowest.append(figures.slowest_ms or 0)
+        moves += figures.moves
+        stopped += figures.clock_stopped
     return LadderMoves(game_name, level, ladder.movetime_ms, slowest, moves, stopped)

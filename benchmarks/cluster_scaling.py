@@ -31,19 +31,25 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.record import GameRecord  # noqa: E402
+from arena.results.export import Summary  # noqa: E402
 from arena.results.ratings import standings  # noqa: E402
+from arena.results.sprt import SprtTest  # noqa: E402
 from arena.results.store import GameStore  # noqa: E402
-from arena.tournament.cluster import ClusterGames, ClusterSpec  # noqa: E402
+from arena.tournament.cluster import ClusterGames, ClusterSpec, TaskResult  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
-from arena.tournament.droprule import FailureTracker  # noqa: E402
+from arena.tournament.droprule import DropGate, FailureTracker  # noqa: E402
 from arena.tournament.observers import RunObserver, live_site  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
+from arena.tournament.schedule import ScheduledGame  # noqa: E402
+from arena.tournament.worker import WorkerConfig, WorkerError  # noqa: E402
 
 ENGINE = ROOT / "benchmarks" / "instant_engine.py"
 ENGINES = 4  # 6 tables x 2 seat orders = 12 games per round
@@ -67,7 +73,7 @@ class _Timed(ClusterSpec):
     """A cluster spec that notes when the cluster is ready (handshake done), so startup
     is not counted in games per second."""
 
-    def open(self, config, may_start=None):
+    def open(self, config: WorkerConfig, may_start: DropGate | None = None) -> ClusterGames:
         games = super().open(config, may_start)
         READY.append(time.perf_counter())
         return games
@@ -100,21 +106,21 @@ class _Arrivals:
         self.times: list[float] = []
         self.cpu = 0.0  # this process's CPU (all threads) when the last game was stored
 
-    def on_start(self, total, stored, sprt) -> None:
+    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
         pass
 
-    def on_game(self, record, finished, total) -> None:
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
         self.times.append(time.perf_counter())
         if finished == total:  # (not at every game: reading it costs a millisecond on a loaded machine)
             self.cpu = process_cpu()
 
-    def on_start_failure(self, engine, reason) -> None:
+    def on_start_failure(self, engine: str, reason: str) -> None:
         pass
 
-    def on_drop(self, engine, why) -> None:
+    def on_drop(self, engine: str, why: str) -> None:
         pass
 
-    def on_end(self, summary) -> None:
+    def on_end(self, summary: Summary) -> None:
         pass
 
     def on_stop(self) -> None:
@@ -157,11 +163,13 @@ def scaling(folder: Path, counts: list[int], sleep_ms: float, rounds: int) -> No
         )
 
 
-def _canned(template, config, games, dropped):
+def _canned(
+    template: dict[str, Any], config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]
+) -> TaskResult:
     """A task that plays nothing: the template record, renamed for each of its games."""
     start = time.perf_counter()
     record = GameRecord.model_validate(template)
-    records = [
+    records: list[GameRecord | WorkerError] = [
         record.model_copy(
             update={"id": g.index, "round": g.round, "players": list(g.seats), "tournament": config.tournament}
         )
@@ -170,22 +178,22 @@ def _canned(template, config, games, dropped):
     return records, time.perf_counter() - start
 
 
-TEMPLATE: dict = {}
+TEMPLATE: dict[str, Any] = {}  # a record as its JSON
 TASKS: list[int] = []  # games per task submitted, of the last run
 
 
 class _Instant(ClusterGames):
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.task = functools.partial(_canned, dict(TEMPLATE))  # the template travels with each task
 
-    def _submit(self, games, attempt):
+    def _submit(self, games: list[ScheduledGame], attempt: int) -> Any:
         TASKS.append(len(games))
         return super()._submit(games, attempt)
 
 
 class _InstantSpec(_Timed):
-    def open(self, config, may_start=None):
+    def open(self, config: WorkerConfig, may_start: DropGate | None = None) -> ClusterGames:
         games = _Instant(self, config, may_start)
         READY.append(time.perf_counter())
         READY_CPU.append(process_cpu())

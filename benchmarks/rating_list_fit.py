@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -33,7 +33,7 @@ from arena.results import elo  # noqa: E402
 T = TypeVar("T")
 
 
-def whole_field_dispersion(data, where, theta, inverse) -> float:
+def whole_field_dispersion(data: Any, where: dict[int, int], theta: list[float], inverse: list[list[float]]) -> float:
     """The baseline: the dispersion's quadratic form over every engine of the field, per game."""
     free = len(where) - 1
     if free < 1:
@@ -52,7 +52,7 @@ def whole_field_dispersion(data, where, theta, inverse) -> float:
     return max(1.0, total / free)
 
 
-def one_elimination_per_column(matrix):
+def one_elimination_per_column(matrix: list[list[float]]) -> list[list[float]]:
     """The baseline inverse: one :func:`elo.solve_linear` (a whole elimination) per column."""
     n = len(matrix)
     columns = [elo.solve_linear(matrix, [float(r == c) for r in range(n)]) for c in range(n)]

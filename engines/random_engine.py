@@ -3,6 +3,7 @@
 Reproducible: its choices depend only on the referee's per-game ``seed``.
 """
 
+from arena.rules import State
 from protocol.sdk import Clock, Engine, run
 
 
@@ -10,7 +11,7 @@ class RandomEngine(Engine):
     name = "random"
     author = "arena"
 
-    def choose_move(self, state, clock: Clock) -> str:
+    def choose_move(self, state: State, clock: Clock) -> str:
         # As rng.choice(legal_moves()), without building the list where it is huge (Groups).
         return state.random_move(self.rng)
 

@@ -423,6 +423,9 @@ def _parse_go(args: list[str]) -> Go:
         values[key] = value
     if len(args) % 2:
         raise ProtocolError("go parameters come in key value pairs")
-    per_seat = lambda key: tuple(ascii_int(v, signed=True) for v in values[key].split(",")) if key in values else None
+
+    def per_seat(key: str) -> tuple[int, ...] | None:
+        return tuple(ascii_int(v, signed=True) for v in values[key].split(",")) if key in values else None
+
     movetime = ascii_int(values["movetime"]) if "movetime" in values else None
     return Go(per_seat("time"), per_seat("inc"), movetime)

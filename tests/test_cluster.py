@@ -27,6 +27,7 @@ from arena.engine.sandbox import sandbox_problem  # noqa: E402
 from arena.tournament.cluster import ClusterGames, ClusterSpec, EngineUnavailable  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
+from arena.tournament.worker import Worker  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -258,6 +259,23 @@ def test_a_result_dask_loses_on_the_way_back_has_its_game_played_again(tmp_path,
     summary = run_tournament(load_tournament(path), out, cluster=ClusterSpec(local.scheduler_address))
     assert tripped, "the result of game 2 was never taken"
     assert summary.errors == [] and [r["id"] for r in stored(out)] == list(range(6))
+
+
+@pytest.mark.slow
+def test_a_bug_on_a_dask_worker_costs_its_game_not_the_run(tmp_path, monkeypatch):
+    """A Dask worker's internal error reaches the runner as the local pool's does: the game
+    is named among those not recorded, the others are stored.  The workers are threads of
+    this process here, so the bug planted in them holds there."""
+
+    def broken_for_game_2(self, scheduled):
+        return 1 / 0 if scheduled.index == 2 else None
+
+    monkeypatch.setattr(Worker, "_transcript", broken_for_game_2)
+    path = write_tournament(tmp_path, deterministic_engines(), options="size = 5\nswap = false", rounds=1, seed=2)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
+        summary = run_tournament(load_tournament(path), tmp_path / "out", cluster=ClusterSpec(local.scheduler_address))
+    assert summary.errors == ["game 2 not recorded: internal error ZeroDivisionError: division by zero (see arena.log)"]
+    assert [r["id"] for r in stored(tmp_path / "out")] == [0, 1, 3, 4, 5]
 
 
 @pytest.mark.slow

@@ -18,10 +18,12 @@ from arena.engine import proctree
 from arena.match import TimeControl
 from arena.record import GameRecord
 from arena.results.store import GameStore
+from arena.tournament.config import load_tournament
 from arena.tournament.droprule import FailureTracker
 from arena.tournament.pool import Lost, WorkerPool
+from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import ScheduledGame
-from arena.tournament.worker import Worker, WorkerConfig
+from arena.tournament.worker import Worker, WorkerConfig, WorkerError
 
 
 def engine_block(name: str, fault: str = "good", at: int = 1, extra: str = "") -> str:
@@ -317,8 +319,24 @@ def test_a_bug_in_a_game_is_reported_not_fatal(monkeypatch):
     worker = Worker(config)
     monkeypatch.setattr(worker.game, "initial_state", lambda seed: 1 / 0)
     result = worker.play(ScheduledGame(5, 0, ("a", "b"), 1))
-    assert result == {"id": 5, "internal_error": "ZeroDivisionError: division by zero"}
+    assert result == WorkerError(5, "ZeroDivisionError: division by zero")
     assert worker.engines == {}
+
+
+@pytest.mark.slow
+def test_a_bug_in_a_worker_process_costs_its_game_not_the_run(tmp_path, monkeypatch):
+    """The internal error travels from a forked worker process to the runner as a typed
+    outcome: the game is named among those not recorded, the others are stored."""
+
+    def broken_for_game_1(self, scheduled):
+        return 1 / 0 if scheduled.index == 1 else None
+
+    monkeypatch.setattr(Worker, "_transcript", broken_for_game_1)  # the workers are forked: they inherit it
+    path = tournament(tmp_path, engine_block("a") + engine_block("b"), workers=1)
+    out = tmp_path / "out"
+    summary = run_tournament(load_tournament(path), out)
+    assert summary.errors == ["game 1 not recorded: internal error ZeroDivisionError: division by zero (see arena.log)"]
+    assert [json.loads(line)["id"] for line in (out / "games.jsonl").read_text().splitlines()] == [0]
 
 
 def test_each_game_is_one_transaction(tmp_path):

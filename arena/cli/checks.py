@@ -4,6 +4,7 @@ against the rules)."""
 from __future__ import annotations
 
 import sys
+from typing import BinaryIO
 
 import click
 
@@ -102,7 +103,7 @@ def check_engine(
 
 @click.command(cls=Command, short_help="Check game records (JSON Lines) against the rules.")
 @click.argument("records", type=click.File("rb"))  # bytes: a non-UTF-8 line is reported by number
-def verify(records) -> None:
+def verify(records: BinaryIO) -> None:
     """Check game records (JSON Lines; '-' for stdin) against the rules.
 
     Prints one JSON verdict per record. Exit 0 if all are legal, 1 if any is

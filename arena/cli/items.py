@@ -4,11 +4,14 @@ cutechess-cli take them (``--engine name=new cmd=./new``), and game options (``-
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from .group import Command, Failure
+
+if TYPE_CHECKING:  # the rules load pydantic, which the command line loads only once a command needs it
+    from ..rules.base import OptionValue
 
 
 class ItemsCommand(Command):
@@ -58,8 +61,8 @@ def item_groups(values: tuple[str, ...]) -> list[list[str]]:
     return groups
 
 
-def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
+def parse_options(pairs: tuple[str, ...]) -> dict[str, OptionValue]:
+    options: dict[str, OptionValue] = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
         if not eq or not key:
@@ -68,7 +71,7 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
-def _option_value(text: str) -> Any:
+def _option_value(text: str) -> OptionValue:
     """A command-line game option typed as a tournament file would type it: ASCII digits are
     an integer, true/false a boolean, anything else text (so size=5.0 is refused, not 5)."""
     if re.fullmatch(r"-?[0-9]{1,20}", text):  # longer: no option takes it, and int() of 4,300+ digits raises

@@ -14,6 +14,8 @@ resource limits.  The wire format itself (parsing and formatting lines) lives in
 ``protocol/codec.py``, which the engine SDK shares.
 """
 
+from typing import Any
+
 from .conversation import Conversation
 from .gtp import GtpEngine
 from .player import EngineFault, EngineSpec, Player, Reply, TimeLimit
@@ -32,6 +34,6 @@ __all__ = [
 ]
 
 
-def open_engine(spec: EngineSpec, **kwargs) -> Conversation:
+def open_engine(spec: EngineSpec, **kwargs: Any) -> Conversation:
     """The engine object for ``spec``'s protocol (not started): protocol v1 or GTP."""
     return (GtpEngine if spec.protocol == "gtp" else EngineProcess)(spec, **kwargs)

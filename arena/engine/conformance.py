@@ -347,7 +347,10 @@ class Conformance:
         players[seat] = engine
         state = dealt_start(game, seed)
         limit = _movetime_limit(POSITION_MOVETIME_MS)
-        lost = lambda code, reason: _Failed(f"lost game {seed} as seat {seat}: {code}: {reason}")
+
+        def lost(code: Termination, reason: str) -> _Failed:
+            return _Failed(f"lost game {seed} as seat {seat}: {code}: {reason}")
+
         try:  # only the engine can fault: the random players never do
             for s, player in enumerate(players):  # each seat's seed as a match derives it
                 player.new_game(game, s, derive_seed(seed, "engine", s, player.name), state.private_info(s))

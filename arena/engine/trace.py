@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
+
+from .conversation import Conversation
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 MAX_SHOWN = 4096  # characters of one line in a transcript (the rest is counted, not shown)
@@ -108,7 +111,7 @@ def trace_path(folder: Path, game_id: int | str) -> Path:
     return folder / f"game-{game_id}.txt"
 
 
-def end_trace(transcript: Transcript, engines) -> None:
+def end_trace(transcript: Transcript, engines: Iterable[Conversation]) -> None:
     """Detach the transcript from the engines (they may play on untraced) and close it."""
     for engine in engines:
         engine.trace = None

@@ -99,7 +99,8 @@ def game_class(name: str) -> type[Game]:
         raise OptionError(f"unknown game {name!r} (known: {', '.join(sorted(GAMES))})") from None
     module, _, attr = target.partition(":")
     try:
-        return getattr(import_module(module), attr)
+        game: type[Game] = getattr(import_module(module), attr)
+        return game
     except ImportError:
         raise OptionError(f"game {name!r} is not available in this build") from None
 

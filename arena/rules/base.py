@@ -39,6 +39,17 @@ class OptionError(ValueError):
     """Game options that do not validate; the message names the option and what is allowed."""
 
 
+# A game option's value as a game's options hold it (a size, a switch, a layout's name), and a
+# game's options by name, typed (a tournament file's, the command line's converted, a record's).
+OptionValue = int | float | str | bool
+Options = Mapping[str, OptionValue]
+# A value of a JSON document (text, a number, true/false, null, an array, an object), read-only.
+JsonValue = str | int | float | bool | None | Sequence["JsonValue"] | Mapping[str, "JsonValue"]
+# What a finished game's record says of it besides the result (its winning chain, territory,
+# revealed pieces): a JSON object, written into the record as it is.
+Details = Mapping[str, JsonValue]
+
+
 class GameOptions(BaseModel):
     """Base for each game's options: unknown keys are errors, values are immutable."""
 
@@ -63,10 +74,10 @@ class Game(ABC):
     # Whether the starting position is dealt at random, so a record must name it (its setup).
     random_setup: ClassVar[bool] = False
     # Options for ``arena check-engine``'s games: small boards, the protocol is tested, not play.
-    check_options: ClassVar[Mapping[str, Any]] = {}
+    check_options: ClassVar[Mapping[str, OptionValue]] = {}
     # Options ``arena ladder`` rates the bundled search engine's levels at (arena.ladder); None:
     # the game has no ladder.  A board where the hard level's counts finish well within the clock.
-    ladder_options: ClassVar[Mapping[str, Any] | None] = None
+    ladder_options: ClassVar[Mapping[str, OptionValue] | None] = None
     # Whether a finished game can leave two seats level (a draw or a shared place); False where
     # the rules always rank every seat, as Hex's (a full board holds one winning chain).  It
     # sets TrueSkill's draw probability (arena.results.ratings).
@@ -233,7 +244,7 @@ class State(ABC):
         for payloads the game does not send."""
         raise ValueError(f"{self.game.name} sends no private information, got {payload!r}")
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> Details:
         """Extra facts for the game record (winning chain, territory, revealed pieces)."""
         return {}
 
@@ -282,7 +293,7 @@ def draw_below(getrandbits: Callable[[int], int], n: int) -> int:
     return r
 
 
-def _literal_ints(model: type[BaseModel], raw: dict[str, Any]) -> dict[str, Any]:
+def _literal_ints(model: type[BaseModel], raw: dict[str, object]) -> dict[str, object]:
     """Options arrive as text from the protocol and the CLI; pydantic converts "9" for an
     int field but not for ``Literal[2, 3]``, so convert those here."""
     for key, value in raw.items():
@@ -295,7 +306,7 @@ def _literal_ints(model: type[BaseModel], raw: dict[str, Any]) -> dict[str, Any]
     return raw
 
 
-def format_option_value(value: Any) -> str:
+def format_option_value(value: OptionValue) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from pydantic import Field, field_validator
 
-from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import OFF_BOARD, Board
 from .picture import BoardPicture, Ending, Mark, edge_labels
 
@@ -380,13 +379,19 @@ class BasesState(State):
 
     def ending(self, players: Sequence[str]) -> Ending:
         index = self.game.board.index
-        return Ending({"occupied": [index(c) for c in self.details().get("occupied_base", {})]})
+        return Ending({"occupied": [index(c) for c in self._occupied_base() or {}]})
 
-    def details(self) -> dict[str, Any]:
+    def _occupied_base(self) -> dict[str, str] | None:
+        """The base the winner occupied, each cell with its piece's colour, when that decided
+        the game (None: it did not)."""
         if not self._over or self._winner is None or "base" not in self._reason:
-            return {}
+            return None
         names, base = self.game.board.names, self.game.layout.bases[self._winner ^ 1]
-        return {"occupied_base": {names[c]: COLOUR_NAMES[self.cells[c] - 1] for c in base}}
+        return {names[c]: COLOUR_NAMES[self.cells[c] - 1] for c in base}
+
+    def details(self) -> Details:
+        occupied = self._occupied_base()
+        return {} if occupied is None else {"occupied_base": occupied}
 
     def render(self) -> str:
         """R/B pieces, # black hexes, r/b empty cells of Red's/Blue's base, . other empty cells."""

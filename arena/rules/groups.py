@@ -19,11 +19,10 @@ from collections.abc import Sequence
 from itertools import zip_longest
 from math import comb
 from random import Random
-from typing import Any
 
 from pydantic import Field
 
-from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import Board, find_root
 from .picture import BoardPicture, Ending, Mark, edge_labels
 
@@ -166,7 +165,7 @@ class GroupsState(State):
         counts = [f"{n} group" if n == 1 else f"{n} groups" for n in self.groups]
         return "; ".join(f"{players[s]} ({colour}): {counts[s]}" for s, colour in enumerate(COLOUR_NAMES))
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> Details:
         return {"white_groups": self.group_sizes(WHITE), "black_groups": self.group_sizes(BLACK)}
 
     def ending(self, players: Sequence[str]) -> Ending:

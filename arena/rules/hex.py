@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import Field
 
-from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, draw_below
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, draw_below
 from .hexgrid import Board
 from .picture import LAST_MOVE, BoardPicture, Ending, Label, Mark, outer_edges
 from .translation import Translation
@@ -366,12 +366,13 @@ class HexState(State):
                     queue.append(nb)
         raise AssertionError("winner without a chain")  # unreachable: the edge marks say connected
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> Details:
         return {"winning_chain": self.winning_chain()} if self._winner is not None else {}
 
     def ending(self, players: Sequence[str]) -> Ending:
         index = self.game.board.index
-        return Ending({"chain": [index(c) for c in self.details().get("winning_chain", [])]})
+        chain = self.winning_chain() if self._winner is not None else []
+        return Ending({"chain": [index(c) for c in chain]})
 
     def render(self) -> str:
         symbols = {EMPTY: ".", RED: "R", BLUE: "B"}

@@ -131,4 +131,5 @@ def _relax(d: np.ndarray, cost: np.ndarray, width: int, steps: int = 4) -> np.nd
         for view in views[2:]:
             np.minimum(near, view, out=near)
         np.maximum(near, cost, out=inner)
-    return (inner != before).any(axis=0)
+    changed: np.ndarray = (inner != before).any(axis=0)
+    return changed

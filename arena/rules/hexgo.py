@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 from pydantic import Field, model_validator
 
-from .base import CheckPosition, Game, GameOptions, IllegalMove, Start, State, random_position
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, random_position
 from .hexgrid import OFF_BOARD, Board, find_root
 from .picture import LAST_MOVE, BoardPicture, Ending, Mark, edge_labels
 
@@ -669,7 +669,7 @@ class HexGoState(State):
                     f"region dominated by the other colour: removed in play"
                 )
 
-    def snapshot(self) -> tuple:
+    def snapshot(self) -> tuple[Any, ...]:
         """Derived tables in a comparable form (tests compare incremental vs _rebuild)."""
         families = sorted(
             (self.fam_mask[r], self.fam_sides[r], self.fam_region[r]) for c in (BLACK, WHITE) for r in self.roots[c]
@@ -712,12 +712,15 @@ class HexGoState(State):
         """Mask of the empty or enemy-occupied houses dominated by ``colour``'s families."""
         return self.dom[colour] & ~self.stones[colour]
 
-    def details(self) -> dict[str, Any]:
-        geo = self.geo
+    def _territory_houses(self) -> list[list[str]]:
+        """Each seat's territory, by house name."""
+        return [self.geo.names_of(self.territory(self.colour_of(s))) for s in (0, 1)]
+
+    def details(self) -> Details:
         return {
             "black_seat": self._black_seat,
             "territory": self.scores(),
-            "territory_houses": [geo.names_of(self.territory(self.colour_of(s))) for s in (0, 1)],
+            "territory_houses": self._territory_houses(),
             "captures": [
                 {"ply": ply, "by": COLOUR_NAMES[c], "blocked": blk, "dominated": dom}
                 for ply, c, blk, dom in self.captures
@@ -737,7 +740,7 @@ class HexGoState(State):
     def ending(self, players: Sequence[str]) -> Ending:
         """Each colour's territory: its dominated empty houses."""
         index, marks = self.game.board.index, {}
-        for seat, houses in enumerate(self.details()["territory_houses"]):
+        for seat, houses in enumerate(self._territory_houses()):
             colour = COLOUR_NAMES[self.colour_of(seat)].lower()
             marks[f"territory-{colour}"] = [index(h) for h in houses if self.cells[index(h)] == EMPTY]
         return Ending(marks)

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal, NamedTuple
 
 from pydantic import Field
 
-from .base import CheckPosition, Game, GameOptions, IllegalMove, OptionError, Start, State
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, OptionError, Start, State
 from .hexgrid import OFF_BOARD, Board
 from .picture import BoardPicture, Ending, Mark, edge_labels
 
@@ -171,6 +171,13 @@ def _arcs(ring: tuple[tuple[int, int], ...], cells: list[int]) -> int:
         if cells[point] != EMPTY:
             mask |= bit
     return ARCS[mask]
+
+
+class _Revealed(NamedTuple):
+    """A finished game's hidden posies by seat, and the bag's (None: three seats, no bag)."""
+
+    hidden: list[str]
+    bag: str | None
 
 
 class PosiesState(State):
@@ -485,18 +492,22 @@ class PosiesState(State):
     def _captured_names(self) -> list[dict[str, int]]:
         return [dict(zip(COLOUR_NAMES, c)) for c in self.captured]
 
-    def _revealed(self) -> dict[str, Any]:
-        """Hidden posies, shown only once the game is over."""
+    def _revealed(self) -> _Revealed | None:
+        """Hidden posies, shown only once the game is over (None before, or with none hidden)."""
         if self.game.options.variant != 2 or not self.is_terminal():
-            return {}
-        name = lambda c: "unknown" if c is None else COLOUR_NAMES[c]  # noqa: E731
-        revealed: dict[str, Any] = {"hidden": [name(c) for c in self.hidden]}
-        if self.game.players == 2:
-            revealed["bag"] = name(self.bag)
-        return revealed
+            return None
 
-    def details(self) -> dict[str, Any]:
-        return {"captured": self._captured_names(), **self._revealed()}
+        def name(c: int | None) -> str:
+            return "unknown" if c is None else COLOUR_NAMES[c]
+
+        return _Revealed([name(c) for c in self.hidden], name(self.bag) if self.game.players == 2 else None)
+
+    def details(self) -> Details:
+        revealed = self._revealed()
+        if revealed is None:
+            return {"captured": self._captured_names()}
+        bag = {} if revealed.bag is None else {"bag": revealed.bag}
+        return {"captured": self._captured_names(), "hidden": revealed.hidden, **bag}
 
     def status(self, players: Sequence[str]) -> str:
         """The posies each seat took; their scores only where no posy is hidden."""
@@ -511,19 +522,19 @@ class PosiesState(State):
 
     def ending(self, players: Sequence[str]) -> Ending:
         """The scores, and the hidden posies (and the bag's) revealed."""
-        scores, details = self.scores(), self.details()
+        scores, revealed = self.scores(), self._revealed()
         parts = [f"{players[s]}: score {scores[s]:g}" for s in range(len(scores))]
-        hidden = details.get("hidden")
-        if hidden:
-            parts = [f"{p}, hidden posy {hidden[s]}" for s, p in enumerate(parts)]
-            if "bag" in details:
-                parts.append(f"left in the bag: {details['bag']}")
+        if revealed is not None and revealed.hidden:
+            parts = [f"{p}, hidden posy {revealed.hidden[s]}" for s, p in enumerate(parts)]
+            if revealed.bag is not None:
+                parts.append(f"left in the bag: {revealed.bag}")
         return Ending(reveal="; ".join(parts))
 
     def render(self) -> str:
         cells = self.cells
         lines = [self.game.board.render(lambda i: "." if cells[i] == EMPTY else LETTERS[cells[i]])]
-        revealed = self._revealed().get("hidden")
+        shown = self._revealed()
+        revealed = None if shown is None else shown.hidden
         show_scores = self.game.options.variant != 2 or revealed is not None
         for seat, captured in enumerate(self._captured_names()):
             line = f"seat {seat}: " + " ".join(f"{k} {v}" for k, v in captured.items())

@@ -39,17 +39,18 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ..engine.player import EngineFault, EngineRefused
 from ..record import GameRecord
 from .droprule import DropGate
+from .executor import Outcome
 from .pool import Lost
 from .schedule import ScheduledGame
 from .verdict import startup_failure
-from .worker import Worker, WorkerConfig
+from .worker import Worker, WorkerConfig, WorkerError
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -87,7 +88,8 @@ class EngineUnavailable(Exception):
         self.host = host
         self.problems = problems
 
-    def __reduce__(self):  # it travels from the worker to the coordinator
+    # It travels from the worker to the coordinator.
+    def __reduce__(self) -> tuple[type[EngineUnavailable], tuple[str, str, dict[str, str]]]:
         return EngineUnavailable, (self.address, self.host, self.problems)
 
 
@@ -132,7 +134,7 @@ class _RunState:
             self.idle.append(worker)
         return problems
 
-    def play(self, games: Sequence[ScheduledGame], dropped: tuple[int, ...]) -> list[GameRecord | dict[str, Any]]:
+    def play(self, games: Sequence[ScheduledGame], dropped: tuple[int, ...]) -> list[GameRecord | WorkerError]:
         problems = self.handshake([name for name, gone in zip(self.config.engines, dropped) if gone])
         if problems:
             raise EngineUnavailable(_address(), _host(), problems)
@@ -142,7 +144,7 @@ class _RunState:
         with self.lock:
             worker = self.idle.pop() if self.idle else Worker(self.config)
         worker.dropped = self.dropped  # read before each game: a drop told meanwhile counts
-        outcomes: list[GameRecord | dict[str, Any]] = []
+        outcomes: list[GameRecord | WorkerError] = []
         try:
             for scheduled in games:
                 outcomes.append(worker.play(scheduled))
@@ -154,7 +156,7 @@ class _RunState:
                 self.idle.append(worker)
                 self.used = time.monotonic()
 
-    def _may_drop(self, outcome: GameRecord | dict[str, Any]) -> bool:
+    def _may_drop(self, outcome: GameRecord | WorkerError) -> bool:
         """Whether the game failed an engine the drop rule counts (max_failures > 0)."""
         if not isinstance(outcome, GameRecord) or outcome.forfeit_seat is None or outcome.termination is None:
             return False
@@ -192,7 +194,19 @@ def _state(config: WorkerConfig) -> _RunState:
     return state
 
 
-def _failed_everywhere(answers: dict[str, Any]) -> dict[str, str]:
+# A worker's handshake: why engines cannot play there, and which of them are refused for what
+# they declare (each by name).
+Handshake = tuple[dict[str, str], dict[str, str]]
+
+
+class WorkerInfo(TypedDict, total=False):
+    """What arena reads of a worker in Dask's scheduler information (which has more)."""
+
+    name: str | int
+    nthreads: int
+
+
+def _failed_everywhere(answers: Mapping[str, Handshake | BaseException]) -> dict[str, str]:
     """The engines no worker's handshake could start, each with one worker's fault."""
     faults = [answer[0] for answer in answers.values() if not isinstance(answer, BaseException)]
     if len(faults) < len(answers):
@@ -213,16 +227,19 @@ def _address() -> str:
         return ""
 
 
-def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> tuple[dict[str, str], dict[str, str]]:
+def _handshake(config: WorkerConfig, skip: tuple[str, ...] = ()) -> Handshake:
     """Run on every worker by the coordinator before any game: why engines cannot play
     there, and which of them are refused for what they declare (``skip``: dropped ones)."""
     state = _state(config)
     return state.handshake(skip), state.refused
 
 
-def _play(
-    config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]
-) -> tuple[list[GameRecord | dict[str, Any]], float]:
+# What a task gives back: its games' outcomes (fewer than its games when it stopped early for
+# the drop rule) and the seconds they took.
+TaskResult = tuple[list[GameRecord | WorkerError], float]
+
+
+def _play(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]) -> TaskResult:
     """A batch of games as one Dask task: their outcomes and the seconds they took."""
     start = time.perf_counter()
     outcomes = _state(config).play(games, dropped)
@@ -404,7 +421,7 @@ class ClusterGames:
         self.cluster: distributed.LocalCluster | None = None
         self.queue: deque[ScheduledGame] = deque()
         self.batch = _BatchSize()
-        self._known: tuple[float, dict[str, dict[str, Any]]] | None = None  # when the workers were asked, and them
+        self._known: tuple[float, dict[str, WorkerInfo]] | None = None  # when the workers were asked, and them
         self.client = self._connect()
         self._tell(f"dashboard {self.client.dashboard_link}")
         try:
@@ -428,8 +445,10 @@ class ClusterGames:
                     silence_logs=logging.CRITICAL,
                 )
                 log.info("Dask dashboard: %s", local.dashboard_link)
-                return distributed.Client(local)
-            return distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
+                client: Client = distributed.Client(local)
+            else:
+                client = distributed.Client(self.spec.address, timeout=CONNECT_TIMEOUT_S)
+            return client
         except (OSError, TimeoutError) as exc:
             if self.cluster is not None:
                 self.cluster.close()
@@ -448,7 +467,9 @@ class ClusterGames:
             self._tell("no workers yet; the games wait for one to join")
             return
         dropped = tuple(n for n in self.names if self.may_start is not None and not self.may_start(n))
-        answers = self.client.run(_handshake, self.config, dropped, on_error="return")
+        answers: dict[str, Handshake | BaseException] = self.client.run(
+            _handshake, self.config, dropped, on_error="return"
+        )
         refused = {
             name: why
             for answer in answers.values()
@@ -495,16 +516,16 @@ class ClusterGames:
 
     # -- the executor interface ------------------------------------------------
 
-    def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[GameRecord | dict[str, Any] | Lost]:
+    def imap_unordered(self, tasks: Iterable[ScheduledGame]) -> Iterator[Outcome]:
         """Records (or :class:`Lost`) in the order games finish."""
         for batch in self.imap_batches(tasks):
             yield from batch
 
-    def imap_batches(self, tasks: Iterable[ScheduledGame]) -> Iterator[list[GameRecord | dict[str, Any] | Lost]]:
+    def imap_batches(self, tasks: Iterable[ScheduledGame]) -> Iterator[list[Outcome]]:
         """As :meth:`imap_unordered`, the outcomes of one task together (stored in one commit)."""
         self.queue = queue = deque(tasks)
         bounces: dict[int, int] = {}
-        pending: dict[Future, _Task] = {}
+        pending: dict[Future[TaskResult], _Task] = {}
         seen: set[int] = set()
         attempts = itertools.count()
 
@@ -531,11 +552,11 @@ class ClusterGames:
                 fill()  # first, so workers play on while the caller stores the results
                 fresh = []
                 for outcome in outcomes:
-                    if isinstance(outcome, dict):
-                        if outcome["id"] in seen:
-                            log.error("game %d arrived twice; the second copy is ignored", outcome["id"])
+                    if isinstance(outcome, WorkerError):
+                        if outcome.game in seen:
+                            log.error("game %d arrived twice; the second copy is ignored", outcome.game)
                             continue
-                        seen.add(outcome["id"])
+                        seen.add(outcome.game)
                     fresh.append(outcome)
                 if fresh:
                     yield fresh
@@ -544,7 +565,7 @@ class ClusterGames:
         """Submit no more games; those already submitted still finish and are yielded."""
         self.queue.clear()
 
-    def _submit(self, games: list[ScheduledGame], attempt: int) -> tuple[Future, _Task]:
+    def _submit(self, games: list[ScheduledGame], attempt: int) -> tuple[Future[TaskResult], _Task]:
         # Only once a worker turned out unable to play are games tied to the others; a
         # game tied to workers that are all gone is submitted again (_rescue).
         good = [w for w in self._workers() if w not in self.bad] if self.bad else []
@@ -559,7 +580,7 @@ class ClusterGames:
         )
         return future, _Task(games, good)
 
-    def _rescue(self, pending: dict[Future, _Task], queue: deque[ScheduledGame]) -> None:
+    def _rescue(self, pending: dict[Future[TaskResult], _Task], queue: deque[ScheduledGame]) -> None:
         """Take back the games waiting for workers that are gone (their replacements have
         new addresses) and queue them again."""
         alive = set(self._workers(fresh=True))
@@ -570,8 +591,12 @@ class ClusterGames:
                 queue.extendleft(reversed(task.games))
 
     def _outcomes(
-        self, future: Future, games: list[ScheduledGame], bounces: dict[int, int], queue: deque[ScheduledGame]
-    ) -> list[GameRecord | dict[str, Any] | Lost]:
+        self,
+        future: Future[TaskResult],
+        games: list[ScheduledGame],
+        bounces: dict[int, int],
+        queue: deque[ScheduledGame],
+    ) -> Sequence[Outcome]:
         """The records of a task's games, or Lost, or none when they go back in the queue."""
         try:
             outcomes, seconds = future.result()
@@ -611,9 +636,9 @@ class ClusterGames:
     @staticmethod
     def _again(
         games: list[ScheduledGame], bounces: dict[int, int], queue: deque[ScheduledGame], why: str
-    ) -> list[GameRecord | dict[str, Any] | Lost]:
+    ) -> list[Outcome]:
         """Queue the games again, but give up (``why``) those that came back BOUNCES times."""
-        lost: list[GameRecord | dict[str, Any] | Lost] = []
+        lost: list[Outcome] = []
         again = []
         for game in games:
             bounces[game.index] = bounces.get(game.index, 0) + 1
@@ -624,7 +649,7 @@ class ClusterGames:
         queue.extendleft(reversed(again))
         return lost
 
-    def _workers(self, fresh: bool = False) -> dict[str, dict[str, Any]]:
+    def _workers(self, fresh: bool = False) -> dict[str, WorkerInfo]:
         """The scheduler's workers; each asking is a round trip to it, so between games the
         answer of the last second serves."""
         now = time.monotonic()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..record import GameRecord
 from ..results.sprt import SprtTest
-from ..rules.base import did_you_mean
+from ..rules.base import OptionValue, did_you_mean
 from .config import (
     FOLDER_NAME,
     LIST_NAME,
@@ -60,6 +60,9 @@ ENGINE_KEYS = {
 PREFIXED = {"option.": "options", "env.": "env"}
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 OPENINGS_KEYS = {"file": "file", "order": "order", "start": "start", "plies": "plies", "random_plies": "random_plies"}
+# A flag item's value as a tournament file would type it (:func:`_typed`): an integer, a
+# boolean or text; a file's tables of such values (a clock, the openings) are built from them.
+Scalar = int | bool | str
 CLOCK = re.compile(r"(?:(?P<moves>\d+)/)?(?:(?P<minutes>\d+):)?(?P<seconds>\d+(?:\.\d*)?)(?:\+(?P<inc>\d+(?:\.\d*)?))?")
 
 
@@ -116,7 +119,7 @@ def build_flag_tournament(data: FlagData, out: Path, here: Path, engines_file: P
     )
 
 
-def game_options(items: Sequence[str]) -> dict[str, Any]:
+def game_options(items: Sequence[str]) -> dict[str, OptionValue]:
     """-O's KEY=VALUE items, typed as a tournament file types them."""
     return dict(_items("-O", items, lambda key, value: _typed(value)))
 
@@ -175,11 +178,11 @@ def _fits(name: str) -> bool:
     return bool(FOLDER_NAME.fullmatch(name)) and len(name) <= MAX_TOURNAMENT_NAME
 
 
-def _each(items: Sequence[str], data: FlagData) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+def _each(items: Sequence[str], data: FlagData) -> tuple[list[tuple[str, str]], dict[str, Scalar]]:
     """--each: the clock all engines share (the file's [time_control]), and the items every
     --engine gets before its own."""
     shared: list[tuple[str, str]] = []
-    clock: dict[str, Any] = {}
+    clock: dict[str, Scalar] = {}
     for item in items:
         key, value = _split("--each", item)
         if key in ("name", "conf"):
@@ -197,7 +200,7 @@ def _engine(
     index: int,
     items: Sequence[str],
     shared: list[tuple[str, str]],
-    each_clock: dict[str, Any],
+    each_clock: dict[str, Scalar],
     here: Path,
     data: FlagData,
 ) -> dict[str, Any]:
@@ -209,7 +212,7 @@ def _engine(
     number = f"#{index + 1}" + (f" (conf={conf})" if conf else "")
     who = f"--engine {own_name or number}"
     entry: dict[str, Any] = {}
-    clock: dict[str, Any] = {}
+    clock: dict[str, Scalar] = {}
     args: list[str] = []
     for item, key in shared:
         _set(entry, clock, args, item, key, _split("--each", item)[1], "--each", index, here, data)
@@ -233,7 +236,7 @@ def _engine(
 
 def _set(
     entry: dict[str, Any],
-    clock: dict[str, Any],
+    clock: dict[str, Scalar],
     args: list[str],
     item: str,
     key: str,
@@ -286,7 +289,7 @@ def _unknown(who: str, item: str, key: str, known: Sequence[str], shown: Sequenc
     return f"{who} item {item!r}: unknown key {key!r}{hint}; the keys are {', '.join(shown)}"
 
 
-def _clock(who: str, item: str, key: str, value: str) -> dict[str, Any]:
+def _clock(who: str, item: str, key: str, value: str) -> dict[str, Scalar]:
     """tc=[MINUTES:]SECONDS[+INC] (fastchess's and cutechess's), st=SECONDS a move (cutechess's),
     timemargin=MS (fastchess's) as a file's time_control keys."""
     if key == "timemargin":
@@ -303,7 +306,7 @@ def _clock(who: str, item: str, key: str, value: str) -> dict[str, Any]:
     base = (int(match["minutes"] or 0) * 60 + float(match["seconds"])) * 1000
     if round(base) <= 0:
         raise FlagError(f"{who} item {item!r}: the clock's base must be over 0 seconds")
-    clock: dict[str, Any] = {"base_ms": round(base)}
+    clock: dict[str, Scalar] = {"base_ms": round(base)}
     if match["inc"] is not None:
         clock["inc_ms"] = round(float(match["inc"]) * 1000)
     return clock
@@ -313,8 +316,8 @@ def _clock_keys(key: str) -> tuple[str, ...]:
     return {"tc": ("base_ms", "inc_ms"), "st": ("movetime_ms",), "timemargin": ("margin_ms",)}[key]
 
 
-def _openings(items: Sequence[str], here: Path, data: FlagData) -> dict[str, Any]:
-    entry: dict[str, Any] = {}
+def _openings(items: Sequence[str], here: Path, data: FlagData) -> dict[str, Scalar]:
+    entry: dict[str, Scalar] = {}
     for key, value in _items("--openings", items, lambda key, value: value, tuple(OPENINGS_KEYS)):
         entry[key] = os.path.normpath(here / value) if key == "file" else value if key == "order" else _typed(value)
         data.labels[("openings", key)] = f"--openings item '{key}={value}'"  # value as typed
@@ -360,7 +363,7 @@ def _default_name(command: list[str], index: int) -> str:
     return name or f"engine{index + 1}"
 
 
-def _typed(text: str) -> Any:
+def _typed(text: str) -> Scalar:
     """A value typed as a tournament file would type it: ASCII digits an integer, true/false
     a boolean, anything else text (so the file's checks refuse memory_mb=abc by name)."""
     if re.fullmatch(r"-?[0-9]{1,20}", text):

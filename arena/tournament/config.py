@@ -483,10 +483,10 @@ def _option_text(value: object) -> str:
 MAX_INTEGER_BITS = 64  # no key takes more: seeds are 64-bit, sizes and milliseconds far less
 
 
-def _refuse_huge_integers(path: str | Path, raw: dict[str, Any]) -> None:
+def _refuse_huge_integers(path: str | Path, raw: Mapping[str, object]) -> None:
     """TOML reads 0x, 0o and 0b integers of any length (0x and 5,000 f's), which Python
     then cannot print or hash into a seed; refuse them here, naming the key."""
-    stack: list[tuple[str, Any]] = [(key, value) for key, value in raw.items()]
+    stack: list[tuple[str, object]] = [(key, value) for key, value in raw.items()]
     while stack:
         where, value = stack.pop()
         if isinstance(value, dict):

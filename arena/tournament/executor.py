@@ -8,18 +8,18 @@ tasks) is the executor's business.  A :class:`Venue` opens an executor for one r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any, Protocol
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol, runtime_checkable
 
 from ..record import GameRecord
 from .droprule import DropGate
 from .pool import Lost
 from .schedule import ScheduledGame
-from .worker import WorkerConfig
+from .worker import WorkerConfig, WorkerError
 
-# What an executor yields for a game: its record, the internal error (a dict) that stopped it,
-# or Lost (its worker died or hung).
-Outcome = GameRecord | dict[str, Any] | Lost
+# What an executor yields for a game: its record, the internal error that stopped it, or
+# Lost (its worker died or hung), the same from local worker processes as from a cluster.
+Outcome = GameRecord | WorkerError | Lost[ScheduledGame]
 
 
 class GameExecutor(Protocol):
@@ -41,6 +41,16 @@ class GameExecutor(Protocol):
 
     def terminate(self) -> None:
         """Stop at once (Ctrl-C, SIGTERM, an error): the workers kill their engines."""
+        ...
+
+
+@runtime_checkable
+class BatchingExecutor(Protocol):
+    """An executor whose games arrive in batches (a cluster task's), which the runner then
+    stores in one commit."""
+
+    def imap_batches(self, games: Iterable[ScheduledGame]) -> Iterator[Sequence[Outcome]]:
+        """As :meth:`GameExecutor.imap_unordered`, the outcomes that arrive together in one list."""
         ...
 
 

@@ -35,7 +35,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..engine import proctree
 
@@ -51,11 +51,14 @@ REPORT_SLACK = 0.5
 LOOKAHEAD = 512
 
 
-@dataclass
-class Lost:
+Task = TypeVar("Task")
+
+
+@dataclass(frozen=True)
+class Lost(Generic[Task]):
     """A task given up because its workers kept dying."""
 
-    task: Any
+    task: Task
     reason: str
 
 
@@ -122,7 +125,9 @@ def _salvage(conn: Connection) -> Any:
 _STARTUP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
-def _serve(conn: Connection, initializer: Callable[..., None], initargs: tuple, func: Callable[[Any], Any]) -> None:
+def _serve(
+    conn: Connection, initializer: Callable[..., None], initargs: tuple[Any, ...], func: Callable[[Any], Any]
+) -> None:
     global _coordinator
     _coordinator = conn
     # Started with SIGINT and SIGTERM blocked (_spawn): Ctrl-C is the coordinator's to
@@ -148,7 +153,7 @@ class WorkerPool:
         size: int,
         func: Callable[[Any], Any],
         initializer: Callable[..., None],
-        initargs: tuple = (),
+        initargs: tuple[Any, ...] = (),
         retries: int = 1,
         cores: Sequence[int] = (),
         answer: Callable[[Any], Any] = lambda payload: None,
@@ -384,7 +389,7 @@ class WorkerPool:
             for old in list(held)[: max(0, len(held) - len(uses) - self.spare)]:
                 del held[old]
 
-    def _bury(self, conn: Connection, queue: deque[tuple[Any, int]]) -> Lost | None:
+    def _bury(self, conn: Connection, queue: deque[tuple[Any, int]]) -> Lost[Any] | None:
         """Forget a dead worker; queue its task again or give it up."""
         proc = self.workers.pop(conn)
         self.core_of.pop(conn, None)

@@ -42,7 +42,7 @@ from ..results.sprt import SprtTest
 from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament, build_schedule
 from .droprule import FailureTracker
-from .executor import GameExecutor, Outcome, Venue
+from .executor import BatchingExecutor, GameExecutor, Outcome, Venue
 from .load import LoadWatch
 from .local import LocalGames
 from .observers import RunObserver
@@ -51,7 +51,7 @@ from .schedule import ScheduledGame
 from .settings import legacy_fingerprint, tournament_settings
 from .sprt import sprt_test
 from .verdict import Terminated, Verdict, interrupt_code, run_verdict, startup_failure
-from .worker import WorkerConfig, init_preflight_host, preflight_in_worker
+from .worker import WorkerConfig, WorkerError, init_preflight_host, preflight_in_worker
 
 log = logging.getLogger("arena.runner")
 
@@ -299,9 +299,8 @@ def _play_all(
 
 def _batches(executor: GameExecutor, todo: list[ScheduledGame]) -> Iterator[Sequence[Outcome]]:
     """The outcomes as they arrive, those that arrive together (a cluster task's) in one list."""
-    together = getattr(executor, "imap_batches", None)
-    if together is not None:
-        return together(todo)
+    if isinstance(executor, BatchingExecutor):
+        return executor.imap_batches(todo)
     return ([outcome] for outcome in executor.imap_unordered(todo))
 
 
@@ -351,10 +350,10 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _error_text(result: dict[str, Any] | Lost) -> str:
+def _error_text(result: WorkerError | Lost[ScheduledGame]) -> str:
     if isinstance(result, Lost):
         return f"game {result.task.index} not recorded: {result.reason}"
-    return f"game {result['id']} not recorded: internal error {result['internal_error']} (see arena.log)"
+    return f"game {result.game} not recorded: internal error {result.error} (see arena.log)"
 
 
 def _report(

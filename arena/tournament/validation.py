@@ -9,13 +9,14 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..rules.base import did_you_mean, shown_input
 
 _PRIMITIVES = {"str", "int", "float", "bool"}
 
 
-def _one_branch(errors: list[Any]) -> list[Any]:
+def _one_branch(errors: list[ErrorDetails]) -> list[ErrorDetails]:
     """For a key that takes one of several forms (``openings = "book.txt"`` or an
     ``[openings]`` table), pydantic reports every form that failed, naming each by its type
     in the key's path; keep the table's errors when a table was given, and drop the type
@@ -86,7 +87,7 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
 
 
 def _describe(
-    err: Any,
+    err: ErrorDetails,
     file: str,
     labels: Mapping[tuple[Any, ...], str],
     model: type[BaseModel] | None,

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import Any
 
 from protocol import codec
 
@@ -30,6 +29,7 @@ from ..engine.waiting import CoreShare
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
+from ..rules.base import Options
 from .pool import ask_coordinator, report_progress
 from .schedule import ScheduledGame
 
@@ -44,7 +44,7 @@ class WorkerConfig:
 
     tournament: str
     game: str
-    options: dict[str, Any]
+    options: Options
     engines: dict[str, EngineSpec]
     time_control: TimeControl
     time_controls: dict[str, TimeControl] = field(default_factory=dict)  # engines with their own clock
@@ -59,6 +59,15 @@ class WorkerConfig:
     trace_dir: str = ""  # --trace: one transcript per game here
     stderr_home: str = ""  # where faulted engines' stderr is kept
     idle_engines: int | None = None  # engines kept running beside a game's own (None: every one)
+
+
+@dataclass(frozen=True)
+class WorkerError:
+    """A game arena itself failed to play (a bug, not an engine's fault): not recorded; the
+    traceback is in arena.log."""
+
+    game: int  # its id
+    error: str  # the exception's type and message, sanitized and cut to one short line
 
 
 _worker: Worker | None = None  # this process's worker (a local pool's)
@@ -111,16 +120,16 @@ class Worker:
         for name in idle[: max(0, len(idle) - bound)]:
             self.retire(name)
 
-    def play(self, scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
-        """The record of one game, or the internal error (a dict) that stopped it; never
-        raises (a bug must not stop the tournament)."""
+    def play(self, scheduled: ScheduledGame) -> GameRecord | WorkerError:
+        """The record of one game, or the internal error that stopped it; never raises (a
+        bug must not stop the tournament)."""
         try:
             return self._play(scheduled)
         except Exception as exc:
             log.exception("game %d: internal error; the game is not recorded", scheduled.index)
             for name in scheduled.seats:
                 self.discard(name)
-            return {"id": scheduled.index, "internal_error": codec.sanitize(f"{type(exc).__name__}: {exc}", 300)}
+            return WorkerError(scheduled.index, codec.sanitize(f"{type(exc).__name__}: {exc}", 300))
 
     def _play(self, scheduled: ScheduledGame) -> GameRecord:
         dropped = [seat for seat, name in enumerate(scheduled.seats) if self._is_dropped(name)]
@@ -287,7 +296,7 @@ def init_engine_host(lock_fd: int | None) -> None:
     proctree.become_subreaper()  # an engine's orphaned descendants come to us (kill_adopted)
 
 
-def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, dict[str, Any], str, int | None]) -> list[Checked]:
+def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, Options, str, int | None]) -> list[Checked]:
     specs, game, options, run_tag, at_once = task
     try:
         return preflight(specs, make_game(game, options), run_tag, at_once)
@@ -295,6 +304,6 @@ def preflight_in_worker(task: tuple[tuple[EngineSpec, ...], str, dict[str, Any],
         proctree.kill_adopted(set())  # whatever the engines left behind
 
 
-def play_in_worker(scheduled: ScheduledGame) -> GameRecord | dict[str, Any]:
+def play_in_worker(scheduled: ScheduledGame) -> GameRecord | WorkerError:
     assert _worker is not None
     return _worker.play(scheduled)

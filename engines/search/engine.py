@@ -74,7 +74,8 @@ class SearchEngine(Engine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.last: Any = None  # the last search's result (iterations, seconds), for tests and bench
+        # The last search's result (iterations, seconds), for tests and bench.
+        self.last: mcts.SearchResult | None = None
 
     def on_option(self, name: str, value: str) -> None:
         allowed = {"level": LEVELS, "swap_policy": SWAP_POLICIES, "rollout": ROLLOUTS}.get(name)
@@ -96,9 +97,9 @@ class SearchEngine(Engine):
         level = self.option_values["level"]
         budget = UNLIMITED if level == "time" else int(self.option_values["iterations"]) or part.budgets[level]
         out_of_time = self._deadline(clock, level == "time")
-        self.last = mcts.search(part.make_domain(self), state, self.rng, budget, out_of_time)
-        self.info(self.last.info())
-        return self.last.move
+        self.last = found = mcts.search(part.make_domain(self), state, self.rng, budget, out_of_time)
+        self.info(found.info())
+        return found.move
 
     def _deadline(self, clock: Clock, required: bool) -> Callable[[], bool]:
         """A test that says when to stop: before the allotted time minus the safety

@@ -12,6 +12,7 @@ knowledge the Hex literature's Monte Carlo programs add (MoHex's playouts do).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from random import Random
 from typing import Any
@@ -125,7 +126,7 @@ def bridge_fill(state: HexState, rng: Random) -> tuple[list[int], list[int]]:
     return cells, order
 
 
-def _below(getrandbits: Any, n: int) -> int:
+def _below(getrandbits: Callable[[int], int], n: int) -> int:
     k = n.bit_length()
     r = getrandbits(k)
     while r >= n:

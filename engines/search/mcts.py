@@ -81,7 +81,8 @@ class RulesDomain:
         position.play(move)
 
     def to_move(self, position: Any) -> int:
-        return position.current_player()
+        seat: int = position.current_player()
+        return seat
 
     def clone(self, position: Any) -> Any:
         return position.clone()
