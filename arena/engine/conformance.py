@@ -329,9 +329,10 @@ class Conformance:
 
     def _quit(self) -> str:
         engine = self._start()
+        assert engine.child is not None  # the checks start the program itself
         start = time.monotonic()
         engine.transport.send("quit", start + 1.0)
-        if not engine.transport.wait_exit(1.0):
+        if not engine.child.wait_exit(1.0):
             raise _Failed(
                 "still running 1 s after 'quit' (arena kills it then, but waits that second "
                 "at the end of every tournament)"
@@ -347,7 +348,10 @@ class Conformance:
         players[seat] = engine
         state = dealt_start(game, seed)
         limit = _movetime_limit(POSITION_MOVETIME_MS)
-        lost = lambda code, reason: _Failed(f"lost game {seed} as seat {seat}: {code}: {reason}")
+
+        def lost(code: Termination, reason: str) -> _Failed:
+            return _Failed(f"lost game {seed} as seat {seat}: {code}: {reason}")
+
         try:  # only the engine can fault: the random players never do
             for s, player in enumerate(players):  # each seat's seed as a match derives it
                 player.new_game(game, s, derive_seed(seed, "engine", s, player.name), state.private_info(s))

@@ -31,6 +31,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from protocol import codec
 
@@ -38,8 +39,8 @@ from ..record import Termination
 from ..rules import Game, State, games_speaking
 from ..rules.translation import Translation
 from .conversation import Conversation
+from .pipes import Reason
 from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
-from .transport import Reason
 
 log = logging.getLogger("arena.engine")
 
@@ -88,7 +89,7 @@ def translation_of(game: Game) -> Translation:
 class GtpEngine(Conversation):
     """A GTP (version 2) Hex program, as a Player."""
 
-    def __init__(self, spec: EngineSpec, **kwargs) -> None:
+    def __init__(self, spec: EngineSpec, **kwargs: Any) -> None:
         super().__init__(spec, **kwargs)
         self.commands: frozenset[str] = frozenset()
         self._translation: Translation | None = None  # the game's, from new_game on

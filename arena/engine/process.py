@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from protocol import codec
 from protocol.codec import ArenaOk, Id, Info, Move, OptionDecl, ProtocolError, ReadyOk, Resign
@@ -22,8 +23,10 @@ from ..record import Termination
 from ..rules import Game, State
 from .conversation import Conversation
 from .declared import declaration_problem, games_problem, option_problems
+from .pipes import Reason
 from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
-from .transport import INFO_KEEP, QUIT_GRACE, Reason
+from .stderrtail import INFO_KEEP
+from .transport import QUIT_GRACE
 
 log = logging.getLogger("arena.engine")
 
@@ -35,7 +38,7 @@ Message = Id | OptionDecl | ArenaOk | ReadyOk | Move | Resign | Info  # a non-em
 class EngineProcess(Conversation):
     """An engine that speaks protocol v1, as a Player."""
 
-    def __init__(self, spec: EngineSpec, **kwargs) -> None:
+    def __init__(self, spec: EngineSpec, **kwargs: Any) -> None:
         super().__init__(spec, **kwargs)
         self._info_lines = 0
         # The position line last sent, grown by the moves played since rather than joined
