@@ -26,36 +26,47 @@ def python(code: str) -> EngineSpec:
 # -- the process --------------------------------------------------------------------
 
 
-def test_a_child_says_how_it_ended():
-    child = ChildProcess(python("import sys; sys.exit(3)"))
-    child.launch()
+@pytest.fixture
+def launch():
+    """Start a Python child running ``code``; killed and its pipes closed after the test."""
+    started = []
+
+    def start(code: str) -> ChildProcess:
+        child = ChildProcess(python(code))
+        child.launch()
+        started.append((child, child.pipes()))
+        return child
+
+    yield start
+    for child, pipes in started:
+        child.kill()
+        for stream in pipes:
+            stream.close()
+
+
+def test_a_child_says_how_it_ended(launch):
+    child = launch("import sys; sys.exit(3)")
     assert child.wait_exit(10) and not child.alive
     assert child.exit_status(0) == "exit code 3"
     child.kill()
     assert child.proc is None and child.exit_fd is None
 
 
-def test_a_running_child_has_no_exit_status_and_a_kill_reaps_it():
-    child = ChildProcess(python("import time; time.sleep(60)"))
-    child.launch()
-    pipes = child.pipes()
-    assert all(not os.get_blocking(stream.fileno()) for stream in pipes)
+def test_a_running_child_has_no_exit_status_and_a_kill_reaps_it(launch):
+    child = launch("import time; time.sleep(60)")
+    assert all(not os.get_blocking(stream.fileno()) for stream in child.pipes())
     assert child.alive and child.exit_status(0) is None and not child.wait_exit(0.01)
     proc = child.proc
     assert proc is not None
     child.kill()
     assert not child.alive and child.proc is None and proc.returncode == -signal.SIGKILL
-    for stream in pipes:
-        stream.close()
 
 
-def test_kill_unwaited_kills_without_reaping():
-    child = ChildProcess(python("import time; time.sleep(60)"))
-    child.launch()
+def test_kill_unwaited_kills_without_reaping(launch):
+    child = launch("import time; time.sleep(60)")
     child.kill_unwaited()
     assert child.proc is not None  # not reaped: the worker's process exits right after
     assert child.wait_exit(10) and child.exit_status(0) == "killed by signal SIGKILL"
-    child.kill()
 
 
 def test_a_missing_program_is_a_crash_naming_it():
