@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
+from arena.engine.pipes import Reason
 from arena.engine.player import EngineFault
-from arena.engine.transport import Reason, Trace
+from arena.engine.transport import Trace
 from arena.engine.waiting import Waiting
 from arena.record import Termination
 
@@ -26,11 +27,8 @@ class ScriptedTransport:
         self.sent: list[str] = []  # every line the conversation wrote, in order
         self.pending = deque(unsolicited)  # engine lines not read yet
         self.trace: Trace | None = None
-        self.stderr_home = ""
-        self.stderr_tail = bytearray()
         self.launched = self.killed = self.ended = False
         self.cpu_budgets = 0  # renew_cpu_budget calls (one per game)
-        self.proc = None
         self.waiting = Waiting()  # no process, nothing to wait for: the plain strategy, which does nothing
 
     def expect(self, sent: str, *answer: str) -> None:
@@ -74,21 +72,12 @@ class ScriptedTransport:
     def check_cpu_budget(self) -> None:
         pass
 
-    def stderr_text(self) -> str:
-        return ""
-
-    def wait_exit(self, timeout: float) -> bool:
-        return True
-
     def close(self, goodbye: str) -> None:
         if self.alive:
             self.sent.append(goodbye)
         self.kill()
 
     def kill(self) -> None:
-        self.killed = True
-
-    def kill_unwaited(self) -> None:
         self.killed = True
 
     def done(self) -> bool:

@@ -10,7 +10,6 @@ carries a reason.
 import json
 import os
 import random
-import selectors
 import time
 
 import pytest
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 from arena.engine import gtp
 from arena.engine.declared import declaration_problem
 from arena.engine.gtp import GtpEngine
+from arena.engine.pipes import LinePipes
 from arena.engine.player import EngineFault, EngineSpec
 from arena.engine.process import EngineProcess
 from arena.results.verify import VERDICT_KEYS, verify_lines
@@ -174,15 +174,15 @@ def test_command_parser_returns_a_command_or_a_reasoned_protocol_error(line):
 
 def reader_over_pipe(payload: bytes, kind: type[EngineProcess] = EngineProcess) -> EngineProcess:
     """An EngineProcess (or a GtpEngine) reading ``payload`` (then end of file) from a real pipe."""
-    read_fd, write_fd = os.pipe()
-    os.write(write_fd, payload)
-    os.close(write_fd)
     proc = kind(EngineSpec("fuzz", ("none",)))
-    stream = os.fdopen(read_fd, "rb", buffering=0)
-    os.set_blocking(read_fd, False)
-    proc.transport._selector = selectors.DefaultSelector()
-    proc.transport._selector.register(stream, selectors.EVENT_READ, "out")
-    proc._fuzz_stream = stream
+    streams = []
+    for data in (b"", payload, b""):  # stdin (never written), stdout, stderr (empty)
+        read_fd, write_fd = os.pipe()
+        os.write(write_fd, data)
+        os.close(write_fd)
+        os.set_blocking(read_fd, False)
+        streams.append(os.fdopen(read_fd, "rb", buffering=0))
+    proc.transport.pipes = LinePipes(*streams, None, proc.transport.waiting, lambda chunk: None)
     return proc
 
 
@@ -208,8 +208,7 @@ def test_referee_line_reader_turns_any_byte_stream_into_messages_or_one_fault(pa
         else:
             pytest.fail("the stream never ended")
     finally:
-        proc.transport._selector.close()
-        proc._fuzz_stream.close()
+        proc.transport.pipes.close()
 
 
 def positions(game_name: str) -> list:
@@ -364,5 +363,4 @@ def test_gtp_responses_of_any_bytes_are_answers_or_one_fault(payload):
         else:
             pytest.fail("the stream never ended")
     finally:
-        proc.transport._selector.close()
-        proc._fuzz_stream.close()
+        proc.transport.pipes.close()

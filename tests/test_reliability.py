@@ -25,10 +25,9 @@ from zoo import (
     zoo,
 )
 
-from arena.engine import proctree, waiting
+from arena.engine import pipes, proctree, waiting
 from arena.engine.player import EngineSpec
 from arena.engine.process import EngineProcess
-from arena.engine.transport import PipeTransport
 from arena.match import TimeControl, play_game
 from arena.record import derive_seed, new_deal
 from arena.results.store import GameStore
@@ -209,7 +208,7 @@ def test_a_move_just_after_the_limit_is_a_time_loss(marker):
 def test_a_line_read_after_the_deadline_is_late_even_if_it_came_in_time(marker, monkeypatch):
     """The engine answers at once but the referee reads the pipe only after the limit (a
     busy machine): the line is already buffered, and still the measured time decides."""
-    real = PipeTransport._read_chunk
+    real = pipes.read_chunk
 
     def slow_read(stream):
         chunk = real(stream)
@@ -217,8 +216,8 @@ def test_a_line_read_after_the_deadline_is_late_even_if_it_came_in_time(marker, 
             time.sleep((MOVETIME + MARGIN) / 1000 + 0.05)
         return chunk
 
-    monkeypatch.setattr(PipeTransport, "_read_chunk", staticmethod(slow_read))
-    monkeypatch.setattr(waiting, "Spin", waiting.Waiting)  # never spun for: always through _read_chunk
+    monkeypatch.setattr(pipes, "read_chunk", slow_read)
+    monkeypatch.setattr(waiting, "Spin", waiting.Waiting)  # never spun for: always through read_chunk
     record, _, worker = play_one(zoo("good"))
     assert record["termination"] == "timeout", record["reason"]
     assert "'move a1' came after 4" in record["reason"] and "over the limit of 400 ms" in record["reason"]

@@ -352,7 +352,7 @@ from arena.engine.player import EngineSpec, Sandbox
 from arena.engine.transport import PipeTransport
 transport = PipeTransport(EngineSpec("r", (sys.executable, sys.argv[1]), sys.argv[2], sandbox=Sandbox()))
 transport.launch()
-print(transport._tag, flush=True)
+print(transport.child.tag, flush=True)
 time.sleep(60)
 """
 

@@ -4,11 +4,12 @@
 referee's State under a :class:`TimeLimit`, and answers a :class:`Reply` or raises an
 :class:`EngineFault` with a recorded reason.  An engine program is a player made of a
 conversation over a transport (``conversation.py``): ``process.py`` speaks protocol v1,
-``gtp.py`` speaks GTP to Hex programs, both over ``transport.py``'s one engine process
-(pipes, deadlines, bounded lines, the stderr tail, the process group, CPU budgets), which
-waits for the engine as ``waiting.py``'s strategy says (asleep, spinning, or sharing the
-worker's core).  ``declared.py`` checks what an engine declares, ``preflight.py`` starts
-each engine once before a tournament to learn it.  ``proctree.py`` keeps the engine's
+``gtp.py`` speaks GTP to Hex programs, both over ``transport.py``, which puts together
+the engine's process (``child.py``: the process group, its exit, CPU budgets), its pipes
+(``pipes.py``: deadlines, bounded lines, waiting as ``waiting.py``'s strategy says: asleep,
+spinning, or sharing the worker's core) and its stderr tail (``stderrtail.py``).
+``declared.py`` checks what an engine declares, ``preflight.py`` starts each engine once
+before a tournament to learn it.  ``proctree.py`` keeps the engine's
 whole process tree in hand: environment tags, sweeps, the parent-death signal and
 resource limits.  The wire format itself (parsing and formatting lines) lives in
 ``protocol/codec.py``, which the engine SDK shares.

@@ -329,9 +329,10 @@ class Conformance:
 
     def _quit(self) -> str:
         engine = self._start()
+        assert engine.child is not None  # the checks start the program itself
         start = time.monotonic()
         engine.transport.send("quit", start + 1.0)
-        if not engine.transport.wait_exit(1.0):
+        if not engine.child.wait_exit(1.0):
             raise _Failed(
                 "still running 1 s after 'quit' (arena kills it then, but waits that second "
                 "at the end of every tournament)"

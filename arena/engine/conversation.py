@@ -4,7 +4,9 @@ The two protocols arena speaks are two subclasses of :class:`Conversation`: prot
 (``process.py``) and GTP (``gtp.py``).  Each says what to send and how to read the answers;
 the transport it holds (``transport.py``: the process, its pipes, deadlines and budgets)
 carries the lines, and could be any other :class:`~arena.engine.transport.Transport`, such
-as the scripted one the conversation tests use.
+as the scripted one the conversation tests use.  Those who start and watch engines (a
+worker, a check) reach the process itself (``child.py``) and its stderr (``stderrtail.py``)
+here, not through the transport.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from collections.abc import Sequence
 from protocol.codec import OptionDecl
 
 from ..rules import Game, State
+from .child import ChildProcess
 from .player import EngineSpec, Reply, TimeLimit
+from .stderrtail import StderrTail
 from .transport import ALONE, PipeSettings, PipeTransport, Trace, Transport
 
 HANDSHAKE_TIMEOUT = 10.0  # default limit for the handshake and for each isready
@@ -37,7 +41,12 @@ class Conversation(ABC):
         self.spec = spec
         self.game = game  # the game it is started for: refused if it declares others
         self.board = board  # the game with its options: a GTP engine is asked at start-up if it plays it
-        self.transport: Transport = transport if transport is not None else PipeTransport(spec, pipe)
+        self.child: ChildProcess | None = None  # the engine's process (none over an in-memory transport)
+        self.stderr = StderrTail()  # what it wrote on stderr
+        if transport is None:
+            transport = piped = PipeTransport(spec, pipe)
+            self.child, self.stderr = piped.child, piped.stderr
+        self.transport: Transport = transport
         self.identity: dict[str, str] = {}  # what it says it is (id name, id author ...)
         self.declared_options: list[OptionDecl] = []  # protocol v1's 'option' lines (GTP has none)
 
@@ -103,7 +112,7 @@ class Conversation(ABC):
 
     @property
     def proc(self) -> subprocess.Popen[bytes] | None:
-        return self.transport.proc
+        return self.child.proc if self.child is not None else None
 
     @property
     def trace(self) -> Trace | None:
@@ -115,15 +124,15 @@ class Conversation(ABC):
 
     @property
     def stderr_home(self) -> str:
-        return self.transport.stderr_home
+        return self.stderr.home
 
     @stderr_home.setter
     def stderr_home(self, where: str) -> None:
-        self.transport.stderr_home = where
+        self.stderr.home = where
 
     @property
     def stderr_tail(self) -> bytearray:
-        return self.transport.stderr_tail
+        return self.stderr.data
 
     def stderr_text(self) -> str:
-        return self.transport.stderr_text()
+        return self.stderr.text()

@@ -39,8 +39,8 @@ from ..record import Termination
 from ..rules import Game, State, games_speaking
 from ..rules.translation import Translation
 from .conversation import Conversation
+from .pipes import Reason
 from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
-from .transport import Reason
 
 log = logging.getLogger("arena.engine")
 

@@ -23,8 +23,10 @@ from ..record import Termination
 from ..rules import Game, State
 from .conversation import Conversation
 from .declared import declaration_problem, games_problem, option_problems
+from .pipes import Reason
 from .player import EngineFault, EngineRefused, EngineSpec, Reply, TimeLimit
-from .transport import INFO_KEEP, QUIT_GRACE, Reason
+from .stderrtail import INFO_KEEP
+from .transport import QUIT_GRACE
 
 log = logging.getLogger("arena.engine")
 

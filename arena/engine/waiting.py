@@ -1,9 +1,9 @@
 """How a transport waits for its engine's next bytes: asleep, spinning, or with the engine on our core.
 
-The transport (``transport.py``) carries lines and owns the process; each wait for input is
-a ``poll()`` that one :class:`Waiting` strategy makes, chosen by :func:`chosen` from the
-worker's settings when the engine is launched, and told by the conversation when an answer
-is awaited and how long it took to come.
+The transport (``transport.py``) carries lines over the engine's pipes (``pipes.py``), and
+each wait of theirs for input is a ``poll()`` that one :class:`Waiting` strategy makes,
+chosen by :func:`chosen` from the worker's settings when the engine is launched, and told
+by the conversation when an answer is awaited and how long it took to come.
 
 An engine that answers quickly is waited for by polling without sleeping, for up to
 ``SPIN_S``, when it may run on another CPU than ours: on a VM a process that sleeps and is

@@ -239,7 +239,8 @@ class Worker:
         and without logging: after a signal the interrupted code may hold their locks
         (subprocess's wait lock, a log queue's).  The kernel reaps them once this worker exits."""
         for proc in list(self.engines.values()):
-            proc.transport.kill_unwaited()
+            if proc.child is not None:
+                proc.child.kill_unwaited()
         proctree.kill_adopted(set(), quiet=True)
 
 
