@@ -197,6 +197,38 @@ def test_folders_of_different_fields_list_each_engines_folders(tmp_path):
     assert "Rating list" in plain and "LOS % (row over column)" in plain and "1, 3" in plain
 
 
+def test_folders_are_counted_as_they_are_read_and_their_records_let_go(tmp_path):
+    import gc
+
+    from arena.results.ratinglist import read_folders
+
+    def records_alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, GameRecord) for o in gc.get_objects())
+
+    whole = results_folder(tmp_path / "whole", FIELD, rounds=6, seed=3)
+    parts = [keep_rounds(whole, tmp_path / f"part{k}", range(2 * k, 2 * k + 2)) for k in range(3)]
+    before = records_alive()
+    read = read_folders(parts)
+    assert records_alive() == before  # no folder's records are kept, only their counts
+    assert [f.games for f in read] == [f.tally.games for f in read] == [24, 24, 24]
+    listed = rating_list(read)
+    assert records_alive() == before and listed.games == 72
+    one = summarize_folder(whole).elo
+    assert [r.elo for r in listed.fit.ratings] == pytest.approx([r.elo for r in one.ratings], abs=1e-9)
+
+
+def test_verbose_says_how_long_reading_and_fitting_took_and_in_how_much_memory(tmp_path):
+    folders = [results_folder(tmp_path / name, FIELD, seed=k) for k, name in enumerate(("a", "b"))]
+    shown = ratings(*folders, "--verbose", "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    strict_json(shown.stdout, "arena ratings --verbose")  # the list on stdout stays clean
+    line = shown.stderr.strip()
+    assert line.startswith("ratings: read 48 games of 2 folder(s) in ") and "fitted 4 engines in " in line
+    assert line.endswith(" MB") and float(line.split("peak memory ")[1].split()[0]) > 10
+    assert ratings(*folders).stderr == ""  # said only when asked
+
+
 def test_mixed_games_or_options_are_refused_unless_asked(tmp_path):
     small = results_folder(tmp_path / "small", {"A": 0, "B": 0}, size=3)
     large = results_folder(tmp_path / "large", {"A": 0, "B": 0}, size=4)

@@ -275,7 +275,11 @@ def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
 def field_elo_label(records: Iterable[GameRecord]) -> str:
     """What the Bradley-Terry Elo counts, wherever it is shown beside another Elo: the games
     played (not those an engine lost before its first move, which no rating counts)."""
-    games = sum(1 for r in records if not lost_before_start(r))
+    return games_elo_label(sum(1 for r in records if not lost_before_start(r)))
+
+
+def games_elo_label(games: int) -> str:
+    """:func:`field_elo_label` of ``games`` games played, counted beforehand."""
     return f"Bradley-Terry Elo (field, {games} games)"
 
 
