@@ -3,6 +3,7 @@ covariance as the fit before it (benchmarks/elo_before.py, a hand-written elimin
 fields of every kind that fit knew, and its counts streamed game by game."""
 
 import importlib.util
+import json
 import random
 import sys
 from pathlib import Path
@@ -126,3 +127,19 @@ def test_a_tally_merges_what_it_buffered_in_several_batches(monkeypatch):
         tally.add_record(r)
     assert tally.games == 300 and int(tally.singles()[3].sum()) == 300
     assert_same(fit_tally(tally), BEFORE.fit_elo(records))
+
+
+def test_ratings_agree_with_ordo_on_the_same_games():
+    # tests/data/ordo_fixture.json: 20 engines, 2,000 games with draws, and the ratings Ordo
+    # printed for them (benchmarks/versus_ordo.py --fixture, from Ordo built from its source):
+    # no prior, a draw half a point, the mean at 0, the logistic Elo scale. Ordo prints one
+    # decimal, so that is the agreement.
+    fixture = json.loads((ROOT / "tests" / "data" / "ordo_fixture.json").read_text())
+    tally = Tally(fixture["names"])
+    for a, b, score in fixture["games"]:
+        tally.add_game([(a, b, score)])
+    fit = fit_tally(tally, prior=0.0)
+    assert len(fit.ratings) == len(fixture["ordo_ratings"]) == 20
+    assert any(score == 0.5 for _, _, score in fixture["games"])
+    for r in fit.ratings:
+        assert r.elo == pytest.approx(fixture["ordo_ratings"][r.engine], abs=0.05 + 1e-9), r.engine

@@ -239,7 +239,7 @@ def _round(value: float | None, digits: int = 1) -> float | None:
 
 _SCORE_CODE = {0.0: 0, 0.5: 1, 1.0: 2}  # a pairwise score as the two low bits of a result's code
 _SCORES = np.array([0.0, 0.5, 1.0])
-CHORD_BELOW = 0.05  # Newton's steps (nats) below which the last Cholesky factor is reused
+CHORD_BELOW = 0.2  # Newton's steps (nats) below which the last Cholesky factor is reused
 _ENGINE_BITS = 20  # engine indices in a result's code: a million engines
 _COMPACT_EVERY = 1 << 20  # single results buffered (8 bytes each) before they are counted
 
@@ -661,7 +661,12 @@ def _newton(tally: Tally, pairs: _Pairs, group: list[int]) -> tuple[np.ndarray, 
     inside = (where[pairs.i] >= 0) & (where[pairs.j] >= 0) & (pairs.i != pairs.j)
     a, b = where[pairs.i[inside]], where[pairs.j[inside]]
     count, points = pairs.count[inside], pairs.points[inside]
-    theta = np.zeros(size)
+    # Start from each engine's score as if against an average opponent: Newton from a level
+    # field takes several full steps (each an engines^3 factoring) only to spread it out.
+    won = np.bincount(a, weights=points, minlength=size) + np.bincount(b, weights=count - points, minlength=size)
+    played = np.bincount(a, weights=count, minlength=size) + np.bincount(b, weights=count, minlength=size)
+    theta = np.log((won + 0.5) / (played - won + 0.5))
+    theta -= theta[0]
     factor, largest = None, math.inf
     for _ in range(200):
         grad, w = _gradient(theta, a, b, count, points, size)
@@ -697,8 +702,10 @@ def _cholesky(matrix: np.ndarray) -> np.ndarray:
 
 
 def _inverse(matrix: np.ndarray) -> np.ndarray:
-    upper, _ = dpotri(_cholesky(matrix), lower=0)  # the upper triangle of the inverse
-    return np.triu(upper) + np.triu(upper, 1).T
+    upper = np.triu(dpotri(_cholesky(matrix), lower=0)[0])  # the inverse's upper triangle
+    full = upper + upper.T
+    full[np.diag_indices(len(full))] -= np.diag(upper)
+    return full
 
 
 def _gradient(
