@@ -19,11 +19,13 @@ engines drawn), writes it as PGN (the first engine has White), and times:
 - Ordo on the PGN, its fit alone (no ``-s`` simulations for errors), the same anchor
   (``-a 0``) and the same scale (``-z``: the Elo difference of a 76% score on the logistic
   Elo scale), with its largest difference from arena's ratings;
-- BayesElo's ``readpgn``, ``elo``, ``mm`` and ``ratings`` (its own model, with its default draw
-  and home advantage parameters), for its time only: arena offers no BayesElo model to compare.
+- BayesElo's ``readpgn``, ``elo``, ``mm`` and ``ratings`` (its own model with its default
+  draw and White advantage parameters and its prior of 2 virtual draws), against arena's fit of
+  the same model (:func:`arena.results.elo.fit_bayeselo`, ``arena ratings --model bayeselo``),
+  the mean at 0 (bayeselo prints whole Elo, offset by its ``offset``).
 
-``--fixture`` writes the first size's games and Ordo's ratings as JSON, which
-tests/test_elo_scale.py compares arena's fit against where the binaries are absent.
+``--fixture`` writes the first size's games and both programs' ratings as JSON, which
+tests/test_elo_scale.py compares arena's fits against where the binaries are absent.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ sys.path.insert(0, str(HERE))
 
 from rating_list_fit import counted, field  # noqa: E402
 
-from arena.results.elo import fit_tally  # noqa: E402
+from arena.results.elo import fit_bayeselo, fit_tally  # noqa: E402
 
 SCALE_76 = 400 * math.log10(0.76 / 0.24)  # Ordo's -z: the Elo difference of a 76% score
 RESULT = {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}
@@ -85,11 +87,16 @@ def ordo(binary: Path, pgn: Path) -> tuple[float, dict[str, float]]:
         return elapsed, {row["PLAYER"]: float(row["RATING"]) for row in csv.DictReader(rows)}
 
 
-def bayeselo(binary: Path, pgn: Path) -> float:
-    commands = f"readpgn {pgn}\nelo\nmm\nratings >{pgn.with_suffix('.bayeselo.txt')}\nx\nx\n"
+def bayeselo(binary: Path, pgn: Path) -> tuple[float, dict[str, float]]:
+    table = pgn.with_suffix(".bayeselo.txt")
+    commands = f"readpgn {pgn}\nelo\nmm\nratings >{table}\nx\nx\n"
     start = time.perf_counter()
     subprocess.run([str(binary)], input=commands, text=True, check=True, capture_output=True)
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    rows = [line.split() for line in table.read_text().splitlines()]
+    ratings = {row[1]: float(row[2]) for row in rows if len(row) > 2 and row[0].isdigit()}
+    mean = sum(ratings.values()) / len(ratings)  # its offset (0, or 3100 in some copies)
+    return elapsed, {name: elo - round(mean) for name, elo in ratings.items()}
 
 
 def main() -> None:
@@ -105,7 +112,7 @@ def main() -> None:
     bayeselo_bin = built(args.bayeselo, "bayeselo") if args.bayeselo else None
     print(
         f"{'engines':>7}  {'games':>9}  {'arena fit (s)':>13}  {'arena count+fit':>15}  {'Ordo (s)':>8}  "
-        f"{'arena/Ordo':>10}  {'max |diff| Elo':>14}  {'BayesElo mm (s)':>15}"
+        f"{'arena/Ordo':>10}  {'max |diff| Elo':>14}  {'BayesElo mm (s)':>15}  {'arena (s)':>9}  {'max |diff|':>10}"
     )
     with tempfile.TemporaryDirectory(prefix="arena-versus-ordo-") as tmp:
         for k, engines in enumerate(args.engines):
@@ -120,10 +127,18 @@ def main() -> None:
             done = time.perf_counter()
             ordo_s, theirs = ordo(ordo_bin, pgn)
             diff = max(abs((r.elo or math.nan) - theirs[r.engine]) for r in fit.ratings)
-            be = f"{bayeselo(bayeselo_bin, pgn):.2f}" if bayeselo_bin else "-"
+            be_s, be_arena, be_diff = "-", "-", "-"
+            bayes: dict[str, float] = {}
+            if bayeselo_bin:
+                elapsed, bayes = bayeselo(bayeselo_bin, pgn)
+                be_start = time.perf_counter()
+                ours = fit_bayeselo(tally)
+                be_arena = f"{time.perf_counter() - be_start:.2f}"
+                be_s = f"{elapsed:.2f}"
+                be_diff = f"{max(abs((r.elo or math.nan) - bayes[r.engine]) for r in ours.ratings):.2f}"
             print(
                 f"{engines:>7}  {games:>9}  {done - fitting:>13.2f}  {done - start:>15.2f}  {ordo_s:>8.2f}  "
-                f"{(done - fitting) / ordo_s:>10.2f}  {diff:>14.2f}  {be:>15}"
+                f"{(done - fitting) / ordo_s:>10.2f}  {diff:>14.2f}  {be_s:>15}  {be_arena:>9}  {be_diff:>10}"
             )
             if k == 0 and args.fixture:
                 document = {
@@ -132,6 +147,8 @@ def main() -> None:
                     "names": names,
                     "games": [[x, y, z] for x, y, z in zip(a.tolist(), b.tolist(), s.tolist())],
                     "ordo_ratings": theirs,
+                    "bayeselo": "readpgn LIST.pgn, elo, mm, ratings (whole Elo, the mean at 0)",
+                    "bayeselo_ratings": bayes,
                 }
                 args.fixture.write_text(json.dumps(document, separators=(",", ":")) + "\n")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.record import GameRecord
-from arena.results.elo import Tally, bootstrap_elo, fit_elo, fit_tally
+from arena.results.elo import Tally, bootstrap_elo, fit_bayeselo, fit_elo, fit_tally
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,7 +113,8 @@ def test_a_tally_counts_each_distinct_result_once_and_keeps_the_fit():
         tally.add_record(r)
     i, j, scores, games = tally.singles()
     assert len(i) < 900 and int(games.sum()) + sum(tally.several.values()) == tally.games == 900
-    assert (i <= j).all() and set(scores.tolist()) <= {0.0, 0.5, 1.0}
+    assert (i > j).any() and (i < j).any()  # in seat order: the first seat has White
+    assert set(scores.tolist()) <= {0.0, 0.5, 1.0}
     assert_same(fit_tally(tally), fit_elo(records))
 
 
@@ -143,3 +144,34 @@ def test_ratings_agree_with_ordo_on_the_same_games():
     assert any(score == 0.5 for _, _, score in fixture["games"])
     for r in fit.ratings:
         assert r.elo == pytest.approx(fixture["ordo_ratings"][r.engine], abs=0.05 + 1e-9), r.engine
+
+
+def test_the_bayeselo_model_agrees_with_bayeselos_mm_on_the_same_games():
+    # The same fixture's games through bayeselo (readpgn, elo, mm, ratings: its default White
+    # advantage 32.8, draw Elo 97.3, prior 2, the mean at 0). It prints whole Elo, so arena's
+    # fit of the same model is within half a point of each.
+    fixture = json.loads((ROOT / "tests" / "data" / "ordo_fixture.json").read_text())
+    tally = Tally(fixture["names"])
+    for a, b, score in fixture["games"]:
+        tally.add_game([(a, b, score)])
+    fit = fit_bayeselo(tally)
+    assert fit.model.startswith("bayeselo (advantage 32.8, drawelo 97.3, scale 0.")
+    for r in fit.ratings:
+        assert r.elo == pytest.approx(fixture["bayeselo_ratings"][r.engine], abs=0.5 + 1e-9), r.engine
+        assert r.low < r.elo < r.high
+    # Its Bradley-Terry fit is another model: not within a point of bayeselo's everywhere.
+    other = fit_tally(tally)
+    assert max(abs(r.elo - fixture["bayeselo_ratings"][r.engine]) for r in other.ratings) > 2
+    # Colours matter: the same games with the seats swapped give other ratings.
+    swapped = Tally(fixture["names"])
+    for a, b, score in fixture["games"]:
+        swapped.add_game([(b, a, 1 - score)])
+    assert fit_tally(swapped).rating("e0").elo == pytest.approx(other.rating("e0").elo, abs=1e-9)
+    assert abs(fit_bayeselo(swapped).rating("e0").elo - fit.rating("e0").elo) > 0.5
+
+
+def test_the_bayeselo_model_refuses_games_of_more_than_two_players():
+    tally = Tally(["a", "b", "c"])
+    tally.add_game([(0, 1, 1.0), (0, 2, 1.0), (1, 2, 0.5)])
+    with pytest.raises(ValueError, match="two-player games"):
+        fit_bayeselo(tally)

@@ -229,6 +229,25 @@ def test_verbose_says_how_long_reading_and_fitting_took_and_in_how_much_memory(t
     assert ratings(*folders).stderr == ""  # said only when asked
 
 
+def test_model_bayeselo_rates_the_list_with_bayeselos_model(tmp_path):
+    from arena.results.elo import Tally, fit_bayeselo
+
+    folders = [results_folder(tmp_path / name, FIELD, seed=k) for k, name in enumerate(("a", "b"))]
+    shown = ratings(*folders, "--model", "bayeselo", "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    listed = strict_json(shown.stdout, "arena ratings --model bayeselo")
+    assert listed["elo"]["model"].startswith("bayeselo (advantage 32.8, drawelo 97.3")
+    tally = Tally()
+    for f in folders:
+        for r in summarize_folder(f).records:
+            tally.add_record(r)  # the first seat has White, as in each stored game
+    expected = {r.engine: r.elo for r in fit_bayeselo(tally).ratings}
+    assert {e["engine"]: e["elo"] for e in listed["engines"]} == {k: round(v, 1) for k, v in expected.items()}
+    default = strict_json(ratings(*folders, "--format", "json").stdout, "arena ratings")
+    assert default["elo"]["model"] == "bradley_terry" and default["engines"] != listed["engines"]
+    assert "BayesElo's model (advantage 32.8" in ratings(*folders, "--model", "bayeselo").stdout
+
+
 def test_mixed_games_or_options_are_refused_unless_asked(tmp_path):
     small = results_folder(tmp_path / "small", {"A": 0, "B": 0}, size=3)
     large = results_folder(tmp_path / "large", {"A": 0, "B": 0}, size=4)

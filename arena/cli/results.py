@@ -88,6 +88,14 @@ def results(folder: Path, fmt: str, elo_prior: float | None, wide: bool) -> None
     "per setting, NAME@FINGERPRINT (refused by default).",
 )
 @click.option(
+    "--model",
+    type=click.Choice(["bradley-terry", "bayeselo"]),
+    default="bradley-terry",
+    show_default=True,
+    help="The rating model: Bradley-Terry with draws as half points (each folder's table), or BayesElo's own "
+    "(White's advantage 32.8 and draw Elo 97.3, as bayeselo's mm prints it; two-player games).",
+)
+@click.option(
     "--verbose",
     "-v",
     is_flag=True,
@@ -101,6 +109,7 @@ def ratings(
     elo_prior: float | None,
     allow_mixed: bool,
     split_names: bool,
+    model: str,
     verbose: bool,
 ) -> None:
     """One rating list over all the games of the results FOLDERS (of one game and its options):
@@ -116,7 +125,9 @@ def ratings(
         started = time.perf_counter()
         read = read_folders(folders)
         fitting = time.perf_counter()
-        rl = rating_list(read, allow_mixed=allow_mixed, split_names=split_names, anchor=fixed, prior=elo_prior)
+        rl = rating_list(
+            read, allow_mixed=allow_mixed, split_names=split_names, anchor=fixed, prior=elo_prior, model=model
+        )
         rendering = time.perf_counter()
         text = render(rl, fmt)
         if verbose:

@@ -157,10 +157,14 @@ class EloFit:
     interval_method: str
     covariance: Covariance = field(default_factory=lambda: Covariance([], np.zeros((0, 0))))
     prior: float = PRIOR  # BayesElo's virtual draws per engine; 0: maximum likelihood
+    model: str = "bradley_terry"  # or "bayeselo (advantage A, drawelo D, scale S)"
 
     @property
     def method(self) -> str:
         """How the ratings were estimated, for a table's note."""
+        if self.model != "bradley_terry":
+            parameters = self.model.partition("(")[2].rstrip(")")
+            return f"BayesElo's model ({parameters}) with its prior of {self.prior:g} virtual draws per engine"
         if self.prior:
             return f"Bradley-Terry with BayesElo's prior of {self.prior:g} virtual draws per engine"
         return "Bradley-Terry maximum likelihood"
@@ -207,7 +211,7 @@ class EloFit:
         """JSON-ready: numbers as numbers, None (null) where a value is unbounded."""
         names = [r.engine for r in self.ratings]
         return {
-            "model": "bradley_terry",
+            "model": self.model,
             "scale": "elo",
             "prior": self.prior,
             "anchor": self.anchor,
@@ -246,7 +250,7 @@ _COMPACT_EVERY = 1 << 20  # single results buffered (8 bytes each) before they a
 
 class Tally:
     """What the fit needs of many games, as counts: how many games gave each single pairwise
-    result (a two-player game: engines ``i <= j`` and what ``i`` scored), and how many gave each
+    result (a two-player game: its engines in seat order and what the first scored), and how many gave each
     set of several (a game of three or more players, whose results move together and must stay
     together for the intervals' dispersion).  Games are added one at a time, so a list streams
     its folders; the memory grows with the distinct results (about the pairs of engines that
@@ -288,9 +292,7 @@ class Tally:
             return
         self.games += times
         if len(results) == 1:
-            i, j, s = results[0]
-            if i > j:
-                i, j, s = j, i, 1 - s
+            i, j, s = results[0]  # in seat order: the first seat has White in a PGN
             self._buffer.append(i << (_ENGINE_BITS + 2) | j << 2 | _SCORE_CODE[s])
             self._times.append(times)
             if len(self._buffer) >= _COMPACT_EVERY:
@@ -304,10 +306,7 @@ class Tally:
         (a folder's engines as a rating list labels them)."""
         index = np.array([self.engine(name) for name in names] or [0], dtype=np.int64)
         i, j, s, times = other.singles()
-        i, j = index[i], index[j]
-        swap = i > j
-        i, j, s = np.where(swap, j, i), np.where(swap, i, j), np.where(swap, 1 - s, s)
-        codes = i << (_ENGINE_BITS + 2) | j << 2 | (2 * s).astype(np.int64)
+        codes = index[i] << (_ENGINE_BITS + 2) | index[j] << 2 | (2 * s).astype(np.int64)
         self._buffer.extend(codes.tolist())
         self._times.extend(times.tolist())
         self._compact()
@@ -326,7 +325,8 @@ class Tally:
         self._buffer, self._times = array("q"), array("q")
 
     def singles(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every distinct single result: engines ``i <= j``, the score of ``i``, how many games."""
+        """Every distinct single result: the engines in seat order, the first one's score, how
+        many games."""
         self._compact()
         mask = (1 << _ENGINE_BITS) - 1
         i = self._codes >> (_ENGINE_BITS + 2)
@@ -351,7 +351,9 @@ class _Pairs:
     @classmethod
     def of(cls, tally: Tally) -> _Pairs:
         n = max(len(tally.names), 1)
-        si, sj, ss, sn = tally.singles()
+        first, second, score, sn = tally.singles()
+        swap = first > second
+        si, sj, ss = np.minimum(first, second), np.maximum(first, second), np.where(swap, 1 - score, score)
         several = [(i, j, s, c) for results, c in tally.several.items() for i, j, s in results]
         mi, mj, ms, mc = (np.array(column, dtype=float) for column in zip(*several)) if several else [np.zeros(0)] * 4
         keys = np.concatenate([si * n + sj, (mi * n + mj).astype(np.int64)])
@@ -428,6 +430,96 @@ def fit_tally(
     curvature = "log-posterior (Laplace)" if prior else "log-likelihood (Wald)"
     method = f"curvature of the {curvature}"
     return _assemble(tally, pairs, rated, bounds, values, covariance, intervals, text, confidence, method, prior)
+
+
+BAYESELO_ADVANTAGE = 32.8  # bayeselo's default White advantage (Elo), its "advantage" command
+BAYESELO_DRAWELO = 97.3  # bayeselo's default draw parameter (Elo), its "drawelo" command
+
+
+def fit_bayeselo(
+    tally: Tally,
+    *,
+    advantage: float = BAYESELO_ADVANTAGE,
+    drawelo: float = BAYESELO_DRAWELO,
+    anchor: str | None = None,
+    anchor_elo: float = 0.0,
+    confidence: float = 0.95,
+    prior: float = PRIOR,
+) -> EloFit:
+    """The ratings bayeselo's ``mm`` command prints, with its model (Rémi Coulom, "Bayesian
+    Elo Rating", and bayeselo's CBradleyTerry): the engine in the first seat has White, and
+    with ``f(x) = 1 / (1 + 10 ** (-x / 400))`` and ``d`` the difference of the Elo,
+
+        P(White wins) = f(d + advantage - drawelo),  P(Black wins) = f(-d - advantage - drawelo),
+
+    a draw the rest.  The same prior of virtual draws (half with each colour), and the ratings
+    shown as bayeselo shows them: times its scale ``4x / (1 + x)^2``, ``x = 10 ** (-drawelo /
+    400)``, the slope of the expected score of level engines, so that its Elo reads as the
+    logistic Elo of the score.  Intervals from the curvature of the log-posterior, no
+    dispersion.  Games of more than two players are refused (ValueError): the model has colours."""
+    if tally.several:
+        raise ValueError("BayesElo's model rates two-player games (White and Black) only")
+    prior = _checked_prior(prior)
+    z = _z(confidence)
+    n = len(tally.names)
+    pairs = _Pairs.of(tally)
+    rated, bounds = _connected_group(pairs, n, tally.names)
+    weights, text = _anchor(tally.names, rated, anchor, anchor_elo)
+    x, cov = _bayeselo_group(tally, pairs, rated, prior, advantage / ELO_PER_NAT, drawelo / ELO_PER_NAT)
+    shown = 4 * 10 ** (-drawelo / 400) / (1 + 10 ** (-drawelo / 400)) ** 2
+    x, cov = _shifted(x * shown, cov * shown**2, weights, anchor_elo)
+    sd = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    intervals = {i: (x[k] - z * sd[k], x[k] + z * sd[k], sd[k]) for k, i in enumerate(rated)}
+    values = {i: x[k] for k, i in enumerate(rated)}
+    covariance = Covariance([tally.names[i] for i in rated], cov)
+    method = "curvature of the log-posterior (Laplace)"
+    fit = _assemble(tally, pairs, rated, bounds, values, covariance, intervals, text, confidence, method, prior)
+    fit.model = f"bayeselo (advantage {advantage:g}, drawelo {drawelo:g}, scale {shown:.4f})"
+    return fit
+
+
+def _bayeselo_group(
+    tally: Tally, pairs: _Pairs, group: list[int], prior: float, advantage: float, drawelo: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum of bayeselo's log-posterior over ``group`` (nats) and its covariance (Elo^2)."""
+    size, n = len(group), len(tally.names)
+    if size < 2:
+        return np.zeros(size), np.zeros((size, size))
+    where = np.full(n, -1)
+    where[group] = np.arange(size)
+    white, black, score, games = tally.singles()
+    # The prior's virtual draws of each pair, half with each engine White.
+    played = pairs.per_engine(n, pairs.count, pairs.count)
+    virtual = prior / 2 * (pairs.count / played[pairs.i] + pairs.count / played[pairs.j]) if prior else pairs.count * 0
+    white = np.concatenate([white, pairs.i, pairs.j])
+    black = np.concatenate([black, pairs.j, pairs.i])
+    score = np.concatenate([score, np.full(2 * len(pairs.i), 0.5)])
+    games = np.concatenate([games.astype(float), virtual / 2, virtual / 2])
+    inside = (where[white] >= 0) & (where[black] >= 0) & (white != black) & (games > 0)
+    w, b, s, g = where[white[inside]], where[black[inside]], score[inside], games[inside]
+    wins, draws, losses = g * (s == 1.0), g * (s == 0.5), g * (s == 0.0)
+    low, high = np.minimum(w, b), np.maximum(w, b)
+    pair_of, index = np.unique(low * size + high, return_inverse=True)
+    a_pairs, b_pairs = pair_of // size, pair_of % size
+
+    def derivatives(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        d = theta[w] - theta[b]
+        p_win = 1 / (1 + np.exp(-(d + advantage - drawelo)))
+        p_loss = 1 / (1 + np.exp(d + advantage + drawelo))
+        p_draw = 1 - p_win - p_loss
+        g_win, g_loss = p_win * (1 - p_win), p_loss * (1 - p_loss)
+        h = g_loss - g_win
+        first = wins * (1 - p_win) - losses * (1 - p_loss) + draws * h / p_draw
+        h_prime = -g_loss * (1 - 2 * p_loss) - g_win * (1 - 2 * p_win)
+        second = -wins * g_win - losses * g_loss + draws * (h_prime / p_draw - h**2 / p_draw**2)
+        grad = np.bincount(w, weights=first, minlength=size) - np.bincount(b, weights=first, minlength=size)
+        return grad, np.bincount(index, weights=-second, minlength=len(pair_of))
+
+    scores = np.where(s == 0.5, 0.5 * g, s * g)
+    start = _start(w, b, g, scores, size)
+    with _blas().limit(limits=1, user_api="blas"):
+        theta, inverse = _maximum(derivatives, start, a_pairs, b_pairs)
+    return theta * ELO_PER_NAT, inverse * ELO_PER_NAT**2
 
 
 def bootstrap_elo(
@@ -648,10 +740,10 @@ def _fit_group(tally: Tally, pairs: _Pairs, group: list[int]) -> tuple[np.ndarra
 
 
 def _newton(tally: Tally, pairs: _Pairs, group: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Newton's method on the log-likelihood (with the prior's draws in ``pairs``: the
-    log-posterior) of ``group``, its first engine held at 0; returns the Elo of each engine of
-    the group and their covariance (inverse observed information, widened by the dispersion)
-    in Elo^2.  Each step solves the information matrix (engines x engines, dense) by Cholesky."""
+    """Newton's method on the Bradley-Terry log-likelihood (with the prior's draws in
+    ``pairs``: the log-posterior) of ``group``, its first engine held at 0; returns the Elo of
+    each engine of the group and their covariance (inverse observed information, widened by
+    the dispersion) in Elo^2."""
     size = len(group)
     if size < 2:
         return np.zeros(size), np.zeros((size, size))
@@ -661,15 +753,34 @@ def _newton(tally: Tally, pairs: _Pairs, group: list[int]) -> tuple[np.ndarray, 
     inside = (where[pairs.i] >= 0) & (where[pairs.j] >= 0) & (pairs.i != pairs.j)
     a, b = where[pairs.i[inside]], where[pairs.j[inside]]
     count, points = pairs.count[inside], pairs.points[inside]
-    # Start from each engine's score as if against an average opponent: Newton from a level
-    # field takes several full steps (each an engines^3 factoring) only to spread it out.
+
+    def derivatives(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return _gradient(theta, a, b, count, points, size)
+
+    theta, inverse = _maximum(derivatives, _start(a, b, count, points, size), a, b)
+    scale = ELO_PER_NAT**2 * _dispersion(tally, where, theta, inverse)
+    return theta * ELO_PER_NAT, inverse * scale
+
+
+def _start(a: np.ndarray, b: np.ndarray, count: np.ndarray, points: np.ndarray, size: int) -> np.ndarray:
+    """Each engine's score as if against an average opponent, in nats, the first at 0: Newton
+    from a level field takes several full steps (each an engines^3 factoring) only to spread it out."""
     won = np.bincount(a, weights=points, minlength=size) + np.bincount(b, weights=count - points, minlength=size)
     played = np.bincount(a, weights=count, minlength=size) + np.bincount(b, weights=count, minlength=size)
     theta = np.log((won + 0.5) / (played - won + 0.5))
-    theta -= theta[0]
+    return theta - theta[0]
+
+
+def _maximum(derivatives, theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method from ``theta`` (nats, the first engine held fixed) on a log-likelihood
+    whose ``derivatives(theta)`` are its gradient and the weight of each pair ``(a[k], b[k])``
+    (each pair of engines once) in its curvature; returns the maximum and the inverse of the
+    observed information there (zero for the fixed engine).  Each full step solves the
+    information matrix (engines x engines, dense) by Cholesky."""
+    size = len(theta)
     factor, largest = None, math.inf
     for _ in range(200):
-        grad, w = _gradient(theta, a, b, count, points, size)
+        grad, w = derivatives(theta)
         if factor is None or largest > CHORD_BELOW:
             factor = _cholesky(_information(a, b, w, size)[1:, 1:])
         # Near the maximum the curvature barely moves: the last factor serves (a chord step,
@@ -683,12 +794,10 @@ def _newton(tally: Tally, pairs: _Pairs, group: list[int]) -> tuple[np.ndarray, 
         theta[1:] += scale * step
         if largest < 1e-10:
             break
-    _, w = _gradient(theta, a, b, count, points, size)
-    information = _information(a, b, w, size)
+    _, w = derivatives(theta)
     inverse = np.zeros((size, size))
-    inverse[1:, 1:] = _inverse(information[1:, 1:])
-    scale = ELO_PER_NAT**2 * _dispersion(tally, where, theta, inverse)
-    return theta * ELO_PER_NAT, inverse * scale
+    inverse[1:, 1:] = _inverse(_information(a, b, w, size)[1:, 1:])
+    return theta, inverse
 
 
 def _cholesky(matrix: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ from tabulate import tabulate
 from ..record import GameRecord, lost_before_start
 from . import strictjson
 from .admit import read_counted
-from .elo import Tally, fit_tally, prior_of
+from .elo import Tally, fit_bayeselo, fit_tally, prior_of
 from .export import SCHEMA_VERSION, arena_version, csv_cell
 from .fingerprint import FREE_PER_ENGINE, changes, digest
 from .ratingtables import (
@@ -52,6 +52,7 @@ from .ratingtables import (
 from .store import StorageError
 
 FORMATS = ("table", "md", "csv", "json", "html")
+MODELS = {"bradley-terry": fit_tally, "bayeselo": fit_bayeselo}  # --model: the fit of each
 SHORT = 8  # hex digits of an engine's fingerprint in a split name
 
 
@@ -155,6 +156,7 @@ def rating_list(
     split_names: bool = False,
     anchor: tuple[str, float] | None = None,
     prior: float | None = None,
+    model: str = "bradley-terry",
 ) -> RatingList:
     """Rate every counted game of ``folders`` in one Bradley–Terry fit; RatingListError for
     folders of several games or options (unless ``allow_mixed``), one name for engines of
@@ -186,9 +188,10 @@ def rating_list(
             [f"--anchor {name}: no engine of the list is named so (its engines: {', '.join(engines)})"]
         )
     try:
-        fit = fit_tally(tally, anchor=name, anchor_elo=elo, prior=prior)
-    except ValueError as exc:  # an anchor no result rates
-        raise RatingListError([f"--anchor {name}={elo:g}: {exc}"]) from None
+        fit = MODELS[model](tally, anchor=name, anchor_elo=elo, prior=prior)
+    except ValueError as exc:  # an anchor no result rates, or games BayesElo's model cannot
+        what = f"--anchor {name}={elo:g}" if name is not None else f"--model {model}"
+        raise RatingListError([f"{what}: {exc}"]) from None
     return RatingList(list(folders), engines, fit, mixed, labels)
 
 
