@@ -10,6 +10,11 @@ virtual draws between them.  The prior keeps every rating finite (a 20-0 is a la
 difference) and only links engines that played each other.  ``prior=0`` is the pure
 maximum-likelihood fit, whose rating is unbounded for an engine that won or lost everything.
 
+The games are counted first (:class:`Tally`, by distinct result, as they are read), and the
+fit works on those counts with numpy and LAPACK, so a list of thousands of engines and a
+million games fits in seconds.  :func:`fit_bayeselo` fits BayesElo's own model instead (White's
+advantage and a draw parameter, as bayeselo's ``mm`` command prints it).
+
 Conventions (each stated in :class:`EloFit` so a published table can say them too):
 
 - **Results.**  Every game gives one result per pair of seats that have a result against
@@ -52,7 +57,7 @@ from __future__ import annotations
 import math
 import random
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from statistics import NormalDist
@@ -250,9 +255,9 @@ _COMPACT_EVERY = 1 << 20  # single results buffered (8 bytes each) before they a
 
 class Tally:
     """What the fit needs of many games, as counts: how many games gave each single pairwise
-    result (a two-player game: its engines in seat order and what the first scored), and how many gave each
-    set of several (a game of three or more players, whose results move together and must stay
-    together for the intervals' dispersion).  Games are added one at a time, so a list streams
+    result (a two-player game: its engines in seat order and what the first scored), and how
+    many gave each set of several (a game of three or more players, whose results move
+    together and must stay together for the intervals' dispersion).  Games are added one at a time, so a list streams
     its folders; the memory grows with the distinct results (about the pairs of engines that
     met, three scores each), not with the games."""
 
@@ -762,6 +767,9 @@ def _newton(tally: Tally, pairs: _Pairs, group: list[int]) -> tuple[np.ndarray, 
     return theta * ELO_PER_NAT, inverse * scale
 
 
+Derivatives = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # theta -> gradient, pairs' weights
+
+
 def _start(a: np.ndarray, b: np.ndarray, count: np.ndarray, points: np.ndarray, size: int) -> np.ndarray:
     """Each engine's score as if against an average opponent, in nats, the first at 0: Newton
     from a level field takes several full steps (each an engines^3 factoring) only to spread it out."""
@@ -771,7 +779,9 @@ def _start(a: np.ndarray, b: np.ndarray, count: np.ndarray, points: np.ndarray, 
     return theta - theta[0]
 
 
-def _maximum(derivatives, theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _maximum(
+    derivatives: Derivatives, theta: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Newton's method from ``theta`` (nats, the first engine held fixed) on a log-likelihood
     whose ``derivatives(theta)`` are its gradient and the weight of each pair ``(a[k], b[k])``
     (each pair of engines once) in its curvature; returns the maximum and the inverse of the
