@@ -376,14 +376,17 @@ class _Pairs:
         """``values`` summed over each engine's pairs as ``i``, plus ``mirrored`` as ``j``."""
         return np.bincount(self.i, weights=values, minlength=n) + np.bincount(self.j, weights=mirrored, minlength=n)
 
+    def virtual_draws(self, n: int, prior: float) -> np.ndarray:
+        """BayesElo's virtual draws of each pair: engine i gives pair (i, j) ``prior / 2 *
+        n_ij / n_i`` draws (n: pairwise results), as bayeselo's ``CCondensedResults::AddPrior``."""
+        played = self.per_engine(n, self.count, self.count)
+        return prior / 2 * (self.count / played[self.i] + self.count / played[self.j])
+
     def with_prior(self, n: int, prior: float) -> _Pairs:
-        """The pairs with BayesElo's virtual draws added: engine i gives pair (i, j)
-        ``prior / 2 * n_ij / n_i`` draws (n: pairwise results), as bayeselo's
-        ``CCondensedResults::AddPrior`` does, half a point each side."""
+        """The pairs with the prior's virtual draws added, half a point each side."""
         if not prior:
             return self
-        played = self.per_engine(n, self.count, self.count)
-        virtual = prior / 2 * (self.count / played[self.i] + self.count / played[self.j])
+        virtual = self.virtual_draws(n, prior)
         return _Pairs(self.i, self.j, self.count + virtual, self.points + virtual / 2)
 
 
@@ -493,9 +496,8 @@ def _bayeselo_group(
     where = np.full(n, -1)
     where[group] = np.arange(size)
     white, black, score, games = tally.singles()
-    # The prior's virtual draws of each pair, half with each engine White.
-    played = pairs.per_engine(n, pairs.count, pairs.count)
-    virtual = prior / 2 * (pairs.count / played[pairs.i] + pairs.count / played[pairs.j]) if prior else pairs.count * 0
+    # The prior's virtual draws of each pair, half with each engine White (none: dropped below).
+    virtual = pairs.virtual_draws(n, prior)
     white = np.concatenate([white, pairs.i, pairs.j])
     black = np.concatenate([black, pairs.j, pairs.i])
     score = np.concatenate([score, np.full(2 * len(pairs.i), 0.5)])
