@@ -380,7 +380,8 @@ class _Pairs:
         """BayesElo's virtual draws of each pair: engine i gives pair (i, j) ``prior / 2 *
         n_ij / n_i`` draws (n: pairwise results), as bayeselo's ``CCondensedResults::AddPrior``."""
         played = self.per_engine(n, self.count, self.count)
-        return prior / 2 * (self.count / played[self.i] + self.count / played[self.j])
+        virtual: np.ndarray = prior / 2 * (self.count / played[self.i] + self.count / played[self.j])
+        return virtual
 
     def with_prior(self, n: int, prior: float) -> _Pairs:
         """The pairs with the prior's virtual draws added, half a point each side."""
@@ -644,7 +645,13 @@ def _graph(n: int, tails: np.ndarray, heads: np.ndarray) -> csr_matrix:
     return csr_matrix((np.ones(len(tails)), (tails, heads)), shape=(n, n))
 
 
-def _best(labels: np.ndarray, candidates: np.ndarray, within: np.ndarray, names: Sequence[str], more=None) -> int:
+def _best(
+    labels: np.ndarray,
+    candidates: np.ndarray,
+    within: np.ndarray,
+    names: Sequence[str],
+    more: Callable[[int], int] | None = None,
+) -> int:
     """The label of the largest group of ``candidates``, then the one with the most results
     inside, then by ``more`` (a function of a label, asked only of the groups still tied), then
     by its first name."""
@@ -777,8 +784,9 @@ def _start(a: np.ndarray, b: np.ndarray, count: np.ndarray, points: np.ndarray, 
     from a level field takes several full steps (each an engines^3 factoring) only to spread it out."""
     won = np.bincount(a, weights=points, minlength=size) + np.bincount(b, weights=count - points, minlength=size)
     played = np.bincount(a, weights=count, minlength=size) + np.bincount(b, weights=count, minlength=size)
-    theta = np.log((won + 0.5) / (played - won + 0.5))
-    return theta - theta[0]
+    theta: np.ndarray = np.log((won + 0.5) / (played - won + 0.5))
+    theta -= theta[0]
+    return theta
 
 
 def _maximum(
@@ -816,6 +824,7 @@ def _cholesky(matrix: np.ndarray) -> np.ndarray:
     """LAPACK's Cholesky factor (upper) of a positive definite matrix, called directly: the
     checks of scipy.linalg's wrappers cost more than the solve on the small fields of a
     tournament's table."""
+    factor: np.ndarray
     factor, info = dpotrf(matrix, lower=0, clean=0)
     if info:
         raise ZeroDivisionError("singular information matrix")
@@ -824,7 +833,7 @@ def _cholesky(matrix: np.ndarray) -> np.ndarray:
 
 def _inverse(matrix: np.ndarray) -> np.ndarray:
     upper = np.triu(dpotri(_cholesky(matrix), lower=0)[0])  # the inverse's upper triangle
-    full = upper + upper.T
+    full: np.ndarray = upper + upper.T
     full[np.diag_indices(len(full))] -= np.diag(upper)
     return full
 
@@ -940,7 +949,7 @@ def _assemble(
     bounds: dict[int, str],
     x: dict[int, float],
     covariance: Covariance,
-    intervals: dict[int, tuple],
+    intervals: dict[int, tuple[float | None, float | None, float | None]],
     anchor: str,
     confidence: float,
     method: str,
