@@ -1,114 +1,145 @@
-"""What the Bradley–Terry fit of a large rating list costs (docs/ratings.md).
+"""What the Bradley–Terry fit of a large rating list costs, and how it grows (docs/performance.md).
 
-    python benchmarks/rating_list_fit.py [--engines 10 40 100] [--games 20000] [--repeats 3]
+    python benchmarks/rating_list_fit.py [--engines 100 400 1000 3000] [--games 20000 100000 ...]
+                                         [--draws 0.3] [--before-up-to 200]
 
-``arena ratings`` fits every game of many folders at once, so its fields are larger than one
-tournament's.  For each field size the script draws ``--games`` two-player results between
-random pairs of engines of known Elo (fixed seed) and times :func:`arena.results.elo.fit_elo`,
-median of ``--repeats`` runs, side by side with the same fit done as it was before large
-lists: the dispersion step summing the whole field's quadratic form for every game (not only
-the engines of the game), and the covariance inverted by one elimination per column (not one
-for all).  Both must give the same ratings, intervals and covariance to the last bit.
+``arena ratings`` fits every game of many folders at once, so its fields are the size of
+CCRL's lists: thousands of engines, over a million games.  For each field size the script
+draws ``--games`` two-player games between random pairs of engines of known Elo (fixed seed;
+a share ``--draws`` of them drawn, in proportion so the expected score stays the model's),
+counts them game by game into the fit's :class:`arena.results.elo.Tally` as ``arena ratings``
+does while it reads its folders, and fits them with intervals
+(:func:`arena.results.elo.fit_tally`).  It prints the counting's and the fit's wall time, the
+fit's peak memory (tracemalloc: Python's and numpy's allocations) and the process's peak
+resident memory, and each figure's growth from the first size.
+
+Up to ``--before-up-to`` engines the same games also go through the fit as it was before
+(benchmarks/elo_before.py, a hand-written elimination over Python lists, from game records),
+side by side, and both must agree to 1e-6 Elo.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-import math
-import random
-import statistics
+import resource
 import sys
 import time
-from collections.abc import Callable
+import tracemalloc
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from arena.record import GameRecord  # noqa: E402
-from arena.results import elo  # noqa: E402
+from arena.record import GameRecord, Termination  # noqa: E402
+from arena.results.elo import EloFit, Tally, fit_tally  # noqa: E402
 
-T = TypeVar("T")
-
-
-def whole_field_dispersion(data: Any, where: dict[int, int], theta: list[float], inverse: list[list[float]]) -> float:
-    """The baseline: the dispersion's quadratic form over every engine of the field, per game."""
-    free = len(where) - 1
-    if free < 1:
-        return 1.0
-    total = 0.0
-    for game in data.games:
-        u = [0.0] * len(where)
-        for i, j, s in game:
-            if i in where and j in where:
-                a, b = where[i], where[j]
-                r = s - 1 / (1 + math.exp(theta[b] - theta[a]))
-                u[a] += r
-                u[b] -= r
-        v = u[1:]
-        total += sum(v[p] * inverse[p][q] * v[q] for p in range(free) for q in range(free) if v[p] and v[q])
-    return max(1.0, total / free)
+DEFAULT_ENGINES = [100, 200, 400, 1000, 3000]
+GAMES_PER_ENGINE = 500  # CCRL's 40/15 list: about 1.5 million games over 3,000 engines
 
 
-def one_elimination_per_column(matrix: list[list[float]]) -> list[list[float]]:
-    """The baseline inverse: one :func:`elo.solve_linear` (a whole elimination) per column."""
-    n = len(matrix)
-    columns = [elo.solve_linear(matrix, [float(r == c) for r in range(n)]) for c in range(n)]
-    return [[columns[c][r] for c in range(n)] for r in range(n)]
+def field(
+    engines: int, games: int, draws: float, seed: int = 1
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Engine names, and each game's first engine, second engine and the first's score."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0, 200, engines)
+    first = rng.integers(0, engines, games)
+    second = (first + rng.integers(1, engines, games)) % engines  # any other engine
+    expected = 1 / (1 + 10 ** ((strength[second] - strength[first]) / 400))
+    # A draw replaces a win with probability draws and a loss in proportion, so the expected
+    # score stays the Bradley-Terry one: P(draw) = 2 draws min(p, 1-p).
+    draw_chance = 2 * draws * np.minimum(expected, 1 - expected)
+    u = rng.random(games)
+    score = np.where(u < draw_chance, 0.5, (u < expected + draw_chance / 2).astype(float))
+    return [f"e{k}" for k in range(engines)], first, second, score
 
 
-def field(engines: int, games: int, seed: int = 1) -> tuple[list[str], list[GameRecord]]:
-    rng = random.Random(seed)
-    names = [f"e{k}" for k in range(engines)]
-    strength = {name: rng.gauss(0, 200) for name in names}
-    records = []
-    for game in range(games):
-        a, b = rng.sample(names, 2)
-        first_wins = rng.random() < 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
-        records.append(
-            GameRecord.model_validate(
-                {
-                    "id": game,
-                    "game": "hex",
-                    "moves": [],
-                    "players": [a, b],
-                    "termination": "normal",
-                    "places": [0, 1] if first_wins else [1, 0],
-                }
-            )
+def counted(names: list[str], first: np.ndarray, second: np.ndarray, score: np.ndarray) -> Tally:
+    tally = Tally(names)
+    for game in zip(first.tolist(), second.tolist(), score.tolist()):
+        tally.add_game([game])
+    return tally
+
+
+def records(names: list[str], first: np.ndarray, second: np.ndarray, score: np.ndarray) -> list[GameRecord]:
+    places = {1.0: [0, 1], 0.0: [1, 0], 0.5: [0, 0]}
+    return [
+        GameRecord(
+            game="hex", moves=[], id=k, players=[names[a], names[b]], places=places[s], termination=Termination.NORMAL
         )
-    return names, records
+        for k, (a, b, s) in enumerate(zip(first.tolist(), second.tolist(), score.tolist()))
+    ]
 
 
-def timed(run: Callable[[], T], repeats: int) -> tuple[float, T]:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+def same(new: EloFit, old: Any) -> bool:
+    pairs = zip(new.ratings, old.ratings)
+    return all(
+        a.engine == b.engine
+        and a.bound == b.bound
+        and abs((a.elo or 0) - (b.elo or 0)) < 1e-6
+        and abs((a.low or 0) - (b.low or 0)) < 1e-6
+        and abs((a.high or 0) - (b.high or 0)) < 1e-6
+        for a, b in pairs
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engines", type=int, nargs="+", default=[10, 40, 100])
-    parser.add_argument("--games", type=int, default=20000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--engines", type=int, nargs="+", default=DEFAULT_ENGINES)
+    parser.add_argument(
+        "--games",
+        type=int,
+        nargs="+",
+        help=f"one per --engines, or one for all (default {GAMES_PER_ENGINE} per engine)",
+    )
+    parser.add_argument("--draws", type=float, default=0.0, help="share of draws where the engines are level")
+    parser.add_argument(
+        "--before-up-to", type=int, default=200, help="run the fit before side by side up to this many engines"
+    )
     args = parser.parse_args()
-    print(f"{'engines':>7}  {'games':>6}  {'fit (s)':>8}  {'as before (s)':>15}  {'ratio':>6}")
-    current = elo.dispersion, elo.inverse_matrix
-    for engines in args.engines:
-        names, records = field(engines, args.games)
-        fast, fit = timed(functools.partial(elo.fit_elo, records, names), args.repeats)
-        elo.dispersion, elo.inverse_matrix = whole_field_dispersion, one_elimination_per_column
-        try:
-            slow, baseline = timed(functools.partial(elo.fit_elo, records, names), args.repeats)
-        finally:
-            elo.dispersion, elo.inverse_matrix = current
-        assert fit.as_dict() == baseline.as_dict() and fit.covariance == baseline.covariance
-        print(f"{engines:>7}  {args.games:>6}  {fast:>8.2f}  {slow:>15.2f}  {slow / fast:>6.1f}")
+    games = args.games or [GAMES_PER_ENGINE * n for n in args.engines]
+    if len(games) == 1:
+        games = games * len(args.engines)
+    if len(games) != len(args.engines):
+        parser.error("give one --games per --engines, or one for all")
+    print(
+        f"{'engines':>7}  {'games':>9}  {'count (s)':>9}  {'fit (s)':>8}  {'fit peak (MB)':>13}  "
+        f"{'growth: time':>12}  {'games':>6}  {'engines^2':>9}  {'before (s)':>10}"
+    )
+    first_size = None
+    for engines, n_games in zip(args.engines, games):
+        names, a, b, s = field(engines, n_games, args.draws)
+        start = time.perf_counter()
+        tally = counted(names, a, b, s)
+        count = time.perf_counter() - start
+        tracemalloc.start()
+        start = time.perf_counter()
+        fit = fit_tally(tally)
+        elapsed = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+        before = "-"
+        if engines <= args.before_up_to:
+            import elo_before
+
+            games_records = records(names, a, b, s)
+            start = time.perf_counter()
+            old = elo_before.fit_elo(games_records, names)
+            before = f"{time.perf_counter() - start:.2f}"
+            assert same(fit, old), "the fit differs from the fit before it"
+            del games_records, old
+        first_size = first_size or (engines, n_games, count + elapsed)
+        growth = (count + elapsed) / first_size[2]
+        print(
+            f"{engines:>7}  {n_games:>9}  {count:>9.2f}  {elapsed:>8.2f}  {peak:>13.0f}  {growth:>11.1f}x  "
+            f"{n_games / first_size[1]:>5.0f}x  {(engines / first_size[0]) ** 2:>8.0f}x  {before:>10}"
+        )
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory of the whole command: {rss:.0f} MB")
 
 
 if __name__ == "__main__":

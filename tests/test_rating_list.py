@@ -197,6 +197,57 @@ def test_folders_of_different_fields_list_each_engines_folders(tmp_path):
     assert "Rating list" in plain and "LOS % (row over column)" in plain and "1, 3" in plain
 
 
+def test_folders_are_counted_as_they_are_read_and_their_records_let_go(tmp_path):
+    import gc
+
+    from arena.results.ratinglist import read_folders
+
+    def records_alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, GameRecord) for o in gc.get_objects())
+
+    whole = results_folder(tmp_path / "whole", FIELD, rounds=6, seed=3)
+    parts = [keep_rounds(whole, tmp_path / f"part{k}", range(2 * k, 2 * k + 2)) for k in range(3)]
+    before = records_alive()
+    read = read_folders(parts)
+    assert records_alive() == before  # no folder's records are kept, only their counts
+    assert [f.games for f in read] == [f.tally.games for f in read] == [24, 24, 24]
+    listed = rating_list(read)
+    assert records_alive() == before and listed.games == 72
+    one = summarize_folder(whole).elo
+    assert [r.elo for r in listed.fit.ratings] == pytest.approx([r.elo for r in one.ratings], abs=1e-9)
+
+
+def test_verbose_says_how_long_reading_and_fitting_took_and_in_how_much_memory(tmp_path):
+    folders = [results_folder(tmp_path / name, FIELD, seed=k) for k, name in enumerate(("a", "b"))]
+    shown = ratings(*folders, "--verbose", "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    strict_json(shown.stdout, "arena ratings --verbose")  # the list on stdout stays clean
+    line = shown.stderr.strip()
+    assert line.startswith("ratings: read 48 games of 2 folder(s) in ") and "fitted 4 engines in " in line
+    assert line.endswith(" MB") and float(line.split("peak memory ")[1].split()[0]) > 10
+    assert ratings(*folders).stderr == ""  # said only when asked
+
+
+def test_model_bayeselo_rates_the_list_with_bayeselos_model(tmp_path):
+    from arena.results.elo import Tally, fit_bayeselo
+
+    folders = [results_folder(tmp_path / name, FIELD, seed=k) for k, name in enumerate(("a", "b"))]
+    shown = ratings(*folders, "--model", "bayeselo", "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    listed = strict_json(shown.stdout, "arena ratings --model bayeselo")
+    assert listed["elo"]["model"].startswith("bayeselo (advantage 32.8, drawelo 97.3")
+    tally = Tally()
+    for f in folders:
+        for r in summarize_folder(f).records:
+            tally.add_record(r)  # the first seat has White, as in each stored game
+    expected = {r.engine: r.elo for r in fit_bayeselo(tally).ratings}
+    assert {e["engine"]: e["elo"] for e in listed["engines"]} == {k: round(v, 1) for k, v in expected.items()}
+    default = strict_json(ratings(*folders, "--format", "json").stdout, "arena ratings")
+    assert default["elo"]["model"] == "bradley_terry" and default["engines"] != listed["engines"]
+    assert "BayesElo's model (advantage 32.8" in ratings(*folders, "--model", "bayeselo").stdout
+
+
 def test_mixed_games_or_options_are_refused_unless_asked(tmp_path):
     small = results_folder(tmp_path / "small", {"A": 0, "B": 0}, size=3)
     large = results_folder(tmp_path / "large", {"A": 0, "B": 0}, size=4)

@@ -3,6 +3,9 @@ rating list over several folders, the report site."""
 
 from __future__ import annotations
 
+import resource
+import sys
+import time
 from pathlib import Path
 
 import click
@@ -84,6 +87,20 @@ def results(folder: Path, fmt: str, elo_prior: float | None, wide: bool) -> None
     help="Rate an engine name played with different settings in different folders as one engine "
     "per setting, NAME@FINGERPRINT (refused by default).",
 )
+@click.option(
+    "--model",
+    type=click.Choice(["bradley-terry", "bayeselo"]),
+    default="bradley-terry",
+    show_default=True,
+    help="The rating model: Bradley-Terry with draws as half points (each folder's table), or BayesElo's own "
+    "(White's advantage 32.8 and draw Elo 97.3, as bayeselo's mm prints it; two-player games).",
+)
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Say on stderr how long reading the folders and the fit took, and the peak memory.",
+)
 def ratings(
     folders: tuple[Path, ...],
     anchor: str | None,
@@ -92,6 +109,8 @@ def ratings(
     elo_prior: float | None,
     allow_mixed: bool,
     split_names: bool,
+    model: str,
+    verbose: bool,
 ) -> None:
     """One rating list over all the games of the results FOLDERS (of one game and its options):
     the Bradley-Terry Elo each folder's table shows, fitted to all their games at once, with
@@ -103,10 +122,21 @@ def ratings(
     except ValueError as exc:
         raise Failure(str(exc)) from None
     try:
+        started = time.perf_counter()
         read = read_folders(folders)
-        text = render(
-            rating_list(read, allow_mixed=allow_mixed, split_names=split_names, anchor=fixed, prior=elo_prior), fmt
+        fitting = time.perf_counter()
+        rl = rating_list(
+            read, allow_mixed=allow_mixed, split_names=split_names, anchor=fixed, prior=elo_prior, model=model
         )
+        rendering = time.perf_counter()
+        text = render(rl, fmt)
+        if verbose:
+            click.echo(
+                f"ratings: read {rl.games} games of {len(read)} folder(s) in {fitting - started:.2f} s, "
+                f"fitted {len(rl.engines)} engines in {rendering - fitting:.2f} s, wrote the {fmt} in "
+                f"{time.perf_counter() - rendering:.2f} s; peak memory {peak_memory_mb():.0f} MB",
+                err=True,
+            )
     except RatingListError as exc:
         for line in exc.lines[:-1]:
             click.echo(f"arena: {line}", err=True)
@@ -147,3 +177,9 @@ def report(folder: Path, site: Path | None, elo_prior: float | None) -> None:
     except OSError as exc:
         raise Failure(f"{site or folder / 'report'}: cannot write the site ({exc}); choose another --out") from None
     click.echo(f"report: {index}")
+
+
+def peak_memory_mb() -> float:
+    """This process's peak resident memory (MB): Linux counts ru_maxrss in KiB, macOS in bytes."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (2**20 if sys.platform == "darwin" else 2**10)

@@ -10,6 +10,11 @@ virtual draws between them.  The prior keeps every rating finite (a 20-0 is a la
 difference) and only links engines that played each other.  ``prior=0`` is the pure
 maximum-likelihood fit, whose rating is unbounded for an engine that won or lost everything.
 
+The games are counted first (:class:`Tally`, by distinct result, as they are read), and the
+fit works on those counts with numpy and LAPACK, so a list of thousands of engines and a
+million games fits in seconds.  :func:`fit_bayeselo` fits BayesElo's own model instead (White's
+advantage and a draw parameter, as bayeselo's ``mm`` command prints it).
+
 Conventions (each stated in :class:`EloFit` so a published table can say them too):
 
 - **Results.**  Every game gives one result per pair of seats that have a result against
@@ -51,10 +56,19 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 from statistics import NormalDist
 from typing import Any
+
+import numpy as np
+from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import breadth_first_order, connected_components
+from scipy.special import erf
+from threadpoolctl import ThreadpoolController
 
 from ..record import GameRecord, lost_before_start
 from .ratings import forfeited, opponents, seats_of
@@ -113,6 +127,31 @@ class EloRating:
         return self.points / self.results if self.results else None
 
 
+class Covariance(Mapping[tuple[str, str], float]):
+    """The fit's covariance of the rated engines' Elo (Elo^2), ``cov[a, b]``, kept as one
+    matrix: a dict of every pair would hold millions of entries for a list of thousands."""
+
+    def __init__(self, names: Sequence[str], matrix: np.ndarray) -> None:
+        self.names = list(names)
+        self.index = {name: k for k, name in enumerate(self.names)}
+        self.matrix = matrix
+
+    def __getitem__(self, key: tuple[str, str]) -> float:
+        a, b = key
+        return float(self.matrix[self.index[a], self.index[b]])
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return ((a, b) for a in self.names for b in self.names)
+
+    def __len__(self) -> int:
+        return len(self.names) ** 2
+
+    def block(self, order: Sequence[str]) -> np.ndarray:
+        """The rows and columns of ``order`` (rated engines), in that order."""
+        where = [self.index[name] for name in order]
+        return self.matrix[np.ix_(where, where)]
+
+
 @dataclass
 class EloFit:
     """The fit over the field: ratings best first, the anchor, and the LOS between engines."""
@@ -121,18 +160,26 @@ class EloFit:
     anchor: str  # e.g. "mean of rated engines = 0" or "engine 'x' = 0"
     confidence: float
     interval_method: str
-    covariance: dict[tuple[str, str], float] = field(default_factory=dict)  # Elo^2, rated engines
+    covariance: Covariance = field(default_factory=lambda: Covariance([], np.zeros((0, 0))))
     prior: float = PRIOR  # BayesElo's virtual draws per engine; 0: maximum likelihood
+    model: str = "bradley_terry"  # or "bayeselo (advantage A, drawelo D, scale S)"
 
     @property
     def method(self) -> str:
         """How the ratings were estimated, for a table's note."""
+        if self.model != "bradley_terry":
+            parameters = self.model.partition("(")[2].rstrip(")")
+            return f"BayesElo's model ({parameters}) with its prior of {self.prior:g} virtual draws per engine"
         if self.prior:
             return f"Bradley-Terry with BayesElo's prior of {self.prior:g} virtual draws per engine"
         return "Bradley-Terry maximum likelihood"
 
     def rating(self, engine: str) -> EloRating:
-        return next(r for r in self.ratings if r.engine == engine)
+        return self._by_engine[engine]
+
+    @cached_property
+    def _by_engine(self) -> dict[str, EloRating]:
+        return {r.engine: r for r in self.ratings}
 
     def los(self, a: str, b: str) -> float | None:
         """Likelihood that ``a`` is stronger than ``b`` (0..1); None if either is unbounded."""
@@ -151,13 +198,25 @@ class EloFit:
     def los_matrix(self, order: Sequence[str] | None = None) -> list[list[float | None]]:
         """``matrix[i][j]``: LOS of engine ``order[i]`` over ``order[j]`` (None on the diagonal)."""
         order = list(order or [r.engine for r in self.ratings])
-        return [[None if a == b else self.los(a, b) for b in order] for a in order]
+        rated = [name for name in order if self.rating(name).elo is not None]
+        elo = np.array([self.rating(name).elo for name in rated], dtype=float)
+        cov = self.covariance.block(rated)
+        var = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
+        diff = elo[:, None] - elo[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            los = np.where(var > 0, 0.5 * (1 + erf(diff / np.sqrt(2 * var))), np.where(diff == 0, 0.5, diff > 0))
+        where = {name: k for k, name in enumerate(rated)}
+        rows = los.tolist()
+        return [
+            [None if a == b or a not in where or b not in where else rows[where[a]][where[b]] for b in order]
+            for a in order
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: numbers as numbers, None (null) where a value is unbounded."""
         names = [r.engine for r in self.ratings]
         return {
-            "model": "bradley_terry",
+            "model": self.model,
             "scale": "elo",
             "prior": self.prior,
             "anchor": self.anchor,
@@ -185,53 +244,154 @@ def _round(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits) + 0.0  # + 0.0: no "-0.0"
 
 
-# -- the fit ------------------------------------------------------------------
+# -- the counts ---------------------------------------------------------------
+
+_SCORE_CODE = {0.0: 0, 0.5: 1, 1.0: 2}  # a pairwise score as the two low bits of a result's code
+_SCORES = np.array([0.0, 0.5, 1.0])
+CHORD_BELOW = 0.2  # Newton's steps (nats) below which the last Cholesky factor is reused
+_ENGINE_BITS = 20  # engine indices in a result's code: a million engines
+_COMPACT_EVERY = 1 << 20  # single results buffered (8 bytes each) before they are counted
 
 
-class _Data:
-    """Pairwise results by game as engine indices ``(i, j, score of i)``, and aggregated by
-    pair of engines (i < j) as ``[results, points of i]``."""
+class Tally:
+    """What the fit needs of many games, as counts: how many games gave each single pairwise
+    result (a two-player game: its engines in seat order and what the first scored), and how
+    many gave each set of several (a game of three or more players, whose results move
+    together and must stay together for the intervals' dispersion).  Games are added one at a time, so a list streams
+    its folders; the memory grows with the distinct results (about the pairs of engines that
+    met, three scores each), not with the games."""
 
-    def __init__(
-        self, names: Sequence[str], games: Sequence[Sequence[tuple[int, int, float]]], prior: float = 0.0
-    ) -> None:
-        self.names = list(names)
-        self.games = list(games)
-        self.prior = prior
-        self.pairs: dict[tuple[int, int], list[float]] = {}
-        for game in self.games:
-            for i, j, s in game:
-                if i > j:
-                    i, j, s = j, i, 1 - s
-                cell = self.pairs.setdefault((i, j), [0, 0.0])
-                cell[0] += 1
-                cell[1] += s
+    def __init__(self, engines: Iterable[str] = ()) -> None:
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.games = 0  # games with at least one pairwise result
+        self.several: dict[tuple[tuple[int, int, float], ...], int] = {}
+        self._buffer = array("q")  # single results' codes not yet counted ...
+        self._times = array("q")  # ... and how many games gave each
+        self._codes = np.zeros(0, dtype=np.int64)  # distinct single results' codes ...
+        self._counts = np.zeros(0, dtype=np.int64)  # ... and how many games gave each
+        for name in engines:
+            self.engine(name)
+
+    def engine(self, name: str) -> int:
+        """The index of engine ``name``, added to the field if new."""
+        if name not in self.index:
+            if len(self.names) >= 1 << _ENGINE_BITS:
+                raise ValueError(f"a rating list of more than {1 << _ENGINE_BITS} engines is not supported")
+            self.index[name] = len(self.names)
+            self.names.append(name)
+        return self.index[name]
+
+    def add_record(self, record: GameRecord) -> None:
+        """Count one game (nothing for a game an engine did not play)."""
+        self.add_game(self.results_of(record))
+
+    def results_of(self, record: GameRecord) -> list[tuple[int, int, float]]:
+        """A game's pairwise results as ``(engine i, engine j, score of i)``, its engines added."""
+        return [(self.engine(p.a), self.engine(p.b), p.score) for p in pairwise_results(record)]
+
+    def add_game(self, results: Sequence[tuple[int, int, float]], times: int = 1) -> None:
+        """One game's pairwise results as ``(engine i, engine j, score of i)`` (``times`` games
+        with these results)."""
+        if not results:
+            return
+        self.games += times
+        if len(results) == 1:
+            i, j, s = results[0]  # in seat order: the first seat has White in a PGN
+            self._buffer.append(i << (_ENGINE_BITS + 2) | j << 2 | _SCORE_CODE[s])
+            self._times.append(times)
+            if len(self._buffer) >= _COMPACT_EVERY:
+                self._compact()
+            return
+        key = _normalised(results)
+        self.several[key] = self.several.get(key, 0) + times
+
+    def add_tally(self, other: Tally, names: Sequence[str]) -> None:
+        """Count every game of ``other`` too, its engine ``k`` being this tally's ``names[k]``
+        (a folder's engines as a rating list labels them)."""
+        index = np.array([self.engine(name) for name in names] or [0], dtype=np.int64)
+        i, j, s, times = other.singles()
+        codes = index[i] << (_ENGINE_BITS + 2) | index[j] << 2 | (2 * s).astype(np.int64)
+        self._buffer.extend(codes.tolist())
+        self._times.extend(times.tolist())
+        self._compact()
+        for results, count in other.several.items():
+            key = _normalised([(int(index[p]), int(index[q]), score) for p, q, score in results])
+            self.several[key] = self.several.get(key, 0) + count
+        self.games += other.games
+
+    def _compact(self) -> None:
+        if not self._buffer:
+            return
+        codes = np.concatenate([self._codes, np.frombuffer(self._buffer, dtype=np.int64)])
+        counts = np.concatenate([self._counts, np.frombuffer(self._times, dtype=np.int64)])
+        self._codes, where = np.unique(codes, return_inverse=True)
+        self._counts = np.bincount(where, weights=counts, minlength=len(self._codes)).astype(np.int64)
+        self._buffer, self._times = array("q"), array("q")
+
+    def singles(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every distinct single result: the engines in seat order, the first one's score, how
+        many games."""
+        self._compact()
+        mask = (1 << _ENGINE_BITS) - 1
+        i = self._codes >> (_ENGINE_BITS + 2)
+        j = (self._codes >> 2) & mask
+        return i, j, _SCORES[self._codes & 3], self._counts
+
+
+def _normalised(results: Iterable[tuple[int, int, float]]) -> tuple[tuple[int, int, float], ...]:
+    """A game's results each as ``i <= j`` (the score of ``i``), in order: one key per set."""
+    return tuple(sorted((i, j, s) if i <= j else (j, i, 1 - s) for i, j, s in results))
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """The results aggregated by pair of engines (``i <= j``): how many, and the points of ``i``."""
+
+    i: np.ndarray
+    j: np.ndarray
+    count: np.ndarray
+    points: np.ndarray
 
     @classmethod
-    def of(cls, records: Iterable[GameRecord], engines: Sequence[str] | None, prior: float) -> _Data:
-        games = [g for g in (pairwise_results(r) for r in records) if g]
-        names = _field(engines, games)
-        index = {n: i for i, n in enumerate(names)}
-        return cls(names, [[(index[p.a], index[p.b], p.score) for p in g] for g in games], prior)
+    def of(cls, tally: Tally) -> _Pairs:
+        n = max(len(tally.names), 1)
+        first, second, score, sn = tally.singles()
+        swap = first > second
+        si, sj, ss = np.minimum(first, second), np.maximum(first, second), np.where(swap, 1 - score, score)
+        several = [(i, j, s, c) for results, c in tally.several.items() for i, j, s in results]
+        mi, mj, ms, mc = (np.array(column, dtype=float) for column in zip(*several)) if several else [np.zeros(0)] * 4
+        keys = np.concatenate([si * n + sj, (mi * n + mj).astype(np.int64)])
+        counts = np.concatenate([sn.astype(float), mc])
+        points = np.concatenate([ss * sn, ms * mc])
+        pairs, where = np.unique(keys, return_inverse=True)
+        return cls(
+            pairs // n,
+            pairs % n,
+            np.bincount(where, weights=counts, minlength=len(pairs)),
+            np.bincount(where, weights=points, minlength=len(pairs)),
+        )
 
-    def resampled(self, games: Sequence[Sequence[tuple[int, int, float]]]) -> _Data:
-        return _Data(self.names, games, self.prior)
+    def per_engine(self, n: int, values: np.ndarray, mirrored: np.ndarray) -> np.ndarray:
+        """``values`` summed over each engine's pairs as ``i``, plus ``mirrored`` as ``j``."""
+        return np.bincount(self.i, weights=values, minlength=n) + np.bincount(self.j, weights=mirrored, minlength=n)
 
-    def fitted_pairs(self) -> dict[tuple[int, int], tuple[float, float]]:
-        """``(results, points of i)`` by pair, with BayesElo's virtual draws added: engine i
-        gives pair (i, j) ``prior / 2 * n_ij / n_i`` draws (n: pairwise results), as bayeselo's
-        ``CCondensedResults::AddPrior`` does, half a point each side."""
-        if not self.prior:
-            return {pair: (c, s) for pair, (c, s) in self.pairs.items()}
-        played = [0.0] * len(self.names)
-        for (i, j), (c, _) in self.pairs.items():
-            played[i] += c
-            played[j] += c
-        out = {}
-        for (i, j), (c, s) in self.pairs.items():
-            virtual = self.prior / 2 * (c / played[i] + c / played[j])
-            out[i, j] = (c + virtual, s + virtual / 2)
-        return out
+    def virtual_draws(self, n: int, prior: float) -> np.ndarray:
+        """BayesElo's virtual draws of each pair: engine i gives pair (i, j) ``prior / 2 *
+        n_ij / n_i`` draws (n: pairwise results), as bayeselo's ``CCondensedResults::AddPrior``."""
+        played = self.per_engine(n, self.count, self.count)
+        virtual: np.ndarray = prior / 2 * (self.count / played[self.i] + self.count / played[self.j])
+        return virtual
+
+    def with_prior(self, n: int, prior: float) -> _Pairs:
+        """The pairs with the prior's virtual draws added, half a point each side."""
+        if not prior:
+            return self
+        virtual = self.virtual_draws(n, prior)
+        return _Pairs(self.i, self.j, self.count + virtual, self.points + virtual / 2)
+
+
+# -- the fit ------------------------------------------------------------------
 
 
 def fit_elo(
@@ -249,18 +409,125 @@ def fit_elo(
     ``engines`` lists the field (engines without games are reported ``unconnected``);
     ``anchor`` names an engine fixed at ``anchor_elo`` instead of a field mean of 0.
     Intervals come from the log-posterior's curvature (module doc)."""
-    data = _Data.of(records, engines, _checked_prior(prior))
-    rated, bounds = _groups(data)
-    x, cov = _fit_group(data, rated) if rated else ({}, {})
-    weights, text = _anchor(data.names, rated, anchor, anchor_elo)
-    x, cov = _shifted(x, cov, weights, anchor_elo)
+    tally = Tally(engines or [])
+    for record in records:
+        tally.add_record(record)
+    return fit_tally(tally, anchor=anchor, anchor_elo=anchor_elo, confidence=confidence, prior=prior)
+
+
+def fit_tally(
+    tally: Tally,
+    *,
+    anchor: str | None = None,
+    anchor_elo: float = 0.0,
+    confidence: float = 0.95,
+    prior: float = PRIOR,
+) -> EloFit:
+    """:func:`fit_elo` of the games counted in ``tally`` (its engines are the field)."""
+    prior = _checked_prior(prior)
     z = _z(confidence)
-    intervals = {}
-    for i in rated:
-        sd = math.sqrt(max(cov[i, i], 0.0))
-        intervals[i] = (x[i] - z * sd, x[i] + z * sd, sd)
-    curvature = "log-posterior (Laplace)" if data.prior else "log-likelihood (Wald)"
-    return _assemble(data, rated, bounds, x, cov, intervals, text, confidence, f"curvature of the {curvature}")
+    n = len(tally.names)
+    pairs = _Pairs.of(tally)
+    rated, bounds = _groups(pairs, n, prior, tally.names)
+    weights, text = _anchor(tally.names, rated, anchor, anchor_elo)
+    x, cov = _fit_group(tally, pairs.with_prior(n, prior), rated)
+    x, cov = _shifted(x, cov, weights, anchor_elo)
+    sd = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    intervals = {i: (x[k] - z * sd[k], x[k] + z * sd[k], sd[k]) for k, i in enumerate(rated)}
+    values = {i: x[k] for k, i in enumerate(rated)}
+    covariance = Covariance([tally.names[i] for i in rated], cov)
+    curvature = "log-posterior (Laplace)" if prior else "log-likelihood (Wald)"
+    method = f"curvature of the {curvature}"
+    return _assemble(tally, pairs, rated, bounds, values, covariance, intervals, text, confidence, method, prior)
+
+
+BAYESELO_ADVANTAGE = 32.8  # bayeselo's default White advantage (Elo), its "advantage" command
+BAYESELO_DRAWELO = 97.3  # bayeselo's default draw parameter (Elo), its "drawelo" command
+
+
+def fit_bayeselo(
+    tally: Tally,
+    *,
+    advantage: float = BAYESELO_ADVANTAGE,
+    drawelo: float = BAYESELO_DRAWELO,
+    anchor: str | None = None,
+    anchor_elo: float = 0.0,
+    confidence: float = 0.95,
+    prior: float = PRIOR,
+) -> EloFit:
+    """The ratings bayeselo's ``mm`` command prints, with its model (Rémi Coulom, "Bayesian
+    Elo Rating", and bayeselo's CBradleyTerry): the engine in the first seat has White, and
+    with ``f(x) = 1 / (1 + 10 ** (-x / 400))`` and ``d`` the difference of the Elo,
+
+        P(White wins) = f(d + advantage - drawelo),  P(Black wins) = f(-d - advantage - drawelo),
+
+    a draw the rest.  The same prior of virtual draws (half with each colour), and the ratings
+    shown as bayeselo shows them: times its scale ``4x / (1 + x)^2``, ``x = 10 ** (-drawelo /
+    400)``, the slope of the expected score of level engines, so that its Elo reads as the
+    logistic Elo of the score.  Intervals from the curvature of the log-posterior, no
+    dispersion.  Games of more than two players are refused (ValueError): the model has colours."""
+    if tally.several:
+        raise ValueError("BayesElo's model rates two-player games (White and Black) only")
+    prior = _checked_prior(prior)
+    z = _z(confidence)
+    n = len(tally.names)
+    pairs = _Pairs.of(tally)
+    rated, bounds = _connected_group(pairs, n, tally.names)
+    weights, text = _anchor(tally.names, rated, anchor, anchor_elo)
+    x, cov = _bayeselo_group(tally, pairs, rated, prior, advantage / ELO_PER_NAT, drawelo / ELO_PER_NAT)
+    shown = 4 * 10 ** (-drawelo / 400) / (1 + 10 ** (-drawelo / 400)) ** 2
+    x, cov = _shifted(x * shown, cov * shown**2, weights, anchor_elo)
+    sd = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    intervals = {i: (x[k] - z * sd[k], x[k] + z * sd[k], sd[k]) for k, i in enumerate(rated)}
+    values = {i: x[k] for k, i in enumerate(rated)}
+    covariance = Covariance([tally.names[i] for i in rated], cov)
+    method = "curvature of the log-posterior (Laplace)"
+    fit = _assemble(tally, pairs, rated, bounds, values, covariance, intervals, text, confidence, method, prior)
+    fit.model = f"bayeselo (advantage {advantage:g}, drawelo {drawelo:g}, scale {shown:.4f})"
+    return fit
+
+
+def _bayeselo_group(
+    tally: Tally, pairs: _Pairs, group: list[int], prior: float, advantage: float, drawelo: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum of bayeselo's log-posterior over ``group`` (nats) and its covariance (Elo^2)."""
+    size, n = len(group), len(tally.names)
+    if size < 2:
+        return np.zeros(size), np.zeros((size, size))
+    where = np.full(n, -1)
+    where[group] = np.arange(size)
+    white, black, score, games = tally.singles()
+    # The prior's virtual draws of each pair, half with each engine White (none: dropped below).
+    virtual = pairs.virtual_draws(n, prior)
+    white = np.concatenate([white, pairs.i, pairs.j])
+    black = np.concatenate([black, pairs.j, pairs.i])
+    score = np.concatenate([score, np.full(2 * len(pairs.i), 0.5)])
+    games = np.concatenate([games.astype(float), virtual / 2, virtual / 2])
+    inside = (where[white] >= 0) & (where[black] >= 0) & (white != black) & (games > 0)
+    w, b, s, g = where[white[inside]], where[black[inside]], score[inside], games[inside]
+    wins, draws, losses = g * (s == 1.0), g * (s == 0.5), g * (s == 0.0)
+    low, high = np.minimum(w, b), np.maximum(w, b)
+    pair_of, index = np.unique(low * size + high, return_inverse=True)
+    a_pairs, b_pairs = pair_of // size, pair_of % size
+
+    def derivatives(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        d = theta[w] - theta[b]
+        p_win = 1 / (1 + np.exp(-(d + advantage - drawelo)))
+        p_loss = 1 / (1 + np.exp(d + advantage + drawelo))
+        p_draw = 1 - p_win - p_loss
+        g_win, g_loss = p_win * (1 - p_win), p_loss * (1 - p_loss)
+        h = g_loss - g_win
+        first = wins * (1 - p_win) - losses * (1 - p_loss) + draws * h / p_draw
+        h_prime = -g_loss * (1 - 2 * p_loss) - g_win * (1 - 2 * p_win)
+        second = -wins * g_win - losses * g_loss + draws * (h_prime / p_draw - h**2 / p_draw**2)
+        grad = np.bincount(w, weights=first, minlength=size) - np.bincount(b, weights=first, minlength=size)
+        return grad, np.bincount(index, weights=-second, minlength=len(pair_of))
+
+    scores = np.where(s == 0.5, 0.5 * g, s * g)
+    start = _start(w, b, g, scores, size)
+    with _blas().limit(limits=1, user_api="blas"):
+        theta, inverse = _maximum(derivatives, start, a_pairs, b_pairs)
+    return theta * ELO_PER_NAT, inverse * ELO_PER_NAT**2
 
 
 def bootstrap_elo(
@@ -279,26 +546,38 @@ def bootstrap_elo(
     engine a resample leaves unbounded counts as -inf or +inf there, so an interval end may
     be None (unbounded); with the mean anchor, the mean is over the sample's finite ratings.
     The LOS uses the covariance of the samples in which every rating is finite."""
-    data = _Data.of(records, engines, _checked_prior(prior))
-    rated, bounds = _groups(data)
-    x, _ = _fit_group(data, rated) if rated else ({}, {})
-    weights, text = _anchor(data.names, rated, anchor, anchor_elo)
+    prior = _checked_prior(prior)
+    tally = Tally(engines or [])
+    games = [g for g in map(tally.results_of, records) if g]
+    # Games with the same results are one kind: a sample counts how many of each kind it drew.
+    kinds: dict[tuple[tuple[int, int, float], ...], int] = {}
+    kind_of = np.array([kinds.setdefault(tuple(g), len(kinds)) for g in games], dtype=np.int64)
+    for game in games:
+        tally.add_game(game)
+    names, n = tally.names, len(tally.names)
+    pairs = _Pairs.of(tally)
+    rated, bounds = _groups(pairs, n, prior, names)
+    weights, text = _anchor(names, rated, anchor, anchor_elo)
+    fitted, _ = _fit_group(tally, pairs.with_prior(n, prior), rated)
     rng = random.Random(seed)
     draws: dict[int, list[float]] = {i: [] for i in rated}
     for _ in range(samples if rated else 0):
-        sample = data.resampled(rng.choices(data.games, k=len(data.games)))
-        values = _sample_elo(sample, rated)
+        sample = Tally(names)
+        drawn = np.bincount(kind_of[rng.choices(range(len(games)), k=len(games))], minlength=len(kinds))
+        for kind, times in zip(kinds, drawn.tolist()):
+            sample.add_game(kind, times)
+        values = _sample_elo(sample, rated, prior)
         finite = {i: v for i, v in values.items() if math.isfinite(v)}
         if anchor is not None:
-            ref = finite.get(data.names.index(anchor))
+            ref = finite.get(names.index(anchor))
         else:
             ref = sum(finite.values()) / len(finite) if finite else None
         if ref is None:
             continue  # the anchor itself is unbounded in this sample: it places nobody
         for i in rated:
             draws[i].append(values[i] - ref + anchor_elo)
-    centre = sum(w * x[i] for i, w in weights.items())
-    x = {i: v - centre + anchor_elo for i, v in x.items()}
+    centre = float(weights @ fitted) if rated else 0.0
+    x = {i: float(fitted[k]) - centre + anchor_elo for k, i in enumerate(rated)}
     alpha = (1 - confidence) / 2
     intervals = {}
     for i in rated:
@@ -310,54 +589,33 @@ def bootstrap_elo(
             high if math.isfinite(high) else None,
             _sd(bounded) if len(bounded) > 1 else None,
         )
-    return _assemble(
-        data,
-        rated,
-        bounds,
-        x,
-        _sample_covariance(draws, rated),
-        intervals,
-        text,
-        confidence,
-        f"bootstrap over games, {samples} samples, seed {seed}",
-    )
+    covariance = Covariance([names[i] for i in rated], _sample_covariance(draws, rated))
+    method = f"bootstrap over games, {samples} samples, seed {seed}"
+    return _assemble(tally, pairs, rated, bounds, x, covariance, intervals, text, confidence, method, prior)
 
 
-def _anchor(names: list[str], rated: list[int], anchor: str | None, anchor_elo: float) -> tuple[dict[int, float], str]:
-    """Weights w of the anchor (the ratings are placed so that w.x = anchor_elo) and its text."""
+def _anchor(names: list[str], rated: list[int], anchor: str | None, anchor_elo: float) -> tuple[np.ndarray, str]:
+    """Weights w of the anchor over the rated engines (the ratings are placed so that
+    w.x = anchor_elo) and its text."""
     if not rated:
         if anchor is not None:
             raise ValueError(f"anchor {anchor!r} is not a rated engine of this field")
-        return {}, NO_RATINGS
+        return np.zeros(0), NO_RATINGS
     if anchor is None:
         if anchor_elo:
             raise ValueError("anchor_elo needs an anchor engine (the field's mean is 0)")
-        return {i: 1 / len(rated) for i in rated}, "mean of rated engines = 0"
+        return np.full(len(rated), 1 / len(rated)), "mean of rated engines = 0"
     if anchor not in names or names.index(anchor) not in rated:
         raise ValueError(f"anchor {anchor!r} is not a rated engine of this field")
-    a = names.index(anchor)
-    return {i: float(i == a) for i in rated}, f"engine {anchor!r} = {anchor_elo:g}"
+    return (np.array(rated) == names.index(anchor)).astype(float), f"engine {anchor!r} = {anchor_elo:g}"
 
 
-def _shifted(
-    x: dict[int, float], cov: dict[tuple[int, int], float], weights: dict[int, float], target: float
-) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
+def _shifted(x: np.ndarray, cov: np.ndarray, weights: np.ndarray, target: float) -> tuple[np.ndarray, np.ndarray]:
     """x' = x - (w.x) + target, and its covariance M Cov M^T with M = I - 1 w^T."""
-    centre = sum(w * x[i] for i, w in weights.items())
-    cw = {i: sum(cov[i, k] * w for k, w in weights.items()) for i in x}
-    wcw = sum(w * cw[i] for i, w in weights.items())
-    moved = {(i, j): cov[i, j] - cw[i] - cw[j] + wcw for i in x for j in x}
-    return {i: v - centre + target for i, v in x.items()}, moved
-
-
-def _field(engines: Sequence[str] | None, games: Sequence[Sequence[PairResult]]) -> list[str]:
-    seen = list(engines or [])
-    for game in games:
-        for p in game:
-            for name in (p.a, p.b):
-                if name not in seen:
-                    seen.append(name)
-    return seen
+    if not len(x):
+        return x, cov
+    cw = cov @ weights
+    return x - weights @ x + target, cov - cw[:, None] - cw[None, :] + weights @ cw
 
 
 def _z(confidence: float) -> float:
@@ -375,218 +633,285 @@ def _checked_prior(prior: float) -> float:
     return float(prior)
 
 
-def _groups(data: _Data) -> tuple[list[int], dict[int, str]]:
+# -- who is rated ---------------------------------------------------------------
+
+
+def _groups(pairs: _Pairs, n: int, prior: float, names: Sequence[str]) -> tuple[list[int], dict[int, str]]:
     """The rated engines and the bound of each other one, with or without the prior."""
-    return _connected_group(data) if data.prior else _measured_group(data)
+    return _connected_group(pairs, n, names) if prior else _measured_group(pairs, n, names)
 
 
-def _connected_group(data: _Data) -> tuple[list[int], dict[int, str]]:
+def _graph(n: int, tails: np.ndarray, heads: np.ndarray) -> csr_matrix:
+    return csr_matrix((np.ones(len(tails)), (tails, heads)), shape=(n, n))
+
+
+def _best(
+    labels: np.ndarray,
+    candidates: np.ndarray,
+    within: np.ndarray,
+    names: Sequence[str],
+    more: Callable[[int], int] | None = None,
+) -> int:
+    """The label of the largest group of ``candidates``, then the one with the most results
+    inside, then by ``more`` (a function of a label, asked only of the groups still tied), then
+    by its first name."""
+    members: dict[int, list[int]] = {}
+    for i in candidates.tolist():
+        members.setdefault(int(labels[i]), []).append(i)
+    size = {g: len(m) for g, m in members.items()}
+    top = max((size[g], within[g]) for g in members)
+    tied = [g for g in members if (size[g], within[g]) == top]
+    return min(tied, key=lambda g: ((more(g) if more and len(tied) > 1 else 0), min(names[i] for i in members[g])))
+
+
+def _connected_group(pairs: _Pairs, n: int, names: Sequence[str]) -> tuple[list[int], dict[int, str]]:
     """With the prior every engine linked to the others by games has a finite rating: the
     rated group is the largest group games connect (then the one with the most results
     inside, then by name); the others are ``unconnected``."""
-    n = len(data.names)
-    linked: list[set[int]] = [set() for _ in range(n)]
-    for i, j in data.pairs:
-        linked[i].add(j)
-        linked[j].add(i)
-    groups: list[list[int]] = []
-    for i in range(n):
-        if linked[i] and not any(i in g for g in groups):
-            groups.append(sorted(_reach(linked, i)))
-    if not groups:
+    linked = np.zeros(n, dtype=bool)
+    linked[pairs.i[pairs.i != pairs.j]] = linked[pairs.j[pairs.i != pairs.j]] = True
+    if not linked.any():
         return [], {i: "unconnected" for i in range(n)}
-    within = [sum(c for (i, j), (c, _) in data.pairs.items() if i in g) for g in groups]
-    best = groups[
-        min(range(len(groups)), key=lambda k: (-len(groups[k]), -within[k], min(data.names[i] for i in groups[k])))
-    ]
-    return best, {i: "unconnected" for i in range(n) if i not in best}
+    _, labels = connected_components(_graph(n, pairs.i, pairs.j), directed=False)
+    within = np.bincount(labels[pairs.i], weights=pairs.count, minlength=n)
+    best = _best(labels, np.flatnonzero(linked), within, names)
+    rated = np.flatnonzero(labels == best).tolist()
+    return rated, {i: "unconnected" for i in range(n) if labels[i] != best}
 
 
-def _measured_group(data: _Data) -> tuple[list[int], dict[int, str]]:
+def _took(pairs: _Pairs, n: int) -> csr_matrix:
+    """The graph of who took points from whom: an edge i -> j when i took points from j."""
+    forward, backward = pairs.points > 0, pairs.points < pairs.count
+    tails = np.concatenate([pairs.i[forward], pairs.j[backward]])
+    heads = np.concatenate([pairs.j[forward], pairs.i[backward]])
+    return _graph(n, tails, heads)
+
+
+def _measured_group(pairs: _Pairs, n: int, names: Sequence[str]) -> tuple[list[int], dict[int, str]]:
     """:func:`_rated_group`, but a group of one engine is no rating (it would show a
     falsely certain 0 [0, 0], and which engine it is would be arbitrary): then every
     engine is placed by the direction of its results alone."""
-    rated, bounds = _rated_group(data)
+    rated, bounds = _rated_group(pairs, n, names)
     if len(rated) != 1:
         return rated, bounds
-    took, gave, _ = _links(data)
+    took = _took(pairs, n)
+    takes, gives = np.diff(took.indptr) > 0, np.diff(took.tocsc().indptr) > 0
 
     def direction(i: int) -> str:
-        if not took[i] and not gave[i]:
+        if not takes[i] and not gives[i]:
             return "unconnected"
-        return "above" if not gave[i] else "below" if not took[i] else "between"
+        return "above" if not gives[i] else "below" if not takes[i] else "between"
 
-    return [], {i: direction(i) for i in range(len(data.names))}
-
-
-def _links(data: _Data) -> tuple[list[set[int]], list[set[int]], list[int]]:
-    """took[i]: the engines i took points from; gave[i]: the engines that took points from
-    i; played[i]: i's pairwise results."""
-    n = len(data.names)
-    took: list[set[int]] = [set() for _ in range(n)]
-    gave: list[set[int]] = [set() for _ in range(n)]
-    played = [0] * n
-    for (i, j), (count, points) in data.pairs.items():
-        played[i] += int(count)  # a count of results, kept beside the points as a float
-        played[j] += int(count)
-        if points > 0:
-            took[i].add(j)
-            gave[j].add(i)
-        if points < count:
-            took[j].add(i)
-            gave[i].add(j)
-    return took, gave, played
+    return [], {i: direction(i) for i in range(n)}
 
 
-def _rated_group(data: _Data) -> tuple[list[int], dict[int, str]]:
-    """The engines whose ratings are finite (the largest group the results connect both
-    ways) and the bound of every other one."""
-    n = len(data.names)
-    took, _, played = _links(data)
-    down = [_reach(took, i) for i in range(n)]  # engines i took points from, transitively
-    groups: list[list[int]] = []
-    for i in range(n):
-        if played[i] and not any(i in g for g in groups):
-            groups.append(sorted(k for k in down[i] if i in down[k]))
-    if not groups:
-        return [], {i: "unconnected" for i in range(n)}
-    within = [sum(c for (i, j), (c, _) in data.pairs.items() if i in g and j in g) for g in groups]
-    balance = [
-        abs(sum(1 for k in range(n) if g[0] in down[k] and k not in g) - sum(1 for k in down[g[0]] if k not in g))
-        for g in groups
-    ]
-    # The largest group, the best measured one, then the one in the middle of the others
-    # (A > B > C with no upsets rates B), then by name.
-    best = groups[
-        min(
-            range(len(groups)),
-            key=lambda k: (-len(groups[k]), -within[k], balance[k], min(data.names[i] for i in groups[k])),
-        )
-    ]
-    anchor = best[0]
-    bounds = {}
-    for i in range(n):
-        if i in best:
-            continue
-        if anchor in down[i]:
-            bounds[i] = "above"
-        elif i in down[anchor]:
-            bounds[i] = "below"
-        else:
-            bounds[i] = "unconnected"
-    return best, bounds
-
-
-def _reach(edges: list[set[int]], start: int) -> set[int]:
-    seen, todo = {start}, [start]
-    while todo:
-        for k in edges[todo.pop()]:
-            if k not in seen:
-                seen.add(k)
-                todo.append(k)
+def _reach(graph: csr_matrix, start: int) -> np.ndarray:
+    """Whether each engine can be reached from ``start`` along the graph's edges (itself too)."""
+    seen = np.zeros(graph.shape[0], dtype=bool)
+    seen[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
     return seen
 
 
-def _fit_group(data: _Data, group: list[int]) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
-    """Newton's method on the log-likelihood of ``group`` (the first engine held at 0);
-    returns Elo by engine and the covariance (inverse observed information) in Elo^2."""
-    where = {g: k for k, g in enumerate(group)}
-    fitted = data.fitted_pairs().items()
-    pairs = [(where[i], where[j], c, s) for (i, j), (c, s) in fitted if i in where and j in where]
+def _rated_group(pairs: _Pairs, n: int, names: Sequence[str]) -> tuple[list[int], dict[int, str]]:
+    """The engines whose ratings are finite (the largest group the results connect both
+    ways: a strongly connected group of the graph of who took points from whom) and the bound
+    of every other one."""
+    played = pairs.per_engine(n, pairs.count, pairs.count)
+    if not played.any():
+        return [], {i: "unconnected" for i in range(n)}
+    took = _took(pairs, n)
+    gave = took.T.tocsr()
+    _, labels = connected_components(took, directed=True, connection="strong")
+    inside = labels[pairs.i] == labels[pairs.j]
+    within = np.bincount(labels[pairs.i][inside], weights=pairs.count[inside], minlength=n)
+
+    def balance(group: int) -> int:
+        # The group in the middle of the others (A > B > C with no upsets rates B).
+        first = int(np.flatnonzero(labels == group)[0])
+        outside = labels != group
+        return abs(int((_reach(gave, first) & outside).sum()) - int((_reach(took, first) & outside).sum()))
+
+    best = _best(labels, np.flatnonzero(played), within, names, balance)
+    rated = np.flatnonzero(labels == best).tolist()
+    above, below = _reach(gave, rated[0]), _reach(took, rated[0])
+    bounds = {i: "above" if above[i] else "below" if below[i] else "unconnected" for i in range(n) if labels[i] != best}
+    return rated, bounds
+
+
+# -- Newton's method and the curvature ------------------------------------------
+
+
+@cache
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def _fit_group(tally: Tally, pairs: _Pairs, group: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_newton` on one BLAS thread: OpenBLAS's threads wait for each other spinning, and
+    on cores that other work keeps busy that made a Cholesky 10-20 times slower than one thread."""
+    with _blas().limit(limits=1, user_api="blas"):
+        return _newton(tally, pairs, group)
+
+
+def _newton(tally: Tally, pairs: _Pairs, group: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method on the Bradley-Terry log-likelihood (with the prior's draws in
+    ``pairs``: the log-posterior) of ``group``, its first engine held at 0; returns the Elo of
+    each engine of the group and their covariance (inverse observed information, widened by
+    the dispersion) in Elo^2."""
     size = len(group)
-    theta = [0.0] * size
-    for _ in range(100):
-        grad, hess = _derivatives(theta, pairs, size)
-        step = solve_linear([row[1:] for row in hess[1:]], [-g for g in grad[1:]])
+    if size < 2:
+        return np.zeros(size), np.zeros((size, size))
+    where = np.full(len(tally.names), -1)
+    where[group] = np.arange(size)
+    # An engine's results against itself (one name in two seats) measure nothing.
+    inside = (where[pairs.i] >= 0) & (where[pairs.j] >= 0) & (pairs.i != pairs.j)
+    a, b = where[pairs.i[inside]], where[pairs.j[inside]]
+    count, points = pairs.count[inside], pairs.points[inside]
+
+    def derivatives(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return _gradient(theta, a, b, count, points, size)
+
+    theta, inverse = _maximum(derivatives, _start(a, b, count, points, size), a, b)
+    scale = ELO_PER_NAT**2 * _dispersion(tally, where, theta, inverse)
+    return theta * ELO_PER_NAT, inverse * scale
+
+
+Derivatives = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # theta -> gradient, pairs' weights
+
+
+def _start(a: np.ndarray, b: np.ndarray, count: np.ndarray, points: np.ndarray, size: int) -> np.ndarray:
+    """Each engine's score as if against an average opponent, in nats, the first at 0: Newton
+    from a level field takes several full steps (each an engines^3 factoring) only to spread it out."""
+    won = np.bincount(a, weights=points, minlength=size) + np.bincount(b, weights=count - points, minlength=size)
+    played = np.bincount(a, weights=count, minlength=size) + np.bincount(b, weights=count, minlength=size)
+    theta: np.ndarray = np.log((won + 0.5) / (played - won + 0.5))
+    theta -= theta[0]
+    return theta
+
+
+def _maximum(
+    derivatives: Derivatives, theta: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method from ``theta`` (nats, the first engine held fixed) on a log-likelihood
+    whose ``derivatives(theta)`` are its gradient and the weight of each pair ``(a[k], b[k])``
+    (each pair of engines once) in its curvature; returns the maximum and the inverse of the
+    observed information there (zero for the fixed engine).  Each full step solves the
+    information matrix (engines x engines, dense) by Cholesky."""
+    size = len(theta)
+    factor, largest = None, math.inf
+    for _ in range(200):
+        grad, w = derivatives(theta)
+        if factor is None or largest > CHORD_BELOW:
+            factor = _cholesky(_information(a, b, w, size)[1:, 1:])
+        # Near the maximum the curvature barely moves: the last factor serves (a chord step,
+        # each one gaining as many digits as the last full step's size has), which spares the
+        # engines^3 factoring of the steps that only polish the last digits.
+        step, _ = dpotrs(factor, grad[1:], lower=0)
+        largest = float(np.abs(step).max())
         scale = 1.0
-        while max(abs(v) for v in step or [0]) * scale > 2:  # keep steps sane on lopsided data
+        while largest * scale > 2:  # keep steps sane on lopsided data
             scale /= 2
-        for k, v in enumerate(step, 1):
-            theta[k] += scale * v
-        if max((abs(v) for v in step), default=0) < 1e-10:
+        theta[1:] += scale * step
+        if largest < 1e-10:
             break
-    _, hess = _derivatives(theta, pairs, size)
-    inverse = inverse_matrix([[-v for v in row[1:]] for row in hess[1:]])
-    scale = ELO_PER_NAT**2 * dispersion(data, where, theta, inverse)
-    x = {g: theta[where[g]] * ELO_PER_NAT for g in group}
-    cov = {}
-    for a in group:
-        for b in group:
-            ka, kb = where[a], where[b]
-            cov[a, b] = inverse[ka - 1][kb - 1] * scale if ka and kb else 0.0
-    return x, cov
+    _, w = derivatives(theta)
+    inverse = np.zeros((size, size))
+    inverse[1:, 1:] = _inverse(_information(a, b, w, size)[1:, 1:])
+    return theta, inverse
 
 
-def dispersion(data: _Data, where: dict[int, int], theta: list[float], inverse: list[list[float]]) -> float:
+def _cholesky(matrix: np.ndarray) -> np.ndarray:
+    """LAPACK's Cholesky factor (upper) of a positive definite matrix, called directly: the
+    checks of scipy.linalg's wrappers cost more than the solve on the small fields of a
+    tournament's table."""
+    factor: np.ndarray
+    factor, info = dpotrf(matrix, lower=0, clean=0)
+    if info:
+        raise ZeroDivisionError("singular information matrix")
+    return factor
+
+
+def _inverse(matrix: np.ndarray) -> np.ndarray:
+    upper = np.triu(dpotri(_cholesky(matrix), lower=0)[0])  # the inverse's upper triangle
+    full: np.ndarray = upper + upper.T
+    full[np.diag_indices(len(full))] -= np.diag(upper)
+    return full
+
+
+def _gradient(
+    theta: np.ndarray, a: np.ndarray, b: np.ndarray, count: np.ndarray, points: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The log-likelihood's gradient, and each pair's weight in its curvature."""
+    p = 1 / (1 + np.exp(theta[b] - theta[a]))
+    g = points - count * p
+    grad = np.bincount(a, weights=g, minlength=size) - np.bincount(b, weights=g, minlength=size)
+    return grad, count * p * (1 - p)
+
+
+def _information(a: np.ndarray, b: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
+    """The observed information (minus the Hessian) from the pairs' weights; each pair of
+    engines (a != b) comes once, so its two cells are set, not summed."""
+    information = np.zeros((size, size))
+    information[a, b] = information[b, a] = -w
+    diagonal = np.bincount(a, weights=w, minlength=size) + np.bincount(b, weights=w, minlength=size)
+    information[np.diag_indices(size)] = diagonal
+    return information
+
+
+def _dispersion(tally: Tally, where: np.ndarray, theta: np.ndarray, inverse: np.ndarray) -> float:
     """How much more the games' results vary than independent pairwise results would (at
     least 1): the quasi-likelihood dispersion, the observed information of the games over
     the model's, per free rating.  The pairwise results of one three-player game move
     together (beating both opponents is one event), so they carry less information than as
-    many separate games; two-player games without draws give about 1."""
-    free = len(where) - 1
-    if free < 1:
-        return 1.0
-    total = 0.0
-    for game in data.games:
-        # The score of the engines in this game (engine 0 is held fixed, so it has none):
-        # only they add to the sum, term by term in the order of the full quadratic form,
-        # so a field of many engines costs no more per game than a field of two.
+    many separate games; two-player games without draws give about 1.  Games with the same
+    results give the same term, so each distinct result is summed once, times its games."""
+    free = len(theta) - 1
+    i, j, s, games = tally.singles()
+    inside = (where[i] >= 0) & (where[j] >= 0)
+    a, b = where[i[inside]], where[j[inside]]
+    r = s[inside] - 1 / (1 + np.exp(theta[b] - theta[a]))
+    # One result's score is r for a and -r for b: its quadratic form is r^2 (C_aa + C_bb - 2 C_ab).
+    total = float(np.sum(games[inside] * r**2 * (inverse[a, a] + inverse[b, b] - 2 * inverse[a, b])))
+    for results, times in tally.several.items():
         u: dict[int, float] = {}
-        for i, j, s in game:
-            if i in where and j in where:
-                a, b = where[i], where[j]
-                r = s - 1 / (1 + math.exp(theta[b] - theta[a]))
-                u[a] = u.get(a, 0.0) + r
-                u[b] = u.get(b, 0.0) - r
-        inside = sorted(k - 1 for k, value in u.items() if k and value)
-        total += sum(u[p + 1] * inverse[p][q] * u[q + 1] for p in inside for q in inside)
+        for p, q, score in results:
+            if where[p] >= 0 and where[q] >= 0:
+                ka, kb = int(where[p]), int(where[q])
+                r1 = score - 1 / (1 + math.exp(theta[kb] - theta[ka]))
+                u[ka] = u.get(ka, 0.0) + r1
+                u[kb] = u.get(kb, 0.0) - r1
+        keys = list(u)
+        vector = np.array([u[k] for k in keys])
+        total += times * float(vector @ inverse[np.ix_(keys, keys)] @ vector)
     return max(1.0, total / free)
 
 
-def _derivatives(
-    theta: list[float], pairs: Sequence[tuple[int, int, float, float]], size: int
-) -> tuple[list[float], list[list[float]]]:
-    grad = [0.0] * size
-    hess = [[0.0] * size for _ in range(size)]
-    for i, j, count, points in pairs:
-        p = 1 / (1 + math.exp(theta[j] - theta[i]))
-        g = points - count * p
-        w = count * p * (1 - p)
-        grad[i] += g
-        grad[j] -= g
-        hess[i][i] -= w
-        hess[j][j] -= w
-        hess[i][j] += w
-        hess[j][i] += w
-    return grad, hess
-
-
-def _sample_elo(data: _Data, group: list[int]) -> dict[int, float]:
+def _sample_elo(sample: Tally, group: list[int], prior: float) -> dict[int, float]:
     """One bootstrap sample: Elo of each engine of ``group`` (any offset), +-inf for the
     ones the sample leaves unbounded, nan for the ones it cannot place at all."""
-    rated, bounds = _connected_group(data) if data.prior else _rated_group(data)
-    inside = [i for i in rated if i in group]
-    x, _ = _fit_group(data, inside) if inside else ({}, {})
+    n = len(sample.names)
+    pairs = _Pairs.of(sample)
+    rated, bounds = _connected_group(pairs, n, sample.names) if prior else _rated_group(pairs, n, sample.names)
+    wanted = set(group)
+    inside = [i for i in rated if i in wanted]
+    x, _ = _fit_group(sample, pairs.with_prior(n, prior), inside)
+    fitted = {i: float(x[k]) for k, i in enumerate(inside)}
     side = {"above": math.inf, "below": -math.inf}
-    return {i: x[i] if i in x else side.get(bounds.get(i, ""), math.nan) for i in group}
+    return {i: fitted[i] if i in fitted else side.get(bounds.get(i, ""), math.nan) for i in group}
 
 
-def _sample_covariance(draws: dict[int, list[float]], group: list[int]) -> dict[tuple[int, int], float]:
+def _sample_covariance(draws: dict[int, list[float]], group: list[int]) -> np.ndarray:
+    """The covariance of the samples in which every rating of ``group`` is finite (zero
+    with fewer than two)."""
     rows = [
         k
         for k in range(min((len(v) for v in draws.values()), default=0))
         if all(math.isfinite(draws[i][k]) for i in group)
     ]
-    cov = {}
-    for a in group:
-        for b in group:
-            if len(rows) < 2:
-                cov[a, b] = 0.0
-                continue
-            ma = sum(draws[a][k] for k in rows) / len(rows)
-            mb = sum(draws[b][k] for k in rows) / len(rows)
-            cov[a, b] = sum((draws[a][k] - ma) * (draws[b][k] - mb) for k in rows) / (len(rows) - 1)
-    return cov
+    if len(rows) < 2:
+        return np.zeros((len(group), len(group)))
+    samples = np.array([[draws[i][k] for k in rows] for i in group])
+    return np.atleast_2d(np.cov(samples))
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -606,85 +931,7 @@ def _sd(values: list[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
-def _assemble(
-    data: _Data,
-    rated: list[int],
-    bounds: dict[int, str],
-    x: dict[int, float],
-    cov: dict[tuple[int, int], float],
-    intervals: Mapping[int, tuple[float | None, float | None, float | None]],
-    anchor: str,
-    confidence: float,
-    method: str,
-) -> EloFit:
-    """The ratings with their tallies, best first: unbounded above, rated, below, unconnected."""
-    names = data.names
-    games, points, results = [0] * len(names), [0.0] * len(names), [0] * len(names)
-    for game in data.games:
-        for k in {i for pair in game for i in pair[:2]}:
-            games[k] += 1
-        for i, j, s in game:
-            points[i] += s
-            points[j] += 1 - s
-            results[i] += 1
-            results[j] += 1
-    ratings = []
-    for i, name in enumerate(names):
-        if i in rated:
-            low, high, sd = intervals[i]
-            ratings.append(EloRating(name, x[i], low, high, sd, games[i], points[i], results[i]))
-        else:
-            ratings.append(EloRating(name, None, None, None, None, games[i], points[i], results[i], bounds[i]))
-    ratings.sort(key=rank_key)
-    named = {(names[i], names[j]): v for (i, j), v in cov.items()}
-    return EloFit(ratings, anchor, confidence, method, named, data.prior)
-
-
 _BOUND_ORDER = {"above": 0, None: 1, "between": 1, "below": 2, "unconnected": 3}
-
-
-def rank_key(r: EloRating) -> tuple[int, float, float, str]:
-    """The ranking: by Elo as shown (to 0.1; unbounded above first, unbounded below and
-    unconnected last), ties by the share of points, then by name."""
-    return (_BOUND_ORDER[r.bound], -round(r.elo or 0.0, 1), -(r.score or 0.0), r.engine)
-
-
-def solve_linear(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (the fields are small: tens of engines)."""
-    return _solve_all(matrix, [vector])[0]
-
-
-def _solve_all(matrix: list[list[float]], vectors: list[list[float]]) -> list[list[float]]:
-    """:func:`solve_linear` for several right-hand sides with one elimination: each solution is
-    the one :func:`solve_linear` gives (the same pivots and the same operations on its column),
-    at the cost of one elimination rather than one per vector."""
-    n, k = len(matrix), len(vectors)
-    a = [row[:] + [v[i] for v in vectors] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if abs(a[pivot][col]) < 1e-300:
-            raise ZeroDivisionError("singular information matrix")
-        a[col], a[pivot] = a[pivot], a[col]
-        for r in range(col + 1, n):
-            f = a[r][col] / a[col][col]
-            if f:
-                row, top = a[r], a[col]
-                for c in range(col, n + k):
-                    row[c] -= f * top[c]
-    solutions = []
-    for m in range(k):
-        out = [0.0] * n
-        for r in range(n - 1, -1, -1):
-            out[r] = (a[r][n + m] - sum(a[r][c] * out[c] for c in range(r + 1, n))) / a[r][r]
-        solutions.append(out)
-    return solutions
-
-
-def inverse_matrix(matrix: list[list[float]]) -> list[list[float]]:
-    """The inverse of a small regular matrix, all its columns from one elimination."""
-    n = len(matrix)
-    columns = _solve_all(matrix, [[float(r == c) for r in range(n)] for c in range(n)])
-    return [[columns[c][r] for c in range(n)] for r in range(n)]
 
 
 def prior_of(settings: Mapping[str, Any] | None) -> float:
@@ -693,3 +940,43 @@ def prior_of(settings: Mapping[str, Any] | None) -> float:
     value = (settings or {}).get("elo_prior", PRIOR)
     usable = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < math.inf
     return float(value) if usable else PRIOR  # a damaged folder's value: the default
+
+
+def _assemble(
+    tally: Tally,
+    pairs: _Pairs,
+    rated: list[int],
+    bounds: dict[int, str],
+    x: dict[int, float],
+    covariance: Covariance,
+    intervals: dict[int, tuple[float | None, float | None, float | None]],
+    anchor: str,
+    confidence: float,
+    method: str,
+    prior: float,
+) -> EloFit:
+    """The ratings with their tallies, best first: unbounded above, rated, below, unconnected."""
+    names, n = tally.names, len(tally.names)
+    si, sj, _, sn = tally.singles()
+    games = np.bincount(si, weights=sn, minlength=n) + np.bincount(sj[si != sj], weights=sn[si != sj], minlength=n)
+    for game, times in tally.several.items():
+        for k in {e for i, j, _ in game for e in (i, j)}:
+            games[k] += times
+    points = pairs.per_engine(n, pairs.points, pairs.count - pairs.points)
+    results = pairs.per_engine(n, pairs.count, pairs.count)
+    ratings = []
+    for i, name in enumerate(names):
+        tallied = int(games[i]), float(points[i]), int(results[i])
+        if i in x:
+            low, high, sd = (None if v is None else float(v) for v in intervals[i])
+            ratings.append(EloRating(name, float(x[i]), low, high, sd, *tallied))
+        else:
+            ratings.append(EloRating(name, None, None, None, None, *tallied, bounds[i]))
+    ratings.sort(key=rank_key)
+    return EloFit(ratings, anchor, confidence, method, covariance, prior)
+
+
+def rank_key(r: EloRating) -> tuple[int, float, float, str]:
+    """The ranking: by Elo as shown (to 0.1; unbounded above first, unbounded below and
+    unconnected last), ties by the share of points, then by name."""
+    return (_BOUND_ORDER[r.bound], -round(r.elo or 0.0, 1), -(r.score or 0.0), r.engine)

@@ -23,6 +23,7 @@ from tabulate import tabulate
 
 from ..record import GameRecord, Termination, lost_before_start
 from ..rules import OptionError, make_game
+from ..rules.base import Options
 from . import strictjson
 from .admit import Refused, read_counted, refused_line
 from .elo import PRIOR, EloFit, fit_elo, prior_of
@@ -55,9 +56,6 @@ def arena_version() -> str:
         return "unknown"
 
 
-# A game's options as a results folder stores them (a game's own model validates them).
-OptionValue = int | float | str | bool
-Options = Mapping[str, OptionValue]
 # TrueSkill's (games rated so far, mu, sigma) of each engine after each game it was in.
 History = dict[str, list[tuple[int, float, float]]]
 
@@ -295,7 +293,11 @@ def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
 def field_elo_label(records: Iterable[GameRecord]) -> str:
     """What the Bradley-Terry Elo counts, wherever it is shown beside another Elo: the games
     played (not those an engine lost before its first move, which no rating counts)."""
-    games = sum(1 for r in records if not lost_before_start(r))
+    return games_elo_label(sum(1 for r in records if not lost_before_start(r)))
+
+
+def games_elo_label(games: int) -> str:
+    """:func:`field_elo_label` of ``games`` games played, counted beforehand."""
     return f"Bradley-Terry Elo (field, {games} games)"
 
 

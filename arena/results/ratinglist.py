@@ -2,9 +2,11 @@
 PGN files: ``arena ratings DIR...``.
 
 The list is the folders' own table over all their games at once: the same Bradley–Terry fit
-(:func:`arena.results.elo.fit_elo`, with the tables' prior of virtual draws), the same
+(:func:`arena.results.elo.fit_tally`, with the tables' prior of virtual draws), the same
 intervals and LOS, read from each folder as ``arena results`` reads it (only the games the
-folder counts, :func:`arena.results.admit.read_counted`).
+folder counts, :func:`arena.results.admit.read_counted`).  A folder's records are counted into
+its tally as it is read and then let go: the list holds the pairwise results' counts (about the
+pairs of engines that met), never every folder's records at once.
 
 Two things keep a list honest:
 
@@ -21,17 +23,19 @@ from __future__ import annotations
 import csv
 import io
 import math
+from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tabulate import tabulate
 
-from ..record import GameRecord
+from ..record import GameRecord, lost_before_start
 from . import strictjson
 from .admit import read_counted
-from .elo import fit_elo, prior_of
-from .export import SCHEMA_VERSION, arena_version, csv_cell, field_elo_label
+from .elo import Tally, fit_bayeselo, fit_tally, prior_of
+from .export import SCHEMA_VERSION, arena_version, csv_cell
 from .fingerprint import FREE_PER_ENGINE, StoredSettings, changes, digest
 from .ratingtables import (
     Folder,
@@ -48,6 +52,7 @@ from .ratingtables import (
 from .store import StorageError
 
 FORMATS = ("table", "md", "csv", "json", "html")
+MODELS = {"bradley-terry": fit_tally, "bayeselo": fit_bayeselo}  # --model: the fit of each
 SHORT = 8  # hex digits of an engine's fingerprint in a split name
 
 
@@ -97,11 +102,34 @@ def read_folder(path: Path, shown: str) -> Folder:
         game, options = settings["game"], dict(settings["options"])
     else:
         game, options = first.game, dict(first.options)
+    tally, prints, played = Tally(), array("Q"), 0
     for record in records:
         for name in record.players or []:
             engines.setdefault(name, None)
+        tally.add_record(record)
+        prints.append(fingerprint(record))
+        played += not lost_before_start(record)
     name = (settings or {}).get("name") or first.tournament or path.name
-    return Folder(shown, str(name), game, options, prior_of(settings), records, engines, found.refused)
+    fingerprints = np.frombuffer(prints, dtype=np.uint64)
+    return Folder(
+        shown,
+        str(name),
+        game,
+        options,
+        prior_of(settings),
+        len(records),
+        played,
+        tally,
+        fingerprints,
+        engines,
+        found.refused,
+    )
+
+
+def fingerprint(record: GameRecord) -> int:
+    """64 bits of the record's digest: two runs never record the same moves at the same times,
+    so equal fingerprints in two folders are a copied game."""
+    return int(digest(record.to_json())[:16], 16)
 
 
 def engine_settings(settings: Mapping[str, Any], entry: Mapping[str, Any]) -> StoredSettings:
@@ -128,6 +156,7 @@ def rating_list(
     split_names: bool = False,
     anchor: tuple[str, float] | None = None,
     prior: float | None = None,
+    model: str = "bradley-terry",
 ) -> RatingList:
     """Rate every counted game of ``folders`` in one Bradley–Terry fit; RatingListError for
     folders of several games or options (unless ``allow_mixed``), one name for engines of
@@ -150,16 +179,20 @@ def rating_list(
         prior = priors.pop()
     if problems:
         raise RatingListError(problems)
-    records = [_relabelled(r, labels[k]) for k, f in enumerate(folders) for r in f.records]
-    order = list(engines)
+    tally = Tally(engines)
+    for k, f in enumerate(folders):
+        tally.add_tally(f.tally, [labels[k].get(n, n) for n in f.tally.names])
     name, elo = anchor if anchor is not None else (None, 0.0)
     if name is not None and name not in engines:
-        raise RatingListError([f"--anchor {name}: no engine of the list is named so (its engines: {', '.join(order)})"])
+        raise RatingListError(
+            [f"--anchor {name}: no engine of the list is named so (its engines: {', '.join(engines)})"]
+        )
     try:
-        fit = fit_elo(records, order, anchor=name, anchor_elo=elo, prior=prior)
-    except ValueError as exc:  # an anchor no result rates
-        raise RatingListError([f"--anchor {name}={elo:g}: {exc}"]) from None
-    return RatingList(list(folders), engines, records, fit, mixed, labels)
+        fit = MODELS[model](tally, anchor=name, anchor_elo=elo, prior=prior)
+    except ValueError as exc:  # an anchor no result rates, or games BayesElo's model cannot
+        what = f"--anchor {name}={elo:g}" if name is not None else f"--model {model}"
+        raise RatingListError([f"{what}: {exc}"]) from None
+    return RatingList(list(folders), engines, fit, mixed, labels)
 
 
 def _twice(folders: Sequence[Folder]) -> list[str]:
@@ -176,14 +209,15 @@ def _twice(folders: Sequence[Folder]) -> list[str]:
 def _copies(folders: Sequence[Folder]) -> list[str]:
     """Folders that hold the very same games (a copied folder): rated twice, they would look
     twice as certain.  Two runs never record the same moves at the same times."""
-    where: dict[str, int] = {}
     shared: dict[tuple[int, int], int] = {}
-    distinct = {str(Path(f.path).resolve()): k for k, f in reversed(list(enumerate(folders)))}
-    for k in sorted(distinct.values()):
-        for record in folders[k].records:
-            first = where.setdefault(digest(record.to_json()), k)
-            if first != k:
-                shared[first, k] = shared.get((first, k), 0) + 1
+    distinct = sorted({str(Path(f.path).resolve()): k for k, f in reversed(list(enumerate(folders)))}.values())
+    for n, k in enumerate(distinct):
+        left = folders[k].fingerprints  # its games not yet found in an earlier folder
+        for first in distinct[:n]:
+            found = np.isin(left, folders[first].fingerprints)
+            if found.any():
+                shared[first, k] = int(found.sum())
+                left = left[~found]
     return [
         f"{folders[a].path} and {folders[b].path} hold {n} identical game(s) (one is a copy of the other?); "
         f"give each tournament's folder once"
@@ -256,11 +290,6 @@ def _paths(where: Sequence[int], folders: Sequence[Folder]) -> str:
     return " ".join(folders[k].path for k in where)
 
 
-def _relabelled(record: GameRecord, labels: Mapping[str, str]) -> GameRecord:
-    players = [labels.get(p, p) for p in record.players or []]
-    return record if players == record.players else record.replace(players=players)
-
-
 # -- what is published --------------------------------------------------------
 
 
@@ -277,20 +306,20 @@ def list_document(rl: RatingList) -> dict[str, Any]:
         "game": None if rl.mixed else first.game,
         "options": None if rl.mixed else first.options,
         "mixed": rl.mixed,
-        "games": len(rl.records),
+        "games": rl.games,
         "folders": [
             {
                 "path": f.path,
                 "tournament": f.tournament,
                 "game": f.game,
                 "options": f.options,
-                "games": len(f.records),
+                "games": f.games,
                 "engines": [rl.labels[k][n] for n in f.engines],
                 "not_counted": [r.as_dict() for r in f.refused],
             }
             for k, f in enumerate(rl.folders)
         ],
-        "elo": {"label": field_elo_label(rl.records), **elo},
+        "elo": {"label": rl.elo_label, **elo},
         "engines": [
             {
                 "rank": rank,

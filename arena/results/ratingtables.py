@@ -11,24 +11,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..record import GameRecord
+import numpy as np
+
+from ..rules.base import Options
 from . import strictjson
 from .admit import Refused
-from .elo import EloFit, EloRating
-from .export import Options, elo_cell, field_elo_label, number_cell
+from .elo import EloFit, EloRating, Tally
+from .export import elo_cell, games_elo_label, number_cell
 from .fingerprint import StoredSettings, changes
 
 
 @dataclass
 class Folder:
-    """One results folder as the list reads it."""
+    """One results folder as the list reads it: what the fit needs of its counted games
+    (their pairwise results counted, not the records)."""
 
     path: str  # as given on the command line
     tournament: str
     game: str
     options: Options
     prior: float
-    records: list[GameRecord]
+    games: int  # counted
+    played: int  # counted and played (not lost before the first move)
+    tally: Tally  # the counted games' pairwise results, engines by the folder's names
+    fingerprints: np.ndarray  # of each counted record (64 bits of its digest), to find copied folders
     engines: dict[str, StoredSettings | None]  # name -> its settings (None: not stored)
     refused: list[Refused] = field(default_factory=list)
 
@@ -48,10 +54,18 @@ class ListedEngine:
 class RatingList:
     folders: list[Folder]
     engines: dict[str, ListedEngine]  # label -> engine
-    records: list[GameRecord]  # every counted game, players named by label
     fit: EloFit
     mixed: bool  # the folders play more than one game or set of options
     labels: list[dict[str, str]]  # per folder: its engine's name -> its label in the list
+
+    @property
+    def games(self) -> int:
+        """Every counted game of the folders."""
+        return sum(f.games for f in self.folders)
+
+    @property
+    def elo_label(self) -> str:
+        return games_elo_label(sum(f.played for f in self.folders))
 
     @property
     def game_text(self) -> str:
@@ -113,7 +127,7 @@ def folder_rows(rl: RatingList) -> tuple[list[str], list[list[Any]]]:
             f.path,
             f.tournament,
             f"{f.game} {options_text(f.options)}",
-            len(f.records),
+            f.games,
             len(f.refused),
             ", ".join(rl.labels[k][n] for n in f.engines),
         ]
@@ -142,7 +156,7 @@ def notes(rl: RatingList) -> list[str]:
     """What the tables count and how, in sentences."""
     fit = rl.fit
     lines = [
-        f"{field_elo_label(rl.records)} over {len(rl.folders)} folder(s): {rl.game_text}.",
+        f"{rl.elo_label} over {len(rl.folders)} folder(s): {rl.game_text}.",
         f"Elo: {fit.method}, anchor: {fit.anchor}; {round(100 * fit.confidence)}% intervals from the "
         f"{fit.interval_method}, as each folder's table; LOS from the fit's covariance. Ranked by Elo "
         f"(ties: score, then name). games: games with a result; results: pairwise results; folders: "

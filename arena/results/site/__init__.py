@@ -35,10 +35,10 @@ import markupsafe
 
 from ...record import GameRecord
 from ...rules import Game, IllegalMove, OptionError, make_game
+from ...rules.base import Options
 from .. import strictjson
 from ..elo import fit_elo, prior_of
 from ..export import (
-    Options,
     Summary,
     dropped_engines,
     field_elo_label,

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from ...record import FORFEITS, GameRecord
-from ...rules.base import format_option_value
+from ...rules.base import Options, format_option_value
 from ..elo import EloFit
-from ..export import History, Options, Summary, standings_table
+from ..export import History, Summary, standings_table
 from ..fingerprint import StoredSettings
 from ..ratings import HEAD_TO_HEAD_NOTE, StandingsTally, head_to_head_rows, seats_of
 from ..stats import EngineStats, seat_name

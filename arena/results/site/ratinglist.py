@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 from datetime import UTC, datetime
 
-from ..export import field_elo_label
 from ..ratingtables import RatingList, folder_rows, list_rows, los_rows, notes, split_rows
 from . import asset_text, plots, template_environment
 
@@ -30,7 +29,7 @@ def ratings_page(rl: RatingList) -> str:
         "title": "arena · rating list",
         "game": rl.game_text,
         "folders": len(rl.folders),
-        "games": len(rl.records),
+        "games": rl.games,
         "written": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         "progress": None,
     }
@@ -43,7 +42,7 @@ def ratings_page(rl: RatingList) -> str:
             css=asset_text("site.css"),
             tables_js=asset_text("tables.js"),
             notes=notes(rl)[1:],  # the first is the header's
-            elo_label=field_elo_label(rl.records),
+            elo_label=rl.elo_label,
             anchor=fit.anchor,
             estimate=fit.method,
             method=fit.interval_method,
