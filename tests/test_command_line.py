@@ -205,6 +205,21 @@ def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_s
     assert fingerprint(reloaded(t)) == fingerprint(tournament_settings(t))
 
 
+def test_the_tournament_is_named_after_the_folder_out_names(tmp_path, monkeypatch):
+    """--out's last part names the tournament; a part that is not a tournament name (a space,
+    over 64 characters) leaves it to the engines' names, and names too long for one to the game."""
+    monkeypatch.chdir(tmp_path)
+    two = [["name=new", f"cmd={RANDOM}"], ["name=old", f"cmd={RANDOM}"]]
+    t, out = build(tmp_path, engines=two, out=tmp_path / "runs" / "nightly")
+    assert (t.name, out) == ("nightly", tmp_path / "runs" / "nightly")
+    for unfit in ("two words", "x" * 65):
+        assert build(tmp_path, engines=two, out=tmp_path / unfit)[0].name == "new-vs-old"
+    t, out = build(tmp_path, engines=two)
+    assert (t.name, out) == ("new-vs-old", Path("out") / "new-vs-old")
+    long = [["name=" + "n" * 40, f"cmd={RANDOM}"], ["name=" + "o" * 40, f"cmd={RANDOM}"]]
+    assert build(tmp_path, engines=long, out=tmp_path / "two words")[0].name == "hex-run"
+
+
 def test_a_relative_command_is_found_in_the_folder_the_command_ran_in(tmp_path, monkeypatch):
     bot = tmp_path / "bot"
     bot.write_text("#!/bin/sh\n")
