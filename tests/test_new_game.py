@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -101,6 +102,31 @@ def _step_through_in_chromium(site: Path, record: dict) -> None:
         assert page.locator("#board .cell.end.chain").first.evaluate("n => getComputedStyle(n).strokeWidth") == "4px"
         assert errors == []
         browser.close()
+
+
+def test_a_registered_game_replaces_its_own_entry_in_the_environment_and_keeps_the_others(monkeypatch):
+    """ARENA_GAMES is how every process started later knows the game: registering adds one
+    entry (with none before it), replaces an older entry of the same name, and keeps the
+    others; a process started from here plays the game."""
+    monkeypatch.delenv(GAMES_VARIABLE, raising=False)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    try:
+        register_game("line", "tests.games.line:LineGame")
+        assert os.environ[GAMES_VARIABLE] == "line=tests.games.line:LineGame"
+        os.environ[GAMES_VARIABLE] = "other=tests.games.other:Other,line=tests.games.old:Line,third=x.y:Z"
+        register_game("line", "tests.games.line:LineGame")
+        entries = "other=tests.games.other:Other,third=x.y:Z,line=tests.games.line:LineGame"
+        assert os.environ[GAMES_VARIABLE] == entries
+        os.environ[GAMES_VARIABLE] = "line=tests.games.line:LineGame"  # the others are not importable
+        started = subprocess.run(
+            [sys.executable, "-c", "from arena.rules import make_game; print(make_game('line', {'size': 4}).players)"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (started.returncode, started.stdout) == (0, "2\n"), started.stderr
+    finally:
+        arena.rules.GAMES.pop("line", None)
 
 
 BUILT_IN = "hex|groups|bases|hexgo|posies"
