@@ -45,6 +45,27 @@ def test_moves_off_the_board_are_illegal_and_there_is_no_passing(move, reason):
     assert reason in err.value.reason
 
 
+@pytest.mark.parametrize("size, last", [(5, "e5"), (11, "k11"), (13, "m13")])
+def test_a_move_off_the_board_is_told_the_boards_cells(size, last):
+    with pytest.raises(IllegalMove) as err:
+        play([], size=size).play("z99")
+    assert err.value.reason == f"not a cell of the {size}x{size} board (cells are a1..{last}, or 'swap')"
+
+
+@pytest.mark.parametrize(
+    "options, said",
+    [
+        ({"sise": 5}, "hex: unknown option 'sise' (did you mean 'size'? allowed: size, swap)"),
+        ({"swapp": True}, "hex: unknown option 'swapp' (did you mean 'swap'? allowed: size, swap)"),
+        ({"sz": 5}, "hex: unknown option 'sz' (allowed: size, swap)"),  # two thirds alike: too far to guess
+    ],
+)
+def test_a_misspelt_option_is_named_with_the_one_it_most_likely_means(options, said):
+    with pytest.raises(OptionError) as err:
+        make_game("hex", options)
+    assert str(err.value) == said
+
+
 def test_occupied_cell_is_illegal_and_state_is_unchanged():
     state = play(["c3"], size=5, swap=False)
     with pytest.raises(IllegalMove, match="occupied"):
@@ -299,6 +320,20 @@ def test_a_clone_played_out_leaves_the_original_untouched(size, seed):
     for move in state.moves:
         replay.play(move)
     assert (replay.winner(), replay.details(), replay.render()) == (state.winner(), state.details(), state.render())
+
+
+def test_a_pickled_position_plays_on_to_the_same_games():
+    """The copy keeps the stones' connections to the edges (the marks), not only the stones:
+    from a middle game, random playouts of the copy and of the original are the same games."""
+    rng = random.Random(7)
+    state = play([], size=7)
+    for _ in range(14):
+        state.play(rng.choice([m for m in state.legal_moves() if m != "swap"]))
+    for seed in range(20):
+        original, copied = state.clone(), pickle.loads(pickle.dumps(state))
+        original.playout(random.Random(seed), 10_000)
+        copied.playout(random.Random(seed), 10_000)
+        assert (copied.moves, copied.winner()) == (original.moves, original.winner()), seed
 
 
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])
