@@ -104,6 +104,16 @@ def test_blue_wins_joining_left_and_right():
     state = play(moves, size=4, swap=False)
     assert state.winner() == 1 and state.end_reason() == "Blue connected"
     assert state.details()["winning_chain"] == ["a2", "b2", "c2", "d2"]
+    assert state.scores() == [0.0, 1.0]  # the point is Blue's
+    board = state.game.board  # the report site lights the chain the record names
+    assert state.ending(["r", "b"]).marks == {"chain": [board.index(c) for c in ["a2", "b2", "c2", "d2"]]}
+
+
+def test_a_game_not_over_has_no_scores_and_lights_no_chain():
+    state = play(["a1", "b2"], size=4, swap=False)
+    with pytest.raises(ValueError, match="^the game is not over$"):
+        state.scores()
+    assert state.ending(["r", "b"]).marks == {"chain": []}
 
 
 def test_stones_facing_across_a_gap_are_not_connected():
