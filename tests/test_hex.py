@@ -52,6 +52,12 @@ def test_a_move_off_the_board_is_told_the_boards_cells(size, last):
     assert err.value.reason == f"not a cell of the {size}x{size} board (cells are a1..{last}, or 'swap')"
 
 
+@pytest.mark.parametrize("swap", [True, False])
+def test_the_options_are_told_to_engines_as_protocol_tokens(swap):
+    """PROTOCOL.md: booleans are true/false in lower case, every option with its default."""
+    assert make_game("hex", {"swap": swap}).option_tokens() == ["size=11", f"swap={str(swap).lower()}"]
+
+
 @pytest.mark.parametrize(
     "options, said",
     [
