@@ -218,6 +218,17 @@ def test_a_finished_games_details_split_the_board_into_the_two_territories(seed)
     assert not set(houses[0]) & set(houses[1]) and len(houses[0]) + len(houses[1]) == len(state.geo.board)
 
 
+def test_a_finished_game_is_won_by_the_larger_territory():
+    winners = set()
+    for seed in range(4):  # seat 0 ahead in some, seat 1 in others
+        state = game(4).initial_state(seed)
+        state.playout(random.Random(seed), 100_000)
+        black, white = state.scores()
+        assert black != white and state.winner() == (0 if black > white else 1), seed
+        winners.add(state.winner())
+    assert winners == {0, 1}
+
+
 def test_non_string_move_is_illegal():
     with pytest.raises(IllegalMove):
         play("e5").play(None)  # type: ignore[arg-type]
