@@ -17,9 +17,9 @@ import pytest
 from helpers import ROOT, ZOO, run_arena
 
 from arena.record import GameRecord
-from arena.results.admit import replay_problem
+from arena.results.admit import Refused, admit, replay_problem
 from arena.results.slots import round_tables, slots
-from arena.results.store import read_stored
+from arena.results.store import StoredGame, read_stored
 from arena.rules import make_game
 
 pytestmark = pytest.mark.timeout(240)
@@ -228,6 +228,20 @@ def test_the_check_reads_each_game_against_its_slot():
     assert state.is_terminal() and replay_problem(won) is None
     lost = won.replace(winner=1 - state.winner())
     assert replay_problem(lost) == f"its winner is {1 - state.winner()} but its moves give {state.winner()}"
+
+
+def test_a_game_stored_with_its_seats_swapped_is_not_its_slots_game():
+    """Both seat orders of a table share a round and a seed, so only the order of the players
+    tells game 0 (a, b) from game 1 (b, a): a record of game 0 with the seats of game 1 is
+    refused, the same players in the slot's order counted."""
+    schedule = list(slots(round_tables(["a", "b"], 2, "round-robin"), 1, 3))
+    game = GameRecord(id=0, game="hex", options={"size": 3, "swap": False}, moves=[], round=0, seed=schedule[0].seed)
+    as_scheduled = StoredGame(game.replace(players=["a", "b"]), mark="", checked=True)
+    swapped = StoredGame(game.replace(players=["b", "a"]), mark="", checked=True)
+    assert admit([as_scheduled], schedule, None).counted == [as_scheduled.record]
+    admitted = admit([swapped], schedule, None)
+    assert admitted.counted == []
+    assert admitted.refused == [Refused(0, "its seats are b, a; the schedule's game 0 seats a, b")]
 
 
 @pytest.mark.slow

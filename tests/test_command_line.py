@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from helpers import ROOT, run_arena
 
 from arena.cli import main
+from arena.match import TimeControl
 from arena.results.fingerprint import fingerprint
 from arena.tournament.commandline import RunFlags, flag_tournament
 from arena.tournament.config import ConfigError, load_tournament
@@ -204,6 +205,21 @@ def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_s
     assert fingerprint(reloaded(t)) == fingerprint(tournament_settings(t))
 
 
+def test_the_tournament_is_named_after_the_folder_out_names(tmp_path, monkeypatch):
+    """--out's last part names the tournament; a part that is not a tournament name (a space,
+    over 64 characters) leaves it to the engines' names, and names too long for one to the game."""
+    monkeypatch.chdir(tmp_path)
+    two = [["name=new", f"cmd={RANDOM}"], ["name=old", f"cmd={RANDOM}"]]
+    t, out = build(tmp_path, engines=two, out=tmp_path / "runs" / "nightly")
+    assert (t.name, out) == ("nightly", tmp_path / "runs" / "nightly")
+    for unfit in ("two words", "x" * 65):
+        assert build(tmp_path, engines=two, out=tmp_path / unfit)[0].name == "new-vs-old"
+    t, out = build(tmp_path, engines=two)
+    assert (t.name, out) == ("new-vs-old", Path("out") / "new-vs-old")
+    long = [["name=" + "n" * 40, f"cmd={RANDOM}"], ["name=" + "o" * 40, f"cmd={RANDOM}"]]
+    assert build(tmp_path, engines=long, out=tmp_path / "two words")[0].name == "hex-run"
+
+
 def test_a_relative_command_is_found_in_the_folder_the_command_ran_in(tmp_path, monkeypatch):
     bot = tmp_path / "bot"
     bot.write_text("#!/bin/sh\n")
@@ -380,6 +396,24 @@ def test_use_takes_the_listed_entry_with_its_own_name_and_overrides(tmp_path):
     inline = tournament(tmp_path, *_inline(LIST.split("\n\n")[0], ""), name="inline")
     # the resolved entry is what the folder holds: the same as writing the entry in the file
     assert tournament_settings(load_tournament(inline))["engines"][0] == tournament_settings(t)["engines"][0]
+
+
+def test_a_partial_time_control_override_keeps_the_listed_clocks_other_keys(tmp_path):
+    """An entry's time_control merges into the listed one key by key: overriding the move
+    time keeps the listed margin and increment, which the whole table's replacement would
+    reset to their defaults (100 ms, 0)."""
+    listed = LIST.replace(
+        "options = { x = 1 }",
+        "options = { x = 1 }\ntime_control = { movetime_ms = 2000, inc_ms = 50, margin_ms = 300 }",
+    )
+    (tmp_path / "engines.toml").write_text(listed)
+    path = tournament(
+        tmp_path, '[[engines]]\nuse = "rnd"\ntime_control = { movetime_ms = 250 }\n', '[[engines]]\nuse = "other"\n'
+    )
+    t = load_tournament(path)
+    own = t.data.engines[0].time_control
+    assert own is not None and (own.movetime_ms, own.base_ms, own.inc_ms, own.margin_ms) == (250, None, 50, 300)
+    assert t.time_controls["rnd"] == TimeControl(250, None, 50, 300) and "other" not in t.time_controls
 
 
 def _inline(entry: str, extra: str) -> list[str]:

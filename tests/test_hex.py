@@ -45,6 +45,33 @@ def test_moves_off_the_board_are_illegal_and_there_is_no_passing(move, reason):
     assert reason in err.value.reason
 
 
+@pytest.mark.parametrize("size, last", [(5, "e5"), (11, "k11"), (13, "m13")])
+def test_a_move_off_the_board_is_told_the_boards_cells(size, last):
+    with pytest.raises(IllegalMove) as err:
+        play([], size=size).play("z99")
+    assert err.value.reason == f"not a cell of the {size}x{size} board (cells are a1..{last}, or 'swap')"
+
+
+@pytest.mark.parametrize("swap", [True, False])
+def test_the_options_are_told_to_engines_as_protocol_tokens(swap):
+    """PROTOCOL.md: booleans are true/false in lower case, every option with its default."""
+    assert make_game("hex", {"swap": swap}).option_tokens() == ["size=11", f"swap={str(swap).lower()}"]
+
+
+@pytest.mark.parametrize(
+    "options, said",
+    [
+        ({"sise": 5}, "hex: unknown option 'sise' (did you mean 'size'? allowed: size, swap)"),
+        ({"swapp": True}, "hex: unknown option 'swapp' (did you mean 'swap'? allowed: size, swap)"),
+        ({"sz": 5}, "hex: unknown option 'sz' (allowed: size, swap)"),  # two thirds alike: too far to guess
+    ],
+)
+def test_a_misspelt_option_is_named_with_the_one_it_most_likely_means(options, said):
+    with pytest.raises(OptionError) as err:
+        make_game("hex", options)
+    assert str(err.value) == said
+
+
 def test_occupied_cell_is_illegal_and_state_is_unchanged():
     state = play(["c3"], size=5, swap=False)
     with pytest.raises(IllegalMove, match="occupied"):
@@ -83,6 +110,16 @@ def test_blue_wins_joining_left_and_right():
     state = play(moves, size=4, swap=False)
     assert state.winner() == 1 and state.end_reason() == "Blue connected"
     assert state.details()["winning_chain"] == ["a2", "b2", "c2", "d2"]
+    assert state.scores() == [0.0, 1.0]  # the point is Blue's
+    board = state.game.board  # the report site lights the chain the record names
+    assert state.ending(["r", "b"]).marks == {"chain": [board.index(c) for c in ["a2", "b2", "c2", "d2"]]}
+
+
+def test_a_game_not_over_has_no_scores_and_lights_no_chain():
+    state = play(["a1", "b2"], size=4, swap=False)
+    with pytest.raises(ValueError, match="^the game is not over$"):
+        state.scores()
+    assert state.ending(["r", "b"]).marks == {"chain": []}
 
 
 def test_stones_facing_across_a_gap_are_not_connected():
@@ -299,6 +336,20 @@ def test_a_clone_played_out_leaves_the_original_untouched(size, seed):
     for move in state.moves:
         replay.play(move)
     assert (replay.winner(), replay.details(), replay.render()) == (state.winner(), state.details(), state.render())
+
+
+def test_a_pickled_position_plays_on_to_the_same_games():
+    """The copy keeps the stones' connections to the edges (the marks), not only the stones:
+    from a middle game, random playouts of the copy and of the original are the same games."""
+    rng = random.Random(7)
+    state = play([], size=7)
+    for _ in range(14):
+        state.play(rng.choice([m for m in state.legal_moves() if m != "swap"]))
+    for seed in range(20):
+        original, copied = state.clone(), pickle.loads(pickle.dumps(state))
+        original.playout(random.Random(seed), 10_000)
+        copied.playout(random.Random(seed), 10_000)
+        assert (copied.moves, copied.winner()) == (original.moves, original.winner()), seed
 
 
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])

@@ -194,6 +194,41 @@ def test_garbage_tokens_are_illegal_with_a_clear_reason(move, text):
     assert text in reason(play("e5"), move)
 
 
+@pytest.mark.parametrize(
+    "size, houses",
+    [
+        (5, "a column letter a-i and a row number 1-9 inside the hexagon, such as e5"),
+        (7, "a-m and a row number 1-13 inside the hexagon, such as g7"),
+    ],
+)
+def test_a_token_off_the_board_is_told_what_a_house_is(size, houses):
+    said = reason(play("", size=size), "a1")
+    assert said.startswith(f"not a house of the size-{size} HexGo board, nor 'swap': a house is ") and houses in said
+    assert said.endswith(" (diagram in docs/rules/hexgo.md)")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_finished_games_details_split_the_board_into_the_two_territories(seed):
+    state = game(4).initial_state(seed)
+    state.playout(random.Random(seed), 100_000)
+    details = state.details()
+    territory, houses = details["territory"], details["territory_houses"]
+    assert state.is_terminal() and territory == state.scores()
+    assert [len(h) for h in houses] == territory and min(territory) > 0
+    assert not set(houses[0]) & set(houses[1]) and len(houses[0]) + len(houses[1]) == len(state.geo.board)
+
+
+def test_a_finished_game_is_won_by_the_larger_territory():
+    winners = set()
+    for seed in range(4):  # seat 0 ahead in some, seat 1 in others
+        state = game(4).initial_state(seed)
+        state.playout(random.Random(seed), 100_000)
+        black, white = state.scores()
+        assert black != white and state.winner() == (0 if black > white else 1), seed
+        winners.add(state.winner())
+    assert winners == {0, 1}
+
+
 def test_non_string_move_is_illegal():
     with pytest.raises(IllegalMove):
         play("e5").play(None)  # type: ignore[arg-type]

@@ -47,6 +47,24 @@ def test_line_between_and_distance():
     assert b.distance(b.index("a1"), b.index("c3")) == 4
 
 
+@pytest.mark.parametrize("board", [Board.rhombus(5), Board.hexhex(3)], ids=["rhombus", "hexhex"])
+def test_every_line_is_a_ray_and_every_distance_a_shortest_path(board):
+    """For every pair of cells: the cells between them are those a ray from one passes before
+    it meets the other (None where no ray meets it), and their distance is the fewest steps."""
+    for a in board:
+        rays = [list(board.ray(a, d)) for d in range(6)]
+        steps, queue = {a: 0}, [a]  # breadth first from a
+        for cell in queue:
+            for n in board.neighbours[cell]:
+                if n not in steps:
+                    steps[n] = steps[cell] + 1
+                    queue.append(n)
+        for b in board:
+            between = next((ray[: ray.index(b)] for ray in rays if b in ray), None)
+            assert board.line_between(a, b) == between, (board.name(a), board.name(b))
+            assert board.distance(a, b) == steps[b], (board.name(a), board.name(b))
+
+
 def test_components_and_reachable():
     b = Board.rhombus(3)
     cells = [b.index(n) for n in ("a1", "b1", "c3")]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from helpers import ROOT, engine_toml, run_arena, write_tournament
 from playwright.sync_api import sync_playwright
 
 import arena.rules
-from arena.rules import GAMES_VARIABLE, make_game, register_game
+from arena.rules import GAMES_VARIABLE, OptionError, make_game, register_game
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
@@ -101,6 +102,53 @@ def _step_through_in_chromium(site: Path, record: dict) -> None:
         assert page.locator("#board .cell.end.chain").first.evaluate("n => getComputedStyle(n).strokeWidth") == "4px"
         assert errors == []
         browser.close()
+
+
+def test_a_registered_game_replaces_its_own_entry_in_the_environment_and_keeps_the_others(monkeypatch):
+    """ARENA_GAMES is how every process started later knows the game: registering adds one
+    entry (with none before it), replaces an older entry of the same name, and keeps the
+    others; a process started from here plays the game."""
+    monkeypatch.delenv(GAMES_VARIABLE, raising=False)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    try:
+        register_game("line", "tests.games.line:LineGame")
+        assert os.environ[GAMES_VARIABLE] == "line=tests.games.line:LineGame"
+        os.environ[GAMES_VARIABLE] = "other=tests.games.other:Other,line=tests.games.old:Line,third=x.y:Z"
+        register_game("line", "tests.games.line:LineGame")
+        entries = "other=tests.games.other:Other,third=x.y:Z,line=tests.games.line:LineGame"
+        assert os.environ[GAMES_VARIABLE] == entries
+        os.environ[GAMES_VARIABLE] = "line=tests.games.line:LineGame, again = tests.games.line:LineGame"
+        started = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from arena.rules import make_game as g; print(g('line').players, g('again').players)",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (started.returncode, started.stdout) == (0, "2 2\n"), started.stderr
+    finally:
+        arena.rules.GAMES.pop("line", None)
+
+
+@pytest.mark.parametrize(
+    "name, target",
+    [("line", "tests.games.line:"), ("line", ":LineGame"), ("line", "tests.games.line"), ("", "m:C"), ("2d", "m:C")],
+)
+def test_a_registration_without_a_name_module_and_class_is_refused(name, target, monkeypatch):
+    monkeypatch.delenv(GAMES_VARIABLE, raising=False)
+    with pytest.raises(OptionError) as err:
+        register_game(name, target)
+    assert str(err.value) == f"cannot register game {name!r} as {target!r}: expected a name and 'module:Class'"
+    assert name not in arena.rules.GAMES and GAMES_VARIABLE not in os.environ
+
+
+def test_a_game_name_taken_by_another_class_is_refused():
+    with pytest.raises(OptionError) as err:
+        register_game("hex", "tests.games.line:LineGame")
+    assert str(err.value) == "game 'hex' is already 'arena.rules.hex:HexGame'"
 
 
 BUILT_IN = "hex|groups|bases|hexgo|posies"

@@ -11,7 +11,7 @@ import pytest
 import trueskill
 
 from arena.record import GameRecord
-from arena.results.elo import fit_elo
+from arena.results.elo import EloRating, fit_elo, rank_key
 from arena.results.export import render, results_document, summarize
 from arena.results.ratings import DRAW_PROBABILITY, standings
 from arena.rules import GAMES, make_game
@@ -91,6 +91,25 @@ def test_ties_in_elo_go_by_score_then_by_name():
     fit = fit_elo(records, prior=0)
     assert fit.rating("a").elo == pytest.approx(fit.rating("b").elo, abs=1e-6)
     assert [r.engine for r in fit.ratings][1:3] == ["b", "a"]  # b 2 of 4, a 1 of 3
+
+
+def rated(engine: str, elo: float, points: int) -> EloRating:
+    return EloRating(engine, elo, elo - 50, elo + 50, 25.0, games=10, points=points, results=10)
+
+
+@pytest.mark.parametrize(
+    "ratings, order",
+    [
+        ([rated("a", 12.34, 4), rated("b", 12.31, 6)], ["b", "a"]),  # both 12.3: the higher score first
+        ([rated("a", 0.04, 4), rated("b", -0.04, 6)], ["b", "a"]),  # both shown 0.0, one of them "-0.0"
+        ([rated("b", 7.02, 5), rated("a", 6.98, 5)], ["a", "b"]),  # both 7.0, level scores: by name
+        ([rated("a", 12.36, 4), rated("b", 12.34, 6)], ["a", "b"]),  # 12.4 above 12.3: the Elo decides
+    ],
+)
+def test_elo_that_differs_below_the_shown_tenth_is_a_tie(ratings, order):
+    """The tables show Elo to 0.1: two engines shown with the same Elo are ranked by score
+    (then name), never by a difference the reader cannot see; a difference they can see ranks."""
+    assert [r.engine for r in sorted(ratings, key=rank_key)] == order
 
 
 def test_a_disconnected_field_ranks_the_rated_group_first_and_says_the_rest_is_unconnected():

@@ -74,6 +74,32 @@ def test_a_clean_sweep_counts_one_virtual_draw_and_stays_finite(wins, losses, dr
     assert more is not None and abs(more.elo) > abs(e.elo)
 
 
+@pytest.mark.parametrize("wins,losses,draws", [(0, 0, 4), (0, 2, 3), (3, 0, 1), (0, 0, 1)])
+def test_a_pair_without_a_win_on_one_side_but_with_draws_is_no_sweep(wins, losses, draws):
+    """Draws give the side without a win points, so its score is strictly inside 0..1: the
+    Elo is the score's own, with no virtual draw, and only draws give 0 Elo and an LOS of 50%."""
+    e = estimate(wins, losses, draws)
+    games = wins + losses + draws
+    score = (wins + 0.5 * draws) / games
+    assert e.virtual_draws == 0 and e.label == "Wilson"
+    assert e.elo == pytest.approx(elo_of(score))
+    assert (e.low, e.high) == pytest.approx(tuple(map(elo_of, wilson_interval(score, games))))
+    assert e.los == (
+        0.5 if wins == losses else pytest.approx(0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * (wins + losses)))))
+    )
+
+
+def test_a_pair_that_only_drew_shows_zero_elo_and_even_los():
+    records = [
+        GameRecord(game="hex", moves=[], players=seats, places=[0, 0], termination="normal")
+        for seats in (["a", "b"], ["b", "a"], ["a", "b"])
+    ]
+    pairs = head_to_head(records)
+    assert [(p.wins, p.losses, p.draws) for p in (pairs[("a", "b")], pairs[("b", "a")])] == [(0, 0, 3), (0, 0, 3)]
+    _, rows = head_to_head_rows(pairs, ["a", "b"])
+    assert rows == [["a", "b", 3, 0, 0, 3, 50.0, "0.0", round(estimate(0, 0, 3).margin, 1), 50.0]]
+
+
 COVERAGE_GAMES = (6, 20, 100)
 COVERAGE_ELO = (0, 100, 300)
 

@@ -6,6 +6,7 @@ by another worker.  The whole-game bound stays as the backstop (test_reliability
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
 import signal
@@ -34,6 +35,17 @@ def _long_but_reporting(task: int) -> int:
     for _ in range(16):
         report_progress(0.1)
         time.sleep(0.1)
+    return task
+
+
+def _report_read_late_and_stop(task: int) -> int:
+    """A report of a 0.2 s step that the coordinator reads 100 s after it was sent (as when it
+    is busy storing results), then nothing more: the worker stops."""
+    from arena.tournament import pool
+
+    assert pool._coordinator is not None
+    pool._coordinator.send(pool._Progress(time.monotonic() - 100, 0.2))
+    os.kill(os.getpid(), signal.SIGSTOP)
     return task
 
 
@@ -71,6 +83,21 @@ def test_a_worker_that_stops_reporting_is_killed_within_its_steps_bound():
     assert lost.task == 2 and "died 2 times (it last hung)" in lost.reason
     # Two stops, each found about the step, the report's slack and the grace after its report.
     assert time.monotonic() - t0 < 10
+
+
+@pytest.mark.timeout(30)
+def test_a_reports_bound_runs_from_when_it_was_sent_not_when_it_was_read(caplog):
+    """The step a report covers ended 99.3 s before the coordinator read it: the worker,
+    silent since, is overdue at once, by the whole time since it was sent (a bound counted
+    from the reading would give it the step and the grace again, and say 0.5 s)."""
+    pool = WorkerPool(1, _report_read_late_and_stop, lambda: None, retries=0, step_grace=0.5)
+    with caplog.at_level(logging.ERROR, logger="arena.runner"):
+        [lost] = list(pool.imap_unordered([4]))
+    pool.close()
+    assert isinstance(lost, Lost) and "it last hung" in lost.reason
+    [line] = [r.getMessage() for r in caplog.records if "has not reported on 4" in r.getMessage()]
+    past = float(line.split(" for ")[1].split(" s past")[0])
+    assert past >= 99.0, line  # 100 s ago, less the 0.2 s step; the 0.5 s grace is shown in it
 
 
 @pytest.mark.timeout(30)
