@@ -422,6 +422,7 @@ EMPTY_BINS = [counts for counts, *_ in PUBLISHED_EMPTY_BIN] + [
 ]
 
 
+@pytest.mark.slow
 def test_normalized_llr_with_empty_outcomes_is_the_constrained_maximum():
     """Over vectors with one or two empty outcomes (few pairs and millions) and every bounds pair
     of the tests: the LLR is finite and equals the difference of the two constrained maxima
