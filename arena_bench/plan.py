@@ -32,6 +32,7 @@ class Plan:
     fastchess_rounds: int = 100  # 2 games per round
     ladder_games: int = 2  # per game and level, at the ladders' move times
     ladder_games_all: bool = True  # every game and level (quick: Hex 5x5, easy)
+    startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 
 FULL = Plan(
@@ -67,6 +68,7 @@ QUICK = Plan(
     fastchess_rounds=2,
     ladder_games=1,
     ladder_games_all=False,
+    startup_runs=1,
 )
 
 
