@@ -34,6 +34,7 @@ class Plan:
     ladder_games_all: bool = True  # every game and level (quick: Hex 5x5, easy)
     sandbox_starts: int = 21  # engine starts, each way
     sandbox_rounds: int = 50  # 2 games per round, each way
+    startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 
 FULL = Plan(
@@ -71,6 +72,7 @@ QUICK = Plan(
     ladder_games_all=False,
     sandbox_starts=2,
     sandbox_rounds=2,
+    startup_runs=1,
 )
 
 

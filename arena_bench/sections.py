@@ -521,7 +521,7 @@ def progress(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
 def startup(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     from .startup import BUDGET_S, measure
 
-    runs = 4 * plan.repeats + 1  # a process is cheap and noisy: more runs than the other figures
+    runs = plan.startup_runs or 4 * plan.repeats + 1
     report.echo(f"\n9. Start-up: CPU of a whole process (user + system), median of {runs} runs")
     figures = measure(runs)
     report.table(

@@ -24,6 +24,15 @@ def zoo_c(tmp_path_factory):
     return str(binary)
 
 
+@pytest.fixture(scope="session")
+def instant_c(tmp_path_factory):
+    """benchmarks/instant_engine.c built: a Hex engine that answers at once with a random empty
+    cell seeded by the referee's seed, for tests that start many engines (milliseconds each)."""
+    binary = tmp_path_factory.mktemp("instant") / "instant_engine"
+    subprocess.run(["gcc", "-O1", "-o", str(binary), str(ROOT / "benchmarks" / "instant_engine.c")], check=True)
+    return str(binary)
+
+
 @pytest.fixture
 def marker(tmp_path, monkeypatch):
     """Every process the engines start inherits ZOO_PIDS=<file> and writes its pid there."""

@@ -239,6 +239,7 @@ def test_a_worker_killed_mid_game_has_its_game_played_again_once(tmp_path, clust
     assert pids[killed["address"]] not in alive  # it was really killed
 
 
+@pytest.mark.slow
 def test_a_result_dask_loses_on_the_way_back_has_its_game_played_again(tmp_path, cluster, monkeypatch):
     """The worker finished the game but the client could not take the result (as when that
     worker dies just then and Dask trips over its recomputation): the game is played again,

@@ -57,6 +57,7 @@ def play(specs, *, size=4, swap=True, seed=1):
 # -- the board, at the start-up check ---------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_a_board_the_gtp_engine_refuses_stops_the_run_before_any_game(tmp_path):
     engines = gtp_toml("small-board", "--max-size", "5") + RANDOM
@@ -157,6 +158,7 @@ def test_a_tournament_records_the_disagreement_and_keeps_every_game(tmp_path):
 # -- check-engine -O -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_check_engine_plays_the_board_it_is_given_and_says_so():
     small = run_arena("check-engine", "-p", "gtp", "-O", "size=6", PY, GTP, "--max-size", "5")

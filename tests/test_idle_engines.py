@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import sqlite3
-import sys
 import threading
 import time
 from contextlib import closing
@@ -149,17 +148,19 @@ def test_an_idle_worker_is_handed_a_game_of_the_engines_it_runs():
     assert played(0) == [("a", "b"), ("a", "b"), ("b", "a"), ("e", "a"), ("c", "d")]
 
 
-def _starting(starts: Path) -> str:
-    """A random-engine command that notes its pid in ``starts`` each time it starts."""
-    return f"echo $$ >> {starts}; exec {sys.executable} -m engines.random_engine"
+def _starting(starts: Path, engine: str) -> str:
+    """A command that notes its pid in ``starts`` each time it starts, then runs ``engine``."""
+    return f"echo $$ >> {starts}; exec {engine}"
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_affinity_plays_the_same_games_with_the_same_results_and_fewer_starts(tmp_path, monkeypatch):
+def test_affinity_plays_the_same_games_with_the_same_results_and_fewer_starts(tmp_path, monkeypatch, instant_c):
     """The real path: 6 random engines, no idle engine kept (idle_engines = 0), 2 workers, once
     handed games by affinity and once in schedule order (as before): the same 30 games with
-    the same results, id for id, and fewer engine starts by affinity."""
+    the same results, id for id, and fewer engine starts by affinity. The engines are the C
+    instant engine: a start costs milliseconds, not a Python start-up, and its moves depend
+    only on each game's seed, as the random engine's do."""
     runs = {}
     for affinity in (True, False):
         if not affinity:
@@ -167,7 +168,7 @@ def test_affinity_plays_the_same_games_with_the_same_results_and_fewer_starts(tm
         folder = tmp_path / ("affinity" if affinity else "in-order")
         folder.mkdir()
         starts = folder / "starts"
-        engines = "".join(engine_toml(f"r{i}", "/bin/sh", "-c", _starting(starts)) for i in range(6))
+        engines = "".join(engine_toml(f"r{i}", "/bin/sh", "-c", _starting(starts, instant_c)) for i in range(6))
         path = write_tournament(folder, engines, options="size = 5\nswap = false", workers=2, seed=3)
         run_tournament(load_tournament(path), folder / "out", idle_engines=0)
         records = [json.loads(line) for line in (folder / "out" / "games.jsonl").read_text().splitlines()]

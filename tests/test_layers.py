@@ -32,6 +32,8 @@ import functools
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = ("arena", "arena_bench", "protocol", "engines")
 
@@ -206,6 +208,7 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 ALLOWED_TODAY: frozenset[tuple[str, str]] = frozenset({})
 
 
+@pytest.mark.slow
 def test_every_import_follows_the_layers():
     found = violations(ROOT, ALLOWED_TODAY)
     assert not found, "imports against the layers:\n" + "\n".join(found)
@@ -292,6 +295,7 @@ def test_the_check_catches_private_names_taken_from_another_module(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_no_file_is_in_an_import_cycle():
     """Across packages and between the files of one package (see the docstring above): every
     group of files that import each other, through functions and TYPE_CHECKING too, is named."""
@@ -346,6 +350,7 @@ def reexports(root: Path, tops: tuple[str, ...]) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_name_is_taken_from_a_module_that_only_passes_it_on():
     found = reexports(ROOT, (*PRIVATE_CHECKED, "tests"))
     assert not found, "\n".join(found)

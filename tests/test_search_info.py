@@ -83,6 +83,7 @@ def test_a_reporting_engine_gets_its_depth_and_speed_in_the_record_and_statistic
     assert row["mean_depth"] == round(stats["thinker"].mean_depth, 2)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_the_search_engine_reports_depth_and_nodes_into_the_record_statistics_and_site(tmp_path):
     engines = engine_toml("search", "{python}", "-m", "engines.search", extra='options = { level = "easy" }')

@@ -117,41 +117,62 @@ def _truth(settings: SprtSettings, elo: float) -> np.ndarray:
     return mle_with_t(BASE, math.sqrt(2) * elo / NELO_PER_T)
 
 
-def _simulate(settings: SprtSettings, truth: np.ndarray, runs: int, seed: int) -> np.ndarray:
-    """Run ``runs`` tests pair by pair, all at once; +1 where H1 was accepted, -1 for H0."""
+CHUNK = 8  # pairs drawn ahead per LLR call: one call for many pairs, few pairs drawn past a decision
+
+
+def _simulate(tests: list[SprtSettings], truth: np.ndarray, runs: int, seed: int) -> np.ndarray:
+    """``runs`` tests at once, each a walk of the library's LLR over its pentanomial counts pair
+    by pair; per settings, +1 where H1 was accepted, -1 for H0 (shape: settings x runs).
+
+    Settings of one model and one pair of hypotheses have the same LLR walk and differ only in
+    their bounds, so one batch of walks serves them all: a walk goes on until every settings has
+    its decision, the first of its own bounds the walk crossed. The pairs are drawn ``CHUNK``
+    at a time and the LLR taken after each of them in one call; those drawn after a walk's
+    decision are thrown away, as a test stops there."""
     rng = np.random.default_rng(seed)
     counts = np.zeros((runs, 5))
-    decided = np.zeros(runs, dtype=int)
-    while (active := np.flatnonzero(decided == 0)).size:
-        counts[active, rng.choice(5, size=active.size, p=truth)] += 1
-        value = llr(counts[active], settings)
-        decided[active[value >= settings.upper]] = 1
-        decided[active[value <= settings.lower]] = -1
+    decided = np.zeros((len(tests), runs), dtype=int)
+    while (active := np.flatnonzero((decided == 0).any(axis=0))).size:
+        outcomes = rng.choice(5, size=(active.size, CHUNK), p=truth)
+        walk = counts[active, None, :] + np.eye(5)[outcomes].cumsum(axis=1)  # the counts after each pair
+        value = llr(walk, tests[0])  # the same for every settings (see above)
+        for row, settings in enumerate(tests):
+            up, down = value >= settings.upper, value <= settings.lower
+            first = (up | down).argmax(axis=1)
+            newly = (up | down).any(axis=1) & (decided[row, active] == 0)
+            decided[row, active[newly]] = np.where(up[newly, first[newly]], 1, -1)
+        counts[active] = walk[:, -1]
     return decided
+
+
+# The tolerance is 3.5 binomial standard errors of ``runs`` tests: a correct SPRT misses it with
+# probability 5e-4 per rate (0.4% for the 8 rates below). 2000 logistic tests give a tolerance
+# of +-0.011 to +-0.031 around the rates 0.02 to 0.95, 800 normalized ones (each costs more:
+# the normalized MLE is iterated) +-0.027 to +-0.050 around 0.1 to 0.95, so a rate taken from
+# the other bound (alpha and beta swapped: 0.02 for 0.2, 0.05 for 0.2) is 3 tolerances out or more.
+ERROR_RATE_CASES = [
+    # model, elo0, elo1, runs, (alpha, beta) of the settings judged on the same walks
+    ("logistic", 0, 20, 2000, [(0.05, 0.05), (0.02, 0.2)]),
+    ("normalized", 0, 25, 800, [(0.1, 0.1), (0.2, 0.05)]),
+]
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)  # a few seconds of CPU; more on a busy machine
-@pytest.mark.parametrize(
-    "settings, runs",
-    [
-        (SprtSettings(elo0=0, elo1=20, model="logistic"), 2000),
-        (SprtSettings(elo0=0, elo1=25, model="normalized", alpha=0.1, beta=0.1), 800),
-        # alpha != beta: a swap of the two would move each rate far outside its tolerance
-        (SprtSettings(elo0=0, elo1=20, model="logistic", alpha=0.02, beta=0.2), 2000),
-        (SprtSettings(elo0=0, elo1=25, model="normalized", alpha=0.2, beta=0.05), 800),
-    ],
-)
+@pytest.mark.parametrize("model, elo0, elo1, runs, rates", ERROR_RATE_CASES)
 @pytest.mark.parametrize("at", ["elo0", "elo1"])
-def test_error_rates_of_simulated_tests(settings, runs, at):
-    """At elo0 the share of tests accepting H1 is alpha, at elo1 it is 1 - beta.  Wald's
-    bounds make the true rates a little smaller (the LLR overshoots them), so the tolerance
-    is 3.5 binomial standard errors of ``runs`` tests, plus nothing for the overshoot."""
-    target = settings.alpha if at == "elo0" else 1 - settings.beta
-    decided = _simulate(settings, _truth(settings, getattr(settings, at)), runs, seed=2026)
-    accepted_h1 = float(np.mean(decided == 1))
-    tolerance = 3.5 * math.sqrt(target * (1 - target) / runs)
-    assert abs(accepted_h1 - target) <= tolerance, (accepted_h1, target, tolerance)
+def test_error_rates_of_simulated_tests(model, elo0, elo1, runs, rates, at):
+    """At elo0 the share of tests accepting H1 is alpha, at elo1 it is 1 - beta, for alpha =
+    beta and alpha != beta (where a swap of the two would move each rate far outside its
+    tolerance). Wald's bounds make the true rates a little smaller (the LLR overshoots them),
+    so the tolerance allows nothing for the overshoot."""
+    tests = [SprtSettings(elo0=elo0, elo1=elo1, model=model, alpha=a, beta=b) for a, b in rates]
+    decided = _simulate(tests, _truth(tests[0], getattr(tests[0], at)), runs, seed=2026)
+    for settings, decisions in zip(tests, decided):
+        target = settings.alpha if at == "elo0" else 1 - settings.beta
+        accepted_h1 = float(np.mean(decisions == 1))
+        tolerance = 3.5 * math.sqrt(target * (1 - target) / runs)
+        assert abs(accepted_h1 - target) <= tolerance, (settings, accepted_h1, target, tolerance)
 
 
 # -- pairs in schedule order --------------------------------------------------
@@ -401,6 +422,7 @@ EMPTY_BINS = [counts for counts, *_ in PUBLISHED_EMPTY_BIN] + [
 ]
 
 
+@pytest.mark.slow
 def test_normalized_llr_with_empty_outcomes_is_the_constrained_maximum():
     """Over vectors with one or two empty outcomes (few pairs and millions) and every bounds pair
     of the tests: the LLR is finite and equals the difference of the two constrained maxima
