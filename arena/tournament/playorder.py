@@ -76,15 +76,12 @@ class _Planner:
         """Start the resource that completes the most tables with those kept (evicting the
         held one with the fewest tables left); where none completes one, start the first
         remaining table's whole set."""
-        held = set(self.held)
-        best: tuple[tuple[int, int, int, int], Hashable, Hashable | None] | None = None
-        for new in sorted(self.left, key=self.rank.__getitem__):
-            if new in held or not self.left[new]:
-                continue
-            completed = [table for table in self.left[new] if table - {new} <= held]
+        best: tuple[tuple[int, int, int], Hashable, Hashable | None] | None = None
+        completing = self._completing()
+        for new in sorted(completing, key=self.rank.__getitem__):
             for out in self.held if len(self.held) >= self.room else [None]:
-                gain = sum(1 for table in completed if out not in table)
-                key = (-gain, len(self.left[new]), -1 if out is None else len(self.left[out]), 0)
+                gain = sum(1 for table in completing[new] if out not in table)
+                key = (-gain, len(self.left[new]), -1 if out is None else len(self.left[out]))
                 if gain and (best is None or key < best[0]):
                     best = key, new, out
         if best is None:
@@ -94,6 +91,17 @@ class _Planner:
         if out is not None:
             self.held.remove(out)
         self.held.append(new)
+
+    def _completing(self) -> dict[Hashable, set[Table]]:
+        """Each resource not held that would complete remaining tables with the held ones: those tables."""
+        held = set(self.held)
+        completing: dict[Hashable, set[Table]] = {}
+        for resource in self.held:
+            for table in self.left[resource]:
+                missing = [r for r in table if r not in held]
+                if len(missing) == 1:
+                    completing.setdefault(missing[0], set()).add(table)
+        return completing
 
     def _load_table(self, table: Table) -> None:
         new = sorted((r for r in table if r not in self.held), key=self.rank.__getitem__)
