@@ -49,7 +49,7 @@ TERMINATE_GRACE = 3.0
 REPORT_SLACK = 0.5
 # How many queued tasks are planned at once (affinity): a round of a 32-engine round-robin, so
 # that the plan sees every game of most fields, bounded so that planning stays cheap however
-# long the schedule (a stretch takes tens of milliseconds to plan, once).
+# long the schedule (a fraction of a second for each stretch).
 LOOKAHEAD = 1024
 
 
@@ -191,9 +191,9 @@ class WorkerPool:
         self.waiting: dict[Connection, tuple[_Question, float]] = {}  # questions not answered yet
         # Affinity: what a task needs running (uses), and how many others a worker keeps beside
         # a task's own (spare; None: every one, so any task suits any worker and the queue's
-        # order is kept).  held: what each worker runs, least recently used first, as the pool
-        # last handed it out (a faulted engine is restarted anyway; the model only guides).
-        # walks: the plan of the queued tasks taken off the queue (playorder.py).
+        # order is kept).  held: what each worker runs as the pool last told it, its task's
+        # last (a faulted engine is restarted anyway; the model only guides).  walks: the
+        # plan of the queued tasks taken off the queue (playorder.py).
         self.uses = uses
         self.spare = spare
         self.held: dict[Connection, list[Hashable]] = {}
