@@ -1,4 +1,4 @@
-"""A worker keeps at most ``idle_engines`` engines beside its game's, least recently used quit first."""
+"""A worker keeps at most ``idle_engines`` engines beside its game's: those the pool plans to keep, else the most recently used."""
 
 from __future__ import annotations
 
