@@ -1,4 +1,4 @@
-"""A worker keeps at most ``idle_engines`` engines beside its game's, least recently used quit first."""
+"""A worker keeps at most ``idle_engines`` engines beside its game's: those the pool plans to keep, else the most recently used."""
 
 from __future__ import annotations
 
@@ -92,6 +92,26 @@ def test_the_least_recently_used_engines_are_quit_first(own_zoo):
         # Before (c, d): a and b idle, a used least recently -> quit.  Before (a, c): b and d
         # idle, b older -> quit.  Before (b, a): d and c idle, d older -> quit.
         assert alive == [["a", "b"], ["b", "c", "d"], ["d", "a", "c"], ["c", "b", "a"]]
+    finally:
+        worker.shutdown()
+    assert _running(own_zoo) == 0
+
+
+@pytest.mark.timeout(60)
+def test_the_engines_the_pool_plans_to_keep_stay_and_the_bound_holds(own_zoo, monkeypatch):
+    """Told by the pool to keep a (planned_keep) before (c, d), the worker quits b, not the
+    least recently used a; told to keep both a and c, it still keeps only one (the bound)."""
+    from arena.tournament import pool
+
+    worker = Worker(_config(own_zoo, ["a", "b", "c", "d"], idle=1))
+    try:
+        worker.play(ScheduledGame(0, 0, ("a", "b"), seed=0))  # a is now the least recently used
+        monkeypatch.setattr(pool, "_keep", ("a",))
+        worker.play(ScheduledGame(1, 0, ("c", "d"), seed=1))
+        assert list(worker.engines) == ["a", "c", "d"] and _running(own_zoo) == 3
+        monkeypatch.setattr(pool, "_keep", ("a", "c"))
+        worker.play(ScheduledGame(2, 0, ("b", "d"), seed=2))
+        assert sorted(worker.engines) == ["b", "c", "d"] and _running(own_zoo) == 3  # of the two, LRU's choice
     finally:
         worker.shutdown()
     assert _running(own_zoo) == 0

@@ -67,7 +67,7 @@ From flags, as fastchess takes them (an SPRT of ./new against ./old):
 @click.option(
     "--idle-engines",
     type=click.IntRange(0),
-    help="Engines each worker keeps running beside its game's, least recently used quit first "
+    help="Engines each worker keeps running beside its game's, those needed last quit first "
     "(default: the file's 'idle_engines', 4).",
 )
 @click.option(

@@ -184,7 +184,7 @@ class TournamentFile(_Strict):
     seed: int = Field(0, ge=0)
     workers: int = Field(1, ge=1, le=256)
     affinity: bool = False  # pin each worker and its engines to one core
-    # Engines a worker keeps running beside the game it plays, least recently used quit first
+    # Engines a worker keeps running beside the game it plays, those needed last quit first
     # (docs/performance.md measures the default); how games run, not how they go.
     idle_engines: int = Field(IDLE_ENGINES, ge=0, le=100_000)
     # An engine that fails the start-up check stops the run (exit 3) unless forfeits are chosen:

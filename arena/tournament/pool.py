@@ -17,9 +17,10 @@ is killed once a step outlasts its bound by the grace.
 
 Affinity: where a task names what its worker must keep running for it (``uses``: a game's
 engines) and a worker keeps only a few of those beside its task's (``spare``: the idle-engine
-bound), an idle worker is handed, among the first queued tasks, one whose resources it already
-holds, so that a many-engine field does not restart engines for every game.  Which worker
-plays a task changes, never the task.
+bound), the pool plans the next LOOKAHEAD queued tasks so that few engines are restarted
+(playorder.py: one order, walked by the workers from its ends) and tells a worker with each
+task which of its engines to keep (:func:`planned_keep`), so that a many-engine field does not
+restart engines for every game.  Which worker plays a task, and when, changes; never the task.
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ import multiprocessing
 import os
 import signal
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
 
 from ..engine import proctree
+from .playorder import Walks
 
 log = logging.getLogger("arena.runner")
 
@@ -45,10 +47,10 @@ TERMINATE_GRACE = 3.0
 # A worker's report covers its step and this much more, so that quick steps send about two
 # reports a second rather than one a step; a stopped worker is found at most twice this late.
 REPORT_SLACK = 0.5
-# How far into the queue an idle worker's task is looked for (affinity): deep enough to find
-# one of the engines it holds in a field of dozens, bounded so that handing out a game stays
-# cheap however long the schedule.
-LOOKAHEAD = 512
+# How many queued tasks are planned at once (affinity): a round of a 32-engine round-robin, so
+# that the plan sees every game of most fields, bounded so that planning stays cheap however
+# long the schedule (a fraction of a second for each stretch).
+LOOKAHEAD = 1024
 
 
 Task = TypeVar("Task")
@@ -73,6 +75,14 @@ class _Question:
 
 
 @dataclass(frozen=True)
+class _Assigned:
+    """A task, and what its worker keeps running beside what the task uses (planned_keep)."""
+
+    task: Any
+    keep: tuple[Hashable, ...]
+
+
+@dataclass(frozen=True)
 class _Progress:
     """A worker's report: alive at ``sent`` (time.monotonic(), one clock for every process
     of a machine), and done with its current step within ``seconds`` of it."""
@@ -83,6 +93,14 @@ class _Progress:
 
 _coordinator: Connection | None = None  # in a worker: its pipe to the coordinator
 _covered_until = 0.0  # in a worker: how long its last report keeps it counted alive
+_keep: tuple[Hashable, ...] | None = None  # in a worker: planned_keep() of its current task
+
+
+def planned_keep() -> tuple[Hashable, ...] | None:
+    """In a worker: which of what it runs the coordinator planned it to keep beside its
+    current task's own (the rest can go, these are needed soonest); None where there is no
+    plan (outside a pool's worker, or a pool without affinity)."""
+    return _keep
 
 
 def report_progress(seconds: float) -> None:
@@ -128,7 +146,7 @@ _STARTUP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 def _serve(
     conn: Connection, initializer: Callable[..., None], initargs: tuple[Any, ...], func: Callable[[Any], Any]
 ) -> None:
-    global _coordinator
+    global _coordinator, _keep
     _coordinator = conn
     # Started with SIGINT and SIGTERM blocked (_spawn): Ctrl-C is the coordinator's to
     # handle, and a SIGTERM waits until the initializer has set its handler.
@@ -144,6 +162,8 @@ def _serve(
             return
         if task is None:
             return
+        if isinstance(task, _Assigned):
+            _keep, task = task.keep, task.task
         conn.send(func(task))
 
 
@@ -176,11 +196,13 @@ class WorkerPool:
         self.waiting: dict[Connection, tuple[_Question, float]] = {}  # questions not answered yet
         # Affinity: what a task needs running (uses), and how many others a worker keeps beside
         # a task's own (spare; None: every one, so any task suits any worker and the queue's
-        # order is kept).  held: what each worker runs, least recently used first, as the pool
-        # last handed it out (a faulted engine is restarted anyway; the model only guides).
+        # order is kept).  held: what each worker runs as the pool last told it, its task's
+        # last (a faulted engine is restarted anyway; the model only guides).  walks: the
+        # plan of the queued tasks taken off the queue (playorder.py).
         self.uses = uses
         self.spare = spare
-        self.held: dict[Connection, dict[Hashable, None]] = {}
+        self.held: dict[Connection, list[Hashable]] = {}
+        self.walks: Walks[tuple[Any, int]] | None = None
         self.cores = list(cores)  # pin each worker (and the engines it starts) to one of these
         self.core_of: dict[Connection, int] = {}
         self._numbers = itertools.count(1)  # a replacement worker gets a new name in the log
@@ -224,10 +246,11 @@ class WorkerPool:
 
     def imap_unordered(self, tasks: Iterable[Any]) -> Iterator[Any]:
         """Results (or :class:`Lost`) in the order they finish."""
-        self.queue = queue = deque((task, 0) for task in tasks)
-        idle = [self._spawn() for _ in range(min(self.size, len(queue)))]
-        self._dispatch(queue, idle)
-        while queue or self.busy:
+        self.queue = deque((task, 0) for task in tasks)
+        self.walks = None
+        idle = [self._spawn() for _ in range(min(self.size, len(self.queue)))]
+        self._dispatch(idle)
+        while self._pending() or self.busy:
             sentinels = {proc.sentinel: conn for conn, proc in self.workers.items()}
             ready = wait([*self.busy, *sentinels], self._until_overdue())
             done: list[Any] = []
@@ -251,15 +274,15 @@ class WorkerPool:
                 if conn in self.busy and (result := _salvage(conn)) is not _NOTHING:
                     del self.busy[conn]  # it answered before it died
                     done.append(result)
-                lost = self._bury(conn, queue)
+                lost = self._bury(conn)
                 if conn in idle:
                     idle.remove(conn)
                 if lost is not None:
                     done.append(lost)
-                if queue:
+                if self._pending():
                     idle.append(self._spawn())
             self._kill_overdue()  # after the reports that came are read: a late read is not a late worker
-            self._dispatch(queue, idle)  # first, so workers play on while the caller stores results
+            self._dispatch(idle)  # first, so workers play on while the caller stores results
             yield from done
             self._answer_waiting()  # after the caller took in the results
 
@@ -335,62 +358,43 @@ class WorkerPool:
     def cancel_queued(self) -> None:
         """Start no more tasks; the running ones still finish and are yielded."""
         self.queue.clear()
+        self.walks = None
 
-    def _dispatch(self, queue: deque[tuple[Any, int]], idle: list[Connection]) -> None:
+    def _pending(self) -> int:
+        """Tasks not yet handed out: queued, or planned and not yet taken."""
+        return len(self.queue) + (len(self.walks) if self.walks is not None else 0)
+
+    def _dispatch(self, idle: list[Connection]) -> None:
         """Give every idle worker its next task (by affinity, :meth:`_pick`)."""
-        while queue and idle:
+        while self._pending() and idle:
             conn = idle.pop()
-            self.busy[conn] = self._pick(queue, conn)
+            self.busy[conn], message = self._pick(conn)
             self.started[conn] = now = time.monotonic()
             if self.step_grace is not None:  # until its first report; an earlier report may still cover it
                 self.step_until[conn] = max(self.step_until.get(conn, 0.0), now + self.step_grace)
             try:
-                conn.send(self.busy[conn][0])
+                conn.send(message)
             except OSError:
                 pass  # dead already: its sentinel says so at the next wait
 
-    def _pick(self, queue: deque[tuple[Any, int]], conn: Connection) -> tuple[Any, int]:
-        """Take the task for ``conn`` off the queue (the first task when a worker keeps
-        everything, :meth:`_choose` otherwise), and note what the worker holds once it has
-        started it."""
-        held = self.held.get(conn)
-        best = self._choose(queue, held) if self.spare is not None and held else 0
-        chosen = queue[best]
-        del queue[best]
-        self._hold(conn, self.uses(chosen[0]))
-        return chosen
+    def _pick(self, conn: Connection) -> tuple[tuple[Any, int], Any]:
+        """The next task for ``conn`` (with its retry count) and the message that hands it
+        over: the queue's first task where a worker keeps everything; else the next of its
+        walk of the plan, with what it keeps (:class:`~arena.tournament.playorder.Walks`)."""
+        if self.spare is None:
+            entry = self.queue.popleft()
+            return entry, entry[0]
+        if not self.walks:  # every planned task taken: plan the next stretch
+            stretch = [self.queue.popleft() for _ in range(min(LOOKAHEAD, len(self.queue)))]
+            room = self.spare + max(len(self.uses(task)) for task, _ in stretch)
+            self.walks = Walks(stretch, lambda entry: self.uses(entry[0]), room, self.size)
+        entry, keep = self.walks.take(conn, self.held.get(conn, ()))
+        self.held[conn] = [*keep, *self.uses(entry[0])]
+        return entry, _Assigned(entry[0], tuple(keep))
 
-    def _choose(self, queue: deque[tuple[Any, int]], held: dict[Hashable, None]) -> int:
-        """Where in the queue the task is that suits a worker holding ``held``: the first of
-        the LOOKAHEAD first tasks that starts nothing new; else, of those that use the most of
-        what it holds, the one whose new engines have most queued tasks with what it holds
-        (so that what it runs next keeps it busy); ties go to the earlier task."""
-        window = [self.uses(task) for task, _ in itertools.islice(queue, LOOKAHEAD)]
-        found = []
-        for position, uses in enumerate(window):
-            found.append(sum(1 for used in uses if used in held))
-            if found[-1] == len(uses):
-                return position
-        partners = Counter(used for uses, n in zip(window, found) if n for used in uses if used not in held)
-        return max(
-            range(len(window)),
-            key=lambda i: (found[i], sum(partners[used] for used in window[i] if used not in held)),
-        )
-
-    def _hold(self, conn: Connection, uses: Collection[Hashable]) -> None:
-        """What ``conn`` runs once it starts a task using ``uses``: those, most recent last,
-        and at most ``spare`` others, the least recently used going first (as a Worker's
-        make_room quits them)."""
-        held = self.held.setdefault(conn, {})
-        for used in uses:
-            held.pop(used, None)
-            held[used] = None
-        if self.spare is not None:
-            for old in list(held)[: max(0, len(held) - len(uses) - self.spare)]:
-                del held[old]
-
-    def _bury(self, conn: Connection, queue: deque[tuple[Any, int]]) -> Lost[Any] | None:
-        """Forget a dead worker; queue its task again or give it up."""
+    def _bury(self, conn: Connection) -> Lost[Any] | None:
+        """Forget a dead worker; queue its task again (where its walk of the plan was: the
+        worker that replaces it carries on there) or give it up."""
         proc = self.workers.pop(conn)
         self.core_of.pop(conn, None)
         self.held.pop(conn, None)  # its engines died with it
@@ -401,15 +405,27 @@ class WorkerPool:
         conn.close()
         if conn not in self.busy:
             log.error("%s died while idle (exit code %s); starting another", proc.name, proc.exitcode)
+            if self.walks is not None:
+                self.walks.leave(conn)
             return None
         task, retried = self.busy.pop(conn)
         what = f"hung (killed after {hung:.1f} s)" if hung is not None else f"died (exit code {proc.exitcode})"
         log.error("%s %s in the middle of %r", proc.name, what, task)
         if retried < self.retries:
-            queue.appendleft((task, retried + 1))
+            self._requeue(conn, (task, retried + 1))
             return None
+        if self.walks is not None:
+            self.walks.leave(conn)
         last = "it last hung" if hung is not None else f"last exit code {proc.exitcode}"
         return Lost(task, f"its worker process died {retried + 1} times ({last})")
+
+    def _requeue(self, conn: Connection, entry: tuple[Any, int]) -> None:
+        """A dead worker's task, to be played next: on its walk where the plan handed it out
+        (a stretch planned since: at the queue's head, planned with the next)."""
+        if self.walks is not None and self.walks.walking(conn):
+            self.walks.put_back(conn, entry)
+        else:
+            self.queue.appendleft(entry)
 
     def close(self) -> None:
         """Let every worker finish (they quit their engines) and wait for them."""

@@ -30,7 +30,7 @@ from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
 from ..rules.base import Options
-from .pool import ask_coordinator, report_progress
+from .pool import ask_coordinator, planned_keep, report_progress
 from .schedule import ScheduledGame
 
 log = logging.getLogger("arena.runner")
@@ -110,13 +110,17 @@ class Worker:
         return proc
 
     def make_room(self, keep: Sequence[str]) -> None:
-        """Quit the least recently used engines but ``keep`` (the next game's) until at most
-        ``idle_engines`` others run: a worker's engines are then those of one game plus the
-        bound, not every engine of the tournament (a MoHex holds most of a gigabyte)."""
+        """Quit the least recently used engines but ``keep`` (the next game's), those the pool
+        did not plan to keep first, until at most ``idle_engines`` others run: a worker's engines
+        are then those of one game plus the bound, not every engine of the tournament (a MoHex
+        holds most of a gigabyte)."""
         bound = self.config.idle_engines
         if bound is None:
             return
         idle = [name for name in self.engines if name not in keep]
+        planned = planned_keep()
+        if planned is not None:  # the pool's plan knows which are needed soonest: the others go first
+            idle.sort(key=lambda name: name in planned)
         for name in idle[: max(0, len(idle) - bound)]:
             self.retire(name)
 
