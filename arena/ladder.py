@@ -27,7 +27,7 @@ from .results.stats import engine_stats, movers_of
 from .results.store import read_folder
 from .rules import GAMES, game_class
 from .rules.base import Options
-from .tournament.config import load_tournament
+from .tournament.config import EngineTable, TomlScalar, load_tournament
 from .tournament.runner import run_tournament
 
 LEVELS = ("easy", "medium", "hard")
@@ -100,11 +100,11 @@ def pairs(mohex_budgets: Sequence[int]) -> list[Pair]:
     return out
 
 
-def _engine(name: str, mohex: Path | None, movetime_ms: int, iterations: dict[str, int]) -> dict[str, Any]:
+def _engine(name: str, mohex: Path | None, movetime_ms: int, iterations: dict[str, int]) -> EngineTable:
     if name == "random":
         return {"name": name, "command": ["{python}", "-m", "engines.random_engine"]}
     if name in LEVELS:
-        options: dict[str, int | str] = {"level": name}
+        options: dict[str, TomlScalar] = {"level": name}
         if name in iterations:
             options["iterations"] = iterations[name]
         return {"name": name, "command": ["{python}", "-m", "engines.search"], "options": options}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypedDict
@@ -51,7 +51,7 @@ class _Later(TypedDict, total=False):
     """A record's fields after its result: the deal always, the rest once moves were played."""
 
     deal: int
-    move_info: list[dict[str, int | float] | None]
+    move_info: list[Mapping[str, JsonValue] | None]
     started: str
     duration_s: float
     opening_plies: int
@@ -106,7 +106,7 @@ def play_game(
     # Keyed by engine name too, so mirrored seat orders of one setup are different games.
     engine_seeds = [derive_seed(seed, "engine", seat, name) for seat, name in enumerate(names)]
     times_ms: list[int] = []
-    move_info: list[dict[str, int | float] | None] = []  # aligned with times_ms
+    move_info: list[Mapping[str, JsonValue] | None] = []  # aligned with times_ms
     forfeit: _Forfeit | None = None
     try:
         progress(_exchanges_s(engines))
@@ -182,7 +182,7 @@ def _play_moves(
     engines: Sequence[Player],
     tcs: Sequence[TimeControl],
     times_ms: list[int],
-    move_info: list[dict[str, int | float] | None],
+    move_info: list[Mapping[str, JsonValue] | None],
     progress: Callable[[float], None],
 ) -> None:
     clocks = [tc.base_ms or 0 for tc in tcs] if tcs[0].base_ms is not None else None  # all or none have one

@@ -14,9 +14,11 @@ from collections.abc import KeysView, Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidatorFunctionWrapHandler, WrapValidator
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema, ValidatorFunctionWrapHandler, WrapValidator
 
 from .rules import Game, State
+from .rules.base import JsonValue, OptionValue
 
 
 class Termination(StrEnum):
@@ -56,9 +58,23 @@ def _as_given(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     return value if type(value) is int else checked
 
 
+def _one_option_error(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """An option's value checked as one error, not one per type it could have been."""
+    try:
+        return handler(value)
+    except pydantic.ValidationError:
+        raise ValueError("an option's value is a number, text or true/false") from None
+
+
 NonNegative = Annotated[int, Field(ge=0)]
 Number = Annotated[float, WrapValidator(_as_given)]
 Numbers = Annotated[list[float], WrapValidator(_as_given)]
+RecordedOption = Annotated[OptionValue, WrapValidator(_one_option_error)]
+# A JSON object of the rules' JsonValue, checked as pydantic's own JsonValue: pydantic builds
+# no validator for a recursive alias, and its own keeps every value as given.
+JsonObject = Annotated[
+    Mapping[str, JsonValue], GetPydanticSchema(lambda _type, handler: handler(dict[str, pydantic.JsonValue]))
+]
 
 
 class GameRecord(BaseModel):
@@ -83,7 +99,7 @@ class GameRecord(BaseModel):
     model_config = ConfigDict(strict=True, frozen=True, extra="allow", allow_inf_nan=False)
 
     game: str
-    options: dict[str, Any] = {}
+    options: dict[str, RecordedOption] = {}
     setup: str | None = None
     seed: NonNegative | None = None
     engine_seeds: list[int] | None = None  # empty: no engine was told of the game
@@ -96,9 +112,9 @@ class GameRecord(BaseModel):
     winner: NonNegative | None = None
     scores: Numbers | None = None
     places: list[int] | None = None
-    details: dict[str, Any] | None = None
+    details: JsonObject | None = None
     deal: NonNegative | None = None  # the seed of the hidden part (see new_deal)
-    move_info: list[dict[str, Any] | None] | None = None  # per move: depth, nodes, score reported
+    move_info: list[JsonObject | None] | None = None  # per move: depth, nodes, score reported
     started: str | None = None
     duration_s: Number | None = None
     opening_plies: NonNegative | None = None  # the first moves were a book's, untimed

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
+from arena.record import GameRecord
 from arena.results.fit import fit_table, wrap
 from arena.results.matchline import match_counts, match_figures, match_line, match_note
 
@@ -88,7 +89,7 @@ def test_every_figure_is_finite_and_a_degenerate_one_is_marked(counts):
 
 def test_the_counts_are_pairs_of_games_2k_and_2k_plus_1_else_games():
     def game(k, players, places):
-        return {"id": k, "players": players, "places": places}
+        return GameRecord(game="hex", moves=[], id=k, players=players, places=places)
 
     records = [
         game(0, ["a", "b"], [0, 1]),  # a wins ...

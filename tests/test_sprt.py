@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
+from arena.record import GameRecord
 from arena.results.sprt import (
     NELO_PER_T,
     NO_DECISION,
@@ -178,8 +179,8 @@ def test_error_rates_of_simulated_tests(model, elo0, elo1, runs, rates, at):
 # -- pairs in schedule order --------------------------------------------------
 
 
-def _game(index: int, players: list[str], places: list[int]) -> dict:
-    return {"id": index, "players": players, "places": places}
+def _game(index: int, players: list[str], places: list[int]) -> GameRecord:
+    return GameRecord(game="hex", moves=[], id=index, players=players, places=places)
 
 
 def test_pair_outcome_counts_half_points_of_the_engine():
@@ -191,7 +192,7 @@ def test_pair_outcome_counts_half_points_of_the_engine():
     assert pair_outcome(_game(0, ["a", "b"], loss), _game(1, ["b", "a"], win), "a") == 0  # LL
 
 
-def _records(pairs: int, seed: int) -> list[dict]:
+def _records(pairs: int, seed: int) -> list[GameRecord]:
     """Games of a stronger 'a' against 'b', two per pair with seats swapped."""
     rng = random.Random(seed)
     games = []
@@ -203,7 +204,7 @@ def _records(pairs: int, seed: int) -> list[dict]:
     return games
 
 
-def _run(records: list[dict], settings: SprtSettings) -> SprtTest:
+def _run(records: list[GameRecord], settings: SprtSettings) -> SprtTest:
     test = SprtTest(settings, "a", "b", max_pairs=10_000)
     for record in records:
         if test.add(record):
@@ -253,18 +254,17 @@ def test_max_pairs_ends_inconclusive():
     assert summary["upper_bound"] == pytest.approx(math.log(0.95 / 0.05), abs=1e-4)
 
 
-def _forfeit(index: int, players: list[str], loser: int, code: str, reason: str, played: bool) -> dict:
+def _forfeit(index: int, players: list[str], loser: int, code: str, reason: str, played: bool) -> GameRecord:
     """A game ``players[loser]`` lost by ``code``: ``played`` it after the game was announced
     (engine seeds given), or lost before its first move (no engine seeds: it did not start,
     or was dropped), as the referee writes them."""
     places = [1, 0] if loser == 0 else [0, 1]
-    return {
-        **_game(index, players, places),
-        "termination": code,
-        "reason": f"{players[loser]} (seat {loser}): {reason}",
-        "forfeit_seat": loser,
-        "engine_seeds": [11, 12] if played else [],
-    }
+    return _game(index, players, places).replace(
+        termination=code,
+        reason=f"{players[loser]} (seat {loser}): {reason}",
+        forfeit_seat=loser,
+        engine_seeds=[11, 12] if played else [],
+    )
 
 
 @pytest.mark.parametrize(
@@ -311,8 +311,8 @@ def test_a_forfeit_without_engine_seeds_but_a_normal_end_is_not_taken_for_unplay
     """Records written before engine seeds were recorded, or partial ones: only a forfeit
     with an empty seed list is a game an engine did not play."""
     test = SprtTest(SprtSettings(elo0=0, elo1=10), "new", "old", max_pairs=1000)
-    test.add({**_game(0, ["new", "old"], [0, 1]), "termination": "normal", "engine_seeds": []})
-    test.add({**_forfeit(1, ["old", "new"], 0, "crash", "it exited", played=True), "engine_seeds": None})
+    test.add(_game(0, ["new", "old"], [0, 1]).replace(termination="normal", engine_seeds=[]))
+    test.add(_forfeit(1, ["old", "new"], 0, "crash", "it exited", played=True).replace(engine_seeds=None))
     assert (test.decision, test.pairs, test.counts) == (None, 1, [0, 0, 0, 0, 1])
 
 

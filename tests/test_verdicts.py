@@ -10,6 +10,7 @@ import shlex
 import signal
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 from arena.cli import main
+from arena.results.sprt import SprtSummary
 from arena.tournament import verdict
 
 MISTYPED = "cmd={python} -m engines.randm_engine"  # the baseline's module name, mistyped
@@ -53,12 +55,35 @@ def test_the_exit_codes_are_one_table_in_the_docs_the_readme_and_run_help():
     assert "143 by SIGTERM" in codes and max(len(line) for line in help_text.splitlines()) <= 80
 
 
+def _sprt_summary(decision: str, engine: str, pairs: int) -> SprtSummary:
+    """A test's summary with the figures a verdict reads; the rest as a test could end."""
+    return SprtSummary(
+        engine=engine,
+        opponent="old",
+        model="normalized",
+        elo0=0.0,
+        elo1=5.0,
+        alpha=0.05,
+        beta=0.05,
+        lower_bound=-2.9444,
+        upper_bound=2.9444,
+        decision=decision,
+        unplayed=None,
+        pairs=pairs,
+        llr=3.0,
+        score=0.55,
+        pentanomial=(0, 10, 40, 14, 10),
+        elo=None,
+        llr_history=(3.0,),
+    )
+
+
 def test_the_verdict_of_a_finished_run():
     """Every problem a finished run had is in its one line, and any makes the code 1."""
     assert verdict.run_verdict({}, None, []) == verdict.Verdict("finished: every scheduled game played", 0)
-    sprt = {"decision": "H1", "engine": "new", "pairs": 74}
+    sprt = _sprt_summary(decision="H1", engine="new", pairs=74)
     assert verdict.run_verdict({}, sprt, []).text == "finished: SPRT new passes after 74 pairs"
-    undecided = {**sprt, "decision": "no decision", "unplayed": "old did not play game 4 (dropped: ...)"}
+    undecided = replace(sprt, decision="no decision", unplayed="old did not play game 4 (dropped: ...)")
     assert verdict.run_verdict({"old": "2 consecutive failures"}, undecided, ["game 9 not recorded: lost"]) == (
         verdict.Verdict(
             "SPRT no decision: old did not play game 4 (dropped: ...); finished with an engine dropped (old); "

@@ -58,6 +58,28 @@ def test_a_record_verifies_and_a_swapped_result_is_named_field_by_field():
     assert (winner["recorded"], winner["derived"]) == (swapped["winner"], good["winner"])
 
 
+def test_an_option_that_is_no_number_text_or_boolean_is_one_error_naming_it():
+    (verdict,) = verdicts({"game": "hex", "moves": [], "options": {"size": [7]}})
+    assert verdict["ok"] is False and verdict["error"] == {
+        "reason": "t.jsonl, line 1: 'options.size': an option's value is a number, text or true/false (got [7])"
+    }
+
+
+def test_details_and_search_figures_keep_any_json_as_given():
+    """A record's details and move_info are JSON objects: nested values, keys arena does not
+    write and integers stay as they were given, so the record writes back the same."""
+    record = {
+        "game": "hex",
+        "options": {"size": 5},
+        "moves": ["a1"],
+        "details": {"groups": [[0, 1], {"seat": 1, "cells": ["a1"]}], "score": 12, "ratio": 0.5, "none": None},
+        "move_info": [{"depth": 3, "score": 1, "pv": "a1 b2"}, None],
+    }
+    assert json.dumps(parse_record(json.loads(json.dumps(record))).to_json()) == json.dumps(record)
+    with pytest.raises(ValueError, match="'details.x.*finite number"):  # as everywhere in a record
+        parse_record({**record, "details": {"x": float("nan")}})
+
+
 def test_an_illegal_move_is_named_by_its_ply_counted_from_0():
     record = {**finished(), "moves": ["a1", "b2", "a1"], "termination": None, "reason": None}
     record.update(winner=None, scores=None, places=None)

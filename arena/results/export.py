@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from tabulate import tabulate
 
@@ -235,10 +235,40 @@ def _ranked(standings: Sequence[Standing], dropped: Collection[str]) -> list[tup
     return out
 
 
+class _Counts(TypedDict):
+    rank: int | None
+    engine: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
+
+
+class _Figures(TypedDict):
+    score_pct: float
+    elo: float | None
+    elo_low: float | None
+    elo_high: float | None
+    elo_bound: str | None
+    mu: float
+    sigma: float
+    conservative: float
+    dropped: bool
+
+
+class StandingRow(_Counts, _Figures):
+    """An engine's row of results.json's ``standings`` (schema in docs/results.md): its
+    counts, its places in a game of more than two players, then its figures."""
+
+
+class _PlacedRow(StandingRow):
+    places: list[int]  # between the counts and the figures
+
+
 def _standing_dict(
     rank: int | None, st: Standing, dropped: Mapping[str, str], players: int, elo: dict[str, Any]
-) -> dict[str, Any]:
-    row: dict[str, Any] = {
+) -> StandingRow:
+    counts: _Counts = {
         "rank": rank,
         "engine": st.engine,
         "games": st.games,
@@ -246,20 +276,21 @@ def _standing_dict(
         "losses": st.losses,
         "draws": st.draws,
     }
+    figures: _Figures = {
+        "score_pct": round(st.score_pct, 1),
+        "elo": elo["elo"],
+        "elo_low": elo["low"],
+        "elo_high": elo["high"],
+        "elo_bound": elo["bound"],
+        "mu": round(st.mu, 2),
+        "sigma": round(st.sigma, 2),
+        "conservative": round(st.conservative, 2),
+        "dropped": st.engine in dropped,
+    }
     if players > 2:
-        row["places"] = list(st.places or [])
-    row.update(
-        score_pct=round(st.score_pct, 1),
-        elo=elo["elo"],
-        elo_low=elo["low"],
-        elo_high=elo["high"],
-        elo_bound=elo["bound"],
-        mu=round(st.mu, 2),
-        sigma=round(st.sigma, 2),
-        conservative=round(st.conservative, 2),
-        dropped=st.engine in dropped,
-    )
-    return row
+        placed: _PlacedRow = {**counts, "places": list(st.places or []), **figures}
+        return placed
+    return {**counts, **figures}
 
 
 def _pair_order(s: Summary) -> list[tuple[str, str]]:
@@ -268,7 +299,27 @@ def _pair_order(s: Summary) -> list[tuple[str, str]]:
     return sorted(((a, b) for a, b in s.pairs if rank[a] < rank[b]), key=lambda p: (rank[p[0]], rank[p[1]]))
 
 
-def _pair_dict(a: str, b: str, pair: HeadToHead) -> dict[str, Any]:
+class PairRow(TypedDict):
+    """A pair's row of results.json's ``head_to_head`` (schema in docs/results.md)."""
+
+    engine: str
+    opponent: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    score_pct: float
+    elo_diff: float | None
+    elo_margin: float | None
+    elo_low: float | None
+    elo_high: float | None
+    elo_method: str
+    elo_label: str
+    elo_virtual_draws: int
+    los_pct: float
+
+
+def _pair_dict(a: str, b: str, pair: HeadToHead) -> PairRow:
     estimate = pair_elo(pair.wins, pair.losses, pair.draws)
     assert estimate is not None  # a pair is only listed once it has a game
     return {

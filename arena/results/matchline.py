@@ -34,8 +34,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ..record import GameRecord
 from .sprt import pair_outcome
 
 Z95 = 1.959963984540054  # fastchess's CI95ZSCORE
@@ -177,9 +177,6 @@ def _fixed(value: float) -> str:
 
 # -- the matches of a tournament ------------------------------------------------
 
-# A game's record, read by its JSON keys (id, players, places): a GameRecord, or its JSON.
-Record = Any
-
 
 def matches(engines: Sequence[str], players: int, candidates: Sequence[str] = ()) -> list[tuple[str, str]]:
     """The pairs a run ends with a line for: two engines (an SPRT's among them), or each
@@ -192,7 +189,7 @@ def matches(engines: Sequence[str], players: int, candidates: Sequence[str] = ()
     return [(c, other) for c in candidates for other in engines if other not in candidates]
 
 
-def match_counts(records: Iterable[Record], engine: str, opponent: str) -> list[int]:
+def match_counts(records: Iterable[GameRecord], engine: str, opponent: str) -> list[int]:
     """``engine``'s pentanomial counts over its complete pairs with ``opponent`` (games 2k and
     2k + 1, seats swapped), or without one, its losses, draws and wins of their games."""
     games = {r["id"]: r for r in records if set(r["players"]) == {engine, opponent}}

@@ -421,20 +421,18 @@ class SprtSummary:
 
 # -- a test over the pairs of a schedule --------------------------------------
 
-# A game's record, read by its JSON keys (id, players, places): a GameRecord, or its JSON.
-Result = GameRecord | dict[str, Any]
 
-
-def pair_outcome(first: Result, second: Result, engine: str) -> int:
+def pair_outcome(first: GameRecord, second: GameRecord, engine: str) -> int:
     """The pentanomial bin of ``engine`` in the two games of a pair: its pair score in
     half points (0 LL, 1 LD, 2 WL or DD, 3 WD, 4 WW) is the bin's number."""
     return _half_points(first, engine) + _half_points(second, engine)
 
 
-def _half_points(record: Result, engine: str) -> int:
+def _half_points(record: GameRecord, engine: str) -> int:
     """2 for a win, 1 for a draw, 0 for a loss, from the places (forfeits included)."""
-    seat = record["players"].index(engine)
-    mine, theirs = record["places"][seat], record["places"][1 - seat]
+    seat = (record.players or []).index(engine)
+    places = record.places or []
+    mine, theirs = places[seat], places[1 - seat]
     return 2 if mine < theirs else 1 if mine == theirs else 0
 
 
@@ -460,9 +458,9 @@ class SprtTest:
     history: list[float] = field(default_factory=list)  # LLR after each counted pair
     decision: str | None = None  # "H1", "H0", after max_pairs "inconclusive", or NO_DECISION
     unplayed: str | None = None  # with NO_DECISION: which engine did not play which game, and why
-    _waiting: dict[int, Result] = field(default_factory=dict)
+    _waiting: dict[int, GameRecord] = field(default_factory=dict)
 
-    def add(self, record: Result) -> bool:
+    def add(self, record: GameRecord) -> bool:
         """Count one finished game; True once the test is decided."""
         if self.decision is None:
             self._waiting[record["id"]] = record
@@ -476,7 +474,7 @@ class SprtTest:
                     self._count(pair_outcome(first, second, self.engine))
         return self.decision is not None
 
-    def _stop_unplayed(self, record: Result) -> None:
+    def _stop_unplayed(self, record: GameRecord) -> None:
         """End the test without a decision at a game an engine did not play."""
         seat = record.get("forfeit_seat") or 0
         name = record["players"][seat]
@@ -585,7 +583,7 @@ def _fixed(value: float) -> str:
     return f"{round(value, 1) + 0.0:.1f}"  # no "-0.0"
 
 
-def sprt_from_settings(settings: StoredSettings | None, records: Iterable[Result] = ()) -> SprtTest | None:
+def sprt_from_settings(settings: StoredSettings | None, records: Iterable[GameRecord] = ()) -> SprtTest | None:
     """The SPRT of a results folder's stored settings (None without ``[sprt]``), with
     ``records`` counted: what ``arena results`` and ``arena report`` show of a folder,
     finished or still running, the same as the run itself.  Raises ValueError when the

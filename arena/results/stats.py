@@ -224,11 +224,11 @@ def _count_moves(table: dict[str, EngineStats], record: GameRecord, movers: list
     for k, info in enumerate(infos[: len(times)]):
         if isinstance(info, Mapping):
             row = table[names[movers[first + k]]]
-            if isinstance(info.get("depth"), (int, float)):
-                row.depth_sum += info["depth"]
+            if isinstance(depth := info.get("depth"), (int, float)):
+                row.depth_sum += depth
                 row.depth_moves += 1
-            if isinstance(info.get("nodes"), int):
-                row.nodes += info["nodes"]
+            if isinstance(nodes := info.get("nodes"), int):
+                row.nodes += nodes
                 row.nodes_ms += times[k]
 
 

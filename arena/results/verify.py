@@ -26,15 +26,72 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from pydantic import ValidationError
 
 from ..record import GameRecord, Termination, forfeit_result, replay_start
 from ..rules import Game, IllegalMove, OptionError, State, make_game
+from ..rules.base import JsonValue
 
 VERDICT_KEYS = ("id", "line", "ok", "error", "over", "termination", "winner", "scores", "places", "plies", "mismatches")
 SEAT_IN_REASON = re.compile(r"\(seat (\d+)\)")
+
+
+class IllegalPly(TypedDict):
+    """The first move the rules refuse: its ply (from 0), the move and the referee's reason."""
+
+    ply: int
+    move: str
+    reason: str
+
+
+class LineError(TypedDict):
+    """Why a line is no usable record, naming the line."""
+
+    reason: str
+
+
+class Mismatch(TypedDict):
+    """A recorded field the moves contradict: what the record says and what the moves give."""
+
+    field: str
+    recorded: JsonValue
+    derived: JsonValue
+    reason: NotRequired[str]
+
+
+class Derived(TypedDict):
+    """The result the moves give (all None where they give none)."""
+
+    termination: Termination | None
+    winner: int | None
+    scores: list[float] | None
+    places: list[int] | None
+
+
+class Verdict(Derived):
+    """The verdict on one record (:func:`verify_record`)."""
+
+    id: int | None
+    ok: bool
+    error: IllegalPly | None
+    over: bool
+    plies: int
+    mismatches: list[Mismatch]
+
+
+class LineVerdict(Derived):
+    """The verdict on one line of JSON Lines (:func:`verify_lines`), in ``VERDICT_KEYS``'
+    order; a line that is no usable record has an error, and None where a replay would tell."""
+
+    id: int | None
+    line: int
+    ok: bool
+    error: IllegalPly | LineError | None
+    over: bool | None
+    plies: int | None
+    mismatches: list[Mismatch]
 
 
 class RecordError(Exception):
@@ -84,12 +141,12 @@ def _check_shape(rec: GameRecord, players: int) -> None:
             raise ValueError(f"{field!r} has {len(value)} entries; this game has {players} seats")
 
 
-def verify_record(rec: GameRecord) -> dict[str, Any]:
+def verify_record(rec: GameRecord) -> Verdict:
     """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
     game = make_game(rec.game, rec.options, strict=True)
     _check_shape(rec, game.players)
     state = replay_start(game, rec.seed, rec.setup, rec.deal)
-    error = None
+    error: IllegalPly | None = None
     for ply, move in enumerate(rec.moves):
         try:
             state.play(move)
@@ -97,12 +154,12 @@ def verify_record(rec: GameRecord) -> dict[str, Any]:
             error = {"ply": ply, "move": move, "reason": exc.reason}
             break
     over = state.is_terminal()
-    derived: dict[str, Any] = {"termination": None, "winner": None, "scores": None, "places": None}
-    mismatches: list[dict[str, Any]] = []
+    derived: Derived = {"termination": None, "winner": None, "scores": None, "places": None}
+    mismatches: list[Mismatch] = []
     if error is None:
         derived, mismatches = _derive(rec, state, game)
     elif over:
-        derived.update(winner=state.winner(), scores=state.scores(), places=state.places())
+        derived.update({"winner": state.winner(), "scores": state.scores(), "places": state.places()})
     return {
         "id": rec.id,
         "ok": error is None and not mismatches,
@@ -114,12 +171,12 @@ def verify_record(rec: GameRecord) -> dict[str, Any]:
     }
 
 
-def _derive(rec: GameRecord, state: State, game: Game) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _derive(rec: GameRecord, state: State, game: Game) -> tuple[Derived, list[Mismatch]]:
     """The result the moves give and how it differs from the recorded one."""
     over = state.is_terminal()
-    mismatches: list[dict[str, Any]] = []
+    mismatches: list[Mismatch] = []
 
-    def differs(field: str, derived: Any) -> None:
+    def differs(field: str, derived: JsonValue) -> None:
         recorded = getattr(rec, field)
         if field in rec.model_fields_set and recorded != derived:
             mismatches.append({"field": field, "recorded": recorded, "derived": derived})
@@ -314,7 +371,7 @@ def _json_type(value: Any) -> str:
     )
 
 
-def verify_lines(lines: Iterable[str | bytes], source: str) -> Iterator[dict[str, Any]]:
+def verify_lines(lines: Iterable[str | bytes], source: str) -> Iterator[LineVerdict]:
     """One verdict for each non-blank line, a bad line's included (``ok`` false, ``error``
     naming the line)."""
     for number, line in enumerate(lines, 1):
@@ -324,14 +381,18 @@ def verify_lines(lines: Iterable[str | bytes], source: str) -> Iterator[dict[str
             if not text.strip():
                 continue
             record = _json_or_none(text)  # for the id of a record that turns out unusable
-            verdict = verify_record(parse_line(number, text, source))
+            verdict = _numbered(verify_record(parse_line(number, text, source)), number)
         except RecordError as exc:
-            verdict = _bad(str(exc))
+            verdict = _bad(number, str(exc))
         except (OptionError, ValueError) as exc:
-            verdict = _bad(f"{source}, line {number}: {exc}")
+            verdict = _bad(number, f"{source}, line {number}: {exc}")
         if verdict["id"] is None and isinstance(record, dict) and _plain_int(record.get("id")):
             verdict["id"] = record["id"]
-        yield {"id": verdict.pop("id"), "line": number, **verdict}
+        yield verdict
+
+
+def _numbered(verdict: Verdict, number: int) -> LineVerdict:
+    return {"id": verdict["id"], "line": number, **verdict}  # the id first, as VERDICT_KEYS
 
 
 def _text(line: str | bytes, number: int, source: str) -> str:
@@ -346,9 +407,10 @@ def _text(line: str | bytes, number: int, source: str) -> str:
     return line
 
 
-def _bad(reason: str) -> dict[str, Any]:
+def _bad(number: int, reason: str) -> LineVerdict:
     return {
         "id": None,
+        "line": number,
         "ok": False,
         "error": {"reason": reason},
         "over": None,

@@ -30,6 +30,8 @@ from .config import (
     LIST_NAME,
     MAX_TOURNAMENT_NAME,
     ConfigError,
+    EngineTable,
+    TomlScalar,
     Tournament,
     build_tournament,
 )
@@ -62,7 +64,7 @@ SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 OPENINGS_KEYS = {"file": "file", "order": "order", "start": "start", "plies": "plies", "random_plies": "random_plies"}
 # A flag item's value as a tournament file would type it (:func:`_typed`): an integer, a
 # boolean or text; a file's tables of such values (a clock, the openings) are built from them.
-Scalar = int | bool | str
+Scalar = TomlScalar
 CLOCK = re.compile(r"(?:(?P<moves>\d+)/)?(?:(?P<minutes>\d+):)?(?P<seconds>\d+(?:\.\d*)?)(?:\+(?P<inc>\d+(?:\.\d*)?))?")
 
 
@@ -148,7 +150,8 @@ def flag_data(flags: RunFlags, here: Path) -> FlagData:
         raw["time_control"] = clock
     if len(flags.engines) < 2:
         raise FlagError("--engine: give two or more engines, e.g. --engine cmd=./new --engine cmd=./old")
-    raw["engines"] = [_engine(i, items, shared, clock, here, data) for i, items in enumerate(flags.engines)]
+    engines = [_engine(i, items, shared, clock, here, data) for i, items in enumerate(flags.engines)]
+    raw["engines"] = engines
     data.labels[("engines",)] = "--engine"
     if flags.sprt is not None:
         raw["sprt"] = dict(_items("--sprt", flags.sprt, _sprt_value, SPRT_KEYS))
@@ -162,11 +165,11 @@ def flag_data(flags: RunFlags, here: Path) -> FlagData:
         raw["openings"] = _openings(flags.openings, here, data)
     # The name first, as a file starts; then the folder: the file is written into it, so "."
     # names it wherever the file is run from
-    data.raw = {"name": _name(flags, raw["engines"]), "out": ".", **raw}
+    data.raw = {"name": _name(flags, engines), "out": ".", **raw}
     return data
 
 
-def _name(flags: RunFlags, engines: list[dict[str, Any]]) -> str:
+def _name(flags: RunFlags, engines: list[EngineTable]) -> str:
     """The folder's name (the tournament's): --out's last part, else the engines'."""
     names = [str(e.get("name", e.get("use", ""))) for e in engines]
     joined = "-vs-".join(names) if len(names) == 2 else f"{flags.game}-{len(names)}-engines"
@@ -203,7 +206,7 @@ def _engine(
     each_clock: dict[str, Scalar],
     here: Path,
     data: FlagData,
-) -> dict[str, Any]:
+) -> EngineTable:
     """One --engine as a file's [[engines]] entry: --each's items first, then its own (an
     engine's own tc=, st= or timemargin= add to --each's clock, as fastchess's do)."""
     given = [(item, *_split("--engine", item)) for item in items]
@@ -211,7 +214,7 @@ def _engine(
     conf = next((value for _, key, value in given if key == "conf"), None)
     number = f"#{index + 1}" + (f" (conf={conf})" if conf else "")
     who = f"--engine {own_name or number}"
-    entry: dict[str, Any] = {}
+    entry: EngineTable = {}
     clock: dict[str, Scalar] = {}
     args: list[str] = []
     for item, key in shared:
@@ -230,12 +233,12 @@ def _engine(
     data.labels[("engines", index)] = who
     if "use" not in entry:
         entry.setdefault("cwd", str(here))  # the folder arena was started in, as arena play does
-        entry = {"name": entry.pop("name", None) or _default_name(entry["command"], index), **entry}
+        entry = {"name": entry.pop("name", "") or _default_name(entry["command"], index), **entry}
     return entry
 
 
 def _set(
-    entry: dict[str, Any],
+    entry: EngineTable,
     clock: dict[str, Scalar],
     args: list[str],
     item: str,
@@ -262,16 +265,28 @@ def _set(
         place = ("engines", index, "init", len(entry["init"]) - 1)
     elif target == "cwd":
         entry["cwd"] = os.path.normpath(here / value)
-    elif target in ("name", "use", "protocol"):
-        entry[target] = value
     elif target is not None:
-        entry[target] = _typed(value)
+        _put(entry, target, value)
     else:
         prefix = next(p for p in PREFIXED if key.startswith(p))
         table, name = PREFIXED[prefix], key[len(prefix) :]
-        entry.setdefault(table, {})[name] = value if table == "env" else _typed(value)
+        if table == "env":
+            entry.setdefault("env", {})[name] = value
+        else:
+            entry.setdefault("options", {})[name] = _typed(value)
         place = ("engines", index, table, name)
     data.labels[place] = label
+
+
+def _put(entry: EngineTable, key: str, value: str) -> None:
+    """One of an entry's plain keys: a name as given, a number or a switch typed."""
+    match key:
+        case "name" | "use" | "protocol":
+            entry[key] = value
+        case "memory_mb" | "cpu_seconds" | "handshake_ms" | "max_failures" | "verify_score" | "sandbox":
+            entry[key] = _typed(value)
+        case _:  # a key added to ENGINE_KEYS needs its place here
+            raise AssertionError(f"--engine key {key!r} has no place in an entry")
 
 
 def _known(who: str, item: str, key: str) -> None:

@@ -28,7 +28,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -57,6 +57,28 @@ class _Strict(BaseModel):
 
 
 MAX_ENGINE_NAME = 64
+TomlScalar = int | bool | str  # what a flag's value becomes in a file written for it
+
+
+class EngineTable(TypedDict, total=False):
+    """An ``[[engines]]`` table as code writes one for a file (the command line's --engine,
+    the ladder's levels): checked as :class:`EngineEntry` when the file is read."""
+
+    name: str
+    use: str
+    command: list[str]
+    protocol: str
+    cwd: str
+    init: list[str]
+    time_control: dict[str, TomlScalar]
+    options: dict[str, TomlScalar]
+    env: dict[str, TomlScalar]
+    memory_mb: TomlScalar
+    cpu_seconds: TomlScalar
+    handshake_ms: TomlScalar
+    max_failures: TomlScalar
+    verify_score: TomlScalar
+    sandbox: TomlScalar
 
 
 def engine_name_problem(name: str) -> str | None:

@@ -38,7 +38,7 @@ from ..results.export import (
 )
 from ..results.fingerprint import fingerprint
 from ..results.fit import output_width, wrap
-from ..results.sprt import SprtTest
+from ..results.sprt import SprtSummary, SprtTest
 from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament, build_schedule
 from .droprule import FailureTracker
@@ -66,7 +66,7 @@ class RunSummary:
     out: Path
     dropped: dict[str, str] = field(default_factory=dict)  # engine -> why (max_failures)
     errors: list[str] = field(default_factory=list)  # games not recorded: arena's own failures
-    sprt: dict[str, Any] | None = None  # results.json's "sprt" section
+    sprt: SprtSummary | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -382,7 +382,7 @@ def _report(
         out,
         summary.dropped,
         errors,
-        None if summary.sprt is None else summary.sprt.as_dict(),
+        summary.sprt,
     )
 
 

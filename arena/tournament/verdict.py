@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..results.sprt import SprtSummary
 
 FINISHED = 0
 NOT_A_FULL_VERDICT = 1
@@ -71,12 +74,12 @@ class Verdict:
     code: int
 
 
-def run_verdict(dropped: Mapping[str, str], sprt: Mapping[str, Any] | None, errors: Sequence[str]) -> Verdict:
+def run_verdict(dropped: Mapping[str, str], sprt: SprtSummary | None, errors: Sequence[str]) -> Verdict:
     """The verdict of a run that played to its end: ``dropped`` engines (name -> why), its
-    SPRT's results.json section (None without one) and the games it could not record."""
+    SPRT as it ended (None without one) and the games it could not record."""
     problems = []
-    if sprt is not None and sprt.get("unplayed"):
-        problems.append(f"SPRT no decision: {sprt['unplayed']}")
+    if sprt is not None and sprt.unplayed:
+        problems.append(f"SPRT no decision: {sprt.unplayed}")
     if dropped:
         names = ", ".join(dropped)
         problems.append(f"finished with {'an engine' if len(dropped) == 1 else 'engines'} dropped ({names})")
@@ -87,6 +90,6 @@ def run_verdict(dropped: Mapping[str, str], sprt: Mapping[str, Any] | None, erro
     if sprt is not None:
         from ..results.sprt import outcome_text  # numpy: only once a run has played
 
-        outcome = outcome_text(sprt["decision"], sprt["engine"])
-        return Verdict(f"finished: SPRT {outcome} after {sprt['pairs']} pairs", FINISHED)
+        outcome = outcome_text(sprt.decision, sprt.engine)
+        return Verdict(f"finished: SPRT {outcome} after {sprt.pairs} pairs", FINISHED)
     return Verdict("finished: every scheduled game played", FINISHED)
