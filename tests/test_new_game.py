@@ -108,7 +108,8 @@ def test_a_registered_game_replaces_its_own_entry_in_the_environment_and_keeps_t
     """ARENA_GAMES is how every process started later knows the game: registering adds one
     entry (with none before it), replaces an older entry of the same name, and keeps the
     others; a process started from here plays the game."""
-    monkeypatch.delenv(GAMES_VARIABLE, raising=False)
+    monkeypatch.setenv(GAMES_VARIABLE, "")  # so that the teardown removes what registering sets
+    monkeypatch.delenv(GAMES_VARIABLE)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     try:
         register_game("line", "tests.games.line:LineGame")

@@ -18,6 +18,7 @@ from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, run_arena_in_o
 from rich.console import Console
 
 from arena.engine.proctree import usable_cpus
+from arena.record import GameRecord
 from arena.results.sprt import SprtSettings, SprtTest
 from arena.tournament.progress import Progress, finished_line
 
@@ -30,8 +31,8 @@ class Clock:
         return self.now
 
 
-def game(index: int, players: list[str], places: list[int]) -> dict:
-    return {"id": index, "players": players, "places": places, "termination": "normal", "reason": "r", "moves": []}
+def game(index: int, players: list[str], places: list[int]) -> GameRecord:
+    return GameRecord(game="hex", moves=[], id=index, players=players, places=places, termination="normal", reason="r")
 
 
 def progress_lines(printed: list[str]) -> list[str]:
