@@ -4,7 +4,8 @@ This is ``arena/results/elo.py``'s fit as it was when it solved the information 
 hand-written elimination over Python lists (its cost grew with the cube of the field and it
 held every game's results): ``benchmarks/rating_list_fit.py`` runs it side by side with
 today's fit where it finishes, and tests/test_elo_scale.py checks on random fields that both
-give the same ratings, intervals and covariance (to 1e-6 Elo).  Only its imports changed.
+give the same ratings, intervals and covariance (to 1e-6 Elo).  Only its imports changed: what
+both fits share (a game's pairwise results, a rating, the ranking, the prior) comes from there.
 """
 
 from __future__ import annotations
@@ -16,61 +17,12 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
 
-from arena.record import GameRecord, lost_before_start
-from arena.results.ratings import forfeited, opponents, seats_of
+from arena.record import GameRecord
+from arena.results.elo import EloRating, PairResult, pairwise_results, rank_key
 
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of the natural-log logistic scale
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 PRIOR = 2.0  # BayesElo's default prior: virtual draws per engine, shared among its opponents
-
-
-@dataclass(frozen=True)
-class PairResult:
-    """One pairwise result of one game: ``score`` is what ``a`` took from ``b`` (1, 0.5, 0)."""
-
-    game: int | None
-    a: str
-    b: str
-    score: float
-
-
-def pairwise_results(record: GameRecord) -> list[PairResult]:
-    """The pairwise results a game's places imply, each unordered pair of seats once; none
-    for a game an engine did not play (lost before its first move: it could not start, or was
-    dropped), which measures no engine."""
-    if lost_before_start(record):
-        return []
-    (names, places), offenders = seats_of(record), forfeited(record)
-    out = []
-    for seat, me in enumerate(names):
-        for other in opponents(record, seat, offenders):
-            if other <= seat:
-                continue
-            mine, theirs = places[seat], places[other]
-            score = 1.0 if mine < theirs else 0.0 if mine > theirs else 0.5
-            out.append(PairResult(record.id, me, names[other], score))
-    return out
-
-
-@dataclass
-class EloRating:
-    """One engine's fitted Elo; ``elo``, ``low``, ``high`` and ``stderr`` are None when the
-    rating is unbounded (``bound`` says in which direction, see the module's doc)."""
-
-    engine: str
-    elo: float | None
-    low: float | None
-    high: float | None
-    stderr: float | None
-    games: int  # games with at least one pairwise result for this engine
-    points: float  # pairwise points (a three-player win over two opponents is 2)
-    results: int  # pairwise results (the denominator of points)
-    bound: str | None = None  # None (rated), "above", "below", "between" or "unconnected"
-
-    @property
-    def score(self) -> float | None:
-        """Share of pairwise points, 0..1 (None: no results)."""
-        return self.points / self.results if self.results else None
 
 
 @dataclass
@@ -603,12 +555,6 @@ def _assemble(
 _BOUND_ORDER = {"above": 0, None: 1, "between": 1, "below": 2, "unconnected": 3}
 
 
-def rank_key(r: EloRating) -> tuple[int, float, float, str]:
-    """The ranking: by Elo as shown (to 0.1; unbounded above first, unbounded below and
-    unconnected last), ties by the share of points, then by name."""
-    return (_BOUND_ORDER[r.bound], -round(r.elo or 0.0, 1), -(r.score or 0.0), r.engine)
-
-
 def solve_linear(matrix: list[list[float]], vector: list[float]) -> list[float]:
     """Gaussian elimination with partial pivoting (the fields are small: tens of engines)."""
     return _solve_all(matrix, [vector])[0]
@@ -645,11 +591,3 @@ def inverse_matrix(matrix: list[list[float]]) -> list[list[float]]:
     n = len(matrix)
     columns = _solve_all(matrix, [[float(r == c) for r in range(n)] for c in range(n)])
     return [[columns[c][r] for c in range(n)] for r in range(n)]
-
-
-def prior_of(settings: Mapping[str, Any] | None) -> float:
-    """The prior a tournament's settings ask for (its ``elo_prior`` key), else BayesElo's 2.
-    It only changes what is shown, so it is free in the folder's fingerprint."""
-    value = (settings or {}).get("elo_prior", PRIOR)
-    usable = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < math.inf
-    return float(value) if usable else PRIOR  # a damaged folder's value: the default
