@@ -153,6 +153,10 @@ RUNS = pytest.mark.timeout(120)
 @RUNS
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, how):
+    # Slower moves than the other kill tests (a second or two a game, within the 200 ms a move):
+    # the games left after the first two must outlast a second runner's start and refusal, even
+    # on a slow machine.
+    env = ({**env[0], "ZOO_SLOW_S": "0.1"}, env[1])
     path, out = tournament(tmp_path, SLOW, rounds=6), tmp_path / "out"
     first = start(path, out, env)
     wait_until(lambda: (out / "games.jsonl").exists() and len(jsonl_ids(out)) >= 2)
