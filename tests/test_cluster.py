@@ -24,10 +24,13 @@ dask_config = pytest.importorskip("dask.config")
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, run_arena_in_order, write_tournament  # noqa: E402
 
 from arena.engine.sandbox import sandbox_problem  # noqa: E402
-from arena.tournament.cluster import ClusterGames, ClusterSpec, EngineUnavailable  # noqa: E402
+from arena.record import GameRecord  # noqa: E402
+from arena.tournament.cluster import ClusterGames, ClusterSpec, EngineUnavailable, first_copies  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
+from arena.tournament.pool import Lost  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
-from arena.tournament.worker import Worker  # noqa: E402
+from arena.tournament.schedule import ScheduledGame  # noqa: E402
+from arena.tournament.worker import Worker, WorkerError  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -536,3 +539,18 @@ def test_a_worker_without_bubblewrap_cannot_play_a_sandboxed_engine(tmp_path):
     records = stored(tmp_path / "out")
     assert len(records) == 4 and all(r["termination"] == "normal" for r in records)
     assert not planted.exists()
+
+
+def test_a_game_that_comes_back_twice_is_kept_once_whatever_its_outcome() -> None:
+    """A rescued task and its first copy can both finish: a record, a worker error or a lost
+    game arriving a second time is dropped, so the database never sees a game twice."""
+    seen: set[int] = set()
+    record = GameRecord(id=3, game="hex", moves=[])
+    lost = Lost(ScheduledGame(index=4, round=0, seats=("a", "b"), seed=1), "workers kept dying")
+    error = WorkerError(5, "ValueError: x")
+    assert first_copies([record, lost, error], seen) == [record, lost, error]
+    again = GameRecord(id=3, game="hex", moves=["a1"])
+    assert first_copies([again, lost, error, GameRecord(id=6, game="hex", moves=[])], seen) == [
+        GameRecord(id=6, game="hex", moves=[])
+    ]
+    assert seen == {3, 4, 5, 6}

@@ -57,6 +57,31 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arena.cluster")
 
+
+def game_of(outcome: Outcome) -> int:
+    """The schedule index of the game an outcome is about."""
+    if isinstance(outcome, WorkerError):
+        return outcome.game
+    if isinstance(outcome, Lost):
+        return outcome.task.index
+    return outcome.id if outcome.id is not None else -1
+
+
+def first_copies(outcomes: Iterable[Outcome], seen: set[int]) -> list[Outcome]:
+    """The outcomes of games not seen before (adding them to ``seen``).  A game a rescued task
+    played while its first task was still running comes back twice; storing both would count it
+    twice (and the database refuses a second record of a game)."""
+    fresh = []
+    for outcome in outcomes:
+        game = game_of(outcome)
+        if game in seen:
+            log.error("game %d arrived twice; the second copy is ignored", game)
+            continue
+        seen.add(game)
+        fresh.append(outcome)
+    return fresh
+
+
 # Tasks in flight: enough that no worker thread waits for the coordinator's next task
 # (a Dask round trip is milliseconds, more on a loaded machine), few enough that an
 # engine dropped by max_failures is not started by many tasks already submitted.
@@ -550,14 +575,7 @@ class ClusterGames:
                 outcomes = self._outcomes(future, task.games, bounces, queue)
                 future.release()
                 fill()  # first, so workers play on while the caller stores the results
-                fresh = []
-                for outcome in outcomes:
-                    if isinstance(outcome, WorkerError):
-                        if outcome.game in seen:
-                            log.error("game %d arrived twice; the second copy is ignored", outcome.game)
-                            continue
-                        seen.add(outcome.game)
-                    fresh.append(outcome)
+                fresh = first_copies(outcomes, seen)
                 if fresh:
                     yield fresh
 
