@@ -31,12 +31,17 @@ MAX_MOVE_MS = 600_000  # per-move ceiling when no time control is set
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Per-move limit and/or a game clock with increment, all in milliseconds."""
+    """Per-move limit and/or a game clock with increment, all in milliseconds.  With
+    ``moves`` the clock is a period (cutechess's ``tc=40/60``): after each ``moves`` moves
+    of a seat, ``base_ms`` is added to what it has left.  ``nodes`` is a node budget a move,
+    told to engines that declare they take one; the clock still decides time losses."""
 
     movetime_ms: int | None = None
     base_ms: int | None = None
     inc_ms: int = 0
     margin_ms: int = 100
+    moves: int | None = None
+    nodes: int | None = None
 
 
 @dataclass
@@ -190,13 +195,15 @@ def _play_moves(
         tuple(tc.inc_ms for tc in tcs) if clocks is not None and any(tc.inc_ms for tc in tcs) else None
     )  # no 'inc 0,0'
     # Without a game clock a seat's limit is the same for every move: one object, built once.
-    fixed = [TimeLimit(_move_limit(tc, None), tc.movetime_ms) for tc in tcs]
+    fixed = [TimeLimit(_move_limit(tc, None), tc.movetime_ms, nodes=tc.nodes) for tc in tcs]
+    played = [0] * len(tcs)  # each seat's moves, for periods
     while not state.is_terminal():
         seat = state.current_player()
         tc = tcs[seat]
         if clocks is not None:
             left = tuple([max(c, 0) for c in clocks])
-            limit = TimeLimit(_move_limit(tc, clocks[seat]), tc.movetime_ms, left, incs)
+            to_go = tc.moves - played[seat] % tc.moves if tc.moves else None
+            limit = TimeLimit(_move_limit(tc, clocks[seat]), tc.movetime_ms, left, incs, to_go, tc.nodes)
         else:
             limit = fixed[seat]
         progress(engines[seat].longest_s(limit))
@@ -222,8 +229,11 @@ def _play_moves(
                 Termination.ILLEGAL,
                 f"illegal move {codec.quote(reply.move, 60)}: not a move the referee can read",
             ) from None
+        played[seat] += 1
         if clocks is not None:
             clocks[seat] += tc.inc_ms - elapsed_ms
+            if tc.moves and played[seat] % tc.moves == 0:
+                clocks[seat] += tc.base_ms or 0  # the next period's time, added to what is left
 
 
 def _move_limit(tc: TimeControl, clock_ms: int | None) -> float:
@@ -248,7 +258,8 @@ def longest_game_s(game: Game, tc: TimeControl, specs: Sequence[EngineSpec]) -> 
     per_move_ms = min(t for t in (tc.movetime_ms, MAX_MOVE_MS) if t is not None) + tc.margin_ms
     moves_ms = plies * per_move_ms
     if tc.base_ms is not None:  # a seat's moves together take at most its clock, increments and margins
-        moves_ms = min(moves_ms, len(specs) * (tc.base_ms + plies * (tc.inc_ms + tc.margin_ms)))
+        periods = -(-plies // tc.moves) if tc.moves else 1
+        moves_ms = min(moves_ms, len(specs) * (periods * tc.base_ms + plies * (tc.inc_ms + tc.margin_ms)))
     return seats_s + moves_ms / 1000
 
 

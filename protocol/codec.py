@@ -84,7 +84,7 @@ def ascii_float(text: str) -> float:
 
 @dataclass(frozen=True)
 class Id:
-    key: str  # "name" or "author"
+    key: str  # "name", "author", "games" or "go" (the optional go keys it takes)
     value: str
 
 
@@ -170,7 +170,7 @@ def parse_engine_line(line: str) -> EngineMessage:
         return _RESIGN
     if head == "id":
         key, _, value = rest.partition(" ")
-        if key in ("name", "author", "games") and value.strip(" "):
+        if key in ("name", "author", "games", "go") and value.strip(" "):
             return Id(key, value.strip(" "))
     elif head == "arenaok":
         try:
@@ -266,6 +266,8 @@ class Go:
     time: tuple[int, ...] | None = None
     inc: tuple[int, ...] | None = None
     movetime: int | None = None
+    movestogo: int | None = None  # only to an engine that declared it (``id go``)
+    nodes: int | None = None  # likewise
 
 
 @dataclass(frozen=True)
@@ -315,7 +317,13 @@ def format_position(setup: str, moves: Sequence[str]) -> str:
     return f"position {setup} moves {' '.join(moves)}" if moves else f"position {setup} moves"
 
 
-def format_go(time: Sequence[int] | None = None, inc: Sequence[int] | None = None, movetime: int | None = None) -> str:
+def format_go(
+    time: Sequence[int] | None = None,
+    inc: Sequence[int] | None = None,
+    movetime: int | None = None,
+    movestogo: int | None = None,
+    nodes: int | None = None,
+) -> str:
     parts = ["go"]
     if time is not None:
         parts += ["time", ",".join(str(int(t)) for t in time)]
@@ -323,6 +331,10 @@ def format_go(time: Sequence[int] | None = None, inc: Sequence[int] | None = Non
         parts += ["inc", ",".join(str(int(i)) for i in inc)]
     if movetime is not None:
         parts += ["movetime", str(int(movetime))]
+    if movestogo is not None:
+        parts += ["movestogo", str(int(movestogo))]
+    if nodes is not None:
+        parts += ["nodes", str(int(nodes))]
     return " ".join(parts)
 
 
@@ -354,8 +366,8 @@ def format_command(cmd: RefereeCommand) -> str:
             return "isready"
         case Position(setup, moves):
             return format_position(setup, moves)
-        case Go(time, inc, movetime):
-            return format_go(time, inc, movetime)
+        case Go(time, inc, movetime, movestogo, nodes):
+            return format_go(time, inc, movetime, movestogo, nodes)
         case GameOver(scores, reason):
             return format_gameover(scores, reason)
         case Quit():
@@ -418,7 +430,7 @@ def _split_option(token: str) -> tuple[str, str]:
 def _parse_go(args: list[str]) -> Go:
     values: dict[str, str] = {}
     for key, value in zip(args[::2], args[1::2]):
-        if key not in ("time", "inc", "movetime"):
+        if key not in ("time", "inc", "movetime", "movestogo", "nodes"):
             raise ProtocolError(f"unknown go parameter {quote(key, 40)}")
         values[key] = value
     if len(args) % 2:
@@ -427,5 +439,7 @@ def _parse_go(args: list[str]) -> Go:
     def per_seat(key: str) -> tuple[int, ...] | None:
         return tuple(ascii_int(v, signed=True) for v in values[key].split(",")) if key in values else None
 
-    movetime = ascii_int(values["movetime"]) if "movetime" in values else None
-    return Go(per_seat("time"), per_seat("inc"), movetime)
+    def single(key: str) -> int | None:
+        return ascii_int(values[key]) if key in values else None
+
+    return Go(per_seat("time"), per_seat("inc"), single("movetime"), single("movestogo"), single("nodes"))

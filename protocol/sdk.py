@@ -38,15 +38,18 @@ class Clock:
     remaining: tuple[int, ...] | None
     increment: tuple[int, ...] | None
     movetime: int | None
+    movestogo: int | None = None  # moves left in this period, this one included (tc=40/60)
+    nodes: int | None = None  # a node budget for this move (for an engine whose go_keys has "nodes")
 
     def budget_ms(self, moves_to_go: int = 30, safety_ms: int = 50) -> int | None:
-        """A simple time allotment for this move, keeping ``safety_ms`` in hand."""
+        """A simple time allotment for this move, keeping ``safety_ms`` in hand: the clock
+        shared among the period's moves left, or ``moves_to_go`` without periods."""
         budgets = []
         if self.movetime is not None:
             budgets.append(self.movetime - safety_ms)
         if self.remaining is not None:
             inc = self.increment[self.seat] if self.increment else 0
-            budgets.append(self.remaining[self.seat] // moves_to_go + inc - safety_ms)
+            budgets.append(self.remaining[self.seat] // (self.movestogo or moves_to_go) + inc - safety_ms)
         return max(1, min(budgets)) if budgets else None
 
 
@@ -59,6 +62,9 @@ class Engine:
     author = "anonymous"
     # Options the engine declares: name -> (type, default).  Values arrive in on_option.
     options: dict[str, tuple[str, Any]] = {}
+    # The optional go keys it takes (declared as 'id go'): the Clock reads movestogo; an
+    # engine that keeps to a node budget adds "nodes" and reads Clock.nodes.
+    go_keys: tuple[str, ...] = ("movestogo",)
 
     def __init__(self) -> None:
         self.game: Game | None = None
@@ -111,6 +117,8 @@ class _Session:
             case Hello():
                 self.send(f"id name {engine.name}")
                 self.send(f"id author {engine.author}")
+                if engine.go_keys:
+                    self.send(f"id go {','.join(engine.go_keys)}")
                 for name, (type_, default) in engine.options.items():
                     self.send(f"option name {name} type {type_} default {default}")
                 self.send(f"arenaok {codec.VERSION}")
@@ -132,9 +140,9 @@ class _Session:
                 self.send("readyok")
             case Position(setup, moves):
                 self._update_position(setup, moves)
-            case Go(time, inc, movetime):
+            case Go(time, inc, movetime, movestogo, nodes):
                 assert self.state is not None, "go before position"
-                clock = Clock(engine.seat, time, inc, movetime)
+                clock = Clock(engine.seat, time, inc, movetime, movestogo, nodes)
                 move = engine.choose_move(self.state.clone(), clock)
                 self.send("resign" if move is None else f"move {move}")
             case GameOver(scores, reason):

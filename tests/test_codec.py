@@ -59,6 +59,7 @@ def test_engine_messages_round_trip(msg):
         Position("start", ("e5", "swap")),
         Go((1000, 2000), (10, 10), 500),
         Go(movetime=100),
+        Go((60000, 59000), None, None, 40, 5000),
         Go(),
         GameOver((14.0, 11.0, 9.0), "no move left"),
         Quit(),

@@ -205,6 +205,31 @@ def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_s
     assert fingerprint(reloaded(t)) == fingerprint(tournament_settings(t))
 
 
+def test_cutechess_clock_items_moves_per_period_nodes_and_restart(tmp_path):
+    """tc=40/60+0.5 is 40 moves in 60 s plus 0.5 s a move, the period repeating; an engine's
+    own tc= is a whole clock (no period carried from --each); nodes= a budget; restart=on."""
+    t, _ = build(
+        tmp_path,
+        engines=[["name=a", f"cmd={RANDOM}", "restart=on", "nodes=500"], ["name=b", f"cmd={RANDOM}", "tc=1:30"]],
+        each=["tc=40/60+0.5"],
+    )
+    clock = t.data.time_control
+    assert (clock.moves, clock.base_ms, clock.inc_ms, clock.nodes) == (40, 60_000, 500, None)
+    a, b = t.data.engines
+    assert a.restart == "always" and b.restart == "auto"
+    assert a.time_control is not None and (a.time_control.moves, a.time_control.nodes) == (40, 500)
+    assert b.time_control is not None and (b.time_control.moves, b.time_control.base_ms) == (None, 90_000)
+    assert [s.restart for s in t.engines] == [True, False]
+    assert t.time_controls["a"] == TimeControl(None, 60_000, 500, 100, 40, 500)
+    assert reloaded(t) == tournament_settings(t)
+    (tmp_path / "plain").mkdir()
+    plain, _ = build(
+        tmp_path / "plain", engines=[["name=a", f"cmd={RANDOM}"], ["name=b", f"cmd={RANDOM}"]], each=["tc=60+0.5"]
+    )
+    stored = json.dumps(tournament_settings(plain))
+    assert '"moves"' not in stored and '"nodes"' not in stored and '"restart"' not in stored  # older folders resume
+
+
 def test_the_tournament_is_named_after_the_folder_out_names(tmp_path, monkeypatch):
     """--out's last part names the tournament; a part that is not a tournament name (a space,
     over 64 characters) leaves it to the engines' names, and names too long for one to the game."""
@@ -265,8 +290,9 @@ TWO = ["--engine", "name=a", "cmd=true", "--engine", "name=b", "cmd=true"]
         (["--engine", "name=c", "foo=1"], ["--engine c item 'foo=1'", "unknown key 'foo'", "option.NAME"]),
         (["--engine", "name=c", "cmd=true", "memory_mb=lots"], ["--engine c item 'memory_mb=lots'", "valid integer"]),
         (["--engine", "cmd"], ["--engine item 'cmd'", "KEY=VALUE"]),
-        (["--each", "tc=40/60"], ["--each item 'tc=40/60'", "moves per period", "tc=10+0.1"]),
-        (["--each", "tc=fast"], ["--each item 'tc=fast'", "tc=SECONDS+INCREMENT"]),
+        (["--each", "tc=0/60"], ["--each item 'tc=0/60'", "moves per period must be over 0", "tc=40/60"]),
+        (["--each", "nodes=-5"], ["--each item 'nodes=-5'", "node budget", "nodes=5000"]),
+        (["--each", "tc=fast"], ["--each item 'tc=fast'", "tc=[MOVES/]SECONDS[+INCREMENT]"]),
         (["--each", "st=0"], ["--each item 'st=0'", "over 0"]),
         (["--each", "name=x"], ["--each item 'name=x'", "its own name"]),
         (["--engine", "name=c", "cmd='unclosed"], ["--engine c item", "cannot split"]),

@@ -31,7 +31,9 @@ def test_the_bundled_engines_pass():
     ]:
         results = checks(command, games)
         assert all(c.passed for c in results), [(c.name, c.detail) for c in results if not c.passed]
-        assert len(results) == 7 + len(games) + ("hex" in games)  # Hex has two positions
+        # Hex has two positions; the SDK declares 'id go movestogo', so a period is checked too.
+        assert len(results) == 8 + len(games) + ("hex" in games)
+        assert any(c.name.startswith("move with moves to go") for c in results)
     gtp = checks((PY, GTP, "--swap"), protocol="gtp")
     assert all(c.passed for c in gtp) and [c.name.split(" ")[0] for c in gtp] == [
         "handshake",
@@ -57,6 +59,7 @@ def test_the_bundled_engines_pass():
         ("posies_private", ("hex", "posies"), "posies: three seats"),
         ("slow", ("hex",), "move within movetime"),
         ("clock_hang", ("hex",), "move on a game clock"),
+        ("period_hang", ("hex",), "move with moves to go"),
         ("always_swap", ("hex",), "hex: swap off"),
         ("second_game", ("hex",), "several games in one process"),
         ("ready_after_end", ("hex",), "isready after gameover"),
@@ -80,7 +83,7 @@ def test_each_broken_engine_fails_exactly_its_check(fault, games, failing):
 def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
     good = run_arena("check-engine", "--game", "hex", PY, "-m", "engines.random_engine")
     assert good.returncode == 0, good.stdout + good.stderr
-    assert good.stdout.count("PASS  ") == 9 and "all checks passed" in good.stdout
+    assert good.stdout.count("PASS  ") == 10 and "all checks passed" in good.stdout  # a period: 'id go movestogo'
     bad = run_arena("check-engine", "--handshake-ms", "2000", f"{PY} {BROKEN} swap")
     assert bad.returncode == 1
     lines = bad.stdout.splitlines()

@@ -148,6 +148,21 @@ def test_clock_commands_where_offered(tmp_path):
         assert logged["clock"][: len(expected)] == expected, style
 
 
+def test_moves_per_period_are_canadian_byo_yomi_with_the_moves_to_go(tmp_path):
+    log = tmp_path / "g.jsonl"
+    engines = [open_engine(gtp_spec("--time", "standard", "--log", str(log))), open_engine(random_spec())]
+    for e in engines:
+        e.start()
+    play_game(
+        make_game("hex", {"size": 4, "swap": False}), engines, seed=2, time_control=TimeControl(base_ms=60_000, moves=3)
+    )
+    for e in engines:
+        e.quit()
+    clock = json.loads(log.read_text().splitlines()[0])["clock"]
+    assert clock[:2] == ["time_settings 0 60 3", "time_left black 60 3"]
+    assert [line.split()[-1] for line in clock[1:5]] == ["3", "2", "1", "3"]
+
+
 def test_movetime_is_a_one_stone_byo_yomi(tmp_path):
     log = tmp_path / "g.jsonl"
     play([gtp_spec("--time", "standard", "--log", str(log)), random_spec()], movetime=3000)

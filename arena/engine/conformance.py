@@ -33,6 +33,8 @@ MOVETIME_MS = 300  # the "move within movetime" check
 CLOCK_MS = 3000  # each seat's clock in the "move on a game clock" check
 POSITION_MOVETIME_MS = 5000  # the position checks: generous, they test answers, not speed
 MARGIN_MS = 100
+NODES_CHECK = 100  # the node budget of the "move within a node budget" check
+GO_KEYS = ("movestogo", "nodes")  # the optional go keys an engine may declare ('id go')
 EXCHANGE_SHOWN = 14  # lines of the exchange shown on a failure
 
 
@@ -166,6 +168,13 @@ class Conformance:
         board = board_text(self._board(main)) if first.passed else main
         checks.append((f"move within movetime ({board})", "section 5 (clocks)", lambda: self._movetime(main)))
         checks.append((f"move on a game clock, no movetime ({board})", "section 5 (clocks)", lambda: self._clock(main)))
+        takes = self.identity.get("go", "").split(",") if first.passed else []
+        if "movestogo" in takes:
+            checks.append((f"move with moves to go ({board})", "section 5 (clocks)", lambda: self._period(main)))
+        if "nodes" in takes:
+            checks.append(
+                (f"move within a node budget ({board})", "sections 3-4 (go nodes)", lambda: self._nodes(main))
+            )
         checks.append(
             (
                 f"several games in one process ({board})",
@@ -231,6 +240,9 @@ class Conformance:
         unknown = [g for g in declared_games if g not in GAMES]
         if unknown:
             raise _Failed(f"'id games' names unknown games {', '.join(unknown)}; known: {', '.join(GAMES)}")
+        strange = [k for k in self.identity.get("go", "").split(",") if k and k not in GO_KEYS]
+        if strange:
+            raise _Failed(f"'id go' names keys arena does not send: {', '.join(strange)}; known: {', '.join(GO_KEYS)}")
         undeclared = [g for g in self.requested if declared_games and g not in declared_games]
         if undeclared and not self.gtp:
             raise NotDeclared(
@@ -308,6 +320,34 @@ class Conformance:
         )
         move = self._legal(state, reply)
         return f"answered {move} in {reply.elapsed * 1000:.0f} ms with {CLOCK_MS} ms on each clock"
+
+    def _period(self, game_name: str) -> str:
+        """The last move of a period (``go time ... movestogo 1``), for an engine that
+        declares ``id go movestogo``: it may spend what is left, but must still answer."""
+        game = self._board(game_name)
+        state = dealt_start(game, 11)
+        engine = self._start()
+        engine.new_game(game, 0, 11, state.private_info(0))
+        clocks = (CLOCK_MS,) * game.players
+        reply = engine.choose_move(state, TimeLimit((CLOCK_MS + MARGIN_MS) / 1000, None, clocks, None, 1))
+        move = self._legal(state, reply)
+        return f"answered {move} in {reply.elapsed * 1000:.0f} ms with {CLOCK_MS} ms for its last move of the period"
+
+    def _nodes(self, game_name: str) -> str:
+        """A move under ``go movetime ... nodes N``, for an engine that declares ``id go
+        nodes``: a legal move, and no ``info nodes`` over the budget."""
+        game = self._board(game_name)
+        state = dealt_start(game, 13)
+        engine = self._start()
+        engine.new_game(game, 0, 13, state.private_info(0))
+        limit = TimeLimit((POSITION_MOVETIME_MS + MARGIN_MS) / 1000, POSITION_MOVETIME_MS, nodes=NODES_CHECK)
+        reply = engine.choose_move(state, limit)
+        move = self._legal(state, reply)
+        searched = (reply.info or {}).get("nodes")
+        if searched is not None and searched > NODES_CHECK:
+            raise _Failed(f"answered {move} after 'info nodes {searched}': over the budget of {NODES_CHECK}")
+        said = f" (info nodes {searched:g})" if searched is not None else " (no info nodes)"
+        return f"answered {move} with a budget of {NODES_CHECK} nodes" + said
 
     def _several_games(self, game_name: str) -> str:
         game = self._board(game_name)

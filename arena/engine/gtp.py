@@ -224,18 +224,20 @@ class GtpEngine(Conversation):
         form with ``time_settings``, Benzene's two-argument form without it).  Without
         them the engine's own settings apply; arena's clock still decides time losses."""
         reason = f"no answer within {self.start_limit:g} s to the clock commands"
-        clocks, movetime = limit.clocks_ms, limit.movetime_ms
+        clocks, movetime, to_go = limit.clocks_ms, limit.movetime_ms, limit.movestogo
         standard = "time_settings" in self.commands
         if standard and not self._timed and (clocks or movetime):
-            main = clocks[self._seat] // 1000 if clocks else 0
-            byo = (movetime // 1000 or 1) if movetime and not clocks else 0
-            self.checked(f"time_settings {main} {byo} {1 if byo else 0}", deadline, Termination.TIMEOUT, reason)
+            self.checked(
+                f"time_settings {_time_settings(clocks, self._seat, movetime, to_go)}",
+                deadline,
+                Termination.TIMEOUT,
+                reason,
+            )
             self._timed = True
         if clocks is not None and "time_left" in self.commands:
             seconds = max(clocks[self._seat], 0) // 1000
-            self.checked(
-                f"time_left {colour} {seconds}" + (" 0" if standard else ""), deadline, Termination.TIMEOUT, reason
-            )
+            stones = f" {to_go or 0}" if standard else ""
+            self.checked(f"time_left {colour} {seconds}{stones}", deadline, Termination.TIMEOUT, reason)
 
     def longest_s(self, limit: TimeLimit | None) -> float:
         """Before ``genmove``, the moves it has not seen and its clock are sent under the
@@ -315,3 +317,16 @@ class GtpEngine(Conversation):
             line = self.transport.read_line(0.0, Termination.PROTOCOL, "unreachable: a full line is buffered")
             if line.strip(BLANKS):
                 raise EngineFault(Termination.PROTOCOL, f"{codec.quote(line, 80)} sent when no answer was asked for")
+
+
+def _time_settings(clocks: tuple[int, ...] | None, seat: int, movetime: int | None, to_go: int | None) -> str:
+    """GTP's ``time_settings main byo_yomi stones`` for arena's clock, told before a seat's
+    first move: a clock as main time; moves per period as Canadian byo-yomi (the period's
+    time for its moves: ``time_left`` then gives what is left and the moves to go, though
+    arena adds an unused remainder to the next period where byo-yomi would drop it); a time
+    a move as a byo-yomi of one stone."""
+    if clocks is not None and to_go:
+        return f"0 {clocks[seat] // 1000} {to_go}"
+    main = clocks[seat] // 1000 if clocks else 0
+    byo = (movetime // 1000 or 1) if movetime and not clocks else 0
+    return f"{main} {byo} {1 if byo else 0}"

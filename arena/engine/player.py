@@ -69,19 +69,23 @@ class EngineSpec:
     env: tuple[tuple[str, str], ...] = ()  # environment variables set for the engine
     verify_score: bool = False  # GTP only: ask final_score at each game's end (docs/gtp.md)
     sandbox: Sandbox | None = None  # run in a sandbox (docs/sandbox.md); None: as it is
+    restart: bool = False  # a fresh process every game (otherwise only after a fault)
 
 
 class TimeLimit(NamedTuple):
     """What one move may take.  ``seconds`` is the referee's limit, margin included: an
     answer measured over it is a time loss.  The rest is what the engine is told of its
     time (PROTOCOL.md section 5): a fixed time per move, and with a game clock every
-    seat's time left (never below 0) and, when any seat has one, every seat's increment.
+    seat's time left (never below 0), when any seat has one, every seat's increment, and
+    with moves per period the moves left before the clock is topped up.
     A named tuple: with a game clock the match makes one every move, and it is cheap."""
 
     seconds: float
     movetime_ms: int | None = None
     clocks_ms: tuple[int, ...] | None = None
     incs_ms: tuple[int, ...] | None = None
+    movestogo: int | None = None  # with moves per period: this seat's moves left in it, this one included
+    nodes: int | None = None  # a node budget, for an engine that declares it takes one
 
 
 @dataclass

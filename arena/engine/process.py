@@ -121,8 +121,20 @@ class EngineProcess(Conversation):
             position += " " + " ".join(moves[self._plies :])
         self._position, self._plies = position, len(moves)
         if limit is not self._limit:  # without a game clock a seat's limit is the same object every move
-            self._limit, self._go_line = limit, codec.format_go(limit.clocks_ms, limit.incs_ms, limit.movetime_ms)
+            self._limit, self._go_line = limit, self._format_go(limit)
         return self.go(position, self._go_line, limit.seconds)
+
+    def _format_go(self, limit: TimeLimit) -> str:
+        """The ``go`` line; ``movestogo`` and ``nodes`` only for an engine that declared them
+        (``id go movestogo,nodes``): an engine of the first protocol text refuses unknown keys."""
+        takes = self.identity.get("go", "").split(",")
+        return codec.format_go(
+            limit.clocks_ms,
+            limit.incs_ms,
+            limit.movetime_ms,
+            limit.movestogo if "movestogo" in takes else None,
+            limit.nodes if "nodes" in takes else None,
+        )
 
     def go(self, position_line: str, go_line: str, limit: float) -> Reply:
         """Send these ``position`` and ``go`` lines; wait at most ``limit`` seconds for the answer."""

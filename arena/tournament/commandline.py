@@ -52,6 +52,8 @@ ENGINE_KEYS = {
     "tc": "time_control",
     "st": "time_control",
     "timemargin": "time_control",
+    "nodes": "time_control",
+    "restart": "restart",
     "memory_mb": "memory_mb",
     "cpu_seconds": "cpu_seconds",
     "handshake_ms": "handshake_ms",
@@ -223,7 +225,9 @@ def _engine(
         _known(who, item, key)
         _set(entry, clock, args, item, key, value, who, index, here, data)
     if clock:
-        entry["time_control"] = {**each_clock, **clock}
+        # An engine's own tc= is a whole clock: --each's moves per period do not carry into it.
+        inherited = {k: v for k, v in each_clock.items() if not (k == "moves" and "base_ms" in clock)}
+        entry["time_control"] = {**inherited, **clock}
     if "command" not in entry and "use" not in entry:
         raise FlagError(f"{who}: give cmd=COMMAND (or conf=NAME, an entry of the engine list)")
     if args:
@@ -283,6 +287,8 @@ def _put(entry: EngineTable, key: str, value: str) -> None:
     match key:
         case "name" | "use" | "protocol":
             entry[key] = value
+        case "restart":  # cutechess's on/off as well as the file's always/auto
+            entry[key] = {"on": "always", "off": "auto"}.get(value, value)
         case "memory_mb" | "cpu_seconds" | "handshake_ms" | "max_failures" | "verify_score" | "sandbox":
             entry[key] = _typed(value)
         case _:  # a key added to ENGINE_KEYS needs its place here
@@ -309,26 +315,40 @@ def _clock(who: str, item: str, key: str, value: str) -> dict[str, Scalar]:
     timemargin=MS (fastchess's) as a file's time_control keys."""
     if key == "timemargin":
         return {"margin_ms": _typed(value)}
+    if key == "nodes":
+        if not value.isdigit() or int(value) <= 0:
+            raise FlagError(f"{who} item {item!r}: nodes is a node budget a move, a whole number over 0 (nodes=5000)")
+        return {"nodes": int(value)}
     if key == "st":
         seconds = _seconds(value)
         if seconds is None or seconds <= 0:
             raise FlagError(f"{who} item {item!r}: st is the seconds a move, a number over 0 (st=0.5)")
         return {"movetime_ms": round(seconds * 1000)}
     match = CLOCK.fullmatch(value)
-    if match is None or match["moves"] is not None:
-        why = "moves per period (40/60) is not a clock arena keeps; " if match is not None else ""
-        raise FlagError(f"{who} item {item!r}: {why}write tc=SECONDS+INCREMENT, e.g. tc=10+0.1 or tc=1:30+1")
+    if match is None:
+        raise FlagError(
+            f"{who} item {item!r}: write tc=[MOVES/]SECONDS[+INCREMENT], e.g. tc=10+0.1, tc=1:30+1 or tc=40/60"
+        )
     base = (int(match["minutes"] or 0) * 60 + float(match["seconds"])) * 1000
     if round(base) <= 0:
         raise FlagError(f"{who} item {item!r}: the clock's base must be over 0 seconds")
     clock: dict[str, Scalar] = {"base_ms": round(base)}
+    if match["moves"] is not None:
+        if int(match["moves"]) <= 0:
+            raise FlagError(f"{who} item {item!r}: the moves per period must be over 0 (tc=40/60)")
+        clock["moves"] = int(match["moves"])
     if match["inc"] is not None:
         clock["inc_ms"] = round(float(match["inc"]) * 1000)
     return clock
 
 
 def _clock_keys(key: str) -> tuple[str, ...]:
-    return {"tc": ("base_ms", "inc_ms"), "st": ("movetime_ms",), "timemargin": ("margin_ms",)}[key]
+    return {
+        "tc": ("base_ms", "inc_ms", "moves"),
+        "st": ("movetime_ms",),
+        "timemargin": ("margin_ms",),
+        "nodes": ("nodes",),
+    }[key]
 
 
 def _openings(items: Sequence[str], here: Path, data: FlagData) -> dict[str, Scalar]:

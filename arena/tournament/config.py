@@ -79,6 +79,7 @@ class EngineTable(TypedDict, total=False):
     max_failures: TomlScalar
     verify_score: TomlScalar
     sandbox: TomlScalar
+    restart: str
 
 
 def engine_name_problem(name: str) -> str | None:
@@ -106,6 +107,7 @@ class EngineEntry(_Strict):
     env: dict[str, str] = {}  # environment variables set for this engine
     verify_score: bool = False  # gtp: ask final_score at each game's end (docs/gtp.md)
     sandbox: bool = False  # run it in a sandbox (docs/sandbox.md)
+    restart: Literal["auto", "always"] = "auto"  # always: a fresh process every game (auto: after a fault)
 
     @field_validator("init")
     @classmethod
@@ -153,11 +155,15 @@ class TimeControlEntry(_Strict):
     base_ms: int | None = Field(default=None, gt=0)
     inc_ms: int = Field(default=0, ge=0)
     margin_ms: int = Field(default=100, ge=0, le=10_000)
+    moves: int | None = Field(default=None, gt=0)  # moves per period: base_ms again after each (tc=40/60)
+    nodes: int | None = Field(default=None, gt=0)  # a node budget a move, for engines that take one
 
     @model_validator(mode="after")
     def _some_limit(self) -> TimeControlEntry:
         if self.movetime_ms is None and self.base_ms is None:
             raise ValueError("set movetime_ms and/or base_ms")
+        if self.moves is not None and self.base_ms is None:
+            raise ValueError("moves is the moves per period of a clock: set base_ms, the period's time, too")
         return self
 
 
@@ -425,7 +431,7 @@ def _openings(where: str, base: Path, data: TournamentFile, game: Game) -> list[
 
 
 def _time_control(tc: TimeControlEntry) -> TimeControl:
-    return TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms)
+    return TimeControl(tc.movetime_ms, tc.base_ms, tc.inc_ms, tc.margin_ms, tc.moves, tc.nodes)
 
 
 def _check_clocks(where: str, data: TournamentFile) -> None:
@@ -472,6 +478,7 @@ def _engine_spec(where: str, base: Path, entry: EngineEntry) -> EngineSpec:
         tuple(entry.env.items()),
         entry.verify_score,
         Sandbox() if entry.sandbox else None,
+        entry.restart == "always",
     )
 
 

@@ -50,8 +50,12 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
             entry.pop("verify_score", None)
         if entry.pop("sandbox", None):  # as the file says it (the paths it hides are the run's)
             entry["sandbox"] = True
+        if entry.pop("restart", None):  # stored only when set: folders made before the key still resume
+            entry["restart"] = "always"
+        _without_unset_clock_keys(entry.get("time_control"))
         engines.append(entry)
     data["engines"] = engines
+    _without_unset_clock_keys(data.get("time_control"))
     if portable:
         data["paths"] = PORTABLE
     if data.get("openings") is not None:
@@ -59,6 +63,14 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
         if t.data.openings_entry.random_plies:  # order and start show in the moves' order
             data["openings"]["random_plies"] = t.data.openings_entry.random_plies
     return data
+
+
+def _without_unset_clock_keys(clock: dict[str, Any] | None) -> None:
+    """Clock keys added later (moves per period, a node budget) are stored only when set,
+    so folders made before them still resume."""
+    for key in ("moves", "nodes"):
+        if clock is not None and clock.get(key) is None:
+            clock.pop(key, None)
 
 
 def legacy_fingerprint(t: Tournament) -> str:

@@ -172,6 +172,9 @@ class Worker:
             )
             for seat in result.faulted_seats:
                 self.discard(scheduled.seats[seat])
+            for proc in procs:
+                if proc.spec.restart:  # restart = "always": no state carries to the next game
+                    self.retire(proc.spec.name)
             return self._finish(result.record, scheduled)
         finally:
             if self.share is not None:

@@ -71,6 +71,7 @@ class SearchEngine(Engine):
         "iterations": ("int", 0),
         "rollout": ("string", "bridges"),
     }
+    go_keys = ("movestogo", "nodes")  # a node budget is a count of simulations
 
     def __init__(self) -> None:
         super().__init__()
@@ -96,6 +97,8 @@ class SearchEngine(Engine):
         part = PARTS[game]
         level = self.option_values["level"]
         budget = UNLIMITED if level == "time" else int(self.option_values["iterations"]) or part.budgets[level]
+        if clock.nodes:  # the referee's node budget takes the level's place; the clock still stops it
+            budget = clock.nodes
         out_of_time = self._deadline(clock, level == "time")
         self.last = found = mcts.search(part.make_domain(self), state, self.rng, budget, out_of_time)
         self.info(found.info())

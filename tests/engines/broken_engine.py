@@ -13,6 +13,7 @@ FAULT (``good``: breaks nothing):
     posies_private   crashes on a 'private' line             (posies)
     slow             takes movetime + 0.5 s when movetime is under 1 s  (move within movetime)
     clock_hang       waits for a movetime that a clock-only 'go' never gives  (move on a game clock)
+    period_hang      hangs on the last move of a period ('movestogo 1')  (move with moves to go)
     always_swap      answers 'swap' to the first stone even when swap=false  (hex: swap off)
     second_game      crashes at its second 'newgame'         (several games in one process)
     ready_after_end  does not answer an 'isready' that follows 'gameover'  (isready after gameover)
@@ -59,7 +60,9 @@ class Broken(RandomEngine):
             return "zz99"
         if FAULT == "always_swap" and game == "hex" and len(state.moves) == 1:
             return "swap"
-        if FAULT == "clock_hang" and clock.movetime is None:
+        if FAULT == "clock_hang" and clock.movetime is None and clock.movestogo is None:
+            time.sleep(60)
+        if FAULT == "period_hang" and clock.movestogo == 1:
             time.sleep(60)
         if FAULT == "slow" and clock.movetime is not None and clock.movetime < 1000:
             time.sleep(clock.movetime / 1000 + 0.5)
