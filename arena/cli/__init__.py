@@ -12,11 +12,12 @@ from .checks import check_engine, verify
 from .export import export
 from .group import Failure, main
 from .ladder import ladder
+from .openings import openings
 from .play import play
 from .results import ratings, report, results
 from .run import run
 
-for _command in (run, results, report, ratings, play, check_engine, verify, export, ladder):
+for _command in (run, results, report, ratings, play, check_engine, verify, export, openings, ladder):
     main.add_command(_command)
 
 __all__ = ["Failure", "main"]

@@ -42,7 +42,7 @@ from ..results.slots import round_tables
 from ..results.sprt import SprtSettings
 from ..rules import Game, OptionError, games_speaking, make_game
 from ..rules.base import did_you_mean
-from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, load_openings
+from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, book_path, load_openings
 from .schedule import ScheduledGame, play_tables
 from .validation import validation_text
 
@@ -420,7 +420,7 @@ def build_tournament(
 def _openings(where: str, base: Path, data: TournamentFile, game: Game) -> list[Opening] | None:
     entry = data.openings_entry
     try:
-        book = load_openings(base / entry.file, game) if entry.file is not None else []
+        book = load_openings(book_path(entry.file, base), game) if entry.file is not None else []
         if entry.start > max(len(book), 1):
             raise OpeningsError(f"start = {entry.start} but the book has {len(book)} opening(s)")
     except OpeningsError as exc:

@@ -8,11 +8,17 @@ with a random setup (Posies) have no book: an opening would not fit every board.
 
 Besides a book, ``random_plies`` random legal moves (after the book's, if any) are
 drawn from each table's seed, so every seat order of a table gets the same ones.
+
+Suites ship with arena (``suites/``), named by a short name (``openings = "hex9-1ply"``):
+a book whose ``# options`` line says the game options it is made for, which the tournament
+must play.  ``arena openings generate`` writes them; a test checks each shipped file is what
+the command writes.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +44,8 @@ def load_openings(path: Path, game: Game) -> list[Opening]:
         raise OpeningsError(
             f"{game.name} deals a random setup, so a fixed opening cannot fit every game; remove the 'openings' key"
         )
+    if (problem := _options_problem(path, text, game)) is not None:
+        raise OpeningsError(problem)
     book = [
         _check(path, number, line.split(), game)
         for number, line in enumerate(text.splitlines(), 1)
@@ -46,6 +54,55 @@ def load_openings(path: Path, game: Game) -> list[Opening]:
     if not book:
         raise OpeningsError(f"{path}: no openings in the file (one opening a line: moves separated by spaces)")
     return book
+
+
+SUITES = Path(__file__).with_name("suites")
+SUITE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+OPTIONS_LINE = "# options "
+
+
+def suite_names() -> list[str]:
+    """The shipped suites' short names."""
+    return sorted(p.stem for p in SUITES.glob("*.txt"))
+
+
+def book_path(name: str, base: Path) -> Path:
+    """A tournament's ``openings``: a shipped suite's short name, else a file relative to ``base``."""
+    if SUITE_NAME.fullmatch(name) and (SUITES / f"{name}.txt").is_file():
+        return SUITES / f"{name}.txt"
+    return base / name
+
+
+def first_moves_suite(game: Game, name: str) -> str:
+    """A suite of every legal first move of ``game``, one an opening, in the rules' order,
+    its ``# options`` line naming the game options it is for (``swap=false`` for Hex, as
+    Benzene's scripts play each first move: the opening is the only choice taken away)."""
+    state = game.initial_state(0)
+    options = " ".join(game.option_tokens())
+    lines = [
+        f"# {name}: every first move of {game.name} {options}; each engine plays each side of each",
+        f"# written by: arena openings generate --game {game.name} "
+        + " ".join(f"-O {t}" for t in game.option_tokens())
+        + " --first-moves",
+        f"{OPTIONS_LINE}{options}",
+        *state.legal_moves(),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _options_problem(path: Path, text: str, game: Game) -> str | None:
+    """Why a suite's ``# options`` line does not fit the tournament's game, or None."""
+    for line in text.splitlines():
+        if line.startswith(OPTIONS_LINE):
+            wanted = line[len(OPTIONS_LINE) :].split()
+            played = game.option_tokens()
+            if any(token not in played for token in wanted):
+                return (
+                    f"{path.stem} is made for {game.name} {' '.join(wanted)}, but the tournament plays "
+                    f"{game.name} {' '.join(played)}: set those options, or pick a suite made for these "
+                    f"({', '.join(suite_names())})"
+                )
+    return None
 
 
 def _check(path: Path, number: int, moves: list[str], game: Game) -> Opening:
