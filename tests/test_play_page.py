@@ -20,9 +20,11 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from helpers import artifacts, run_arena
+from click.testing import CliRunner
+from helpers import artifacts
 from starlette.applications import Starlette
 
+from arena.cli import main
 from arena.serve.play import PlaySettings, play_routes
 
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
@@ -66,6 +68,7 @@ def page(browser, server):
 def choose(page, base: str, game: str, options: dict, seat: int, engines: list[str], name: str = "ada", clock=None):
     """Fill the setup page as a person does, and start the game."""
     page.goto(base + "/play")
+    page.wait_for_selector("#opponents select")
     page.select_option("#game", game)
     for key, value in options.items():
         field = page.locator(f'[data-option="{key}"]')
@@ -135,13 +138,13 @@ def stored(folder: Path) -> dict:
 
 def check_folder(folder: Path, person: str) -> None:
     """``arena verify`` replays the game; ``arena results`` ranks the person with the engines."""
-    verified = run_arena("verify", folder / "games.jsonl")
-    assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert json.loads(verified.stdout)["ok"] is True
-    results = run_arena("results", folder)
-    assert results.returncode == 0, results.stderr
-    standings = results.stdout.split("\n\n")[0]
-    assert re.search(rf"^\d+\s+{person}\s", standings, re.M), results.stdout
+    verified = CliRunner().invoke(main, ["verify", str(folder / "games.jsonl")])
+    assert verified.exit_code == 0, verified.output
+    assert json.loads(verified.output)["ok"] is True
+    results = CliRunner().invoke(main, ["results", str(folder)], env={"COLUMNS": "200"})
+    assert results.exit_code == 0, results.output
+    standings = results.output.split("\n\n")[0]
+    assert re.search(rf"^\d+\s+{person}\s", standings, re.M), results.output
 
 
 def test_a_person_plays_hex_with_the_swap_and_bases_with_slides(page, server, tmp_path):
@@ -164,6 +167,7 @@ def test_a_person_plays_hex_with_the_swap_and_bases_with_slides(page, server, tm
     page.locator(f'#board [data-index="{taken}"]').click()
     page.wait_for_function("document.getElementById('message').textContent.includes('is not a move now')")
     assert "occupied" in page.text_content("#message")
+    assert page.text_content("#moves tbody tr td:nth-child(2)") == "random"  # who made the move
     page.screenshot(path=str(artifacts(tmp_path) / "play-hex-1280x900.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=str(artifacts(tmp_path) / "play-hex-390x844.png"), full_page=True)
@@ -179,6 +183,9 @@ def test_a_person_plays_hex_with_the_swap_and_bases_with_slides(page, server, tm
     first = page.evaluate("arenaPlay.view()")
     slide, cells = first["legal"][0]
     assert len(cells) == 2  # a piece, then where it slides
+    theirs = first["cells"].index("blue")  # the engine's piece: no move of the person starts there
+    page.locator(f'#board [data-index="{theirs}"]').click()
+    page.wait_for_function("document.getElementById('message').textContent.endsWith('no legal move starts there')")
     page.locator(f'#board [data-index="{cells[0]}"]').click()
     targets = page.eval_on_selector_all("#board .cell.target", "nodes => nodes.map(n => Number(n.dataset.index))")
     assert set(targets) == {c[1] for m, c in first["legal"] if c[0] == cells[0]}
@@ -231,6 +238,16 @@ def test_resign_the_clocks_and_a_new_game(page, server):
     page.click("#new-game")
     page.wait_for_url(re.compile(r"/play$"))
     assert page.locator("#game option").count() == 5
+    # A new game chosen while one is going resigns that one.
+    choose(page, base, "hex", {"size": 4}, seat=1, engines=["random"], name="fay")
+    going = page.evaluate("arenaPlay.view()")
+    page.click("#new-game")
+    page.wait_for_url(re.compile(r"/play$"))
+    folder, deadline = Path(going["folder"]), time.monotonic() + 30
+    while not (folder / "games.jsonl").is_file():  # the match stores it once it hears the resignation
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert stored(folder)["termination"] == "resign" and stored(folder)["players"][1] == "fay"
 
 
 def test_engine_text_is_shown_never_run(page, server):

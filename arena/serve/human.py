@@ -21,7 +21,8 @@ RESIGN = None  # what the page puts on the queue to resign
 
 
 class HumanPlayer:
-    """A person's seat; ``moves`` is filled by the page (a move token, or RESIGN)."""
+    """A person's seat for one game; ``moves`` is filled by the page (a move token, or
+    RESIGN), and a move put there before it is asked is its first answer."""
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -44,8 +45,6 @@ class HumanPlayer:
     def new_game(self, game: Game, seat: int, seed: int, private: Sequence[str]) -> None:
         self.seat = seat
         self.private = list(private)
-        while not self.moves.empty():  # a click sent before the game began is not a move of it
-            self.moves.get_nowait()
 
     def choose_move(self, state: State, limit: TimeLimit) -> Reply:
         started = time.monotonic()

@@ -160,8 +160,10 @@ class Room:
             cells = body.get("cells")
             if not isinstance(cells, list) or not all(isinstance(c, str) for c in cells):
                 return JSONResponse({"error": "send a move or the cells clicked"}, status_code=400)
-            view = table.view()
-            move = attempted(cells, [m for m, _ in view["legal"]], table.picture)
+            tried = attempted(cells, [m for m, _ in table.view()["legal"]], table.picture)
+            if tried is None:
+                return JSONResponse({"error": f"{'-'.join(cells)}: no legal move starts there"}, status_code=409)
+            move = tried
         problem = table.offer(move)
         if problem is not None:
             return JSONResponse({"error": f"{move} is not a move now: {problem}"}, status_code=409)

@@ -12,6 +12,7 @@ may know, never another seat's secret.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -30,6 +31,8 @@ from ..rules import Game, IllegalMove, State
 from ..rules.picture import BoardPicture
 from ..tournament.series import result_text
 from .human import RESIGN, HumanPlayer
+
+log = logging.getLogger("arena.serve")
 
 
 class Watched:
@@ -109,7 +112,8 @@ class Table:
         self.record: GameRecord | None = None
         self.problem = ""  # why the game could not be stored, if it could not
         self._offered = -1  # the version the person's last move was offered at
-        self._thread = threading.Thread(target=self._play, name=f"table {folder.name}", daemon=True)
+        self.movers: dict[int, int] = {}  # ply -> the seat asked for it
+        self._thread = threading.Thread(target=self._run, name=f"table {folder.name}", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
@@ -123,6 +127,7 @@ class Table:
         """A seat is asked for a move in ``state`` (the referee's: it never leaves here)."""
         with self.changed:
             self.state, self.limit, self.turn_started = state.clone(), limit, time.monotonic()
+            self.movers[len(state.moves)] = state.current_player()
             self._bump()
 
     def _bump(self) -> None:
@@ -153,6 +158,17 @@ class Table:
         self.human.moves.put(RESIGN)
 
     # -- the game ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        """Play and store the game; a failure of arena's own is told to the page, not lost
+        in a thread (an engine's faults are the game's, recorded by the match)."""
+        try:
+            self._play()
+        except Exception as exc:
+            log.exception("the game in %s stopped", self.folder)
+            with self.changed:
+                self.problem = f"the game stopped: {type(exc).__name__}: {exc}"
+                self._bump()
 
     def _play(self) -> None:
         seating, names = self.seating, self.seating.names()
@@ -237,10 +253,13 @@ class Table:
                 "private": self.human.private,
                 "folder": str(self.folder),
             }
+            if self.problem and record is None:
+                return {**view, "moves": [], "cells": None, "to_move": None, "legal": [], "result": self.problem}
             if state is None:
                 return {**view, "moves": [], "cells": None, "to_move": None, "legal": [], "status": "starting"}
             codes = self.picture.codes
             view["moves"] = list(state.moves)
+            view["movers"] = [self.movers.get(ply) for ply in range(len(state.moves))]
             view["cells"] = [codes[value] for value in state.cells]
             view["last"] = self.picture.move_cells(state.moves[-1]) if state.moves else []
             view["colours"] = state.seat_colours()
@@ -285,13 +304,14 @@ class Table:
         }
 
 
-def attempted(cells: Sequence[str], legal: Sequence[str], picture: BoardPicture) -> str:
+def attempted(cells: Sequence[str], legal: Sequence[str], picture: BoardPicture) -> str | None:
     """The move token a sequence of clicked cells stands for, written as the legal moves of
     as many cells write theirs (``a1-b2``, ``a1,b2``): what the referee is asked about when
-    the clicks are no legal move, so its reason answers the click."""
+    the clicks are no legal move, so its reason answers the click.  None when no legal move
+    names as many cells (a piece not yet moved, say): no move of the game is so clicked."""
     for move in legal:
         if len(picture.move_cells(move)) == len(cells):
             parts = re.split(r"([-,/])", move)
             named = iter(cells)
             return "".join(next(named, part) if picture.board.lookup(part) is not None else part for part in parts)
-    return ",".join(cells) if len(cells) > 1 else (cells[0] if cells else "")
+    return None

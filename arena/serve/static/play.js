@@ -113,6 +113,12 @@
   $("resign").onclick = async function () {
     if (view && !view.result) await post("/resign", {});
   };
+  $("new-game").onclick = async function (event) {  // a game left running is resigned, not left to time out
+    if (!view || view.result) return;
+    event.preventDefault();
+    await post("/resign", {});
+    location.href = $("new-game").href;
+  };
 
   function render() {
     const v = view;
@@ -149,7 +155,8 @@
     body.textContent = "";
     (v.moves || []).forEach(function (move, ply) {
       const row = document.createElement("tr");
-      for (const text of [ply, "", move]) {
+      const seat = (v.movers || [])[ply];
+      for (const text of [ply, seat === null || seat === undefined ? "" : v.players[seat], move]) {
         const td = document.createElement("td");
         td.textContent = text;
         row.appendChild(td);
