@@ -13,11 +13,13 @@ from arena.cli import main
 from arena.engine.player import EngineSpec
 from arena.match import TimeControl, play_game
 from arena.results.admit import read_counted
+from arena.results.store import GameStore
 from arena.rules import make_game
 from arena.serve.human import HumanPlayer
 from arena.serve.play import game_form, same_origin
 from arena.serve.roster import BUNDLED, Offered, roster
 from arena.serve.table import Seating, Table, attempted
+from arena.tournament.config import ConfigError
 
 
 def test_a_person_who_does_not_move_loses_on_the_matchs_clock():
@@ -108,6 +110,26 @@ def test_the_engines_offered_are_the_bundled_and_the_listed_ones(tmp_path):
     assert list(offered) == ["random", "search-easy", "search-medium", "search-hard", "mine"]
     spec = offered["mine"].spec()
     assert isinstance(spec, EngineSpec) and spec.command[1:] == ("-m", "engines.random_engine")
+
+
+def test_a_results_folders_engines_are_offered_but_not_its_people(tmp_path):
+    folder = tmp_path / "old-run"
+    engine = {"name": "veteran", "command": ["{python}", "-m", "engines.random_engine"], "protocol": "arena"}
+    with GameStore(folder) as store:
+        store.open({"name": "old-run", "game": "hex", "engines": [engine, {"name": "ada", "person": True}]})
+    offered = roster(None, (folder,), tmp_path)
+    assert "veteran" in offered and "ada" not in offered
+    assert offered["veteran"].spec().command[1:] == ("-m", "engines.random_engine")
+    with pytest.raises(ConfigError, match="no arena.db here"):
+        roster(None, (tmp_path / "nothing",), tmp_path)
+
+
+def test_an_engine_that_cannot_start_is_refused_in_a_line_naming_it(tmp_path):
+    listed = tmp_path / "engines.toml"
+    listed.write_text('[[engines]]\nname = "gone"\ncommand = ["./no-such-engine"]\n')
+    with pytest.raises(ConfigError) as err:
+        roster(listed, (), tmp_path)["gone"].spec()
+    assert str(err.value).startswith(f"{listed}: engine 'gone': ") and "no-such-engine" in str(err.value)
 
 
 def request(headers: dict[str, str]) -> Request:

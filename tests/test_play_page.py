@@ -201,7 +201,7 @@ def test_a_person_plays_hex_with_the_swap_and_bases_with_slides(page, server, tm
     check_folder(folder_of(games, last), "bea")
 
 
-def test_a_person_plays_groups_hexgo_and_hidden_posies_with_three_seats(page, server):
+def test_a_person_plays_groups_hexgo_and_hidden_posies_with_three_seats(page, server, tmp_path):
     base, games = server
     for game, options, seat, name in (("groups", {"size": 3}, 0, "cai"), ("hexgo", {"size": 2}, 1, "dan")):
         choose(page, base, game, options, seat=seat, engines=["random"], name=name)
@@ -218,6 +218,10 @@ def test_a_person_plays_groups_hexgo_and_hidden_posies_with_three_seats(page, se
     assert page.text_content("#private") == f"Only you see: {mine}"
     text = json.dumps(view)
     assert text.count("hidden") == 1  # no other seat's hidden posy reaches the page
+    page.screenshot(path=str(artifacts(tmp_path) / "play-posies-1280x900.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts(tmp_path) / "play-posies-390x844.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
     last = play_out(page, random.Random(4))
     folder = folder_of(games, last)
     record = stored(folder)
@@ -226,7 +230,7 @@ def test_a_person_plays_groups_hexgo_and_hidden_posies_with_three_seats(page, se
     check_folder(folder, "eve")
 
 
-def test_resign_the_clocks_and_a_new_game(page, server):
+def test_resign_the_clocks_and_a_new_game(page, server, tmp_path):
     base, games = server
     choose(page, base, "hex", {"size": 4, "swap": False}, seat=0, engines=["search-easy"], name="fay", clock=1)
     assert re.fullmatch(r"[01]:\d\d", page.text_content('#seats li[data-seat="0"] .clock'))
@@ -238,6 +242,9 @@ def test_resign_the_clocks_and_a_new_game(page, server):
     page.click("#new-game")
     page.wait_for_url(re.compile(r"/play$"))
     assert page.locator("#game option").count() == 5
+    page.wait_for_selector("#seat option", state="attached")
+    assert not page.is_visible("#base-min")  # the clock's fields show only for a clock
+    page.screenshot(path=str(artifacts(tmp_path) / "play-setup-1280x900.png"), full_page=True)
     # A new game chosen while one is going resigns that one.
     choose(page, base, "hex", {"size": 4}, seat=1, engines=["random"], name="fay")
     going = page.evaluate("arenaPlay.view()")

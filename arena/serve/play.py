@@ -88,7 +88,7 @@ class Room:
 
     async def setup_page(self, request: Request) -> Response:
         try:
-            engines = sorted(self.engines())
+            engines = list(self.engines())  # the bundled first, as the roster orders them
         except ConfigError as exc:
             return HTMLResponse(self._render("play_error.html", problem=str(exc)), status_code=500)
         data = {"games": [game_form(name) for name in GAMES], "engines": engines}
