@@ -295,3 +295,11 @@ def test_a_page_can_start_only_offered_engines_and_only_from_this_origin(server)
     assert status == 400 and "size" in answer["error"]
     status, answer = post(base + "/play/new", {**setup, "engines": ["random"], "name": "<b>x</b>"})
     assert status == 400 and answer["error"].startswith("your name:")
+    assert post(base + "/play/new", {**setup, "engines": [["random"]]}) == (
+        400,
+        {"error": "opponents: choose 1 engine(s)"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(base + "/play/seats?game=hex&options=[1]", timeout=10)
+    assert refused.value.code == 400
+    assert json.loads(refused.value.read()) == {"error": "options: expected an object of option values"}

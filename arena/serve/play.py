@@ -116,7 +116,10 @@ class Room:
     async def seats(self, request: Request) -> Response:
         """The seats a game with these options has (Posies: 2 or 3), or what is wrong."""
         try:
-            game = _game(request.query_params.get("game", ""), json.loads(request.query_params.get("options", "{}")))
+            options = json.loads(request.query_params.get("options", "{}"))
+            if not isinstance(options, dict):
+                raise ValueError("options: expected an object of option values")
+            game = _game(request.query_params.get("game", ""), options)
         except (OptionError, ValueError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
         return JSONResponse({"players": game.players, "colours": list(game.seat_names)})
@@ -193,7 +196,11 @@ class Room:
         if not 0 <= seat < game.players:
             raise ValueError(f"your seat: choose one of 0..{game.players - 1}")
         chosen = body.get("engines")
-        if not isinstance(chosen, list) or len(chosen) != game.players - 1:
+        if (
+            not isinstance(chosen, list)
+            or len(chosen) != game.players - 1
+            or not all(isinstance(n, str) for n in chosen)
+        ):
             raise ValueError(f"opponents: choose {game.players - 1} engine(s)")
         offered = self.engines()
         unknown = [str(name) for name in chosen if name not in offered]
