@@ -183,9 +183,13 @@ WEB_SWITCH = re.compile(rf"""([\"'.])({BUILT_IN})\b|class="[^"]*{{{{[^}}]*game""
 
 def test_no_template_script_or_stylesheet_of_the_site_knows_a_game():
     """The stylesheet draws what the board picture names (its kinds, codes and marks), never a game."""
-    site = ROOT / "arena" / "results" / "site"
-    files = sorted([*site.glob("templates/*.html"), *site.glob("static/*.js"), *site.glob("static/*.css")])
-    assert {"game.html", "viewer.js", "site.css"} <= {path.name for path in files}
+    site, serve = ROOT / "arena" / "results" / "site", ROOT / "arena" / "serve"  # the report, the play pages
+    files = sorted(
+        path
+        for folder in (site, serve)
+        for path in [*folder.glob("templates/*.html"), *folder.glob("static/*.js"), *folder.glob("static/*.css")]
+    )
+    assert {"game.html", "viewer.js", "site.css", "play.js", "setup.js", "play_game.html"} <= {p.name for p in files}
     switches = [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
         for path in files

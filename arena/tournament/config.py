@@ -400,7 +400,7 @@ def build_tournament(
             f"this tournament is {data.game}"
         )
     _check_clocks(where, data)
-    engines = with_others_hidden([_engine_spec(where, base, entry) for entry in data.engines])
+    engines = with_others_hidden([engine_spec(where, base, entry) for entry in data.engines])
     if data.format == "gauntlet" and len(data.engines) - len(data.candidates) < game.players - 1:
         raise ConfigError(
             f"{where}: candidates: a gauntlet table has one candidate and {game.players - 1} "
@@ -450,7 +450,9 @@ def _check_clocks(where: str, data: TournamentFile) -> None:
         )
 
 
-def _engine_spec(where: str, base: Path, entry: EngineEntry) -> EngineSpec:
+def engine_spec(where: str, base: Path, entry: EngineEntry) -> EngineSpec:
+    """How to start a validated entry, its folder and program relative to ``base``; errors
+    start with ``where`` (a tournament's engines, and the engines the play page offers)."""
     cwd = (base / entry.cwd) if entry.cwd else base
     if not cwd.is_dir():
         raise ConfigError(f"{where}: engine {entry.name!r}: cwd {str(cwd)!r} is not a folder")

@@ -1,9 +1,9 @@
-// The game viewer: draws the board the referee described (boards/<key>.js) and the
+// The game viewer: draws the board the referee described (boards/<key>.js, with board.js) and the
 // positions it computed (the page's game-data), one ply at a time.  It computes no
 // rules; it only applies each frame's cell changes and shows its marks.
 (function () {
   "use strict";
-  const SVG = "http://www.w3.org/2000/svg";
+  const el = window.arenaBoard.el;
   const board = window.ARENA_BOARD;
   const data = JSON.parse(document.getElementById("game-data").textContent);
   // A short frame [seat, cell, code, status?] is a move that only put a piece on its cell.
@@ -12,28 +12,9 @@
   });
   const last = frames.length - 1;
   const svg = document.getElementById("board");
-
-  function el(name, attrs, parent) {
-    const node = document.createElementNS(SVG, name);
-    for (const key in attrs) node.setAttribute(key, attrs[key]);
-    parent.appendChild(node);
-    return node;
-  }
-
-  svg.classList.add(board.kind);  // "cells" or "points": the stylesheet draws each kind
-  svg.setAttribute("viewBox", `0 0 ${board.width} ${board.height}`);
-  for (const s of board.streets) el("line", {x1: s[0], y1: s[1], x2: s[2], y2: s[3], class: "street"}, svg);
-  const cellLayer = el("g", {}, svg);
-  const cells = board.cells.map(function (c, i) {
-    const attrs = {"data-cell": c.name, "data-index": i, "data-state": ""};
-    const node = board.kind === "points"
-      ? el("circle", Object.assign(attrs, {cx: c.x, cy: c.y, r: board.radius}), cellLayer)
-      : el("polygon", Object.assign(attrs, {points: c.outline}), cellLayer);
-    el("title", {}, node).textContent = c.name;
-    return node;
-  });
-  for (const e of board.edges) el("line", {x1: e[0], y1: e[1], x2: e[2], y2: e[3], class: "edge-" + e[4]}, svg);
-  for (const l of board.labels) el("text", {x: l[0], y: l[1], class: "label"}, svg).textContent = l[2];
+  const drawn = window.arenaBoard.draw(svg, board);  // board.js: the drawing the play page shares
+  const cellLayer = drawn.layer;
+  const cells = drawn.cells;
 
   // The contents of every cell at every ply, from the frames' changes.
   const states = [];
