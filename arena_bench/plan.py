@@ -33,7 +33,8 @@ class Plan:
     ladder_games: int = 2  # per game and level, at the ladders' move times
     ladder_games_all: bool = True  # every game and level (quick: Hex 5x5, easy)
     sandbox_starts: int = 21  # engine starts, each way
-    sandbox_rounds: int = 50  # 2 games per round, each way
+    sandbox_blocks: int = 31  # pairs of blocks of games, sandboxed and not, alternated
+    sandbox_block_games: int = 20  # games per block
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 
@@ -71,7 +72,8 @@ QUICK = Plan(
     ladder_games=1,
     ladder_games_all=False,
     sandbox_starts=2,
-    sandbox_rounds=2,
+    sandbox_blocks=2,
+    sandbox_block_games=1,
     startup_runs=1,
 )
 

@@ -545,10 +545,10 @@ SANDBOX_MANAGER_RATIO = 1.10  # the target: manager CPU and wall per move sandbo
 def sandbox(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     from arena.engine.sandbox import sandbox_problem
 
-    from .sandboxing import start_times
+    from .sandboxing import start_times, worker_per_move
 
     assert engine is not None
-    report.echo("\n10. Sandbox: an engine's start and the manager per move, sandboxed and not (alternated)")
+    report.echo("\n10. Sandbox: an engine's start and the worker per move, sandboxed and not (alternated)")
     if (problem := sandbox_problem()) is not None:
         report.echo(f"not measured: {problem}")
         report.target("sandboxed engine start <= +50 ms", f"not measured ({problem})", None)
@@ -562,45 +562,38 @@ def sandbox(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         ],
         [f"instant engine, launch to arenaok (ms, median of {starts.runs})", "wall"],
     )
-    plain: list[TournamentRun] = []
-    boxed: list[TournamentRun] = []
-    for _ in range(plan.repeats):
-        for runs, sandboxed in ((plain, False), (boxed, True)):
-            runs.append(
-                play_tournament(
-                    engine,
-                    workers=1,
-                    rounds=plan.sandbox_rounds,
-                    size=plan.manager_size,
-                    note=report.echo,
-                    sandbox=sandboxed,
-                )
-            )
-    # A sandboxed engine's --stats file cannot leave its sandbox: its own CPU per move is
-    # taken as the same engine's unsandboxed one (same binary, same games).
-    engine_cpu_per_move = med([r.engine_cpu_s / r.plies for r in plain])
-    figures = {
-        name: {
-            "cpu_us": med(
-                [
-                    (r.manager_cpu_s - (0 if r.engine_processes else engine_cpu_per_move * r.plies)) / r.plies * 1e6
-                    for r in runs
-                ]
-            ),
-            "wall_us": med([r.wall_s / r.plies * 1e6 for r in runs]),
-        }
-        for name, runs in (("as it is", plain), ("sandboxed", boxed))
+    per_move = worker_per_move(
+        engine.argv, size=plan.manager_size, games=plan.sandbox_block_games, blocks=plan.sandbox_blocks
+    )
+    ways = {"as it is": per_move.plain, "sandboxed": per_move.sandboxed}
+    figures: dict[str, dict[str, float]] = {
+        name: {field: med([getattr(b, field) for b in blocks]) for field in ("cpu_us", "wall_us")}
+        for name, blocks in ways.items()
     }
-    cpu_ratio = figures["sandboxed"]["cpu_us"] / figures["as it is"]["cpu_us"]
-    wall_ratio = figures["sandboxed"]["wall_us"] / figures["as it is"]["wall_us"]
+    cpu_ratio, wall_ratio = per_move.ratio("cpu_us"), per_move.ratio("wall_us")
+    figures["ratio"] = {"cpu_us": cpu_ratio, "wall_us": wall_ratio}
+    moves = sum(b.moves for b in per_move.plain)
+    labels = {"ratio": "sandboxed / as it is, median of the pairs"}
     report.table(
-        [[name, f["cpu_us"], f["wall_us"]] for name, f in figures.items()] + [["ratio", cpu_ratio, wall_ratio]],
-        [f"manager per move, Hex {plan.manager_size}x{plan.manager_size}, 1 worker (us)", "CPU", "wall"],
+        [[labels.get(name, name), f["cpu_us"], f["wall_us"]] for name, f in figures.items()]
+        + [
+            [
+                "the pairs' ratios, quartiles",
+                *("{:.2f}-{:.2f}".format(*per_move.quartiles(f)) for f in ("cpu_us", "wall_us")),
+            ]
+        ],
+        [f"worker's own per move (us), Hex {plan.manager_size}x{plan.manager_size}", "CPU", "wall"],
+    )
+    report.echo(
+        f"the worker's own CPU (getrusage RUSAGE_SELF: its threads, not bubblewrap's nor the engines'), "
+        f"{plan.sandbox_blocks} pairs of {plan.sandbox_block_games}-game blocks alternated, {moves:,} moves each way "
+        "after a game to start the engines; medians of the blocks, ratio: the median of the pairs' ratios"
     )
     report.data["sandbox"] = {
         "start_plain_s": starts.plain_s,
         "start_sandboxed_s": starts.sandboxed_s,
         "manager": figures,
+        "moves": moves,
     }
     extra = starts.sandboxed_s - starts.plain_s
     report.target(

@@ -192,3 +192,15 @@ def test_the_sandbox_section_measures_both_ways(tmp_path):
     assert data["start_sandboxed_s"] > 0 and data["start_plain_s"] > 0
     for way in ("as it is", "sandboxed"):
         assert data["manager"][way]["cpu_us"] > 0 and data["manager"][way]["wall_us"] > 0
+    assert data["moves"] > 0 and data["manager"]["ratio"]["cpu_us"] > 0  # the worker's own, engines started
+
+
+def test_the_sandbox_ratio_is_the_median_of_the_pairs_ratios_not_the_ratio_of_medians():
+    from arena_bench.sandboxing import Block, PerMove
+
+    plain = [Block(cpu, 100.0, 50) for cpu in (10.0, 20.0, 30.0)]
+    boxed = [Block(cpu, 100.0, 50) for cpu in (30.0, 22.0, 27.0)]  # pairs: 3.0, 1.1, 0.9
+    per_move = PerMove(plain, boxed)
+    assert per_move.ratio("cpu_us") == pytest.approx(1.1)  # the medians' ratio would be 27 / 20 = 1.35
+    assert per_move.quartiles("cpu_us") == pytest.approx((1.0, 2.05))
+    assert per_move.ratio("wall_us") == 1.0

@@ -452,6 +452,25 @@ def test_an_inherited_cpu_hard_limit_caps_the_budget(caplog):
     assert proctree.extend_cpu_limit(child.pid, 5) is None  # gone: nothing to extend
 
 
+def test_the_cpu_clock_reads_what_a_process_used_and_nothing_once_it_is_gone():
+    # The clock a budget reads each move: one kept-open /proc file, read again and again.
+    burn = "import sys, time\nt = time.process_time() + 0.2\nwhile time.process_time() < t: pass\nsys.stdin.read()"
+    child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE)
+    clock = proctree.CpuClock(child.pid)
+    try:
+        deadline = time.monotonic() + 30
+        while (used := clock.seconds()) is not None and used < 0.2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert used is not None and used >= 0.2  # it counts on as the process runs
+        assert clock.seconds() == proctree.cpu_time_used(child.pid)  # idle now: both read the same
+    finally:
+        child.kill()
+        child.wait()
+    assert clock.seconds() is None  # gone and reaped: never a later process's figure
+    clock.close()
+    assert clock.seconds() is None and proctree.CpuClock(child.pid).seconds() is None
+
+
 @pytest.mark.timeout(90)
 @pytest.mark.slow
 def test_an_engine_that_ignores_sigxcpu_is_stopped_at_its_next_move(tmp_path, python_engine):

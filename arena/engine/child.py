@@ -34,6 +34,7 @@ class ChildProcess:
         self.exit_fd: int | None = None  # a pidfd, readable once it exits (None: no pidfd here)
         self.tag = ""  # this start's process tag (proctree): its processes, the stray ones too
         self._cpu_limit: float | None = None  # CPU seconds (since its start) this game's budget ends at
+        self._cpu_clock: proctree.CpuClock | None = None  # the engine's CPU, read each move under a budget
         self._confinement: Confinement | None = None  # how it was started: as it is, or sandboxed
         self.engine_pid = 0  # the engine's own process: the one started, or the one its sandbox started
 
@@ -45,6 +46,7 @@ class ChildProcess:
         """Start the process, its three pipes non-blocking; raises EngineFault."""
         self.tag = proctree.new_tag()
         self._cpu_limit = None
+        self._stop_cpu_clock()
         self.proc = self._popen()
         assert self._confinement is not None
         self.engine_pid = self._confinement.engine_pid(self.proc.pid)
@@ -130,6 +132,7 @@ class ChildProcess:
         # a sandbox's processes are in their own session, and die with it: no stray to report
         proctree.kill_tagged(self.tag, quiet=self._confinement is not None and self._confinement.sandboxed)
         self._release()
+        self._stop_cpu_clock()
         if self.exit_fd is not None:
             os.close(self.exit_fd)
             self.exit_fd = None
@@ -163,16 +166,23 @@ class ChildProcess:
         for other in set(proctree.tagged_pids(self.tag)) - {pid}:
             proctree.extend_cpu_limit(other, seconds)
         self._cpu_limit = proctree.extend_cpu_limit(pid, seconds)
+        if self._cpu_clock is None:
+            self._cpu_clock = proctree.CpuClock(pid)
 
     def check_cpu_budget(self) -> None:
         """The kernel's SIGXCPU ends an engine at its CPU limit, unless the engine catches
         it; one that did and went on is ended here, a second later, as RLIMIT_CPU's own
         hard limit would (arena cannot raise a hard limit game by game without privileges)."""
-        if self._cpu_limit is None or self.proc is None:
+        if self._cpu_limit is None or self._cpu_clock is None or self.proc is None:
             return
-        used = proctree.cpu_time_used(self.engine_pid)
+        used = self._cpu_clock.seconds()
         if used is not None and used >= self._cpu_limit + 1:
             raise EngineFault(
                 Termination.CRASH,
                 f"used more than its cpu_seconds = {self.spec.cpu_seconds} s of CPU in this game and ignored SIGXCPU",
             )
+
+    def _stop_cpu_clock(self) -> None:
+        if self._cpu_clock is not None:
+            self._cpu_clock.close()
+            self._cpu_clock = None
