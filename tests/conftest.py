@@ -10,8 +10,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow tests first, those allowed the longest timeout (the costliest) before the others.
 
-    pytest-xdist hands the tests out in this order, to whichever worker is free: a test of a
-    minute started last would keep one core busy alone at the end of the run, while the
+    A test of a minute started last keeps one core busy alone at the end of the run. With
+    `--dist worksteal` (.ci/run) each worker starts on its half of this order, the first on
+    the costliest, and a worker that runs out takes the back half of the other's queue: the
     quick tests, last, fill both cores to the end. Each group keeps its order; a costly fixture
     that a module's slow and quick tests share is session-wide, built once per worker, not once
     per group. `-m "not slow"` runs as it did."""
