@@ -98,6 +98,11 @@ def step_through(page, record: dict) -> list:
     return positions
 
 
+def arena_in_process(*args: object) -> Result:
+    """An arena command run in this process (click's CliRunner): its stdout, exit code, output."""
+    return CliRunner().invoke(main, [str(arg) for arg in args])
+
+
 @pytest.mark.slow
 def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path):
     record = random_record("hex", {"size": 5}, 3, ["red-bot", EVIL], first=("b2", "swap"))
@@ -297,8 +302,8 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     assert "hex_pathfinder" in page.text_content("#settings")
     assert not page.errors
     # 'arena report' writes the same site again from the folder alone.
-    again = run_arena("report", out, "-o", tmp_path / "again")
-    assert again.returncode == 0, again.stderr
+    again = arena_in_process("report", out, "-o", tmp_path / "again")
+    assert again.exit_code == 0, again.output
     assert (tmp_path / "again" / "games" / "0.html").read_text() == (site / "games" / "0.html").read_text()
 
 
@@ -313,8 +318,8 @@ def test_games_not_recorded_and_bad_folders(tmp_path):
     assert '<td class="name">game 7 not recorded: internal error &lt;b&gt;boom&lt;/b&gt;</td>' in index
     empty = write_site(tmp_path / "site2", SiteData("t", "hex", record["options"], ["a", "b"], [record])).read_text()
     assert "Games not recorded" not in empty and "Dropped engines" not in empty
-    bad = run_arena("report", tmp_path / "nowhere")
-    assert bad.returncode == 2 and "no arena.db here" in bad.stderr and "Traceback" not in bad.stderr
+    bad = arena_in_process("report", tmp_path / "nowhere")
+    assert bad.exit_code == 2 and "no arena.db here" in bad.output and "Traceback" not in bad.output
 
 
 def terminal_table(text: str, title: str) -> list[list[str]]:
@@ -342,11 +347,6 @@ SUMMARY_ENGINES = (
     + engine_toml("pathfinder", "{python}", "-m", "engines.hex_pathfinder")
     + engine_toml("dud", "{python}", ZOO, "crash_start", "1", extra="max_failures = 1")
 )
-
-
-def arena_in_process(*args: object) -> Result:
-    """An arena command run in this process (click's CliRunner): its stdout, exit code, output."""
-    return CliRunner().invoke(main, [str(arg) for arg in args])
 
 
 @pytest.mark.slow
@@ -435,8 +435,8 @@ def test_an_sprt_reads_as_the_terminal_does_with_every_elo_labelled(page, tmp_pa
     out = tmp_path / "out"
     run = run_arena("run", path, "--out", out, "-q", env=WIDE)  # the block's lines unwrapped
     assert run.returncode == 0, run.stderr
-    shown = run_arena("results", out, "--wide")
-    assert shown.returncode == 0, shown.stderr
+    shown = arena_in_process("results", out, "--wide")
+    assert shown.exit_code == 0, shown.output
     block = shown.stdout[shown.stdout.index("SPRT search-medium vs random") :].splitlines()[:3]
     assert block[0].endswith("search-medium passes (H1 accepted: Elo 10 rather than 0)"), block
     assert re.fullmatch(
