@@ -7,6 +7,25 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first, those allowed the longest timeout (the costliest) before the others.
+
+    A test of a minute started last keeps one core busy alone at the end of the run. With
+    `--dist worksteal` (.ci/run) each worker starts on its half of this order, the first on
+    the costliest, and a worker that runs out takes the back half of the other's queue: the
+    quick tests, last, fill both cores to the end. Each group keeps its order; a costly fixture
+    that a module's slow and quick tests share is session-wide, built once per worker, not once
+    per group. `-m "not slow"` runs as it did."""
+    items.sort(key=_start_rank)
+
+
+def _start_rank(item: pytest.Item) -> tuple[int, float]:
+    if item.get_closest_marker("slow") is None:
+        return (1, 0.0)
+    timeout = item.get_closest_marker("timeout")
+    return (0, -float(timeout.args[0]) if timeout and timeout.args else 0.0)
+
+
 @pytest.fixture
 def python_engine():
     """Argument list that runs a bundled engine module with this interpreter."""
@@ -41,9 +60,11 @@ def marker(tmp_path, monkeypatch):
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """A headless Chromium for the browser tests (tests/test_site.py, tests/test_viewer.py)."""
+    """A headless Chromium for the browser tests (tests/test_site.py, tests/test_viewer.py, ...),
+    one per worker: the slow tests run first and apart from their modules' quick ones, and a
+    launch costs a second or more of CPU each time."""
     from helpers import CHROMIUM, CHROMIUM_FLAGS
     from playwright.sync_api import sync_playwright
 

@@ -87,6 +87,7 @@ def test_without_cpu_affinity_a_tournament_still_runs_and_says_it_cannot_pin(tmp
     assert "workers are not pinned" in (tmp_path / "out" / "arena.log").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
 @pytest.mark.parametrize(
     "workers,affinity,shared",

@@ -1,8 +1,11 @@
 """`.ci/run` runs exactly the README's test command, so what CI checks is what a reader runs."""
 
 import re
+import subprocess
+import sys
 import tomllib
 
+import pytest
 from conftest import ROOT
 
 
@@ -23,3 +26,40 @@ def test_mypy_is_strict_for_the_product():
     relaxed = [module for override in mypy.get("overrides", []) for module in override["module"]]
     product = [m for m in relaxed if m.split(".")[0] in ("arena", "protocol", "engines")]
     assert product in ([], ["arena.results", "arena.results.*"]), product
+
+
+def collected(*args: str) -> list[str]:
+    """The test ids pytest collects from test_ladder.py and test_bench.py, in its order."""
+    files = ["tests/test_ladder.py", "tests/test_bench.py"]
+    listed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:cacheprovider",
+            *args,
+            *files,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    return [line for line in listed.stdout.splitlines() if "::" in line]
+
+
+@pytest.mark.slow
+def test_the_slow_tests_are_collected_first_the_costliest_ahead():
+    """.ci/run's `--dist worksteal` starts each worker on its half of the collection order, so
+    the slow tests come first (the ladder, allowed 400 s, before the bench's 180 s tests) and the
+    quick ones last, in their files' order."""
+    everything, slow, quick = collected(), collected("-m", "slow"), collected("-m", "not slow")
+    assert everything == slow + quick and slow and quick
+    assert slow[0].startswith("tests/test_ladder.py::test_the_hex_ladder")
+    assert slow[1].startswith("tests/test_bench.py::test_quick_bench")  # in the files' order when timeouts tie

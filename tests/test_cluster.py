@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed
@@ -23,6 +24,7 @@ dask_config = pytest.importorskip("dask.config")
 
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, run_arena_in_order, write_tournament  # noqa: E402
 
+from arena.cli import main  # noqa: E402
 from arena.engine.sandbox import sandbox_problem  # noqa: E402
 from arena.record import GameRecord  # noqa: E402
 from arena.tournament.cluster import ClusterGames, ClusterSpec, EngineUnavailable, first_copies  # noqa: E402
@@ -123,31 +125,51 @@ def test_a_cluster_run_names_its_dashboard_and_workers_before_the_first_game(tmp
     assert quiet.returncode == 0 and "dashboard" not in quiet.stdout + quiet.stderr
 
 
+ACCEPTED = "tcp://HOST:PORT or tls://HOST:PORT of a Dask scheduler"
+
+
+def check_bad_address(stderr: str, address: str, words: str, out: Path) -> None:
+    """One line naming the address and what is wrong, no traceback, no output folder made."""
+    assert stderr.count("\n") == 1 and f"cluster {address!r}" in stderr, stderr
+    assert words in stderr and "Traceback" not in stderr, stderr
+    if not address.startswith(("tls", "local")):
+        assert "local:N" in stderr and ACCEPTED in stderr, stderr
+    assert not out.exists()
+
+
+# Each address is refused while the command line is read, before a cluster or a folder exists,
+# so all but one are checked in this process; the TLS one runs as a real process (below).
+@pytest.mark.parametrize(
+    "address, words",
+    [
+        ("nowhere", ACCEPTED),
+        ("", ACCEPTED),
+        ("local:0", "local:N"),
+        ("foo://head:8786", "'foo://' is not one arena plays over"),
+        ("tcp://127.0.0.1", "no port"),
+        ("tcp://[::1", "closing bracket"),
+        ("ucx://head:13337", "'ucx://' is not one"),
+        ("inproc://x", "'inproc://' is not one"),
+    ],
+)
+def test_bad_cluster_address_is_a_clear_error(tmp_path, address, words):
+    path = write_tournament(tmp_path, deterministic_engines())
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "out"), "--cluster", address])
+    assert result.exit_code == 2, (address, result.output)
+    check_bad_address(result.output, address, words, tmp_path / "out")  # stdout and stderr: one line in all
+
+
 @pytest.mark.slow
-def test_bad_cluster_address_is_a_clear_error(tmp_path):
+def test_a_bad_cluster_address_ends_the_arena_process_with_one_line(tmp_path):
+    """End to end, as a process with no DASK_ variables: TLS without certificates, then a bad
+    [cluster] address in the tournament file."""
     path = write_tournament(tmp_path, deterministic_engines())
     env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}  # no TLS settings
-    accepted = "tcp://HOST:PORT or tls://HOST:PORT of a Dask scheduler"
-    cases = {
-        "nowhere": accepted,
-        "": accepted,
-        "local:0": "local:N",
-        "foo://head:8786": "'foo://' is not one arena plays over",
-        "tcp://127.0.0.1": "no port",
-        "tcp://[::1": "closing bracket",
-        "ucx://head:13337": "'ucx://' is not one",
-        "inproc://x": "'inproc://' is not one",
-        "tls://127.0.0.1:9": "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT",
-    }
-    for address, words in cases.items():
-        result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", address, env=env)
-        assert result.returncode == 2, (address, result.stderr)
-        assert result.stderr.count("\n") == 1 and f"cluster {address!r}" in result.stderr, result.stderr
-        assert words in result.stderr and "Traceback" not in result.stderr
-        if address.startswith(("tls", "local")):
-            continue
-        assert "local:N" in result.stderr and accepted in result.stderr
-    assert "distributed.comm.tls.ca-file" in result.stderr and not (tmp_path / "out").exists()
+    address = "tls://127.0.0.1:9"
+    result = run_arena("run", path, "--out", tmp_path / "out", "--cluster", address, env=env)
+    assert result.returncode == 2, (address, result.stderr)
+    check_bad_address(result.stderr, address, "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT", tmp_path / "out")
+    assert "distributed.comm.tls.ca-file" in result.stderr
     path.write_text(path.read_text() + '\n[cluster]\naddress = "scheduler"\n')
     result = run_arena("run", path, "--out", tmp_path / "out")
     assert result.returncode == 2 and "[cluster] address" in result.stderr and str(path) in result.stderr

@@ -119,6 +119,7 @@ def test_sanitize_strips_terminal_escapes_and_truncates():
     assert len(codec.sanitize("y" * 500, 50)) == 50
 
 
+@pytest.mark.slow
 @given(st.text(max_size=300))
 def test_parser_never_raises_anything_but_protocol_error(line):
     for parse in (codec.parse_engine_line, codec.parse_command):

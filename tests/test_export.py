@@ -37,7 +37,8 @@ SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 FREE_KEYS = {"settings", "dropped", "terminations"}  # their keys are names and codes, not fields
 
 
-@pytest.fixture(scope="module")
+# Session-wide: the slow tests run before the quick ones (tests/conftest.py), and both read it.
+@pytest.fixture(scope="session")
 def folder(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("export")
     out = tmp / "out"

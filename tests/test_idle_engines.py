@@ -215,6 +215,7 @@ def test_the_bound_is_not_part_of_the_tournament(tmp_path):
     assert fingerprint(one) == fingerprint(other) and changes(one, other) == []
 
 
+@pytest.mark.slow
 def test_a_negative_bound_is_refused_in_one_line(tmp_path):
     engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml(
         "b", "{python}", "-m", "engines.random_engine"

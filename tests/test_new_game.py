@@ -13,13 +13,10 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT, engine_toml, run_arena, write_tournament
-from playwright.sync_api import sync_playwright
 
 import arena.rules
 from arena.rules import GAMES_VARIABLE, OptionError, make_game, register_game
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 pytestmark = pytest.mark.timeout(240)  # a real tournament run, then a browser
 RANDOM = ("{python}", "-m", "engines.random_engine")
 # The page's code for each cell value of the line game's rules, written out here on purpose.
@@ -38,7 +35,7 @@ def line_game(monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_registered_game_is_played_verified_reported_drawn_and_checked(line_game, tmp_path):
+def test_a_registered_game_is_played_verified_reported_drawn_and_checked(line_game, tmp_path, browser):
     engines = engine_toml("random-a", *RANDOM) + engine_toml("random-b", *RANDOM)
     path = write_tournament(tmp_path, engines, game="line", options="size = 4", rounds=2, workers=2)
     out = tmp_path / "out"
@@ -58,7 +55,7 @@ def test_a_registered_game_is_played_verified_reported_drawn_and_checked(line_ga
 
     report = run_arena("report", out, env=line_game)
     assert report.returncode == 0, report.stderr
-    _step_through_in_chromium(out / "report", next(r for r in records if r["winner"] is not None))
+    _step_through_in_chromium(browser, out / "report", next(r for r in records if r["winner"] is not None))
 
     check = run_arena("check-engine", "--game", "line", sys.executable, "-m", "engines.random_engine", env=line_game)
     assert check.returncode == 0, check.stdout + check.stderr
@@ -66,7 +63,7 @@ def test_a_registered_game_is_played_verified_reported_drawn_and_checked(line_ga
     assert "FAIL" not in check.stdout and "SKIP" not in check.stdout
 
 
-def _step_through_in_chromium(site: Path, record: dict) -> None:
+def _step_through_in_chromium(browser, site: Path, record: dict) -> None:
     """Every ply of the game's viewer page shows the referee's cells; the last lights the line."""
     game = make_game(record["game"], record["options"])
     state = game.initial_state(record["seed"])
@@ -75,10 +72,8 @@ def _step_through_in_chromium(site: Path, record: dict) -> None:
         state.play(move)
         positions.append(state.clone())
     names = game.board.names
-    assert Path(CHROMIUM).exists(), "Chromium is needed for this test; the README's test command installs it"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page()
+    page = browser.new_page()  # in the Chromium the browser tests share (tests/conftest.py)
+    try:
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto((site / "games" / f"{record['id']}.html").as_uri())
@@ -101,7 +96,8 @@ def _step_through_in_chromium(site: Path, record: dict) -> None:
         assert legend == ["the move shown", "the winning line"]
         assert page.locator("#board .cell.end.chain").first.evaluate("n => getComputedStyle(n).strokeWidth") == "4px"
         assert errors == []
-        browser.close()
+    finally:
+        page.close()
 
 
 def test_a_registered_game_replaces_its_own_entry_in_the_environment_and_keeps_the_others(monkeypatch):

@@ -246,6 +246,7 @@ def fake_path(tmp_path: Path, bwrap: str | None) -> dict[str, str]:
     return {**os.environ, "PATH": str(bin_dir)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("bwrap", "said"),
     [

@@ -13,8 +13,10 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 from helpers import WIDE, ZOO, artifacts, engine_toml, random_record, run_arena, site_of, write_tournament
 
+from arena.cli import main
 from arena.results.export import summarize
 from arena.results.site import SiteData, palette, plots, write_site
 from arena.rules import make_game
@@ -94,6 +96,11 @@ def step_through(page, record: dict) -> list:
         expected = {board.names[i]: codes[v] for i, v in enumerate(state.cells)}
         assert shown_cells(page) == expected, f"{record['game']} ply {ply}"
     return positions
+
+
+def arena_in_process(*args: object) -> Result:
+    """An arena command run in this process (click's CliRunner): its stdout, exit code, output."""
+    return CliRunner().invoke(main, [str(arg) for arg in args])
 
 
 @pytest.mark.slow
@@ -295,8 +302,8 @@ def test_a_run_writes_the_site_with_untrusted_text_escaped(page, tmp_path):
     assert "hex_pathfinder" in page.text_content("#settings")
     assert not page.errors
     # 'arena report' writes the same site again from the folder alone.
-    again = run_arena("report", out, "-o", tmp_path / "again")
-    assert again.returncode == 0, again.stderr
+    again = arena_in_process("report", out, "-o", tmp_path / "again")
+    assert again.exit_code == 0, again.output
     assert (tmp_path / "again" / "games" / "0.html").read_text() == (site / "games" / "0.html").read_text()
 
 
@@ -311,8 +318,8 @@ def test_games_not_recorded_and_bad_folders(tmp_path):
     assert '<td class="name">game 7 not recorded: internal error &lt;b&gt;boom&lt;/b&gt;</td>' in index
     empty = write_site(tmp_path / "site2", SiteData("t", "hex", record["options"], ["a", "b"], [record])).read_text()
     assert "Games not recorded" not in empty and "Dropped engines" not in empty
-    bad = run_arena("report", tmp_path / "nowhere")
-    assert bad.returncode == 2 and "no arena.db here" in bad.stderr and "Traceback" not in bad.stderr
+    bad = arena_in_process("report", tmp_path / "nowhere")
+    assert bad.exit_code == 2 and "no arena.db here" in bad.output and "Traceback" not in bad.output
 
 
 def terminal_table(text: str, title: str) -> list[list[str]]:
@@ -358,25 +365,26 @@ def test_the_terminal_json_markdown_csv_and_site_show_the_same_standings(page, t
     shown = [["" if cell is None else str(cell) for cell in row] for row in rows]
     assert [row[1] for row in shown][-1] == "dud" and shown[-1][0] == "-" and shown[-1][-1] == "dropped"
     assert terminal_table(run.stdout, "Standings") == shown
-    table = run_arena("results", out, "--wide")
+    # `arena results` and `arena report` only read the folder: in process, as the run is not
+    table = arena_in_process("results", out, "--wide")
     assert terminal_table(table.stdout, "Standings") == shown
-    assert markdown_table(run_arena("results", out, "--format", "md").stdout, "Standings") == shown
+    assert markdown_table(arena_in_process("results", out, "--format", "md").stdout, "Standings") == shown
     assert markdown_table((out / "standings.md").read_text(), "Standings") == shown
     columns = ("rank", "engine", "games", "wins", "losses", "draws", "score_pct", "mu", "sigma", "conservative")
     picked = [headers.index(h) for h in ("rank", "engine", "games", "wins", "losses", "draws", "score %")]
     picked += [headers.index(h) for h in ("mu", "sigma", "mu-3sigma")]
     expected = [[row[k] for k in picked] for row in shown]
-    document = json.loads(run_arena("results", out, "--format", "json").stdout)
+    document = json.loads(arena_in_process("results", out, "--format", "json").stdout)
     as_json = [
         ["-" if st["rank"] is None else str(st["rank"]), *(str(st[c]) for c in columns[1:])]
         for st in document["standings"]
     ]
     assert as_json == expected
-    csv_rows = csv.DictReader(io.StringIO(run_arena("results", out, "--format", "csv").stdout))
+    csv_rows = csv.DictReader(io.StringIO(arena_in_process("results", out, "--format", "csv").stdout))
     assert [[row["rank"] or "-", *(row[c] for c in columns[1:])] for row in csv_rows] == expected
     cells = "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
-    again = run_arena("report", out, "-o", tmp_path / "again")
-    assert again.returncode == 0, again.stderr
+    again = arena_in_process("report", out, "-o", tmp_path / "again")
+    assert again.exit_code == 0, again.output
     for site in (out / "report", tmp_path / "again"):
         page.goto((site / "index.html").as_uri())
         assert page.locator("#standings thead th").all_text_contents() == headers
@@ -427,8 +435,8 @@ def test_an_sprt_reads_as_the_terminal_does_with_every_elo_labelled(page, tmp_pa
     out = tmp_path / "out"
     run = run_arena("run", path, "--out", out, "-q", env=WIDE)  # the block's lines unwrapped
     assert run.returncode == 0, run.stderr
-    shown = run_arena("results", out, "--wide")
-    assert shown.returncode == 0, shown.stderr
+    shown = arena_in_process("results", out, "--wide")
+    assert shown.exit_code == 0, shown.output
     block = shown.stdout[shown.stdout.index("SPRT search-medium vs random") :].splitlines()[:3]
     assert block[0].endswith("search-medium passes (H1 accepted: Elo 10 rather than 0)"), block
     assert re.fullmatch(

@@ -10,7 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from helpers import ROOT, WIDE, arena_cmd, engine_toml, run_arena, write_tournament
+
+from arena.cli import main
 
 PATHFINDER = str(ROOT / "engines" / "hex_pathfinder.py")
 RANDOM = str(ROOT / "engines" / "random_engine.py")
@@ -62,11 +65,13 @@ def test_a_strong_engine_passes_quickly_and_the_run_stops(tmp_path):
     again = run_arena("run", path, "--out", tmp_path / "out", "-q")
     assert again.returncode == 0 and " 0 games played" in again.stdout
     assert sprt_of(tmp_path / "out") == s
-    shown = run_arena("results", tmp_path / "out", "--wide")
-    assert shown.returncode == 0 and "H1 accepted" in shown.stdout and f"after {s['pairs']} pairs" in shown.stdout
-    assert json.loads(run_arena("results", tmp_path / "out", "--format", "json").stdout)["sprt"] == s
-    site = run_arena("report", tmp_path / "out", "-o", tmp_path / "site")
-    assert site.returncode == 0 and (tmp_path / "site" / "plots" / "sprt.svg").exists()
+    # `arena results` and `arena report` only read the folder: in process (click's CliRunner)
+    shown = CliRunner().invoke(main, ["results", str(tmp_path / "out"), "--wide"])
+    assert shown.exit_code == 0 and "H1 accepted" in shown.stdout and f"after {s['pairs']} pairs" in shown.stdout
+    as_json = CliRunner().invoke(main, ["results", str(tmp_path / "out"), "--format", "json"])
+    assert json.loads(as_json.stdout)["sprt"] == s
+    site = CliRunner().invoke(main, ["report", str(tmp_path / "out"), "-o", str(tmp_path / "site")])
+    assert site.exit_code == 0 and (tmp_path / "site" / "plots" / "sprt.svg").exists()
 
 
 @pytest.mark.slow
@@ -100,8 +105,8 @@ def test_kill_and_resume_gives_the_decision_of_an_uninterrupted_run(tmp_path):
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     assert not (out / "results.json").exists()  # killed before the test decided
-    midway = run_arena("results", out, "--format", "json")  # the folder alone: the test so far
-    assert midway.returncode == 0, midway.stderr
+    midway = CliRunner().invoke(main, ["results", str(out), "--format", "json"])  # the folder alone: the test so far
+    assert midway.exit_code == 0, midway.output
     so_far = json.loads(midway.stdout)["sprt"]
     ids, leading = set(stored_ids(out)), 0
     while {2 * leading, 2 * leading + 1} <= ids:

@@ -22,7 +22,8 @@ from arena.results.store import GameStore, StorageError, read_folder
 pytestmark = pytest.mark.timeout(240)
 
 
-@pytest.fixture(scope="module")
+# Session-wide: the slow tests run before the quick ones (tests/conftest.py), and both read it.
+@pytest.fixture(scope="session")
 def played(tmp_path_factory) -> tuple[Path, Path]:
     """A finished folder of six games (no -wal or -shm left) and its tournament file."""
     tmp = tmp_path_factory.mktemp("played")

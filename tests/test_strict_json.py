@@ -104,10 +104,11 @@ def test_every_json_of_a_real_sprt_folder_is_strict(tmp_path):
     sprt = strict_json((out / "results.json").read_text())["sprt"]
     assert sprt["decision"] in ("H0", "H1") and len(sprt["llr_history"]) == sprt["pairs"] > 0
     assert all(math.isfinite(v) for v in sprt["llr_history"])
-    shown = run_arena("results", out, "--format", "json")
-    assert shown.returncode == 0 and strict_json(shown.stdout, "arena results")["sprt"] == sprt
-    verdicts = run_arena("verify", out / "games.jsonl")
-    assert verdicts.returncode == 0, verdicts.stderr
+    # `arena results` and `arena verify` only read the folder: in process (click's CliRunner)
+    shown = CliRunner().invoke(main, ["results", str(out), "--format", "json"])
+    assert shown.exit_code == 0 and strict_json(shown.stdout, "arena results")["sprt"] == sprt
+    verdicts = CliRunner().invoke(main, ["verify", str(out / "games.jsonl")])
+    assert verdicts.exit_code == 0, verdicts.output
     assert all(strict_json(line, "arena verify")["ok"] for line in verdicts.stdout.splitlines())
 
 
