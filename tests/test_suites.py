@@ -63,7 +63,7 @@ def test_a_suite_is_named_by_its_short_name_and_refuses_other_options(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(180)
 def test_two_copies_of_one_engine_score_half_the_points_over_a_suite(tmp_path):
     """Each of the 49 openings of Hex 7 is played in both seat orders, so neither copy gains
     from the first move's advantage: the score of copy a is 1/2 within its 95% interval
