@@ -25,7 +25,7 @@ import os
 from typing import Any
 
 from ..results.fingerprint import digest
-from .config import EngineEntry, Tournament
+from .config import EngineEntry, Tournament, TournamentFile
 
 PORTABLE = "relative"  # settings["paths"]: the paths are the project's (see above)
 
@@ -52,6 +52,7 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
             entry["sandbox"] = True
         engines.append(entry)
     data["engines"] = engines
+    _event_keys(t, data)
     if portable:
         data["paths"] = PORTABLE
     if data.get("openings") is not None:
@@ -59,6 +60,16 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
         if t.data.openings_entry.random_plies:  # order and start show in the moves' order
             data["openings"]["random_plies"] = t.data.openings_entry.random_plies
     return data
+
+
+def _event_keys(t: Tournament, data: dict[str, Any]) -> None:
+    """The keys of knockout and Swiss events, left out where they keep their defaults (so a
+    folder made before them still resumes), and the seeds as the order they give."""
+    for key in ("seeds", "both_seats", "tiebreak_pairs", "tiebreaks"):
+        if data.get(key) == TournamentFile.model_fields[key].default:
+            data.pop(key, None)
+    if t.data.seeds is not None:
+        data["seeds"] = {"file": t.data.seeds, "order": list(t.seeded)}
 
 
 def legacy_fingerprint(t: Tournament) -> str:
