@@ -23,7 +23,10 @@ engine that cannot be paired in its group floats down to the next one.  The abso
 criteria of C.04.1 hold: no two engines meet twice and no engine has two byes; an odd field
 gives the bye (a win) to the lowest-ranked engine that has not had one.  A table plays
 every seat order (``both_seats``), or one game whose first seat goes to the engine that has
-had it less, so an engine's seat counts never differ by more than one.  Games of three
+had it less, so an engine's seat counts never differ by more than one: that rule comes
+before the score groups (two engines that both had the first seat once more than the second
+meet only where no other pairing is left).  An event has at most :func:`most_rounds`
+rounds, as many as a field can always be paired for.  Games of three
 seats (Posies) sit at tables of three, filled in rank order with engines that have not met
 (Monrad's rule), every seat order played.
 """
@@ -43,6 +46,23 @@ from .slots import Slot, settings_slots
 EVENTS = ("knockout", "swiss")
 TIEBREAK_PAIRS = 3  # a knockout match's tie-break pairs at most, before the higher seed goes through
 PERMUTATIONS_TRIED = 40_320  # 8!: the transpositions of a score group's bottom half tried at most
+
+
+class NoPairing(Exception):
+    """Every way to seat a Swiss round repeats a pairing (past the rounds most_rounds allows)."""
+
+
+def most_rounds(engines: int, players: int) -> int:
+    """The Swiss rounds a field can always be paired for without a rematch.  Between two
+    seats, an engine that has met r of the n - 1 others can still meet n - 1 - r, and
+    while that is at least half the engines to pair, Dirac's theorem (1952: a graph whose
+    every vertex meets at least half the others has a cycle through all of them) finds a
+    cycle every other edge of which is a round: so n/2 rounds for an even field, and
+    (n - 1)/2 for an odd one (one sits out).
+    At tables of three, each round meets two new engines: (n - 1)/2 rounds at most."""
+    if players == 2:
+        return engines // 2
+    return (engines - 1) // (players - 1)
 
 
 @dataclass(frozen=True)
@@ -91,6 +111,7 @@ class EventPlan:
     finished: bool = False  # no wave is left to draw and every drawn game is stored
     byes: list[tuple[int, str]] = field(default_factory=list)  # (round, engine): a Swiss bye, worth a win
     bracket: list[list[Match]] = field(default_factory=list)  # knockout: the matches of each round
+    stopped: str | None = None  # why a Swiss event ended before its rounds
 
     @property
     def winner(self) -> str | None:
@@ -280,7 +301,11 @@ class _Swiss(_Waves):
         for rnd in range(e.rounds):
             ranked = sorted(e.seeded, key=lambda n: (-score[n], e.seeded.index(n)))
             had_bye = {name for _, name in self.out.byes}
-            tables, byes = pair_round(ranked, score, e.players, met, had_bye, first_seats)
+            try:
+                tables, byes = pair_round(ranked, score, e.players, met, had_bye, first_seats)
+            except NoPairing as exc:  # tables of three, past what most_rounds promises
+                self.out.stopped = f"the event ended after round {rnd}: {exc}"
+                break
             ids: list[int] = []
             for table_no, table in enumerate(tables):
                 seed = derive_seed(e.seed, "swiss", rnd, "table", table_no)
@@ -322,10 +347,12 @@ def pair_round(
         allowed = partial(_may_sit, met=met, first_seats=first_seats if keep_seats and players == 2 else None)
         for byes in _bye_choices(ranked, len(ranked) % players, had_bye):
             rest = [n for n in ranked if n not in byes]
-            tables = _pair_dutch(rest, score, allowed) if players == 2 else _fill_tables(rest, players, allowed)
+            tables = _pair_dutch(rest, score, allowed) if players == 2 else None
+            if tables is None:  # any tables at all, the best-ranked first
+                tables = _fill_tables(rest, players, allowed)
             if tables is not None:
                 return tables, list(byes)
-    raise ValueError("no Swiss pairing is left without a rematch; the event has more rounds than its field allows")
+    raise NoPairing(f"no pairing of {len(ranked)} engines is left without a rematch")
 
 
 def _may_sit(table: Sequence[str], met: set[frozenset[str]], first_seats: Mapping[str, int] | None) -> bool:

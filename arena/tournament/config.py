@@ -40,7 +40,7 @@ from ..engine.player import EngineSpec, Sandbox
 from ..engine.sandbox import sandbox_problem, with_others_hidden
 from ..match import TimeControl
 from ..record import GameRecord
-from ..results.events import EVENTS, TIEBREAK_PAIRS, Event, plan_event
+from ..results.events import EVENTS, TIEBREAK_PAIRS, Event, most_rounds, plan_event
 from ..results.slots import round_tables
 from ..results.sprt import SprtSettings
 from ..rules import Game, OptionError, games_speaking, make_game
@@ -448,13 +448,11 @@ def _check_event(where: str, data: TournamentFile, game: Game) -> None:
             f"{where}: format: a knockout is played between two engines a match, and {data.game} with these "
             f"options seats {game.players}; play a swiss or a round-robin"
         )
-    if data.format == "swiss":
-        most = (len(data.engines) - 1) // (game.players - 1)
-        if data.rounds > most:
-            raise ConfigError(
-                f"{where}: rounds: a swiss of {len(data.engines)} engines at tables of {game.players} has at most "
-                f"{most} rounds without a rematch; lower rounds (or play a round-robin)"
-            )
+    if data.format == "swiss" and data.rounds > (most := most_rounds(len(data.engines), game.players)):
+        raise ConfigError(
+            f"{where}: rounds: a swiss of {len(data.engines)} engines at tables of {game.players} can always be "
+            f"paired without a rematch for {most} rounds at most; lower rounds (or play a round-robin)"
+        )
 
 
 def _seed_order(where: str, base: Path, data: TournamentFile) -> list[str]:
