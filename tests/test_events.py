@@ -272,7 +272,7 @@ def test_kill_9_mid_event_and_resume_pairs_the_same_and_replays_nothing(tmp_path
     (tmp_path / "b").mkdir()
     straight = run_arena("run", event_file(tmp_path / "a", engines, fmt, rounds), "--out", tmp_path / "a" / "out", "-q")
     assert straight.returncode == 0, straight.stderr
-    truth = stored(tmp_path / "a" / "out")
+    truth = sorted(stored(tmp_path / "a" / "out"), key=lambda g: g["id"])  # stored as they finished
     path, out = event_file(tmp_path / "b", engines, fmt, rounds, workers=1), tmp_path / "b" / "out"
     first = subprocess.Popen(
         arena_cmd("run", path, "--out", out, "-q"),
@@ -294,7 +294,7 @@ def test_kill_9_mid_event_and_resume_pairs_the_same_and_replays_nothing(tmp_path
     assert resumed.returncode == 0, resumed.stderr
     assert "resumed from an earlier run" in resumed.stdout
     after = stored(out)
-    assert [g["id"] for g in after] == sorted({g["id"] for g in after})  # each game once
+    assert len(after) == len({g["id"] for g in after})  # each game once
     assert all(g == before[g["id"]] for g in after if g["id"] in before)  # the stored ones untouched
     same = lambda games: [(g["id"], g["round"], g["players"], g["seed"], g["moves"]) for g in games]  # noqa: E731
     assert same(sorted(after, key=lambda g: g["id"])) == same(truth)
