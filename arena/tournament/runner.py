@@ -15,7 +15,6 @@ import signal
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -158,18 +157,19 @@ def run_tournament(
                 )
             count = _Count(len(done), scheduled)
             played: list[GameRecord] = []
-            errors = _play_all(
-                lambda: open_executor(len(todo)), todo, store, observers, count, tracker, played, sprt, load
-            )
-            while t.event is not None and not errors and todo:  # an event's next wave, drawn from its games
-                finished = done | {r.id for r in played}
-                schedule = build_schedule(t, [*stored, *played])
-                todo = [g for g in schedule if g.index not in finished]
+
+            def next_wave() -> list[ScheduledGame]:
+                """An event's next games, drawn from those stored (none for a static format)."""
+                nonlocal scheduled
+                if t.event is None:
+                    return []
+                schedule[:] = build_schedule(t, [*stored, *played])
                 count.total = scheduled = _scheduled(t, schedule, [*stored, *played])
                 store.set_meta("scheduled", str(scheduled))
-                errors = _play_all(
-                    partial(open_executor, len(todo)), todo, store, observers, count, tracker, played, None, load
-                )
+                finished = done | {r.id for r in played}
+                return [g for g in schedule if g.index not in finished]
+
+            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt, load, next_wave)
         except BaseException as exc:
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
@@ -283,7 +283,7 @@ class _Count:
 
 
 def _play_all(
-    open_executor: Callable[[], GameExecutor],
+    open_executor: Callable[[int], GameExecutor],
     todo: list[ScheduledGame],
     store: GameStore,
     observers: Sequence[RunObserver],
@@ -292,26 +292,33 @@ def _play_all(
     played: list[GameRecord],
     sprt: SprtTest | None = None,
     load: LoadWatch | None = None,
+    next_wave: Callable[[], list[ScheduledGame]] | None = None,
 ) -> list[str]:
-    """Play ``todo`` on the executor ``open_executor`` gives (opened only when there is a
-    game to play), storing each game as it ends and adding it to ``played``; the games not
-    recorded (arena's own failures) are returned."""
+    """Play ``todo`` on the executor ``open_executor`` gives for that many games (opened
+    only when there is a game to play), storing each game as it ends and adding it to
+    ``played``; then the games ``next_wave`` draws from them (an event's), until it draws
+    none or a game could not be recorded.  The games not recorded (arena's own failures)
+    are returned."""
     errors: list[str] = []
     if not todo:
         return errors
-    executor = open_executor()
-    for name in tracker.dropped:
-        executor.drop(name)
+    executor = _opened(open_executor, len(todo), tracker)
     multiprocessing_logging.install_mp_handler()
     try:
-        for batch in _batches(executor, todo):
-            for failed in [r for r in batch if not isinstance(r, GameRecord)]:  # Lost, or an internal error
-                errors.append(_error_text(failed))
-                log.error("%s", errors[-1])
-            records = [r for r in batch if isinstance(r, GameRecord)]
-            store.add_many(records)  # each batch committed as it arrives: no finished game is lost
-            played += records
-            _take_in(records, executor, observers, count, tracker, sprt, load)
+        while todo:
+            for batch in _batches(executor, todo):
+                for failed in [r for r in batch if not isinstance(r, GameRecord)]:  # Lost, or an internal error
+                    errors.append(_error_text(failed))
+                    log.error("%s", errors[-1])
+                records = [r for r in batch if isinstance(r, GameRecord)]
+                store.add_many(records)  # each batch committed as it arrives: no finished game is lost
+                played += records
+                _take_in(records, executor, observers, count, tracker, sprt, load)
+            todo = next_wave() if next_wave is not None and not errors else []
+            if todo and not isinstance(executor, BatchingExecutor):
+                # a local pool starts its workers for one list of games; a cluster stays up
+                executor.close()
+                executor = _opened(open_executor, len(todo), tracker)
         executor.close()
     except BaseException:
         executor.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
@@ -319,6 +326,14 @@ def _play_all(
     finally:
         multiprocessing_logging.uninstall_mp_handler()
     return errors
+
+
+def _opened(open_executor: Callable[[int], GameExecutor], games: int, tracker: FailureTracker) -> GameExecutor:
+    """An executor for ``games`` games, told the engines already dropped."""
+    executor = open_executor(games)
+    for name in tracker.dropped:
+        executor.drop(name)
+    return executor
 
 
 def _batches(executor: GameExecutor, todo: list[ScheduledGame]) -> Iterator[Sequence[Outcome]]:

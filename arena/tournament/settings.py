@@ -64,12 +64,15 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
 
 def _event_keys(t: Tournament, data: dict[str, Any]) -> None:
     """The keys of knockout and Swiss events, left out where they keep their defaults (so a
-    folder made before them still resumes), and the seeds as the order they give."""
+    folder made before them still resumes), the seeds as the order they give, and a
+    knockout's rounds again where they cannot grow (``rounds`` may: fingerprint.GROWABLE)."""
     for key in ("seeds", "both_seats", "tiebreak_pairs", "tiebreaks"):
         if data.get(key) == TournamentFile.model_fields[key].default:
             data.pop(key, None)
     if t.data.seeds is not None:
         data["seeds"] = {"file": t.data.seeds, "order": list(t.seeded)}
+    if t.data.format == "knockout":  # a match's length: growing it would draw another bracket
+        data["match_rounds"] = t.data.rounds
 
 
 def legacy_fingerprint(t: Tournament) -> str:
