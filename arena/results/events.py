@@ -53,16 +53,16 @@ class NoPairing(Exception):
 
 
 def most_rounds(engines: int, players: int) -> int:
-    """The Swiss rounds a field can always be paired for without a rematch.  Between two
-    seats, an engine that has met r of the n - 1 others can still meet n - 1 - r, and
-    while that is at least half the engines to pair, Dirac's theorem (1952: a graph whose
-    every vertex meets at least half the others has a cycle through all of them) finds a
-    cycle every other edge of which is a round: so n/2 rounds for an even field, and
-    (n - 1)/2 for an odd one (one sits out).
-    At tables of three, each round meets two new engines: (n - 1)/2 rounds at most."""
-    if players == 2:
-        return engines // 2
-    return (engines - 1) // (players - 1)
+    """The Swiss rounds a field can always be seated for without two engines meeting twice.
+
+    Of the N engines seated in a round (the field less its byes, a multiple of the ``k``
+    seats), each has met at most (k - 1)·r of them after r rounds; while each can still
+    meet (1 - 1/k)·N of them, the Hajnal–Szemerédi theorem (1970; for k = 2 Dirac's, for
+    k = 3 Corrádi and Hajnal's) seats them all at tables of k who have not met.  So
+    r + 1 rounds for every r up to (N/k - 1)/(k - 1): n/2 rounds at two seats ((n - 1)/2
+    for an odd field), and for three seats 1 round for 6 to 8 engines, 2 for 9 to 14."""
+    seated = players * (engines // players)
+    return (seated // players - 1) // (players - 1) + 1
 
 
 @dataclass(frozen=True)

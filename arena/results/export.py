@@ -586,6 +586,8 @@ def _event_parts(event: EventSummary, fmt: str, style: str, fit: int | None) -> 
         else tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
     )
     title = f"{event.format.capitalize()} standings" + ("" if event.finished else " (so far)")
+    if event.stopped is not None:
+        text += "\n\n" + wrap(event.stopped, fit)
     parts = [f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}"]
     if event.bracket:
         lines = bracket_lines(event)

@@ -71,6 +71,7 @@ class EventSummary:
     bracket: list[list[Match]] = field(default_factory=list)
     winner: str | None = None
     finished: bool = True
+    stopped: str | None = None  # why a Swiss event ended before its rounds (none could be paired)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +79,7 @@ class EventSummary:
             "tiebreaks": list(self.tiebreaks),
             "finished": self.finished,
             "winner": self.winner,
+            "stopped": self.stopped,
             "standings": [s.as_dict() for s in self.standings],
             "bracket": [[m.as_dict() for m in matches] for matches in self.bracket],
         }
@@ -192,7 +194,9 @@ def event_summary(
     seed_rank = {n: k for k, n in enumerate(names)}
     rows.sort(key=lambda s: (-s.score, *(-s.tiebreaks[t] for t in chosen), seed_rank[s.engine]))
     fmt = event.format if event is not None else str(settings.get("format", "round-robin"))
-    return EventSummary(fmt, chosen, rows, finished=plan.finished if plan is not None else True)
+    if plan is None:
+        return EventSummary(fmt, chosen, rows)
+    return EventSummary(fmt, chosen, rows, finished=plan.finished, stopped=plan.stopped)
 
 
 def _knockout_summary(plan: EventPlan, rows: list[EventStanding], chosen: tuple[str, ...]) -> EventSummary:

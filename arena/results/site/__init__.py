@@ -445,12 +445,14 @@ class EventView(TypedDict):
     headers: list[str]
     rows: list[list[Any]]
     bracket: list[str]
+    stopped: str  # why a Swiss event ended before its rounds, or ""
 
 
 def _event_view(event: EventSummary) -> EventView:
     headers, rows = event_table(event)
     title = f"{event.format.capitalize()} standings" + ("" if event.finished else " (so far)")
-    return EventView(title=title, headers=headers, rows=rows, bracket=bracket_lines(event) if event.bracket else [])
+    lines = bracket_lines(event) if event.bracket else []
+    return EventView(title=title, headers=headers, rows=rows, bracket=lines, stopped=event.stopped or "")
 
 
 def _in_order(stats: Mapping[str, EngineStats], order: Sequence[str]) -> dict[str, EngineStats]:
