@@ -18,8 +18,10 @@ from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
 
 from arena.record import GameRecord
 from arena.results.events import Event, bracket_order, most_rounds, pair_round, plan_event
+from arena.results.fingerprint import changes, fingerprint
 from arena.results.tiebreaks import Encounter, encounters, event_summary, scores, sonneborn_berger
 from arena.tournament.config import ConfigError, load_tournament
+from arena.tournament.settings import tournament_settings
 
 RANDOM = str(ROOT / "engines" / "random_engine.py")
 
@@ -239,6 +241,20 @@ def test_an_event_the_game_or_field_cannot_hold_is_refused(tmp_path):
         load_tournament(path)
 
 
+def test_tiebreaks_may_change_between_runs_and_a_knockout_match_length_may_not(tmp_path):
+    a = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 1)))
+    b = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 1, 'tiebreaks = ["wins"]')))
+    assert fingerprint(a) == fingerprint(b) and changes(a, b) == []  # how the standings are shown
+    c = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 2)))
+    assert changes(a, c) == ["match_rounds: 1 -> 2"]  # another bracket: refused, not grown
+    plain = tournament_settings(
+        load_tournament(write_tournament(tmp_path, engine_toml("x", "true") + engine_toml("y", "true")))
+    )
+    assert not {"seeds", "both_seats", "tiebreak_pairs", "tiebreaks", "match_rounds"} & set(
+        plain
+    )  # folders made before still resume
+
+
 # -- whole events through arena run ---------------------------------------------------
 
 
@@ -345,3 +361,19 @@ def test_a_knockout_on_a_dask_cluster_is_the_local_one(tmp_path):
     assert results(tmp_path / "cluster")["event"] == results(tmp_path / "local")["event"]
     moves = lambda out: sorted((g["id"], g["players"], g["moves"]) for g in stored(out))  # noqa: E731
     assert moves(tmp_path / "cluster") == moves(tmp_path / "local")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_three_seat_posies_swiss_sits_at_tables_of_three(tmp_path):
+    listed = "".join(engine_toml(n, "{python}", RANDOM) for n in "abcdefg")
+    extra = 'format = "swiss"\ntiebreaks = ["buchholz"]'
+    path = write_tournament(tmp_path, listed, game="posies", options="players = 3", extra=extra)
+    proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
+    assert proc.returncode == 0, proc.stderr
+    games = stored(tmp_path / "out")
+    tables = Counter(frozenset(g["players"]) for g in games)
+    assert len(tables) == 2 and all(len(t) == 3 and n == 6 for t, n in tables.items())  # every seat order
+    event = results(tmp_path / "out")["event"]
+    assert [s["engine"] for s in event["standings"] if s["byes"]] == ["g"]  # the lowest seed sits out
+    assert event["finished"] and event["stopped"] is None
