@@ -33,7 +33,7 @@ seats (Posies) sit at tables of three, filled in rank order with engines that ha
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import permutations
@@ -355,6 +355,9 @@ def pair_round(
     raise NoPairing(f"no pairing of {len(ranked)} engines is left without a rematch")
 
 
+MaySit = Callable[[Sequence[str]], bool]  # may these engines sit at one table
+
+
 def _may_sit(table: Sequence[str], met: set[frozenset[str]], first_seats: Mapping[str, int] | None) -> bool:
     """No two engines of ``table`` have met; with ``first_seats``, two engines that both had
     the first seat once more (or less) than the second do not meet either."""
@@ -374,7 +377,7 @@ def _bye_choices(ranked: Sequence[str], count: int, had_bye: set[str]) -> Iterat
             yield (name, *more)
 
 
-def _pair_dutch(order: Sequence[str], score: Mapping[str, float], allowed: Any) -> list[tuple[str, ...]] | None:
+def _pair_dutch(order: Sequence[str], score: Mapping[str, float], allowed: MaySit) -> list[tuple[str, ...]] | None:
     """Pairs for ``order`` (ranked), score group by score group: the top half against the
     bottom half, the bottom half transposed where a pair is not allowed, the odd one out
     floating down; a group that cannot be paired joins the next.  None: no pairing."""
@@ -415,7 +418,7 @@ def _limited(arrangements: Iterator[tuple[str, ...]]) -> Iterator[tuple[str, ...
         yield arranged
 
 
-def _fill_tables(order: Sequence[str], players: int, allowed: Any) -> list[tuple[str, ...]] | None:
+def _fill_tables(order: Sequence[str], players: int, allowed: MaySit) -> list[tuple[str, ...]] | None:
     """Tables of ``players`` in rank order: the best-ranked engine left with the next ones
     it has not met, backtracking where the rest cannot sit."""
     if not order:
