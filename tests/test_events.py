@@ -19,7 +19,7 @@ from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
 from arena.record import GameRecord
 from arena.results.events import Event, bracket_order, most_rounds, pair_round, plan_event
 from arena.results.fingerprint import changes, fingerprint
-from arena.results.tiebreaks import Encounter, encounters, event_summary, scores, sonneborn_berger
+from arena.results.tiebreaks import Encounter, buchholz, encounters, event_summary, scores, sonneborn_berger
 from arena.tournament.config import ConfigError, load_tournament
 from arena.tournament.settings import tournament_settings
 
@@ -195,6 +195,21 @@ def test_sonneborn_berger_of_the_published_crosstable_line():
     games = [Encounter("Maiwald", name, k, points) for k, (name, _, points) in enumerate(opponents)]
     score = {name: float(s) for name, s, _ in opponents} | {"Maiwald": 14.0}
     assert sonneborn_berger(games, score, "Maiwald") == 47.5
+
+
+def test_buchholz_of_the_published_swiss_line():
+    """Finn Patel's six rounds in the "Royal Knights Open" case study (blog.chessforkids.in,
+    "Chess tournament tiebreaks explained", part 2): opponents finishing on 5, 1.5, 2, 1, 4
+    and 2 points give a Buchholz of 5.0 + 1.5 + 2.0 + 1.0 + 4.0 + 2.0 = 15.5 before FIDE's
+    adjustment for an opponent's unplayed games (which arena, without unplayed games, has no
+    use for); Cut-1 leaves out the 1."""
+    line = [("King", 5.0, 0.0), ("Scholar", 1.5, 0.0), ("Novice", 2.0, 1.0)]
+    line += [("Rookie", 1.0, 1.0), ("Champion", 4.0, 0.0), ("Tactician", 2.0, 1.0)]
+    games = [Encounter("Finn", name, k, points) for k, (name, _, points) in enumerate(line)]
+    score = {name: s for name, s, _ in line} | {"Finn": 3.0}
+    assert buchholz(games, score, "Finn") == 15.5
+    assert buchholz(games, score, "Finn", cut=1) == 14.5
+    assert sonneborn_berger(games, score, "Finn") == 2.0 + 1.0 + 2.0  # the three opponents beaten
 
 
 def test_buchholz_cut1_leaves_out_the_weakest_opponent_and_a_swiss_round_counts_once():
