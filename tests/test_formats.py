@@ -88,7 +88,7 @@ def test_a_posies_gauntlet_runs_end_to_end(tmp_path):
         ('format = "gauntlet"\ncandidates = ["zz"]', "zz not among the engines"),
         ('candidates = ["a"]', 'only apply to format = "gauntlet"'),
         ('format = "gauntlet"\ncandidates = ["a", "b", "c"]', "list more engines that are not candidates"),
-        ('format = "knockout"', "format"),
+        ('format = "double-elimination"', "format"),
         ("[sprt]\nelo0 = 0\nelo1 = 5", "list exactly two engines"),
         ("[sprt]\nelo0 = 5\nelo1 = 0", "elo0 must be less than elo1"),
         ('[sprt]\nelo0 = 0\nelo1 = 5\nmodel = "bayes"', "sprt.model"),

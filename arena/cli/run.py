@@ -118,6 +118,25 @@ From flags, as fastchess takes them (an SPRT of ./new against ./old):
     "--gauntlet", "gauntlet_items", multiple=True, metavar="NAME...", help="Without a file: the gauntlet's candidates."
 )
 @click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(["round-robin", "knockout", "swiss"]),
+    help="Without a file: the format (docs/events.md); a gauntlet is --gauntlet.",
+)
+@click.option(
+    "--tiebreaks",
+    "tiebreak_items",
+    multiple=True,
+    metavar="NAME,...",
+    help="Without a file: the event standings' tiebreaks in order: buchholz, buchholz-cut1, "
+    "sonneborn-berger, direct-encounter, wins.",
+)
+@click.option(
+    "--seeds",
+    type=click.Path(path_type=Path),
+    help="Without a file: the rating list a knockout or Swiss event is seeded by (JSON).",
+)
+@click.option(
     "--openings",
     "openings_items",
     multiple=True,
@@ -143,14 +162,17 @@ def run(
     seed: int | None,
     sprt_items: tuple[str, ...],
     gauntlet_items: tuple[str, ...],
+    format_name: str | None,
+    tiebreak_items: tuple[str, ...],
+    seeds: Path | None,
     openings_items: tuple[str, ...],
 ) -> None:
-    """Play the tournament described by TOURNAMENT_FILE (TOML): a round-robin, a gauntlet
-    or an SPRT, as the file says. Results go to --out; the same command resumes it.
+    """Play the tournament described by TOURNAMENT_FILE (TOML): a round-robin, a gauntlet,
+    an SPRT, a knockout or a Swiss event, as the file says. Results go to --out; the same command resumes it.
 
     Without a file, the flags say it as fastchess's do (--game, -O, --engine, --each, --rounds,
-    --sprt, --gauntlet, --openings, --seed) and the run writes the same tournament file to
-    DIR/tournament.toml (docs/command-line.md).
+    --sprt, --gauntlet, --format, --tiebreaks, --seeds, --openings, --seed) and the run writes
+    the same tournament file to DIR/tournament.toml (docs/command-line.md).
 
     \b
     Exit codes (the run's last line says the same):
@@ -173,6 +195,9 @@ def run(
         "--seed": seed,
         "--sprt": sprt_items,
         "--gauntlet": gauntlet_items,
+        "--format": format_name,
+        "--tiebreaks": tiebreak_items,
+        "--seeds": seeds,
         "--openings": openings_items,
     }
     given = [flag for flag, value in flag_given.items() if value not in (None, ())]
@@ -191,6 +216,7 @@ def run(
         t, out, writer = flag_run(
             game_name, given, options, engine_items, each_items, rounds, workers, seed, sprt_items,
             gauntlet_items, openings_items, out, engines_file, idle_engines, forfeit_failed_engines,
+            format_name=format_name, tiebreaks=tiebreak_items, seeds=seeds,
         )  # fmt: skip
         extra.append(writer)
         workers = idle_engines = None  # in the tournament's data, as a file's 'workers' and 'idle_engines'

@@ -37,6 +37,10 @@ def flag_run(
     engines_file: Path | None,
     idle_engines: int | None,
     forfeit_failed_engines: bool,
+    *,
+    format_name: str | None = None,
+    tiebreaks: tuple[str, ...] = (),
+    seeds: Path | None = None,
 ) -> tuple[Tournament, Path, TournamentFileWriter]:
     """A run without a tournament file: the tournament its flags say, its folder, and what
     writes its tournament file there."""
@@ -64,6 +68,9 @@ def flag_run(
         out,
         idle_engines,
         forfeit_failed_engines or None,  # written into the file only when chosen
+        format_name,
+        tiebreaks,
+        seeds,
     )
     try:
         t, out = flag_tournament(flags, Path.cwd(), engines_file)

@@ -2,7 +2,8 @@
 their moves give.
 
 A row copied into ``arena.db`` under an id the schedule does not have, or a game whose
-seats, round or seed are not its slot's (arena/results/slots.py), is not one of the
+seats, round or seed are not its slot's (arena/results/slots.py; a knockout's or Swiss
+event's as far as its stored games draw it, arena/results/events.py), is not one of the
 tournament's games; a record whose recorded result its moves do not give (a winner changed
 by hand) is not a game that was played, and a row whose columns say otherwise than its
 record was edited by hand too.  None of them is counted: a resume refuses the folder
@@ -24,8 +25,8 @@ from typing import Any, Protocol
 
 from ..record import GameRecord
 from ..rules import OptionError, make_game
+from .events import stored_schedule
 from .fingerprint import StoredSettings
-from .slots import settings_slots
 from .store import StorageError, StoredGame, decode_meta, read_stored
 from .verify import verify_record
 
@@ -167,7 +168,7 @@ def read_counted(folder: Path) -> FolderGames:
         return FolderGames(meta, None, admitted.counted, admitted.refused)
     try:
         players = make_game(settings["game"], settings["options"]).players
-        schedule = settings_slots(settings, players)
+        schedule = stored_schedule(settings, players, [entry.record for entry in stored])
     except (OptionError, KeyError, TypeError, ValueError) as exc:
         raise StorageError(f"{folder}: the stored settings do not make a tournament ({exc})") from None
     admitted = admit(stored, schedule, (settings["game"], settings["options"]))

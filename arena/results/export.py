@@ -27,6 +27,7 @@ from ..rules.base import Options
 from . import strictjson
 from .admit import Refused, read_counted, refused_line
 from .elo import PRIOR, EloFit, fit_elo, prior_of
+from .events import EVENTS
 from .fingerprint import StoredSettings
 from .fit import fit_table, wrap
 from .matchline import MatchFigures, match_block, match_counts, match_figures, matches
@@ -44,6 +45,7 @@ from .ratings import (
 from .sprt import SprtSummary, sprt_from_settings, sprt_lines
 from .stats import EngineStats, engine_stats, seat_name, swap_move
 from .store import StorageError, decode_meta
+from .tiebreaks import EventSummary, event_summary, round_names
 
 SCHEMA_VERSION = 1
 FORMATS = ("table", "md", "csv", "json")
@@ -82,6 +84,7 @@ class Summary:
     scheduled: int | None = None  # games the tournament's schedule holds (None: not known)
     refused: list[Refused] = field(default_factory=list)  # stored games not counted (arena/results/admit.py)
     sprt: SprtSummary | None = None  # the tournament's SPRT, if it has one
+    event: EventSummary | None = None  # a knockout's or Swiss event's standings and bracket, or chosen tiebreaks
 
     @property
     def order(self) -> list[str]:
@@ -97,6 +100,8 @@ class Summary:
         """Every scheduled game stored, or the SPRT decided (None: the schedule is not known)."""
         if self.sprt is not None and self.sprt.decision != "running":
             return True
+        if self.event is not None and self.event.format in EVENTS:
+            return self.event.finished  # its games are drawn wave by wave
         return None if self.scheduled is None else len(self.records) >= self.scheduled
 
     def status_text(self) -> str | None:
@@ -154,6 +159,7 @@ def summarize(
         not_recorded=list(not_recorded),
         scheduled=scheduled,
         sprt=sprt,
+        event=event_summary(records, engines, settings, players),
     )
 
 
@@ -211,6 +217,8 @@ def results_document(s: Summary) -> dict[str, Any]:
     }
     if s.sprt is not None:
         doc["sprt"] = s.sprt.as_dict()
+    if s.event is not None:
+        doc["event"] = s.event.as_dict()
     return doc
 
 
@@ -535,6 +543,8 @@ def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES, wid
         if table is head_to_head_table:
             text += ("\n\n" if fmt == "md" else "\n") + wrap(HEAD_TO_HEAD_NOTE, fit)
         parts.append(f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}")
+    if s.event is not None:
+        parts += _event_parts(s.event, fmt, style, fit)
     if s.sprt is not None:
         lines = sprt_lines(s.sprt)
         parts.append("## SPRT\n\n" + "\n\n".join(lines) if fmt == "md" else wrap("\n".join(lines), fit))
@@ -546,6 +556,69 @@ def render(s: Summary, fmt: str, tables: Sequence[tuple[str, Any]] = TABLES, wid
     if fmt == "table":
         parts += [wrap("\n".join(block), fit) for block in match_blocks(s)]
     return "\n\n".join(parts) + "\n"
+
+
+def event_table(event: EventSummary) -> tuple[list[str], list[list[Any]]]:
+    """The event's standings: rank, engine, score, the chosen tiebreaks (and a knockout's
+    round each engine reached, a Swiss event's byes)."""
+    headers = ["rank", "engine", "score", *event.tiebreaks]
+    knockout = event.format == "knockout"
+    headers.append("reached" if knockout else "byes")
+    rows = [
+        [
+            k + 1,
+            st.engine,
+            number_cell(st.score, digits=2),
+            *(number_cell(st.tiebreaks[t], digits=2) for t in event.tiebreaks),
+            st.reached if knockout else st.byes,
+        ]
+        for k, st in enumerate(event.standings)
+    ]
+    return headers, rows
+
+
+def _event_parts(event: EventSummary, fmt: str, style: str, fit: int | None) -> list[str]:
+    """The event's standings table and a knockout's bracket, titled as ``fmt`` titles."""
+    headers, rows = event_table(event)
+    text = (
+        fit_table(headers, rows, fit, (), style)
+        if fit is not None
+        else tabulate(rows, headers=headers, tablefmt=style, disable_numparse=True)
+    )
+    title = f"{event.format.capitalize()} standings" + ("" if event.finished else " (so far)")
+    if event.stopped is not None:
+        text += "\n\n" + wrap(event.stopped, fit)
+    parts = [f"## {title}\n\n{text}" if fmt == "md" else f"{title}\n{text}"]
+    if event.bracket:
+        lines = bracket_lines(event)
+        parts.append(
+            "## Bracket\n\n" + "\n".join(f"- {line}" for line in lines)
+            if fmt == "md"
+            else wrap("Bracket\n" + "\n".join(lines), fit)
+        )
+    return parts
+
+
+def bracket_lines(event: EventSummary) -> list[str]:
+    """Each knockout match as one line, round by round: the engines, their points, how it
+    was decided."""
+    names = round_names(len(event.bracket))
+    lines = []
+    for k, bracket_round in enumerate(event.bracket):
+        for m in bracket_round:
+            if m.low is None:
+                lines.append(f"{names[k]}: {m.high} (bye)")
+                continue
+            score = f"{_points(m.points.get(m.high))}-{_points(m.points.get(m.low))}" if m.games else "to play"
+            how = f", {m.winner} through on {m.decided_by}" if m.winner else ""
+            lines.append(f"{names[k]}: {m.high} {score} {m.low}{how}")
+    if event.winner is not None:
+        lines.append(f"winner: {event.winner}")
+    return lines
+
+
+def _points(value: float | None) -> str:
+    return "0" if value is None else f"{value:g}"
 
 
 def match_blocks(s: Summary) -> list[list[str]]:
@@ -583,6 +656,9 @@ def _csv(s: Summary) -> str:
     headers += ["score_pct", "elo", "elo_low", "elo_high", "elo_bound", "mu", "sigma", "conservative", "dropped"]
     headers += [f"score_as_{seat_name(s.game, k).replace(' ', '_')}" for k in range(s.players)]
     headers += [*_STAT_COLUMNS, "forfeits"]
+    event = {st.engine: st for st in s.event.standings} if s.event is not None else {}
+    if s.event is not None:
+        headers += ["event_score", *(f"tiebreak_{t.replace('-', '_')}" for t in s.event.tiebreaks), "event_reached"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(headers)
@@ -598,6 +674,9 @@ def _csv(s: Summary) -> str:
         values += [seats.get(k) for k in range(s.players)]
         values += [st[k] for k in _STAT_COLUMNS]
         values += [sum(st["terminations"].values())]
+        if s.event is not None:
+            ev = event[row["engine"]]
+            values += [ev.score, *(ev.tiebreaks[t] for t in s.event.tiebreaks), ev.reached]
         writer.writerow([csv_cell(v) for v in values])
     return buffer.getvalue()
 

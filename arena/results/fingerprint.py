@@ -9,7 +9,8 @@ with their hash (the fingerprint); a run whose settings differ is refused by
 Free to change: ``name``, ``out``, ``workers``, ``affinity`` and ``idle_engines`` (they decide
 where and how the games are run, not how they go), ``forfeit_failed_engines`` (whether a run
 stops when an engine fails its start-up check), ``elo_prior`` (how the tables rate them), an
-engine's ``max_failures`` (when to stop starting a broken engine), and the keys in
+engine's ``max_failures`` (when to stop starting a broken engine), an event's ``tiebreaks``
+(how its standings are ranked) and the path of its rating list (its order counts), and the keys in
 :data:`GROWABLE`, which may only be raised: more rounds (with ``[sprt]``, a higher limit on
 the test's pairs) extend the schedule, whose earlier games stay the same.
 """
@@ -26,7 +27,18 @@ from typing import Any
 StoredSettings = dict[str, Any]
 
 # Where and how games run or are shown, not how they go.
-FREE = ("name", "out", "workers", "affinity", "idle_engines", "cluster", "elo_prior", "forfeit_failed_engines")
+FREE = (
+    "name",
+    "out",
+    "workers",
+    "affinity",
+    "idle_engines",
+    "cluster",
+    "elo_prior",
+    "forfeit_failed_engines",
+    "tiebreaks",
+    "seeds.file",  # the order it gives is what counts
+)
 FREE_PER_ENGINE = ("max_failures",)
 GROWABLE = ("rounds",)  # with [sprt], rounds is also the test's limit in pairs
 

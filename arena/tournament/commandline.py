@@ -91,6 +91,9 @@ class RunFlags:
     out: Path | None = None
     idle_engines: int | None = None
     forfeit_failed_engines: bool | None = None
+    format: str | None = None  # --format: round-robin, knockout or swiss (--gauntlet makes a gauntlet)
+    tiebreaks: Sequence[str] = ()  # --tiebreaks, in order
+    seeds: Path | None = None  # --seeds: the rating list an event is seeded by
 
 
 @dataclass
@@ -163,12 +166,29 @@ def flag_data(flags: RunFlags, here: Path) -> FlagData:
         raw["format"] = "gauntlet"
         raw["candidates"] = [name for item in flags.gauntlet for name in item.split(",") if name]
         data.labels[("candidates",)] = "--gauntlet"
+    _event_flags(flags, here, data)
     if flags.openings is not None:
         raw["openings"] = _openings(flags.openings, here, data)
     # The name first, as a file starts; then the folder: the file is written into it, so "."
     # names it wherever the file is run from
     data.raw = {"name": _name(flags, engines), "out": ".", **raw}
     return data
+
+
+def _event_flags(flags: RunFlags, here: Path, data: FlagData) -> None:
+    """--format, --tiebreaks and --seeds as the file's keys (the rating list's path made
+    absolute: the written file is in the results folder)."""
+    if flags.format is not None:
+        if flags.gauntlet and flags.format != "gauntlet":
+            raise FlagError(f"--format {flags.format} and --gauntlet: a gauntlet is its own format; give one of them")
+        data.raw["format"] = flags.format
+        data.labels[("format",)] = "--format"
+    if flags.tiebreaks:
+        data.raw["tiebreaks"] = [name for item in flags.tiebreaks for name in item.split(",") if name]
+        data.labels[("tiebreaks",)] = "--tiebreaks"
+    if flags.seeds is not None:
+        data.raw["seeds"] = str((here / flags.seeds).resolve())
+        data.labels[("seeds",)] = "--seeds"
 
 
 def _name(flags: RunFlags, engines: list[EngineTable]) -> str:

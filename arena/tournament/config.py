@@ -20,12 +20,13 @@ until its listed engines are.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import shutil
 import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict
@@ -38,12 +39,14 @@ from protocol.codec import quote
 from ..engine.player import EngineSpec, Sandbox
 from ..engine.sandbox import sandbox_problem, with_others_hidden
 from ..match import TimeControl
+from ..record import GameRecord
+from ..results.events import EVENTS, TIEBREAK_PAIRS, Event, most_rounds, plan_event
 from ..results.slots import round_tables
 from ..results.sprt import SprtSettings
 from ..rules import Game, OptionError, games_speaking, make_game
 from ..rules.base import did_you_mean
 from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, book_path, load_openings
-from .schedule import ScheduledGame, play_tables
+from .schedule import ScheduledGame, event_games, play_tables
 from .validation import validation_text
 
 
@@ -220,8 +223,17 @@ class TournamentFile(_Strict):
     forfeit_failed_engines: bool = False
     time_control: TimeControlEntry = TimeControlEntry(movetime_ms=1000)
     openings: str | OpeningsEntry | None = None  # book file (relative to this file) or [openings]
-    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    format: Literal["round-robin", "gauntlet", "knockout", "swiss"] = "round-robin"
     candidates: list[str] = []  # gauntlet: the engines that play all the others
+    # knockout and swiss: a rating list (relative to this file) the engines are seeded by,
+    # best first (default: the file's order); see docs/events.md
+    seeds: str | None = Field(None, min_length=1)
+    # swiss: each table plays every seat order (false: one game, first seats balanced)
+    both_seats: bool = True
+    # knockout: tie-break pairs a level match plays at most before the higher seed goes through
+    tiebreak_pairs: int = Field(TIEBREAK_PAIRS, ge=0, le=100)
+    # the event standings' tiebreaks, in order (shown, not how games go: free to change)
+    tiebreaks: list[Literal["buchholz", "buchholz-cut1", "sonneborn-berger", "direct-encounter", "wins"]] = []
     sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/results/sprt.py)
     engines: list[EngineEntry] = Field(min_length=2)
     cluster: ClusterEntry | None = None  # play on a Dask cluster (override with --cluster)
@@ -260,8 +272,10 @@ class TournamentFile(_Strict):
             raise ValueError(f"candidates: {', '.join(unknown)} not among the engines ({', '.join(names)}){hint}")
         if self.format == "gauntlet" and not self.candidates:
             raise ValueError('format = "gauntlet" needs candidates = [...], the engines that play all others')
-        if self.format == "round-robin" and self.candidates:
+        if self.format != "gauntlet" and self.candidates:
             raise ValueError('candidates only apply to format = "gauntlet"; add it or remove candidates')
+        if self.format not in EVENTS and self.seeds is not None:
+            raise ValueError('seeds only apply to format = "knockout" or "swiss"; set one or remove seeds')
         if self.sprt is not None and (len(self.engines) != 2 or self.format != "round-robin"):
             raise ValueError(
                 "[sprt] tests one engine against another: list exactly two engines "
@@ -287,6 +301,7 @@ class Tournament:
         engines: list[EngineSpec],
         openings: list[Opening] | None = None,
         raw: dict[str, Any] | None = None,
+        seeded: Sequence[str] = (),
     ) -> None:
         self.path = path
         self.raw = raw  # the data as validated, listed engines resolved: what a written file holds
@@ -294,6 +309,7 @@ class Tournament:
         self.game = game
         self.engines = engines
         self.openings = openings or []
+        self.seeded = tuple(seeded) or tuple(e.name for e in engines)  # an event's seed order, best first
         self.time_control = _time_control(data.time_control)
         # Engines with a clock of their own (time odds); the others play on time_control.
         self.time_controls = {e.name: _time_control(e.time_control) for e in data.engines if e.time_control}
@@ -314,6 +330,14 @@ class Tournament:
         return {e.name: e.max_failures for e in self.data.engines}
 
     @property
+    def event(self) -> Event | None:
+        """A knockout's or Swiss event's settings, None for a static format."""
+        if self.data.format not in EVENTS:
+            return None
+        d = self.data
+        return Event(d.format, self.seeded, self.game.players, d.rounds, d.seed, d.both_seats, d.tiebreak_pairs)
+
+    @property
     def opening_plan(self) -> OpeningPlan:
         return OpeningPlan(tuple(self.openings), self.data.openings_entry.random_plies, self.game)
 
@@ -326,9 +350,12 @@ def load_tournament(path: str | Path, engines_file: Path | None = None) -> Tourn
     return build_tournament(raw, path, engines_file or path.parent / LIST_NAME, list_given=engines_file is not None)
 
 
-def build_schedule(t: Tournament) -> list[ScheduledGame]:
+def build_schedule(t: Tournament, stored: Sequence[GameRecord] = ()) -> list[ScheduledGame]:
     """The schedule of a tournament file: its format, rounds, seed and openings
-    (arena/tournament/schedule.py draws it)."""
+    (arena/tournament/schedule.py draws it); a knockout's or Swiss event's as far as the
+    ``stored`` games take it (arena/results/events.py)."""
+    if (event := t.event) is not None:
+        return event_games(plan_event(event, {r.id or 0: r for r in stored}).slots, t.opening_plan)
     names = [e.name for e in t.engines]
     tables = round_tables(names, t.game.players, t.data.format, t.data.candidates)
     return play_tables(tables, t.data.rounds, t.data.seed, t.opening_plan)
@@ -406,15 +433,66 @@ def build_tournament(
             f"{where}: candidates: a gauntlet table has one candidate and {game.players - 1} "
             f"other engine(s); list more engines that are not candidates"
         )
+    _check_event(where, data, game)
+    seeded = _seed_order(f"{where}: {labels.get(('seeds',), 'seeds')}", base, data)
     book_where = f"{where}: {labels.get(('openings',), 'openings')}"
     openings = _openings(book_where, base, data, game)
-    t = Tournament(path, data, game, engines, openings, raw=raw)
+    t = Tournament(path, data, game, engines, openings, raw=raw, seeded=seeded)
     if data.openings_entry.random_plies:
         try:  # every table's random plies, drawn now: fail before any game
             build_schedule(t)
         except OpeningsError as exc:
             raise ConfigError(f"{book_where}: {exc}") from None
     return t
+
+
+def _check_event(where: str, data: TournamentFile, game: Game) -> None:
+    """A knockout is for games of two seats; a Swiss event has no more rounds than its
+    field can play without a rematch."""
+    if data.format == "knockout" and game.players != 2:
+        raise ConfigError(
+            f"{where}: format: a knockout is played between two engines a match, and {data.game} with these "
+            f"options seats {game.players}; play a swiss or a round-robin"
+        )
+    if data.format == "swiss" and data.rounds > (most := most_rounds(len(data.engines), game.players)):
+        raise ConfigError(
+            f"{where}: rounds: a swiss of {len(data.engines)} engines at tables of {game.players} can always be "
+            f"paired without a rematch for {most} rounds at most; lower rounds (or play a round-robin)"
+        )
+
+
+def _seed_order(where: str, base: Path, data: TournamentFile) -> list[str]:
+    """The engines best seed first: as a rating list ranks them (its engines not in the
+    tournament ignored, the tournament's not in it after the others, in the file's order),
+    else the file's order."""
+    names = [e.name for e in data.engines]
+    if data.seeds is None:
+        return names
+    ranked = rating_list_order(base / data.seeds, where)
+    known = [n for n in ranked if n in names]
+    return list(dict.fromkeys(known + names))
+
+
+def rating_list_order(path: Path, where: str) -> list[str]:
+    """Engine names best first from a rating list: ``arena ratings --format json``'s
+    output, a results.json (its standings), or a JSON object of name -> rating."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no such rating list {path}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {path} is not a JSON rating list ({exc})") from None
+    if isinstance(doc, dict) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in doc.values()):
+        return sorted(doc, key=lambda name: -doc[name])
+    rows = doc.get("engines", doc.get("standings")) if isinstance(doc, dict) else None
+    if isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
+        names = [r.get("name", r.get("engine")) for r in rows]
+        if all(isinstance(n, str) for n in names):
+            return [str(n) for n in names]
+    raise ConfigError(
+        f"{where}: {path} is not a rating list: give 'arena ratings --format json' output, a results.json, "
+        f'or a JSON object of engine name -> rating ({{"new": 2100, "old": 2000}})'
+    )
 
 
 def _openings(where: str, base: Path, data: TournamentFile, game: Game) -> list[Opening] | None:

@@ -26,6 +26,7 @@ from ..engine.player import EngineSpec
 from ..engine.sandbox import with_results_hidden
 from ..record import GameRecord
 from ..results.admit import admit, refusal_text
+from ..results.events import plan_event
 from ..results.export import (
     STANDINGS,
     TABLES,
@@ -108,17 +109,17 @@ def run_tournament(
     forfeit = forfeit_failed_engines or t.data.forfeit_failed_engines
     workers = workers or t.data.workers
     idle = t.data.idle_engines if idle_engines is None else idle_engines
-    schedule = build_schedule(t)
     with _sigterm_as_interrupt(), GameStore(out) as store:
         # kept as meta 'settings'; a folder made before held every path resolved
         store.open(tournament_settings(t), legacy_fingerprint(t), tournament_settings(t, portable=False))
-        stored = _admitted(t, store, schedule)
+        stored, schedule = _admitted(t, store)
         run_tag = _new_run(store)
-        store.set_meta("scheduled", str(len(schedule)))  # so a reader of the folder knows how far it is
+        scheduled = _scheduled(t, schedule, stored)
+        store.set_meta("scheduled", str(scheduled))  # so a reader of the folder knows how far it is
         done = store.done_ids()
         sprt = sprt_test(t, stored)
         for observer in observers:
-            observer.on_start(len(schedule), stored, sprt)
+            observer.on_start(scheduled, stored, sprt)
         todo = [g for g in schedule if g.index not in done and (sprt is None or g.index < sprt.games_needed)]
         spare_cpus = min(workers, len(todo)) < len(proctree.usable_cpus())  # some CPU without a game
         engines = with_results_hidden(t.engines, out)  # from sandboxed engines
@@ -141,28 +142,40 @@ def run_tournament(
         )
         log.info("%s: %d games scheduled, %d already played, %d workers", t.name, len(schedule), len(done), workers)
         tracker = FailureTracker.resumed(t.max_failures, stored)
-        size, lock_fd = min(workers, len(todo)), store.lock_fd
+        lock_fd = store.lock_fd
 
-        def open_executor() -> GameExecutor:
+        def open_executor(games: int) -> GameExecutor:
             if cluster is not None:
                 return cluster.open(config, tracker.may_start)
-            return LocalGames(config, size, lock_fd, tracker.may_start)
+            return LocalGames(config, min(workers, games), lock_fd, tracker.may_start)
 
         try:
             if todo and cluster is None:  # a cluster's workers check the same in their handshake
-                at_once = size * (t.game.players + idle)  # no more engines than the games will run
+                at_once = min(workers, len(todo)) * (t.game.players + idle)  # no more engines than the games run
                 _check_engines(
                     t, engines, run_tag, lock_fd, observers, skip=set(tracker.dropped), at_once=at_once, forfeit=forfeit
                 )
-            count = _Count(len(done), len(schedule))
+            count = _Count(len(done), scheduled)
             played: list[GameRecord] = []
-            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt, load)
+
+            def next_wave() -> list[ScheduledGame]:
+                """An event's next games, drawn from those stored (none for a static format)."""
+                nonlocal scheduled
+                if t.event is None:
+                    return []
+                schedule[:] = build_schedule(t, [*stored, *played])
+                count.total = scheduled = _scheduled(t, schedule, [*stored, *played])
+                store.set_meta("scheduled", str(scheduled))
+                finished = done | {r.id for r in played}
+                return [g for g in schedule if g.index not in finished]
+
+            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt, load, next_wave)
         except BaseException as exc:
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
             if isinstance(exc, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the tables of what is stored
                 code = interrupt_code(exc)
-                raise RunInterrupted(_write_interrupted(t, out, store, len(schedule), load), code) from None
+                raise RunInterrupted(_write_interrupted(t, out, store, scheduled, load), code) from None
             raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
@@ -179,19 +192,30 @@ def run_tournament(
         dropped=dropped,
         errors=errors,
         observers=observers,
-        scheduled=len(schedule),
+        scheduled=_scheduled(t, schedule, records),
         load=load,
     )
 
 
-def _admitted(t: Tournament, store: GameStore, schedule: list[ScheduledGame]) -> list[GameRecord]:
+def _admitted(t: Tournament, store: GameStore) -> tuple[list[GameRecord], list[ScheduledGame]]:
     """The stored games, each one of the schedule's with the result its moves give (replayed
-    unless checked before); any other refuses the folder, naming them and the way out."""
-    admitted = admit(store.stored(), schedule, (t.data.game, t.game.options.model_dump(mode="json")))
+    unless checked before); any other refuses the folder, naming them and the way out.  And
+    the schedule: an event's as far as its stored games draw it."""
+    entries = store.stored()
+    schedule = build_schedule(t, [entry.record for entry in entries])
+    admitted = admit(entries, schedule, (t.data.game, t.game.options.model_dump(mode="json")))
     if admitted.refused:
         raise StorageError(refusal_text(store.db_path, admitted.refused))
     store.mark_checked(admitted.replayed)
-    return admitted.counted
+    return admitted.counted, schedule
+
+
+def _scheduled(t: Tournament, schedule: list[ScheduledGame], records: Sequence[GameRecord]) -> int:
+    """The games the tournament will have: its schedule's, or an event's as its games so
+    far foresee it (tie-break games counted once drawn)."""
+    if (event := t.event) is None:
+        return len(schedule)
+    return plan_event(event, {r.id or 0: r for r in records}).expected_games()
 
 
 def _check_engines(
@@ -259,7 +283,7 @@ class _Count:
 
 
 def _play_all(
-    open_executor: Callable[[], GameExecutor],
+    open_executor: Callable[[int], GameExecutor],
     todo: list[ScheduledGame],
     store: GameStore,
     observers: Sequence[RunObserver],
@@ -268,26 +292,33 @@ def _play_all(
     played: list[GameRecord],
     sprt: SprtTest | None = None,
     load: LoadWatch | None = None,
+    next_wave: Callable[[], list[ScheduledGame]] | None = None,
 ) -> list[str]:
-    """Play ``todo`` on the executor ``open_executor`` gives (opened only when there is a
-    game to play), storing each game as it ends and adding it to ``played``; the games not
-    recorded (arena's own failures) are returned."""
+    """Play ``todo`` on the executor ``open_executor`` gives for that many games (opened
+    only when there is a game to play), storing each game as it ends and adding it to
+    ``played``; then the games ``next_wave`` draws from them (an event's), until it draws
+    none or a game could not be recorded.  The games not recorded (arena's own failures)
+    are returned."""
     errors: list[str] = []
     if not todo:
         return errors
-    executor = open_executor()
-    for name in tracker.dropped:
-        executor.drop(name)
+    executor = _opened(open_executor, len(todo), tracker)
     multiprocessing_logging.install_mp_handler()
     try:
-        for batch in _batches(executor, todo):
-            for failed in [r for r in batch if not isinstance(r, GameRecord)]:  # Lost, or an internal error
-                errors.append(_error_text(failed))
-                log.error("%s", errors[-1])
-            records = [r for r in batch if isinstance(r, GameRecord)]
-            store.add_many(records)  # each batch committed as it arrives: no finished game is lost
-            played += records
-            _take_in(records, executor, observers, count, tracker, sprt, load)
+        while todo:
+            for batch in _batches(executor, todo):
+                for failed in [r for r in batch if not isinstance(r, GameRecord)]:  # Lost, or an internal error
+                    errors.append(_error_text(failed))
+                    log.error("%s", errors[-1])
+                records = [r for r in batch if isinstance(r, GameRecord)]
+                store.add_many(records)  # each batch committed as it arrives: no finished game is lost
+                played += records
+                _take_in(records, executor, observers, count, tracker, sprt, load)
+            todo = next_wave() if next_wave is not None and not errors else []
+            if todo and not isinstance(executor, BatchingExecutor):
+                # a local pool starts its workers for one list of games; a cluster stays up
+                executor.close()
+                executor = _opened(open_executor, len(todo), tracker)
         executor.close()
     except BaseException:
         executor.terminate()  # Ctrl-C, SIGTERM or an error: workers kill their engines and exit
@@ -295,6 +326,14 @@ def _play_all(
     finally:
         multiprocessing_logging.uninstall_mp_handler()
     return errors
+
+
+def _opened(open_executor: Callable[[int], GameExecutor], games: int, tracker: FailureTracker) -> GameExecutor:
+    """An executor for ``games`` games, told the engines already dropped."""
+    executor = open_executor(games)
+    for name in tracker.dropped:
+        executor.drop(name)
+    return executor
 
 
 def _batches(executor: GameExecutor, todo: list[ScheduledGame]) -> Iterator[Sequence[Outcome]]:

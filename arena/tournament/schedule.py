@@ -11,7 +11,8 @@ drawn by the functions here.)
 Formats: a round-robin (every table of the engines) or a gauntlet (every table
 with exactly one candidate: candidates meet every other engine, not each other).
 Between two engines a round is a *pair*: games 2k and 2k + 1 share seed and
-opening with the seats swapped, which the SPRT counts on.
+opening with the seats swapped, which the SPRT counts on.  A knockout or Swiss event draws
+its games wave by wave (arena/results/events.py); :func:`event_games` gives them openings.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from ..results.slots import slots  # where the numbering lives
+from ..results.slots import Slot, slots  # where the numbering lives
 from .openings import Opening, OpeningPlan
 
 
@@ -55,5 +56,20 @@ def play_tables(
         if table != (slot.round, slot.table_no):  # one opening for the seat orders of a table in a round
             table = slot.round, slot.table_no
             opening = plan.opening(slot.round, slot.table_no, len(tables), slot.seed)
+        games.append(ScheduledGame(slot.index, slot.round, slot.seats, slot.seed, opening))
+    return games
+
+
+def event_games(drawn: Sequence[Slot], openings: OpeningPlan) -> list[ScheduledGame]:
+    """An event's games drawn so far, each table's seat orders sharing one opening: the
+    book's openings in turn, table after table as the event drew them."""
+    games: list[ScheduledGame] = []
+    opening: Opening = ()
+    table: tuple[int, int, int] | None = None
+    tables = -1
+    for slot in drawn:
+        if table != (slot.round, slot.table_no, slot.seed):
+            table, tables = (slot.round, slot.table_no, slot.seed), tables + 1
+            opening = openings.opening(tables, 0, 1, slot.seed)
         games.append(ScheduledGame(slot.index, slot.round, slot.seats, slot.seed, opening))
     return games

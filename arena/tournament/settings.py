@@ -25,7 +25,7 @@ import os
 from typing import Any
 
 from ..results.fingerprint import digest
-from .config import EngineEntry, Tournament
+from .config import EngineEntry, Tournament, TournamentFile
 
 PORTABLE = "relative"  # settings["paths"]: the paths are the project's (see above)
 
@@ -56,6 +56,7 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
         engines.append(entry)
     data["engines"] = engines
     _without_unset_clock_keys(data.get("time_control"))
+    _event_keys(t, data)
     if portable:
         data["paths"] = PORTABLE
     if data.get("openings") is not None:
@@ -71,6 +72,19 @@ def _without_unset_clock_keys(clock: dict[str, Any] | None) -> None:
     for key in ("moves", "nodes"):
         if clock is not None and clock.get(key) is None:
             clock.pop(key, None)
+
+
+def _event_keys(t: Tournament, data: dict[str, Any]) -> None:
+    """The keys of knockout and Swiss events, left out where they keep their defaults (so a
+    folder made before them still resumes), the seeds as the order they give, and a
+    knockout's rounds again where they cannot grow (``rounds`` may: fingerprint.GROWABLE)."""
+    for key in ("seeds", "both_seats", "tiebreak_pairs", "tiebreaks"):
+        if data.get(key) == TournamentFile.model_fields[key].default:
+            data.pop(key, None)
+    if t.data.seeds is not None:
+        data["seeds"] = {"file": t.data.seeds, "order": list(t.seeded)}
+    if t.data.format == "knockout":  # a match's length: growing it would draw another bracket
+        data["match_rounds"] = t.data.rounds
 
 
 def legacy_fingerprint(t: Tournament) -> str:

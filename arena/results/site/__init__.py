@@ -40,7 +40,9 @@ from .. import strictjson
 from ..elo import fit_elo, prior_of
 from ..export import (
     Summary,
+    bracket_lines,
     dropped_engines,
+    event_table,
     field_elo_label,
     ranked_standings,
     summarize_folder,
@@ -50,6 +52,7 @@ from ..ratings import StandingsTally, head_to_head
 from ..sprt import SprtSummary, outcome_text, sprt_lines
 from ..stats import EngineStats, StatsTally
 from ..store import StorageError
+from ..tiebreaks import EventSummary, event_summary
 from . import boards, pages, palette, plots
 
 HERE = Path(__file__).resolve().parent
@@ -311,6 +314,7 @@ class SiteWriter:
             "elo": elo,
             "elo_label": field_elo_label(summary.records),
             "stats": stats,
+            "event": summary.event and _event_view(summary.event),
         }
         for name, extra in (
             ("index.html", {}),
@@ -410,6 +414,7 @@ class _Tallies:
             dropped=dropped,
             history=counted.standings.history,
             settings=data.settings,
+            event=event_summary(data.records, data.engines, data.settings, rules.players),
         )
 
     def update(self, data: SiteData, rules: Game) -> _Counted:
@@ -431,6 +436,23 @@ class _Tallies:
             counted.stats.add(record)
         self.seen.update(r.id or 0 for r in new)
         return counted
+
+
+class EventView(TypedDict):
+    """What the index page shows of an event: its table (the terminal's rows) and bracket."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+    bracket: list[str]
+    stopped: str  # why a Swiss event ended before its rounds, or ""
+
+
+def _event_view(event: EventSummary) -> EventView:
+    headers, rows = event_table(event)
+    title = f"{event.format.capitalize()} standings" + ("" if event.finished else " (so far)")
+    lines = bracket_lines(event) if event.bracket else []
+    return EventView(title=title, headers=headers, rows=rows, bracket=lines, stopped=event.stopped or "")
 
 
 def _in_order(stats: Mapping[str, EngineStats], order: Sequence[str]) -> dict[str, EngineStats]:

@@ -1,0 +1,394 @@
+"""Knockout and Swiss events: the bracket and the pairings as functions of the stored games,
+tiebreaks against published values, and whole events through `arena run` (real engine
+processes, a real SQLite folder, kill -9 and resume, a Dask cluster)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
+
+from arena.record import GameRecord
+from arena.results.events import Event, bracket_order, most_rounds, pair_round, plan_event
+from arena.results.fingerprint import changes, fingerprint
+from arena.results.tiebreaks import Encounter, buchholz, encounters, event_summary, scores, sonneborn_berger
+from arena.tournament.config import ConfigError, load_tournament
+from arena.tournament.settings import tournament_settings
+
+RANDOM = str(ROOT / "engines" / "random_engine.py")
+
+
+def fake_games(event: Event, seed: int) -> tuple[object, dict[int, GameRecord]]:
+    """The event played out with random results (a draw now and then), wave by wave."""
+    rng = random.Random(seed)
+    stored: dict[int, GameRecord] = {}
+    while True:
+        plan = plan_event(event, stored)
+        new = [s for s in plan.slots if s.index not in stored]
+        if not new:
+            return plan, stored
+        for s in new:
+            places = list(range(event.players))
+            rng.shuffle(places)
+            if event.players == 2 and rng.random() < 0.1:
+                places = [0, 0]
+            stored[s.index] = GameRecord(
+                game="hex",
+                moves=[],
+                players=list(s.seats),
+                places=places,
+                termination="normal",
+                id=s.index,
+                round=s.round,
+                seed=s.seed,
+            )
+
+
+def meetings(records: list[GameRecord]) -> Counter:
+    """How many rounds each pair of engines met in."""
+    return Counter(pair for _, pair in {(r.round, frozenset(r.players or ())) for r in records})
+
+
+# -- the bracket and the pairings ------------------------------------------------
+
+
+def test_the_bracket_is_the_standard_seeding_with_byes_for_the_top_seeds():
+    assert bracket_order(list("abcdefgh")) == list("ahdebgcf")  # 1-8, 4-5, 2-7, 3-6
+    assert bracket_order(list("abcde")) == ["a", None, "d", "e", "b", None, "c", None]
+
+
+def test_the_first_swiss_round_pairs_the_top_half_with_the_bottom_half():
+    names = [f"e{k}" for k in range(1, 13)]
+    tables, byes = pair_round(names, dict.fromkeys(names, 0.0), 2, set(), set(), dict.fromkeys(names, 0))
+    assert tables == [(f"e{k}", f"e{k + 6}") for k in range(1, 7)] and byes == []  # 1-7, 2-8, ... 6-12
+
+
+@pytest.mark.parametrize("engines", [12, 11, 7])
+@pytest.mark.parametrize("both_seats", [True, False])
+def test_a_swiss_never_repeats_a_pairing_and_balances_the_seats(engines, both_seats):
+    names = tuple(f"e{k}" for k in range(engines))
+    rounds = most_rounds(engines, 2)
+    for seed in range(3):
+        plan, stored = fake_games(Event("swiss", names, 2, rounds, seed, both_seats), seed)
+        records = list(stored.values())
+        assert plan.finished and max(meetings(records).values()) == 1
+        firsts = Counter(r.players[0] for r in records)
+        seconds = Counter(r.players[1] for r in records)
+        assert all(abs(firsts[n] - seconds[n]) <= 1 for n in names)
+        byes = [name for _, name in plan.byes]
+        assert len(byes) == (rounds if engines % 2 else 0) and len(set(byes)) == len(byes)
+        assert {r.round for r in records} == set(range(rounds))
+
+
+def test_the_second_round_pairs_within_score_groups():
+    """After round 1, engines meet engines of their own score where their groups can pair
+    (every group even, and not just two engines that met)."""
+    names = tuple(f"e{k}" for k in range(8))
+    checked = 0
+    for seed in range(10):
+        plan, stored = fake_games(Event("swiss", names, 2, 2, seed), seed)
+        first = [r for r in stored.values() if r.round == 0]
+        score = scores(encounters(first, per_table_round=True), names, {})
+        groups = Counter(score.values())
+        met = {frozenset(r.players) for r in first}
+        lone_pairs = [
+            g for g, size in groups.items() if size == 2 and frozenset(n for n in names if score[n] == g) in met
+        ]
+        if any(size % 2 for size in groups.values()) or lone_pairs:
+            continue
+        second = [r for r in stored.values() if r.round == 1]
+        assert all(score[r.players[0]] == score[r.players[1]] for r in second)
+        checked += 1
+    assert checked >= 3
+
+
+def test_the_rounds_a_field_can_always_be_paired_for():
+    assert [most_rounds(n, 2) for n in (4, 5, 8, 11, 12)] == [2, 2, 4, 5, 6]
+    assert [most_rounds(n, 3) for n in (3, 6, 7, 9, 12, 15)] == [1, 1, 1, 2, 2, 3]
+    # seven engines at tables of three: after one round no second can be seated (two groups
+    # of three have met, and a table takes at most one of each)
+    names = tuple("abcdefg")
+    plan, _ = fake_games(Event("swiss", names, 3, 2, 0), 0)
+    assert plan.stopped is not None and "after round 1" in plan.stopped
+
+
+def test_three_seat_swiss_tables_meet_new_engines_every_round():
+    names = tuple(f"p{k}" for k in range(10))
+    plan, stored = fake_games(Event("swiss", names, 3, most_rounds(10, 3), 2), 3)
+    tables = {(r.round, frozenset(r.players)) for r in stored.values()}
+    pairs = Counter(frozenset(p) for _, t in tables for p in [(a, b) for a in t for b in t if a < b])
+    assert plan.finished and plan.stopped is None and len(tables) == 2 * 3 and max(pairs.values()) == 1
+    assert len(plan.byes) == 2 and len({n for _, n in plan.byes}) == 2  # one engine sits out a round, never twice
+    seats = Counter((name, seat) for r in stored.values() for seat, name in enumerate(r.players))
+    assert all(seats[(n, 0)] == seats[(n, 1)] == seats[(n, 2)] > 0 for n in names)  # every seat order played
+
+
+def test_a_knockout_of_five_gives_the_top_three_seeds_byes_and_breaks_ties_with_pairs():
+    names = tuple("abcde")
+    plan, stored = fake_games(Event("knockout", names, 2, 1, 4, tiebreak_pairs=2), 5)
+    first = plan.bracket[0]
+    assert [(m.high, m.low) for m in first] == [("a", None), ("d", "e"), ("b", None), ("c", None)]
+    assert [m.decided_by for m in first if m.low is None] == ["bye"] * 3
+    assert plan.finished and plan.winner in names and len(plan.bracket) == 3
+    for matches in plan.bracket:
+        for m in (m for m in matches if m.low is not None):
+            level = m.points[m.high] == m.points[m.low]
+            assert m.games == 2 + 2 * m.tiebreak_pairs and m.tiebreak_pairs <= 2
+            assert (m.decided_by == "higher seed") == level and (m.winner == m.high if level else True)
+
+
+def test_a_wave_is_drawn_only_from_the_waves_before_it():
+    """Each wave's games depend on stored games alone: the plan from any prefix of the
+    waves is a prefix of the whole event's."""
+    names = tuple(f"e{k}" for k in range(9))
+    for event in (Event("swiss", names, 2, 5, 3), Event("knockout", names, 2, 1, 3)):
+        whole, stored = fake_games(event, 7)
+        for cut in range(len(stored)):
+            partial = plan_event(event, {i: r for i, r in stored.items() if i < cut})
+            assert partial.slots == whole.slots[: len(partial.slots)] and len(partial.slots) >= cut
+
+
+# -- tiebreaks, against published examples ------------------------------------------
+
+
+def double_round_robin() -> list[GameRecord]:
+    """Sensei's Library's Sonneborn-Berger example (senseis.xmp.net/?SonnebornBerger): four
+    players, two rounds, 1 a win. Round 1: A beats B, C, D; B beats C, D; C beats D.
+    Round 2: B beats A, A beats C, D beats A, C beats B, B beats D, C beats D."""
+    won = [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]
+    won2 = [("B", "A"), ("A", "C"), ("D", "A"), ("C", "B"), ("B", "D"), ("C", "D")]
+    games = [(0, w, lose) for w, lose in won] + [(1, w, lose) for w, lose in won2]
+    return [
+        GameRecord(game="hex", moves=[], players=[w, lose], places=[0, 1], termination="normal", id=k, round=rnd)
+        for k, (rnd, w, lose) in enumerate(games)
+    ]
+
+
+def test_sonneborn_berger_of_the_published_double_round_robin():
+    settings = {"format": "round-robin", "engines": [{"name": n} for n in "ABCD"], "rounds": 2, "seed": 0}
+    settings["tiebreaks"] = ["sonneborn-berger", "buchholz", "wins", "direct-encounter"]
+    event = event_summary(double_round_robin(), "ABCD", settings, 2)
+    assert event is not None
+    table = {s.engine: (s.score, s.tiebreaks["sonneborn-berger"]) for s in event.standings}
+    assert table == {"A": (4, 11), "B": (4, 9), "C": (3, 6), "D": (1, 4)}  # the page's values
+    assert [s.engine for s in event.standings] == ["A", "B", "C", "D"]  # A ahead of B on Sonneborn-Berger
+    # Buchholz by its formula (the opponents' scores, each game): A met B, C, D twice
+    assert {s.engine: s.tiebreaks["buchholz"] for s in event.standings} == {"A": 16, "B": 16, "C": 18, "D": 22}
+    assert {s.engine: s.tiebreaks["direct-encounter"] for s in event.standings}["A"] == 1  # 1 of 2 against B
+
+
+def test_sonneborn_berger_of_the_published_crosstable_line():
+    """Lippstadt 2003 as posted on CCC (stmintz.com/ccc/index.php?id=311435): Maiwald, 14
+    points, beat opponents of 10, 9 and 4 points and drew opponents of 14, 12, 11, 9 and 3:
+    23 + 49/2 = 47.5 Sonneborn-Berger points."""
+    beaten, drawn, lost = [10, 9, 4], [14, 12, 11, 9, 3], [18]
+    opponents = [(f"w{k}", s, 1.0) for k, s in enumerate(beaten)] + [(f"d{k}", s, 0.5) for k, s in enumerate(drawn)]
+    opponents += [(f"l{k}", s, 0.0) for k, s in enumerate(lost)]
+    games = [Encounter("Maiwald", name, k, points) for k, (name, _, points) in enumerate(opponents)]
+    score = {name: float(s) for name, s, _ in opponents} | {"Maiwald": 14.0}
+    assert sonneborn_berger(games, score, "Maiwald") == 47.5
+
+
+def test_buchholz_of_the_published_swiss_line():
+    """Finn Patel's six rounds in the "Royal Knights Open" case study (blog.chessforkids.in,
+    "Chess tournament tiebreaks explained", part 2): opponents finishing on 5, 1.5, 2, 1, 4
+    and 2 points give a Buchholz of 5.0 + 1.5 + 2.0 + 1.0 + 4.0 + 2.0 = 15.5 before FIDE's
+    adjustment for an opponent's unplayed games (which arena, without unplayed games, has no
+    use for); Cut-1 leaves out the 1."""
+    line = [("King", 5.0, 0.0), ("Scholar", 1.5, 0.0), ("Novice", 2.0, 1.0)]
+    line += [("Rookie", 1.0, 1.0), ("Champion", 4.0, 0.0), ("Tactician", 2.0, 1.0)]
+    games = [Encounter("Finn", name, k, points) for k, (name, _, points) in enumerate(line)]
+    score = {name: s for name, s, _ in line} | {"Finn": 3.0}
+    assert buchholz(games, score, "Finn") == 15.5
+    assert buchholz(games, score, "Finn", cut=1) == 14.5
+    assert sonneborn_berger(games, score, "Finn") == 2.0 + 1.0 + 2.0  # the three opponents beaten
+
+
+def test_buchholz_cut1_leaves_out_the_weakest_opponent_and_a_swiss_round_counts_once():
+    settings = {"format": "round-robin", "engines": [{"name": n} for n in "ABCD"], "rounds": 2, "seed": 0}
+    settings["tiebreaks"] = ["buchholz-cut1"]
+    event = event_summary(double_round_robin(), "ABCD", settings, 2)
+    assert event is not None
+    assert {s.engine: s.tiebreaks["buchholz-cut1"] for s in event.standings} == {"A": 15, "B": 15, "C": 17, "D": 19}
+    # A Swiss round played in both seat orders is one encounter: won once and lost once is 1/2
+    pair = [
+        GameRecord(game="hex", moves=[], players=["x", "y"], places=[0, 1], termination="normal", id=0, round=0),
+        GameRecord(game="hex", moves=[], players=["y", "x"], places=[0, 1], termination="normal", id=1, round=0),
+    ]
+    assert scores(encounters(pair, per_table_round=True), ["x", "y"], {}) == {"x": 0.5, "y": 0.5}
+
+
+# -- the tournament file --------------------------------------------------------------
+
+
+def event_file(tmp_path: Path, engines: int, fmt: str, rounds: int, extra: str = "", **kw: object) -> Path:
+    names = "abcdefghijklmnop"[:engines]
+    listed = "".join(engine_toml(n, "{python}", RANDOM) for n in names)
+    return write_tournament(
+        tmp_path, listed, rounds=rounds, options="size = 4", extra=f'format = "{fmt}"\n{extra}', seed=5, **kw
+    )
+
+
+def test_seeds_come_from_a_rating_list_and_a_bad_one_is_one_line(tmp_path):
+    (tmp_path / "ratings.json").write_text(json.dumps({"d": 2100, "b": 2000, "zz": 1990, "a": 1500}))
+    t = load_tournament(event_file(tmp_path, 5, "knockout", 1, 'seeds = "ratings.json"'))
+    assert t.seeded == ("d", "b", "a", "c", "e")  # listed ones by rating, then the file's order
+    (tmp_path / "ratings.json").write_text('{"engines": "no"}')
+    with pytest.raises(ConfigError, match=r"ratings\.json is not a rating list") as err:
+        load_tournament(event_file(tmp_path, 5, "knockout", 1, 'seeds = "ratings.json"'))
+    assert "\n" not in str(err.value)
+
+
+def test_an_event_the_game_or_field_cannot_hold_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="without a rematch for 3 rounds at most"):
+        load_tournament(event_file(tmp_path, 6, "swiss", 4))
+    listed = "".join(engine_toml(n, "{python}", RANDOM) for n in "abcd")
+    path = write_tournament(tmp_path, listed, game="posies", options="players = 3", extra='format = "knockout"')
+    with pytest.raises(ConfigError, match="a knockout is played between two engines"):
+        load_tournament(path)
+
+
+def test_tiebreaks_may_change_between_runs_and_a_knockout_match_length_may_not(tmp_path):
+    a = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 1)))
+    b = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 1, 'tiebreaks = ["wins"]')))
+    assert fingerprint(a) == fingerprint(b) and changes(a, b) == []  # how the standings are shown
+    c = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 2)))
+    assert changes(a, c) == ["match_rounds: 1 -> 2"]  # another bracket: refused, not grown
+    plain = tournament_settings(
+        load_tournament(write_tournament(tmp_path, engine_toml("x", "true") + engine_toml("y", "true")))
+    )
+    assert not {"seeds", "both_seats", "tiebreak_pairs", "tiebreaks", "match_rounds"} & set(
+        plain
+    )  # folders made before still resume
+
+
+# -- whole events through arena run ---------------------------------------------------
+
+
+def results(out: Path) -> dict:
+    return json.loads((out / "results.json").read_text())
+
+
+def stored(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_knockout_of_five_with_a_bye_plays_to_a_winner(tmp_path):
+    path = event_file(tmp_path, 5, "knockout", 1, 'tiebreaks = ["sonneborn-berger"]')
+    proc = run_arena("run", path, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    event = results(tmp_path / "out")["event"]
+    assert event["format"] == "knockout" and event["finished"] and event["winner"] in "abcde"
+    first, semis, final = event["bracket"]
+    assert [m["decided_by"] for m in first].count("bye") == 3 and len(semis) == 2 and len(final) == 1
+    assert final[0]["winner"] == event["winner"] == event["standings"][0]["engine"]
+    games = stored(tmp_path / "out")
+    played = {frozenset((m["high"], m["low"])) for r in event["bracket"] for m in r if m["low"]}
+    assert {frozenset(g["players"]) for g in games} == played  # every game one of the bracket's matches
+    assert sum(m["games"] for r in event["bracket"] for m in r) == len(games)
+    assert "Bracket" in proc.stdout and f"winner: {event['winner']}" in proc.stdout
+    page = (tmp_path / "out" / "report" / "index.html").read_text()
+    assert 'id="bracket"' in page and f"winner: {event['winner']}" in page
+    assert "event_score" in (tmp_path / "out" / "standings.csv").read_text().splitlines()[0]
+    assert "## Bracket" in (tmp_path / "out" / "standings.md").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("fmt,engines,rounds", [("swiss", 7, 3), ("knockout", 8, 1)])
+def test_kill_9_mid_event_and_resume_pairs_the_same_and_replays_nothing(tmp_path, fmt, engines, rounds):
+    """Random engines play the same game from the same seed, so a straight run is the
+    truth: killed with -9 mid-event and resumed, the same games with the same pairings."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    straight = run_arena("run", event_file(tmp_path / "a", engines, fmt, rounds), "--out", tmp_path / "a" / "out", "-q")
+    assert straight.returncode == 0, straight.stderr
+    truth = sorted(stored(tmp_path / "a" / "out"), key=lambda g: g["id"])  # stored as they finished
+    path, out = event_file(tmp_path / "b", engines, fmt, rounds, workers=1), tmp_path / "b" / "out"
+    first = subprocess.Popen(
+        arena_cmd("run", path, "--out", out, "-q"),
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    midway = len(truth) // 2  # past the first wave
+    while not ((out / "games.jsonl").exists() and len(stored(out)) >= midway):
+        assert time.monotonic() < deadline and first.poll() is None
+        time.sleep(0.02)
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    before = {g["id"]: g for g in stored(out)}
+    assert len(before) < len(truth)
+    resumed = run_arena("run", path, "--out", out, "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resumed from an earlier run" in resumed.stdout
+    after = stored(out)
+    assert len(after) == len({g["id"] for g in after})  # each game once
+    assert all(g == before[g["id"]] for g in after if g["id"] in before)  # the stored ones untouched
+    same = lambda games: [(g["id"], g["round"], g["players"], g["seed"], g["moves"]) for g in games]  # noqa: E731
+    assert same(sorted(after, key=lambda g: g["id"])) == same(truth)
+    assert results(out)["event"] == results(tmp_path / "a" / "out")["event"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_swiss_from_the_command_line_has_no_repeated_pairing_and_balanced_seats(tmp_path):
+    engines = [item for n in "abcdefg" for item in ("--engine", f"name={n}", "cmd={python} -m engines.random_engine")]
+    proc = run_arena(
+        "run", "--game", "hex", "-O", "size=4", *engines, "--each", "st=2", "--rounds", "3", "--format", "swiss",
+        "--tiebreaks", "buchholz,buchholz-cut1,sonneborn-berger", "--out", tmp_path / "out", "-q",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    games = stored(tmp_path / "out")
+    tables = {(g["round"], frozenset(g["players"])) for g in games}
+    assert len(tables) == 3 * 3 and len({t for _, t in tables}) == 9  # no pair met twice
+    seats = Counter((name, seat) for g in games for seat, name in enumerate(g["players"]))
+    assert all(seats[(n, 0)] == seats[(n, 1)] for n in "abcdefg")  # both seat orders of every table
+    event = results(tmp_path / "out")["event"]
+    assert event["finished"] and sum(s["byes"] for s in event["standings"]) == 3
+    assert event["tiebreaks"] == ["buchholz", "buchholz-cut1", "sonneborn-berger"]
+    assert 'format = "swiss"' in (tmp_path / "out" / "tournament.toml").read_text()
+    assert "Swiss standings" in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_knockout_on_a_dask_cluster_is_the_local_one(tmp_path):
+    """Its waves on one cluster, kept up between them: the games of a local run."""
+    path = event_file(tmp_path, 4, "knockout", 1)
+    local = run_arena("run", path, "--out", tmp_path / "local", "-q")
+    assert local.returncode == 0, local.stderr
+    remote = run_arena("run", path, "--out", tmp_path / "cluster", "--cluster", "local:2", "-q", timeout=380)
+    assert remote.returncode == 0, remote.stderr
+    assert "Traceback" not in remote.stderr
+    assert results(tmp_path / "cluster")["event"] == results(tmp_path / "local")["event"]
+    moves = lambda out: sorted((g["id"], g["players"], g["moves"]) for g in stored(out))  # noqa: E731
+    assert moves(tmp_path / "cluster") == moves(tmp_path / "local")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_three_seat_posies_swiss_sits_at_tables_of_three(tmp_path):
+    listed = "".join(engine_toml(n, "{python}", RANDOM) for n in "abcdefg")
+    extra = 'format = "swiss"\ntiebreaks = ["buchholz"]'
+    path = write_tournament(tmp_path, listed, game="posies", options="players = 3", extra=extra)
+    proc = run_arena("run", path, "--out", tmp_path / "out", "-q")
+    assert proc.returncode == 0, proc.stderr
+    games = stored(tmp_path / "out")
+    tables = Counter(frozenset(g["players"]) for g in games)
+    assert len(tables) == 2 and all(len(t) == 3 and n == 6 for t, n in tables.items())  # every seat order
+    event = results(tmp_path / "out")["event"]
+    assert [s["engine"] for s in event["standings"] if s["byes"]] == ["g"]  # the lowest seed sits out
+    assert event["finished"] and event["stopped"] is None
