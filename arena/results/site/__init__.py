@@ -55,7 +55,7 @@ from . import boards, pages, palette, plots
 HERE = Path(__file__).resolve().parent
 RULES = HERE.parent.parent / "rules"  # the built-in games
 log = logging.getLogger("arena.site")
-ASSETS = ("site.css", "tables.js", "viewer.js", "games.js")
+ASSETS = ("site.css", "tables.js", "board.js", "viewer.js", "games.js")
 
 
 @dataclass

@@ -1,48 +1,17 @@
 // The game viewer: draws the board the referee described (boards/<key>.js) and the
-// positions it computed (the page's game-data), one ply at a time.  It computes no
-// rules; it only applies each frame's cell changes and shows its marks.
+// positions it computed (the page's game-data), one ply at a time, with board.js's drawing.
+// It computes no rules; it only applies each frame's cell changes and shows its marks.
 (function () {
   "use strict";
-  const SVG = "http://www.w3.org/2000/svg";
+  const draws = window.arenaBoard;
+  const el = draws.el;
   const board = window.ARENA_BOARD;
   const data = JSON.parse(document.getElementById("game-data").textContent);
-  // A short frame [seat, cell, code, status?] is a move that only put a piece on its cell.
-  const frames = data.frames.map(function (f) {
-    return Array.isArray(f) ? {seat: f[0], set: [[f[1], f[2]]], last: [f[1]], status: f[3]} : f;
-  });
+  const frames = data.frames.map(draws.expand);
   const last = frames.length - 1;
   const svg = document.getElementById("board");
-
-  function el(name, attrs, parent) {
-    const node = document.createElementNS(SVG, name);
-    for (const key in attrs) node.setAttribute(key, attrs[key]);
-    parent.appendChild(node);
-    return node;
-  }
-
-  svg.classList.add(board.kind);  // "cells" or "points": the stylesheet draws each kind
-  svg.setAttribute("viewBox", `0 0 ${board.width} ${board.height}`);
-  for (const s of board.streets) el("line", {x1: s[0], y1: s[1], x2: s[2], y2: s[3], class: "street"}, svg);
-  const cellLayer = el("g", {}, svg);
-  const cells = board.cells.map(function (c, i) {
-    const attrs = {"data-cell": c.name, "data-index": i, "data-state": ""};
-    const node = board.kind === "points"
-      ? el("circle", Object.assign(attrs, {cx: c.x, cy: c.y, r: board.radius}), cellLayer)
-      : el("polygon", Object.assign(attrs, {points: c.outline}), cellLayer);
-    el("title", {}, node).textContent = c.name;
-    return node;
-  });
-  for (const e of board.edges) el("line", {x1: e[0], y1: e[1], x2: e[2], y2: e[3], class: "edge-" + e[4]}, svg);
-  for (const l of board.labels) el("text", {x: l[0], y: l[1], class: "label"}, svg).textContent = l[2];
-
-  // The contents of every cell at every ply, from the frames' changes.
-  const states = [];
-  let current = new Array(data.cells).fill("");
-  for (const frame of frames) {
-    current = current.slice();
-    for (const [i, code] of frame.set) current[i] = code;
-    states.push(current);
-  }
+  const drawn = draws.draw(svg, board);
+  const states = draws.positions(frames, data.cells);
 
   // The legend: the marks the game describes (board.marks: name and meaning, in its
   // order), each that this game draws, with a sample drawn by the same stylesheet rules as
@@ -140,32 +109,10 @@
     ply = Math.max(0, Math.min(last, k));
     const state = states[ply];
     const frame = frames[ply];
-    cells.forEach(function (node, i) {
-      node.setAttribute("class", "cell " + (board.static[i] || ""));
-      node.setAttribute("data-state", state[i]);
-      node.removeAttribute("data-gone");
-    });
-    for (const i of frame.last || []) cells[i].classList.add("last");
-    for (const [i, code] of frame.gone || []) {
-      cells[i].classList.add("gone");
-      cells[i].setAttribute("data-gone", code);
-    }
-    for (const i of frame.kept || []) cells[i].classList.add("kept");
-    // Outlined cells on top, the move's own last, so no neighbour covers their outline.
-    for (const [i] of frame.gone || []) cellLayer.appendChild(cells[i]);
-    for (const i of frame.last || []) cellLayer.appendChild(cells[i]);
     const ending = ply === last ? frame.end : null;
+    draws.paint(drawn, state, frame, ending);
     end.hidden = !(ending && ending.reveal);
     end.textContent = ending ? ending.reveal : "";
-    if (ending) {
-      for (const mark in ending.marks) {
-        for (const i of ending.marks[mark]) {
-          cells[i].classList.add("end", mark);
-          cellLayer.appendChild(cells[i]);  // on top, so the highlight is not covered
-        }
-      }
-      for (const i of frame.last || []) cellLayer.appendChild(cells[i]);  // but the move's own above all
-    }
     status.textContent = frame.status || "";
     plyInput.value = ply;
     rows.forEach(function (row) { row.classList.toggle("current", Number(row.dataset.position) === ply); });
