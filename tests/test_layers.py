@@ -48,6 +48,8 @@ BELOW: dict[str, set[str]] = {
     "arena.tournament": {"arena.results", "arena.match", "arena.engine", "arena.record", "arena.rules", "protocol"},
     "engines": {"protocol", "arena.rules"},  # the bundled bots: the SDK and the referee's rules
     "arena.machine": set(),
+    # `arena serve`: the web server over results folders and their games in progress
+    "arena.serve": {"arena.tournament", "arena.results", "arena.record", "arena.rules", "protocol"},
     # `arena ladder`: tournaments of the bundled search engine's levels, and their ratings
     "arena.ladder": {"arena.tournament", "arena.results", "arena.record", "arena.rules", "engines"},
 }

@@ -15,8 +15,9 @@ from .ladder import ladder
 from .play import play
 from .results import ratings, report, results
 from .run import run
+from .serve import serve
 
-for _command in (run, results, report, ratings, play, check_engine, verify, export, ladder):
+for _command in (run, results, report, ratings, serve, play, check_engine, verify, export, ladder):
     main.add_command(_command)
 
 __all__ = ["Failure", "main"]

@@ -53,7 +53,19 @@ def option_meant(ctx: click.Context, word: str) -> str | None:
 
 
 # `arena --help` lists the commands by use, the everyday ones first; any other follows.
-COMMAND_ORDER = ("run", "results", "report", "ratings", "play", "check-engine", "verify", "export", "ladder", "bench")
+COMMAND_ORDER = (
+    "run",
+    "results",
+    "report",
+    "ratings",
+    "serve",
+    "play",
+    "check-engine",
+    "verify",
+    "export",
+    "ladder",
+    "bench",
+)
 
 
 def stop(message: str, code: int) -> NoReturn:
