@@ -103,6 +103,13 @@ def main(config_path: str) -> None:
     progress = _timed_progress(tournament, config["progress"]) if config.get("progress") else None
     site = _TimedSite(live_site(out / "report", tournament))  # as `arena run` does
     observers: list[RunObserver] = [site]
+    if config.get("url_file"):  # `arena run --serve`: the server in this process, its link to the bench
+        from arena.serve.beside import ServeBeside
+
+        def tell(line: str, url_file: Path = Path(config["url_file"])) -> None:
+            url_file.write_text(line)
+
+        observers.insert(0, ServeBeside(out, tell))
     if progress:
         observers.append(progress)
     run_tournament(tournament, out, config["workers"], observers)

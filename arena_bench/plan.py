@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress", "startup", "sandbox")
+SECTIONS = (
+    "referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress", "startup", "sandbox", "watching",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ class Plan:
     ladder_games_all: bool = True  # every game and level (quick: Hex 5x5, easy)
     sandbox_starts: int = 21  # engine starts, each way
     sandbox_rounds: int = 50  # 2 games per round, each way
+    watch_rounds: int = 50  # 2 games per round, each way
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 
@@ -73,6 +76,7 @@ QUICK = Plan(
     sandbox_starts=2,
     sandbox_rounds=2,
     startup_runs=1,
+    watch_rounds=2,
 )
 
 

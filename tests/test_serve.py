@@ -3,7 +3,6 @@ in Chromium; the token, the loopback host and the same-origin rule; the workers'
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from helpers import ROOT, arena_cmd, artifacts, run_arena, write_tournament
 
 from arena.engine.player import Reply
 from arena.rules import make_game
-from arena.tournament.livegames import LiveWriter, WatchMark, read_live_games, touch_watching
+from arena.tournament.livegames import LiveReader, LiveWriter, WatchMark, read_live_games, touch_watching
 
 WATCHED = str(ROOT / "tests" / "engines" / "watched_engine.py")
 URL = re.compile(r"http://\S+")
@@ -90,13 +89,20 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     state.play("b2")
     writer.moved(state, 1, Reply("b2", 0.5, None, None), [900, 500])
     [(mtime, path)] = read_live_games(live).values()
-    shown = json.loads(path.read_text())
-    assert shown["id"] == 7 and shown["round"] == 3 and shown["moves"] == ["c3", "b2"]
-    assert shown["times_ms"] == [250, 500] and shown["clocks_ms"] == [900, 500] and shown["to_move"] == 0
-    assert shown["said"] == [
-        "depth 1 <b>x</b>\\x00",
-        "",
-    ]  # a terminal escape gone, a control shown; markup is the page's
+    reader = LiveReader(path)
+    assert reader.update()  # the viewer came mid-game: every move so far is written at once
+    assert reader.head is not None and reader.head["id"] == 7 and reader.head["round"] == 3
+    assert [m["move"] for m in reader.moves] == ["c3", "b2"] and [m["ms"] for m in reader.moves] == [250, 500]
+    assert reader.moves[-1]["clocks"] == [900, 500] and reader.moves[-1]["to_move"] == 0
+    assert reader.moves[0]["said"] == "depth 1 <b>x</b>\\x00"  # a terminal escape gone, a control shown as text
+    state.play("a1")
+    writer.moved(state, 0, Reply("a1", 0.125, None, "depth 2"), [800, 500])
+    deadline = time.monotonic() + 5
+    while len(reader.moves) < 3 and time.monotonic() < deadline:  # held back at most FLUSH_S, then appended
+        reader.update()
+        time.sleep(0.01)
+    assert [m["move"] for m in reader.moves] == ["c3", "b2", "a1"] and reader.moves[-1]["said"] == "depth 2"
+    assert not reader.update()
     writer.end()
     assert read_live_games(live) == {}
 
@@ -104,6 +110,8 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
 # -- who may talk to the server ---------------------------------------------------
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(120)  # a run, then a server: processes on a shared machine
 def test_a_bind_beyond_loopback_needs_the_token_and_changes_need_the_same_origin(tmp_path):
     out = played_folder(tmp_path)
     proc, link = start("serve", out, "--host", "0.0.0.0")
@@ -128,6 +136,8 @@ def test_a_bind_beyond_loopback_needs_the_token_and_changes_need_the_same_origin
         stop(proc)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(120)  # a run, then a server: processes on a shared machine
 def test_on_loopback_only_a_loopback_name_is_answered_and_a_finished_folder_is_served(tmp_path):
     out = played_folder(tmp_path)
     proc, link = start("serve", out)
@@ -167,6 +177,7 @@ def shown_moves(tab, game_id: int) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)
 def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_path):
     path = write_tournament(
         tmp_path, watched_engines(0.25), name="watched", rounds=2, workers=2, time_control="base_ms = 60000"
@@ -185,15 +196,18 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
             game = int(first.locator("section.live-game").first.get_attribute("data-game"))
             # A move the run makes reaches both open pages within a second.
             for _ in range(3):
-                live = json.loads((out / "live" / f"{game}.json").read_text())
-                played = len(live["moves"])
+                reader = LiveReader(out / "live" / f"{game}.jsonl")
+                reader.update()
+                assert reader.head is not None
+                moves = [*reader.head["opening"], *(m["move"] for m in reader.moves)]
+                played = len(moves)
                 for tab in pages:
                     tab.wait_for_function(
                         f"document.querySelectorAll(\"section[data-game='{game}'] .moves tbody tr\").length >= {played}",
                         timeout=1000,
                     )
                     row = tab.locator(f"section[data-game='{game}'] .moves tbody tr").nth(played - 1)
-                    assert row.locator("td").nth(2).text_content() == live["moves"][played - 1]
+                    assert row.locator("td").nth(2).text_content() == moves[played - 1]
             said = first.locator(f"section[data-game='{game}'] .seats td.said").first.text_content()
             assert "<script>window.owned=1</script>" in said  # shown as text, never run
             clock = first.locator(f"section[data-game='{game}'] .seats td.clock").first.text_content()
@@ -218,4 +232,4 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
     finally:
         if run.poll() is None:
             stop(run)
-    assert not list((out / "live").glob("*.json"))  # the run leaves no game in progress behind
+    assert not list((out / "live").glob("*.jsonl"))  # the run leaves no game in progress behind

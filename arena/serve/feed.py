@@ -15,7 +15,6 @@ strings that the page sets with ``textContent``; the standings are autoescaped H
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -29,14 +28,17 @@ from ..results import strictjson
 from ..results.export import summarize_folder
 from ..results.site import boards, pages, template_environment
 from ..rules import make_game
-from ..tournament.livegames import live_folder, read_live_games, touch_watching
+from ..tournament.livegames import LiveHead, LiveMove, LiveReader, live_folder, read_live_games, touch_watching
 
 log = logging.getLogger("arena.serve")
 
-POLL_S = 0.1  # how often the game files are looked at while someone watches
+POLL_S = 0.2  # how often the game files are looked at while someone watches
 MARK_S = 1.0  # how often the watching mark is renewed (livegames.FRESH_S is its lifetime)
 KEEPALIVE_S = 15.0  # a comment line this often, so proxies and browsers keep the stream open
 BACKLOG = 256  # events a slow page may fall behind by before it is sent the games afresh
+# The standings are read from the whole store: at most this often, and never more often than
+# four times their last reading took, so a run of quick games is not slowed by its watchers.
+STANDINGS_S = 2.0
 
 STANDINGS = """{% from "macros.html" import table %}{{ table("Standings, ranked by the Bradley-Terry Elo",
 tables.headers, tables.rows, (1,), "standings") }}"""
@@ -55,10 +57,12 @@ class LiveFeed:
         self.live = live_folder(folder)
         self.pages: set[asyncio.Queue[str]] = set()
         self.games: dict[int, str] = {}  # each game in progress: its last event
-        self.seen: dict[int, float] = {}  # each game's file time when it was last sent
+        self.seen: dict[int, float] = {}  # each game's file time when it was last read
+        self.readers: dict[int, LiveReader] = {}  # each game's file, as far as it was read
         self.geometry: dict[str, boards.Geometry] = {}  # each board drawn so far, by key
         self.standings = ""  # the last standings event
         self.store_mark: tuple[int, ...] | None = None
+        self.standings_due = 0.0
         self.poller: asyncio.Task[None] | None = None
         self.env = template_environment()
 
@@ -108,20 +112,25 @@ class LiveFeed:
         files = read_live_games(self.live)
         for game_id in [g for g in self.games if g not in files]:
             del self.games[game_id]
-            self.seen.pop(game_id, None)
             self._send(event("over", {"id": game_id}))
+        for game_id in [g for g in self.readers if g not in files]:
+            del self.readers[game_id]
+            self.seen.pop(game_id, None)
         for game_id, (mtime, path) in files.items():
             if self.seen.get(game_id) == mtime:
                 continue
             self.seen[game_id] = mtime
-            shown = self._game_event(path)
+            reader = self.readers.setdefault(game_id, LiveReader(path))
+            shown = self._game_event(reader)
             if shown is not None:
                 self.games[game_id] = shown
                 self._send(shown)
         mark = self._store_mark()
-        if mark != self.store_mark:
+        if mark != self.store_mark and time.monotonic() >= self.standings_due:
             self.store_mark = mark
+            started = time.monotonic()
             standings = await anyio.to_thread.run_sync(self.render_standings)
+            self.standings_due = time.monotonic() + max(STANDINGS_S, 4 * (time.monotonic() - started))
             if standings is not None:
                 self.standings = event("standings", {"html": standings})
                 self._send(self.standings)
@@ -137,47 +146,55 @@ class LiveFeed:
                 mark += [0, 0]
         return tuple(mark)
 
-    def _game_event(self, path: Path) -> str | None:
+    def _game_event(self, reader: LiveReader) -> str | None:
         try:
-            game = json.loads(path.read_text(encoding="utf-8"))
-            return event("game", self.shown_game(game))
+            if not reader.update() or reader.head is None:
+                return None
+            return event("game", self.shown_game(reader.head, reader.moves))
         except FileNotFoundError:
             return None  # it ended as it was read
-        except Exception as exc:  # a half-written file of an older arena, a damaged one: not shown
-            log.warning("cannot show the live game %s (%s)", path.name, exc)
+        except Exception as exc:  # a damaged file, an older arena's: not shown
+            log.warning("cannot show the live game %s (%s)", reader.path.name, exc)
             return None
 
-    def shown_game(self, game: dict[str, Any]) -> dict[str, Any]:
-        """A live game file as a page draws it: the referee's frames (without the deal, which
-        only the replay sees), the board's key, and the clocks as they stand now."""
+    def shown_game(self, head: LiveHead, moves: list[LiveMove]) -> dict[str, Any]:
+        """A live game as a page draws it: the referee's frames (without the deal, which
+        only the replay sees), the board's key, the moves, and the clocks as they stand now."""
         record = GameRecord(
-            game=game["game"],
-            options=game["options"],
-            setup=game["setup"],
-            seed=game["seed"],
-            deal=game["deal"],
-            players=game["players"],
-            moves=game["moves"],
+            game=head["game"],
+            options=dict(head["options"]),
+            setup=head["setup"],
+            seed=head["seed"],
+            deal=head["deal"],
+            players=head["players"],
+            moves=[*head["opening"], *(m["move"] for m in moves)],
             termination=None,  # not over yet
         )
         replayed = boards.replay(record)
         if replayed.board not in self.geometry:
-            self.geometry[replayed.board] = boards.board_geometry(make_game(game["game"], game["options"]))
+            self.geometry[replayed.board] = boards.board_geometry(make_game(head["game"], head["options"]))
+        said = [""] * len(head["players"])
+        for move in moves:
+            if move["said"] is not None:
+                said[move["seat"]] = move["said"]
+        last = moves[-1] if moves else None
+        at = last["at"] if last else head["at"]
         return {
-            "id": game["id"],
-            "round": game["round"],
-            "players": game["players"],
+            "id": head["id"],
+            "round": head["round"],
+            "players": head["players"],
             "colours": replayed.colours,
             "board": replayed.board,
             "cells": replayed.cells,
             "frames": replayed.frames,
-            "moves": game["moves"],
-            "opening": game["opening"],
-            "times": game["times_ms"],
-            "clocks": game["clocks_ms"],
-            "to_move": game["to_move"],
-            "said": game["said"],
-            "age_ms": max(0, round((time.time() - game["at"]) * 1000)),  # the clock of to_move ran that long
+            "moves": record.moves,
+            "opening": len(head["opening"]),
+            "times": [m["ms"] for m in moves],
+            "clocks": last["clocks"] if last else None,
+            "to_move": last["to_move"] if last else head["to_move"],
+            "said": said,
+            "age_ms": max(0, round((time.time() - at) * 1000)),  # the clock of to_move ran that long
+            "played_at": at,  # when the worker wrote it (Unix time): a move's delay to the page
         }
 
     def render_standings(self) -> str | None:
