@@ -94,6 +94,7 @@ def play_tournament(
             "cpus": list(cpus),
             "progress": progress,
             "url_file": str(folder / "url") if serve else "",
+            "viewers": viewers,
         }
         (folder / "config.json").write_text(strictjson.dumps(config))
         pages = [LivePage(folder / "url", latencies) for _ in range(viewers)]
