@@ -28,9 +28,22 @@ def watched_engines(delay: float) -> str:
     )
 
 
+STARTED: list[subprocess.Popen] = []  # every process a test started, stopped after it whatever happened
+
+
+@pytest.fixture(autouse=True)
+def stop_what_was_started():
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            stop(proc)
+
+
 def start(*args: object, cwd: Path = ROOT) -> tuple[subprocess.Popen, str]:
     """The CLI started as a process, and the link it printed."""
     proc = subprocess.Popen(arena_cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd)
+    STARTED.append(proc)
     assert proc.stdout is not None
     seen = []
     deadline = time.monotonic() + 60
