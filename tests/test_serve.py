@@ -193,7 +193,13 @@ def shown_moves(tab, game_id: int) -> int:
 @pytest.mark.timeout(240)
 def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_path):
     path = write_tournament(
-        tmp_path, watched_engines(0.25), name="watched", rounds=2, workers=2, time_control="base_ms = 60000"
+        tmp_path,
+        watched_engines(0.25),
+        name="watched",
+        options="size = 7",
+        rounds=2,
+        workers=2,
+        time_control="base_ms = 60000",
     )
     out = tmp_path / "out"
     run, beside = start("run", path, "--out", out, "--serve")
@@ -207,7 +213,8 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
                 tab.evaluate("window.stayed = true")  # gone if the page reloads
                 tab.locator("section.live-game [data-cell]").first.wait_for(timeout=15000)
             game = int(first.locator("section.live-game").first.get_attribute("data-game"))
-            # A move the run makes reaches both open pages within a second.
+            # A move the run makes reaches both open pages within a second (a game on 7x7 lasts
+            # several seconds at these engines' pace: it is still on when the checks end).
             for _ in range(3):
                 reader = LiveReader(out / "live" / f"{game}.jsonl")
                 reader.update()
@@ -220,11 +227,11 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
                         timeout=1000,
                     )
                     row = tab.locator(f"section[data-game='{game}'] .moves tbody tr").nth(played - 1)
-                    assert row.locator("td").nth(2).text_content() == moves[played - 1]
-            said = first.locator(f"section[data-game='{game}'] .seats td.said").first.text_content()
-            assert "<script>window.owned=1</script>" in said  # shown as text, never run
-            clock = first.locator(f"section[data-game='{game}'] .seats td.clock").first.text_content()
-            assert re.fullmatch(r"\d+:\d\d\.\d", clock), clock
+                    assert row.locator("td").nth(2).text_content(timeout=1000) == moves[played - 1]
+            said = first.locator(f"section[data-game='{game}'] .seats td.said").first.text_content(timeout=1000)
+            assert "<script>window.owned=1</script>" in (said or "")  # shown as text, never run
+            clock = first.locator(f"section[data-game='{game}'] .seats td.clock").first.text_content(timeout=1000)
+            assert re.fullmatch(r"\d+:\d\d\.\d", clock or ""), clock
             first.set_viewport_size({"width": 1280, "height": 900})
             first.screenshot(path=str(artifacts(tmp_path) / "live-1280x900.png"), full_page=True)
             first.set_viewport_size({"width": 390, "height": 844})
