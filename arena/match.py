@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypedDict
+from typing import Protocol, TypedDict
 
 from protocol import codec
 
 from .engine.conversation import HANDSHAKE_TIMEOUT
-from .engine.player import EngineFault, EngineSpec, Player, TimeLimit
+from .engine.player import EngineFault, EngineSpec, Player, Reply, TimeLimit
 from .engine.transport import EXIT_WAIT, QUIT_GRACE
 from .record import GameRecord, Termination, derive_seed, forfeit_result, starting_state
 from .rules import Game, IllegalMove, State
@@ -50,6 +50,18 @@ class GameResult:
 
     record: GameRecord
     faulted_seats: list[int] = field(default_factory=list)
+
+
+class Watcher(Protocol):
+    """Whoever shows a game while it is played (the live feed of ``arena serve``): told of
+    its start and of every move, in the worker that plays it.  Neither may raise, and each
+    must be cheap while nobody looks: it is called between the engines' moves."""
+
+    def begin(self, state: State, seed: int, deal: int) -> None:
+        """The game starts from ``state`` (its opening played), set up from ``seed`` and ``deal``."""
+
+    def moved(self, state: State, seat: int, reply: Reply, clocks_ms: Sequence[int] | None) -> None:
+        """``seat`` played ``reply``'s move; ``clocks_ms``: every seat's time left after it (None: no game clock)."""
 
 
 class _Later(TypedDict, total=False):
@@ -94,6 +106,7 @@ def play_game(
     names: Sequence[str] | None = None,
     opening: Sequence[str] = (),
     progress: Callable[[float], None] = lambda seconds: None,
+    watcher: Watcher | None = None,
 ) -> GameResult:
     """Play one game; ``engines[seat]`` must be started.  ``seed`` fixes the setup
     and the engines' per-game seeds; ``opening`` (checked when the book was loaded)
@@ -101,7 +114,8 @@ def play_game(
     one per seat (time odds; all with a game clock or none).  ``progress(seconds)`` is
     called before each step that waits on an engine (the new game, every move, the
     end) with the longest that step may take: a worker reports it to its coordinator,
-    whose watchdog so times every move instead of the whole game."""
+    whose watchdog so times every move instead of the whole game.  ``watcher`` is told of
+    the start and of every legal move as it is played."""
     started = datetime.now(UTC)
     t0 = time.monotonic()
     names = list(names or [e.name for e in engines])
@@ -116,8 +130,10 @@ def play_game(
     try:
         progress(_exchanges_s(engines))
         _announce(game, state, engines, engine_seeds)
+        if watcher is not None:
+            watcher.begin(state, seed, deal)
         per_seat = [time_control] * len(engines) if isinstance(time_control, TimeControl) else list(time_control)
-        _play_moves(state, engines, per_seat, times_ms, move_info, progress)
+        _play_moves(state, engines, per_seat, times_ms, move_info, progress, watcher)
     except _Forfeit as exc:
         forfeit = exc
     progress(_exchanges_s(engines))  # the same bound as the next game's set-up: one report covers both
@@ -189,6 +205,7 @@ def _play_moves(
     times_ms: list[int],
     move_info: list[Mapping[str, JsonValue] | None],
     progress: Callable[[float], None],
+    watcher: Watcher | None,
 ) -> None:
     clocks = [tc.base_ms or 0 for tc in tcs] if tcs[0].base_ms is not None else None  # all or none have one
     incs = (
@@ -234,6 +251,8 @@ def _play_moves(
             clocks[seat] += tc.inc_ms - elapsed_ms
             if tc.moves and played[seat] % tc.moves == 0:
                 clocks[seat] += tc.base_ms or 0  # the next period's time, added to what is left
+        if watcher is not None:
+            watcher.moved(state, seat, reply, clocks)
 
 
 def _move_limit(tc: TimeControl, clock_ms: int | None) -> float:

@@ -3,7 +3,7 @@
 The benchmarks' own package, beside the product: it imports ``arena``, and ``arena`` finds its
 command through the ``arena.commands`` entry point (command.py) without importing it.
 
-Nine sections (docs/performance.md explains each method and shows a run):
+Eleven sections (docs/performance.md explains each method and shows a run):
 
 1. referee  - random playouts and moves validated per second, per game on one core;
               OpenSpiel's Hex on the same games when open-spiel is installed.
@@ -18,6 +18,9 @@ Nine sections (docs/performance.md explains each method and shows a run):
               game, and what its clock mode is charged under a move time.
 8. progress - the live progress display's CPU per move in the coordinator, on and off.
 9. startup  - the CPU of ``arena --version``, ``--help`` and an input error, as whole processes.
+10. sandbox - an engine's start and the manager per move, sandboxed and not.
+11. watching - the manager's CPU per move with ``arena run --serve``: no server, a server nobody
+              watches, 20 pages watching; and a move's delay to a page.
 
 Every figure is the median of ``repeats`` runs, baselines measured in the same run.
 """

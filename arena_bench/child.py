@@ -103,6 +103,13 @@ def main(config_path: str) -> None:
     progress = _timed_progress(tournament, config["progress"]) if config.get("progress") else None
     site = _TimedSite(live_site(out / "report", tournament))  # as `arena run` does
     observers: list[RunObserver] = [site]
+    if config.get("url_file"):  # `arena run --serve`: the server in this process, its link to the bench
+        from arena.serve.beside import ServeBeside
+
+        def tell(line: str, url_file: Path = Path(config["url_file"])) -> None:
+            url_file.write_text(line)
+
+        observers[:0] = [ServeBeside(out, tell), _FirstPage(out, config.get("viewers", 0))]
     if progress:
         observers.append(progress)
     run_tournament(tournament, out, config["workers"], observers)
@@ -134,6 +141,37 @@ def main(config_path: str) -> None:
             }
         )
     )
+
+
+class _FirstPage:
+    """Holds the run's first game until the bench's pages are connected (the server marks the
+    folder watched once one is, and the others come within milliseconds): a short run's games
+    are then watched as a long run's are."""
+
+    def __init__(self, out: Path, pages: int) -> None:
+        self.mark, self.pages = out / "live" / "watching", pages
+
+    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
+        deadline = time.monotonic() + 30
+        while self.pages and not self.mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if self.pages:
+            time.sleep(0.5)
+
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
+        pass
+
+    def on_start_failure(self, engine: str, reason: str) -> None:
+        pass
+
+    def on_drop(self, engine: str, why: str) -> None:
+        pass
+
+    def on_end(self, summary: Summary) -> None:
+        pass
+
+    def on_stop(self) -> None:
+        pass
 
 
 class _TimedSite:

@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-SECTIONS = ("referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress", "startup", "sandbox")
+SECTIONS = (
+    "referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress", "startup", "sandbox", "watching",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class Plan:
     sandbox_starts: int = 21  # engine starts, each way
     sandbox_blocks: int = 31  # pairs of blocks of games, sandboxed and not, alternated
     sandbox_block_games: int = 20  # games per block
+    watch_rounds: int = 50  # 2 games per round, each way
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 
@@ -75,6 +78,7 @@ QUICK = Plan(
     sandbox_blocks=2,
     sandbox_block_games=1,
     startup_runs=1,
+    watch_rounds=2,
 )
 
 

@@ -606,3 +606,106 @@ def sandbox(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         f"CPU {cpu_ratio:.2f}x, wall {wall_ratio:.2f}x",
         max(cpu_ratio, wall_ratio) <= SANDBOX_MANAGER_RATIO,
     )
+
+
+WATCH_VIEWERS = 20
+WATCH_IDLE_RATIO = 1.03  # the target: a server nobody watches leaves the manager's CPU per move as it was
+WATCH_VIEWERS_RATIO = 1.10  # ... and 20 pages watching raise it by under 10%
+WATCH_LATENCY_S = 0.5  # a move's median delay to an open page
+
+
+def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
+    assert engine is not None
+    report.echo(
+        f"\n11. Watching: the manager's CPU per move with `arena run --serve` (Hex {plan.manager_size}x"
+        f"{plan.manager_size}, two instant engines, 1 worker pinned to a core, {2 * plan.watch_rounds} games; "
+        "alternated)"
+    )
+    modes = {
+        "no server": (False, 0),
+        "server, nobody watching": (True, 0),
+        f"{WATCH_VIEWERS} pages watching": (True, WATCH_VIEWERS),
+    }
+    # What a move costs, apart from what a run costs once (the server's start, its first
+    # standings): the slope between a short and a long run of each mode.
+    lengths = (max(1, plan.watch_rounds // 5), plan.watch_rounds)
+    marginal: dict[str, list[float]] = {label: [] for label in modes}
+    once: dict[str, list[float]] = {label: [] for label in modes}
+    latencies: list[float] = []
+    # The run pinned to one core, the pages (this process's threads) to another where there is
+    # one: the pages' own CPU is a browser's, and must not slow the run it watches.
+    allowed = sorted(os.sched_getaffinity(0))
+    run_cpus, page_cpus = (allowed[-1:], allowed[:-1]) if len(allowed) > 1 else (allowed, allowed)
+    for _ in range(plan.repeats):  # interleaved, so load changes hit all modes alike
+        for label, (serve, viewers) in modes.items():
+            short, long = (
+                _watched_run(engine, plan, rounds, run_cpus, page_cpus, serve, viewers, latencies, report)
+                for rounds in lengths
+            )
+            slope = (long.manager_cpu_s - short.manager_cpu_s) / (long.plies - short.plies)
+            marginal[label].append(slope * 1e6)
+            once[label].append((short.manager_cpu_s - slope * short.plies) * 1e3)
+    per_move = {label: med(values) for label, values in marginal.items()}
+    base = per_move["no server"]
+    report.table(
+        [[label, cpu, cpu / base, med(once[label])] for label, cpu in per_move.items()],
+        ["", "manager CPU per move (us)", "x no server", "once a run (ms)"],
+    )
+    report.echo(
+        f"per move: the slope between runs of {2 * lengths[0]} and {2 * lengths[1]} games; once a run: the rest "
+        "(the server's start, the pages' first standings)"
+    )
+    latency = med(latencies) if latencies else float("nan")
+    report.echo(
+        f"a move's delay from the worker's file to a page's feed: median {latency * 1000:.0f} ms over "
+        f"{len(latencies)} moves sent (the feed looks every 0.2 s)"
+    )
+    idle, watched = (per_move[label] / base for label in list(modes)[1:])
+    report.data["watching"] = {
+        "manager_cpu_us": per_move,
+        "once_ms": {label: med(values) for label, values in once.items()},
+        "latency_median_s": latency,
+    }
+    # Runs too short to tell a move from a run's fixed costs (--quick) give a slope that is
+    # noise, even below zero: no verdict then.
+    measured = min(per_move.values()) > 0
+    report.target(
+        f"manager CPU per move, a server nobody watches, <= {WATCH_IDLE_RATIO}x no server",
+        f"{idle:.3f}x",
+        idle <= WATCH_IDLE_RATIO if measured else None,
+    )
+    report.target(
+        f"manager CPU per move, {WATCH_VIEWERS} pages watching, < {WATCH_VIEWERS_RATIO}x no server",
+        f"{watched:.3f}x",
+        watched < WATCH_VIEWERS_RATIO if measured else None,
+    )
+    report.target(
+        f"a move's median delay to an open page < {WATCH_LATENCY_S} s",
+        f"{latency:.3f} s",
+        latency < WATCH_LATENCY_S if latencies else None,
+    )
+
+
+def _watched_run(
+    engine: InstantEngine,
+    plan: Plan,
+    rounds: int,
+    run_cpus: list[int],
+    page_cpus: list[int],
+    serve: bool,
+    viewers: int,
+    latencies: list[float],
+    report: Report,
+) -> TournamentRun:
+    with _pinned(page_cpus):
+        return play_tournament(
+            engine,
+            workers=1,
+            rounds=rounds,
+            size=plan.manager_size,
+            cpus=run_cpus,
+            serve=serve,
+            viewers=viewers,
+            latencies=latencies if viewers else None,
+            note=report.echo,
+        )

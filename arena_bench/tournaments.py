@@ -4,10 +4,13 @@ between instant engines, each in a fresh child process (arena_bench/child.py).""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,13 +58,18 @@ def play_tournament(
     note: Callable[[str], None] = print,
     progress: str | None = None,
     sandbox: bool = False,
+    serve: bool = False,
+    viewers: int = 0,
+    latencies: list[float] | None = None,
 ) -> TournamentRun:
     """A Hex round-robin between two copies of the instant engine (2 x rounds games);
     ``cpus``: pin the whole process tree to these cores, as ``taskset`` would;
     ``affinity``: the tournament file's ``affinity = true`` (one core per worker);
     ``progress``: show the live progress in this mode ("lines" or "live"), as `arena run` does;
     ``sandbox``: both engines in their sandboxes (their --stats files cannot reach the folder
-    from there: the run counts no engine CPU of its own).  Games
+    from there: the run counts no engine CPU of its own); ``serve``: `arena run --serve`'s server
+    in the run's process, ``viewers`` pages connected to its live feed (this process's threads,
+    each move's delay from its file to the page added to ``latencies``).  Games
     that ended by a fault (a time loss on a loaded machine) are counted in the figures and
     reported through ``note``: a benchmark run is not thrown away for one of them."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
@@ -85,16 +93,25 @@ def play_tournament(
             "sample_rss": sample_rss,
             "cpus": list(cpus),
             "progress": progress,
+            "url_file": str(folder / "url") if serve else "",
+            "viewers": viewers,
         }
         (folder / "config.json").write_text(strictjson.dumps(config))
+        pages = [LivePage(folder / "url", latencies) for _ in range(viewers)]
+        for page in pages:
+            page.start()
         done = subprocess.run(
             [sys.executable, "-m", "arena_bench.child", str(folder / "config.json")],
             capture_output=True,
             text=True,
             cwd=ROOT,
         )
+        for page in pages:
+            page.join(timeout=30)
         if done.returncode != 0:
             raise RuntimeError(f"benchmark tournament failed: {done.stderr.strip()[-2000:]}")
+        if pages and not all(page.events for page in pages):
+            note(f"   note: {sum(not p.events for p in pages)} of {len(pages)} pages saw no move (the run was over)")
         result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         engine_stats = read_engine_stats(stats)
     faults = {code: n for code, n in result["terminations"].items() if code != "normal"}
@@ -109,6 +126,39 @@ def play_tournament(
         engine_processes=len(engine_stats),
         **result,
     )
+
+
+class LivePage(threading.Thread):
+    """A page watching a run's live feed, as a browser's EventSource reads it: it connects
+    once the run printed its link (to ``url_file``) and reads until the server stops."""
+
+    def __init__(self, url_file: Path, latencies: list[float] | None) -> None:
+        super().__init__(daemon=True)
+        self.url_file, self.latencies = url_file, latencies
+        self.events = 0
+
+    def run(self) -> None:
+        deadline = time.monotonic() + 60
+        while not self.url_file.exists() or not self.url_file.read_text():
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+        link = re.search(r"http://\S+", self.url_file.read_text())
+        if link is None:
+            return
+        try:
+            with urllib.request.urlopen(link.group(0) + "0/feed", timeout=30) as feed:
+                kind = ""
+                for raw in feed:
+                    line = raw.decode()
+                    if line.startswith("event: "):
+                        kind = line[7:].strip()
+                    elif line.startswith("data: ") and kind == "game":
+                        self.events += 1
+                        if self.latencies is not None:
+                            self.latencies.append(time.time() - json.loads(line[6:])["played_at"])
+        except (OSError, ValueError):
+            return  # the server stopped with the run
 
 
 def machine_parallel_wall(engine: InstantEngine, *, processes: int, moves: int, size: int, busy_us: int) -> float:

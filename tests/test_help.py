@@ -120,7 +120,7 @@ def test_arena_help_lists_the_commands_by_use_each_with_a_whole_summary_on_one_l
     shown = CliRunner().invoke(main, ["--help"], terminal_width=80).output
     listed = shown.split("Commands:\n")[1].splitlines()
     assert [line.split()[0] for line in listed] == [
-        "run", "results", "report", "ratings", "play", "check-engine", "verify", "export", "openings", "ladder", "bench",
+        "run", "results", "report", "ratings", "serve", "play", "check-engine", "verify", "export", "openings", "ladder", "bench",
     ]  # fmt: skip
     for line in listed:  # no continuation line, no summary cut short by click's "..."
         name, summary = line.split(maxsplit=1)

@@ -16,8 +16,9 @@ from .openings import openings
 from .play import play
 from .results import ratings, report, results
 from .run import run
+from .serve import serve
 
-for _command in (run, results, report, ratings, play, check_engine, verify, export, openings, ladder):
+for _command in (run, results, report, ratings, serve, play, check_engine, verify, export, openings, ladder):
     main.add_command(_command)
 
 __all__ = ["Failure", "main"]

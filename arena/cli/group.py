@@ -58,6 +58,7 @@ COMMAND_ORDER = (
     "results",
     "report",
     "ratings",
+    "serve",
     "play",
     "check-engine",
     "verify",

@@ -91,6 +91,13 @@ From flags, as fastchess takes them (an SPRT of ./new against ./old):
     "with its games lost unplayed instead of stopping with exit code 3 (the file's "
     "forfeit_failed_engines = true).",
 )
+@click.option(
+    "--serve",
+    "serve_live",
+    is_flag=True,
+    help="Start a web server beside the run (on loopback, a free port) that shows its games as they "
+    "are played, and print its link (docs/serve.md).",
+)
 @click.option("--game", "-g", "game_name", type=click.Choice(sorted(GAMES)), help="Without a file: the game.")
 @click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE", help="Without a file: a game option.")
 @click.option(
@@ -154,6 +161,7 @@ def run(
     cluster_address: str | None,
     engines_file: Path | None,
     forfeit_failed_engines: bool,
+    serve_live: bool,
     game_name: str | None,
     options: tuple[str, ...],
     engine_items: tuple[str, ...],
@@ -220,6 +228,10 @@ def run(
         )  # fmt: skip
         extra.append(writer)
         workers = idle_engines = None  # in the tournament's data, as a file's 'workers' and 'idle_engines'
+    if serve_live:
+        from ..serve.beside import ServeBeside
+
+        extra.append(ServeBeside(out or t.folder, click.echo))
     how = Foreground(
         workers, quiet, sys.stdout.isatty(), report_every, trace, cluster_address, idle_engines, forfeit_failed_engines
     )

@@ -95,6 +95,7 @@ class Reply:
     move: str | None
     elapsed: float  # seconds, as the referee measured them
     info: dict[str, int | float] | None = None  # depth / nodes / score its info lines gave
+    said: str | None = None  # its last info line's text, as sent (engine text: show it escaped)
 
 
 class Player(Protocol):

@@ -148,6 +148,7 @@ class EngineProcess(Conversation):
         waiting = transport.waiting
         waiting.begin()
         info = None
+        said = None
         try:
             while True:
                 msg = self._read_message(deadline, Termination.TIMEOUT, reason)
@@ -160,10 +161,11 @@ class EngineProcess(Conversation):
                             f"over the limit of {limit * 1000:.0f} ms",
                         )
                     waiting.answered(elapsed)
-                    return Reply(msg.token if isinstance(msg, Move) else None, elapsed, info)
+                    return Reply(msg.token if isinstance(msg, Move) else None, elapsed, info, said)
                 if not isinstance(msg, Info):
                     raise EngineFault(Termination.PROTOCOL, f"expected a move, got {_describe(msg)}")
                 info = codec.search_info(msg.text, info)
+                said = msg.text
         finally:
             waiting.end()
 

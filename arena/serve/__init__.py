@@ -1,1 +1,2 @@
-"""The local web app: results folders served, games watched live, a person playing an engine."""
+"""The local web app (``arena serve``): results folders served, finished or running, their games
+watched live as they are played, and a person playing engines (docs/serve.md, docs/play.md)."""

@@ -44,6 +44,7 @@ from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament, build_schedule
 from .droprule import FailureTracker
 from .executor import BatchingExecutor, GameExecutor, Outcome, Venue
+from .livegames import clear_live, live_folder
 from .load import LoadWatch
 from .local import LocalGames
 from .observers import RunObserver
@@ -139,7 +140,9 @@ def run_tournament(
             trace_dir=str(out / "traces") if trace else "",
             stderr_home=str(out / "arena.log"),
             idle_engines=idle,
+            live_dir=str(live_folder(out)),
         )
+        clear_live(live_folder(out))  # a stopped run's games in progress are not
         log.info("%s: %d games scheduled, %d already played, %d workers", t.name, len(schedule), len(done), workers)
         tracker = FailureTracker.resumed(t.max_failures, stored)
         lock_fd = store.lock_fd
@@ -179,6 +182,7 @@ def run_tournament(
             raise
         finally:
             proctree.kill_tagged(run_tag, proctree.RUN_TAG)  # whatever a dead worker left behind
+            clear_live(live_folder(out))  # a killed worker's game in progress is not
         # What the folder holds: the games admitted when the run began and the ones it
         # stored, kept as they were stored rather than read back and parsed again.
         records = sorted([*stored, *played], key=lambda r: r.id or 0)

@@ -30,6 +30,7 @@ from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
 from ..rules.base import Options
+from .livegames import LiveWriter, WatchMark
 from .pool import ask_coordinator, planned_keep, report_progress
 from .schedule import ScheduledGame
 
@@ -59,6 +60,7 @@ class WorkerConfig:
     trace_dir: str = ""  # --trace: one transcript per game here
     stderr_home: str = ""  # where faulted engines' stderr is kept
     idle_engines: int | None = None  # engines kept running beside a game's own (None: every one)
+    live_dir: str = ""  # the games in progress are shown here while someone watches (livegames.py)
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class Worker:
         cpus = proctree.usable_cpus()
         self.share = CoreShare(cpus) if config.share_core and len(cpus) > 1 else None
         self.pipe = PipeSettings(config.run_tag, config.spin, self.share, config.stderr_home)
+        self.watched = WatchMark(Path(config.live_dir)) if config.live_dir else None
 
     def engine(self, name: str, trace: SeatTrace | None = None) -> Conversation:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
@@ -149,6 +152,7 @@ class Worker:
             )
         self.make_room(scheduled.seats)  # before this game's engines start, so the count never exceeds the bound
         transcript = self._transcript(scheduled)
+        live = self._live(scheduled)
         try:
             procs: list[Conversation] = []
             for seat, name in enumerate(scheduled.seats):
@@ -169,6 +173,7 @@ class Worker:
                 names=scheduled.seats,
                 opening=scheduled.opening,
                 progress=report_progress,  # each move, as it is played, to the coordinator's watchdog
+                watcher=live,
             )
             for seat in result.faulted_seats:
                 self.discard(scheduled.seats[seat])
@@ -181,6 +186,13 @@ class Worker:
                 self.share.vacate()  # the next game's CPU is chosen afresh, as the load then is
             if transcript is not None:
                 end_trace(transcript, [p for p in self.engines.values() if p.trace is not None])
+            if live is not None:
+                live.end()
+
+    def _live(self, scheduled: ScheduledGame) -> LiveWriter | None:
+        if self.watched is None:
+            return None
+        return LiveWriter(Path(self.config.live_dir), self.watched, scheduled.index, scheduled.round, scheduled.seats)
 
     def _transcript(self, scheduled: ScheduledGame) -> Transcript | None:
         if not self.config.trace_dir:

@@ -1,7 +1,7 @@
-// A board as the referee described it (boards.py's geometry: boards/<key>.js or a page's
-// data), drawn into an <svg>: its streets, its cells (each with its name, index and the
-// data-state the stylesheet colours), coloured edges and labels.  The game viewer and the
-// play page both draw with it; neither knows a game.
+// The board drawing the game viewer (viewer.js), the live page and the play page of `arena serve` share:
+// the board the referee described (boards/<key>.js, or the live feed's geometry) drawn as
+// SVG, and a position painted on it from the referee's frames.  It computes no rules; text
+// goes in with textContent, never parsed as HTML.
 window.arenaBoard = (function () {
   "use strict";
   const SVG = "http://www.w3.org/2000/svg";
@@ -13,8 +13,7 @@ window.arenaBoard = (function () {
     return node;
   }
 
-  // Returns the cells' nodes by index and the layer they are drawn in (a cell moved to its
-  // end is drawn on top of its neighbours).
+  // The board's cells, edges and labels in `svg`; returns what paint() needs.
   function draw(svg, board) {
     svg.classList.add(board.kind);  // "cells" or "points": the stylesheet draws each kind
     svg.setAttribute("viewBox", `0 0 ${board.width} ${board.height}`);
@@ -30,8 +29,53 @@ window.arenaBoard = (function () {
     });
     for (const e of board.edges) el("line", {x1: e[0], y1: e[1], x2: e[2], y2: e[3], class: "edge-" + e[4]}, svg);
     for (const l of board.labels) el("text", {x: l[0], y: l[1], class: "label"}, svg).textContent = l[2];
-    return {cells: cells, layer: layer};
+    return {board: board, layer: layer, cells: cells};
   }
 
-  return {el: el, draw: draw};
+  // A short frame [seat, cell, code, status?] is a move that only put a piece on its cell.
+  function expand(f) {
+    return Array.isArray(f) ? {seat: f[0], set: [[f[1], f[2]]], last: [f[1]], status: f[3]} : f;
+  }
+
+  // The contents of every cell at every ply, from the frames' changes.
+  function positions(frames, count) {
+    const states = [];
+    let current = new Array(count).fill("");
+    for (const frame of frames) {
+      current = current.slice();
+      for (const [i, code] of frame.set) current[i] = code;
+      states.push(current);
+    }
+    return states;
+  }
+
+  // One position on the drawn board: its cells, the move's marks, and `ending`'s marks if given.
+  function paint(drawn, state, frame, ending) {
+    const cells = drawn.cells, layer = drawn.layer, statics = drawn.board.static;
+    cells.forEach(function (node, i) {
+      node.setAttribute("class", "cell " + (statics[i] || ""));
+      node.setAttribute("data-state", state[i]);
+      node.removeAttribute("data-gone");
+    });
+    for (const i of frame.last || []) cells[i].classList.add("last");
+    for (const [i, code] of frame.gone || []) {
+      cells[i].classList.add("gone");
+      cells[i].setAttribute("data-gone", code);
+    }
+    for (const i of frame.kept || []) cells[i].classList.add("kept");
+    // Outlined cells on top, the move's own last, so no neighbour covers their outline.
+    for (const [i] of frame.gone || []) layer.appendChild(cells[i]);
+    for (const i of frame.last || []) layer.appendChild(cells[i]);
+    if (ending) {
+      for (const mark in ending.marks) {
+        for (const i of ending.marks[mark]) {
+          cells[i].classList.add("end", mark);
+          layer.appendChild(cells[i]);  // on top, so the highlight is not covered
+        }
+      }
+      for (const i of frame.last || []) layer.appendChild(cells[i]);  // but the move's own above all
+    }
+  }
+
+  return {el: el, draw: draw, expand: expand, positions: positions, paint: paint};
 })();

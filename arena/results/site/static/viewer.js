@@ -1,29 +1,17 @@
-// The game viewer: draws the board the referee described (boards/<key>.js, with board.js) and the
-// positions it computed (the page's game-data), one ply at a time.  It computes no
-// rules; it only applies each frame's cell changes and shows its marks.
+// The game viewer: draws the board the referee described (boards/<key>.js) and the
+// positions it computed (the page's game-data), one ply at a time, with board.js's drawing.
+// It computes no rules; it only applies each frame's cell changes and shows its marks.
 (function () {
   "use strict";
-  const el = window.arenaBoard.el;
+  const draws = window.arenaBoard;
+  const el = draws.el;
   const board = window.ARENA_BOARD;
   const data = JSON.parse(document.getElementById("game-data").textContent);
-  // A short frame [seat, cell, code, status?] is a move that only put a piece on its cell.
-  const frames = data.frames.map(function (f) {
-    return Array.isArray(f) ? {seat: f[0], set: [[f[1], f[2]]], last: [f[1]], status: f[3]} : f;
-  });
+  const frames = data.frames.map(draws.expand);
   const last = frames.length - 1;
   const svg = document.getElementById("board");
-  const drawn = window.arenaBoard.draw(svg, board);  // board.js: the drawing the play page shares
-  const cellLayer = drawn.layer;
-  const cells = drawn.cells;
-
-  // The contents of every cell at every ply, from the frames' changes.
-  const states = [];
-  let current = new Array(data.cells).fill("");
-  for (const frame of frames) {
-    current = current.slice();
-    for (const [i, code] of frame.set) current[i] = code;
-    states.push(current);
-  }
+  const drawn = draws.draw(svg, board);
+  const states = draws.positions(frames, data.cells);
 
   // The legend: the marks the game describes (board.marks: name and meaning, in its
   // order), each that this game draws, with a sample drawn by the same stylesheet rules as
@@ -121,32 +109,10 @@
     ply = Math.max(0, Math.min(last, k));
     const state = states[ply];
     const frame = frames[ply];
-    cells.forEach(function (node, i) {
-      node.setAttribute("class", "cell " + (board.static[i] || ""));
-      node.setAttribute("data-state", state[i]);
-      node.removeAttribute("data-gone");
-    });
-    for (const i of frame.last || []) cells[i].classList.add("last");
-    for (const [i, code] of frame.gone || []) {
-      cells[i].classList.add("gone");
-      cells[i].setAttribute("data-gone", code);
-    }
-    for (const i of frame.kept || []) cells[i].classList.add("kept");
-    // Outlined cells on top, the move's own last, so no neighbour covers their outline.
-    for (const [i] of frame.gone || []) cellLayer.appendChild(cells[i]);
-    for (const i of frame.last || []) cellLayer.appendChild(cells[i]);
     const ending = ply === last ? frame.end : null;
+    draws.paint(drawn, state, frame, ending);
     end.hidden = !(ending && ending.reveal);
     end.textContent = ending ? ending.reveal : "";
-    if (ending) {
-      for (const mark in ending.marks) {
-        for (const i of ending.marks[mark]) {
-          cells[i].classList.add("end", mark);
-          cellLayer.appendChild(cells[i]);  // on top, so the highlight is not covered
-        }
-      }
-      for (const i of frame.last || []) cellLayer.appendChild(cells[i]);  // but the move's own above all
-    }
     status.textContent = frame.status || "";
     plyInput.value = ply;
     rows.forEach(function (row) { row.classList.toggle("current", Number(row.dataset.position) === ply); });
