@@ -420,3 +420,37 @@ def test_clone_is_independent(rng: random.Random) -> None:
     while not copy.is_terminal() and len(copy.moves) < 60:
         copy.play(rng.choice(copy.legal_moves()))
     assert (state.render(), list(state.moves), dict(state._seen), state.base_count[:]) == snapshot
+
+
+def test_the_text_board_marks_each_bases_empty_cells_with_its_owners_letter() -> None:
+    rows = play("d7-d2 f1-e1").render().splitlines()
+    assert rows[1] == "  1         B b B B ." and rows[7] == "  7       . . . r . . ."
+
+
+def test_the_picture_draws_pieces_walls_and_each_base_all_game() -> None:
+    game = make_game("bases")
+    picture = game.picture()
+    names = game.board.names
+    static = {names[cell]: drawn for cell, drawn in picture.static.items()}
+    assert static == {cell: "base0" for cell in ("b9", "c8", "c9", "d7", "d8", "d9")} | {
+        cell: "base1" for cell in ("f1", "f2", "f3", "g1", "g2", "h1")
+    }
+    state = play([])
+    drawn = [picture.codes[state.cells[game.board.index(c)]] for c in ("d7", "f1", "a5", "e4")]
+    assert drawn == ["red", "blue", "wall", ""] and picture.layout == "cells"
+    assert [mark.name for mark in picture.marks] == ["last", "gone", "occupied"] and len(picture.labels) == 18
+
+
+def test_the_ending_lights_the_occupied_base_and_nothing_when_no_base_decided() -> None:
+    state = play("d7-d2 f2-d4 d2-f2")
+    names = state.game.board.names
+    assert sorted(names[c] for c in state.ending(["r", "b"]).marks["occupied"]) == ["f1", "f2", "f3", "g1", "g2", "h1"]
+    assert play("d7-d2").ending(["r", "b"]).marks == {"occupied": []}
+
+
+def test_the_check_engine_position_has_a_base_one_piece_from_full() -> None:
+    game = make_game("bases")
+    (position,) = game.check_positions(lambda g, seed: g.initial_state(seed))
+    state = position.build()
+    occupied = [sum(state.cells[c] != 0 for c in base) for base in game.layout.bases]
+    assert 5 in occupied and len(state.moves) >= 6 and not state.is_terminal()

@@ -435,3 +435,30 @@ def test_a_drawn_game_marks_no_deciding_group() -> None:
     state = new()
     state._result = (None, -1, [3], [3])  # equal groups: the rules' draw
     assert state.ending(["a", "b"]).marks == {}
+
+
+def test_the_text_board_and_the_status_line_show_each_colours_stones_and_groups() -> None:
+    state = after("b1", "a2", "c2", size=2)
+    assert state.render() == "    a b c\n  1   W .\n  2  B . B\n  3   . ."
+    assert state.status(["ann", "bob"]) == "ann (White): 1 group; bob (Black): 2 groups"
+
+
+def test_the_picture_draws_white_and_black_stones_with_every_rows_and_columns_name() -> None:
+    game = make_game("groups", {"size": 2})
+    picture = game.picture()
+    names = game.board.names
+    state = after("b1", "a2", size=2)
+    assert [picture.codes[state.cells[game.board.index(c)]] for c in ("b1", "a2", "b2")] == ["white", "black", ""]
+    assert [(names[label.cell], label.text, label.where) for label in picture.labels] == [
+        ("b1", "1", "left"), ("a2", "2", "left"), ("a3", "3", "left"),
+        ("a3", "a", "below"), ("b3", "b", "below"), ("c2", "c", "below"),
+    ]  # fmt: skip
+    assert [mark.name for mark in picture.marks] == ["last", "deciding"] and picture.layout == "cells"
+
+
+def test_the_check_engine_position_is_black_to_place_several_stones() -> None:
+    game = make_game("groups", {"size": 2})
+    (position,) = game.check_positions(lambda g, seed: g.initial_state(seed))
+    state = position.build()
+    assert isinstance(state, GroupsState) and not state.is_terminal()
+    assert state.current_player() == 1 and state.max_stones() >= 2

@@ -555,3 +555,41 @@ def test_same_moves_give_the_same_game_and_clones_are_independent():
     copy = half.clone()
     copy.play(copy.legal_moves()[0])
     assert half.moves == first.moves[:20] and half.render() == play(" ".join(first.moves[:20])).render()
+
+
+def test_the_text_board_and_status_line_follow_the_swap():
+    state = play("c3 swap", size=3)
+    assert state.render().splitlines()[3] == "  3   . . X . ."
+    assert state.render().splitlines()[-1] == "X Black = seat 1, O White = seat 0; White (seat 0) to move"
+    assert state.status(["ann", "bob"]) == "ann (White): territory 0; bob (Black): territory 19"
+    assert state.seat_colours() == ["white", "black"]
+
+
+def test_the_ending_lights_each_colours_empty_territory():
+    state = play("c3 swap", size=3)
+    rng = random.Random(2)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    assert state.render().endswith("; over: each player can only place stones within their own territory")
+    white_houses, black_houses = state.details()["territory_houses"]  # seat 0 is White after the swap
+    board = state.game.board
+    marks = state.ending(["ann", "bob"]).marks
+    empty = {name for name in board.names if state.cells[board.index(name)] == -1}
+    assert set(marks) == {"territory-white", "territory-black"}
+    assert {board.names[c] for c in marks["territory-black"]} == set(black_houses) & empty != set()
+    assert {board.names[c] for c in marks["territory-white"]} == set(white_houses) & empty
+
+
+def test_the_picture_draws_stones_on_points_with_a_mark_for_each_colours_territory():
+    picture = game(3).picture()
+    state = play("c3 d1", size=3)
+    index = state.game.board.index
+    assert [picture.codes[state.cells[index(c)]] for c in ("c3", "d1", "e1")] == ["black", "white", ""]
+    assert [mark.name for mark in picture.marks] == ["last", "gone", "territory-black", "territory-white"]
+    assert picture.layout == "points"
+
+
+def test_the_check_engine_position_follows_a_capture():
+    (position,) = game(3).check_positions(lambda g, seed: g.initial_state(seed))
+    state = position.build()
+    assert state.details()["captures"] and not state.is_terminal()
