@@ -445,7 +445,7 @@ def test_the_ending_lights_the_occupied_base_and_nothing_when_no_base_decided() 
     state = play("d7-d2 f2-d4 d2-f2")
     names = state.game.board.names
     assert sorted(names[c] for c in state.ending(["r", "b"]).marks["occupied"]) == ["f1", "f2", "f3", "g1", "g2", "h1"]
-    assert play("d7-d2").ending(["r", "b"]).marks == {"occupied": []}
+    assert play("d7-d2").ending(["r", "b"]).marks == {"occupied": []} and play("d7-d2").details() == {}
 
 
 def test_the_check_engine_position_has_a_base_one_piece_from_full() -> None:

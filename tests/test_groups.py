@@ -256,7 +256,7 @@ def test_scores_before_the_end_raise() -> None:
 def test_render_and_setup() -> None:
     game = make_game("groups")
     assert game.state_from_setup("start").moves == []
-    with pytest.raises(OptionError):
+    with pytest.raises(OptionError, match="^groups has no random setup; expected 'start', got 'xyz'$"):
         game.state_from_setup("xyz")
     text = after(*TWO_GROUPS).render()
     assert text.count("W") == 2 and text.count("B") == 2 and len(text.splitlines()) == 10

@@ -438,3 +438,8 @@ def test_the_check_engine_positions_leave_one_move_after_a_swap_and_no_swap_when
     assert swap_off.moves == ["b3"] and swap_off.current_player() == 1
     assert "swap" not in swap_off.legal_moves() and len(swap_off.legal_moves()) == 24
     assert game.options.swap  # the position's own game turned the swap off, not the one asked
+
+
+def test_a_game_without_hidden_information_refuses_a_private_line():
+    with pytest.raises(ValueError, match="^hex sends no private information, got 'hidden red'$"):
+        play([], size=3).apply_private(0, "hidden red")

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.rules import IllegalMove, OptionError, make_game
+from arena.rules import IllegalMove, OptionError, hexgo, make_game
 from arena.rules.hexgo import BLACK, WHITE, HexGoState
 from arena.rules.hexgrid import Board, connected_components, reachable
 
@@ -593,3 +593,18 @@ def test_the_check_engine_position_follows_a_capture():
     (position,) = game(3).check_positions(lambda g, seed: g.initial_state(seed))
     state = position.build()
     assert state.details()["captures"] and not state.is_terminal()
+
+
+def test_the_pair_and_arc_tables_read_a_houses_six_sides_cyclically():
+    """Sides A..F are bits 0..5: pair p is complete when both its sides are set (A-B, C-D,
+    E-F), and neighbours form one arc when their bits make one cyclic run (F runs on to A).
+    The tables are built when the module loads; this asks the functions that build them."""
+    patterns = (0b000011, 0b001100, 0b110000, 0b111111, 0b010101, 0b000110, 0b100001)
+    assert [hexgo._pairs_of(sides) for sides in patterns] == [0b001, 0b010, 0b100, 0b111, 0, 0, 0]
+    patterns = (0, 0b000001, 0b100001, 0b011011, 0b010101, 0b111111, 0b011110)
+    assert [hexgo._runs(pattern) for pattern in patterns] == [0, 1, 1, 2, 3, 1, 1]
+
+
+def test_the_swap_decides_which_seat_holds_each_colour():
+    assert (play("e5").seat_of(BLACK), play("e5").seat_of(WHITE)) == (0, 1)
+    assert (play("e5 swap").seat_of(BLACK), play("e5 swap").seat_of(WHITE)) == (1, 0)

@@ -607,3 +607,16 @@ def test_the_picture_draws_posies_on_the_points_and_the_kept_group():
     assert [picture.codes[state.cells[index(c)]] for c in ("d1", "e1", "f1", "g1")] == ["pink", "purple", "green", ""]
     assert picture.layout == "points" and picture.kept_groups
     assert [mark.name for mark in picture.marks] == ["last", "kept"]
+
+
+def test_a_clone_plays_on_without_touching_the_original():
+    state = seed_five(6, variant=2)
+    before = (state.render(), state.setup_token(), state.moves[:], [c[:] for c in state.captured])
+    other = state.clone()
+    assert (other.render(), other.setup_token(), other.moves, other.captured) == before
+    assert (other.hidden, other.bag, other.legal_moves()) == (state.hidden, state.bag, state.legal_moves())
+    rng = random.Random(3)
+    while not other.is_terminal():
+        other.play(other.random_move(rng))
+    assert (state.render(), state.setup_token(), state.moves, state.captured) == before
+    assert not state.is_terminal() and other.scores() != [0.0, 0.0]
