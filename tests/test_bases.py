@@ -208,6 +208,7 @@ def test_player_without_a_move_loses() -> None:
     state.play("i5-i3")  # the last exit of Blue's base is closed
     assert state.is_terminal() and state.winner() == RED
     assert state.end_reason() == "Blue has no move" and state.scores() == [1.0, 0.0]
+    assert state.details() == {} and state.ending(["r", "b"]).marks == {"occupied": []}  # no base decided it
 
 
 def test_player_without_a_move_at_the_start_loses() -> None:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.rules import IllegalMove, OptionError, make_game
+from arena.rules.base import random_position
 from arena.rules.groups import BLACK, WHITE, GroupsGame, GroupsState, decide
 from arena.rules.hexgrid import Board, connected_components
 
@@ -462,3 +463,6 @@ def test_the_check_engine_position_is_black_to_place_several_stones() -> None:
     state = position.build()
     assert isinstance(state, GroupsState) and not state.is_terminal()
     assert state.current_player() == 1 and state.max_stones() >= 2
+    assert position.build().moves == state.moves  # the same position every time check-engine asks
+    with pytest.raises(RuntimeError, match="^no groups position found for a conformance check$"):
+        random_position(game, lambda g, seed: g.initial_state(seed), lambda state: False, tries=2)

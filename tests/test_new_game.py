@@ -145,6 +145,10 @@ def test_the_games_named_in_the_environment_are_known_when_arena_starts(monkeypa
     finally:
         arena.rules.GAMES.pop("line", None)
         arena.rules.GAMES.pop("again", None)
+    monkeypatch.delenv(GAMES_VARIABLE)
+    known = dict(arena.rules.GAMES)
+    arena.rules._from_environment()  # no variable: the bundled games only
+    assert arena.rules.GAMES == known
 
 
 @pytest.mark.parametrize(
