@@ -455,3 +455,10 @@ def test_the_check_engine_position_has_a_base_one_piece_from_full() -> None:
     state = position.build()
     occupied = [sum(state.cells[c] != 0 for c in base) for base in game.layout.bases]
     assert 5 in occupied and len(state.moves) >= 6 and not state.is_terminal()
+
+
+def test_a_long_move_is_shown_cut_to_twenty_characters_and_an_empty_base_is_counted_not_misnamed() -> None:
+    assert reason(play([]), "x" * 20 + "-e5").startswith(f"{'x' * 20!r} is not a cell of the 61-hex board")
+    assert reason(play([]), "y" * 21 + "-e5").startswith(f"{'y' * 20!r}... is not a cell of the 61-hex board")
+    with pytest.raises(OptionError, match="red base needs exactly 6 cells, got 0"):
+        make_game("bases", {"layout": "/a7,b7,c7,d7,e7,f7/a5,c5,e5,g5,i5"})

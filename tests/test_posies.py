@@ -575,6 +575,8 @@ def test_the_status_line_shows_each_seats_posies_and_their_scores_unless_a_colou
     assert seed_five(6).status(seats) == f"ann {took} (score 12); bob {took} (score 12)"  # 2 + 4 + 6
     assert seed_five(6, variant=1).status(seats) == f"ann {took} (score 6); bob {took} (score 6)"
     assert seed_five(6, variant=2).status(seats) == f"ann {took}; bob {took}"
+    three = seed_five(None, players=3, variant=1).status(seats).split("; ")
+    assert three[0] == "ann took posies: pink 7, purple 9, green 4 (score 20)"
 
 
 def test_the_ending_reveals_the_scores_and_the_hidden_posies_and_the_bag():
@@ -598,6 +600,8 @@ def test_the_check_engine_position_is_seat_two_to_move_holding_its_hidden_posy()
     (position,) = posies.check_positions(lambda g, seed: g.initial_state(seed))
     state = position.build()
     assert state.current_player() == 2 and len(state.moves) == 2 and state.private_info(2) == ["hidden pink"]
+    again = position.build()  # the same position every time check-engine asks
+    assert (again.setup_token(), again.moves, again.hidden) == (state.setup_token(), state.moves, state.hidden)
 
 
 def test_the_picture_draws_posies_on_the_points_and_the_kept_group():
@@ -620,3 +624,4 @@ def test_a_clone_plays_on_without_touching_the_original():
         other.play(other.random_move(rng))
     assert (state.render(), state.setup_token(), state.moves, state.captured) == before
     assert not state.is_terminal() and other.scores() != [0.0, 0.0]
+    assert other.clone().is_terminal() and other.clone().legal_moves() == []
