@@ -230,3 +230,24 @@ def test_every_games_picture_draws_its_own_board_labels_every_row_and_explains_e
     )
     assert picture.marks[0].name == "last"
     assert all(isinstance(mark.meaning, str) and mark.meaning for mark in picture.marks)
+
+
+@pytest.mark.parametrize(
+    "name, move, cells",
+    [
+        ("hex", "e4", ["e4"]),
+        ("hex", "swap", []),
+        ("groups", "c3,e5,g2", ["c3", "e5", "g2"]),
+        ("bases", "c8-c6", ["c8", "c6"]),
+        ("posies", "d1-e1/f1", ["d1", "e1"]),  # the kept group's cell after the slash is not the move's
+    ],
+)
+def test_the_viewer_marks_the_cells_a_move_token_names(name, move, cells):
+    game = make_game(name, {})
+    assert [game.board.names[c] for c in game.picture().move_cells(move)] == cells
+
+
+def test_games_without_fixed_colours_or_a_status_line_show_none():
+    assert make_game("posies", {"players": 3}).initial_state().seat_colours() == ["", "", ""]
+    assert make_game("hex", {}).initial_state().seat_colours() == ["red", "blue"]
+    assert make_game("hex", {}).initial_state().status(["a", "b"]) == ""
