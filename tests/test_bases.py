@@ -467,3 +467,8 @@ def test_a_long_move_is_shown_cut_to_twenty_characters_and_an_empty_base_is_coun
 def test_a_layout_listing_a_cell_twice_names_that_cell() -> None:
     with pytest.raises(OptionError, match="blue base: c7 is listed twice"):
         make_game("bases", {"layout": "a9,b9,c9,d9,e9,f8/a7,b7,c7,c7,e7,f7/a5,c5,e5,g5,i5"})
+
+
+def test_scores_before_the_end_are_refused() -> None:
+    with pytest.raises(ValueError, match="^the game is not over$"):
+        play("d7-d2").scores()

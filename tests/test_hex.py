@@ -443,3 +443,9 @@ def test_the_check_engine_positions_leave_one_move_after_a_swap_and_no_swap_when
 def test_a_game_without_hidden_information_refuses_a_private_line():
     with pytest.raises(ValueError, match="^hex sends no private information, got 'hidden red'$"):
         play([], size=3).apply_private(0, "hidden red")
+
+
+def test_a_game_in_progress_says_it_is_not_over_and_outside_programs_keep_unknown_tokens():
+    assert play([], size=3).end_reason() == "not over"
+    translation = make_game("hex", {"size": 7}).translation()
+    assert translation is not None and translation.outside("resign", True) == "resign"

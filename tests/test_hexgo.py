@@ -608,3 +608,20 @@ def test_the_pair_and_arc_tables_read_a_houses_six_sides_cyclically():
 def test_the_swap_decides_which_seat_holds_each_colour():
     assert (play("e5").seat_of(BLACK), play("e5").seat_of(WHITE)) == (0, 1)
     assert (play("e5 swap").seat_of(BLACK), play("e5 swap").seat_of(WHITE)) == (1, 0)
+
+
+def test_a_geometry_built_afresh_has_the_tables_every_state_plays_on():
+    """The tables of a size are built once and cached (before the first test asks for them);
+    building them again gives the very tables the rules tests play on."""
+    for size in (3, 5):
+        assert vars(hexgo.Geometry(size)) == vars(hexgo.geometry(size))
+    geo = hexgo.Geometry(3)
+    assert [mask.bit_count() for mask in geo.side_mask] == [3] * 6  # each side of the hexagon has 3 houses
+
+
+def test_a_drawn_up_position_is_past_the_opening_and_refuses_impossible_lists():
+    assert "swap" not in pos("e5", "d4").legal_moves()
+    with pytest.raises(ValueError, match="^'z9' is not a house of this board$"):
+        pos("z9")
+    with pytest.raises(ValueError, match="^e5 listed twice$"):
+        pos("e5 e5")

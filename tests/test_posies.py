@@ -625,3 +625,19 @@ def test_a_clone_plays_on_without_touching_the_original():
     assert (state.render(), state.setup_token(), state.moves, state.captured) == before
     assert not state.is_terminal() and other.scores() != [0.0, 0.0]
     assert other.clone().is_terminal() and other.clone().legal_moves() == []
+
+
+def test_the_text_board_letters_and_the_records_details():
+    state = seed_five(6)
+    assert state.render().splitlines()[7] == "  7       g g . u g p"
+    assert state.details() == {"captured": [{"pink": 2, "purple": 2, "green": 2}] * 2}
+    assert sorted(seed_five(None, variant=2).details()) == ["bag", "captured", "hidden"]
+    assert sorted(seed_five(None, players=3, variant=2).details()) == ["captured", "hidden"]  # no bag left
+
+
+def test_an_engine_knows_no_hidden_posy_until_told_and_only_of_real_seats():
+    posies = game(variant=2)
+    state = posies.state_from_setup(posies.initial_state(5).setup_token())
+    assert state.private_info(0) == []
+    with pytest.raises(ValueError, match="^seat 2 is not a seat of this 2-player game$"):
+        state.apply_private(2, "hidden pink")
