@@ -625,3 +625,12 @@ def test_a_drawn_up_position_is_past_the_opening_and_refuses_impossible_lists():
         pos("z9")
     with pytest.raises(ValueError, match="^e5 listed twice$"):
         pos("e5 e5")
+
+
+def test_a_clone_of_a_finished_game_is_finished_for_the_same_reason():
+    state = play("c3", size=3)
+    rng = random.Random(2)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    other = state.clone()
+    assert other.is_terminal() and other.end_reason() == state.end_reason() != "not over"

@@ -641,3 +641,15 @@ def test_an_engine_knows_no_hidden_posy_until_told_and_only_of_real_seats():
     assert state.private_info(0) == []
     with pytest.raises(ValueError, match="^seat 2 is not a seat of this 2-player game$"):
         state.apply_private(2, "hidden pink")
+
+
+def test_an_engines_board_at_the_end_scores_only_the_seat_whose_hidden_posy_it_knows():
+    referee = seed_five(None, variant=2)
+    engine = referee.game.state_from_setup(referee.setup_token())
+    engine.apply_private(0, "hidden pink")
+    for move in referee.moves:
+        engine.play(move)
+    assert engine.render().splitlines()[-2:] == [
+        "seat 0: pink 7 purple 7 green 7, hidden pink, score 38",
+        "seat 1: pink 9 purple 8 green 8, hidden unknown",
+    ]
