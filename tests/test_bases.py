@@ -208,7 +208,6 @@ def test_player_without_a_move_loses() -> None:
     state.play("i5-i3")  # the last exit of Blue's base is closed
     assert state.is_terminal() and state.winner() == RED
     assert state.end_reason() == "Blue has no move" and state.scores() == [1.0, 0.0]
-    assert state.details() == {} and state.ending(["r", "b"]).marks == {"occupied": []}  # no base decided it
 
 
 def test_player_without_a_move_at_the_start_loses() -> None:
@@ -472,3 +471,10 @@ def test_a_layout_listing_a_cell_twice_names_that_cell() -> None:
 def test_scores_before_the_end_are_refused() -> None:
     with pytest.raises(ValueError, match="^the game is not over$"):
         play("d7-d2").scores()
+
+
+def test_a_win_by_blocking_lights_no_base() -> None:
+    state = play([], layout=PLUG_LAYOUT)
+    state.play("i5-i3")  # Blue is left without a move: Red wins, no base decided it
+    assert state.winner() == RED and state.end_reason() == "Blue has no move"
+    assert state.details() == {} and state.ending(["r", "b"]).marks == {"occupied": []}

@@ -620,7 +620,10 @@ def test_a_geometry_built_afresh_has_the_tables_every_state_plays_on():
 
 
 def test_a_drawn_up_position_is_past_the_opening_and_refuses_impossible_lists():
-    assert "swap" not in pos("e5", "d4").legal_moves()
+    state = pos("e5", "d4")
+    assert "swap" not in state.legal_moves()
+    state.play("c3")
+    assert "swap" not in state.legal_moves()  # a drawn-up position is past the opening: no swap after its first move
     with pytest.raises(ValueError, match="^'z9' is not a house of this board$"):
         pos("z9")
     with pytest.raises(ValueError, match="^e5 listed twice$"):
