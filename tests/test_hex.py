@@ -449,3 +449,11 @@ def test_a_game_in_progress_says_it_is_not_over_and_outside_programs_keep_unknow
     assert play([], size=3).end_reason() == "not over"
     translation = make_game("hex", {"size": 7}).translation()
     assert translation is not None and translation.outside("resign", True) == "resign"
+
+
+def test_a_playout_from_the_first_stone_plays_exactly_its_budget_and_an_unfinished_game_has_no_chain():
+    """With the swap on, the fused playout takes the swap ply the long way, then goes on with
+    what is left of the budget: as many plies as asked, as the base class's loop plays."""
+    state = play(["c3"], size=5)
+    assert state.details() == {}
+    assert not state.playout(random.Random(4), 3) and len(state.moves) == 4
