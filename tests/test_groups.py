@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.rules import IllegalMove, OptionError, make_game
+from arena.rules import IllegalMove, OptionError, groups, make_game
 from arena.rules.base import random_position
 from arena.rules.groups import BLACK, WHITE, GroupsGame, GroupsState, decide
 from arena.rules.hexgrid import Board, connected_components
@@ -466,3 +466,13 @@ def test_the_check_engine_position_is_black_to_place_several_stones() -> None:
     assert position.build().moves == state.moves  # the same position every time check-engine asks
     with pytest.raises(RuntimeError, match="^no groups position found for a conformance check$"):
         random_position(game, lambda g, seed: g.initial_state(seed), lambda state: False, tries=2)
+
+
+def test_the_end_reason_names_the_deciding_rank_in_english_ordinals() -> None:
+    ranks = (0, 1, 2, 3, 9, 10, 11, 12, 19, 20, 21, 22, 100, 110, 111)
+    said = [groups._ordinal_group(rank) for rank in ranks]
+    assert said == [
+        "largest group", "2nd-largest group", "3rd-largest group", "4th-largest group", "10th-largest group",
+        "11th-largest group", "12th-largest group", "13th-largest group", "20th-largest group", "21st-largest group",
+        "22nd-largest group", "23rd-largest group", "101st-largest group", "111th-largest group", "112th-largest group",
+    ]  # fmt: skip

@@ -457,3 +457,8 @@ def test_a_playout_from_the_first_stone_plays_exactly_its_budget_and_an_unfinish
     state = play(["c3"], size=5)
     assert state.details() == {}
     assert not state.playout(random.Random(4), 3) and len(state.moves) == 4
+
+
+def test_a_clone_of_a_won_game_keeps_its_winner():
+    state = play(["a1", "b1", "a2", "b2", "a3", "b3", "a4"], size=4, swap=False)
+    assert state.clone().winner() == 0 and state.clone().is_terminal()
