@@ -420,3 +420,61 @@ def test_clone_is_independent(rng: random.Random) -> None:
     while not copy.is_terminal() and len(copy.moves) < 60:
         copy.play(rng.choice(copy.legal_moves()))
     assert (state.render(), list(state.moves), dict(state._seen), state.base_count[:]) == snapshot
+
+
+def test_the_text_board_marks_each_bases_empty_cells_with_its_owners_letter() -> None:
+    rows = play("d7-d2 f1-e1").render().splitlines()
+    assert rows[1] == "  1         B b B B ." and rows[7] == "  7       . . . r . . ."
+
+
+def test_the_picture_draws_pieces_walls_and_each_base_all_game() -> None:
+    game = make_game("bases")
+    picture = game.picture()
+    names = game.board.names
+    static = {names[cell]: drawn for cell, drawn in picture.static.items()}
+    assert static == {cell: "base0" for cell in ("b9", "c8", "c9", "d7", "d8", "d9")} | {
+        cell: "base1" for cell in ("f1", "f2", "f3", "g1", "g2", "h1")
+    }
+    state = play([])
+    drawn = [picture.codes[state.cells[game.board.index(c)]] for c in ("d7", "f1", "a5", "e4")]
+    assert drawn == ["red", "blue", "wall", ""] and picture.layout == "cells"
+    assert [mark.name for mark in picture.marks] == ["last", "gone", "occupied"] and len(picture.labels) == 18
+
+
+def test_the_ending_lights_the_occupied_base_and_nothing_when_no_base_decided() -> None:
+    state = play("d7-d2 f2-d4 d2-f2")
+    names = state.game.board.names
+    assert sorted(names[c] for c in state.ending(["r", "b"]).marks["occupied"]) == ["f1", "f2", "f3", "g1", "g2", "h1"]
+    assert play("d7-d2").ending(["r", "b"]).marks == {"occupied": []} and play("d7-d2").details() == {}
+
+
+def test_the_check_engine_position_has_a_base_one_piece_from_full() -> None:
+    game = make_game("bases")
+    (position,) = game.check_positions(lambda g, seed: g.initial_state(seed))
+    state = position.build()
+    occupied = [sum(state.cells[c] != 0 for c in base) for base in game.layout.bases]
+    assert 5 in occupied and len(state.moves) >= 6 and not state.is_terminal()
+
+
+def test_a_long_move_is_shown_cut_to_twenty_characters_and_an_empty_base_is_counted_not_misnamed() -> None:
+    assert reason(play([]), "x" * 20 + "-e5").startswith(f"{'x' * 20!r} is not a cell of the 61-hex board")
+    assert reason(play([]), "y" * 21 + "-e5").startswith(f"{'y' * 20!r}... is not a cell of the 61-hex board")
+    with pytest.raises(OptionError, match="red base needs exactly 6 cells, got 0"):
+        make_game("bases", {"layout": "/a7,b7,c7,d7,e7,f7/a5,c5,e5,g5,i5"})
+
+
+def test_a_layout_listing_a_cell_twice_names_that_cell() -> None:
+    with pytest.raises(OptionError, match="blue base: c7 is listed twice"):
+        make_game("bases", {"layout": "a9,b9,c9,d9,e9,f8/a7,b7,c7,c7,e7,f7/a5,c5,e5,g5,i5"})
+
+
+def test_scores_before_the_end_are_refused() -> None:
+    with pytest.raises(ValueError, match="^the game is not over$"):
+        play("d7-d2").scores()
+
+
+def test_a_win_by_blocking_lights_no_base() -> None:
+    state = play([], layout=PLUG_LAYOUT)
+    state.play("i5-i3")  # Blue is left without a move: Red wins, no base decided it
+    assert state.winner() == RED and state.end_reason() == "Blue has no move"
+    assert state.details() == {} and state.ending(["r", "b"]).marks == {"occupied": []}

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.rules import IllegalMove, OptionError, make_game
+from arena.rules import IllegalMove, OptionError, groups, make_game
+from arena.rules.base import random_position
 from arena.rules.groups import BLACK, WHITE, GroupsGame, GroupsState, decide
 from arena.rules.hexgrid import Board, connected_components
 
@@ -256,7 +257,7 @@ def test_scores_before_the_end_raise() -> None:
 def test_render_and_setup() -> None:
     game = make_game("groups")
     assert game.state_from_setup("start").moves == []
-    with pytest.raises(OptionError):
+    with pytest.raises(OptionError, match="^groups has no random setup; expected 'start', got 'xyz'$"):
         game.state_from_setup("xyz")
     text = after(*TWO_GROUPS).render()
     assert text.count("W") == 2 and text.count("B") == 2 and len(text.splitlines()) == 10
@@ -435,3 +436,43 @@ def test_a_drawn_game_marks_no_deciding_group() -> None:
     state = new()
     state._result = (None, -1, [3], [3])  # equal groups: the rules' draw
     assert state.ending(["a", "b"]).marks == {}
+
+
+def test_the_text_board_and_the_status_line_show_each_colours_stones_and_groups() -> None:
+    state = after("b1", "a2", "c2", size=2)
+    assert state.render() == "    a b c\n  1   W .\n  2  B . B\n  3   . ."
+    assert state.status(["ann", "bob"]) == "ann (White): 1 group; bob (Black): 2 groups"
+
+
+def test_the_picture_draws_white_and_black_stones_with_every_rows_and_columns_name() -> None:
+    game = make_game("groups", {"size": 2})
+    picture = game.picture()
+    names = game.board.names
+    state = after("b1", "a2", size=2)
+    assert [picture.codes[state.cells[game.board.index(c)]] for c in ("b1", "a2", "b2")] == ["white", "black", ""]
+    assert [(names[label.cell], label.text, label.where) for label in picture.labels] == [
+        ("b1", "1", "left"), ("a2", "2", "left"), ("a3", "3", "left"),
+        ("a3", "a", "below"), ("b3", "b", "below"), ("c2", "c", "below"),
+    ]  # fmt: skip
+    assert [mark.name for mark in picture.marks] == ["last", "deciding"] and picture.layout == "cells"
+
+
+def test_the_check_engine_position_is_black_to_place_several_stones() -> None:
+    game = make_game("groups", {"size": 2})
+    (position,) = game.check_positions(lambda g, seed: g.initial_state(seed))
+    state = position.build()
+    assert isinstance(state, GroupsState) and not state.is_terminal()
+    assert state.current_player() == 1 and state.max_stones() >= 2
+    assert position.build().moves == state.moves  # the same position every time check-engine asks
+    with pytest.raises(RuntimeError, match="^no groups position found for a conformance check$"):
+        random_position(game, lambda g, seed: g.initial_state(seed), lambda state: False, tries=2)
+
+
+def test_the_end_reason_names_the_deciding_rank_in_english_ordinals() -> None:
+    ranks = (0, 1, 2, 3, 9, 10, 11, 12, 19, 20, 21, 22, 100, 110, 111)
+    said = [groups._ordinal_group(rank) for rank in ranks]
+    assert said == [
+        "largest group", "2nd-largest group", "3rd-largest group", "4th-largest group", "10th-largest group",
+        "11th-largest group", "12th-largest group", "13th-largest group", "20th-largest group", "21st-largest group",
+        "22nd-largest group", "23rd-largest group", "101st-largest group", "111th-largest group", "112th-largest group",
+    ]  # fmt: skip

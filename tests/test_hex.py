@@ -389,3 +389,76 @@ def test_games_that_say_their_seats_take_turns_do_so_to_the_end():
                     assert state.current_player() == (start + ply) % game.players
                     state.play(state.random_move(rng))
                     ply += 1
+
+
+def test_the_text_board_shows_red_blue_and_empty_cells_under_column_letters_and_row_numbers():
+    assert play(["a1", "b2"], size=3).render() == "    a b c\n  1 R . .\n  2  . B .\n  3   . . ."
+
+
+def test_the_picture_colours_red_edges_top_and_bottom_and_blue_edges_left_and_right():
+    """The seed: Red joins the top and bottom rows, Blue the left and right columns; an acute
+    corner (a1, c3) touches both, the obtuse ones (c1, a3) face one of each across a side."""
+    game = make_game("hex", {"size": 3})
+    picture = game.picture()
+    names = game.board.names
+    edges = {(names[e.cell], e.side, e.colour) for e in picture.edges}
+    red = {(c, s) for c, s, colour in edges if colour == "red"}
+    blue = {(c, s) for c, s, colour in edges if colour == "blue"}
+    assert red == {("a1", 0), ("a1", 5), ("b1", 0), ("b1", 5), ("c1", 0), ("c1", 5)} | {
+        ("a3", 2),
+        ("a3", 3),
+        ("b3", 2),
+        ("b3", 3),
+        ("c3", 2),
+        ("c3", 3),
+    }
+    assert blue == {("a1", 3), ("a1", 4), ("a2", 3), ("a2", 4), ("a3", 4)} | {
+        ("c1", 1),
+        ("c2", 0),
+        ("c2", 1),
+        ("c3", 0),
+        ("c3", 1),
+    }
+    assert len(picture.edges) == len(edges)
+    assert [(names[label.cell], label.text, label.where) for label in picture.labels] == [
+        ("a1", "a", "above"), ("b1", "b", "above"), ("c1", "c", "above"),
+        ("a1", "1", "left"), ("a2", "2", "left"), ("a3", "3", "left"),
+    ]  # fmt: skip
+    state = play(["a1", "b2"], size=3)
+    drawn = [picture.codes[state.cells[game.board.index(cell)]] for cell in ("a1", "b2", "c3")]
+    assert drawn == ["red", "blue", ""] and picture.layout == "cells"
+    assert [mark.name for mark in picture.marks] == ["last", "chain"]
+
+
+def test_the_check_engine_positions_leave_one_move_after_a_swap_and_no_swap_when_it_is_off():
+    game = make_game("hex", {"size": 5})
+    after_swap, swap_off = (position.build() for position in game.check_positions(lambda g, seed: g.initial_state()))
+    assert after_swap.moves[:2] == ["b3", "swap"] and not after_swap.is_terminal()
+    assert after_swap.current_player() == 1 and after_swap.legal_moves() == ["b3"]
+    assert swap_off.moves == ["b3"] and swap_off.current_player() == 1
+    assert "swap" not in swap_off.legal_moves() and len(swap_off.legal_moves()) == 24
+    assert game.options.swap  # the position's own game turned the swap off, not the one asked
+
+
+def test_a_game_without_hidden_information_refuses_a_private_line():
+    with pytest.raises(ValueError, match="^hex sends no private information, got 'hidden red'$"):
+        play([], size=3).apply_private(0, "hidden red")
+
+
+def test_a_game_in_progress_says_it_is_not_over_and_outside_programs_keep_unknown_tokens():
+    assert play([], size=3).end_reason() == "not over"
+    translation = make_game("hex", {"size": 7}).translation()
+    assert translation is not None and translation.outside("resign", True) == "resign"
+
+
+def test_a_playout_from_the_first_stone_plays_exactly_its_budget_and_an_unfinished_game_has_no_chain():
+    """With the swap on, the fused playout takes the swap ply the long way, then goes on with
+    what is left of the budget: as many plies as asked, as the base class's loop plays."""
+    state = play(["c3"], size=5)
+    assert state.details() == {}
+    assert not state.playout(random.Random(4), 3) and len(state.moves) == 4
+
+
+def test_a_clone_of_a_won_game_keeps_its_winner():
+    state = play(["a1", "b1", "a2", "b2", "a3", "b3", "a4"], size=4, swap=False)
+    assert state.clone().winner() == 0 and state.clone().is_terminal()

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.rules import IllegalMove, OptionError, make_game
+from arena.rules import IllegalMove, OptionError, hexgo, make_game
 from arena.rules.hexgo import BLACK, WHITE, HexGoState
 from arena.rules.hexgrid import Board, connected_components, reachable
 
@@ -555,3 +555,85 @@ def test_same_moves_give_the_same_game_and_clones_are_independent():
     copy = half.clone()
     copy.play(copy.legal_moves()[0])
     assert half.moves == first.moves[:20] and half.render() == play(" ".join(first.moves[:20])).render()
+
+
+def test_the_text_board_and_status_line_follow_the_swap():
+    state = play("c3 swap", size=3)
+    assert state.render().splitlines()[3] == "  3   . . X . ."
+    assert state.render().splitlines()[-1] == "X Black = seat 1, O White = seat 0; White (seat 0) to move"
+    assert state.status(["ann", "bob"]) == "ann (White): territory 0; bob (Black): territory 19"
+    assert state.seat_colours() == ["white", "black"]
+
+
+def test_the_ending_lights_each_colours_empty_territory():
+    state = play("c3 swap", size=3)
+    rng = random.Random(2)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    assert state.render().endswith("; over: each player can only place stones within their own territory")
+    white_houses, black_houses = state.details()["territory_houses"]  # seat 0 is White after the swap
+    board = state.game.board
+    marks = state.ending(["ann", "bob"]).marks
+    empty = {name for name in board.names if state.cells[board.index(name)] == -1}
+    assert set(marks) == {"territory-white", "territory-black"}
+    assert {board.names[c] for c in marks["territory-black"]} == set(black_houses) & empty != set()
+    assert {board.names[c] for c in marks["territory-white"]} == set(white_houses) & empty
+
+
+def test_the_picture_draws_stones_on_points_with_a_mark_for_each_colours_territory():
+    picture = game(3).picture()
+    state = play("c3 d1", size=3)
+    index = state.game.board.index
+    assert [picture.codes[state.cells[index(c)]] for c in ("c3", "d1", "e1")] == ["black", "white", ""]
+    assert [mark.name for mark in picture.marks] == ["last", "gone", "territory-black", "territory-white"]
+    assert picture.layout == "points"
+
+
+def test_the_check_engine_position_follows_a_capture():
+    (position,) = game(3).check_positions(lambda g, seed: g.initial_state(seed))
+    state = position.build()
+    assert state.details()["captures"] and not state.is_terminal()
+
+
+def test_the_pair_and_arc_tables_read_a_houses_six_sides_cyclically():
+    """Sides A..F are bits 0..5: pair p is complete when both its sides are set (A-B, C-D,
+    E-F), and neighbours form one arc when their bits make one cyclic run (F runs on to A).
+    The tables are built when the module loads; this asks the functions that build them."""
+    patterns = (0b000011, 0b001100, 0b110000, 0b111111, 0b010101, 0b000110, 0b100001)
+    assert [hexgo._pairs_of(sides) for sides in patterns] == [0b001, 0b010, 0b100, 0b111, 0, 0, 0]
+    patterns = (0, 0b000001, 0b100001, 0b011011, 0b010101, 0b111111, 0b011110)
+    assert [hexgo._runs(pattern) for pattern in patterns] == [0, 1, 1, 2, 3, 1, 1]
+
+
+def test_the_swap_decides_which_seat_holds_each_colour():
+    assert (play("e5").seat_of(BLACK), play("e5").seat_of(WHITE)) == (0, 1)
+    assert (play("e5 swap").seat_of(BLACK), play("e5 swap").seat_of(WHITE)) == (1, 0)
+
+
+def test_a_geometry_built_afresh_has_the_tables_every_state_plays_on():
+    """The tables of a size are built once and cached (before the first test asks for them);
+    building them again gives the very tables the rules tests play on."""
+    for size in (3, 5):
+        assert vars(hexgo.Geometry(size)) == vars(hexgo.geometry(size))
+    geo = hexgo.Geometry(3)
+    assert [mask.bit_count() for mask in geo.side_mask] == [3] * 6  # each side of the hexagon has 3 houses
+
+
+def test_a_drawn_up_position_is_past_the_opening_and_refuses_impossible_lists():
+    state = pos("e5", "d4")
+    assert "swap" not in state.legal_moves()
+    state.play("c3")
+    assert "swap" not in state.legal_moves()  # a drawn-up position is past the opening: no swap after its first move
+    with pytest.raises(ValueError, match="^'z9' is not a house of this board$"):
+        pos("z9")
+    with pytest.raises(ValueError, match="^e5 listed twice$"):
+        pos("e5 e5")
+
+
+def test_a_clone_of_a_finished_game_is_finished_for_the_same_reason():
+    state = play("c3", size=3)
+    rng = random.Random(2)
+    while not state.is_terminal():
+        state.play(state.random_move(rng))
+    other = state.clone()
+    assert other.is_terminal() and other.end_reason() == state.end_reason() != "not over"

@@ -130,6 +130,23 @@ def test_a_registered_game_replaces_its_own_entry_in_the_environment_and_keeps_t
         arena.rules.GAMES.pop("line", None)
 
 
+def test_the_games_named_in_the_environment_are_known_when_arena_starts(monkeypatch):
+    """A process reads ARENA_GAMES when arena.rules loads: comma-separated ``name=module:Class``
+    entries, spaces around them and empty entries ignored."""
+    monkeypatch.setenv(GAMES_VARIABLE, " line = tests.games.line:LineGame ,, again=tests.games.line:LineGame,")
+    try:
+        arena.rules._from_environment()  # what loading the module does
+        assert (arena.rules.GAMES["line"], arena.rules.GAMES["again"]) == ("tests.games.line:LineGame",) * 2
+        assert make_game("again").players == 2
+    finally:
+        arena.rules.GAMES.pop("line", None)
+        arena.rules.GAMES.pop("again", None)
+    monkeypatch.delenv(GAMES_VARIABLE)
+    known = dict(arena.rules.GAMES)
+    arena.rules._from_environment()  # no variable: the bundled games only
+    assert arena.rules.GAMES == known
+
+
 @pytest.mark.parametrize(
     "name, target",
     [("line", "tests.games.line:"), ("line", ":LineGame"), ("line", "tests.games.line"), ("", "m:C"), ("2d", "m:C")],
@@ -199,3 +216,38 @@ def test_the_web_check_finds_a_game_named_by_the_site():
     named = [".board.bases .cell { fill: red; }", 'if (game === "posies") {', '<svg class="board {{ record.game }}">']
     assert all(WEB_SWITCH.search(line) for line in named)
     assert not any(WEB_SWITCH.search(line) for line in [".board.points .cell {", "svg.classList.add(board.kind);"])
+
+
+@pytest.mark.parametrize("name", ["hex", "hexgo", "groups", "bases", "posies"])
+def test_every_games_picture_draws_its_own_board_labels_every_row_and_explains_each_mark(name):
+    game = make_game(name, {})
+    picture = game.picture()
+    assert picture.board is game.board
+    rows = {r for r, _ in game.board.coords}
+    assert {label.text for label in picture.labels if label.where == "left"} == {str(r + 1) for r in rows}
+    assert len({label.text for label in picture.labels if label.where != "left"}) == len(
+        {c for _, c in game.board.coords}
+    )
+    assert picture.marks[0].name == "last"
+    assert all(isinstance(mark.meaning, str) and mark.meaning for mark in picture.marks)
+
+
+@pytest.mark.parametrize(
+    "name, move, cells",
+    [
+        ("hex", "e4", ["e4"]),
+        ("hex", "swap", []),
+        ("groups", "c3,e5,g2", ["c3", "e5", "g2"]),
+        ("bases", "c8-c6", ["c8", "c6"]),
+        ("posies", "d1-e1/f1", ["d1", "e1"]),  # the kept group's cell after the slash is not the move's
+    ],
+)
+def test_the_viewer_marks_the_cells_a_move_token_names(name, move, cells):
+    game = make_game(name, {})
+    assert [game.board.names[c] for c in game.picture().move_cells(move)] == cells
+
+
+def test_games_without_fixed_colours_or_a_status_line_show_none():
+    assert make_game("posies", {"players": 3}).initial_state().seat_colours() == ["", "", ""]
+    assert make_game("hex", {}).initial_state().seat_colours() == ["red", "blue"]
+    assert make_game("hex", {}).initial_state().status(["a", "b"]) == ""

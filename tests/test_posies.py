@@ -562,3 +562,94 @@ def test_deal_redraws_only_the_hidden_posies_and_only_before_the_first_move():
     plain = make_game("posies", {"players": 2, "variant": 0}).initial_state(5)
     plain.deal(3)
     assert plain.hidden == [None, None]
+
+
+def seed_five(plies: int | None, **options) -> PosiesState:
+    """Seed 5's board after ``plies`` random moves of seed 1 (None: to the end)."""
+    return random_game(game(**options).initial_state(5), 1, plies)
+
+
+def test_the_status_line_shows_each_seats_posies_and_their_scores_unless_a_colour_is_hidden():
+    seats = ["ann", "bob", "cy"]
+    took = "took posies: pink 2, purple 2, green 2"
+    assert seed_five(6).status(seats) == f"ann {took} (score 12); bob {took} (score 12)"  # 2 + 4 + 6
+    assert seed_five(6, variant=1).status(seats) == f"ann {took} (score 6); bob {took} (score 6)"
+    assert seed_five(6, variant=2).status(seats) == f"ann {took}; bob {took}"
+    three = seed_five(None, players=3, variant=1).status(seats).split("; ")
+    assert three[0] == "ann took posies: pink 7, purple 9, green 4 (score 20)"
+
+
+def test_the_ending_reveals_the_scores_and_the_hidden_posies_and_the_bag():
+    state = seed_five(None, variant=2)
+    assert (state.captured, state.hidden, state.bag) == ([[7, 7, 7], [9, 8, 8]], [0, 2], 1)
+    # 3 x (7 + 1) + 7 + 7 and 3 x (8 + 1) + 9 + 8
+    reveal = "ann: score 38, hidden posy pink; bob: score 44, hidden posy green; left in the bag: purple"
+    assert state.ending(["ann", "bob"]).reveal == reveal
+    lines = state.render().splitlines()[-2:]
+    assert lines == [
+        "seat 0: pink 7 purple 7 green 7, hidden pink, score 38",
+        "seat 1: pink 9 purple 8 green 8, hidden green, score 44",
+    ]
+    state = seed_five(None)
+    assert state.ending(["ann", "bob"]).reveal == "ann: score 42; bob: score 49"  # 7 + 14 + 21, 9 + 16 + 24
+    assert state.render().splitlines()[-1] == "seat 1: pink 9 purple 8 green 8, score 49"
+
+
+def test_the_check_engine_position_is_seat_two_to_move_holding_its_hidden_posy():
+    posies = game(players=3, variant=2)
+    (position,) = posies.check_positions(lambda g, seed: g.initial_state(seed))
+    state = position.build()
+    assert state.current_player() == 2 and len(state.moves) == 2 and state.private_info(2) == ["hidden pink"]
+    again = position.build()  # the same position every time check-engine asks
+    assert (again.setup_token(), again.moves, again.hidden) == (state.setup_token(), state.moves, state.hidden)
+
+
+def test_the_picture_draws_posies_on_the_points_and_the_kept_group():
+    picture = game().picture()
+    state = position({"d1": "p", "e1": "u", "f1": "g"})
+    index = state.game.board.index
+    assert [picture.codes[state.cells[index(c)]] for c in ("d1", "e1", "f1", "g1")] == ["pink", "purple", "green", ""]
+    assert picture.layout == "points" and picture.kept_groups
+    assert [mark.name for mark in picture.marks] == ["last", "kept"]
+
+
+def test_a_clone_plays_on_without_touching_the_original():
+    state = seed_five(6, variant=2)
+    before = (state.render(), state.setup_token(), state.moves[:], [c[:] for c in state.captured])
+    other = state.clone()
+    assert (other.render(), other.setup_token(), other.moves, other.captured) == before
+    assert (other.hidden, other.bag, other.legal_moves()) == (state.hidden, state.bag, state.legal_moves())
+    rng = random.Random(3)
+    while not other.is_terminal():
+        other.play(other.random_move(rng))
+    assert (state.render(), state.setup_token(), state.moves, state.captured) == before
+    assert not state.is_terminal() and other.scores() != [0.0, 0.0]
+    assert other.clone().is_terminal() and other.clone().legal_moves() == []
+
+
+def test_the_text_board_letters_and_the_records_details():
+    state = seed_five(6)
+    assert state.render().splitlines()[7] == "  7       g g . u g p"
+    assert state.details() == {"captured": [{"pink": 2, "purple": 2, "green": 2}] * 2}
+    assert sorted(seed_five(None, variant=2).details()) == ["bag", "captured", "hidden"]
+    assert sorted(seed_five(None, players=3, variant=2).details()) == ["captured", "hidden"]  # no bag left
+
+
+def test_an_engine_knows_no_hidden_posy_until_told_and_only_of_real_seats():
+    posies = game(variant=2)
+    state = posies.state_from_setup(posies.initial_state(5).setup_token())
+    assert state.private_info(0) == []
+    with pytest.raises(ValueError, match="^seat 2 is not a seat of this 2-player game$"):
+        state.apply_private(2, "hidden pink")
+
+
+def test_an_engines_board_at_the_end_scores_only_the_seat_whose_hidden_posy_it_knows():
+    referee = seed_five(None, variant=2)
+    engine = referee.game.state_from_setup(referee.setup_token())
+    engine.apply_private(0, "hidden pink")
+    for move in referee.moves:
+        engine.play(move)
+    assert engine.render().splitlines()[-2:] == [
+        "seat 0: pink 7 purple 7 green 7, hidden pink, score 38",
+        "seat 1: pink 9 purple 8 green 8, hidden unknown",
+    ]

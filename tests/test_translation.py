@@ -101,3 +101,7 @@ def test_arena_export_sgf_notes_a_board_hexgui_cannot_draw(tmp_path):
     assert result.exit_code == 0, result.output
     assert "note: HexGui draws boards up to 19x19; larger ones are valid SGF for other viewers" in result.output
     assert all("SZ[20]" in p.read_text() for p in (tmp_path / "each").iterdir())
+
+
+def test_hex_tells_outside_programs_whether_its_options_allow_the_swap():
+    assert make_game("hex", {"size": 7, "swap": True}).translation().swap_allowed
