@@ -16,7 +16,9 @@ pool plans:
   towards each other (more workers: the order is cut into stretches, each walked from both
   ends), so each plays a run of the plan as planned, and they meet once, wherever their speeds
   make them meet.  A worker keeps, beside its game's engines, those whose next game along its
-  walk comes soonest (what it evicts is the pool's choice, Belady's rule on the plan).
+  walk comes soonest (what it evicts is the pool's choice, Belady's rule on the plan), applied a
+  game ahead: what the walk's next game would quit is not kept now, so the worker quits it
+  while this game plays rather than while the next one waits for its room.
 
 The tasks of one table (its seat orders, its rounds) are kept together in queue order, so
 only which worker plays a game, and when, changes: never the game.
