@@ -25,7 +25,7 @@ from ..engine.player import EngineFault, EngineSpec
 from ..engine.preflight import preflight
 from ..engine.retiring import Retiring
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
-from ..engine.transport import PipeSettings
+from ..engine.transport import QUIT_GRACE, PipeSettings
 from ..engine.waiting import CoreShare
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
@@ -119,6 +119,8 @@ class Worker:
         the quitting ones counted, never exceed it; then sweep what the gone ones left."""
         bound = self.config.idle_engines
         if bound is not None:
+            if self.retiring:
+                report_progress(QUIT_GRACE)  # the watchdog times the wait: a grace at most
             self.retiring.wait_fewer(max(0, bound + players - 1 - len(self.engines)))
         if self.unswept:
             self._kill_adopted()
