@@ -36,7 +36,8 @@ class Retiring:
 
     def pids(self) -> set[int]:
         """Their processes (still the worker's children until they are reaped)."""
-        return {engine.proc.pid for _, engine in list(self._leaving) if engine.proc is not None}
+        # Read once: the thread may be killing one meanwhile (its process object then goes).
+        return {proc.pid for _, engine in list(self._leaving) if (proc := engine.proc) is not None}
 
     def retire(self, engine: Conversation) -> None:
         """Tell ``engine`` to quit and see it off in the background."""

@@ -257,7 +257,8 @@ class Worker:
 
     def _kill_adopted(self) -> None:
         """Processes an engine left behind that the process group and the tag missed
-        (re-parented to this worker, a subreaper): killed whenever an engine stops."""
+        (re-parented to this worker, a subreaper): killed when a faulted engine is killed,
+        before an engine starts after others quit, and at the end."""
         running = {p.proc.pid for p in self.engines.values() if p.proc is not None}
         proctree.kill_adopted(running | self.retiring.pids())
         self.unswept = False
