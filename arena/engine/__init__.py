@@ -8,6 +8,7 @@ conversation over a transport (``conversation.py``): ``process.py`` speaks proto
 the engine's process (``child.py``: the process group, its exit, CPU budgets), its pipes
 (``pipes.py``: deadlines, bounded lines, waiting as ``waiting.py``'s strategy says: asleep,
 spinning, or sharing the worker's core) and its stderr tail (``stderrtail.py``).
+``retiring.py`` sees off engines told to quit in a thread of their own.
 ``declared.py`` checks what an engine declares, ``preflight.py`` starts each engine once
 before a tournament to learn it.  ``proctree.py`` keeps the engine's
 whole process tree in hand: environment tags, sweeps, the parent-death signal and

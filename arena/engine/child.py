@@ -12,6 +12,7 @@ object to kill its engines without waiting on anything after a signal (:meth:`ki
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 from collections.abc import Sequence
@@ -90,9 +91,16 @@ class ChildProcess:
         return proc.stdin, proc.stdout, proc.stderr
 
     def wait_exit(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the process to exit: whether it did."""
+        """Wait up to ``timeout`` seconds for the process to exit: whether it did.  With a
+        pidfd the exit is seen as it happens; subprocess's own wait polls with naps growing
+        to 50 ms, which would hold a worker up to that long after every engine that quits."""
         if self.proc is None:
             return True
+        if self.exit_fd is not None and self.proc.returncode is None:
+            exited = select.poll()
+            exited.register(self.exit_fd, select.POLLIN)
+            exited.poll(max(0.0, timeout) * 1000)
+            timeout = 0.0  # exited now, or never within the timeout: only reap
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:

@@ -24,6 +24,7 @@ from .stderrtail import StderrTail
 from .transport import ALONE, PipeSettings, PipeTransport, Trace, Transport
 
 HANDSHAKE_TIMEOUT = 10.0  # default limit for the handshake and for each isready
+QUIT = "quit"  # the same word in both protocols
 
 
 class Conversation(ABC):
@@ -96,7 +97,17 @@ class Conversation(ABC):
 
     def quit(self) -> None:
         """Ask the engine to exit, then make sure its whole process group is gone."""
-        self.transport.close("quit")  # the same word in both protocols
+        self.transport.close(QUIT)
+
+    def say_quit(self) -> bool:
+        """Ask the engine to exit without waiting (:meth:`see_off` then waits, and kills);
+        whether it was asked (if not, it is to be killed at once)."""
+        return self.transport.say_goodbye(QUIT)
+
+    def see_off(self, deadline: float) -> None:
+        """After :meth:`say_quit`: wait for the exit until ``deadline`` (time.monotonic()),
+        then kill what is left and reap; may run in another thread than the one that plays."""
+        self.transport.see_off(deadline)
 
     def kill(self) -> None:
         """Kill the process group and every tagged process that left it, and reap."""

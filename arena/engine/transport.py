@@ -79,6 +79,15 @@ class Transport(Protocol):
         """Send ``goodbye`` (the protocol's quit), give the engine QUIT_GRACE to exit,
         then kill it."""
 
+    def say_goodbye(self, goodbye: str) -> bool:
+        """The first half of :meth:`close`: send ``goodbye`` without waiting for the exit;
+        whether it was sent (if not, the engine is killed at once)."""
+        ...
+
+    def see_off(self, deadline: float) -> None:
+        """The second half: wait for the exit until ``deadline`` (time.monotonic()), then kill
+        what is left and reap.  Needs no other thread's help: it may run in a thread of its own."""
+
     def kill(self) -> None:
         """Kill the engine (and whatever it started) now, and reap it."""
 
@@ -162,14 +171,26 @@ class PipeTransport:
         self.child.check_cpu_budget()
 
     def close(self, goodbye: str) -> None:
+        said = self.say_goodbye(goodbye)
+        self.see_off(time.monotonic() + (QUIT_GRACE if said else 0.0))
+
+    def say_goodbye(self, goodbye: str) -> bool:
+        if not self.alive:
+            return False
+        try:
+            self.send(goodbye, time.monotonic() + QUIT_GRACE)
+        except EngineFault:
+            return False
+        # Off the worker's core now, from the thread that plays (a CoreShare pins the thread
+        # that calls it); the kill, perhaps in another thread, then has nothing to move.
+        self.waiting.gone()
+        self.waiting = Waiting()
+        return True
+
+    def see_off(self, deadline: float) -> None:
         if self.child.proc is None:
             return
-        if self.alive:
-            try:
-                self.send(goodbye, time.monotonic() + QUIT_GRACE)
-                self.child.wait_exit(QUIT_GRACE)
-            except EngineFault:
-                pass
+        self.child.wait_exit(max(0.0, deadline - time.monotonic()))
         self.kill()
 
     def kill(self) -> None:

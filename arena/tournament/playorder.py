@@ -16,7 +16,9 @@ pool plans:
   towards each other (more workers: the order is cut into stretches, each walked from both
   ends), so each plays a run of the plan as planned, and they meet once, wherever their speeds
   make them meet.  A worker keeps, beside its game's engines, those whose next game along its
-  walk comes soonest (what it evicts is the pool's choice, Belady's rule on the plan).
+  walk comes soonest (what it evicts is the pool's choice, Belady's rule on the plan), applied a
+  game ahead: what the walk's next game would quit is not kept now, so the worker quits it
+  while this game plays rather than while the next one waits for its room.
 
 The tasks of one table (its seat orders, its rounds) are kept together in queue order, so
 only which worker plays a game, and when, changes: never the game.
@@ -144,7 +146,8 @@ class Walks(Generic[Task]):
 
     def take(self, walker: Hashable, held: Collection[Hashable]) -> tuple[Task, list[Hashable]]:
         """The next task of ``walker``'s walk, and which of ``held`` it keeps beside the
-        task's own (the room left, those needed soonest along its walk)."""
+        task's own (the room left, those needed soonest along its walk), less those the walk's
+        next task would quit: told now, the worker quits them while this task plays."""
         walk = self.walks.get(walker) or self._join(walker)
         at = self._next(walk.at, walk.step)
         if at is None:  # its way is played: it turns (and may jump a stretch others play)
@@ -157,9 +160,22 @@ class Walks(Generic[Task]):
         self.left -= 1
         walk.at = at
         used = self.uses(task)
+        keep = self._soonest(held, used, at, walk.step)
+        ahead = self._next(at, walk.step)
+        if ahead is not None:
+            following = self.plan[ahead]
+            assert following is not None  # _next finds only tasks not taken
+            after = self.uses(following)
+            kept_after = self._soonest([*keep, *used], after, ahead, walk.step)
+            keep = [r for r in keep if r in kept_after or r in after]
+        return task, keep
+
+    def _soonest(self, held: Collection[Hashable], used: Collection[Hashable], at: int, step: int) -> list[Hashable]:
+        """Which of ``held`` a worker keeps beside ``used`` at ``at``: the room left, those
+        needed soonest along its walk."""
         others = [r for r in reversed(list(held)) if r not in used]  # the most recently used first: kept on a tie
-        soon = sorted(others, key=lambda r: self._distance(r, at, walk.step))
-        return task, soon[: max(0, self.room - len(used))]
+        soon = sorted(others, key=lambda r: self._distance(r, at, step))
+        return soon[: max(0, self.room - len(used))]
 
     def walking(self, walker: Hashable) -> bool:
         return walker in self.walks

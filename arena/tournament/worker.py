@@ -23,8 +23,9 @@ from ..engine import Conversation, open_engine, proctree
 from ..engine.declared import Checked
 from ..engine.player import EngineFault, EngineSpec
 from ..engine.preflight import preflight
+from ..engine.retiring import Retiring
 from ..engine.trace import SeatTrace, Transcript, end_trace, trace_path
-from ..engine.transport import PipeSettings
+from ..engine.transport import QUIT_GRACE, PipeSettings
 from ..engine.waiting import CoreShare
 from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
@@ -86,18 +87,21 @@ class Worker:
         self.names = list(config.engines)
         self.dropped = dropped  # shared with the coordinator: 1 = engine dropped (max_failures)
         self.stopping = False  # SIGTERM came: kill the engines, no grace, no waiting
+        self.retiring = Retiring()  # engines told to quit, not yet gone: they count in the bound
+        self.unswept = False  # engines were retired since the last sweep for what they left (kill_adopted)
         cpus = proctree.usable_cpus()
         self.share = CoreShare(cpus) if config.share_core and len(cpus) > 1 else None
         self.pipe = PipeSettings(config.run_tag, config.spin, self.share, config.stderr_home)
         self.watched = WatchMark(Path(config.live_dir)) if config.live_dir else None
 
-    def engine(self, name: str, trace: SeatTrace | None = None) -> Conversation:
+    def engine(self, name: str, trace: SeatTrace | None = None, players: int = 1) -> Conversation:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
-        on if it starts now); raises EngineFault if it cannot start."""
+        on if it starts now), one of a game of ``players``; raises EngineFault if it cannot start."""
         proc = self.engines.pop(name, None)  # put back last: the dict runs from least to most recently used
         if proc is None or not proc.alive:
             if proc is not None:
                 proc.kill()
+            self._await_room(players)
             proc = open_engine(
                 self.config.engines[name],
                 pipe=self.pipe,
@@ -112,6 +116,18 @@ class Worker:
         proc.trace = trace
         return proc
 
+    def _await_room(self, players: int) -> None:
+        """Before an engine starts: wait until those still quitting leave room for it within
+        the bound (``idle_engines`` beside a game of ``players``), so that the engines alive,
+        the quitting ones counted, never exceed it; then sweep what the gone ones left."""
+        bound = self.config.idle_engines
+        if bound is not None:
+            if self.retiring:
+                report_progress(QUIT_GRACE)  # the watchdog times the wait: a grace at most
+            self.retiring.wait_fewer(max(0, bound + players - 1 - len(self.engines)))
+        if self.unswept:
+            self._kill_adopted()
+
     def make_room(self, keep: Sequence[str]) -> None:
         """Quit the least recently used engines but ``keep`` (the next game's), those the pool
         did not plan to keep first, until at most ``idle_engines`` others run: a worker's engines
@@ -125,6 +141,16 @@ class Worker:
         if planned is not None:  # the pool's plan knows which are needed soonest: the others go first
             idle.sort(key=lambda name: name in planned)
         for name in idle[: max(0, len(idle) - bound)]:
+            self.retire(name)
+
+    def let_go_unplanned(self, playing: Sequence[str]) -> None:
+        """Quit now every idle engine the pool's plan does not keep (the plan's next game
+        would quit it), so that it exits while ``playing``'s game is played rather than while
+        the next game waits to start one."""
+        planned = planned_keep()
+        if planned is None or self.config.idle_engines is None:
+            return
+        for name in [name for name in self.engines if name not in playing and name not in planned]:
             self.retire(name)
 
     def play(self, scheduled: ScheduledGame) -> GameRecord | WorkerError:
@@ -157,13 +183,15 @@ class Worker:
             procs: list[Conversation] = []
             for seat, name in enumerate(scheduled.seats):
                 try:
-                    procs.append(self.engine(name, transcript.seat(seat, name) if transcript is not None else None))
+                    seat_trace = transcript.seat(seat, name) if transcript is not None else None
+                    procs.append(self.engine(name, seat_trace, len(scheduled.seats)))
                 except EngineFault as exc:
                     self.discard(name)
                     return self._finish(
                         forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat, exc.code, exc.reason),
                         scheduled,
                     )
+            self.let_go_unplanned(scheduled.seats)
             clocks = [self.config.time_controls.get(name, self.config.time_control) for name in scheduled.seats]
             result: GameResult = play_game(
                 self.game,
@@ -222,11 +250,12 @@ class Worker:
         )
 
     def retire(self, name: str) -> None:
-        """Stop a healthy engine: quit, a grace period, then kill."""
+        """Stop a healthy engine: quit, a grace period, then kill, in the background
+        (:class:`~arena.engine.retiring.Retiring`); it counts in the bound until it is gone."""
         proc = self.engines.pop(name, None)
         if proc is not None:
-            proc.quit()
-            self._kill_adopted()
+            self.retiring.retire(proc)
+            self.unswept = True
 
     def discard(self, name: str) -> None:
         """Kill an engine that faulted (no grace: it broke the contract) and keep its
@@ -243,8 +272,11 @@ class Worker:
 
     def _kill_adopted(self) -> None:
         """Processes an engine left behind that the process group and the tag missed
-        (re-parented to this worker, a subreaper): killed whenever an engine stops."""
-        proctree.kill_adopted({p.proc.pid for p in self.engines.values() if p.proc is not None})
+        (re-parented to this worker, a subreaper): killed when a faulted engine is killed,
+        before an engine starts after others quit, and at the end."""
+        running = {p.proc.pid for p in self.engines.values() if p.proc is not None}
+        proctree.kill_adopted(running | self.retiring.pids())
+        self.unswept = False
 
     def shutdown(self) -> None:
         if self.stopping:
@@ -252,6 +284,8 @@ class Worker:
             return
         for name in list(self.engines):
             self.retire(name)
+        self.retiring.wait_fewer(0)  # every engine quits at once; each is waited for within its grace
+        self._kill_adopted()
 
     def kill_now(self) -> None:
         """Kill every engine and what it started without waiting on any process object
@@ -260,6 +294,7 @@ class Worker:
         for proc in list(self.engines.values()):
             if proc.child is not None:
                 proc.child.kill_unwaited()
+        self.retiring.kill_unwaited()
         proctree.kill_adopted(set(), quiet=True)
 
 
