@@ -161,6 +161,10 @@ def test_on_loopback_only_a_loopback_name_is_answered_and_a_finished_folder_is_s
         assert get(link + "0/index.html", {"Host": "evil.example"})[0] == 403  # a rebound name: refused
         assert get(link + "0/assets/board.js")[0] == 200
         assert get(link + "0/assets/../arena.db")[0] == 404
+        # arena serve offers the play page too, and the live page links it.
+        live = get(link + "0/live")
+        assert live[0] == 200 and 'href="/play"' in live[1]
+        assert get(link + "play")[0] == 200
     finally:
         stop(proc)
 

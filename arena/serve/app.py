@@ -61,7 +61,7 @@ def make_app(folders: Sequence[Path], *, token: str | None = None, extra_routes:
     play = any(getattr(route, "path", None) == "/play" for route in extra_routes)
     routes: list[BaseRoute] = [*extra_routes, Route("/", _home(env, served, play))]
     for k, folder in enumerate(served):
-        routes.append(Mount(f"/{k}", routes=_folder_routes(env, folder)))
+        routes.append(Mount(f"/{k}", routes=_folder_routes(env, folder, play)))
     app = Starlette(routes=routes)
     app.add_middleware(Guard, token=token)
     return app
@@ -94,7 +94,7 @@ def _folder(path: Path) -> Folder:
 
 def _home(env: jinja2.Environment, served: list[Folder], play: bool) -> Callable[[Request], Awaitable[Response]]:
     async def home(request: Request) -> Response:
-        if len(served) == 1 and not play:
+        if len(served) == 1:  # its live page, which links the play page where there is one
             return RedirectResponse("/0/live", status_code=303)
         if not served:  # a server to play on: its play page is all there is
             return RedirectResponse("/play", status_code=303)
@@ -106,10 +106,11 @@ def _home(env: jinja2.Environment, served: list[Folder], play: bool) -> Callable
     return home
 
 
-def _folder_routes(env: jinja2.Environment, folder: Folder) -> list[BaseRoute]:
+def _folder_routes(env: jinja2.Environment, folder: Folder, play: bool) -> list[BaseRoute]:
     async def live(request: Request) -> Response:
         header = PageHeader(folder.title, folder.game, folder.options, 0, None, "")
-        return HTMLResponse(env.get_template("live.html").render(site=header, root="", current_page="live"))
+        page = env.get_template("live.html").render(site=header, root="", current_page="live", play=play)
+        return HTMLResponse(page)
 
     async def feed(request: Request) -> Response:
         # The stream ends when the page goes: Starlette cancels it on the disconnect.
