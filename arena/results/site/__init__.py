@@ -95,7 +95,7 @@ class Manifest(TypedDict):
     """``.manifest.json``: the pages already written, for this version of the site."""
 
     version: str  # the site's code and templates, the game and the time control
-    games: list[int]  # the games whose pages are written
+    games: list[list[int]]  # the games whose pages are written, as runs of ids [first, last]
     boards: list[str]  # the boards whose geometry files are written
 
 
@@ -179,6 +179,7 @@ class SiteWriter:
         self.env = template_environment()
         self._manifest_path = folder / ".manifest.json"
         self._manifest: Manifest | None = None
+        self._written: set[int] = set()  # the manifest's games, as a set
         self._tallies = _Tallies()
         self._unchanged: dict[Path, str] = {}  # what this writer last wrote to a file it rewrites
         self._arrivals = _Arrivals()  # the games this writer has written
@@ -194,7 +195,7 @@ class SiteWriter:
         manifest = self._load_manifest(data)
         for name in ASSETS:
             self._write_changed(self.folder / "assets" / name, asset_text(name))
-        written = set(manifest["games"])
+        written = self._written
         # The pages of the games this writer wrote are there: only the games new to it (all of
         # them when the manifest is new) are looked for on disk, not every page of the run again.
         fresh, again = self._arrivals.new(data.records)
@@ -217,7 +218,9 @@ class SiteWriter:
             for record in todo:
                 self._game_page(data, record)
             self._summary_pages(data, fresh, again)
-        manifest["games"] = sorted(written | {r["id"] for r in todo})
+        if todo:
+            written.update(r["id"] for r in todo)
+            manifest["games"] = _runs(written)
         self._arrivals.take(data.records, fresh)
         _write(self._manifest_path, strictjson.dumps(manifest, separators=(",", ":")))
         return self.folder / "index.html"
@@ -227,14 +230,24 @@ class SiteWriter:
         version = _code_version() + strictjson.dumps(
             [data.game, data.options, (data.settings or {}).get("time_control")], sort_keys=True
         )
-        if self._manifest is None and self._manifest_path.exists():
-            try:
-                self._manifest = json.loads(self._manifest_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                self._manifest = None
-        if self._manifest is None or self._manifest.get("version") != version:
-            self._manifest = {"version": version, "games": [], "boards": []}
+        if self._manifest is not None and self._manifest.get("version") == version:
+            return self._manifest  # this writer's own, kept in step with the pages it wrote
+        found = self._read_manifest() if self._manifest is None else None
+        if found is not None and found[0].get("version") == version:
+            self._manifest, self._written = found
+        else:
+            self._manifest, self._written = {"version": version, "games": [], "boards": []}, set()
         return self._manifest
+
+    def _read_manifest(self) -> tuple[Manifest, set[int]] | None:
+        """The manifest a writer before this one left, with its games as a set (None: none
+        that can be read, so every page is written again)."""
+        try:
+            manifest = json.loads(self._manifest_path.read_text(encoding="utf-8"))
+            written = {k for first, last in manifest["games"] for k in range(first, last + 1)}
+            return manifest, written
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     # -- one game -------------------------------------------------------------
 
@@ -552,6 +565,18 @@ class _Tallies:
             counted.terminations[code] = counted.terminations.get(code, 0) + 1
         self.arrivals.take(data.records, new)
         return counted
+
+
+def _runs(ids: set[int]) -> list[list[int]]:
+    """``ids`` as runs of consecutive ids, ``[first, last]``: a run's games are mostly one run,
+    so the manifest stays a few bytes however many games a site has."""
+    runs: list[list[int]] = []
+    for k in sorted(ids):
+        if runs and runs[-1][1] == k - 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    return runs
 
 
 def _in_order(stats: Mapping[str, EngineStats], order: Sequence[str]) -> dict[str, EngineStats]:
