@@ -158,6 +158,7 @@ def coordinator(folder: Path, site: Path, feed: int, rate: float) -> None:
     from arena.tournament.progress import Progress
 
     data = load_folder(folder)
+    data.summary = None  # a running site: its summary from the tallies it keeps, as a run's
     have = len(data.records)
     settings = json.loads(stored_meta(folder)["settings"])
     settings["rounds"] = (have + feed + 1) // 2  # only raising the rounds extends a folder
