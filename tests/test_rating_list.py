@@ -218,6 +218,53 @@ def test_folders_are_counted_as_they_are_read_and_their_records_let_go(tmp_path)
     assert [r.elo for r in listed.fit.ratings] == pytest.approx([r.elo for r in one.ratings], abs=1e-9)
 
 
+def test_a_folder_streams_into_its_tally_never_held_as_a_list(tmp_path, monkeypatch):
+    import gc
+
+    from arena.results.elo import Tally
+
+    folder = results_folder(tmp_path / "whole", FIELD, rounds=6, seed=3)
+    baseline = sum(isinstance(o, GameRecord) for o in gc.get_objects())
+    alive: list[int] = []
+    counting = Tally.add_record
+
+    def add_record(self: Tally, record: GameRecord) -> None:
+        gc.collect()
+        alive.append(sum(isinstance(o, GameRecord) for o in gc.get_objects()) - baseline)
+        counting(self, record)
+
+    monkeypatch.setattr(Tally, "add_record", add_record)
+    read = read_folder(folder, "whole")
+    assert read.games == len(alive) == 72
+    # The record being counted and at most the one the reader has in hand: a read into a
+    # list would hold all 72 when the first is counted.
+    assert max(alive) <= 2, alive
+
+
+def test_the_streamed_read_rates_as_reading_the_whole_folder_did(tmp_path):
+    from arena.results.admit import read_counted
+    from arena.results.elo import Tally, fit_tally, prior_of
+
+    folder = results_folder(tmp_path / "whole", FIELD, rounds=6, seed=3)
+    with closing(sqlite3.connect(folder / "arena.db")) as db, db:  # a result changed by hand: refused
+        db.execute("DELETE FROM checked WHERE id = 5")
+        flipped = "replace(replace(replace(record, '\"winner\":0', '@'), '\"winner\":1', '\"winner\":0'), '@', '\"winner\":1')"
+        db.execute(f"UPDATE games SET record = {flipped} WHERE id = 5")
+    whole = read_counted(folder)  # every counted record in a list, as the list read them before
+    assert len(whole.counted) == 71 and [r.id for r in whole.refused] == [5]
+    tally = Tally()
+    for record in whole.counted:
+        tally.add_record(record)
+    before = fit_tally(tally, prior=prior_of(whole.settings))
+    streamed = read_folder(folder, "whole")
+    assert streamed.games == 71 and streamed.refused == whole.refused
+    assert [a.tolist() for a in streamed.tally.singles()] == [a.tolist() for a in tally.singles()]
+    after = rating_list([streamed]).fit
+    assert [(r.engine, r.elo, r.low, r.high, r.games) for r in after.ratings] == [
+        (r.engine, r.elo, r.low, r.high, r.games) for r in before.ratings
+    ]
+
+
 def test_verbose_says_how_long_reading_and_fitting_took_and_in_how_much_memory(tmp_path):
     folders = [results_folder(tmp_path / name, FIELD, seed=k) for k, name in enumerate(("a", "b"))]
     shown = ratings(*folders, "--verbose", "--format", "json")

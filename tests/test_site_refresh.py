@@ -156,3 +156,66 @@ def test_a_refresh_never_holds_up_the_games_stored_meanwhile(tmp_path):
     assert seen == [1, 5] and "5 of 5 games finished" in (tmp_path / "report" / "index.html").read_text()
     live.finish(summarize(games, ENGINES, tournament="t", game="hex", options=games[0]["options"], players=2))
     assert all((tmp_path / "report" / "games" / f"{r.id}.html").exists() for r in games)
+
+
+def links(page: Path) -> list[Path]:
+    """The pages ``page`` links to (its ``<a href>``s that are files of the site)."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Links(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "a" and (href := dict(attrs).get("href")):
+                found.append(href)
+
+    Links().feed(page.read_text())
+    return [(page.parent / href).resolve() for href in found if "://" not in href]
+
+
+def reachable(site: Path) -> set[Path]:
+    """Every page a reader reaches by following links from the games page."""
+    seen, todo = set(), [(site / "games.html").resolve()]
+    while todo:
+        page = todo.pop()
+        if page in seen or page.parent.name not in ("games", "lists", site.name):
+            continue
+        seen.add(page)
+        todo += [p for p in links(page) if p.suffix == ".html"]
+    return seen
+
+
+def files(site: Path) -> dict[str, tuple[int, int]]:
+    """Each file of the site, as (inode, modification time): a file rewritten gets new ones."""
+    return {str(p.relative_to(site)): (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
+
+
+def test_the_paged_lists_reach_every_game_and_a_refresh_rewrites_only_what_changed(tmp_path, monkeypatch):
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)  # 500 a page in a site; 4 here, for pages of a few games
+    first = records(list(range(10)))  # pages 0, 1 and 2 (games 8 and 9)
+    data = SiteData("t", "hex", first[0]["options"], ENGINES, list(first), progress=(10, 14))
+    site = tmp_path / "live"
+    writer = SiteWriter(site, parallel=False)
+    writer.write(data)
+    assert sorted(p.name for p in (site / "lists").iterdir()) == ["0.html", "1.html", "2.html"]
+    reached = reachable(site)
+    assert {(site / "games" / f"{k}.html").resolve() for k in range(10)} <= reached
+    assert all(page.exists() for page in reached)  # no link leads nowhere
+    before = files(site)
+    data.records += records([10, 11, 12])  # two more on page 2, one on a new page 3
+    data.progress = (13, 14)
+    writer.write(data)
+    after = files(site)
+    rewritten = {name for name in before if after[name] != before[name]}
+    new = set(after) - set(before)
+    assert new == {"games/10.html", "games/11.html", "games/12.html", "lists/3.html"}
+    # The pages of the games that came, and the summary pages; nothing of the games before.
+    assert "lists/2.html" in rewritten and not {"lists/0.html", "lists/1.html"} & rewritten
+    assert not {f"games/{k}.html" for k in range(10)} & rewritten
+    assert not {name for name in rewritten if name.startswith(("boards/", "assets/"))}
+    assert {"games.html", "index.html", "data/games-index.js"} <= rewritten
+    assert {(site / "games" / f"{k}.html").resolve() for k in range(13)} <= reachable(site)
+    # A fresh site of the same games has the same lists.
+    fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", first[0]["options"], ENGINES, list(data.records)))
+    for k in range(4):
+        assert (fresh.parent / "lists" / f"{k}.html").read_text() == (site / "lists" / f"{k}.html").read_text()

@@ -18,16 +18,17 @@ text voids the mark.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..record import GameRecord
 from ..rules import OptionError, make_game
-from .events import stored_schedule
+from .events import settings_event, stored_schedule
 from .fingerprint import StoredSettings
-from .store import StorageError, StoredGame, decode_meta, read_stored
+from .slots import settings_slots
+from .store import StorageError, StoredGame, decode_meta, fold_stored
 from .verify import verify_record
 
 
@@ -58,24 +59,32 @@ class Admitted:
     replayed: list[StoredGame] = field(default_factory=list)  # agreed with a replay just now: mark them
 
 
-def admit(stored: Sequence[StoredGame], schedule: Sequence[Scheduled] | None, played: Played | None) -> Admitted:
+def admit(stored: Iterable[StoredGame], schedule: Sequence[Scheduled] | None, played: Played | None) -> Admitted:
     """Sort ``stored`` into the games counted and the ones refused (with why).
     ``schedule[i]`` is game ``i``, ``played`` the game and options of the tournament; None:
     not known (a folder older than its settings), and then only the replay decides."""
     out = Admitted()
     for entry in stored:
-        record = entry.record
-        problem = _slot_problem(record, schedule, played)
-        if problem is None and not entry.checked:
-            problem = replay_problem(record)
-            if problem is None:
-                out.replayed.append(entry)
-        problem = problem or entry.columns_problem  # a record that holds up, but a row edited beside it
+        problem, replayed = judge(entry, schedule, played)
+        if replayed:
+            out.replayed.append(entry)
         if problem is None:
-            out.counted.append(record)
+            out.counted.append(entry.record)
         else:
-            out.refused.append(Refused(record.id or 0, problem))
+            out.refused.append(Refused(entry.record.id or 0, problem))
     return out
+
+
+def judge(entry: StoredGame, schedule: Sequence[Scheduled] | None, played: Played | None) -> tuple[str | None, bool]:
+    """Why one stored game is not counted (None: it is), and whether a replay agreed with it
+    just now (its mark to be kept)."""
+    record = entry.record
+    problem = _slot_problem(record, schedule, played)
+    replayed = False
+    if problem is None and not entry.checked:
+        problem = replay_problem(record)
+        replayed = problem is None
+    return problem or entry.columns_problem, replayed  # a record that holds up, but a row edited beside it
 
 
 Played = tuple[str, Mapping[str, Any]]  # a game's name and its options (with the defaults)
@@ -158,18 +167,70 @@ class FolderGames:
     refused: list[Refused]
 
 
+@dataclass
+class CountedStream:
+    """A folder read for its tables as its games stream: the meta table, its settings, the
+    games it counts one at a time, and (filled as ``counted`` is read) the games it refuses."""
+
+    meta: dict[str, str]
+    settings: StoredSettings | None
+    counted: Iterator[GameRecord]
+    refused: list[Refused]
+
+
+Counted = TypeVar("Counted")
+
+
 def read_counted(folder: Path) -> FolderGames:
-    """A results folder's games as its tables count them, read-only (nothing is marked:
-    a record without its mark is replayed on every read until a run marks it)."""
-    meta, stored = read_stored(folder)
-    settings = decode_meta(folder, "settings", meta.get("settings"))
-    if settings is None:  # older than stored settings: only the replay can tell
-        admitted = admit(stored, None, None)
-        return FolderGames(meta, None, admitted.counted, admitted.refused)
-    try:
-        players = make_game(settings["game"], settings["options"]).players
-        schedule = stored_schedule(settings, players, [entry.record for entry in stored])
-    except (OptionError, KeyError, TypeError, ValueError) as exc:
-        raise StorageError(f"{folder}: the stored settings do not make a tournament ({exc})") from None
-    admitted = admit(stored, schedule, (settings["game"], settings["options"]))
-    return FolderGames(meta, settings, admitted.counted, admitted.refused)
+    """A results folder's games as its tables count them, as a list (see fold_counted)."""
+    return fold_counted(folder, _listed)
+
+
+def _listed(found: CountedStream) -> FolderGames:
+    counted = list(found.counted)  # read first: it fills found.refused
+    return FolderGames(found.meta, found.settings, counted, found.refused)
+
+
+def fold_counted(folder: Path, fold: Callable[[CountedStream], Counted]) -> Counted:
+    """``fold`` over a results folder's games as its tables count them, each read, judged and
+    handed over in turn, so a reader that keeps only counts (a rating list) never holds the
+    folder's records.  Read-only (nothing is marked: a record without its mark is replayed on
+    every read until a run marks it); ``fold`` may run twice (arena/results/store.py)."""
+
+    def counting(meta: dict[str, str], stored: Iterator[StoredGame]) -> Counted:
+        settings = decode_meta(folder, "settings", meta.get("settings"))
+        if settings is None:  # older than stored settings: only the replay can tell
+            return fold(_judged(meta, None, stored, None, None))
+        try:
+            players = make_game(settings["game"], settings["options"]).players
+            if settings_event(settings, players) is not None:  # its rounds come from its games: held
+                held = list(stored)
+                schedule = stored_schedule(settings, players, [entry.record for entry in held])
+                stored = iter(held)
+            else:
+                schedule = settings_slots(settings, players)
+        except (OptionError, KeyError, TypeError, ValueError) as exc:
+            raise StorageError(f"{folder}: the stored settings do not make a tournament ({exc})") from None
+        return fold(_judged(meta, settings, stored, schedule, (settings["game"], settings["options"])))
+
+    return fold_stored(folder, counting)
+
+
+def _judged(
+    meta: dict[str, str],
+    settings: StoredSettings | None,
+    stored: Iterator[StoredGame],
+    schedule: Sequence[Scheduled] | None,
+    played: Played | None,
+) -> CountedStream:
+    refused: list[Refused] = []
+
+    def counted() -> Iterator[GameRecord]:
+        for entry in stored:
+            problem, _ = judge(entry, schedule, played)
+            if problem is None:
+                yield entry.record
+            else:
+                refused.append(Refused(entry.record.id or 0, problem))
+
+    return CountedStream(meta, settings, counted(), refused)

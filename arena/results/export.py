@@ -176,12 +176,17 @@ def dropped_engines(records: Sequence[GameRecord]) -> dict[str, str]:
     share the last place of such a record."""
     dropped: dict[str, str] = {}
     for r in records:
-        if r.termination is Termination.DROPPED:
-            names, places = r.players or [], r.places or []
-            for seat, place in enumerate(places):
-                if place == max(places) and names[seat] not in dropped:
-                    dropped[names[seat]] = f"dropped (max_failures); first forfeit in game {r.id}"
+        note_dropped(dropped, r)
     return dropped
+
+
+def note_dropped(dropped: dict[str, str], r: GameRecord) -> None:
+    """Add to ``dropped`` the engines this record says were dropped (games taken in order)."""
+    if r.termination is Termination.DROPPED:
+        names, places = r.players or [], r.places or []
+        for seat, place in enumerate(places):
+            if place == max(places) and names[seat] not in dropped:
+                dropped[names[seat]] = f"dropped (max_failures); first forfeit in game {r.id}"
 
 
 # -- results.json -------------------------------------------------------------

@@ -4,9 +4,9 @@ PGN files: ``arena ratings DIR...``.
 The list is the folders' own table over all their games at once: the same Bradley–Terry fit
 (:func:`arena.results.elo.fit_tally`, with the tables' prior of virtual draws), the same
 intervals and LOS, read from each folder as ``arena results`` reads it (only the games the
-folder counts, :func:`arena.results.admit.read_counted`).  A folder's records are counted into
-its tally as it is read and then let go: the list holds the pairwise results' counts (about the
-pairs of engines that met), never every folder's records at once.
+folder counts, :func:`arena.results.admit.fold_counted`).  A folder's records are counted into
+its tally one by one as they are read and let go: the list holds the pairwise results' counts
+(about the pairs of engines that met), never a folder's records at once.
 
 Two things keep a list honest:
 
@@ -33,7 +33,7 @@ from tabulate import tabulate
 
 from ..record import GameRecord, lost_before_start
 from . import strictjson
-from .admit import read_counted
+from .admit import CountedStream, fold_counted
 from .elo import Tally, fit_bayeselo, fit_tally, prior_of
 from .export import SCHEMA_VERSION, arena_version, csv_cell
 from .fingerprint import FREE_PER_ENGINE, StoredSettings, changes, digest
@@ -84,43 +84,49 @@ def read_folders(paths: Sequence[Path]) -> list[Folder]:
 
 def read_folder(path: Path, shown: str) -> Folder:
     """A results folder's counted games and its engines' settings; StorageError (one line)
-    for a folder that is not one, holds no games, or is damaged."""
+    for a folder that is not one, holds no games, or is damaged.  Its games are counted into
+    the folder's tally as they are read (fold_counted), never held together."""
     if not path.is_dir():
         what = "not a folder" if path.exists() else "no such folder"
         raise StorageError(f"{shown}: {what}; give the output folder of an arena run")
-    found = read_counted(path)
-    settings, records = found.settings, found.counted
-    if not records:
-        refused = (
-            f" ({len(found.refused)} stored game(s) are not counted: 'arena results {shown}')" if found.refused else ""
-        )
-        raise StorageError(f"{shown}: the folder holds no games to rate{refused}; leave it out of the list")
-    first = records[0]
+    return fold_counted(path, lambda found: _counted_folder(path, shown, found))
+
+
+def _counted_folder(path: Path, shown: str, found: CountedStream) -> Folder:
+    settings = found.settings
     engines: dict[str, StoredSettings | None] = {}
     if settings is not None:
         engines = {e["name"]: engine_settings(settings, e) for e in settings["engines"]}
-        game, options = settings["game"], dict(settings["options"])
-    else:
-        game, options = first.game, dict(first.options)
-    tally, prints, played = Tally(), array("Q"), 0
-    for record in records:
+    tally, prints, played, games = Tally(), array("Q"), 0, 0
+    first: GameRecord | None = None
+    for record in found.counted:
+        first = first or record
         for name in record.players or []:
             engines.setdefault(name, None)
         tally.add_record(record)
         prints.append(fingerprint(record))
         played += not lost_before_start(record)
+        games += 1
+    if first is None:
+        refused = (
+            f" ({len(found.refused)} stored game(s) are not counted: 'arena results {shown}')" if found.refused else ""
+        )
+        raise StorageError(f"{shown}: the folder holds no games to rate{refused}; leave it out of the list")
+    if settings is not None:
+        game, options = settings["game"], dict(settings["options"])
+    else:
+        game, options = first.game, dict(first.options)
     name = (settings or {}).get("name") or first.tournament or path.name
-    fingerprints = np.frombuffer(prints, dtype=np.uint64)
     return Folder(
         shown,
         str(name),
         game,
         options,
         prior_of(settings),
-        len(records),
+        games,
         played,
         tally,
-        fingerprints,
+        np.frombuffer(prints, dtype=np.uint64),
         engines,
         found.refused,
     )

@@ -243,21 +243,26 @@ def head_to_head(records: Iterable[GameRecord]) -> dict[tuple[str, str], HeadToH
     both played (one an engine lost before its first move, unplayed, measures neither)."""
     pairs: dict[tuple[str, str], HeadToHead] = {}
     for record in records:
-        if lost_before_start(record):
-            continue
-        (names, places), offenders = seats_of(record), forfeited(record)
-        for seat, me in enumerate(names):
-            mine = places[seat]
-            for other in opponents(record, seat, offenders):
-                theirs = places[other]
-                pair = pairs.setdefault((me, names[other]), HeadToHead(me, names[other]))
-                if mine < theirs:
-                    pair.wins += 1
-                elif mine > theirs:
-                    pair.losses += 1
-                else:
-                    pair.draws += 1
+        count_head_to_head(pairs, record)
     return pairs
+
+
+def count_head_to_head(pairs: dict[tuple[str, str], HeadToHead], record: GameRecord) -> None:
+    """Add one game's results to ``pairs`` (a running site's head to head, kept between refreshes)."""
+    if lost_before_start(record):
+        return
+    (names, places), offenders = seats_of(record), forfeited(record)
+    for seat, me in enumerate(names):
+        mine = places[seat]
+        for other in opponents(record, seat, offenders):
+            theirs = places[other]
+            pair = pairs.setdefault((me, names[other]), HeadToHead(me, names[other]))
+            if mine < theirs:
+                pair.wins += 1
+            elif mine > theirs:
+                pair.losses += 1
+            else:
+                pair.draws += 1
 
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution

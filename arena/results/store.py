@@ -18,11 +18,12 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from ..record import GameRecord
 from . import strictjson
@@ -155,7 +156,7 @@ def read_record(db_path: Path, game_id: object, data: bytes | str) -> GameRecord
     record: GameRecord | None = None
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        record, problem = _record_problem(json.loads(text), game_id)
+        record, problem = _record_problem(_shared_moves(json.loads(text)), game_id)
     except UnicodeDecodeError as exc:
         problem = f"not UTF-8 text: {exc.reason} at byte {exc.start}"
     except (ValueError, RecursionError) as exc:
@@ -167,6 +168,18 @@ def read_record(db_path: Path, game_id: object, data: bytes | str) -> GameRecord
             f'id = {game_id}") and run the same command.'
         )
     return record
+
+
+def _shared_moves(data: Any) -> Any:
+    """The record's moves and players as one string object per distinct text: a folder's
+    games repeat the same few hundred moves, and a folder of 100,000 games read at once
+    would otherwise hold millions of copies of them (a third of its records' memory)."""
+    if isinstance(data, dict):
+        for key in ("moves", "players"):
+            values = data.get(key)
+            if isinstance(values, list) and all(type(v) is str for v in values):
+                data[key] = list(map(sys.intern, values))
+    return data
 
 
 ROW_KEYS = ("id", "round", "players", "termination", "winner")  # the games table's columns
@@ -383,7 +396,7 @@ class GameStore:
 
     def records(self) -> Iterator[GameRecord]:
         assert self.db is not None
-        for game_id, data in self.db.execute(RECORDS_QUERY).fetchall():
+        for game_id, data in self.db.execute(RECORDS_QUERY):  # a row at a time
             yield read_record(self.db_path, game_id, data)
 
     def stored(self) -> list[StoredGame]:
@@ -417,9 +430,22 @@ def read_folder(folder: Path) -> tuple[dict[str, str], list[GameRecord]]:
 
 
 def read_stored(folder: Path) -> Contents:
-    """The meta table and every stored game (by id) of a results folder, read-only: no
-    lock, so a running tournament's folder can be read while it plays (WAL keeps each
-    read consistent), and nothing is written, so a folder we may not write is read too.
+    """The meta table and every stored game (by id) of a results folder, as a list (see
+    fold_stored, which reads them one at a time)."""
+    return fold_stored(folder, lambda meta, games: (meta, list(games)))
+
+
+Contents = tuple[dict[str, str], list[StoredGame]]
+Folded = TypeVar("Folded")
+Fold = Callable[[dict[str, str], Iterator[StoredGame]], Folded]
+
+
+def fold_stored(folder: Path, fold: Fold[Folded]) -> Folded:
+    """``fold(meta, games)``: the folder's meta table and its stored games (by id) as they are
+    read, one row at a time, so a reader that keeps only counts never holds the folder's
+    records.  Read-only: no lock, so a running tournament's folder can be read while it plays
+    (WAL keeps each read consistent), and nothing is written, so a folder we may not write is
+    read too.  ``fold`` may run twice (see _fold_settled): it starts from nothing each time.
     Raises StorageError when the folder holds no arena database."""
     db_path = folder / "arena.db"
     if not db_path.is_file():
@@ -427,20 +453,17 @@ def read_stored(folder: Path) -> Contents:
             f"{folder}: no arena.db here; give the output folder of an arena run (out/<tournament name> by default)"
         )
     try:
-        found = _read_settled(db_path)
-        return found if found is not None else _read_live(db_path)
+        found = _fold_settled(db_path, fold)
+        return found[0] if found is not None else _fold_live(db_path, fold)
     except (sqlite3.Error, OSError) as exc:
         raise StorageError(f"{db_path}: cannot read the games ({exc}); is it an arena results folder?") from None
 
 
-Contents = tuple[dict[str, str], list[StoredGame]]
-
-
-def _read_settled(db_path: Path) -> Contents | None:
+def _fold_settled(db_path: Path, fold: Fold[Folded]) -> tuple[Folded] | None:
     """A folder whose WAL is absent or empty (a finished run) has every game in arena.db
     itself: read it as immutable, which needs no -shm file, so it neither creates files
     nor needs the folder to be writable.  None if the file changed meanwhile (a run
-    checkpointed into it): then it is read as a live folder."""
+    checkpointed into it): then what ``fold`` made is dropped and it is read as a live folder."""
     wal = db_path.with_name(db_path.name + "-wal")
     if wal.exists() and wal.stat().st_size > 0:
         return None
@@ -451,18 +474,18 @@ def _read_settled(db_path: Path) -> Contents | None:
 
     before = identity()
     try:
-        found = _read(db_path, "mode=ro&immutable=1", db_path)
+        found = _fold(db_path, "mode=ro&immutable=1", db_path, fold)
     except sqlite3.Error:
         if identity() == before:
             raise
         return None
-    return found if identity() == before else None
+    return (found,) if identity() == before else None
 
 
-def _read_live(db_path: Path) -> Contents:
+def _fold_live(db_path: Path, fold: Fold[Folded]) -> Folded:
     """A folder whose WAL holds games (a run in progress, or one that was killed)."""
     try:
-        return _read(db_path, "mode=ro", db_path)
+        return _fold(db_path, "mode=ro", db_path, fold)
     except sqlite3.OperationalError as exc:
         if not getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")):
             raise
@@ -473,13 +496,14 @@ def _read_live(db_path: Path) -> Contents:
         for suffix in ("", "-wal"):
             if (source := db_path.with_name(db_path.name + suffix)).exists():
                 shutil.copyfile(source, copy.with_name(copy.name + suffix))
-        return _read(copy, "mode=ro", db_path)
+        return _fold(copy, "mode=ro", db_path, fold)
 
 
-def _read(path: Path, params: str, shown_as: Path) -> Contents:
+def _fold(path: Path, params: str, shown_as: Path, fold: Fold[Folded]) -> Folded:
     db = sqlite3.connect(f"{path.resolve().as_uri()}?{params}", uri=True)
     try:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        return meta, [_stored_game(shown_as, row) for row in db.execute(_stored_query(db))]
+        # The cursor hands over one row at a time: the folder is never in memory at once.
+        return fold(meta, (_stored_game(shown_as, row) for row in db.execute(_stored_query(db))))
     finally:
         db.close()

@@ -4,15 +4,18 @@
 CDN.  Pages: standings (``index.html``), cross table and head to head
 (``crosstable.html``), engines' statistics and faults (``engines.html``), the list of
 games (``games.html``, filtered and paginated in the browser from one compact index
-script) and the tournament's settings (``settings.html``); one viewer page per game
+script, and linking the paged lists ``lists/<K>.html`` of ``LIST_SIZE`` games each, plain
+HTML) and the tournament's settings (``settings.html``); one viewer page per game
 (``games/<id>.html``) draws the board from its board's geometry file
 (``boards/<key>.js``) and the frames the referee computed (``boards.replay``).
 
 Games never change once stored, so their pages are written once: ``.manifest.json``
 remembers which ones exist for this version of the site's code and templates, and a
-refresh during a run rewrites only the summary pages and the new games.  Every file is
-written to a temporary name and renamed, so a browser reloading during a run never
-reads half a page.
+refresh during a run rewrites only the summary pages, the lists the new games are on and
+the new games' pages; what the summary shows of every game is kept as tallies between
+refreshes, so a refresh costs the new games (and the field), not every game again.
+Every file is written to a temporary name and renamed, so a browser reloading during a
+run never reads half a page.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypedDict
@@ -33,22 +36,23 @@ from typing import Any, TypedDict
 import jinja2
 import markupsafe
 
-from ...record import GameRecord
+from ...record import GameRecord, lost_before_start
 from ...rules import Game, IllegalMove, OptionError, make_game
 from ...rules.base import Options
 from .. import strictjson
-from ..elo import fit_elo, prior_of
+from ..elo import Tally, fit_tally, prior_of
 from ..export import (
     Summary,
     bracket_lines,
-    dropped_engines,
     event_table,
     field_elo_label,
+    games_elo_label,
+    note_dropped,
     ranked_standings,
     summarize_folder,
 )
 from ..fingerprint import StoredSettings
-from ..ratings import StandingsTally, head_to_head
+from ..ratings import HeadToHead, StandingsTally, count_head_to_head
 from ..sprt import SprtSummary, outcome_text, sprt_lines
 from ..stats import EngineStats, StatsTally
 from ..store import StorageError
@@ -94,7 +98,7 @@ class Manifest(TypedDict):
     """``.manifest.json``: the pages already written, for this version of the site."""
 
     version: str  # the site's code and templates, the game and the time control
-    games: list[int]  # the games whose pages are written
+    games: list[list[int]]  # the games whose pages are written, as runs of ids [first, last]
     boards: list[str]  # the boards whose geometry files are written
 
 
@@ -178,19 +182,30 @@ class SiteWriter:
         self.env = template_environment()
         self._manifest_path = folder / ".manifest.json"
         self._manifest: Manifest | None = None
+        self._written: set[int] = set()  # the manifest's games, as a set
         self._tallies = _Tallies()
         self._unchanged: dict[Path, str] = {}  # what this writer last wrote to a file it rewrites
+        self._arrivals = _Arrivals()  # the games this writer has written
+        self._index_rows: list[str] = []  # each game's row of the games index, as JSON ...
+        self._index_key: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # ... for these engines and codes
+        self._lists: dict[int, dict[int, pages.ListedGame]] = {}  # the paged lists' games: page -> id -> row
+        self._list_pages: list[int] = []  # the pages written, in order
 
     def write(self, data: SiteData) -> Path:
         """Write or refresh every page; returns the index page."""
-        for sub in ("games", "boards", "assets", "data", "plots"):
+        for sub in ("games", "lists", "boards", "assets", "data", "plots"):
             (self.folder / sub).mkdir(parents=True, exist_ok=True)
         manifest = self._load_manifest(data)
         for name in ASSETS:
             self._write_changed(self.folder / "assets" / name, asset_text(name))
-        written = set(manifest["games"])
-        todo = [r for r in data.records if r.id not in written or not (self.folder / "games" / f"{r.id}.html").exists()]
+        written = self._written
+        # The pages of the games this writer wrote are there: only the games new to it (all of
+        # them when the manifest is new) are looked for on disk, not every page of the run again.
+        fresh, again = self._arrivals.new(data.records)
+        looked = data.records if not written else fresh
+        todo = [r for r in looked if r.id not in written or not (self.folder / "games" / f"{r.id}.html").exists()]
         self._boards(todo, manifest)
+        self._list_pages = self._game_lists(data, fresh, again)
         processes = min(os.cpu_count() or 1, MAX_PROCESSES) if self.parallel else 1
         if len(todo) >= PARALLEL_FROM and processes > 1:
             # Forked workers write the game pages while this process writes the summary.
@@ -199,14 +214,17 @@ class SiteWriter:
             chunks = [[r["id"] for r in todo[k::processes]] for k in range(processes)]
             with multiprocessing.get_context("fork").Pool(processes, initializer=_plain_signals) as pool:
                 pending = pool.map_async(_write_games_in_child, chunks)
-                self._summary_pages(data)
+                self._summary_pages(data, fresh, again)
                 pending.get()
             _JOB = None
         else:
             for record in todo:
                 self._game_page(data, record)
-            self._summary_pages(data)
-        manifest["games"] = sorted(written | {r["id"] for r in todo})
+            self._summary_pages(data, fresh, again)
+        if todo:
+            written.update(r["id"] for r in todo)
+            manifest["games"] = _runs(written)
+        self._arrivals.take(data.records, fresh)
         _write(self._manifest_path, strictjson.dumps(manifest, separators=(",", ":")))
         return self.folder / "index.html"
 
@@ -215,14 +233,24 @@ class SiteWriter:
         version = _code_version() + strictjson.dumps(
             [data.game, data.options, (data.settings or {}).get("time_control")], sort_keys=True
         )
-        if self._manifest is None and self._manifest_path.exists():
-            try:
-                self._manifest = json.loads(self._manifest_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                self._manifest = None
-        if self._manifest is None or self._manifest.get("version") != version:
-            self._manifest = {"version": version, "games": [], "boards": []}
+        if self._manifest is not None and self._manifest.get("version") == version:
+            return self._manifest  # this writer's own, kept in step with the pages it wrote
+        found = self._read_manifest() if self._manifest is None else None
+        if found is not None and found[0].get("version") == version:
+            self._manifest, self._written = found
+        else:
+            self._manifest, self._written = {"version": version, "games": [], "boards": []}, set()
         return self._manifest
+
+    def _read_manifest(self) -> tuple[Manifest, set[int]] | None:
+        """The manifest a writer before this one left, with its games as a set (None: none
+        that can be read, so every page is written again)."""
+        try:
+            manifest = json.loads(self._manifest_path.read_text(encoding="utf-8"))
+            written = {k for first, last in manifest["games"] for k in range(first, last + 1)}
+            return manifest, written
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     # -- one game -------------------------------------------------------------
 
@@ -286,6 +314,42 @@ class SiteWriter:
         )
         _write_page(self.folder / "games" / f"{record.id}.html", page)
 
+    # -- the paged lists of games --------------------------------------------
+
+    def _game_lists(self, data: SiteData, fresh: Sequence[GameRecord], again: bool) -> list[int]:
+        """Write the pages of the paged lists (``lists/K.html``: the games numbered
+        ``K * LIST_SIZE`` to ``K * LIST_SIZE + LIST_SIZE - 1``, each linking its games' pages)
+        that the games new to this writer change, and their neighbours' when a page is new
+        (their links to it); the others stay as they are.  Returns every page, in order."""
+        if again:  # other games than before: listed all again
+            self._lists = {}
+        before = set(self._lists)
+        touched = set()
+        for record in fresh:
+            page = (record.id or 0) // LIST_SIZE
+            self._lists.setdefault(page, {})[record.id or 0] = pages.listed_game(record)
+            touched.add(page)
+        order = sorted(self._lists)
+        for page in set(order) - before:
+            at = order.index(page)
+            touched.update(order[max(0, at - 1) : at + 2])
+        header = self._site_context(data, summary=False)  # nothing on it changes as games come
+        template = self.env.get_template("gamelist.html")
+        for page in sorted(touched):
+            at = order.index(page)
+            text = template.render(
+                site=header,
+                root="../",
+                games=[row for _, row in sorted(self._lists[page].items())],
+                first=page * LIST_SIZE,
+                last=page * LIST_SIZE + LIST_SIZE - 1,
+                size=LIST_SIZE,
+                previous=order[at - 1] if at > 0 else None,
+                following=order[at + 1] if at + 1 < len(order) else None,
+            )
+            _write(self.folder / "lists" / f"{page}.html", text)
+        return order
+
     # -- the summary pages ----------------------------------------------------
 
     def _site_context(self, data: SiteData, summary: bool = True) -> PageHeader:
@@ -294,12 +358,17 @@ class SiteWriter:
         progress = data.progress if summary else None
         return PageHeader(data.title, data.game, data.options, len(data.records), progress, written)
 
-    def _summary_pages(self, data: SiteData) -> None:
+    def _summary_pages(self, data: SiteData, fresh: Sequence[GameRecord], again: bool) -> None:
         summary = data.summary or self._tallies.summary(data)
+        # A running site's figures over every game from its tallies: counting every record
+        # again would make a refresh cost more the more games a run has.
+        if data.summary is None:
+            label, terminations = games_elo_label(self._tallies.played()), self._tallies.terminations()
+        else:
+            label, terminations = field_elo_label(summary.records), summary.terminations
         tables = pages.summary_tables(summary)
         elo = pages.elo_table(summary.elo, summary.dropped)
         stats = pages.stats_table(summary.game, _in_order(summary.stats, tables.order))
-        terminations = summary.terminations
         common = {
             "site": self._site_context(data),
             "root": "",
@@ -312,7 +381,7 @@ class SiteWriter:
             "not_recorded_rows": [[e] for e in summary.not_recorded],
             "not_counted_rows": [[r.id, r.why] for r in summary.refused],
             "elo": elo,
-            "elo_label": field_elo_label(summary.records),
+            "elo_label": label,
             "stats": stats,
             "event": summary.event and _event_view(summary.event),
         }
@@ -321,10 +390,19 @@ class SiteWriter:
             ("crosstable.html", {}),
             ("engines.html", {}),
             ("settings.html", {"settings": data.settings and pages.settings_page(data.settings)}),
-            ("games.html", {"engines": tables.order, "termination_names": sorted(terminations)}),
+            (
+                "games.html",
+                {
+                    "engines": tables.order,
+                    "termination_names": sorted(terminations),
+                    "list_pages": self._list_pages,
+                    "list_size": LIST_SIZE,
+                },
+            ),
         ):
             _write(self.folder / name, self.env.get_template(name).render(**common, **extra))
-        self._write_changed(self.folder / "data" / "games-index.js", self._games_index(data, tables.order))
+        index = self._games_index(data, fresh, again, tables.order, sorted(terminations))
+        self._write_changed(self.folder / "data" / "games-index.js", index)
 
     def _plots(self, tables: pages.SummaryTables, elo: pages.EloTable, sprt: SprtSummary | None) -> dict[str, str]:
         files = {}
@@ -355,41 +433,82 @@ class SiteWriter:
         _write(path, text)
         self._unchanged[path] = text
 
-    def _games_index(self, data: SiteData, engines: Sequence[str]) -> str:
-        """One compact row per game for the games list: the browser filters and pages it."""
-        names = list(engines)
-        codes = sorted({str(r.termination) for r in data.records})
-        rows = []
-        for r in data.records:
-            rows.append(
-                [
-                    r.id,
-                    r.round,
-                    [names.index(p) for p in r.players or []],
-                    codes.index(str(r.termination)),
-                    -1 if r.winner is None else r.winner,
-                    len(r.moves),
-                    r.reason if "reason" in r else "",
-                ]
-            )
-        index = {"engines": names, "terminations": codes, "games": rows}
-        return "window.ARENA_INDEX = " + strictjson.dumps(index, separators=(",", ":")) + ";\n"
+    def _games_index(
+        self, data: SiteData, fresh: Sequence[GameRecord], again: bool, engines: Sequence[str], codes: Sequence[str]
+    ) -> str:
+        """One compact row per game for the games list: the browser filters and pages it.  A
+        game's row is made once (while the engines' order and the terminations stay), so a
+        refresh makes the rows of the new games and joins them to the others."""
+        names, rows = list(engines), self._index_rows
+        key = (tuple(names), tuple(codes))
+        if again or self._index_key != key:
+            self._index_key, rows[:], fresh = key, [], data.records
+        for r in fresh:
+            row = [
+                r.id,
+                r.round,
+                [names.index(p) for p in r.players or []],
+                codes.index(str(r.termination)),
+                -1 if r.winner is None else r.winner,
+                len(r.moves),
+                r.reason if "reason" in r else "",
+            ]
+            rows.append(strictjson.dumps(row, separators=(",", ":")))
+        head = strictjson.dumps({"engines": names, "terminations": list(codes)}, separators=(",", ":"))
+        return f'window.ARENA_INDEX = {head[:-1]},"games":[{",".join(rows)}]}};\n'
+
+
+class _Arrivals:
+    """Which of a site's records are new since the last write.  A running site's records only
+    grow at their end (the live site appends each game that comes), so while the record last
+    taken is still in its place the new ones are those after it, found without looking at
+    every game; else (other records: a folder's summary, or another folder) each is looked
+    up by id, and ``again`` says when the records are not the ones taken before plus new ones."""
+
+    def __init__(self) -> None:
+        self.ids: set[int | None] = set()
+        self.count = 0  # records taken
+        self.last: GameRecord | None = None
+
+    def new(self, records: Sequence[GameRecord]) -> tuple[Sequence[GameRecord], bool]:
+        """The records not taken yet, and whether the ones taken are not all among them (then
+        every record is returned, to be counted again)."""
+        if self.count and self.count <= len(records) and records[self.count - 1] is self.last:
+            return records[self.count :], False
+        fresh = [r for r in records if r.id not in self.ids]
+        if len(records) - len(fresh) != self.count:
+            self.ids, self.count = set(), 0
+            return records, True
+        return fresh, False
+
+    def take(self, records: Sequence[GameRecord], fresh: Sequence[GameRecord]) -> None:
+        """``records`` are taken, ``fresh`` (what :meth:`new` gave) among them."""
+        self.ids.update(r.id for r in fresh)
+        self.count += len(fresh)
+        self.last = records[-1] if records else None
 
 
 @dataclass
 class _Counted:
     standings: StandingsTally
     stats: StatsTally
+    elo: Tally
+    pairs: dict[tuple[str, str], HeadToHead] = field(default_factory=dict)
+    dropped: dict[str, str] = field(default_factory=dict)
+    played: int = 0  # games not lost before their first move (the Elo label's count)
+    terminations: dict[str, int] = field(default_factory=dict)
 
 
 class _Tallies:
     """The summary of a run's games counted so far, its tallies kept from one write to the
     next: a live site's games only grow, so a refresh counts the new ones only (and rates
     them, when they come after the others in ``id`` order; else the ratings are redone).  A
-    stored game never changes, so a game is known by its ``id``."""
+    stored game never changes, so a game is known by its ``id``.  Every figure over all the
+    games (the Elo fit's counts, head to head, drops, terminations) is a tally too, so a
+    refresh costs the new games and the field, never every game again."""
 
     def __init__(self) -> None:
-        self.seen: set[int] = set()
+        self.arrivals = _Arrivals()
         self.key: tuple[str, str, tuple[str, ...]] | None = None
         self.counted: _Counted | None = None
 
@@ -398,9 +517,9 @@ class _Tallies:
         it, from the tallies (the Elo fit is made afresh: a new game moves every rating)."""
         rules = make_game(data.game, data.options)
         counted = self.update(data, rules)
-        dropped = dropped_engines(data.records)
+        dropped = counted.dropped
         prior = prior_of(data.settings) if data.elo_prior is None else data.elo_prior
-        fit = fit_elo(data.records, data.engines, prior=prior)
+        fit = fit_tally(counted.elo, prior=prior)
         return Summary(
             tournament=data.title,
             game=data.game,
@@ -409,7 +528,7 @@ class _Tallies:
             records=data.records,
             standings=ranked_standings(counted.standings.standings(), fit, dropped),
             elo=fit,
-            pairs=head_to_head(data.records),
+            pairs=dict(counted.pairs),
             stats=counted.stats.table(data.engines),
             dropped=dropped,
             history=counted.standings.history,
@@ -417,14 +536,23 @@ class _Tallies:
             event=event_summary(data.records, data.engines, data.settings, rules.players),
         )
 
+    def played(self) -> int:
+        """The games counted that an engine played (not lost before their first move)."""
+        return 0 if self.counted is None else self.counted.played
+
+    def terminations(self) -> dict[str, int]:
+        """The games counted by termination code, in order of first appearance (as Summary's)."""
+        return {} if self.counted is None else dict(self.counted.terminations)
+
     def update(self, data: SiteData, rules: Game) -> _Counted:
         key = (data.game, strictjson.dumps(data.options, sort_keys=True), tuple(data.engines))
-        new = [r for r in data.records if (r.id or 0) not in self.seen]
-        if self.counted is None or key != self.key or len(data.records) - len(new) != len(self.seen):
-            self.key, self.seen, new = key, set(), list(data.records)
+        new, again = self.arrivals.new(data.records)
+        if self.counted is None or key != self.key or again:
+            self.key, self.arrivals, new = key, _Arrivals(), data.records
             self.counted = _Counted(
                 StandingsTally(data.engines, rules.players, can_draw=rules.can_draw, history=True),
                 StatsTally(replayed=True),  # a run's games, or a folder's as admitted (replayed)
+                Tally(data.engines),
             )
         counted = self.counted
         if new and min(r.id or 0 for r in new) <= counted.standings.last_id:  # out of order: rate again
@@ -432,9 +560,15 @@ class _Tallies:
         else:
             for record in sorted(new, key=lambda r: r.id or 0):
                 counted.standings.add(record)
-        for record in new:
+        for record in new:  # in the order the games came, as dropped_engines reads them
+            note_dropped(counted.dropped, record)
             counted.stats.add(record)
-        self.seen.update(r.id or 0 for r in new)
+            counted.elo.add_record(record)
+            count_head_to_head(counted.pairs, record)
+            counted.played += not lost_before_start(record)
+            code = str(record.termination)
+            counted.terminations[code] = counted.terminations.get(code, 0) + 1
+        self.arrivals.take(data.records, new)
         return counted
 
 
@@ -455,10 +589,24 @@ def _event_view(event: EventSummary) -> EventView:
     return EventView(title=title, headers=headers, rows=rows, bracket=lines, stopped=event.stopped or "")
 
 
+def _runs(ids: set[int]) -> list[list[int]]:
+    """``ids`` as runs of consecutive ids, ``[first, last]``: a run's games are mostly one run,
+    so the manifest stays a few bytes however many games a site has."""
+    runs: list[list[int]] = []
+    for k in sorted(ids):
+        if runs and runs[-1][1] == k - 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    return runs
+
+
 def _in_order(stats: Mapping[str, EngineStats], order: Sequence[str]) -> dict[str, EngineStats]:
     """The engines' statistics, those of ``order`` first, in its order."""
     return {name: stats[name] for name in [*order, *stats] if name in stats}
 
+
+LIST_SIZE = 500  # games a page of the paged lists: a page of about 100 KB
 
 # New game pages worth forking for: a page costs about half a millisecond, and forking the
 # writers costs tens of milliseconds of CPU (their copied pages), so only a large batch

@@ -246,6 +246,32 @@ def _info_text(info: Any) -> str:
     return ", ".join(f"{key} {info[key]}" for key in ("depth", "score", "nodes") if info.get(key) is not None)
 
 
+@dataclass(frozen=True)
+class ListedGame:
+    """A game's row in the paged lists of games (``lists/K.html``)."""
+
+    id: int
+    round: int | None
+    players: list[str]
+    result: str
+    termination: str
+    plies: int
+    reason: str
+
+
+def listed_game(record: GameRecord) -> ListedGame:
+    reason = record.reason if "reason" in record else ""
+    return ListedGame(
+        record.id or 0,
+        record.round,
+        list(record.players or []),
+        result_text(record),
+        str(record.termination),
+        len(record.moves),
+        reason or "",
+    )
+
+
 def result_text(record: GameRecord) -> str:
     names, places = seats_of(record)
     if record.winner is not None:
