@@ -21,11 +21,11 @@ NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
 @pytest.mark.slow
 @pytest.mark.timeout(300)  # every section, Chromium and two runs beside a server included, on a shared machine
 def test_quick_bench_prints_every_section_with_numbers(tmp_path):
-    """Sections 1 to 8 and the targets, in one process and in order. The start-up section has its
-    test in tests/test_startup.py (the same measurement, in process) and the sandbox its own
-    below: running them here too would pay for each twice."""
+    """Sections 1 to 8, watching and the targets, in one process and in order. The start-up
+    section has its test in tests/test_startup.py (the same measurement, in process) and the
+    sandbox its own below: running them here too would pay for each twice."""
     out = tmp_path / "bench.json"
-    checked = ["referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress"]
+    checked = ["referee", "manager", "scaling", "memory", "clock", "site", "engines", "progress", "watching"]
     done = subprocess.run(
         [sys.executable, "-m", "arena", "bench", "--quick", *(f"-s{name}" for name in checked), "--json", str(out)],
         capture_output=True,

@@ -32,7 +32,7 @@ def test_handshake_identity_and_options(python_engine):
     proc = EngineProcess(EngineSpec("r", python_engine("engines.random_engine")))
     proc.start()
     try:
-        assert proc.identity == {"name": "random", "author": "arena"}
+        assert proc.identity == {"name": "random", "author": "arena", "go": "movestogo"}  # the SDK's go keys
         assert proc.alive
     finally:
         proc.quit()
