@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.tournament.observers import QuietObserver
+
 if TYPE_CHECKING:
     from arena.record import GameRecord
     from arena.results.export import Summary
@@ -143,7 +145,7 @@ def main(config_path: str) -> None:
     )
 
 
-class _FirstPage:
+class _FirstPage(QuietObserver):
     """Holds the run's first game until the bench's pages are connected (the server marks the
     folder watched once one is, and the others come within milliseconds): a short run's games
     are then watched as a long run's are."""
@@ -157,21 +159,6 @@ class _FirstPage:
             time.sleep(0.01)
         if self.pages:
             time.sleep(0.5)
-
-    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
-        pass
-
-    def on_start_failure(self, engine: str, reason: str) -> None:
-        pass
-
-    def on_drop(self, engine: str, why: str) -> None:
-        pass
-
-    def on_end(self, summary: Summary) -> None:
-        pass
-
-    def on_stop(self) -> None:
-        pass
 
 
 class _TimedSite:

@@ -31,7 +31,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.record import GameRecord  # noqa: E402
-from arena.results.export import Summary  # noqa: E402
 from arena.results.ratings import standings  # noqa: E402
-from arena.results.sprt import SprtTest  # noqa: E402
 from arena.results.store import GameStore  # noqa: E402
 from arena.tournament.cluster import ClusterGames, ClusterSpec, TaskResult  # noqa: E402
 from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.droprule import DropGate, FailureTracker  # noqa: E402
-from arena.tournament.observers import RunObserver, live_site  # noqa: E402
+from arena.tournament.observers import QuietObserver, RunObserver, live_site  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 from arena.tournament.schedule import ScheduledGame  # noqa: E402
 from arena.tournament.worker import WorkerConfig, WorkerError  # noqa: E402
@@ -99,32 +96,17 @@ def timed_run(path: Path, out: Path, cluster: ClusterSpec | None) -> tuple[float
     return arrivals.times[-1] - start, startup, stored_records(out)
 
 
-class _Arrivals:
+class _Arrivals(QuietObserver):
     """An observer of the run that notes when each game is stored."""
 
     def __init__(self) -> None:
         self.times: list[float] = []
         self.cpu = 0.0  # this process's CPU (all threads) when the last game was stored
 
-    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
-        pass
-
     def on_game(self, record: GameRecord, finished: int, total: int) -> None:
         self.times.append(time.perf_counter())
         if finished == total:  # (not at every game: reading it costs a millisecond on a loaded machine)
             self.cpu = process_cpu()
-
-    def on_start_failure(self, engine: str, reason: str) -> None:
-        pass
-
-    def on_drop(self, engine: str, why: str) -> None:
-        pass
-
-    def on_end(self, summary: Summary) -> None:
-        pass
-
-    def on_stop(self) -> None:
-        pass
 
 
 def stored_records(out: Path) -> list[GameRecord]:

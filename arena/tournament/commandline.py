@@ -35,9 +35,10 @@ from .config import (
     Tournament,
     build_tournament,
 )
+from .observers import QuietObserver
 
 if TYPE_CHECKING:
-    from ..results.export import Summary
+    pass
 
 # --engine's keys (--each takes them too, but for name and conf): fastchess's names where
 # the meaning is the same, a tournament file's own key names for the rest
@@ -441,7 +442,7 @@ def _sprt_value(key: str, value: str) -> Any:
     return value if number is None else number  # text: refused by [sprt]'s own check, naming the item
 
 
-class TournamentFileWriter:
+class TournamentFileWriter(QuietObserver):
     """Writes the run's tournament file into its folder once the folder took its settings
     (a refused run leaves the folder's file as it was)."""
 
@@ -454,21 +455,6 @@ class TournamentFileWriter:
             self.path.write_text(self.text, encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"{self.path}: cannot write the tournament file ({exc.strerror})") from None
-
-    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
-        pass
-
-    def on_start_failure(self, engine: str, reason: str) -> None:
-        pass
-
-    def on_drop(self, engine: str, why: str) -> None:
-        pass
-
-    def on_end(self, summary: Summary) -> None:
-        pass
-
-    def on_stop(self) -> None:
-        pass
 
 
 def tournament_text(t: Tournament, command_line: str) -> str:

@@ -51,6 +51,29 @@ class RunObserver(Protocol):
         ...
 
 
+class QuietObserver:
+    """A :class:`RunObserver` that hears nothing: an observer that needs only some of the events
+    derives from it and defines those."""
+
+    def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
+        pass
+
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
+        pass
+
+    def on_start_failure(self, engine: str, reason: str) -> None:
+        pass
+
+    def on_drop(self, engine: str, why: str) -> None:
+        pass
+
+    def on_end(self, summary: Summary) -> None:
+        pass
+
+    def on_stop(self) -> None:
+        pass
+
+
 def live_site(folder: Path, t: Tournament, interval: float = INTERVAL_S) -> LiveSite:
     """The report site of a run of ``t``, kept fresh in ``folder`` while it plays."""
     data = SiteData(
