@@ -151,13 +151,21 @@ class Room:
         table.start()
         return JSONResponse({"id": folder.name, "url": f"/play/game/{folder.name}"})
 
-    async def move(self, request: Request) -> Response:
+    async def _posted_to(self, request: Request) -> tuple[Table, Mapping[str, Any]] | Response:
+        """A post to one game: its table and the body, or the answer refusing it."""
         table = self.tables.get(request.path_params["table"])
         body = await _posted(request)
         if isinstance(body, Response):
             return body
         if table is None:
             return JSONResponse({"error": "no such game here"}, status_code=404)
+        return table, body
+
+    async def move(self, request: Request) -> Response:
+        posted = await self._posted_to(request)
+        if isinstance(posted, Response):
+            return posted
+        table, body = posted
         move = body.get("move")
         if not isinstance(move, str):
             cells = body.get("cells")
@@ -173,13 +181,10 @@ class Room:
         return JSONResponse({"played": move})
 
     async def resign(self, request: Request) -> Response:
-        table = self.tables.get(request.path_params["table"])
-        body = await _posted(request)
-        if isinstance(body, Response):
-            return body
-        if table is None:
-            return JSONResponse({"error": "no such game here"}, status_code=404)
-        table.resign()
+        posted = await self._posted_to(request)
+        if isinstance(posted, Response):
+            return posted
+        posted[0].resign()
         return JSONResponse({"resigned": True})
 
     def _seating(self, body: Mapping[str, Any]) -> Seating:
