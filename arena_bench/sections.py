@@ -536,6 +536,23 @@ def startup(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         f"{arena[slowest]:.3f} s ({slowest})",
         arena[slowest] < BUDGET_S,
     )
+    engine_starts(runs, report)
+
+
+def engine_starts(runs: int, report: Report) -> None:
+    from .startup import ENGINE_BUDGET_S, ENGINE_STARTS, ONE_GAME, measure
+
+    report.echo(f"\nAn engine started for one game: handshake, a Hex game, quit; median of {runs} runs")
+    figures = measure(runs, ENGINE_STARTS, given=ONE_GAME)
+    report.table(
+        [[label, figures.cpu_s[label] * 1e3, figures.wall_s[label] * 1e3] for label in figures.cpu_s],
+        ["engine", "CPU (ms)", "wall (ms)"],
+    )
+    report.data["engine_starts"] = {"cpu_s": figures.cpu_s, "wall_s": figures.wall_s}
+    random_s = figures.cpu_s["random engine: start, a game, quit"]
+    report.target(
+        f"the random engine's start under {ENGINE_BUDGET_S} s of CPU", f"{random_s:.3f} s", random_s < ENGINE_BUDGET_S
+    )
 
 
 SANDBOX_START_S = 0.050  # the target: a sandboxed engine starts at most this much later

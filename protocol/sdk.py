@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from arena.rules import Game, State, make_game
+from arena.rules import Game, State, game_class
 
 from . import codec
 from .codec import GameOver, Go, Hello, IsReady, NewGame, Position, Private, Quit, Seed, SetOption
@@ -125,7 +125,7 @@ class _Session:
             case SetOption(name, value):
                 engine.on_option(name, value)
             case NewGame(game, seat, players, options):
-                engine.game = make_game(game, options)
+                engine.game = game_class(game).from_tokens(options)
                 engine.seat, engine.players, engine.private = seat, players, []
                 self.state = None
                 self.ready_for_game = True

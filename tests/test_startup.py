@@ -20,3 +20,33 @@ def test_the_startup_benchmark_times_every_command():
     figures = measure(1)
     assert set(figures.cpu_s) == set(figures.wall_s)
     assert all(cpu > 0 for cpu in figures.cpu_s.values()), figures
+
+
+# What an engine process has no use for: the referee's option checks (pydantic, which brings
+# email and importlib.metadata), numpy, the spelling suggestions of error messages.
+ENGINE_HEAVY = ("pydantic", "pydantic_core", "annotated_types", "email", "importlib.metadata", "numpy", "difflib")
+
+
+def test_an_engine_playing_every_game_loads_no_heavy_module():
+    from arena.rules import GAMES, make_game
+    from protocol import codec
+
+    lines = ["arena 1"]
+    for name in GAMES:
+        game = make_game(name)
+        lines += [codec.format_newgame(name, 0, game.players, game.option_tokens()), "seed 5", "isready"]
+        lines += [f"position {game.initial_state(5).setup_token()} moves", "go movetime 1000"]
+    script = (
+        "import io, sys\n"
+        "from engines.random_engine import RandomEngine\n"
+        "from protocol.sdk import run\n"
+        "out = io.StringIO()\n"
+        "run(RandomEngine(), io.StringIO(sys.argv[1]), out)\n"
+        "print(out.getvalue().count('move '), *sys.modules)\n"
+    )
+    printed = subprocess.run(
+        [sys.executable, "-c", script, "\n".join(lines) + "\n"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert printed[0] == str(len(GAMES)), "an engine did not move in every game"
+    heavy = [m for m in printed[1:] if any(m == h or m.startswith(h + ".") for h in ENGINE_HEAVY)]
+    assert not heavy, f"an engine process loads {', '.join(sorted(heavy))}"

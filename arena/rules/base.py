@@ -9,21 +9,26 @@ deterministic: the only randomness is the ``seed`` given to
 
 Moves are protocol tokens (see ``protocol/PROTOCOL.md``): one string without
 whitespace, e.g. ``e5``, ``swap``, ``c3,e5,g2`` or ``c3-c7``.
+
+A game's options are declared in plain Python (:class:`GameOptions`, :func:`option`), so that
+an engine process, which builds its game from the referee's validated ``newgame`` tokens
+(:meth:`Game.from_tokens`), never loads pydantic: pydantic checks options where they come
+from people and files (:meth:`Game.from_options`), and is imported there, on first use.
 """
 
 from __future__ import annotations
 
-import difflib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any, ClassVar, Literal, get_args, get_origin
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, get_args, get_origin, get_type_hints
 
 from .picture import BoardPicture, Ending
 from .translation import Translation
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 
 class IllegalMove(Exception):
@@ -50,10 +55,76 @@ JsonValue = str | int | float | bool | None | Sequence["JsonValue"] | Mapping[st
 Details = Mapping[str, JsonValue]
 
 
-class GameOptions(BaseModel):
-    """Base for each game's options: unknown keys are errors, values are immutable."""
+@dataclass(frozen=True)
+class Option:
+    """One option as a game declares it (see :func:`option`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    default: OptionValue
+    ge: int | float | None = None
+    le: int | float | None = None
+    description: str = ""
+    canonical: Callable[[Any], Any] | None = None
+
+
+def option(
+    default: OptionValue,
+    *,
+    ge: float | None = None,
+    le: float | None = None,
+    description: str = "",
+    canonical: Callable[[Any], Any] | None = None,
+) -> Any:
+    """Declare an option of a :class:`GameOptions`: its default, its bounds (a number's), what
+    it means (the play page shows it), and ``canonical``, which turns a valid value into the
+    spelling the game keeps, or raises ValueError naming what is wrong (a layout's syntax)."""
+    return Option(default, ge, le, description, canonical)
+
+
+class GameOptions:
+    """Base for each game's options, declared as annotated class attributes with :func:`option`
+    (``size: int = option(11, ge=2, le=26)``): unknown keys are errors, values are immutable.
+    ``declared`` holds the declarations by name, in order."""
+
+    declared: ClassVar[dict[str, Option]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = {name: value for name, value in vars(cls).items() if isinstance(value, Option)}
+        cls.declared = {**cls.declared, **own}
+
+    def __init__(self, **values: OptionValue) -> None:
+        """Options already valid (see :meth:`Game.from_options`); those not given take their default."""
+        unknown = set(values) - set(self.declared)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no option {sorted(unknown)[0]!r}")
+        for name, declared in self.declared.items():
+            object.__setattr__(self, name, values.get(name, declared.default))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"game options are immutable: cannot set {name!r}")
+
+    @classmethod
+    def prepared(cls, raw: dict[str, Any]) -> dict[str, Any]:
+        """The raw options before they are checked: a game whose defaults follow another option
+        (Hex Go's ply cap follows its size) fills them in here."""
+        return raw
+
+    def model_dump(self, mode: Literal["python", "json"] = "python") -> dict[str, OptionValue]:
+        """Every option by name, defaults filled in (the values are JSON's in either ``mode``)."""
+        return {name: getattr(self, name) for name in self.declared}
+
+    def model_copy(self, update: Mapping[str, OptionValue]) -> Self:
+        """A copy with the options in ``update`` changed (unchecked: the caller's are valid)."""
+        return type(self)(**{**self.model_dump(), **update})
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameOptions) and type(other) is type(self) and self.model_dump() == other.model_dump()
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(self.model_dump().items())))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.model_dump().items())})"
 
 
 class Game(ABC):
@@ -95,12 +166,29 @@ class Game(ABC):
         """Validate raw options: ``strict`` for typed ones (a tournament file, a record), where
         ``"5"``, ``5.0`` or ``true`` for an integer are errors; otherwise text (the CLI's
         ``-O size=9``) is converted."""
+        from pydantic import ValidationError
+
+        model = validation_model(cls.Options)
         try:
-            raw = dict(raw or {}) if strict else _literal_ints(cls.Options, dict(raw or {}))
-            options = cls.Options.model_validate(raw, strict=strict)
+            raw = cls.Options.prepared(dict(raw or {}))
+            raw = raw if strict else _literal_ints(model, raw)
+            checked = model.model_validate(raw, strict=strict)
         except ValidationError as exc:
-            raise OptionError(describe_validation_error(cls.name, exc, cls.Options)) from None
-        return cls(options)
+            raise OptionError(describe_validation_error(cls.name, exc, model)) from None
+        return cls(cls.Options(**checked.model_dump()))
+
+    @classmethod
+    def from_tokens(cls, tokens: Mapping[str, str]) -> Game:
+        """The game of a referee's ``newgame`` line, its options as the referee sends them
+        (:meth:`option_tokens`: every option, checked by :meth:`from_options`, in the text
+        :func:`format_option_value` writes), read back by each option's declared type: an
+        engine builds its game this way, without pydantic."""
+        raw = cls.Options.prepared(dict(tokens))
+        declared = cls.Options.declared
+        unknown = [key for key in raw if key not in declared]
+        if unknown:
+            raise OptionError(f"{cls.name}: unknown option {unknown[0]!r} (allowed: {', '.join(declared)})")
+        return cls(cls.Options(**{key: parse_option_value(key, raw[key], declared[key].default) for key in raw}))
 
     @property
     def players(self) -> int:
@@ -293,6 +381,43 @@ def draw_below(getrandbits: Callable[[int], int], n: int) -> int:
     return r
 
 
+_VALIDATION_MODELS: dict[type[GameOptions], type[BaseModel]] = {}
+
+
+def validation_model(options: type[GameOptions]) -> type[BaseModel]:
+    """The pydantic model that checks a game's options, built from their declaration on first
+    use (its fields carry each option's type, default, bounds and meaning)."""
+    if options not in _VALIDATION_MODELS:
+        _VALIDATION_MODELS[options] = _built_model(options)
+    return _VALIDATION_MODELS[options]
+
+
+def _built_model(options: type[GameOptions]) -> type[BaseModel]:
+    from typing import Annotated
+
+    from pydantic import AfterValidator, ConfigDict, Field, create_model
+
+    hints = get_type_hints(options)
+    fields: dict[str, Any] = {}
+    for name, declared in options.declared.items():
+        hint = hints[name] if declared.canonical is None else Annotated[hints[name], AfterValidator(declared.canonical)]
+        fields[name] = (hint, Field(declared.default, ge=declared.ge, le=declared.le, description=declared.description))
+    config = ConfigDict(extra="forbid", frozen=True)
+    model: type[BaseModel] = create_model(options.__name__, __config__=config, **fields)
+    return model
+
+
+def parse_option_value(key: str, text: str, default: OptionValue) -> OptionValue:
+    """An option's value from its protocol token, typed as its default: the inverse of
+    :func:`format_option_value`."""
+    try:
+        if isinstance(default, bool):
+            return {"true": True, "false": False}[text]
+        return type(default)(text)
+    except (KeyError, ValueError):
+        raise OptionError(f"option {key!r}: {shown_input(text)} is not a {type(default).__name__}") from None
+
+
 def _literal_ints(model: type[BaseModel], raw: dict[str, object]) -> dict[str, object]:
     """Options arrive as text from the protocol and the CLI; pydantic converts "9" for an
     int field but not for ``Literal[2, 3]``, so convert those here."""
@@ -330,6 +455,8 @@ def did_you_mean(word: str, known: Iterable[str]) -> str | None:
     """The known name that ``word`` most likely misspells, for an error message (difflib's
     closest, as click's suggestions; a little stricter, so 'colour' suggests nothing rather
     than 'cluster'), or None."""
+    import difflib  # only for a message: a process that writes none need not load it
+
     found = difflib.get_close_matches(word, list(known), n=1, cutoff=0.7)
     return found[0] if found else None
 

@@ -20,9 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pydantic import Field, field_validator
-
-from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, random_position
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, option, random_position
 from .hexgrid import OFF_BOARD, Board
 from .picture import BoardPicture, Ending, Mark, edge_labels
 
@@ -114,23 +112,24 @@ def format_layout(layout: Layout) -> str:
     return "/".join(",".join(BOARD.names[c] for c in part) for part in parts)
 
 
+def canonical_layout(text: str) -> str:
+    """The ``layout`` option as the game keeps it (its cells in board order, ``standard`` as
+    it is); ValueError says what is wrong."""
+    layout = parse_layout(text)
+    return text if text == STANDARD else format_layout(layout)
+
+
 class BasesOptions(GameOptions):
-    layout: str = Field(STANDARD, description=f"board layout: {LAYOUT_SYNTAX}")
-    max_plies: int = Field(
+    layout: str = option(STANDARD, description=f"board layout: {LAYOUT_SYNTAX}", canonical=canonical_layout)
+    max_plies: int = option(
         300, ge=1, le=100_000, description="arena's adjudication: the game is drawn after this many moves"
     )
-    repetition: int = Field(
+    repetition: int = option(
         3,
         ge=2,
         le=1000,
         description="arena's adjudication: draw when a position with the same side to move occurs this many times",
     )
-
-    @field_validator("layout")
-    @classmethod
-    def _valid_layout(cls, value: str) -> str:
-        layout = parse_layout(value)
-        return value if value == STANDARD else format_layout(layout)
 
 
 class BasesGame(Game):

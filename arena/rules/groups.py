@@ -20,9 +20,7 @@ from itertools import zip_longest
 from math import comb
 from random import Random
 
-from pydantic import Field
-
-from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, random_position
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, option, random_position
 from .hexgrid import Board, find_root
 from .picture import BoardPicture, Ending, Mark, edge_labels
 
@@ -36,7 +34,7 @@ _CELL_LIKE = re.compile(r"[a-z][1-9][0-9]{0,2}")
 
 
 class GroupsOptions(GameOptions):
-    size: int = Field(5, ge=2, le=8, description="cells per side of the hexagonal board")
+    size: int = option(5, ge=2, le=8, description="cells per side of the hexagonal board")
 
 
 class GroupsGame(Game):

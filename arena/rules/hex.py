@@ -30,9 +30,7 @@ from operator import itemgetter
 from random import Random
 from typing import Any
 
-from pydantic import Field
-
-from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, draw_below
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, draw_below, option
 from .hexgrid import Board
 from .picture import LAST_MOVE, BoardPicture, Ending, Label, Mark, outer_edges
 from .translation import Translation
@@ -50,8 +48,8 @@ FIRST_EDGE, SECOND_EDGE, NO_EDGE = 0o70, 0o700, 0o7  # counter masks, for Red's 
 
 
 class HexOptions(GameOptions):
-    size: int = Field(11, ge=2, le=26, description="cells per side of the rhombus")
-    swap: bool = Field(True, description="Blue may answer Red's first stone with 'swap'")
+    size: int = option(11, ge=2, le=26, description="cells per side of the rhombus")
+    swap: bool = option(True, description="Blue may answer Red's first stone with 'swap'")
 
 
 class HexGame(Game):

@@ -39,9 +39,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any, NamedTuple
 
-from pydantic import Field, model_validator
-
-from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, random_position
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, option, random_position
 from .hexgrid import OFF_BOARD, Board, find_root
 from .picture import LAST_MOVE, BoardPicture, Ending, Mark, edge_labels
 
@@ -184,8 +182,8 @@ PLIES_PER_HOUSE = 4  # random games last about 1.2 plies per house; leave ample 
 
 
 class HexGoOptions(GameOptions):
-    size: int = Field(5, ge=2, le=13, description="houses per side of the hexagon (5: 61 houses)")
-    max_plies: int = Field(
+    size: int = option(5, ge=2, le=13, description="houses per side of the hexagon (5: 61 houses)")
+    max_plies: int = option(
         PLIES_PER_HOUSE * houses(5),
         ge=2,
         le=100_000,
@@ -193,11 +191,10 @@ class HexGoOptions(GameOptions):
         "swap) and is scored by territory as it stands; default 4 x houses",
     )
 
-    @model_validator(mode="before")
     @classmethod
-    def _cap_follows_size(cls, data: Any) -> Any:
+    def prepared(cls, data: dict[str, Any]) -> dict[str, Any]:
         """Default ``max_plies`` to 4 x the houses of the chosen size."""
-        if isinstance(data, dict) and "max_plies" not in data:
+        if "max_plies" not in data:
             try:
                 size = int(data.get("size", 5))
             except (TypeError, ValueError):

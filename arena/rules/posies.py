@@ -20,9 +20,7 @@ import random
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from pydantic import Field
-
-from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, OptionError, Start, State
+from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, OptionError, Start, State, option
 from .hexgrid import OFF_BOARD, Board
 from .picture import BoardPicture, Ending, Mark, edge_labels
 
@@ -37,11 +35,11 @@ HIDDEN_PREFIX = "hidden"
 
 
 class PosiesOptions(GameOptions):
-    players: Literal[2, 3] = Field(2, description="number of seats")
-    variant: Literal[0, 1, 2] = Field(
+    players: Literal[2, 3] = option(2, description="number of seats")
+    variant: Literal[0, 1, 2] = option(
         0, description="0: pink 1, purple 2, green 3; 1: most posies; 2: hidden colour x3"
     )
-    board: Literal["standard"] = Field(
+    board: Literal["standard"] = option(
         "standard", description="board layout; 'standard' = 51-point hexagon, rows 6-7-8-9-8-7-6"
     )
 

@@ -31,6 +31,7 @@ from ..match import TimeControl
 from ..results.site import asset_text
 from ..results.site.boards import board_geometry
 from ..rules import GAMES, Game, OptionError, game_class, make_game
+from ..rules.base import validation_model
 from ..tournament.config import ConfigError, engine_name_problem
 from .roster import Offered, roster
 from .table import Seating, Table, attempted
@@ -233,7 +234,7 @@ def game_form(name: str) -> dict[str, Any]:
     """A game's options as a form shows them: each one's kind (a number in a range, a
     switch, a choice, text), its default and its meaning, read from the game's model."""
     fields = []
-    for key, info in game_class(name).Options.model_fields.items():
+    for key, info in validation_model(game_class(name).Options).model_fields.items():
         entry: dict[str, Any] = {"name": key, "default": info.default, "meaning": info.description or ""}
         annotation = info.annotation
         if get_origin(annotation) is Literal:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import Field
-
 from arena.rules import Game, GameOptions, IllegalMove, State
-from arena.rules.base import CheckPosition, Start
+from arena.rules.base import CheckPosition, Start, option
 from arena.rules.hexgrid import Board
 from arena.rules.picture import LAST_MOVE, BoardPicture, Ending, Mark
 
@@ -20,8 +18,8 @@ EMPTY, RED, BLUE = -1, 0, 1
 
 
 class LineOptions(GameOptions):
-    size: int = Field(4, ge=2, le=9, description="cells per side of the rhombus")
-    length: int = Field(3, ge=2, le=9, description="stones in a row that win")
+    size: int = option(4, ge=2, le=9, description="cells per side of the rhombus")
+    length: int = option(3, ge=2, le=9, description="stones in a row that win")
 
 
 class LineGame(Game):
