@@ -1,8 +1,11 @@
 """`arena --version`, `--help` and input errors answer at once: importing the command line
-loads none of the heavy libraries nor the engine drivers; each command imports them when it runs."""
+loads none of the heavy libraries nor the engine drivers; each command imports them when it runs.
+An engine process, started for each game a worker cannot keep it for, loads none of them either."""
 
 import subprocess
 import sys
+
+from helpers import ROOT
 
 from arena_bench.startup import measure
 
@@ -50,3 +53,14 @@ def test_an_engine_playing_every_game_loads_no_heavy_module():
     assert printed[0] == str(len(GAMES)), "an engine did not move in every game"
     heavy = [m for m in printed[1:] if any(m == h or m.startswith(h + ".") for h in ENGINE_HEAVY)]
     assert not heavy, f"an engine process loads {', '.join(sorted(heavy))}"
+
+
+def test_the_engine_start_benchmark_plays_its_game_with_each_engine():
+    from arena_bench.startup import ENGINE_STARTS, ONE_GAME
+
+    figures = measure(1, ENGINE_STARTS, given=ONE_GAME)
+    assert set(figures.cpu_s) == set(ENGINE_STARTS) and all(cpu > 0 for cpu in figures.cpu_s.values())
+    for label, argv in ENGINE_STARTS.items():
+        if "engine" in label:
+            done = subprocess.run(argv, input=ONE_GAME, capture_output=True, check=True, cwd=ROOT)
+            assert done.stdout.endswith(b"readyok\n") and not done.stderr, (label, done)
