@@ -17,7 +17,8 @@ Eleven sections (docs/performance.md explains each method and shows a run):
 7. engines  - the bundled search engine's iterations per second and move times per
               game, and what its clock mode is charged under a move time.
 8. progress - the live progress display's CPU per move in the coordinator, on and off.
-9. startup  - the CPU of ``arena --version``, ``--help`` and an input error, as whole processes.
+9. startup  - the CPU of ``arena --version``, ``--help`` and an input error, and of an engine
+              started for one game, as whole processes.
 10. sandbox - an engine's start and the manager per move, sandboxed and not.
 11. watching - the manager's CPU per move with ``arena run --serve``: no server, a server nobody
               watches, 20 pages watching; and a move's delay to a page.
