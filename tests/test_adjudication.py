@@ -209,9 +209,9 @@ def test_a_setting_a_game_cannot_have_is_one_line_naming_it(tmp_path, game, opti
 
 @pytest.mark.slow
 def test_a_file_and_the_command_line_say_the_same_rules(tmp_path):
-    table = "[adjudication]\nmax_plies = 30\n[adjudication.resign]\nmovecount = 3\nscore = 600\ntwosided = true\n"
+    table = "[adjudication]\nmax_plies = 30\ndecided = true\n[adjudication.resign]\nmovecount = 3\nscore = 600\ntwosided = true\n"
     loaded = load_tournament(tournament(tmp_path, "hex", "size = 5", table))
-    rules = Adjudication(max_plies=30, resign=ResignRule(movecount=3, score=600, twosided=True))
+    rules = Adjudication(max_plies=30, decided=True, resign=ResignRule(movecount=3, score=600, twosided=True))
     assert loaded.data.adjudication == rules
     out = tmp_path / "flags"
     proc = arena(
@@ -221,6 +221,7 @@ def test_a_file_and_the_command_line_say_the_same_rules(tmp_path):
         "--each", "st=2",
         "--adjudicate", "resign", "movecount=3", "score=600", "twosided=true",
         "--adjudicate", "maxplies=30",
+        "--adjudicate", "hex-decided",
         "--out", out, "--quiet",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
