@@ -21,7 +21,8 @@ from arena.adjudication import Adjudication, Adjudicator, DrawRule, ResignRule
 from arena.engine import EngineSpec, open_engine
 from arena.match import TimeControl, play_game
 from arena.record import GameRecord, Termination, replay_start
-from arena.results.verify import verify_record
+from arena.results.sgf import hex_game_sgf
+from arena.results.verify import parse_record, verify_record
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament
 
@@ -243,6 +244,16 @@ def test_a_bad_adjudicate_flag_is_one_line(tmp_path):
         assert said in line and "Traceback" not in line and len(line.splitlines()) == 1, line
 
 
+def test_sgf_gives_a_decided_win_and_a_drawn_ply_limit_as_results():
+    decided = GameRecord(
+        game="hex", options={"size": 5, "swap": False}, players=["r", "b"], moves=["c2", "e5", "b4"],
+        termination=Termination.DECIDED, winner=0, scores=[1.0, 0.0], places=[0, 1],
+    )  # fmt: skip
+    assert "RE[B+]" in hex_game_sgf(decided)
+    drawn = decided.replace(termination="max-plies", winner=None, scores=[0.5, 0.5], places=[0, 0])
+    assert "RE[0]" in hex_game_sgf(drawn)
+
+
 def games_of(folder: Path) -> list[dict]:
     with closing(sqlite3.connect(folder / "arena.db")) as db:
         return [json.loads(row[0]) for row in db.execute("SELECT record FROM games ORDER BY id")]
@@ -266,6 +277,10 @@ def test_a_run_stores_resign_adjudications_counts_them_and_keeps_its_settings(tm
     assert {r["players"][r["winner"]] for r in records} == {"sure"}
     results = arena("results", out)
     assert results.returncode == 0 and "adjudicated-resign 4" in results.stdout, results.stdout
+    assert json.loads((out / "results.json").read_text())["terminations"] == {"adjudicated-resign": 4}
+    assert "adjudicated-resign" in (out / "report" / "games" / "0.html").read_text()
+    sgf = hex_game_sgf(parse_record(records[0]))
+    assert f"RE[{'W' if records[0]['winner'] == 1 else 'B'}+R]" in sgf and "C[adjudicated-resign: " in sgf
     verify = arena("verify", out / "games.jsonl")
     assert verify.returncode == 0, verify.stdout + verify.stderr
     path.write_text(path.read_text().replace("score = 600", "score = 500"))
@@ -279,3 +294,16 @@ def test_a_run_stores_resign_adjudications_counts_them_and_keeps_its_settings(tm
     assert "adjudication" not in stored  # as a folder made before the table stored it
     again = arena("run", path, "--out", plain, "--quiet")
     assert again.returncode == 0, again.stderr
+
+
+def test_verify_rederives_an_adjudicated_result_and_names_a_changed_one():
+    drawn = GameRecord(
+        game="hex", options={"size": 5, "swap": False}, moves=["c2", "e5"],
+        termination=Termination.ADJUDICATED_DRAW, scores=[0.5, 0.5], places=[0, 0],
+    )  # fmt: skip
+    assert verify_record(drawn)["ok"]
+    changed = verify_record(drawn.replace(winner=0, scores=[1.0, 0.0], places=[0, 1]))
+    assert [m["field"] for m in changed["mismatches"]] == ["winner", "scores", "places"]
+    ended = "a1 b1 a2 b2 a3 b3 a4 b4 a5".split()  # Red's a-column: the rules ended it
+    over = verify_record(drawn.replace(moves=ended, termination="max-plies"))
+    assert over["mismatches"][0]["reason"] == "the recorded moves end the game by the rules"
