@@ -21,6 +21,7 @@ from arena.adjudication import Adjudication, Adjudicator, DrawRule, ResignRule
 from arena.engine import EngineSpec, open_engine
 from arena.match import TimeControl, play_game
 from arena.record import GameRecord, Termination, replay_start
+from arena.results.ratings import ENV, standings
 from arena.results.sgf import hex_game_sgf
 from arena.results.verify import parse_record, verify_record
 from arena.rules import make_game
@@ -307,3 +308,17 @@ def test_verify_rederives_an_adjudicated_result_and_names_a_changed_one():
     ended = "a1 b1 a2 b2 a3 b3 a4 b4 a5".split()  # Red's a-column: the rules ended it
     over = verify_record(drawn.replace(moves=ended, termination="max-plies"))
     assert over["mismatches"][0]["reason"] == "the recorded moves end the game by the rules"
+
+
+def test_an_adjudicated_draw_is_a_draw_in_the_standings_and_an_adjudicated_resignation_a_loss():
+    """Not two offenders sharing a place (a forfeit's reading): each counts as played and rated."""
+    draw = GameRecord(
+        game="bases", players=["a", "b"], moves=[], termination=Termination.ADJUDICATED_DRAW,
+        scores=[0.5, 0.5], places=[0, 0], id=0,
+    )  # fmt: skip
+    lost = draw.replace(
+        termination="adjudicated-resign", forfeit_seat=0, winner=1, scores=[0.0, 1.0], places=[1, 0], id=1
+    )
+    a, b = standings(["a", "b"], [draw, lost], 2)
+    assert (a.games, a.draws, a.losses, b.wins, a.points, b.points) == (2, 1, 1, 1, 0.5, 1.5)
+    assert a.sigma < ENV.sigma  # rated: TrueSkill moved
