@@ -45,6 +45,12 @@ class Termination(StrEnum):
         return self is not Termination.NORMAL and self not in ADJUDGED
 
     @property
+    def is_adjudication(self) -> bool:
+        """The tournament's adjudication ended the game (arena/adjudication.py), not its rules
+        or an engine's fault."""
+        return self in ADJUDGED or self is Termination.ADJUDICATED_RESIGN
+
+    @property
     def is_failure(self) -> bool:
         """An engine failure that counts towards ``max_failures``: the engine is broken,
         not merely weak (a timeout, an illegal move or a resignation is a lost game)."""

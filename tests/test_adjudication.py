@@ -275,6 +275,8 @@ def test_a_run_stores_resign_adjudications_counts_them_and_keeps_its_settings(tm
     assert proc.returncode == 0, proc.stderr
     records = games_of(out)
     assert [r["termination"] for r in records] == ["adjudicated-resign"] * 4
+    logged = [line for line in (out / "arena.log").read_text().splitlines() if "adjudicated" in line]
+    assert len(logged) == 4 and all(" INFO game " in line for line in logged), logged  # no warning: the rules at work
     assert {r["players"][r["winner"]] for r in records} == {"sure"}
     results = arena("results", out)
     assert results.returncode == 0 and "adjudicated-resign 4" in results.stdout, results.stdout

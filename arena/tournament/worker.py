@@ -246,7 +246,9 @@ class Worker:
         return not running and not ask_coordinator(name, default=True)
 
     def _finish(self, record: GameRecord, scheduled: ScheduledGame) -> GameRecord:
-        if record.termination is not Termination.NORMAL:
+        if record.termination is not None and record.termination.is_adjudication:
+            log.info("game %d: %s: %s", scheduled.index, record.termination, record.reason)  # the rules at work
+        elif record.termination is not Termination.NORMAL:
             log.warning("game %d: %s", scheduled.index, record.reason)
         return record.model_copy(
             update={"id": scheduled.index, "round": scheduled.round, "tournament": self.config.tournament}
