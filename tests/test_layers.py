@@ -60,7 +60,6 @@ BELOW: dict[str, set[str]] = {
     "arena.machine": set(),
     # the local web app: it plays games (a person's), reads and draws results folders
     "arena.serve": {
-        "arena.adjudication",
         "arena.tournament",
         "arena.results",
         "arena.match",
