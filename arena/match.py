@@ -17,16 +17,19 @@ from typing import Protocol, TypedDict
 
 from protocol import codec
 
+from .adjudication import Adjudication, Adjudicator, Ending
 from .engine.conversation import HANDSHAKE_TIMEOUT
 from .engine.player import EngineFault, EngineSpec, Player, Reply, TimeLimit
 from .engine.transport import EXIT_WAIT, QUIT_GRACE
-from .record import GameRecord, Termination, derive_seed, forfeit_result, starting_state
+from .record import GameRecord, Termination, adjudged_result, derive_seed, forfeit_result, starting_state
 from .rules import Game, IllegalMove, State
 from .rules.base import JsonValue
 
 log = logging.getLogger("arena.match")
 
 MAX_MOVE_MS = 600_000  # per-move ceiling when no time control is set
+# Losses after which the engine's process is sound and kept for its next game.
+_ENGINE_FINE = (Termination.ILLEGAL, Termination.RESIGN, Termination.ADJUDICATED_RESIGN)
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,15 @@ class _Result(TypedDict):
     details: dict[str, JsonValue]
 
 
+class _Adjudged(Exception):
+    """arena ends the game by an adjudication whose result the position gives (a draw, a
+    count, a decided win): record.ADJUDGED."""
+
+    def __init__(self, ending: Ending) -> None:
+        super().__init__(ending.reason)
+        self.code, self.reason = ending.code, ending.reason
+
+
 class _Forfeit(Exception):
     """The game is lost by ``seats`` (usually one; several only when dropped engines meet)."""
 
@@ -107,6 +119,7 @@ def play_game(
     opening: Sequence[str] = (),
     progress: Callable[[float], None] = lambda seconds: None,
     watcher: Watcher | None = None,
+    adjudication: Adjudication | None = None,
 ) -> GameResult:
     """Play one game; ``engines[seat]`` must be started.  ``seed`` fixes the setup
     and the engines' per-game seeds; ``opening`` (checked when the book was loaded)
@@ -115,7 +128,8 @@ def play_game(
     called before each step that waits on an engine (the new game, every move, the
     end) with the longest that step may take: a worker reports it to its coordinator,
     whose watchdog so times every move instead of the whole game.  ``watcher`` is told of
-    the start and of every legal move as it is played."""
+    the start and of every legal move as it is played.  ``adjudication`` may end the game
+    before its rules do (arena/adjudication.py)."""
     started = datetime.now(UTC)
     t0 = time.monotonic()
     names = list(names or [e.name for e in engines])
@@ -127,17 +141,22 @@ def play_game(
     times_ms: list[int] = []
     move_info: list[Mapping[str, JsonValue] | None] = []  # aligned with times_ms
     forfeit: _Forfeit | None = None
+    adjudged: _Adjudged | None = None
+    judge = Adjudicator(adjudication, len(engines)) if adjudication is not None and adjudication.active else None
     try:
         progress(_exchanges_s(engines))
         _announce(game, state, engines, engine_seeds)
         if watcher is not None:
             watcher.begin(state, seed, deal)
         per_seat = [time_control] * len(engines) if isinstance(time_control, TimeControl) else list(time_control)
-        _play_moves(state, engines, per_seat, times_ms, move_info, progress, watcher)
+        _play_moves(state, engines, per_seat, times_ms, move_info, progress, watcher, judge)
     except _Forfeit as exc:
         forfeit = exc
+    except _Adjudged as exc:
+        adjudged = exc
     progress(_exchanges_s(engines))  # the same bound as the next game's set-up: one report covers both
-    faults, disagreed = ([], []) if forfeit else _verify_result(state, engines, names)
+    # An adjudicated game is not over by the rules: there is no final score to verify.
+    faults, disagreed = ([], []) if forfeit or adjudged else _verify_result(state, engines, names)
     later: _Later = {"deal": deal}
     if any(move_info):  # only engines that report depth, nodes or score (PROTOCOL.md section 4)
         later["move_info"] = move_info
@@ -147,9 +166,9 @@ def play_game(
         later["opening_plies"] = len(opening)  # the first moves were the book's, untimed
     if faults:
         later["faults"] = faults
-    record = _record(game, state, names, seed, engine_seeds, times_ms, forfeit, later)
+    record = _record(game, state, names, seed, engine_seeds, times_ms, forfeit or adjudged, later)
     _tell_result(engines, record)
-    faulted = [forfeit.seat] if forfeit and forfeit.code not in ("illegal", "resign") else disagreed
+    faulted = [forfeit.seat] if forfeit and forfeit.code not in _ENGINE_FINE else disagreed
     return GameResult(record, faulted)
 
 
@@ -206,6 +225,7 @@ def _play_moves(
     move_info: list[Mapping[str, JsonValue] | None],
     progress: Callable[[float], None],
     watcher: Watcher | None,
+    judge: Adjudicator | None,
 ) -> None:
     clocks = [tc.base_ms or 0 for tc in tcs] if tcs[0].base_ms is not None else None  # all or none have one
     incs = (
@@ -215,6 +235,8 @@ def _play_moves(
     fixed = [TimeLimit(_move_limit(tc, None), tc.movetime_ms, nodes=tc.nodes) for tc in tcs]
     played = [0] * len(tcs)  # each seat's moves, for periods
     while not state.is_terminal():
+        if judge is not None and (ending := judge.before_move(state)) is not None:
+            raise _Adjudged(ending)
         seat = state.current_player()
         tc = tcs[seat]
         if clocks is not None:
@@ -253,6 +275,10 @@ def _play_moves(
                 clocks[seat] += tc.base_ms or 0  # the next period's time, added to what is left
         if watcher is not None:
             watcher.moved(state, seat, reply, clocks)
+        if judge is not None and (ending := judge.after_move(state, seat, reply.info)) is not None:
+            if ending.loser is not None:
+                raise _Forfeit(ending.loser, ending.code, ending.reason)
+            raise _Adjudged(ending)
 
 
 def _move_limit(tc: TimeControl, clock_ms: int | None) -> float:
@@ -289,11 +315,22 @@ def _record(
     seed: int,
     engine_seeds: list[int],
     times_ms: list[int],
-    forfeit: _Forfeit | None,
+    ended: _Forfeit | _Adjudged | None,
     later: _Later,
 ) -> GameRecord:
     """The game's record; ``later`` holds the fields after the result (deal, timing)."""
-    if forfeit is not None:
+    if isinstance(ended, _Adjudged):
+        scores, places = adjudged_result(state, ended.code)
+        result = _Result(
+            termination=ended.code,
+            reason=ended.reason,
+            forfeit_seat=None,
+            winner=places.index(0) if places.count(0) == 1 else None,
+            scores=scores,
+            places=places,
+            details={},
+        )
+    elif (forfeit := ended) is not None:
         scores, places = forfeit_result(state, forfeit.seats)
         who = ", ".join(f"{names[s]} (seat {s})" for s in forfeit.seats)
         result = _Result(

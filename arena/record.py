@@ -32,11 +32,23 @@ class Termination(StrEnum):
     HANDSHAKE = "handshake"  # start-up failed, or what the engine declares does not fit
     RESIGN = "resign"  # the engine resigned
     DROPPED = "dropped"  # the engine was dropped from the tournament (max_failures)
+    # Adjudications (docs/adjudication.md): arena ended a game its rules had not ended.
+    MAX_PLIES = "max-plies"  # the ply limit: a draw, or the game's own count as it stands
+    ADJUDICATED_RESIGN = "adjudicated-resign"  # the engines' scores said a seat had lost
+    ADJUDICATED_DRAW = "adjudicated-draw"  # the engines' scores stayed near even
+    DECIDED = "decided"  # one seat's win could no longer be stopped
 
     @property
     def is_forfeit(self) -> bool:
-        """A seat lost the game by what its engine did (or was), not by the rules."""
-        return self is not Termination.NORMAL
+        """A seat lost the game by what its engine did (or was, or said), not by the rules
+        or by the position (an adjudication with a result of its own, :data:`ADJUDGED`)."""
+        return self is not Termination.NORMAL and self not in ADJUDGED
+
+    @property
+    def is_adjudication(self) -> bool:
+        """The tournament's adjudication ended the game (arena/adjudication.py), not its rules
+        or an engine's fault."""
+        return self in ADJUDGED or self is Termination.ADJUDICATED_RESIGN
 
     @property
     def is_failure(self) -> bool:
@@ -46,6 +58,8 @@ class Termination(StrEnum):
 
 
 _FAILURES = frozenset({Termination.CRASH, Termination.HANDSHAKE, Termination.PROTOCOL})
+# Adjudications whose result the position gives (adjudged_result), not one seat's loss.
+ADJUDGED = frozenset({Termination.MAX_PLIES, Termination.ADJUDICATED_DRAW, Termination.DECIDED})
 FORFEITS: tuple[Termination, ...] = tuple(t for t in Termination if t.is_forfeit)
 
 
@@ -181,6 +195,27 @@ def forfeit_result(state: State, offenders: Sequence[int]) -> tuple[list[float],
     others = [scores[s] for s in range(players) if s not in bad]
     places = [len(others) if seat in bad else sum(1 for o in others if o > scores[seat]) for seat in range(players)]
     return scores, places
+
+
+def adjudged_result(state: State, code: Termination) -> tuple[list[float], list[int]]:
+    """Scores and places of a game adjudicated with ``code`` (one of :data:`ADJUDGED`) where
+    ``state`` stands: at the ply limit the game's own count where it has one, else a draw;
+    a draw adjudication, a draw; a decided game, a win for its decided seat.  The referee
+    and ``arena verify`` both use it, so they agree by construction.  Raises ValueError for
+    a decided game whose position is not decided."""
+    players = state.game.players
+    scores: list[float] | None = None
+    if code is Termination.MAX_PLIES:
+        scores = state.count_so_far()
+    elif code is Termination.DECIDED:
+        winner = state.decided_winner()
+        if winner is None:
+            raise ValueError("the position is not decided")
+        scores = [1.0 if seat == winner else 0.0 for seat in range(players)]
+    if scores is None:
+        scores = [0.5] * players
+    scores = [float(s) for s in scores]
+    return scores, [sum(1 for other in scores if other > mine) for mine in scores]
 
 
 def derive_seed(*parts: object) -> int:

@@ -110,6 +110,23 @@ def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_cluster_run_adjudicates_as_a_local_run(tmp_path):
+    """The [adjudication] settings travel with each game to the Dask workers: the same games
+    end at the same plies with the same terminations as on the local workers."""
+    table = "[adjudication]\ndecided = true\nmax_plies = 14\n"
+    path = write_tournament(tmp_path, deterministic_engines(), seed=5, workers=2, extra=table)
+    local = run_arena("run", path, "--out", tmp_path / "local", "-q")
+    assert local.returncode == 0, local.stderr
+    clustered = tmp_path / "c.toml"
+    clustered.write_text(path.read_text() + '\n[cluster]\naddress = "local:2"\n')
+    remote = run_arena("run", clustered, "--out", tmp_path / "cluster", "-q")
+    assert remote.returncode == 0, remote.stderr
+    games = lambda out: [(r["id"], r["moves"], r["termination"], r["winner"]) for r in stored(out)]  # noqa: E731
+    assert games(tmp_path / "local") == games(tmp_path / "cluster")
+    assert {"decided", "max-plies"} & {g[2] for g in games(tmp_path / "local")}
+
+
+@pytest.mark.slow
 def test_a_cluster_run_names_its_dashboard_and_workers_before_the_first_game(tmp_path):
     path = write_tournament(tmp_path, deterministic_engines(), rounds=1, seed=11, workers=2)
     proc = run_arena_in_order("run", path, "--out", tmp_path / "out", "--cluster", "local:2", timeout=240)

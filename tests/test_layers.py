@@ -43,9 +43,19 @@ BELOW: dict[str, set[str]] = {
     "arena.record": {"arena.rules"},
     "protocol": {"arena.rules"},
     "arena.engine": {"arena.rules", "arena.record", "protocol"},
-    "arena.match": {"arena.engine", "arena.record", "arena.rules", "protocol"},
+    # the rules that end a game early: settings and a game's watch, over the record and the rules
+    "arena.adjudication": {"arena.record", "arena.rules"},
+    "arena.match": {"arena.adjudication", "arena.engine", "arena.record", "arena.rules", "protocol"},
     "arena.results": {"arena.record", "arena.rules", "protocol"},
-    "arena.tournament": {"arena.results", "arena.match", "arena.engine", "arena.record", "arena.rules", "protocol"},
+    "arena.tournament": {
+        "arena.adjudication",
+        "arena.results",
+        "arena.match",
+        "arena.engine",
+        "arena.record",
+        "arena.rules",
+        "protocol",
+    },
     "engines": {"protocol", "arena.rules"},  # the bundled bots: the SDK and the referee's rules
     "arena.machine": set(),
     # the local web app: it plays games (a person's), reads and draws results folders

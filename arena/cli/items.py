@@ -23,7 +23,7 @@ class ItemsCommand(Command):
         return super().parse_args(ctx, group_items(args))
 
 
-ITEM_FLAGS = ("--engine", "--each", "--sprt", "--openings", "--gauntlet")
+ITEM_FLAGS = ("--engine", "--each", "--sprt", "--openings", "--gauntlet", "--adjudicate")
 
 
 def group_items(args: list[str]) -> list[str]:

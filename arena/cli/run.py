@@ -150,6 +150,14 @@ From flags, as fastchess takes them (an SPRT of ./new against ./old):
     metavar="KEY=VALUE...",
     help="Without a file: file= order= start= plies= random_plies=.",
 )
+@click.option(
+    "--adjudicate",
+    "adjudicate_items",
+    multiple=True,
+    metavar="RULE [KEY=VALUE...]",
+    help="Without a file: end games early (repeat for each rule): resign movecount=N score=S [twosided=true], "
+    "draw movenumber=M movecount=N score=S, maxplies=N, decided (Hex: hex-decided) (docs/adjudication.md).",
+)
 def run(
     tournament_file: Path | None,
     workers: int | None,
@@ -174,12 +182,13 @@ def run(
     tiebreak_items: tuple[str, ...],
     seeds: Path | None,
     openings_items: tuple[str, ...],
+    adjudicate_items: tuple[str, ...],
 ) -> None:
     """Play the tournament described by TOURNAMENT_FILE (TOML): a round-robin, a gauntlet,
     an SPRT, a knockout or a Swiss event, as the file says. Results go to --out; the same command resumes it.
 
     Without a file, the flags say it as fastchess's do (--game, -O, --engine, --each, --rounds,
-    --sprt, --gauntlet, --format, --tiebreaks, --seeds, --openings, --seed) and the run writes
+    --sprt, --gauntlet, --format, --tiebreaks, --seeds, --openings, --adjudicate, --seed) and the run writes
     the same tournament file to DIR/tournament.toml (docs/command-line.md).
 
     \b
@@ -207,6 +216,7 @@ def run(
         "--tiebreaks": tiebreak_items,
         "--seeds": seeds,
         "--openings": openings_items,
+        "--adjudicate": adjudicate_items,
     }
     given = [flag for flag, value in flag_given.items() if value not in (None, ())]
     extra: list[RunObserver] = []
@@ -224,7 +234,7 @@ def run(
         t, out, writer = flag_run(
             game_name, given, options, engine_items, each_items, rounds, workers, seed, sprt_items,
             gauntlet_items, openings_items, out, engines_file, idle_engines, forfeit_failed_engines,
-            format_name=format_name, tiebreaks=tiebreak_items, seeds=seeds,
+            format_name=format_name, tiebreaks=tiebreak_items, seeds=seeds, adjudicate=adjudicate_items,
         )  # fmt: skip
         extra.append(writer)
         workers = idle_engines = None  # in the tournament's data, as a file's 'workers' and 'idle_engines'

@@ -41,6 +41,7 @@ def flag_run(
     format_name: str | None = None,
     tiebreaks: tuple[str, ...] = (),
     seeds: Path | None = None,
+    adjudicate: tuple[str, ...] = (),
 ) -> tuple[Tournament, Path, TournamentFileWriter]:
     """A run without a tournament file: the tournament its flags say, its folder, and what
     writes its tournament file there."""
@@ -71,6 +72,7 @@ def flag_run(
         format_name,
         tiebreaks,
         seeds,
+        item_groups(adjudicate),
     )
     try:
         t, out = flag_tournament(flags, Path.cwd(), engines_file)

@@ -19,7 +19,7 @@ from typing import Any
 
 import trueskill
 
-from ..record import GameRecord, Termination, lost_before_start
+from ..record import GameRecord, lost_before_start
 
 # TrueSkill's own default, kept for the games that can draw: their draws come from move limits,
 # repetitions and equal counts, whose rate depends on the engines more than on the rules.
@@ -58,8 +58,8 @@ class Standing:
 def forfeited(record: GameRecord) -> set[int]:
     """Seats that lost the game by forfeit.  A forfeit puts the offenders alone at the
     bottom (arena.record.forfeit_result), so they are the seats at the worst place of a
-    game that did not end normally."""
-    if record.termination is Termination.NORMAL:
+    game that ended by a forfeit (not by the rules or an adjudication's result)."""
+    if record.termination is None or not record.termination.is_forfeit:
         return set()
     places = record.places or []
     worst = max(places)

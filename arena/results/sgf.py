@@ -25,14 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..record import GameRecord, Termination
+from ..record import ADJUDGED, GameRecord, Termination
 from ..rules import OptionError, find_game, games_exporting
 from ..rules.translation import Translation
 from .export import arena_version
 
 COLOURS = ("B", "W")  # by arena seat, before any swap
 HEXGUI_MAX_SIZE = 19  # HexGui's largest board (its MAX_WIDTH)
-HOW = {Termination.RESIGN: "R", Termination.TIMEOUT: "T"}
+# SGF's RE: "R" a resignation (the engine's, or one its score adjudicated), "T" time, "F" any
+# other forfeit; a win by the rules or by a decided position has no letter.
+HOW = {Termination.RESIGN: "R", Termination.ADJUDICATED_RESIGN: "R", Termination.TIMEOUT: "T"}
 
 
 class SgfError(ValueError):
@@ -117,11 +119,11 @@ def _moves(tokens: list[str], translation: Translation) -> tuple[list[tuple[str,
 
 def _result(record: GameRecord, swapped: bool) -> str | None:
     winner = record.winner
-    if winner is None:
-        return None
-    colour = ("W" if winner == 0 else "B") if swapped else ("B" if winner == 0 else "W")
     termination = record.termination or Termination.NORMAL
-    how = "" if termination is Termination.NORMAL else HOW.get(termination, "F")
+    if winner is None:
+        return "0" if termination in ADJUDGED else None  # SGF's draw: a ply limit's or a draw adjudication's
+    colour = ("W" if winner == 0 else "B") if swapped else ("B" if winner == 0 else "W")
+    how = "" if termination in (Termination.NORMAL, Termination.DECIDED) else HOW.get(termination, "F")
     return f"{colour}+{how}"
 
 

@@ -8,7 +8,12 @@ again from the moves and each field that disagrees is reported:
 - ``termination`` ``normal``: the moves must end the game, and the result is the rules' one.
 - no termination: if the moves end the game, the result is the rules' one; if not, no winner,
   scores or places may be recorded.
-- any other termination (a forfeit, one of the codes of PROTOCOL.md section 7): the moves must
+- an adjudication whose result the position gives (``max-plies``, ``adjudicated-draw``,
+  ``decided``; docs/adjudication.md): the moves must *not* end the game, no seat forfeits, and
+  the result is the adjudication's where the moves end (a ``decided`` game's position must be
+  decided).
+- any other termination (a forfeit, one of the codes of PROTOCOL.md section 7, or a resign
+  adjudication, which names its loser as a forfeit does): the moves must
   *not* end the game, the ``reason`` must name the losing seats as ``name (seat N): ...``
   (seats the game has), ``forfeit_seat`` must be the first of them, and the result is the
   forfeit's for those seats.
@@ -30,7 +35,7 @@ from typing import Any, NotRequired, TypedDict
 
 from pydantic import ValidationError
 
-from ..record import GameRecord, Termination, forfeit_result, replay_start
+from ..record import ADJUDGED, GameRecord, Termination, adjudged_result, forfeit_result, replay_start
 from ..rules import Game, IllegalMove, OptionError, State, make_game
 from ..rules.base import JsonValue
 
@@ -182,6 +187,8 @@ def _derive(rec: GameRecord, state: State, game: Game) -> tuple[Derived, list[Mi
             mismatches.append({"field": field, "recorded": recorded, "derived": derived})
 
     termination: Termination | None
+    if rec.termination is not None and rec.termination in ADJUDGED:
+        return _adjudged(rec, state, rec.termination)
     if rec.termination is None or rec.termination is Termination.NORMAL:
         termination = Termination.NORMAL if over else None
         if rec.forfeit_seat is not None:
@@ -250,11 +257,46 @@ def _derive(rec: GameRecord, state: State, game: Game) -> tuple[Derived, list[Mi
     return {"termination": termination, "winner": winner, "scores": scores, "places": places}, mismatches
 
 
+def _adjudged(rec: GameRecord, state: State, code: Termination) -> tuple[Derived, list[Mismatch]]:
+    """An adjudication's result where the moves end, and how the record differs from it."""
+    mismatches: list[Mismatch] = []
+    if state.is_terminal():
+        mismatches.append(
+            {
+                "field": "termination",
+                "recorded": code,
+                "derived": "normal",
+                "reason": "the recorded moves end the game by the rules",
+            }
+        )
+    if rec.forfeit_seat is not None:
+        mismatches.append(
+            {
+                "field": "forfeit_seat",
+                "recorded": rec.forfeit_seat,
+                "derived": None,
+                "reason": "an adjudicated game has no forfeiting seat",
+            }
+        )
+    try:
+        scores, places = adjudged_result(state, code)
+    except ValueError as exc:
+        mismatches.append({"field": "termination", "recorded": code, "derived": None, "reason": str(exc)})
+        return {"termination": code, "winner": None, "scores": None, "places": None}, mismatches
+    winner = places.index(0) if places.count(0) == 1 else None
+    for field, value in (("winner", winner), ("scores", scores), ("places", places)):
+        recorded = getattr(rec, field)
+        if field in rec.model_fields_set and recorded != value:
+            mismatches.append({"field": field, "recorded": recorded, "derived": value})
+    return {"termination": code, "winner": winner, "scores": scores, "places": places}, mismatches
+
+
 # The referee's own wording of the forfeits a record can re-derive (arena/match.py, arena/tournament/worker.py).
 _OWN_WORDS = {
     Termination.RESIGN: re.compile(r"resigned"),
     Termination.DROPPED: re.compile(r"dropped from the tournament\b.*"),
     Termination.ILLEGAL: re.compile(r"illegal move '(.*)': .*", re.S),
+    Termination.ADJUDICATED_RESIGN: re.compile(r"adjudicated: its score was at most .*"),
 }
 
 

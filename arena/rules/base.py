@@ -157,6 +157,9 @@ class Game(ABC):
     # player to move to the end (the swap move included): a record's movers then follow
     # without replaying it (arena.results.stats).
     takes_turns: ClassVar[bool] = False
+    # Whether State.decided_winner can tell a game won before its end (arena's decided-position
+    # adjudication); the tournament refuses that adjudication for a game that cannot.
+    tells_decided: ClassVar[bool] = False
 
     def __init__(self, options: GameOptions) -> None:
         self.options = options
@@ -348,6 +351,18 @@ class State(ABC):
     def ending(self, players: Sequence[str]) -> Ending:
         """What a finished game shows (its winning chain, territory, hidden pieces)."""
         return Ending()
+
+    def count_so_far(self) -> list[float] | None:
+        """Each seat's score by the game's own count in an unfinished position (HexGo's
+        territory, Posies' points), for a game arena stops at its ply limit; None where the
+        game has no count before its end: the stopped game is then a draw."""
+        return None
+
+    def decided_winner(self) -> int | None:
+        """The seat whose win no play can stop any more, where the game can tell (see
+        ``Game.tells_decided``); None: not decided, or not known.  Never a guess: a seat
+        named here wins whatever is played."""
+        return None
 
     def places(self) -> list[int]:
         """Finishing place per seat (0 = first); equal scores share a place."""

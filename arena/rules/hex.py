@@ -31,6 +31,7 @@ from random import Random
 from typing import Any
 
 from .base import CheckPosition, Details, Game, GameOptions, IllegalMove, Start, State, draw_below, option
+from .hexdecided import has_unstoppable_chain
 from .hexgrid import Board
 from .picture import LAST_MOVE, BoardPicture, Ending, Label, Mark, outer_edges
 from .translation import Translation
@@ -63,6 +64,7 @@ class HexGame(Game):
     ladder_options = {"size": 9, "swap": True}
     can_draw = False  # a full board always holds one chain joining a player's edges
     takes_turns = True  # one stone a turn; the swap is the second player's turn
+    tells_decided = True  # a chain of safe gaps (arena/rules/hexdecided.py)
     options: HexOptions
 
     @property
@@ -215,6 +217,17 @@ class HexState(State):
 
     def end_reason(self) -> str:
         return f"{COLOUR_NAMES[self._winner]} connected" if self._winner is not None else "not over"
+
+    def decided_winner(self) -> int | None:
+        """The colour (seat) whose stones already join its edges through gaps the other
+        cannot close (arena/rules/hexdecided.py); None while a swap may still come."""
+        if self._winner is not None or self.swap_allowed():
+            return None
+        board, size = self.game.board, self.game.options.size
+        for colour in (RED, BLUE):
+            if has_unstoppable_chain(board, size, self.cells, colour, EMPTY):
+                return colour
+        return None
 
     def swap_allowed(self) -> bool:
         return self.game.options.swap and len(self._moves) == 1 and self._moves[0] != SWAP

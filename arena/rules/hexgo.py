@@ -367,6 +367,10 @@ class HexGoState(State):
         """Territory count per seat (also meaningful before the end: the count so far)."""
         return [_bits(self.territory(self.colour_of(seat))) for seat in (0, 1)]
 
+    def count_so_far(self) -> list[float]:
+        """Territory as it stands, as the game's own ply limit scores it."""
+        return self.scores()
+
     def winner(self) -> int | None:
         if not self._over:
             return None

@@ -223,6 +223,10 @@ class PosiesState(State):
         colours: never show them to engines before the end."""
         return [float(self.points(s, self.hidden[s])) for s in range(self.game.players)]
 
+    def count_so_far(self) -> list[float]:
+        """The points so far (the referee's state knows every hidden posy)."""
+        return self.scores()
+
     def winner(self) -> int | None:
         if not self.is_terminal():
             return None

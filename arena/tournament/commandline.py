@@ -64,6 +64,9 @@ ENGINE_KEYS = {
 }
 PREFIXED = {"option.": "options", "env.": "env"}
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
+# --adjudicate's rules: a word and its items (as cutechess-cli's -resign and -draw), or one item
+ADJUDICATE_RULES = {"resign": ("movecount", "score", "twosided"), "draw": ("movenumber", "movecount", "score")}
+ADJUDICATE_WORDS = ("resign", "draw", "decided", "hex-decided", "maxplies=N")
 OPENINGS_KEYS = {"file": "file", "order": "order", "start": "start", "plies": "plies", "random_plies": "random_plies"}
 # A flag item's value as a tournament file would type it (:func:`_typed`): an integer, a
 # boolean or text; a file's tables of such values (a clock, the openings) are built from them.
@@ -95,6 +98,7 @@ class RunFlags:
     format: str | None = None  # --format: round-robin, knockout or swiss (--gauntlet makes a gauntlet)
     tiebreaks: Sequence[str] = ()  # --tiebreaks, in order
     seeds: Path | None = None  # --seeds: the rating list an event is seeded by
+    adjudicate: Sequence[Sequence[str]] = ()  # each --adjudicate's items: a rule and its KEY=VALUEs
 
 
 @dataclass
@@ -170,6 +174,8 @@ def flag_data(flags: RunFlags, here: Path) -> FlagData:
     _event_flags(flags, here, data)
     if flags.openings is not None:
         raw["openings"] = _openings(flags.openings, here, data)
+    if flags.adjudicate:
+        raw["adjudication"] = _adjudication(flags.adjudicate, data)
     # The name first, as a file starts; then the folder: the file is written into it, so "."
     # names it wherever the file is run from
     data.raw = {"name": _name(flags, engines), "out": ".", **raw}
@@ -379,6 +385,41 @@ def _openings(items: Sequence[str], here: Path, data: FlagData) -> dict[str, Sca
         data.labels[("openings", key)] = f"--openings item '{key}={value}'"  # value as typed
     data.labels[("openings",)] = "--openings"
     return entry
+
+
+def _adjudication(groups: Sequence[Sequence[str]], data: FlagData) -> dict[str, Any]:
+    """--adjudicate's rules as the file's [adjudication] table: ``resign movecount=N score=S
+    [twosided=true]``, ``draw movenumber=M movecount=N score=S``, ``decided`` (``hex-decided``
+    too) and ``maxplies=N``, each --adjudicate one rule."""
+    table: dict[str, Any] = {}
+    data.labels[("adjudication",)] = "--adjudicate"
+    for items in groups:
+        word, rest = (items[0], items[1:]) if items else ("", [])
+        who = f"--adjudicate {word}"
+        if word in ADJUDICATE_RULES:
+            table[word] = dict(_items(who, rest, _number_value, ADJUDICATE_RULES[word]))
+            data.labels[("adjudication", word)] = who
+            for item in rest:
+                data.labels[("adjudication", word, item.partition("=")[0])] = f"{who} item {item!r}"
+        elif word in ("decided", "hex-decided") and not rest:
+            table["decided"] = True
+        elif word.partition("=")[0] in ("maxplies", "max_plies") and not rest:
+            table["max_plies"] = _typed(word.partition("=")[2])
+            data.labels[("adjudication", "max_plies")] = f"--adjudicate item {word!r}"
+        else:
+            raise FlagError(
+                f"--adjudicate {' '.join(items)!r}: give one rule an --adjudicate: {', '.join(ADJUDICATE_WORDS)} "
+                f"(e.g. --adjudicate resign movecount=3 score=600)"
+            )
+    return table
+
+
+def _number_value(key: str, value: str) -> Any:
+    """A number as a file types it (an integer, else a decimal), true/false, or the text."""
+    typed = _typed(value)
+    if isinstance(typed, str) and (number := _seconds(typed)) is not None:
+        return number
+    return typed
 
 
 def _items(flag: str, items: Sequence[str], convert: Any, keys: Sequence[str] | None = None) -> list[tuple[str, Any]]:

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from protocol import codec
 from protocol.codec import quote
 
+from ..adjudication import Adjudication
 from ..engine.player import EngineSpec, Sandbox
 from ..engine.sandbox import sandbox_problem, with_others_hidden
 from ..match import TimeControl
@@ -235,6 +236,8 @@ class TournamentFile(_Strict):
     # the event standings' tiebreaks, in order (shown, not how games go: free to change)
     tiebreaks: list[Literal["buchholz", "buchholz-cut1", "sonneborn-berger", "direct-encounter", "wins"]] = []
     sprt: SprtSettings | None = None  # two engines: stop when the test decides (arena/results/sprt.py)
+    # [adjudication]: games ended before their rules end them (arena/adjudication.py), all off by default
+    adjudication: Adjudication = Adjudication()
     engines: list[EngineEntry] = Field(min_length=2)
     cluster: ClusterEntry | None = None  # play on a Dask cluster (override with --cluster)
     # BayesElo's prior of the tables' Elo: virtual draws per engine (0: maximum likelihood);
@@ -434,6 +437,8 @@ def build_tournament(
             f"other engine(s); list more engines that are not candidates"
         )
     _check_event(where, data, game)
+    if (problem := data.adjudication.problem(game)) is not None:
+        raise ConfigError(f"{where}: {labels.get(('adjudication',), '[adjudication]')} {problem}")
     seeded = _seed_order(f"{where}: {labels.get(('seeds',), 'seeds')}", base, data)
     book_where = f"{where}: {labels.get(('openings',), 'openings')}"
     openings = _openings(book_where, base, data, game)

@@ -131,6 +131,7 @@ def run_tournament(
             {e.name: e for e in engines},
             t.time_control,
             time_controls=t.time_controls,
+            adjudication=t.data.adjudication,
             run_tag=run_tag,
             max_failures=t.max_failures,
             coordinator=os.getpid(),

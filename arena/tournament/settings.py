@@ -57,6 +57,10 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
     data["engines"] = engines
     _without_unset_clock_keys(data.get("time_control"))
     _event_keys(t, data)
+    # Only the rules set: a folder made before [adjudication] (or without it) still resumes.
+    data["adjudication"] = t.data.adjudication.model_dump(mode="json", exclude_defaults=True)
+    if not data["adjudication"]:
+        del data["adjudication"]
     if portable:
         data["paths"] = PORTABLE
     if data.get("openings") is not None:

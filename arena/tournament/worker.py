@@ -19,6 +19,7 @@ from pathlib import Path
 
 from protocol import codec
 
+from ..adjudication import Adjudication
 from ..engine import Conversation, open_engine, proctree
 from ..engine.declared import Checked
 from ..engine.player import EngineFault, EngineSpec
@@ -50,6 +51,7 @@ class WorkerConfig:
     engines: dict[str, EngineSpec]
     time_control: TimeControl
     time_controls: dict[str, TimeControl] = field(default_factory=dict)  # engines with their own clock
+    adjudication: Adjudication | None = None  # the rules that may end a game early (arena/adjudication.py)
     run_tag: str = ""  # proctree.RUN_TAG of this run
     max_failures: dict[str, int] = field(default_factory=dict)  # per engine, 0 = never drop
     coordinator: int = 0  # pid the workers must die with
@@ -202,6 +204,7 @@ class Worker:
                 opening=scheduled.opening,
                 progress=report_progress,  # each move, as it is played, to the coordinator's watchdog
                 watcher=live,
+                adjudication=self.config.adjudication,
             )
             for seat in result.faulted_seats:
                 self.discard(scheduled.seats[seat])
@@ -243,7 +246,9 @@ class Worker:
         return not running and not ask_coordinator(name, default=True)
 
     def _finish(self, record: GameRecord, scheduled: ScheduledGame) -> GameRecord:
-        if record.termination is not Termination.NORMAL:
+        if record.termination is not None and record.termination.is_adjudication:
+            log.info("game %d: %s: %s", scheduled.index, record.termination, record.reason)  # the rules at work
+        elif record.termination is not Termination.NORMAL:
             log.warning("game %d: %s", scheduled.index, record.reason)
         return record.model_copy(
             update={"id": scheduled.index, "round": scheduled.round, "tournament": self.config.tournament}
