@@ -24,9 +24,10 @@ def openings_list(name: str | None) -> None:
             raise Failure(f"no suite {name!r}; the suites are {', '.join(suite_names())}")
         click.echo((SUITES / f"{name}.txt").read_text(encoding="utf-8"), nl=False)
         return
+    width = max(map(len, suite_names()))
     for suite in suite_names():
         first = (SUITES / f"{suite}.txt").read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
-        click.echo(f"{suite:<14} {first.partition(': ')[2]}")
+        click.echo(f"{suite:<{width}} {first.partition(': ')[2]}")
 
 
 @openings.command("generate")
