@@ -67,7 +67,10 @@ def balanced_openings(game: Game, seed: int, plies: int, candidates: int) -> Ite
 
 def drawn_opening(game: Game, seed: int, plies: int, draw: int) -> Opening:
     """Draw number ``draw`` of ``seed``: ``plies`` random legal plies (none ending the game)."""
-    return random_opening(game, derive_seed(seed, "balanced opening", draw), (), plies)
+    try:
+        return random_opening(game, derive_seed(seed, "balanced opening", draw), (), plies)
+    except OpeningsError:
+        raise OpeningsError(f"{plies} random plies end every {game.name} game drawn; ask fewer plies") from None
 
 
 def judge_opening(game: Game, seed: int, moves: Opening, draw: int) -> Judged | None:
@@ -85,8 +88,8 @@ def balanced_suite(game: Game, name: str, seed: int, count: int, plies: int) -> 
     kept = list(islice(balanced_openings(game, seed, plies, TRIES_PER_OPENING * count), count))
     if len(kept) < count:
         raise OpeningsError(
-            f"only {len(kept)} of {TRIES_PER_OPENING * count} openings of {plies} random plies were judged "
-            f"even, {count} asked; ask fewer, or try fewer plies or another seed"
+            f"only {len(kept)} of {TRIES_PER_OPENING * count} draws of {plies} random plies were judged even "
+            f"({count} asked); ask fewer, or try fewer plies or another seed"
         )
     options = " ".join(game.option_tokens())
     simulations = PARTS[game.name].budgets[LEVEL]

@@ -50,6 +50,11 @@ def test_a_game_with_a_random_setup_has_no_suite_of_first_moves():
     assert balanced.exit_code == 2 and "random setup" in balanced.output
 
 
+def test_balanced_openings_longer_than_any_game_are_refused_in_one_line():
+    said = CliRunner().invoke(main, ["openings", "generate", "-g", "hexgo", "-O", "size=2", "--plies", "30"])
+    assert said.exit_code == 2 and said.output == "arena: 30 random plies end every hexgo game drawn; ask fewer plies\n"
+
+
 def balanced_suite_parts(name: str) -> tuple[list[str], list[str], Game]:
     """A shipped balanced suite's comment lines, its opening lines and the game it is for."""
     lines = (SUITES / f"{name}.txt").read_text().splitlines()
