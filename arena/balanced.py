@@ -3,11 +3,12 @@
 ``arena openings generate --game G --seed S --count N --plies K`` draws candidate openings of
 ``K`` random legal plies one after another, each from its own seed derived from ``S`` (the
 rules' own random moves, as ``random_plies`` draws them), and keeps a candidate when the
-search engine (``engines/search``, at its hard level's count, called in-process with a seed derived
-from ``S`` too) scores the position within :data:`THRESHOLD` of even for the side to move,
-until ``N`` are kept.  Nothing else is random, so the same command writes the same file byte
+search engine (``engines/search``, at its hard level's count, called in-process with a seed
+derived from ``S`` too) scores the position within :data:`THRESHOLD` of even for the side to
+move, until ``N`` are kept.  Nothing else is random, so the same command writes the same file byte
 for byte, and a smaller ``--count`` writes the first openings of a larger one.  Each kept
-opening carries its score in a trailing comment, which a book's reader skips.
+opening carries its score and its draw's number in a trailing comment, which a book's reader
+skips.
 
 It sits beside :mod:`arena.ladder` above the tournament package because it runs the bundled
 engine, which the product's layers below never import.
@@ -29,7 +30,7 @@ from .tournament.openings import OPTIONS_LINE, Opening, OpeningsError, random_op
 # be kept: 0.4 to 0.6.  At the hard level's counts (600 to 1,500 simulations) two seeds'
 # scores of one position differ by 0.06 on average (12 HexGo openings of 4 plies); at the
 # medium level's (80 to 200) a score is the mean of a few simulations of the move it would
-# play, and two seeds' differ by 0.2 (one in 1.0, the other 0.0 at worst).
+# play, and two seeds' differ by 0.2 on average (0.0 and 0.8 at worst).
 THRESHOLD = 0.1
 LEVEL = "hard"
 TRIES_PER_OPENING = 50  # candidates drawn per opening asked for before giving up
