@@ -70,6 +70,8 @@ BELOW: dict[str, set[str]] = {
     },
     # `arena ladder`: tournaments of the bundled search engine's levels, and their ratings
     "arena.ladder": {"arena.tournament", "arena.results", "arena.record", "arena.rules", "engines"},
+    # `arena openings generate`'s balanced suites: openings the bundled search engine judges
+    "arena.balanced": {"arena.tournament", "arena.record", "arena.rules", "engines"},
 }
 BENCH = "arena_bench"  # the benchmarks: above everything, imported by no module of the product
 ON_TOP = {"arena.cli", "arena.__main__", BENCH}  # the commands: anything (the product's, not the benchmarks)

@@ -33,8 +33,8 @@ def tournament(
 
 
 def test_book_is_loaded_in_canonical_spelling_skipping_comments(tmp_path):
-    t = load_tournament(tournament(tmp_path, "# first moves\nc3\n\n  c3 d3 \n"))
-    assert t.openings == [("c3",), ("c3", "d3")]
+    t = load_tournament(tournament(tmp_path, "# first moves\nc3\n\n  c3 d3 \nb2 e4  # 0.512 (draw 3)\n"))
+    assert t.openings == [("c3",), ("c3", "d3"), ("b2", "e4")]
 
 
 def test_each_opening_is_played_from_every_seat_and_the_book_is_cycled():

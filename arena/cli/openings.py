@@ -24,20 +24,29 @@ def openings_list(name: str | None) -> None:
             raise Failure(f"no suite {name!r}; the suites are {', '.join(suite_names())}")
         click.echo((SUITES / f"{name}.txt").read_text(encoding="utf-8"), nl=False)
         return
+    width = max(map(len, suite_names()))
     for suite in suite_names():
         first = (SUITES / f"{suite}.txt").read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
-        click.echo(f"{suite:<14} {first.partition(': ')[2]}")
+        click.echo(f"{suite:<{width}} {first.partition(': ')[2]}")
 
 
 @openings.command("generate")
 @click.option("--game", "-g", "game_name", required=True, help="The game: bases, groups, hex, hexgo or posies.")
 @click.option("--option", "-O", "option_pairs", multiple=True, help="A game option KEY=VALUE (repeatable).")
-@click.option("--first-moves", is_flag=True, required=True, help="Every legal first move, one an opening.")
+@click.option("--first-moves", is_flag=True, help="Every legal first move, one an opening.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Balanced openings: the seed.")
+@click.option("--count", type=click.IntRange(min=1), default=16, show_default=True, help="Balanced openings: how many.")
+@click.option(
+    "--plies", type=click.IntRange(min=1), default=4, show_default=True, help="Balanced openings: plies each."
+)
 @click.option("--name", default="suite", show_default=True, help="The suite's name, written in its first line.")
-def openings_generate(game_name: str, option_pairs: tuple[str, ...], first_moves: bool, name: str) -> None:
-    """Print a suite: every first move of the game with these options (save it as NAME.txt)."""
+def openings_generate(
+    game_name: str, option_pairs: tuple[str, ...], first_moves: bool, seed: int, count: int, plies: int, name: str
+) -> None:
+    """Print a suite (save it as NAME.txt): every first move of the game with these options
+    (--first-moves), or COUNT openings of PLIES random plies from SEED that the bundled search
+    engine judges even."""
     from ..rules import OptionError, make_game
-    from ..tournament.openings import first_moves_suite
 
     try:
         game = make_game(game_name, parse_options(option_pairs))
@@ -45,4 +54,15 @@ def openings_generate(game_name: str, option_pairs: tuple[str, ...], first_moves
         raise Failure(f"--game {game_name} {' '.join(option_pairs)}: {exc}") from None
     if game.initial_state(0).setup_token() != "start":
         raise Failure(f"{game.name} deals a random setup, so a fixed opening cannot fit every game")
-    click.echo(first_moves_suite(game, name), nl=False)
+    if first_moves:
+        from ..tournament.openings import first_moves_suite
+
+        click.echo(first_moves_suite(game, name), nl=False)
+        return
+    from ..balanced import balanced_suite
+    from ..tournament.openings import OpeningsError
+
+    try:
+        click.echo(balanced_suite(game, name, seed, count, plies), nl=False)
+    except OpeningsError as exc:
+        raise Failure(str(exc)) from None

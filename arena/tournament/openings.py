@@ -2,8 +2,9 @@
 
 A book is a text file with one opening a line: move tokens separated by spaces,
 as in a ``position`` command.  Blank lines and lines starting with ``#`` are
-skipped.  Every opening is checked against the rules now, so that a typo fails
-before any game starts, and stored in the referee's canonical spelling.  Games
+skipped, and so is the rest of a line from a ``#`` (no move token holds one).
+Every opening is checked against the rules now, so that a typo fails before any
+game starts, and stored in the referee's canonical spelling.  Games
 with a random setup (Posies) have no book: an opening would not fit every board.
 
 Besides a book, ``random_plies`` random legal moves (after the book's, if any) are
@@ -47,9 +48,9 @@ def load_openings(path: Path, game: Game) -> list[Opening]:
     if (problem := _options_problem(path, text, game)) is not None:
         raise OpeningsError(problem)
     book = [
-        _check(path, number, line.split(), game)
+        _check(path, number, moves, game)
         for number, line in enumerate(text.splitlines(), 1)
-        if line.strip() and not line.lstrip().startswith("#")
+        if (moves := line.partition("#")[0].split())
     ]
     if not book:
         raise OpeningsError(f"{path}: no openings in the file (one opening a line: moves separated by spaces)")

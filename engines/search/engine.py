@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from random import Random
 from typing import Any
 
 from arena.rules import State
@@ -132,3 +133,15 @@ class SearchEngine(Engine):
             return now + last[1] >= deadline
 
         return out_of_time
+
+
+def judge(state: State, seed: int, level: str = "medium") -> float | None:
+    """The search's judgement of ``state`` for the seat to move, as its ``info score`` says
+    it: the mean reward of the move it would play (1: a sure win, 0.5: even), searched at
+    ``level``'s count from ``seed``, so the same position and seed give the same figure;
+    None where there was nothing to search (a single legal move).  ``arena openings
+    generate`` keeps the openings it judges near even."""
+    engine = SearchEngine()
+    engine.players = state.game.players
+    part = PARTS[state.game.name]
+    return mcts.search(part.make_domain(engine), state.clone(), Random(seed), part.budgets[level]).score

@@ -178,7 +178,8 @@ class Node:
 
 class SearchResult:
     """The move and what the search did for it: simulations run, the deepest tree path
-    (plies from the root), the chosen move's mean reward for the mover, time taken and
+    (plies from the root), the chosen move's mean reward for the mover (where a move is a
+    turn of several steps, its first step's), time taken and
     whether the clock stopped it before its budget (``clock_stopped``)."""
 
     def __init__(
@@ -221,6 +222,8 @@ def search(
             done += 1
     move = domain.final(root_position, root, rng)
     i = root.index_of(move)
+    if i is None and root.total_visits:  # a turn of several steps (Groups): its most visited first step
+        i = root.best_move()
     score = root.totals[i] / root.visits[i] if i is not None and root.visits[i] else None
     return SearchResult(move, done, time.perf_counter() - start, depth, score, stopped)
 
