@@ -120,7 +120,7 @@ def _seats_problem(record: GameRecord) -> str | None:
             return f"{key!r} has {len(values)} entries for {seats} players"
     if record.engine_seeds and len(record.engine_seeds) != seats:
         return f"'engine_seeds' has {len(record.engine_seeds)} entries for {seats} players"
-    if any(not 0 <= place < seats for place in places):
+    if places and not 0 <= min(places) <= max(places) < seats:
         return f"'places' holds a place outside 0..{seats - 1}"
     for key, seat in (("winner", record.winner), ("forfeit_seat", record.forfeit_seat)):
         if seat is not None and not 0 <= seat < seats:
