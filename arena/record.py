@@ -151,18 +151,21 @@ class GameRecord(BaseModel):
         return json
 
     def __getitem__(self, key: str) -> Any:
-        if key in self.model_fields_set:
-            return self.__dict__[key]
-        extra = self.__pydantic_extra__ or {}
-        if key in extra:
-            return extra[key]
-        raise KeyError(key)
+        missing = object()
+        if (value := self.get(key, missing)) is missing:
+            raise KeyError(key)
+        return value
 
     def __contains__(self, key: object) -> bool:
         return key in self.model_fields_set or key in (self.__pydantic_extra__ or {})
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
+        # Without going through ``in`` and ``[]``: the tables ask every record of a folder this way.
+        fields = self.__dict__  # every model field, a default where the record has none
+        if key in fields:
+            return fields[key] if key in self.__pydantic_fields_set__ else default
+        extra = self.__pydantic_extra__
+        return extra.get(key, default) if extra else default
 
     def keys(self) -> KeysView[str]:
         return self.to_json().keys()

@@ -11,7 +11,8 @@ per (games, size, seed) and kept under the temporary folder (``$TMPDIR/arena-big
 the same seed makes the same games.
 
 For the small folder and the large one it prints, each in a process of its own (wall
-seconds and its peak resident memory, from ``wait4``):
+seconds, the CPU seconds it used and its peak resident memory, from ``wait4``; ``--only resume``
+and ``--only results`` measure those steps alone, the first two below):
 
 1. the resume check: the store opened as a run opens it (games.jsonl rewritten) and every
    stored game admitted as the runner admits it;
@@ -193,7 +194,7 @@ def measured(argv: list[str]) -> dict[str, float]:
     out, err = child.stdout.read() if child.stdout else "", child.stderr.read() if child.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{err[-2000:]}")
-    found = {"wall_s": wall, "rss_mb": usage.ru_maxrss / 1024}
+    found = {"wall_s": wall, "rss_mb": usage.ru_maxrss / 1024, "cpu_s": usage.ru_utime + usage.ru_stime}
     lines = [line for line in out.splitlines() if line.startswith("{")]
     if lines:
         found.update(json.loads(lines[-1]))
@@ -205,15 +206,24 @@ def site_size(site: Path) -> tuple[int, float]:
     return len(files), sum(p.stat().st_size for p in files) / 2**20
 
 
-def figures(folder: Path, feed: int, rate: float) -> dict[str, float]:
+STEPS = ("resume", "results", "report")  # the report's site is what the live refresh and the coordinator start from
+
+
+def figures(folder: Path, feed: int, rate: float, steps: tuple[str, ...] = STEPS) -> dict[str, float]:
     me = [sys.executable, __file__]
     arena = [sys.executable, "-m", "arena"]
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="arena-big-") as tmp:
-        resumed = measured([*me, "--measure", "resume", str(folder)])
-        out["resume check s"], out["resume check MB"] = resumed["wall_s"], resumed["rss_mb"]
-        results = measured([*arena, "results", str(folder)])
-        out["arena results s"], out["arena results MB"] = results["wall_s"], results["rss_mb"]
+        if "resume" in steps:
+            resumed = measured([*me, "--measure", "resume", str(folder)])
+            out["resume check s"], out["resume check MB"] = resumed["wall_s"], resumed["rss_mb"]
+            out["resume check CPU s"] = resumed["cpu_s"]
+        if "results" in steps:
+            results = measured([*arena, "results", str(folder)])
+            out["arena results s"], out["arena results MB"] = results["wall_s"], results["rss_mb"]
+            out["arena results CPU s"] = results["cpu_s"]
+        if "report" not in steps:
+            return out
         report = measured([*arena, "report", str(folder), "-o", f"{tmp}/report"])
         out["arena report s"], out["arena report MB"] = report["wall_s"], report["rss_mb"]
         out["site files"], out["site MB"] = site_size(Path(tmp) / "report")
@@ -245,6 +255,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--feed", type=int, default=2000, help="games the coordinator takes in")
     parser.add_argument("--rate", type=float, default=200.0, help="games a second the coordinator takes in")
+    parser.add_argument(
+        "--only",
+        choices=["resume", "results"],
+        action="append",
+        help="measure only this step (again for another); the report, live refresh and coordinator need all",
+    )
     args = parser.parse_args()
     sizes = [args.small, args.games] if args.small < args.games else [args.games]
     rows = {}
@@ -253,7 +269,7 @@ def main() -> None:
         folder = made(games, args.size, args.seed)
         took = time.monotonic() - started
         print(f"{games} games of hex {args.size}x{args.size}: {folder} ({took:.1f} s)", flush=True)
-        rows[games] = figures(folder, args.feed, args.rate)
+        rows[games] = figures(folder, args.feed, args.rate, tuple(args.only or STEPS))
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; peak memory MB from wait4")
     header = "".join(f"{n:>14,}" for n in sizes) + ("        growth" if len(sizes) > 1 else "")
     print(f"{'':<26}{header}")

@@ -212,3 +212,79 @@ def test_a_read_only_folder_whose_wal_holds_games_shows_them(played, tmp_path):
         assert names(frozen) == ["arena.db", "arena.db-wal"]
     finally:
         writable_again(frozen)
+
+
+@pytest.fixture(scope="session")
+def mixed(tmp_path_factory) -> Path:
+    """A finished folder of three-seat Posies games with a bit of everything the tables count:
+    games played to their end, and an engine that crashes at its start-up check and is
+    dropped (its faults, then the games it forfeits unplayed), whose tables' other seats
+    share a place (a draw between them)."""
+    tmp = tmp_path_factory.mktemp("mixed")
+    engines = (
+        engine_toml("random", "{python}", "-m", "engines.random_engine")
+        + engine_toml("random2", "{python}", "-m", "engines.random_engine")
+        + engine_toml("random3", "{python}", "-m", "engines.random_engine")
+        + engine_toml("dud", "{python}", ZOO, "crash_start", extra="max_failures = 1")
+    )
+    path = write_tournament(
+        tmp, engines, game="posies", options="players = 3", rounds=1, seed=4, extra="forfeit_failed_engines = true"
+    )
+    proc = run_arena("run", path, "--out", tmp / "out", "-q", timeout=200)
+    assert proc.returncode == 1, proc.stderr  # finished, with the dud dropped
+    return tmp / "out"
+
+
+@pytest.mark.slow
+def test_the_quick_reader_gives_the_records_and_summary_of_the_full_one(mixed, monkeypatch):
+    """A sound record is read in one pass of pydantic's JSON reader; the reader of
+    ``json.loads`` and ``parse_record`` (the one that names what is wrong) gives the same
+    records, value for value and type for type (``0`` stays ``0``, not ``0.0``), so the
+    same summary: standings, Elo, head to head, statistics, faults and drops."""
+    from arena.results import store
+    from arena.results.export import results_json, summarize_folder
+
+    with monkeypatch.context() as patched:  # every record the quick way: the full one would fail
+        patched.setattr(store, "_record_problem", lambda data, game_id: pytest.fail("read the full way"))
+        quick_meta, quick = read_folder(mixed)
+        quick_summary = results_json(summarize_folder(mixed))
+    monkeypatch.setattr(store, "_sound_record", lambda game_id, data: None)  # every record the full way
+    full_meta, full = read_folder(mixed)
+    assert quick_meta == full_meta and quick == full
+    assert [store.record_line(r) for r in quick] == [store.record_line(r) for r in full]
+    assert [r.model_fields_set for r in quick] == [r.model_fields_set for r in full]
+    assert results_json(summarize_folder(mixed)) == quick_summary
+    # the folder holds what the comparison is for: three seats, shared places, faults, drops
+    document = json.loads(quick_summary)
+    assert all(len(r.players or []) == 3 for r in quick)
+    assert any(r.termination == "normal" for r in quick) and any(row["draws"] for row in document["standings"])
+    assert {"crash", "dropped"} <= set(document["terminations"]) and document["dropped"]
+
+
+def test_a_resume_copies_checked_texts_to_games_jsonl_and_writes_the_others_again(tmp_path):
+    """games.jsonl is made again when a run opens its folder: a record whose text has its
+    checked mark is copied as it is, without being read; one without (a hand-edited row, or
+    one an older arena stored) is read, and written as the store writes records; a checked
+    text over several lines (a hand-edited one a replay agreed with) is written on one."""
+    from helpers import random_game_record
+
+    from arena.results.store import check_mark, record_line
+
+    records = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
+    settings = {"name": "t", "game": "hex"}
+    with GameStore(tmp_path) as store:
+        store.open(settings)
+        store.add_many(records)
+    spaced = [json.dumps(r.to_json()) for r in records]  # ", " and ": ": not the store's own text
+    folded = json.dumps(records[2].to_json(), indent=1)
+    db = sqlite3.connect(tmp_path / "arena.db")
+    with db:
+        for game_id, text in ((0, spaced[0]), (1, spaced[1]), (2, folded)):
+            db.execute("UPDATE games SET record = ? WHERE id = ?", (text, game_id))
+        for game_id, text in ((0, spaced[0]), (2, folded)):  # as a replay that agreed marks them
+            db.execute("UPDATE checked SET mark = ? WHERE id = ?", (check_mark(text.encode()), game_id))
+    db.close()
+    with GameStore(tmp_path) as store:
+        store.open(settings)
+    lines = (tmp_path / "games.jsonl").read_text(encoding="utf-8").split("\n")
+    assert lines == [spaced[0], record_line(records[1]), record_line(records[2]), ""]

@@ -268,3 +268,18 @@ def test_an_engine_name_that_looks_like_a_seat_does_not_confuse_the_reason(code,
     assert v["ok"], v
     [blamed] = verdicts({**record, "forfeit_seat": 1})
     assert not blamed["ok"]
+
+
+def test_a_record_answers_as_its_json_for_fields_and_unknown_keys():
+    """``record[key]``, ``record.get(key)`` and ``key in record`` say what to_json() says, for
+    a field given, a field not given (its default is no key) and a key arena does not know."""
+    from arena.record import GameRecord
+
+    record = GameRecord.model_validate({"game": "hex", "moves": [], "winner": None, "note": 1})
+    assert record.to_json() == {"game": "hex", "moves": [], "winner": None, "note": 1}
+    for key, value in record.to_json().items():
+        assert key in record and record[key] == value and record.get(key, "absent") == value
+    for key in ("seed", "other"):
+        assert key not in record and record.get(key, "absent") == "absent" and record.get(key) is None
+        with pytest.raises(KeyError):
+            record[key]

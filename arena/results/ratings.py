@@ -12,6 +12,7 @@ for a game whose rules rule draws out (``Game.can_draw``, e.g. Hex), else
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -66,13 +67,19 @@ def forfeited(record: GameRecord) -> set[int]:
     return {seat for seat, place in enumerate(places) if place == worst}
 
 
-def opponents(record: GameRecord, seat: int, offenders: set[int]) -> list[int]:
+def opponents(record: GameRecord, seat: int, offenders: set[int]) -> Sequence[int]:
     """The seats ``seat`` has a result against.  Two seats that both forfeited have
     none: the shared place would read as a draw between engines that did not play each
     other (usually two engines dropped by max_failures meeting)."""
-    both_out = seat in offenders
     seats = len(record.places or [])
-    return [other for other in range(seats) if other != seat and not (both_out and other in offenders)]
+    if seat not in offenders:  # every other seat (most games): the same few tuples every time
+        return _other_seats(seats, seat)
+    return [other for other in range(seats) if other != seat and other not in offenders]
+
+
+@functools.cache
+def _other_seats(seats: int, seat: int) -> tuple[int, ...]:
+    return tuple(other for other in range(seats) if other != seat)
 
 
 def seats_of(record: GameRecord) -> tuple[list[str], list[int]]:
