@@ -143,24 +143,53 @@ def short_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.parametrize("width", [80, 100, 120])
-@pytest.mark.slow
-@pytest.mark.timeout(120)
-def test_the_closing_output_of_a_run_and_arena_results_fit_the_terminal(gauntlet, width, short_tmp):
-    args = gauntlet
-    folder = short_tmp / "g"
-    env = {**os.environ, "COLUMNS": str(width)}
-    run = run_arena("run", *args, "--out", folder, "-q", env=env)  # -q: the closing output alone
-    assert run.returncode == 0, run.stderr
-    assert lines_too_long(run.stdout, width) == [], run.stdout
+@pytest.fixture(scope="module")
+def played(gauntlet):
+    """The gauntlet played once per worker into a folder with a short path (the closing output
+    prints it whole; pytest's are long), and the closing output of that run at 80 columns. Each
+    width's test runs the same command again: the finished folder is resumed with nothing left
+    to play and the run prints its closing output as a run that played does (the same summary,
+    "resumed from an earlier run" in its first line), without playing its games again."""
+    short = Path(tempfile.mkdtemp(prefix="arena-", dir="/tmp"))
+    run = run_arena("run", *gauntlet, "--out", short / "g", "-q", env={**os.environ, "COLUMNS": "80"})
+    yield short / "g", run
+    shutil.rmtree(short, ignore_errors=True)
+
+
+def check_closing_output(text: str, width: int) -> None:
+    assert lines_too_long(text, width) == [], text
     for title in ("Standings", "Head to head", "Per-engine statistics"):
-        assert title in run.stdout
+        assert title in text
     # Each pair of the gauntlet ends with its fastchess-style line (wrapped only where it must)
     for opponent in ("old-engine", "older"):
-        block = run.stdout.split(f"Results of new-engine vs {opponent} (2 pairs):\n")[1]
+        block = text.split(f"Results of new-engine vs {opponent} (2 pairs):\n")[1]
         figures = " ".join(block.split("\n")[:2])
         assert re.match(r"Elo: -?\d+\.\d†? \+/- \d+\.\d, nElo: -?\d+\.\d \+/- \d+\.\d, LOS: \d+\.\d %, ", figures)
         assert re.search(r"DrawRatio: \d+\.\d %,\s+PairsRatio: \d+\.\d\d", figures), block
+    if width == 80:
+        assert "mu-3sigma" not in text  # dropped first
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_the_closing_output_of_a_run_that_played_fits_80_columns(played):
+    folder, run = played
+    assert run.returncode == 0, run.stderr
+    assert "8 games played" in run.stdout and "resumed" not in run.stdout  # 2 pairs against each of 2
+    check_closing_output(run.stdout, 80)
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_the_closing_output_of_a_run_and_arena_results_fit_the_terminal(gauntlet, played, width):
+    folder, first = played
+    assert first.returncode == 0, first.stderr
+    env = {**os.environ, "COLUMNS": str(width)}
+    run = run_arena("run", *gauntlet, "--out", folder, "-q", env=env)  # -q: the closing output alone
+    assert run.returncode == 0, run.stderr
+    assert "0 games played, 8 resumed from an earlier run" in run.stdout
+    check_closing_output(run.stdout, width)
     shown = run_arena("results", folder, env=env)
     assert shown.returncode == 0 and lines_too_long(shown.stdout, width) == [], shown.stdout
     assert "Results of new-engine vs older (2 pairs):" in shown.stdout
@@ -168,15 +197,15 @@ def test_the_closing_output_of_a_run_and_arena_results_fit_the_terminal(gauntlet
     for column in ("mu-3sigma", "sigma", "BT 95%", "LOS>older", "was swapped", "nodes/s", "max ms/move"):
         assert column in wide.stdout
     assert lines_too_long(wide.stdout, 120), "every column: wider than the terminal"
-    if width == 80:
-        assert "mu-3sigma" not in run.stdout  # dropped first
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_without_a_terminal_or_columns_the_width_is_80(gauntlet, short_tmp):
+def test_without_a_terminal_or_columns_the_width_is_80(gauntlet, played):
+    folder, first = played
+    assert first.returncode == 0, first.stderr
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    run = run_arena("run", *gauntlet, "--out", short_tmp / "g", "-q", env=env)
+    run = run_arena("run", *gauntlet, "--out", folder, "-q", env=env)
     assert run.returncode == 0 and lines_too_long(run.stdout, 80) == [], run.stdout
     assert lines_too_long(run.stdout, 70), "the tables use the width they have"
 

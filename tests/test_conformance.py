@@ -6,7 +6,9 @@ from __future__ import annotations
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.engine.conformance import Conformance
 from arena.engine.player import EngineSpec
 from arena.rules.hex import AFTER_SWAP
@@ -134,8 +136,10 @@ def test_a_game_the_engine_does_not_declare_is_refused_at_once_quoting_its_decla
 
 
 def test_a_misspelt_option_is_named_with_the_one_meant_not_started_as_the_engine():
-    result = run_arena("check-engine", "--gam", "hex", PY, "-m", "engines.random_engine")
-    assert result.returncode == 2 and result.stdout == ""
+    """Refused while the command line is read, so in process (the tests around it run
+    check-engine as a real process)."""
+    result = CliRunner().invoke(main, ["check-engine", "--gam", "hex", PY, "-m", "engines.random_engine"])
+    assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.strip() == (
         "arena: no such option '--gam' (did you mean '--game'?); the options come before the engine's command "
         "(arena check-engine --help)"

@@ -271,6 +271,7 @@ def test_with_the_prior_fields_with_clean_sweeps_and_chains_are_covered():
     assert swept > 0.9 and 0.85 <= rate <= 0.97 and ml < 0.6, (rate, swept, ml)
 
 
+@pytest.mark.slow  # seconds: two bootstraps of 300 samples
 def test_bootstrap_intervals_are_reproducible_and_agree_with_the_curvature():
     records = simulate({"a": 100, "b": 0, "c": -100}, 60, random.Random(9))
     wald = fit_elo(records)
@@ -333,6 +334,7 @@ def test_a_field_without_upsets_rates_nobody_and_orders_the_middle_by_score():
     assert all(r.elo is None for r in fit.ratings)
 
 
+@pytest.mark.slow  # seconds: 300 simulated three-player fields, each fitted
 def test_three_player_intervals_cover_the_true_elo_at_about_95_percent():
     # Plackett-Luce games: each seat's performance is its strength plus Gumbel noise, so any
     # two seats' order is Bradley-Terry with the true Elo difference, but the three results of

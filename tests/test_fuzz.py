@@ -315,6 +315,7 @@ memory_mb = 100
 """
 
 
+@pytest.mark.slow  # seconds: each example a tournament file written and loaded
 @FAST
 @given(mutated([TOURNAMENT]))
 def test_tournament_files_load_or_give_one_config_error(tmp_path_factory, text):

@@ -10,7 +10,9 @@ import sqlite3
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.engine import EngineSpec, GtpEngine, open_engine
 from arena.engine.player import EngineFault
 from arena.match import TimeControl, play_game
@@ -175,10 +177,12 @@ def test_check_engine_plays_the_board_it_is_given_and_says_so():
 
 
 def test_check_engine_refuses_options_the_game_does_not_take():
-    bad = run_arena("check-engine", "-p", "gtp", "-O", "size=99", PY, GTP)
-    assert bad.returncode == 2 and bad.stderr.startswith("arena: -O: hex: option 'size'"), bad.stderr
-    unnamed = run_arena("check-engine", "-O", "size=7", PY, "-m", "engines.random_engine")
-    assert unnamed.returncode == 2 and "name the game it is for with --game" in unnamed.stderr
+    """Refused while the command line is read, so in process (the conformance tests run
+    check-engine as a real process)."""
+    bad = CliRunner().invoke(main, ["check-engine", "-p", "gtp", "-O", "size=99", PY, GTP])
+    assert bad.exit_code == 2 and bad.stderr.startswith("arena: -O: hex: option 'size'"), bad.stderr
+    unnamed = CliRunner().invoke(main, ["check-engine", "-O", "size=7", PY, "-m", "engines.random_engine"])
+    assert unnamed.exit_code == 2 and "name the game it is for with --game" in unnamed.stderr
 
 
 def test_a_cluster_workers_handshake_refuses_the_board_too():

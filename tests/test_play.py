@@ -108,9 +108,11 @@ def test_bad_seat_flags_are_refused_clearly():
         (["-p", "gtp", "-E", "0:depth=3"], "seat 0 speaks GTP"),
         (["--init", "1:quit"], "seat 1 speaks protocol v1"),
     ]
-    for flags, message in cases:
-        proc = run_arena("play", "-g", "hex", *flags, RANDOM, RANDOM)
-        assert proc.returncode == 2 and message in proc.stderr, (flags, proc.stderr)
+    for flags, message in cases:  # refused while the command line is read: in process
+        result = CliRunner().invoke(main, ["play", "-g", "hex", *flags, RANDOM, RANDOM])
+        assert result.exit_code == 2 and message in result.stderr, (flags, result.stderr)
+        assert "Traceback" not in result.stderr
+    # One as a real process: the exit code and stderr of `arena play` itself.
     proc = run_arena("play", "-g", "groups", "-p", "gtp", RANDOM, RANDOM)
     assert proc.returncode == 2 and "hex only" in proc.stderr
 
@@ -119,8 +121,10 @@ def test_bad_seat_flags_are_refused_clearly():
     "option,message", [("size=5.0", "option 'size'"), ("swap=1", "option 'swap'"), ("size=five", "option 'size'")]
 )
 def test_play_types_game_options_as_a_tournament_file_does(option, message):
-    result = run_arena("play", "-g", "hex", "-O", option, RANDOM, RANDOM)
-    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    """Refused while the command line is read, so in process (test_bad_seat_flags_are_refused_clearly
+    sees a refusal's exit code from a real `arena play` process)."""
+    result = CliRunner().invoke(main, ["play", "-g", "hex", "-O", option, RANDOM, RANDOM])
+    assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize(

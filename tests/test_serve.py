@@ -12,8 +12,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from helpers import ROOT, arena_cmd, artifacts, run_arena, write_tournament
 
+from arena.cli import main
 from arena.engine.player import Reply
 from arena.rules import make_game
 from arena.tournament.livegames import LiveReader, LiveWriter, WatchMark, read_live_games, touch_watching
@@ -76,7 +78,11 @@ def get(url: str, headers: dict[str, str] | None = None, method: str = "GET") ->
         return exc.code, exc.read().decode(), dict(exc.headers)
 
 
-def played_folder(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def played_folder(tmp_path_factory) -> Path:
+    """A finished run's folder, played once for the module: the servers only read it (the
+    report it serves is the one the run wrote)."""
+    tmp_path = tmp_path_factory.mktemp("served")
     path = write_tournament(tmp_path, watched_engines(0.0), rounds=1, workers=1)
     out = tmp_path / "done"
     run = run_arena("run", path, "--out", out)
@@ -125,8 +131,8 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)  # a run, then a server: processes on a shared machine
-def test_a_bind_beyond_loopback_needs_the_token_and_changes_need_the_same_origin(tmp_path):
-    out = played_folder(tmp_path)
+def test_a_bind_beyond_loopback_needs_the_token_and_changes_need_the_same_origin(played_folder):
+    out = played_folder
     proc, link = start("serve", out, "--host", "0.0.0.0")
     try:
         token = re.search(r"\?token=(\S+)", link)
@@ -151,8 +157,8 @@ def test_a_bind_beyond_loopback_needs_the_token_and_changes_need_the_same_origin
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)  # a run, then a server: processes on a shared machine
-def test_on_loopback_only_a_loopback_name_is_answered_and_a_finished_folder_is_served(tmp_path):
-    out = played_folder(tmp_path)
+def test_on_loopback_only_a_loopback_name_is_answered_and_a_finished_folder_is_served(played_folder):
+    out = played_folder
     proc, link = start("serve", out)
     try:
         assert link.startswith("http://127.0.0.1:") and "token" not in link
@@ -170,8 +176,9 @@ def test_on_loopback_only_a_loopback_name_is_answered_and_a_finished_folder_is_s
 
 
 def test_a_folder_that_is_not_a_results_folder_is_one_line(tmp_path):
-    served = run_arena("serve", tmp_path)
-    assert served.returncode == 2
+    """Refused before a server starts, so in process (the tests above start real servers)."""
+    served = CliRunner().invoke(main, ["serve", str(tmp_path)])
+    assert served.exit_code == 2
     assert "not a results folder" in served.stderr and "Traceback" not in served.stderr
 
 

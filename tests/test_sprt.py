@@ -482,6 +482,7 @@ def test_normalized_mle_holds_its_constraint_for_every_t():
         assert constrained_loglik(phat, q) == pytest.approx(constrained_loglik(phat, p), abs=1e-2)
 
 
+@pytest.mark.slow  # seconds: ten profile solves against the reference fixed point
 def test_the_profile_solver_agrees_with_the_fixed_point_where_both_hold():
     from arena.results.sprt import _stationary_mle_with_t
 
