@@ -277,6 +277,7 @@ def test_a_viewer_page_holds_engine_text_as_data_only(tmp_path):
     )
     site = write_site(tmp_path / "site", SiteData("t", "hex", record["options"], [hostile, "beta"], [record])).parent
     source = (site / "games" / "0.html").read_text(encoding="utf-8")
-    assert hostile not in source and "alert(" in source and source.count("</script>") == 4  # data, board.js, viewer.js, tables.js
+    assert hostile not in source and "alert(" in source
+    assert source.count("</script>") == 4  # the data's, board.js's, viewer.js's and tables.js's
     shown = game_data(site, 0)
     assert shown["players"][0] == shown["reason"] == hostile and hostile in shown["infos"][0]
