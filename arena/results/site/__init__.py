@@ -266,7 +266,12 @@ class SiteWriter:
 
     def _boards(self, records: list[GameRecord], manifest: Manifest) -> None:
         """The geometry file of every board these games are played on."""
-        games = {json.dumps([r.game, r.options], sort_keys=True): r for r in records}
+        games: dict[str, GameRecord] = {}
+        last: GameRecord | None = None
+        for r in records:  # a folder's games are mostly on one board: a key only where it changes
+            if last is None or r.game != last.game or r.options != last.options:
+                games.setdefault(json.dumps([r.game, r.options], sort_keys=True), r)
+                last = r
         for record in games.values():
             try:
                 game = make_game(record.game, record.options)
@@ -352,7 +357,7 @@ class SiteWriter:
             # its page says so; the rest of the site is still written.
             log.warning("game %s: cannot replay its record (%s); its page shows no board", record.id, exc)
             shown.update(colours=[""] * len(shown["players"]), moves=list(record.moves), error=str(exc))
-            return strictjson.dumps(shown, separators=(",", ":"))
+            return strictjson.compact(shown)
         moves = pages.move_data(record, (data.settings or {}).get("time_control"))
         shown.update(
             colours=replayed.colours,
@@ -363,7 +368,7 @@ class SiteWriter:
             error="",
             **moves,
         )
-        return strictjson.dumps(shown, separators=(",", ":"))
+        return strictjson.compact(shown)
 
     # -- the paged lists of games --------------------------------------------
 
@@ -504,7 +509,7 @@ class SiteWriter:
                 len(r.moves),
                 r.reason if "reason" in r else "",
             ]
-            rows.append(strictjson.dumps(row, separators=(",", ":")))
+            rows.append(strictjson.compact(row))
         head = strictjson.dumps(
             {"engines": names, "terminations": list(codes), "list_size": LIST_SIZE}, separators=(",", ":")
         )
