@@ -513,6 +513,12 @@ def test_a_record_the_rules_cannot_replay_gets_a_page_saying_so(page, tmp_path):
     assert "cannot be replayed" in text and "a1 a1<b>" in text and page.locator("#replay-error b").count() == 0
     page.goto(game_address(site, 1))
     assert page.locator("#board [data-cell]").count() == 9
+    # The list's viewer page asked for no game (or one not on it) says where to pick one.
+    for address in ((site / "games" / "0.html").as_uri(), game_address(site, 1).replace("game=1", "game=7")):
+        page.goto(address)
+        assert page.is_visible("#no-game") and page.is_hidden("#game-head") and page.is_hidden(".viewer")
+        assert page.get_attribute("#no-game a", "href") == "../lists/0.html"
+    assert not page.errors
 
 
 # -- the site's look: no Python values, sortable tables, colours, dark mode ----------
@@ -598,7 +604,7 @@ def test_the_five_games_sites_look_designed_and_say_no_python(page, tmp_path):
     Python value, and the cross table's cells coloured by the row engine's result."""
     for game_name, site in five_game_sites(tmp_path).items():
         for name in ("index.html", "crosstable.html", "engines.html", "games/0.html"):
-            page.goto((site / name).as_uri())
+            page.goto((site / name).as_uri() + ("?game=0" if name.startswith("games/") else ""))  # game 0's viewer
             assert python_values(page) == [], (game_name, name)
             shot(page, tmp_path, f"{game_name}-{name.replace('/', '-').removesuffix('.html')}")
         page.goto((site / "crosstable.html").as_uri())

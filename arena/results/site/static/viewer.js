@@ -13,6 +13,7 @@
     document.getElementById("no-game").hidden = false;
     return;
   }
+  document.getElementById("game-head").hidden = false;
   document.title = "Game " + data.id + " · " + document.title.split(" · ").slice(1).join(" · ");
   document.getElementById("game-id").textContent = data.id;
   document.getElementById("game-round").textContent = data.round === null ? "" : data.round;
