@@ -82,8 +82,11 @@ def test_a_change_of_the_rules_rewrites_the_boards_and_game_pages(tmp_path, monk
     assert all(path.read_text() == "stale" for path in files)  # the same rules: kept
     (rules / "hex.py").write_text("# the rules now\n")
     version.cache_clear()  # a new arena version: a new process
+    (tmp_path / "site" / "games" / "57.html").write_text("a game's page of an older site")
     write_site(tmp_path / "site", data)
     assert not any(path.read_text() == "stale" for path in files)
+    # The pages an older site wrote in games/ and this one does not are gone.
+    assert sorted(p.name for p in (tmp_path / "site" / "games").iterdir()) == ["0.html"]
 
 
 def test_writing_a_site_imports_no_plotting_library(tmp_path):

@@ -195,6 +195,7 @@ class SiteWriter:
         self._lists: dict[int, dict[int, pages.ListedGame]] = {}  # the paged lists' games: page -> id -> row
         self._entries: dict[int, str] = {}  # the viewer's data of each game on a page still filling
         self._list_pages: list[int] = []  # the pages written, in order
+        self._sweep = False  # remove the pages of games/ that are not this site's viewer pages
 
     def write(self, data: SiteData) -> Path:
         """Write or refresh every page; returns the index page."""
@@ -236,7 +237,17 @@ class SiteWriter:
             manifest["games"] = _runs(self._written)
         self._arrivals.take(data.records, fresh)
         _write(self._manifest_path, strictjson.dumps(manifest, separators=(",", ":")))
+        if self._sweep:
+            self._sweep_viewers()
         return self.folder / "index.html"
+
+    def _sweep_viewers(self) -> None:
+        """Remove the files of ``games/`` that are not a viewer page of this site: a site written
+        again into a report folder of an older arena (one page per game) would keep them all."""
+        self._sweep = False
+        for path in (self.folder / "games").iterdir():
+            if not (path.suffix == ".html" and path.stem.isdigit() and int(path.stem) in self._lists):
+                path.unlink(missing_ok=True)
 
     def _load_manifest(self, data: SiteData) -> Manifest:
         # Game pages depend on the code, the game and the time control (the clocks).
@@ -250,6 +261,7 @@ class SiteWriter:
             self._manifest, self._written = found
         else:
             self._manifest, self._written = {"version": version, "games": [], "boards": []}, set()
+            self._sweep = True  # written anew: what an older site left in games/ goes
         return self._manifest
 
     def _read_manifest(self) -> tuple[Manifest, set[int]] | None:
