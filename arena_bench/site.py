@@ -93,7 +93,7 @@ def site(plan: Plan, report: Report) -> None:
     old, new = records[:games], records[games:]
     settings = {"name": "bench", "time_control": {"movetime_ms": 1000}}
     builds, firsts, refreshes = [], [], []
-    loads: dict[str, list[float]] = {"index.html": [], "games.html": [], "games/0.html": []}
+    loads: dict[str, list[float]] = {"index.html": [], "games.html": [], "games/0.html?game=0": []}
     for _ in range(plan.repeats):
         with tempfile.TemporaryDirectory(prefix="arena-bench-site-") as tmp:
             folder = Path(tmp) / "report"
@@ -221,10 +221,11 @@ def _load_times(folder: Path, loads: int) -> dict[str, list[float]]:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
-            for page_name in ("index.html", "games.html", "games/0.html"):
+            for page_name in ("index.html", "games.html", "games/0.html?game=0"):  # the last: game 0's viewer
+                path, _, query = page_name.partition("?")
                 for _ in range(loads):
                     page = browser.new_page()  # a fresh page each time: nothing cached in memory
-                    page.goto((folder / page_name).as_uri(), wait_until="load")
+                    page.goto((folder / path).as_uri() + (f"?{query}" if query else ""), wait_until="load")
                     ms = page.evaluate(
                         "() => { const n = performance.getEntriesByType('navigation')[0];"
                         " return n.loadEventEnd - n.startTime; }"

@@ -190,6 +190,23 @@ def random_record(game_name: str, options: dict, seed: int, players: list[str], 
     )
 
 
+def game_address(site: Path, game_id: int) -> str:
+    """The address of a game's viewer in a report site: its list's viewer page, asked for it."""
+    from arena.results.site import LIST_SIZE
+
+    return (site / "games" / f"{game_id // LIST_SIZE}.html").as_uri() + f"?game={game_id}"
+
+
+def game_data(site: Path, game_id: int) -> Any:
+    """A game's data as its viewer page holds it (what the page shows of the record, and the frames)."""
+    from arena.results.site import LIST_SIZE
+
+    source = (site / "games" / f"{game_id // LIST_SIZE}.html").read_text(encoding="utf-8")
+    match = GAME_DATA.search(source)
+    assert match, "a viewer page holds its games' data"
+    return json.loads(match.group(1))["games"][str(game_id)]
+
+
 def site_of(tmp_path: Path, records: list[Any], engines: list[str]) -> Path:
     """The report site of ``records`` (one game, 60 s + 0.1 s a move), written under ``tmp_path``."""
     from arena.results.site import SiteData, write_site

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, engine_toml, run_arena, write_tournament
+from helpers import ROOT, engine_toml, game_address, run_arena, write_tournament
 
 import arena.rules
 from arena.rules import GAMES_VARIABLE, OptionError, make_game, register_game
@@ -76,7 +76,7 @@ def _step_through_in_chromium(browser, site: Path, record: dict) -> None:
     try:
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto((site / "games" / f"{record['id']}.html").as_uri())
+        page.goto(game_address(site, record["id"]))
         page.wait_for_selector("#board [data-cell]")
         assert page.locator("#board [data-cell]").count() == len(names)
         page.click("#first")

@@ -5,7 +5,7 @@ import random
 
 import pytest
 from click.testing import CliRunner
-from helpers import engine_toml, write_tournament
+from helpers import engine_toml, game_data, write_tournament
 from sgfmill import sgf, sgf_grammar
 
 from arena.cli import main
@@ -100,8 +100,9 @@ def test_rounds_are_numbered_as_the_report_numbers_them(tmp_path):
         r = r.replace(round=round_, places=[0, 1] if r["winner"] == 0 else [1, 0])
         [(props, _)] = parse(hex_game_sgf(r))
         site = write_site(tmp_path / str(round_), SiteData("t", "hex", r["options"], ["red", "blue"], [r])).parent
-        page = (site / "games" / "4.html").read_text(encoding="utf-8")
-        assert props["RO"] == str(round_) and f'<span class="round">round {round_}</span>' in page
+        listed = (site / "lists" / "0.html").read_text(encoding="utf-8")
+        assert props["RO"] == str(round_) and game_data(site, 4)["round"] == round_
+        assert f'?game=4">4</a></td><td>{round_}</td>' in listed
 
 
 def test_forfeits_and_escaping():

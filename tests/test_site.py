@@ -14,7 +14,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import WIDE, ZOO, artifacts, engine_toml, random_record, run_arena, site_of, write_tournament
+from helpers import (
+    WIDE,
+    ZOO,
+    artifacts,
+    engine_toml,
+    game_address,
+    game_data,
+    random_record,
+    run_arena,
+    site_of,
+    write_tournament,
+)
 
 from arena.cli import main
 from arena.results.export import summarize
@@ -110,7 +121,7 @@ def test_hex_viewer_steps_every_ply_and_lights_the_winning_chain(page, tmp_path)
         move_info=[{"depth": 3 + k, "score": EVIL, "nodes": None} for k in range(len(record["moves"]))]
     )
     site = site_of(tmp_path, [record], ["red-bot", EVIL])
-    page.goto((site / "games" / "3.html").as_uri())
+    page.goto(game_address(site, 3))
     assert page.title() == "Game 3 · arena · viewer"
     final = referee_positions(record)[-1]
     # It opens at the end, the winning chain glowing.
@@ -160,7 +171,7 @@ def test_viewer_shows_the_referees_position_at_every_ply(page, tmp_path, game_na
     players = ["alpha", "beta", "gamma"][: make_game(game_name, options).players]
     record = random_record(game_name, options, seed, players)
     site = site_of(tmp_path, [record], players)
-    page.goto((site / "games" / f"{seed}.html").as_uri())
+    page.goto(game_address(site, seed))
     shot(page, tmp_path, f"{game_name}-end")
     positions = step_through(page, record)
     final = positions[-1]
@@ -203,11 +214,11 @@ def test_hidden_posies_appear_only_at_the_end(page, tmp_path):
     final = referee_positions(record)[-1]
     hidden = final.details()["hidden"]
     # The page holds the record's deal seed nowhere, and the hidden colours only in its last frame.
-    source = (site / "games" / "11.html").read_text(encoding="utf-8")
-    data = json.loads(re.search(r'<script id="game-data" type="application/json">(.*?)</script>', source).group(1))
+    source = (site / "games" / "0.html").read_text(encoding="utf-8")  # the viewer page of games 0-499
+    data = game_data(site, 11)
     assert str(record["deal"]) not in source and '"deal"' not in source
     assert all("hidden" not in json.dumps(frame) for frame in data["frames"][:-1])
-    page.goto((site / "games" / "11.html").as_uri() + "#played=0")
+    page.goto(game_address(site, 11) + "#played=0")
     step_through(page, record)
     page.keyboard.press("Home")
     for ply in range(len(record["moves"])):
@@ -407,7 +418,8 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
     assert "running: 1 of 24 games finished" in index and 'http-equiv="refresh"' in index
     live.add(records[1], 2, 24)  # within the interval: not rewritten
     assert "running: 1 of 24" in (tmp_path / "report" / "index.html").read_text()
-    assert not (tmp_path / "report" / "games" / "1.html").exists()
+    with pytest.raises(KeyError):  # the second game is not on its viewer page yet
+        game_data(tmp_path / "report", 1)
     live.stopped()  # Ctrl-C: the pages stop reloading, the games so far are shown
     index = (tmp_path / "report" / "index.html").read_text()
     assert "running:" not in index and 'http-equiv="refresh"' not in index and "2 games" in index
@@ -416,7 +428,7 @@ def test_a_running_tournament_refreshes_its_site_at_most_every_interval(tmp_path
     )
     index = (tmp_path / "report" / "index.html").read_text()
     assert "running:" not in index and 'http-equiv="refresh"' not in index and "3 games" in index
-    assert all((tmp_path / "report" / "games" / f"{r['id']}.html").exists() for r in records)
+    assert [game_data(tmp_path / "report", r["id"])["id"] for r in records] == [r["id"] for r in records]
     game_page = (tmp_path / "report" / "games" / "0.html").read_text()
     assert 'http-equiv="refresh"' not in game_page  # a finished game's page never changes
 
@@ -496,11 +508,17 @@ def test_a_record_the_rules_cannot_replay_gets_a_page_saying_so(page, tmp_path):
     good = random_record("hex", {"size": 3}, 1, ["a", "b"])
     bad = random_record("hex", {"size": 3}, 2, ["a", "b"]).replace(moves=["a1", "a1<b>"])
     site = write_site(tmp_path / "site", SiteData("t", "hex", good["options"], ["a", "b"], [good, bad])).parent
-    page.goto((site / "games" / "2.html").as_uri())
+    page.goto(game_address(site, 2))
     text = page.text_content("#replay-error")
     assert "cannot be replayed" in text and "a1 a1<b>" in text and page.locator("#replay-error b").count() == 0
-    page.goto((site / "games" / "1.html").as_uri())
+    page.goto(game_address(site, 1))
     assert page.locator("#board [data-cell]").count() == 9
+    # The list's viewer page asked for no game (or one not on it) says where to pick one.
+    for address in ((site / "games" / "0.html").as_uri(), game_address(site, 1).replace("game=1", "game=7")):
+        page.goto(address)
+        assert page.is_visible("#no-game") and page.is_hidden("#game-head") and page.is_hidden(".viewer")
+        assert page.get_attribute("#no-game a", "href") == "../lists/0.html"
+    assert not page.errors
 
 
 # -- the site's look: no Python values, sortable tables, colours, dark mode ----------
@@ -545,7 +563,7 @@ def test_no_page_of_a_real_sprt_run_shows_a_python_value(page, tmp_path):
         page.goto((site / name).as_uri())
         assert python_values(page) == [], name
     for game in ("0", "1"):
-        page.goto((site / "games" / f"{game}.html").as_uri())
+        page.goto(game_address(site, int(game)))
         assert python_values(page) == [], game
         page.click("#first")
         assert python_values(page) == [], game
@@ -586,7 +604,7 @@ def test_the_five_games_sites_look_designed_and_say_no_python(page, tmp_path):
     Python value, and the cross table's cells coloured by the row engine's result."""
     for game_name, site in five_game_sites(tmp_path).items():
         for name in ("index.html", "crosstable.html", "engines.html", "games/0.html"):
-            page.goto((site / name).as_uri())
+            page.goto((site / name).as_uri() + ("?game=0" if name.startswith("games/") else ""))  # game 0's viewer
             assert python_values(page) == [], (game_name, name)
             shot(page, tmp_path, f"{game_name}-{name.replace('/', '-').removesuffix('.html')}")
         page.goto((site / "crosstable.html").as_uri())

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import random_record
+from helpers import game_data, random_record
 
 import arena.results.site as site_module
 from arena.results.export import summarize
@@ -30,7 +30,8 @@ def summary(folder: Path) -> dict[str, str]:
     return {name: STAMP.sub("", (folder / name).read_text()) for name in SUMMARY}
 
 
-def test_a_refresh_counts_and_writes_only_the_new_games_and_equals_a_fresh_site(tmp_path):
+def test_a_refresh_counts_and_writes_only_the_new_games_and_equals_a_fresh_site(tmp_path, monkeypatch):
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)  # 500 a page in a site; 4 here: two full pages, then more
     first = records(list(range(8)))
     data = SiteData("t", "hex", first[0]["options"], ENGINES, list(first))
     writer = SiteWriter(tmp_path / "live", parallel=False)
@@ -42,8 +43,8 @@ def test_a_refresh_counts_and_writes_only_the_new_games_and_equals_a_fresh_site(
     data.records += later
     writer.write(data)
     after = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "live" / "games").iterdir()}
-    assert all(after[name] == stamp for name, stamp in pages.items())  # written once
-    assert set(after) - set(pages) == {f"{r.id}.html" for r in later}
+    assert all(after[name] == stamp for name, stamp in pages.items())  # full pages are written once
+    assert set(after) - set(pages) == {f"{r.id // 4}.html" for r in later} == {"2.html", "3.html"}
     assert (tmp_path / "live" / "plots" / "scores.svg").stat().st_mtime_ns != plot  # the scores changed
     fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", first[0]["options"], ENGINES, first + later)).parent
     assert summary(tmp_path / "live") == summary(fresh)
@@ -81,8 +82,11 @@ def test_a_change_of_the_rules_rewrites_the_boards_and_game_pages(tmp_path, monk
     assert all(path.read_text() == "stale" for path in files)  # the same rules: kept
     (rules / "hex.py").write_text("# the rules now\n")
     version.cache_clear()  # a new arena version: a new process
+    (tmp_path / "site" / "games" / "57.html").write_text("a game's page of an older site")
     write_site(tmp_path / "site", data)
     assert not any(path.read_text() == "stale" for path in files)
+    # The pages an older site wrote in games/ and this one does not are gone.
+    assert sorted(p.name for p in (tmp_path / "site" / "games").iterdir()) == ["0.html"]
 
 
 def test_writing_a_site_imports_no_plotting_library(tmp_path):
@@ -155,7 +159,7 @@ def test_a_refresh_never_holds_up_the_games_stored_meanwhile(tmp_path):
     live.wait()
     assert seen == [1, 5] and "5 of 5 games finished" in (tmp_path / "report" / "index.html").read_text()
     live.finish(summarize(games, ENGINES, tournament="t", game="hex", options=games[0]["options"], players=2))
-    assert all((tmp_path / "report" / "games" / f"{r.id}.html").exists() for r in games)
+    assert [game_data(tmp_path / "report", r.id)["id"] for r in games] == [r.id for r in games]
 
 
 def links(page: Path) -> list[Path]:
@@ -169,20 +173,32 @@ def links(page: Path) -> list[Path]:
             if tag == "a" and (href := dict(attrs).get("href")):
                 found.append(href)
 
-    Links().feed(page.read_text())
+    Links().feed(page.with_name(page.name.partition("?")[0]).read_text())
     return [(page.parent / href).resolve() for href in found if "://" not in href]
 
 
 def reachable(site: Path) -> set[Path]:
-    """Every page a reader reaches by following links from the games page."""
+    """Every page a reader reaches by following links from the games page (with what a link
+    asks of it, ``?game=ID``, as the page's name ends: a viewer page shows the game it names)."""
     seen, todo = set(), [(site / "games.html").resolve()]
     while todo:
         page = todo.pop()
         if page in seen or page.parent.name not in ("games", "lists", site.name):
             continue
         seen.add(page)
-        todo += [p for p in links(page) if p.suffix == ".html"]
+        todo += [p for p in links(page) if p.suffix == ".html" or ".html?" in p.name]
     return seen
+
+
+def viewers(site: Path, ids: range) -> set[Path]:
+    """The addresses of these games' viewers (each, its list's viewer page asked for it)."""
+    return {(site / "games" / f"{k // site_module.LIST_SIZE}.html?game={k}").resolve() for k in ids}
+
+
+def shown(address: Path) -> bool:
+    """Whether a viewer's address leads to its game: the page is there and holds the game's data."""
+    page, _, game = address.name.partition("?game=")
+    return not game or game_data(address.parent.parent, int(game))["id"] == int(game)
 
 
 def files(site: Path) -> dict[str, tuple[int, int]]:
@@ -199,8 +215,8 @@ def test_the_paged_lists_reach_every_game_and_a_refresh_rewrites_only_what_chang
     writer.write(data)
     assert sorted(p.name for p in (site / "lists").iterdir()) == ["0.html", "1.html", "2.html"]
     reached = reachable(site)
-    assert {(site / "games" / f"{k}.html").resolve() for k in range(10)} <= reached
-    assert all(page.exists() for page in reached)  # no link leads nowhere
+    assert viewers(site, range(10)) <= reached
+    assert all(page.with_name(page.name.partition("?")[0]).exists() and shown(page) for page in reached)  # no dead link
     before = files(site)
     data.records += records([10, 11, 12])  # two more on page 2, one on a new page 3
     data.progress = (13, 14)
@@ -208,14 +224,63 @@ def test_the_paged_lists_reach_every_game_and_a_refresh_rewrites_only_what_chang
     after = files(site)
     rewritten = {name for name in before if after[name] != before[name]}
     new = set(after) - set(before)
-    assert new == {"games/10.html", "games/11.html", "games/12.html", "lists/3.html"}
+    assert new == {"games/3.html", "lists/3.html"}
     # The pages of the games that came, and the summary pages; nothing of the games before.
-    assert "lists/2.html" in rewritten and not {"lists/0.html", "lists/1.html"} & rewritten
-    assert not {f"games/{k}.html" for k in range(10)} & rewritten
+    assert {"lists/2.html", "games/2.html"} <= rewritten and not {"lists/0.html", "lists/1.html"} & rewritten
+    assert not {"games/0.html", "games/1.html"} & rewritten
     assert not {name for name in rewritten if name.startswith(("boards/", "assets/"))}
     assert {"games.html", "index.html", "data/games-index.js"} <= rewritten
-    assert {(site / "games" / f"{k}.html").resolve() for k in range(13)} <= reachable(site)
+    assert viewers(site, range(13)) <= reachable(site)
+    assert all(shown(page) for page in viewers(site, range(13)))
     # A fresh site of the same games has the same lists.
     fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", first[0]["options"], ENGINES, list(data.records)))
     for k in range(4):
         assert (fresh.parent / "lists" / f"{k}.html").read_text() == (site / "lists" / f"{k}.html").read_text()
+
+
+def test_a_refresh_replays_only_the_new_games_of_a_page_still_filling(tmp_path, monkeypatch):
+    """The viewer page of a run's last list is rewritten at each refresh with every game on it,
+    but the games already on it are not replayed again: a refresh costs the new games."""
+    replayed: list[int] = []
+    real = site_module.boards.replay
+
+    def counted(record):
+        replayed.append(record.id)
+        return real(record)
+
+    monkeypatch.setattr(site_module.boards, "replay", counted)
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    data = SiteData("t", "hex", records([0])[0]["options"], ENGINES, records([0, 1, 2, 3, 4]), progress=(5, 9))
+    site = tmp_path / "live"
+    writer = SiteWriter(site, parallel=False)
+    writer.write(data)
+    assert sorted(replayed) == [0, 1, 2, 3, 4]
+    for ids in ([5], [7, 6]):
+        replayed.clear()
+        data.records += records(ids)
+        writer.write(data)
+        assert sorted(replayed) == sorted(ids)  # not 4 and 5 again
+    assert [game_data(site, k)["id"] for k in range(8)] == list(range(8))
+    # Another writer taking the site over (a resumed run) reuses the full pages, and makes the
+    # data of the one still filling once.
+    replayed.clear()
+    data.records += records([8])
+    SiteWriter(site, parallel=False).write(data)
+    assert sorted(replayed) == [8]  # page 1 (4-7) is full and written: kept; page 2 is new
+
+
+def test_a_viewer_page_holds_engine_text_as_data_only(tmp_path):
+    """An engine's name, reason, moves and infos go into a viewer page as JSON that no text can
+    close (``<``, ``>``, ``&`` and ``'`` escaped), and the page shows them as text (viewer.js:
+    textContent; tests/test_site.py::test_hex_viewer_steps_every_ply_and_lights_the_winning_chain
+    shows them in a browser)."""
+    hostile = "</script><script>alert('x')</script><b>&amp;</b>"
+    record = records([0])[0].replace(
+        players=[hostile, "beta"], reason=hostile, move_info=[{"depth": 1, "score": hostile}]
+    )
+    site = write_site(tmp_path / "site", SiteData("t", "hex", record["options"], [hostile, "beta"], [record])).parent
+    source = (site / "games" / "0.html").read_text(encoding="utf-8")
+    assert hostile not in source and "alert(" in source
+    assert source.count("</script>") == 4  # the data's, board.js's, viewer.js's and tables.js's
+    shown = game_data(site, 0)
+    assert shown["players"][0] == shown["reason"] == hostile and hostile in shown["infos"][0]

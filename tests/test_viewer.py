@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import artifacts, random_record, site_of
+from helpers import artifacts, game_address, random_record, site_of
 
 from arena.results.site.boards import replay
 from arena.rules import GAMES as REGISTERED_GAMES
@@ -25,7 +25,7 @@ def game_page(tmp_path: Path, game_name: str, options: dict, seed: int) -> tuple
     players = ["alpha", "beta", "gamma"][: make_game(game_name, options).players]
     record = random_record(game_name, options, seed, players)
     site = site_of(tmp_path, [record], players)
-    return record, (site / "games" / f"{seed}.html").as_uri()
+    return record, game_address(site, seed)
 
 
 WHERE = """() => {

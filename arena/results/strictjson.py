@@ -25,6 +25,15 @@ def dumps(value: Any, **kwargs: Any) -> str:
     return json.dumps(value, allow_nan=False, **kwargs)
 
 
+_COMPACT = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+
+
+def compact(value: Any) -> str:
+    """:func:`dumps` without spaces, by one encoder made once: for the many small documents of
+    a report site (a row a game), where making an encoder a call costs more than the row."""
+    return _COMPACT.encode(value)
+
+
 def finite(value: Any) -> Any:
     """``value`` with every NaN or infinite float, at any depth of its dicts, lists and tuples,
     replaced by None (tuples become lists, as JSON holds them)."""

@@ -5,15 +5,19 @@ CDN.  Pages: standings (``index.html``), cross table and head to head
 (``crosstable.html``), engines' statistics and faults (``engines.html``), the list of
 games (``games.html``, filtered and paginated in the browser from one compact index
 script, and linking the paged lists ``lists/<K>.html`` of ``LIST_SIZE`` games each, plain
-HTML) and the tournament's settings (``settings.html``); one viewer page per game
-(``games/<id>.html``) draws the board from its board's geometry file
-(``boards/<key>.js``) and the frames the referee computed (``boards.replay``).
+HTML) and the tournament's settings (``settings.html``).  The games of each paged list
+share one viewer page (``games/<K>.html?game=<id>``): it holds their data (what the page
+shows of each record and the frames the referee computed, ``boards.replay``) and draws the
+game its address names from its board's geometry file (``boards/<key>.js``).  One page per
+list, not per game: a folder of 100,000 games is 200 viewer pages, not 100,000 files each
+rendered through the templates.
 
-Games never change once stored, so their pages are written once: ``.manifest.json``
-remembers which ones exist for this version of the site's code and templates, and a
-refresh during a run rewrites only the summary pages, the lists the new games are on and
-the new games' pages; what the summary shows of every game is kept as tallies between
-refreshes, so a refresh costs the new games (and the field), not every game again.
+Games never change once stored, so a full list's viewer page is written once:
+``.manifest.json`` remembers which games are written for this version of the site's code
+and templates, and a refresh during a run rewrites only the summary pages and the lists
+and viewer pages the new games are on (the data of a page still filling is kept, so only
+the new games are replayed); what the summary shows of every game is kept as tallies
+between refreshes, so a refresh costs the new games (and the field), not every game again.
 Every file is written to a temporary name and renamed, so a browser reloading during a
 run never reads half a page.
 """
@@ -189,7 +193,9 @@ class SiteWriter:
         self._index_rows: list[str] = []  # each game's row of the games index, as JSON ...
         self._index_key: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # ... for these engines and codes
         self._lists: dict[int, dict[int, pages.ListedGame]] = {}  # the paged lists' games: page -> id -> row
+        self._entries: dict[int, str] = {}  # the viewer's data of each game on a page still filling
         self._list_pages: list[int] = []  # the pages written, in order
+        self._sweep = False  # remove the pages of games/ that are not this site's viewer pages
 
     def write(self, data: SiteData) -> Path:
         """Write or refresh every page; returns the index page."""
@@ -198,35 +204,50 @@ class SiteWriter:
         manifest = self._load_manifest(data)
         for name in ASSETS:
             self._write_changed(self.folder / "assets" / name, asset_text(name))
-        written = self._written
-        # The pages of the games this writer wrote are there: only the games new to it (all of
-        # them when the manifest is new) are looked for on disk, not every page of the run again.
         fresh, again = self._arrivals.new(data.records)
-        looked = data.records if not written else fresh
-        todo = [r for r in looked if r.id not in written or not (self.folder / "games" / f"{r.id}.html").exists()]
-        self._boards(todo, manifest)
         self._list_pages = self._game_lists(data, fresh, again)
+        due = self._viewers_due(fresh)
+        records = self._records_of(data, fresh, due)
+        self._boards(list(records.values()), manifest)
+        # Full pages never change again: their games are not kept. A page still filling (a
+        # run's last) keeps its games' data, so a refresh makes only the new games' data.
+        full = [k for k in due if len(self._lists[k]) >= LIST_SIZE]
+        filling = [k for k in due if len(self._lists[k]) < LIST_SIZE]
         processes = min(os.cpu_count() or 1, MAX_PROCESSES) if self.parallel else 1
-        if len(todo) >= PARALLEL_FROM and processes > 1:
-            # Forked workers write the game pages while this process writes the summary.
+        if len(full) >= PARALLEL_FROM and processes > 1:
+            # Forked workers write the full pages while this process writes the summary.
             global _JOB
-            _JOB = (self, data)
-            chunks = [[r["id"] for r in todo[k::processes]] for k in range(processes)]
+            _JOB = (self, data, records)
+            chunks = [full[k::processes] for k in range(processes)]
             with multiprocessing.get_context("fork").Pool(processes, initializer=_plain_signals) as pool:
-                pending = pool.map_async(_write_games_in_child, chunks)
+                pending = pool.map_async(_write_viewers_in_child, chunks)
+                for page in filling:
+                    self._viewer_page(data, page, records)
                 self._summary_pages(data, fresh, again)
                 pending.get()
             _JOB = None
+            for page in full:
+                self._forget(page)
         else:
-            for record in todo:
-                self._game_page(data, record)
+            for page in due:
+                self._viewer_page(data, page, records)
             self._summary_pages(data, fresh, again)
-        if todo:
-            written.update(r["id"] for r in todo)
-            manifest["games"] = _runs(written)
+        if due:
+            self._written.update(k for page in due for k in self._lists[page])
+            manifest["games"] = _runs(self._written)
         self._arrivals.take(data.records, fresh)
         _write(self._manifest_path, strictjson.dumps(manifest, separators=(",", ":")))
+        if self._sweep:
+            self._sweep_viewers()
         return self.folder / "index.html"
+
+    def _sweep_viewers(self) -> None:
+        """Remove the files of ``games/`` that are not a viewer page of this site: a site written
+        again into a report folder of an older arena (one page per game) would keep them all."""
+        self._sweep = False
+        for path in (self.folder / "games").iterdir():
+            if not (path.suffix == ".html" and path.stem.isdigit() and int(path.stem) in self._lists):
+                path.unlink(missing_ok=True)
 
     def _load_manifest(self, data: SiteData) -> Manifest:
         # Game pages depend on the code, the game and the time control (the clocks).
@@ -240,6 +261,7 @@ class SiteWriter:
             self._manifest, self._written = found
         else:
             self._manifest, self._written = {"version": version, "games": [], "boards": []}, set()
+            self._sweep = True  # written anew: what an older site left in games/ goes
         return self._manifest
 
     def _read_manifest(self) -> tuple[Manifest, set[int]] | None:
@@ -256,7 +278,12 @@ class SiteWriter:
 
     def _boards(self, records: list[GameRecord], manifest: Manifest) -> None:
         """The geometry file of every board these games are played on."""
-        games = {json.dumps([r.game, r.options], sort_keys=True): r for r in records}
+        games: dict[str, GameRecord] = {}
+        last: GameRecord | None = None
+        for r in records:  # a folder's games are mostly on one board: a key only where it changes
+            if last is None or r.game != last.game or r.options != last.options:
+                games.setdefault(json.dumps([r.game, r.options], sort_keys=True), r)
+                last = r
         for record in games.values():
             try:
                 game = make_game(record.game, record.options)
@@ -271,48 +298,89 @@ class SiteWriter:
                 )
                 manifest["boards"].append(key)
 
-    def _game_page(self, data: SiteData, record: GameRecord) -> None:
+    def _viewers_due(self, fresh: Sequence[GameRecord]) -> list[int]:
+        """The viewer pages (``games/K.html``: the games of ``lists/K.html``) to write: those
+        the new games are on, unless every game on one is written there already (a site
+        written before, for this version of the site)."""
+        touched = sorted({(r.id or 0) // LIST_SIZE for r in fresh})
+        written = self._written
+        return [
+            page
+            for page in touched
+            if not written.issuperset(self._lists[page]) or not (self.folder / "games" / f"{page}.html").exists()
+        ]
+
+    def _records_of(self, data: SiteData, fresh: Sequence[GameRecord], due: Sequence[int]) -> dict[int, GameRecord]:
+        """The records of the games on ``due`` pages whose data is not kept, by id: found among
+        the new games (a refresh), else among all (a site's first write)."""
+        needed = {k for page in due for k in self._lists[page] if k not in self._entries}
+        found = {r.id or 0: r for r in fresh if (r.id or 0) in needed}
+        if len(found) < len(needed):
+            found = {r.id or 0: r for r in data.records if (r.id or 0) in needed}
+        return found
+
+    def _viewer_page(self, data: SiteData, page: int, records: Mapping[int, GameRecord]) -> None:
+        """``games/K.html``: the viewer with the data of every game of the page's list; the
+        address says which game it shows (``?game=ID``).  The data of a page still filling is
+        kept for its next write."""
+        keep = len(self._lists[page]) < LIST_SIZE
+        entries = []
+        for game_id in sorted(self._lists[page]):
+            entry = self._entries.get(game_id)
+            if entry is None:
+                entry = self._game_entry(data, records[game_id])
+                if keep:
+                    self._entries[game_id] = entry
+            entries.append(f'"{game_id}":{entry}')
+        text = self.env.get_template("game.html").render(
+            site=self._site_context(data, summary=False),
+            root="../",
+            page=page,
+            first=page * LIST_SIZE,
+            last=page * LIST_SIZE + LIST_SIZE - 1,
+            data=_script_markup('{"games":{' + ",".join(entries) + "}}"),
+        )
+        _write(self.folder / "games" / f"{page}.html", text)
+        if not keep:
+            self._forget(page)
+
+    def _forget(self, page: int) -> None:
+        """Drop the kept data of a page's games (a full page is written for good)."""
+        for game_id in self._lists[page]:
+            self._entries.pop(game_id, None)
+
+    def _game_entry(self, data: SiteData, record: GameRecord) -> str:
+        """A game's data on its viewer page, as strict JSON: what the page shows of the record
+        and, unless the rules cannot replay it, the positions the referee computed."""
+        shown = {
+            "id": record.id,
+            "round": record.round,
+            "players": list(record.players or []),
+            "result": pages.result_text(record),
+            "termination": str(record.termination),
+            "reason": record.reason if "reason" in record else "",
+            "started": record.get("started"),
+            "duration_s": record.get("duration_s"),
+        }
         try:
             replayed = boards.replay(record)
         except (IllegalMove, OptionError, ValueError, KeyError, TypeError) as exc:
             # A record the rules cannot replay (edited by hand, or from another version):
             # its page says so; the rest of the site is still written.
             log.warning("game %s: cannot replay its record (%s); its page shows no board", record.id, exc)
-            page = self.env.get_template("game.html").render(
-                site=self._site_context(data, summary=False),
-                record=record,
-                error=str(exc),
-                colours=[""] * len(record.players or []),
-                result=pages.result_text(record),
-                root="../",
-            )
-            _write_page(self.folder / "games" / f"{record.id}.html", page)
-            return
-        key = replayed.board
+            shown.update(colours=[""] * len(shown["players"]), moves=list(record.moves), error=str(exc))
+            return strictjson.compact(shown)
         moves = pages.move_data(record, (data.settings or {}).get("time_control"))
-        timed = len(moves["times"]) > 0 and len(record.moves) > moves["opening"]  # a row shows a time
-        page = self.env.get_template("game.html").render(
-            site=self._site_context(data, summary=False),
-            record=record,
-            board=key,
+        shown.update(
             colours=replayed.colours,
-            data=_script_json(
-                {
-                    "frames": replayed.frames,
-                    "cells": replayed.cells,
-                    "game": record.game,
-                    "players": record.players,
-                    **moves,
-                }
-            ),
-            plies=len(record.moves),
-            clocks=moves["clock"] is not None and timed,
-            infos=bool(moves["infos"]),
-            result=pages.result_text(record),
-            root="../",
+            board=replayed.board,
+            frames=replayed.frames,
+            cells=replayed.cells,
+            game=record.game,
             error="",
+            **moves,
         )
-        _write_page(self.folder / "games" / f"{record.id}.html", page)
+        return strictjson.compact(shown)
 
     # -- the paged lists of games --------------------------------------------
 
@@ -322,7 +390,7 @@ class SiteWriter:
         that the games new to this writer change, and their neighbours' when a page is new
         (their links to it); the others stay as they are.  Returns every page, in order."""
         if again:  # other games than before: listed all again
-            self._lists = {}
+            self._lists, self._entries = {}, {}
         before = set(self._lists)
         touched = set()
         for record in fresh:
@@ -453,8 +521,10 @@ class SiteWriter:
                 len(r.moves),
                 r.reason if "reason" in r else "",
             ]
-            rows.append(strictjson.dumps(row, separators=(",", ":")))
-        head = strictjson.dumps({"engines": names, "terminations": list(codes)}, separators=(",", ":"))
+            rows.append(strictjson.compact(row))
+        head = strictjson.dumps(
+            {"engines": names, "terminations": list(codes), "list_size": LIST_SIZE}, separators=(",", ":")
+        )
         return f'window.ARENA_INDEX = {head[:-1]},"games":[{",".join(rows)}]}};\n'
 
 
@@ -608,28 +678,26 @@ def _in_order(stats: Mapping[str, EngineStats], order: Sequence[str]) -> dict[st
 
 LIST_SIZE = 500  # games a page of the paged lists: a page of about 100 KB
 
-# New game pages worth forking for: a page costs about half a millisecond, and forking the
-# writers costs tens of milliseconds of CPU (their copied pages), so only a large batch
-# (a whole site's build, a resumed run's first write) saves more time than it costs.
-PARALLEL_FROM = 1000
+# Full viewer pages worth forking for: a page of 500 games costs about a tenth of a second
+# (replaying them), and forking the writers costs tens of milliseconds of CPU (their copied
+# pages), so only a large batch (a whole site's build, a resumed run's first write) saves
+# more time than it costs.
+PARALLEL_FROM = 4
 MAX_PROCESSES = 4
-_JOB: tuple[SiteWriter, SiteData] | None = None  # what forked workers inherit
+_JOB: tuple[SiteWriter, SiteData, Mapping[int, GameRecord]] | None = None  # what forked workers inherit
 
 
-def _write_games_in_child(ids: list[int]) -> None:
+def _write_viewers_in_child(viewer_pages: list[int]) -> None:
     assert _JOB is not None
-    writer, data = _JOB
-    wanted = set(ids)
-    for record in data.records:
-        if record.id in wanted:
-            writer._game_page(data, record)
+    writer, data, records = _JOB
+    for page in viewer_pages:
+        writer._viewer_page(data, page, records)
 
 
-def _script_json(value: Any) -> markupsafe.Markup:
-    """Strict JSON to paste in a ``<script type="application/json">`` block, as Jinja's
+def _script_markup(text: str) -> markupsafe.Markup:
+    """Strict JSON text to paste in a ``<script type="application/json">`` block, as Jinja's
     ``tojson`` writes it (``<``, ``>``, ``&`` and ``'`` as ``\\u`` escapes, so no text of an
-    engine can close the block), in one pass and without spaces: a game page is mostly this."""
-    text = strictjson.dumps(value, separators=(",", ":"))
+    engine can close the block), in one pass over the whole text: a viewer page is mostly this."""
     for char, code in _SCRIPT_ESCAPES:
         text = text.replace(char, code)
     return markupsafe.Markup(text)
@@ -648,16 +716,6 @@ def _write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
-
-
-def _write_page(path: Path, text: str) -> None:
-    """A game's page: a new one is written in place (no page links to it before the games
-    list is rewritten, after it), one that is there is replaced whole."""
-    try:
-        with open(path, "x", encoding="utf-8") as out:
-            out.write(text)
-    except FileExistsError:
-        _write(path, text)
 
 
 def write_site(folder: Path, data: SiteData) -> Path:

@@ -178,7 +178,8 @@ def replay(record: GameRecord) -> Replayed:
     if any), which the viewer reads as ``{seat, set: [[cell, code]], last: [cell]}``: a
     page's data is mostly frames, and the short form is a quarter of the text.
     """
-    game, picture = _rules(record["game"], json.dumps(record["options"], sort_keys=True))
+    rules = _rules(record["game"], json.dumps(record["options"], sort_keys=True))
+    game, picture, named_cells = rules.game, rules.picture, rules.named_cells
     state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
     code, players = picture.codes, record["players"]
     before = list(state.cells)
@@ -186,13 +187,21 @@ def replay(record: GameRecord) -> Replayed:
         _frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]}, state.status(players))
     ]
     kept_groups, move_cells = picture.kept_groups, picture.move_cells
+    # A site replays every game: the calls of each ply are kept few (a game whose states say
+    # nothing besides the board is not asked each ply; a token's cells are looked up once).
+    says = type(state).status is not State.status
+    play, current_player = state.play, state.current_player
     for move in record["moves"]:
-        seat = state.current_player()
-        state.play(move)
+        seat = current_player()
+        play(move)
         after = list(state.cells)
-        named = move_cells(move)
+        named = named_cells.get(move)
+        if named is None:
+            named = move_cells(move)
+            if len(named_cells) < MOVES_KEPT:
+                named_cells[move] = named
         short = _placement(seat, before, after, named, code)
-        status = state.status(players)
+        status = state.status(players) if says else ""
         if short is not None:
             frames.append([*short, status] if status else short)
         else:  # a capture, a swap, a removal, a slide: compare every cell
@@ -204,15 +213,28 @@ def replay(record: GameRecord) -> Replayed:
     last = _expanded(frames[-1])
     last["end"] = _ending(state, players)
     frames[-1] = last
-    return Replayed(board_key(game), len(before), frames, state.seat_colours())
+    return Replayed(rules.key, len(before), frames, state.seat_colours())
+
+
+MOVES_KEPT = 4096  # the move tokens whose cells a board keeps (a board's every cell, and then some)
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """What replaying a game on one board needs, made once per options."""
+
+    game: Game
+    picture: BoardPicture
+    key: str  # board_key
+    named_cells: dict[str, list[int]]  # the cells each move token names, filled as they are met
 
 
 @functools.lru_cache(maxsize=64)
-def _rules(name: str, options: str) -> tuple[Game, BoardPicture]:
+def _rules(name: str, options: str) -> _Rules:
     """A game and its picture, made once per options: a site replays thousands of games
     on one board, and drawing the board's outline costs more than replaying a game."""
     game = make_game(name, json.loads(options))
-    return game, game.picture()
+    return _Rules(game, game.picture(), board_key(game), {})
 
 
 def _placement(
@@ -251,7 +273,7 @@ def _changes(
     """The frame of any move: every cell whose contents differ."""
     changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
     frame: Frame = {"seat": seat, "set": [[i, code[after[i]]] for i in changed]}
-    if last := [i for i in changed if code[after[i]]] or named:
+    if last := [i for i in changed if code[after[i]]] or list(named):
         frame["last"] = last
     emptied = [i for i in changed if not code[after[i]]]
     if emptied:

@@ -5,10 +5,10 @@ is written of it); the site is rewritten at most every ``interval`` seconds (and
 more often than four times the last rewrite took), in a thread of its own, so that the
 coordinator goes on storing games while the pages are written, and once more, complete,
 by :meth:`LiveSite.finish`.  A refresh counts the games that finished since the last one
-and writes their pages; the pages of the others stay as they are (SiteWriter).  While a
-run goes on, the pages reload themselves every few seconds.  A page that cannot be
-written is logged, never fatal: the games are in the database, and ``arena report``
-rewrites the site from it.
+and writes the list and viewer page they are on; the pages of the others stay as they are
+(SiteWriter).  While a run goes on, the pages reload themselves every few seconds.  A page
+that cannot be written is logged, never fatal: the games are in the database, and
+``arena report`` rewrites the site from it.
 """
 
 from __future__ import annotations

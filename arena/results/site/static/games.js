@@ -51,7 +51,7 @@
     for (const g of shown.slice(page * PAGE, (page + 1) * PAGE)) {
       const row = document.createElement("tr");
       const link = document.createElement("a");
-      link.href = "games/" + g[0] + ".html";
+      link.href = "games/" + Math.floor(g[0] / index.list_size) + ".html?game=" + g[0];
       link.textContent = g[0];
       cell(row, "").appendChild(link);
       cell(row, COLUMNS[1](g));
