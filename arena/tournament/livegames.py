@@ -2,14 +2,15 @@
 
 A run's workers cannot reach a web server, and a server started later by another process
 cannot reach the run; both can reach the results folder.  So while someone watches, the
-worker that plays a game keeps ``live/<id>.json`` in the folder up to date: the whole game
-so far (its set-up, moves, times, clocks and each seat's last ``info`` line), rewritten
-whole after every move under a temporary name and renamed, and removed when the game ends.
-Whether someone watches is a file too: a server with a viewer connected touches
-``live/watching`` every second (:func:`touch_watching`); a worker looks at its time at
-most every :data:`CHECK_S`.  With nobody watching no file is written and nothing reaches the
-coordinator: a move costs the worker one clock read.  A file that cannot be written (a full
-disk, a cluster's worker on another machine) costs the viewers the game, never the game.
+worker that plays a game keeps ``live/<id>.jsonl`` in the folder: the game's set-up on its
+first line, then a line a move (its time, the clocks, the mover's last ``info`` line),
+appended as the game goes, and removed when the game ends; a server reads each file from
+where it stopped (:class:`LiveReader`).  Whether someone watches is a file too: a server
+with a viewer connected touches ``live/watching`` every second (:func:`touch_watching`); a
+worker looks at its time at most every :data:`CHECK_S`.  With nobody watching no file is
+written and nothing reaches the coordinator: a move costs the worker a tuple kept and one
+clock read.  A file that cannot be written (a full disk) costs the viewers the game, never
+the game.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class WatchMark:
         return self.watched
 
 
-Played = tuple[str, int, int, list[int] | None, str | None, int | None, float]  # a LiveMove's values, in order
+Played = tuple[str, int, int, list[int] | None, str | None, int | None, float]  # a LiveMove's values, as they came
 
 
 class LiveWriter:
@@ -128,10 +129,12 @@ class LiveWriter:
         self._show()
 
     def moved(self, state: State, seat: int, reply: Reply, clocks_ms: Sequence[int] | None) -> None:
-        said = None if reply.said is None else codec.sanitize(reply.said, SAID_KEEP)
-        clocks = None if clocks_ms is None else [max(c, 0) for c in clocks_ms]
+        # Kept as it came: made into text only if someone watches (_line).
+        clocks = None if clocks_ms is None else list(clocks_ms)
         to_move = None if state.is_terminal() else state.current_player()
-        self.moves.append((state.moves[-1], seat, round(reply.elapsed * 1000), clocks, said, to_move, time.time()))
+        self.moves.append(
+            (state.moves[-1], seat, round(reply.elapsed * 1000), clocks, reply.said, to_move, time.time())
+        )
         self._show()
 
     def _show(self) -> None:
@@ -178,17 +181,16 @@ class LiveWriter:
 
 
 def _line(move: Played) -> str:
+    """A move's line, the JSON of a :class:`LiveMove` written out by hand: ``json.dumps`` of
+    the dict costs several times this, paid on every move while someone watches."""
     token, seat, ms, clocks, said, to_move, at = move
-    line: LiveMove = {
-        "move": token,
-        "seat": seat,
-        "ms": ms,
-        "clocks": clocks,
-        "said": said,
-        "to_move": to_move,
-        "at": at,
-    }
-    return json.dumps(line, separators=(",", ":")) + "\n"
+    shown_clocks = "null" if clocks is None else f"[{','.join(str(max(c, 0)) for c in clocks)}]"
+    shown_said = "null" if said is None else json.dumps(codec.sanitize(said, SAID_KEEP))
+    shown_to_move = "null" if to_move is None else str(to_move)
+    return (
+        f'{{"move":{json.dumps(token)},"seat":{seat},"ms":{ms},"clocks":{shown_clocks},'
+        f'"said":{shown_said},"to_move":{shown_to_move},"at":{at!r}}}\n'
+    )
 
 
 def clear_live(live: Path) -> None:

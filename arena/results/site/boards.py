@@ -178,33 +178,63 @@ def replay(record: GameRecord) -> Replayed:
     if any), which the viewer reads as ``{seat, set: [[cell, code]], last: [cell]}``: a
     page's data is mostly frames, and the short form is a quarter of the text.
     """
-    game, picture = _rules(record["game"], json.dumps(record["options"], sort_keys=True))
-    state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
-    code, players = picture.codes, record["players"]
-    before = list(state.cells)
-    frames: list[ShortFrame | Frame] = [
-        _frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]}, state.status(players))
-    ]
-    kept_groups, move_cells = picture.kept_groups, picture.move_cells
-    for move in record["moves"]:
+    game = Replay(record["game"], record["options"], record["players"], record.get("seed"))
+    game.start(record.get("setup"), record.get("deal"))
+    frames = [game.first, *(game.play(move) for move in record["moves"])]
+    frames[-1] = last_frame(frames[-1], game.ending())
+    return Replayed(game.board, len(game.before), frames, game.state.seat_colours())
+
+
+class Replay:
+    """A game's frames (:func:`replay`'s) made a move at a time, as they come: a live game
+    costs each move once, however long it grows.  ``start`` before ``play``."""
+
+    def __init__(self, name: str, options: Mapping[str, object], players: list[str], seed: int | None) -> None:
+        self.game, self.picture = _rules(name, json.dumps(options, sort_keys=True))
+        self.board = board_key(self.game)
+        self.players, self.seed = players, seed
+        self.code = self.picture.codes
+
+    def start(self, setup: str | None, deal: int | None) -> None:
+        """The first position (``first``, its frame), from the seed or the setup token."""
+        self.state = replay_start(self.game, self.seed, setup, deal)
+        self.before = list(self.state.cells)
+        first: Frame = {"set": [[i, self.code[v]] for i, v in enumerate(self.before) if self.code[v]]}
+        self.first = _frame(first, self.state.status(self.players))
+
+    def play(self, move: str) -> ShortFrame | Frame:
+        """The frame of ``move``, played by the referee."""
+        state, code = self.state, self.code
         seat = state.current_player()
         state.play(move)
         after = list(state.cells)
-        named = move_cells(move)
-        short = _placement(seat, before, after, named, code)
-        status = state.status(players)
+        named = self.picture.move_cells(move)
+        short = _placement(seat, self.before, after, named, code)
+        status = state.status(self.players)
+        frame: ShortFrame | Frame
         if short is not None:
-            frames.append([*short, status] if status else short)
+            frame = [*short, status] if status else short
         else:  # a capture, a swap, a removal, a slide: compare every cell
-            frame = _changes(seat, before, after, named, code, kept_groups)
+            frame = _changes(seat, self.before, after, named, code, self.picture.kept_groups)
             if status:
                 frame["status"] = status
-            frames.append(frame)
-        before = after
-    last = _expanded(frames[-1])
-    last["end"] = _ending(state, players)
-    frames[-1] = last
-    return Replayed(board_key(game), len(before), frames, state.seat_colours())
+        self.before = after
+        return frame
+
+    def ending(self) -> Ending:
+        """What the last frame shows (nothing before the game is over)."""
+        return _ending(self.state, self.players)
+
+    @property
+    def over(self) -> bool:
+        return self.state.is_terminal()
+
+
+def last_frame(frame: ShortFrame | Frame, ending: Ending) -> Frame:
+    """A game's last frame, with what its end shows."""
+    last = _expanded(frame)
+    last["end"] = ending
+    return last
 
 
 @functools.lru_cache(maxsize=64)
