@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -21,9 +22,21 @@ from arena.engine.player import Reply
 from arena.record import GameRecord
 from arena.results.site import boards
 from arena.rules import make_game
+from arena.serve.beside import ServeBeside
 from arena.serve.feed import LiveFeed
 from arena.tournament import livegames
-from arena.tournament.livegames import LiveReader, LiveWriter, WatchMark, read_live_games, touch_watching
+from arena.tournament.cluster import ClusterSpec
+from arena.tournament.config import load_tournament
+from arena.tournament.livegames import (
+    FileSink,
+    LiveReader,
+    LiveRelay,
+    LiveWriter,
+    WatchMark,
+    read_live_games,
+    touch_watching,
+)
+from arena.tournament.runner import run_tournament
 from protocol import codec
 
 WATCHED = str(ROOT / "tests" / "engines" / "watched_engine.py")
@@ -99,7 +112,7 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     live = tmp_path / "live"
     live.mkdir()
     mark = WatchMark(live)
-    writer = LiveWriter(live, mark, 7, 3, ["a", "b"])
+    writer = LiveWriter(FileSink(live / "7.jsonl"), mark, 7, 3, ["a", "b"])
     state = make_game("hex", {"size": 5}).initial_state(1)
     writer.begin(state, 1, 0)
     state.play("c3")
@@ -154,7 +167,7 @@ class LiveGameWriter:
         live.mkdir(parents=True, exist_ok=True)
         touch_watching(live)
         self.mark = WatchMark(live)
-        self.writer = LiveWriter(live, self.mark, game_id, 1, ["a", "b"])
+        self.writer = LiveWriter(FileSink(live / f"{game_id}.jsonl"), self.mark, game_id, 1, ["a", "b"])
         self.state = make_game("hex", {"size": 5}).initial_state(1)
         self.writer.begin(self.state, 1, 0)
         for move in moves:
@@ -403,3 +416,96 @@ def test_a_move_reaches_an_open_page_as_news_and_a_page_that_comes_mid_game_sees
         tab.wait_for_function("window.arenaLive.games().length === 0")
         assert not tab.errors
     stop(proc)
+
+
+# -- watching a run on a Dask cluster ---------------------------------------------
+
+
+class FeedReader(threading.Thread):
+    """A page's EventSource, as an HTTP client: every event of a feed, kept in order."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url = url
+        self.events: list[tuple[str, dict]] = []
+
+    def run(self) -> None:
+        try:
+            with urllib.request.urlopen(self.url, timeout=60) as feed:
+                kind = ""
+                for raw in feed:
+                    line = raw.decode()
+                    if line.startswith("event: "):
+                        kind = line[7:].strip()
+                    elif line.startswith("data: "):
+                        self.events.append((kind, json.loads(line[6:])))
+        except OSError:
+            return  # the server stopped
+
+    def shown(self) -> dict[int, list[str]]:
+        """Each game the page was sent, and its moves as the page holds them."""
+        return {value["id"]: self.moves_of(value["id"]) for kind, value in list(self.events) if kind == "game"}
+
+    def moves_of(self, game_id: int) -> list[str]:
+        """The game's moves as a page holds them: the whole game, then each news in order."""
+        moves: list[str] = []
+        for kind, value in list(self.events):
+            if kind == "game" and value["id"] == game_id:
+                moves = list(value["moves"])
+            elif kind == "moves" and value["id"] == game_id:
+                assert value["from"] == len(moves)  # news follows what the page holds
+                moves += value["moves"]
+        return moves
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)  # a Dask cluster, a run and a server: processes on a shared machine
+def test_a_cluster_run_is_watched_with_its_moves_sent_over_dask(tmp_path, monkeypatch):
+    relayed: list[dict] = []
+    take = LiveRelay.take
+    monkeypatch.setattr(LiveRelay, "take", lambda self, message: (relayed.append(message), take(self, message)))
+    path = write_tournament(
+        tmp_path,
+        watched_engines(0.2),
+        name="watched",
+        options="size = 7",
+        rounds=2,
+        workers=2,
+        time_control="base_ms = 60000",
+    )
+    out = tmp_path / "out"
+    told: list[str] = []
+    seen: dict[str, object] = {}
+
+    def watch() -> None:
+        """A page on the run's server (arena run --cluster local:2 --serve), as the run goes."""
+        deadline = time.monotonic() + 120
+        while not told and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(2)  # games are on, nobody watches: nothing is sent over Dask
+        seen["before"] = list(relayed)
+        page = FeedReader(URL.search(told[0]).group(0) + "0/feed")  # type: ignore[union-attr]
+        page.start()
+        while time.monotonic() < deadline and not any(len(m) >= 5 for m in page.shown().values()):
+            time.sleep(0.2)
+        seen["page"] = page
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    summary = run_tournament(
+        load_tournament(path), out, observers=[ServeBeside(out, told.append)], cluster=ClusterSpec.parse("local:2")
+    )
+    watcher.join(timeout=60)
+    assert summary.played == 4
+    assert seen["before"] == []
+    page = seen["page"]
+    assert isinstance(page, FeedReader)
+    game_id, moves = max(page.shown().items(), key=lambda item: len(item[1]))
+    assert len(moves) >= 5, page.events
+    assert any(kind == "moves" and value["id"] == game_id for kind, value in page.events)  # as they are played
+    # They came over Dask: the coordinator wrote what the workers sent on the run's topic.
+    sent = "".join(m.get("lines", "") for m in relayed if m["id"] == game_id).splitlines()
+    assert json.loads(sent[0])["id"] == game_id
+    assert [json.loads(line)["move"] for line in sent[1:]][: len(moves)] == moves
+    assert any(m.get("end") for m in relayed if m["id"] == game_id)  # its end too: its file went
+    assert not list((out / "live").glob("*.jsonl"))

@@ -31,12 +31,19 @@ import anyio.to_thread
 from ..results import strictjson
 from ..results.export import summarize_folder
 from ..results.site import boards, pages, template_environment
-from ..tournament.livegames import LiveHead, LiveMove, LiveReader, live_folder, read_live_games, touch_watching
+from ..tournament.livegames import (
+    MARK_S,
+    LiveHead,
+    LiveMove,
+    LiveReader,
+    live_folder,
+    read_live_games,
+    touch_watching,
+)
 
 log = logging.getLogger("arena.serve")
 
 POLL_S = 0.2  # how often the game files are looked at while someone watches
-MARK_S = 1.0  # how often the watching mark is renewed (livegames.FRESH_S is its lifetime)
 KEEPALIVE_S = 15.0  # a comment line this often, so proxies and browsers keep the stream open
 BACKLOG = 256  # events a slow page may fall behind by before it is sent the games afresh
 # The standings are read from the whole store: at most this often, and never more often than
