@@ -399,6 +399,7 @@ def test_a_move_reaches_an_open_page_as_news_and_a_page_that_comes_mid_game_sees
     first.wait_for_function(f"document.querySelector(\"section[data-game='99'] [data-index='{a1}']\").dataset.state")
     assert first.locator("section[data-game='99'] tr[data-seat='0'] td.said").text_content() == "depth 3 <b>a1</b>"
     assert first.locator("section[data-game='99'] tr.to-move").get_attribute("data-seat") == "1"
+    assert first.locator("section[data-game='99'] tr[data-seat='1'] td.seat").text_content() == "1 (blue)"
     game.play("e5")
     # A page that comes mid-game is sent the game whole: every move so far, the same board.
     later.goto(link)

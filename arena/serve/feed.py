@@ -113,7 +113,6 @@ class LiveGame:
             "id": head["id"],
             "round": head["round"],
             "players": head["players"],
-            "colours": self.replay.state.seat_colours(),
             "board": self.replay.board,
             "cells": len(self.replay.before),
             "frames": self.frames,
@@ -124,10 +123,12 @@ class LiveGame:
         }
 
     def _now(self) -> dict[str, Any]:
-        """What changes with every move: the clocks, the seat to move, the info lines."""
+        """What a move may change: the clocks, the seat to move, the info lines, the seats'
+        colours (as the game names them now)."""
         last = self.last
         at = last["at"] if last else self.head["at"]
         return {
+            "colours": self.replay.state.seat_colours(),
             "clocks": last["clocks"] if last else None,
             "to_move": last["to_move"] if last else self.head["to_move"],
             "said": self.said,

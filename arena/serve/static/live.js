@@ -64,7 +64,7 @@
     game.players.forEach(function (name, seat) {
       const row = document.createElement("tr");
       row.dataset.seat = seat;
-      cell(row, seat + (game.colours[seat] ? " (" + game.colours[seat] + ")" : ""));
+      cell(row, "", "seat");
       cell(row, name, "name player");
       cell(row, "", "clock");
       cell(row, "", "name said");
@@ -89,7 +89,7 @@
     game.moves.push.apply(game.moves, news.moves);
     game.times.push.apply(game.times, news.times);
     view.frames.push.apply(view.frames, news.frames.map(draws.expand));
-    ["clocks", "to_move", "said", "age_ms", "played_at"].forEach(function (key) { game[key] = news[key]; });
+    ["clocks", "to_move", "said", "colours", "age_ms", "played_at"].forEach(function (key) { game[key] = news[key]; });
     view.came = performance.now();
     addRows(view, from);
     if (view.drawn) paint(view);
@@ -114,7 +114,7 @@
     box.scrollTop = box.scrollHeight;
   }
 
-  // The board as it stands, the seat to move and the engines' last words.
+  // The board as it stands, the seats' colours, the seat to move and the engines' last words.
   function paint(view) {
     const game = view.game, frames = view.frames, node = view.node;
     const last = frames.length - 1;
@@ -129,6 +129,7 @@
     node.querySelector(".status").textContent = frames[last].status || "";
     node.querySelectorAll(".seats tbody tr").forEach(function (row, seat) {
       row.className = seat === game.to_move ? "to-move" : "";
+      row.querySelector("td.seat").textContent = seat + (game.colours[seat] ? " (" + game.colours[seat] + ")" : "");
       row.querySelector("td.said").textContent = game.said[seat] || "";
     });
     tick();
