@@ -372,9 +372,11 @@ class LiveReader:
         end = buffer.rfind(b"\n") + 1
         self.partial = buffer[end:]
         lines = buffer[:end].splitlines()
-        for line in lines:
-            if self.head is None:
-                self.head = json.loads(line)
-            else:
-                self.moves.append(json.loads(line))
-        return bool(lines)
+        if not lines:
+            return False
+        # One parse of them all as a JSON array: a third of a parse a line, paid on every move.
+        parsed = json.loads(b"[" + b",".join(lines) + b"]")
+        if self.head is None:
+            self.head = parsed.pop(0)
+        self.moves += parsed
+        return True
