@@ -91,9 +91,8 @@ def results_folder(tmp: Path) -> Path:
     engines = "".join(f'[[engines]]\nname = "{n}"\ncommand = {json.dumps(engine)}\n' for n in "ab")
     (tmp / "t.toml").write_text(f'name = "t"\ngame = "hex"\nrounds = 1\n[options]\nsize = 5\n{engines}')
     out = tmp / "out"
-    subprocess.run(
-        [sys.executable, "-m", "arena", "run", str(tmp / "t.toml"), "--out", str(out), "-q"], cwd=ROOT, check=True
-    )
+    command = [sys.executable, "-m", "arena", "run", str(tmp / "t.toml"), "--out", str(out), "-q"]
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
     return out
 
 

@@ -45,7 +45,7 @@ log = logging.getLogger("arena.serve")
 
 POLL_S = 0.2  # how often the game files are looked at while someone watches
 KEEPALIVE_S = 15.0  # a comment line this often, so proxies and browsers keep the stream open
-BACKLOG = 256  # events a slow page may fall behind by before it is sent the games afresh
+BACKLOG = 256  # looks a slow page may fall behind by, and events a page that reconnects may have missed
 # The standings are read from the whole store: at most this often, and never more often than
 # four times their last reading took, so a run of quick games is not slowed by its watchers.
 STANDINGS_S = 2.0
@@ -164,6 +164,7 @@ class LiveFeed:
         self.epoch = secrets.token_hex(4)  # another server's ids (a restart's) never match
         self.count = 0  # events sent
         self.sent: deque[tuple[int, str]] = deque(maxlen=BACKLOG)  # the last ones, for a page that reconnects
+        self.held: list[str] = []  # this look's, not yet delivered
 
     @property
     def watchers(self) -> int:
@@ -209,9 +210,18 @@ class LiveFeed:
         return texts
 
     def _send(self, kind: str, value: Any) -> None:
+        """An event for every page, held until the look is over (:meth:`_deliver`)."""
         self.count += 1
         text = event(kind, value, f"{self.epoch}.{self.count}")
         self.sent.append((self.count, text))
+        self.held.append(text)
+
+    def _deliver(self) -> None:
+        """A look's events to every page as one piece: a look of a quick run has a game that
+        ended, one that began, news; one write a page instead of one an event."""
+        if not self.held:
+            return
+        text, self.held = "".join(self.held), []
         for queue in list(self.pages):
             try:
                 queue.put_nowait(text)
@@ -242,6 +252,7 @@ class LiveFeed:
             if self.seen.get(game_id) != mtime:
                 self.seen[game_id] = mtime
                 self._follow(game_id, path)
+        self._deliver()
         mark = self._store_mark()
         if mark != self.store_mark and time.monotonic() >= self.standings_due:
             self.store_mark = mark
@@ -251,6 +262,7 @@ class LiveFeed:
             if standings is not None:
                 self.standings = {"html": standings}
                 self._send("standings", self.standings)
+                self._deliver()
 
     def _follow(self, game_id: int, path: Path) -> None:
         """What a game's file gained, sent: its new moves, or the whole game if it is new
