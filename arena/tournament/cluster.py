@@ -23,6 +23,10 @@ engines stay alive between games there too.
 * Quick games travel in batches: a task plays as many games, one after another, as
   take about ``TASK_S`` on a worker (one game a task once games take that long), so
   Dask's round trip per task does not cap the games per second of instant engines.
+* Watching (``arena run --serve``): while the folder's watching mark is fresh the coordinator
+  tells every worker each second (:func:`_watch`); a worker then sends its games' lines as Dask
+  events on the run's topic, and the coordinator writes them into the folder
+  (:class:`_LiveRelaying`), where the server reads them as a local run's.
 
 ``distributed`` is an optional dependency (the ``cluster`` extra); it is
 imported only when a cluster is used.
