@@ -407,11 +407,12 @@ def test_a_move_reaches_an_open_page_as_news_and_a_page_that_comes_mid_game_sees
     assert first.locator("section[data-game='99'] tr.to-move").get_attribute("data-seat") == "1"
     assert first.locator("section[data-game='99'] tr[data-seat='1'] td.seat").text_content() == "1 (blue)"
     game.play("e5")
-    # A page that comes mid-game is sent the game whole: every move so far, the same board.
+    first.wait_for_function("document.querySelectorAll(\"section[data-game='99'] .moves tbody tr\").length === 4")
+    # A page that comes mid-game (after the feed read e5) is sent the game whole: every move
+    # so far, the same board, and no news.
     later.goto(link)
     later.wait_for_function("document.querySelectorAll(\"section[data-game='99'] .moves tbody tr\").length === 4")
     later.locator("section[data-game='99'] [data-cell]").first.wait_for()
-    first.wait_for_function("document.querySelectorAll(\"section[data-game='99'] .moves tbody tr\").length === 4")
     assert (
         later.evaluate("window.arenaLive.received.game") == 1 and later.evaluate("window.arenaLive.received.moves") == 0
     )
