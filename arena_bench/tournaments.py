@@ -153,7 +153,7 @@ class LivePage(threading.Thread):
                     line = raw.decode()
                     if line.startswith("event: "):
                         kind = line[7:].strip()
-                    elif line.startswith("data: ") and kind == "game":
+                    elif line.startswith("data: ") and kind in ("game", "moves"):  # a game whole, or its news
                         self.events += 1
                         if self.latencies is not None:
                             self.latencies.append(time.time() - json.loads(line[6:])["played_at"])

@@ -3,9 +3,13 @@ in Chromium; the token, the loopback host and the same-origin rule; the workers'
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import json
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -17,8 +21,25 @@ from helpers import ROOT, arena_cmd, artifacts, run_arena, write_tournament
 
 from arena.cli import main
 from arena.engine.player import Reply
+from arena.record import GameRecord
+from arena.results.site import boards
 from arena.rules import make_game
-from arena.tournament.livegames import LiveReader, LiveWriter, WatchMark, read_live_games, touch_watching
+from arena.serve.beside import ServeBeside
+from arena.serve.feed import LiveFeed
+from arena.tournament import livegames
+from arena.tournament.cluster import ClusterSpec
+from arena.tournament.config import load_tournament
+from arena.tournament.livegames import (
+    FileSink,
+    LiveReader,
+    LiveRelay,
+    LiveWriter,
+    WatchMark,
+    read_live_games,
+    touch_watching,
+)
+from arena.tournament.runner import run_tournament
+from protocol import codec
 
 WATCHED = str(ROOT / "tests" / "engines" / "watched_engine.py")
 URL = re.compile(r"http://\S+")
@@ -97,7 +118,7 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     live = tmp_path / "live"
     live.mkdir()
     mark = WatchMark(live)
-    writer = LiveWriter(live, mark, 7, 3, ["a", "b"])
+    writer = LiveWriter(FileSink(live / "7.jsonl"), mark, 7, 3, ["a", "b"])
     state = make_game("hex", {"size": 5}).initial_state(1)
     writer.begin(state, 1, 0)
     state.play("c3")
@@ -124,6 +145,102 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     assert not reader.update()
     writer.end()
     assert read_live_games(live) == {}
+
+
+def test_a_move_line_written_by_hand_is_the_json_of_the_move():
+    for move in [
+        ("a1", 0, 12, [1000, -5], 'depth 3 "x" <b>\x00 é \u2028\n', None, 1796326054.8657112),
+        ("swap", 1, 0, None, None, 1, 1.5),
+    ]:
+        token, seat, ms, clocks, said, to_move, at = move
+        line = livegames._line(move)
+        expected = {
+            "move": token,
+            "seat": seat,
+            "ms": ms,
+            "clocks": None if clocks is None else [max(c, 0) for c in clocks],
+            "said": None if said is None else codec.sanitize(said, livegames.SAID_KEEP),
+            "to_move": to_move,
+            "at": at,
+        }
+        assert line == json.dumps(expected, separators=(",", ":")) + "\n"  # the very text json writes
+
+
+class LiveGameWriter:
+    """A game in progress as a worker writes it (its LiveWriter), moved by the test."""
+
+    def __init__(self, live: Path, game_id: int, moves: list[str]) -> None:
+        live.mkdir(parents=True, exist_ok=True)
+        touch_watching(live)
+        self.mark = WatchMark(live)
+        self.writer = LiveWriter(FileSink(live / f"{game_id}.jsonl"), self.mark, game_id, 1, ["a", "b"])
+        self.state = make_game("hex", {"size": 5}).initial_state(1)
+        self.writer.begin(self.state, 1, 0)
+        for move in moves:
+            self.play(move)
+
+    def play(self, move: str) -> None:
+        seat = self.state.current_player()
+        self.state.play(move)
+        said = f"depth {len(self.state.moves)} <b>{move}</b>"
+        self.mark.due = 0.0  # the mark looked at again (the server renews it while a page is open)
+        self.writer.moved(self.state, seat, Reply(move, 0.1, None, said), [900, 800])
+        self.writer._flush()  # at once, not within FLUSH_S
+
+
+def sse(text: str) -> tuple[str, str, dict]:
+    """An event's id, kind and value."""
+    fields = dict(line.split(": ", 1) for line in text.strip().splitlines())
+    return fields.get("id", ""), fields["event"], json.loads(fields["data"])
+
+
+def test_the_feed_sends_a_game_whole_once_then_its_new_moves_and_a_reconnection_what_it_missed(tmp_path):
+    async def watch() -> None:
+        game = LiveGameWriter(tmp_path / "live", 5, ["c3", "b2"])
+        feed = LiveFeed(tmp_path)
+        page = feed.stream()
+
+        held: dict[object, list[str]] = {}  # each stream's events read but not yet looked at
+
+        async def next_event(stream=page) -> tuple[str, str, dict]:
+            """The stream's next event (a look's events come as one piece)."""
+            events = held.setdefault(stream, [])
+            if not events:
+                events += (await asyncio.wait_for(anext(stream), 10)).strip().split("\n\n")
+            return sse(events.pop(0))
+
+        assert (await next_event())[1:] == ("games", {"ids": []})  # a page that comes: what is on
+        ident, kind, whole = await next_event()
+        assert kind == "game" and whole["id"] == 5 and whole["moves"] == ["c3", "b2"] and whole["to_move"] == 0
+        assert whole["said"] == ["depth 1 <b>c3</b>", "depth 2 <b>b2</b>"] and "deal" not in whole
+        game.play("a1")
+        _, kind, news = await next_event()
+        # Only the new move travels, with its frame, time, the clocks and the info lines.
+        assert kind == "moves" and news["from"] == 2 and news["moves"] == ["a1"] and news["times"] == [100]
+        assert len(news["frames"]) == 1 and news["clocks"] == [900, 800] and news["said"][0] == "depth 3 <b>a1</b>"
+        # The frames pieced together are the referee's replay of the whole game.
+        record = GameRecord(
+            game="hex", options={"size": 5}, seed=1, deal=0, players=["a", "b"], moves=["c3", "b2", "a1"]
+        )
+        replayed = boards.replay(record).frames
+        assert [*whole["frames"], *news["frames"]][:-1] == replayed[:-1]
+        assert boards.last_frame(news["frames"][-1], {"marks": {}, "reveal": ""}) == replayed[-1]
+        # A page that reconnects is sent what it missed since its last event...
+        again = feed.stream(ident)
+        assert (await next_event(again))[1:] == ("moves", news)
+        # ...a page from another server (or a gap the feed no longer holds) everything afresh.
+        fresh = feed.stream("0badf00d.1")
+        assert (await next_event(fresh))[1] == "games"
+        _, kind, whole = await next_event(fresh)
+        assert kind == "game" and whole["moves"] == ["c3", "b2", "a1"] and whole["times"] == [100, 100, 100]
+        game.writer.end()
+        assert (await next_event())[1:] == ("over", {"id": 5})
+        for stream in (page, again, fresh):
+            await stream.aclose()
+
+    # In a thread of its own: the browser tests' Playwright keeps an event loop in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, watch()).result(timeout=60)
 
 
 # -- who may talk to the server ---------------------------------------------------
@@ -264,3 +381,146 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
         if run.poll() is None:
             stop(run)
     assert not list((out / "live").glob("*.jsonl"))  # the run leaves no game in progress behind
+
+
+def cell_state(tab, game_id: int, cell: int) -> str | None:
+    return tab.locator(f"section[data-game='{game_id}'] [data-index='{cell}']").get_attribute("data-state")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_move_reaches_an_open_page_as_news_and_a_page_that_comes_mid_game_sees_it_whole(pages, tmp_path):
+    out = played_folder(tmp_path)
+    game = LiveGameWriter(out / "live", 99, ["c3", "b2"])
+    proc, link = start("serve", out)
+    first, later = pages
+    first.goto(link)
+    first.wait_for_function("document.querySelectorAll(\"section[data-game='99'] .moves tbody tr\").length === 2")
+    first.locator("section[data-game='99'] [data-cell]").first.wait_for()
+    first.evaluate("document.querySelector(\"section[data-game='99'] .moves tbody tr\").dataset.kept = 'yes'")
+    a1 = make_game("hex", {"size": 5}).picture().board.names.index("a1")
+    assert cell_state(first, 99, a1) == ""
+    game.play("a1")
+    first.wait_for_function("document.querySelectorAll(\"section[data-game='99'] .moves tbody tr\").length === 3")
+    # The move came as news and was added: the rows already shown stayed (the game was not
+    # drawn again), the board shows it, and the mover's info line is its latest, as text.
+    assert first.evaluate("window.arenaLive.received.moves") >= 1
+    assert first.evaluate("window.arenaLive.received.game") == 1
+    assert first.locator("section[data-game='99'] .moves tbody tr").first.get_attribute("data-kept") == "yes"
+    rows = first.locator("section[data-game='99'] .moves tbody tr")
+    assert [rows.nth(k).locator("td").nth(2).text_content() for k in range(3)] == ["c3", "b2", "a1"]
+    first.wait_for_function(f"document.querySelector(\"section[data-game='99'] [data-index='{a1}']\").dataset.state")
+    assert first.locator("section[data-game='99'] tr[data-seat='0'] td.said").text_content() == "depth 3 <b>a1</b>"
+    assert first.locator("section[data-game='99'] tr.to-move").get_attribute("data-seat") == "1"
+    assert first.locator("section[data-game='99'] tr[data-seat='1'] td.seat").text_content() == "1 (blue)"
+    game.play("e5")
+    first.wait_for_function("document.querySelectorAll(\"section[data-game='99'] .moves tbody tr\").length === 4")
+    # A page that comes mid-game (after the feed read e5) is sent the game whole: every move
+    # so far, the same board, and no news.
+    later.goto(link)
+    later.wait_for_function("document.querySelectorAll(\"section[data-game='99'] .moves tbody tr\").length === 4")
+    later.locator("section[data-game='99'] [data-cell]").first.wait_for()
+    assert (
+        later.evaluate("window.arenaLive.received.game") == 1 and later.evaluate("window.arenaLive.received.moves") == 0
+    )
+    cells = make_game("hex", {"size": 5}).picture().board.names
+    board = [cell_state(tab, 99, k) for tab in (first, later) for k in range(len(cells))]
+    assert board[: len(cells)] == board[len(cells) :] and board.count("") == 2 * (len(cells) - 4)
+    game.writer.end()
+    for tab in pages:
+        tab.wait_for_function("window.arenaLive.games().length === 0")
+        assert not tab.errors
+    stop(proc)
+
+
+# -- watching a run on a Dask cluster ---------------------------------------------
+
+
+class FeedReader(threading.Thread):
+    """A page's EventSource, as an HTTP client: every event of a feed, kept in order."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url = url
+        self.events: list[tuple[str, dict]] = []
+
+    def run(self) -> None:
+        try:
+            with urllib.request.urlopen(self.url, timeout=60) as feed:
+                kind = ""
+                for raw in feed:
+                    line = raw.decode()
+                    if line.startswith("event: "):
+                        kind = line[7:].strip()
+                    elif line.startswith("data: "):
+                        self.events.append((kind, json.loads(line[6:])))
+        except OSError:
+            return  # the server stopped
+
+    def shown(self) -> dict[int, list[str]]:
+        """Each game the page was sent, and its moves as the page holds them."""
+        return {value["id"]: self.moves_of(value["id"]) for kind, value in list(self.events) if kind == "game"}
+
+    def moves_of(self, game_id: int) -> list[str]:
+        """The game's moves as a page holds them: the whole game, then each news in order."""
+        moves: list[str] = []
+        for kind, value in list(self.events):
+            if kind == "game" and value["id"] == game_id:
+                moves = list(value["moves"])
+            elif kind == "moves" and value["id"] == game_id:
+                assert value["from"] == len(moves)  # news follows what the page holds
+                moves += value["moves"]
+        return moves
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)  # a Dask cluster, a run and a server: processes on a shared machine
+def test_a_cluster_run_is_watched_with_its_moves_sent_over_dask(tmp_path, monkeypatch):
+    relayed: list[dict] = []
+    take = LiveRelay.take
+    monkeypatch.setattr(LiveRelay, "take", lambda self, message: (relayed.append(message), take(self, message)))
+    path = write_tournament(
+        tmp_path,
+        watched_engines(0.2),
+        name="watched",
+        options="size = 7",
+        rounds=2,
+        workers=2,
+        time_control="base_ms = 60000",
+    )
+    out = tmp_path / "out"
+    told: list[str] = []
+    seen: dict[str, object] = {}
+
+    def watch() -> None:
+        """A page on the run's server (arena run --cluster local:2 --serve), as the run goes."""
+        deadline = time.monotonic() + 120
+        while not told and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(2)  # games are on, nobody watches: nothing is sent over Dask
+        seen["before"] = list(relayed)
+        page = FeedReader(URL.search(told[0]).group(0) + "0/feed")  # type: ignore[union-attr]
+        page.start()
+        while time.monotonic() < deadline and not any(len(m) >= 5 for m in page.shown().values()):
+            time.sleep(0.2)
+        seen["page"] = page
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    summary = run_tournament(
+        load_tournament(path), out, observers=[ServeBeside(out, told.append)], cluster=ClusterSpec.parse("local:2")
+    )
+    watcher.join(timeout=60)
+    assert summary.played == 4
+    assert seen["before"] == []
+    page = seen["page"]
+    assert isinstance(page, FeedReader)
+    game_id, moves = max(page.shown().items(), key=lambda item: len(item[1]))
+    assert len(moves) >= 5, page.events
+    assert any(kind == "moves" and value["id"] == game_id for kind, value in page.events)  # as they are played
+    # They came over Dask: the coordinator wrote what the workers sent on the run's topic.
+    sent = "".join(m.get("lines", "") for m in relayed if m["id"] == game_id).splitlines()
+    assert json.loads(sent[0])["id"] == game_id
+    assert [json.loads(line)["move"] for line in sent[1:]][: len(moves)] == moves
+    assert any(m.get("end") for m in relayed if m["id"] == game_id)  # its end too: its file went
+    assert not list((out / "live").glob("*.jsonl"))

@@ -115,7 +115,8 @@ def _folder_routes(env: jinja2.Environment, folder: Folder, play: bool) -> list[
     async def feed(request: Request) -> Response:
         # The stream ends when the page goes: Starlette cancels it on the disconnect.
         headers = {"cache-control": "no-store", "x-accel-buffering": "no"}
-        return StreamingResponse(folder.feed.stream(), media_type="text/event-stream", headers=headers)
+        stream = folder.feed.stream(request.headers.get("last-event-id"))
+        return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
 
     async def geometry(request: Request) -> Response:
         found = folder.feed.geometry.get(request.path_params["key"])

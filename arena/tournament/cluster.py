@@ -23,6 +23,10 @@ engines stay alive between games there too.
 * Quick games travel in batches: a task plays as many games, one after another, as
   take about ``TASK_S`` on a worker (one game a task once games take that long), so
   Dask's round trip per task does not cap the games per second of instant engines.
+* Watching (``arena run --serve``): while the folder's watching mark is fresh the coordinator
+  tells every worker each second (:func:`_watch`); a worker then sends its games' lines as Dask
+  events on the run's topic, and the coordinator writes them into the folder
+  (:class:`_LiveRelaying`), where the server reads them as a local run's.
 
 ``distributed`` is an optional dependency (the ``cluster`` extra); it is
 imported only when a cluster is used.
@@ -41,12 +45,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from ..engine.player import EngineFault, EngineRefused
 from ..record import GameRecord
 from .droprule import DropGate
 from .executor import Outcome
+from .livegames import FRESH_S, MARK_S, LiveChannel, LiveMessage, LiveRelay, MessageSink, WatchMark
 from .pool import Lost
 from .schedule import ScheduledGame
 from .verdict import startup_failure
@@ -135,6 +141,8 @@ class _RunState:
         self.refused: dict[str, str] = {}  # engines whose declarations do not fit (of problems)
         self.used = time.monotonic()
         self.lock = threading.Lock()
+        self.watched_until = 0.0  # someone watches until then (monotonic): told by the coordinator (_watch)
+        self.live: LiveChannel | None = None  # made by the first game's task (where Dask knows its worker)
 
     def handshake(self, skip: Collection[str] = ()) -> dict[str, str]:
         """Start every engine once but the ``skip``ped ones (dropped by the drop rule,
@@ -168,7 +176,10 @@ class _RunState:
                 self.dropped[index] = 1
         with self.lock:
             worker = self.idle.pop() if self.idle else Worker(self.config)
+            if self.config.live_topic and self.live is None:
+                self.live = _live_channel(self)
         worker.dropped = self.dropped  # read before each game: a drop told meanwhile counts
+        worker.live = self.live  # its games shown over Dask's channel while someone watches
         outcomes: list[GameRecord | WorkerError] = []
         try:
             for scheduled in games:
@@ -278,6 +289,29 @@ def _drop_engine(run_tag: str, index: int) -> None:
         state = _RUNS.get(run_tag)
     if state is not None:
         state.dropped[index] = 1
+
+
+def _live_channel(state: _RunState) -> LiveChannel:
+    """A Dask worker's games in progress, as events on the run's topic (``log_event``: batched
+    with the worker's other messages to the scheduler, which hands them to the coordinator's
+    subscription), sent only while the coordinator says someone watches.  Made in a task's
+    thread, where Dask names the worker (the writers' timer threads send through it too)."""
+    from distributed import get_worker
+
+    dask_worker, topic = get_worker(), state.config.live_topic
+
+    def send(message: LiveMessage) -> None:
+        dask_worker.log_event(topic, dict(message))
+
+    return LiveChannel(lambda: time.monotonic() < state.watched_until, lambda game_id: MessageSink(send, game_id))
+
+
+def _watch(run_tag: str) -> None:
+    """Run on every worker by the coordinator each second someone watches the run's games."""
+    with _RUNS_LOCK:
+        state = _RUNS.get(run_tag)
+    if state is not None:
+        state.watched_until = time.monotonic() + FRESH_S
 
 
 def _release_all() -> None:
@@ -414,6 +448,42 @@ class _BatchSize:
         self.size = max(1, min(MAX_BATCH, 2 * self.size, fits))
 
 
+class _LiveRelaying:
+    """The coordinator's side of watching a cluster's games: while the folder's watching mark
+    is fresh, every worker is told each second (``_watch``), and the games they send on the
+    run's topic are written into the folder (LiveRelay); with nobody watching, nothing is
+    sent either way."""
+
+    def __init__(self, live: Path) -> None:
+        self.relay = LiveRelay(live)
+        self.mark = WatchMark(live)
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.topic = ""
+
+    def start(self, client: Client, topic: str, run_tag: str) -> None:
+        self.topic = topic
+        client.subscribe_topic(topic, lambda event: self.relay.take(event[1]))
+        self.thread = threading.Thread(target=self._tell, args=(client, run_tag), name="arena-live", daemon=True)
+        self.thread.start()
+
+    def _tell(self, client: Client, run_tag: str) -> None:
+        while not self.stopping.wait(MARK_S):
+            if self.mark():
+                try:
+                    client.run(_watch, run_tag, on_error="ignore")
+                except Exception as exc:  # a worker going away: told again in a second
+                    log.debug("could not tell the workers that someone watches: %s", exc)
+
+    def stop(self, client: Client) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+        if self.topic:
+            client.unsubscribe_topic(self.topic)
+        self.relay.close()
+
+
 class ClusterGames:
     """A :class:`~arena.tournament.executor.GameExecutor` on a Dask cluster."""
 
@@ -440,6 +510,11 @@ class ClusterGames:
         # by the local runner; on a cluster arena cannot know what else shares a worker's
         # CPUs, so it does neither.
         self.config = dataclasses.replace(config, spin=False, share_core=False, coordinator=0, affinity=False)
+        # The games in progress travel over Dask (a worker may be on a machine without the
+        # folder): the coordinator writes them into the folder as a local run's workers do.
+        self.live = _LiveRelaying(Path(config.live_dir)) if config.live_dir else None
+        if self.live is not None:
+            self.config = dataclasses.replace(self.config, live_dir="", live_topic=f"arena-live-{config.run_tag}")
         self.dropped = [0] * len(config.engines)
         self.names = list(config.engines)
         self.bad: dict[str, str] = {}  # worker address -> why it cannot play
@@ -452,6 +527,8 @@ class ClusterGames:
         try:
             self.client.forward_logging("arena", logging.INFO)  # workers' log lines go to arena.log
             self._check_workers()
+            if self.live is not None:
+                self.live.start(self.client, self.config.live_topic, self.config.run_tag)
         except BaseException:
             self._close_client()
             raise
@@ -701,6 +778,8 @@ class ClusterGames:
 
     def _close_client(self) -> None:
         try:
+            if self.live is not None:
+                self.live.stop(self.client)
             self.client.close()
         finally:
             if self.cluster is not None:

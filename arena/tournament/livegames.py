@@ -2,14 +2,15 @@
 
 A run's workers cannot reach a web server, and a server started later by another process
 cannot reach the run; both can reach the results folder.  So while someone watches, the
-worker that plays a game keeps ``live/<id>.json`` in the folder up to date: the whole game
-so far (its set-up, moves, times, clocks and each seat's last ``info`` line), rewritten
-whole after every move under a temporary name and renamed, and removed when the game ends.
-Whether someone watches is a file too: a server with a viewer connected touches
-``live/watching`` every second (:func:`touch_watching`); a worker looks at its time at
-most every :data:`CHECK_S`.  With nobody watching no file is written and nothing reaches the
-coordinator: a move costs the worker one clock read.  A file that cannot be written (a full
-disk, a cluster's worker on another machine) costs the viewers the game, never the game.
+worker that plays a game keeps ``live/<id>.jsonl`` in the folder: the game's set-up on its
+first line, then a line a move (its time, the clocks, the mover's last ``info`` line),
+appended as the game goes, and removed when the game ends; a server reads each file from
+where it stopped (:class:`LiveReader`).  Whether someone watches is a file too: a server
+with a viewer connected touches ``live/watching`` every second (:func:`touch_watching`); a
+worker looks at its time at most every :data:`CHECK_S`.  With nobody watching no file is
+written and nothing reaches the coordinator: a move costs the worker a tuple kept and one
+clock read.  A file that cannot be written (a full disk) costs the viewers the game, never
+the game.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TypedDict
+from typing import IO, Protocol, TypedDict
 
 from protocol import codec
 
@@ -33,6 +35,7 @@ log = logging.getLogger("arena.runner")
 
 LIVE = "live"  # the folder's sub-folder of games in progress
 WATCHING = "watching"  # its file whose time says a viewer is connected
+MARK_S = 1.0  # how often a server with a viewer renews the mark (and a cluster's coordinator tells its workers)
 FRESH_S = 3.0  # a mark older than this: the viewers left (or their server died)
 CHECK_S = 0.5  # how often a worker looks at the mark
 SAID_KEEP = 200  # characters of an engine's info line shown
@@ -98,25 +101,162 @@ class WatchMark:
         return self.watched
 
 
-Played = tuple[str, int, int, list[int] | None, str | None, int | None, float]  # a LiveMove's values, in order
+Played = tuple[str, int, int, list[int] | None, str | None, int | None, float]  # a LiveMove's values, as they came
+
+
+class LiveSink(Protocol):
+    """Where one game's lines go while someone watches: its file (:class:`FileSink`), or a
+    cluster's channel to the coordinator (:class:`MessageSink`)."""
+
+    def write(self, text: str) -> None:
+        """Lines to add (the game's head first); may hold them until ``flush``; raises OSError."""
+
+    def flush(self) -> None:
+        """What was written, out now (from the writer's timer thread too)."""
+
+    def close(self) -> None:
+        """The game is over: its file goes."""
+
+
+class FileSink:
+    """A game's lines into ``live/<id>.jsonl``, made at the first write."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file: IO[str] | None = None
+
+    def write(self, text: str) -> None:
+        if self.file is None:
+            self.file = open(self.path, "w", encoding="utf-8")
+        self.file.write(text)
+
+    def flush(self) -> None:
+        try:
+            if self.file is not None:
+                self.file.flush()  # the file's own lock orders it with the worker's writes
+        except (OSError, ValueError):  # a full disk, or the game ended meanwhile and closed it
+            pass
+
+    def close(self) -> None:
+        if self.file is not None:
+            try:
+                self.file.close()
+                self.path.unlink(missing_ok=True)
+            except OSError:
+                pass
+            self.file = None
+
+
+class LiveMessage(TypedDict, total=False):
+    """What a :class:`MessageSink` sends: a game's new lines, or that it is over."""
+
+    id: int
+    lines: str
+    end: bool
+
+
+class MessageSink:
+    """A game's lines as messages, ``send``'s (a Dask worker's event to the coordinator,
+    where :class:`LiveRelay` writes them into the folder): one a flush, and one at the end."""
+
+    def __init__(self, send: Callable[[LiveMessage], None], game_id: int) -> None:
+        self.send, self.game_id = send, game_id
+        self.held: list[str] = []
+        self.lock = threading.Lock()  # the worker's writes and the timer's flush
+        self.sent = False
+
+    def write(self, text: str) -> None:
+        with self.lock:
+            self.held.append(text)
+
+    def flush(self) -> None:
+        with self.lock:
+            text, self.held = "".join(self.held), []
+            if text:
+                self.sent = True
+                self._send({"id": self.game_id, "lines": text})
+
+    def close(self) -> None:
+        self.flush()
+        with self.lock:
+            if self.sent:
+                self._send({"id": self.game_id, "end": True})
+
+    def _send(self, message: LiveMessage) -> None:
+        try:
+            self.send(message)
+        except Exception as exc:  # a worker leaving its cluster: the viewers lose the game, never the game
+            log.warning("cannot show game %s live (%s)", self.game_id, exc)
+
+
+class LiveRelay:
+    """The coordinator's end of a cluster's channel: each :class:`LiveMessage` written into
+    ``live/``, the very files a local run's workers write, so every server reads them alike."""
+
+    def __init__(self, live: Path) -> None:
+        self.live = live
+        self.games: dict[int, FileSink] = {}
+        self.lock = threading.Lock()
+
+    def take(self, message: LiveMessage) -> None:
+        with self.lock:
+            game_id = message["id"]
+            try:
+                if message.get("end"):
+                    sink = self.games.pop(game_id, None)
+                    if sink is not None:
+                        sink.close()
+                    return
+                if game_id not in self.games:
+                    self.live.mkdir(parents=True, exist_ok=True)
+                    self.games[game_id] = FileSink(self.live / f"{game_id}.jsonl")
+                self.games[game_id].write(message["lines"])
+                self.games[game_id].flush()
+            except OSError as exc:  # a full disk costs the viewers the game
+                log.warning("cannot show game %s live (%s)", game_id, exc)
+
+    def close(self) -> None:
+        with self.lock:
+            for sink in self.games.values():
+                sink.close()
+            self.games.clear()
+
+
+@dataclass(frozen=True)
+class LiveChannel:
+    """How a worker's games reach the viewers: whether someone watches now (asked every move,
+    so cheap), and each game's sink."""
+
+    watched: Callable[[], bool]
+    sink: Callable[[int], LiveSink]  # a game's, by its id
+
+    def writer(self, game_id: int, round_: int, players: Sequence[str]) -> LiveWriter:
+        return LiveWriter(self.sink(game_id), self.watched, game_id, round_, players)
+
+
+def folder_channel(live: Path) -> LiveChannel:
+    """A local run's channel: the files of ``live``, kept while its watching mark is fresh."""
+    return LiveChannel(WatchMark(live), lambda game_id: FileSink(live / f"{game_id}.jsonl"))
 
 
 class LiveWriter:
-    """A :class:`~arena.match.Watcher` of one game: its file, kept while someone watches.
+    """A :class:`~arena.match.Watcher` of one game: its lines, kept while someone watches.
 
-    The file is JSON Lines, the game's head then a line a move, so a move costs one short
+    The lines are JSON Lines, the game's head then a line a move, so a move costs one short
     append (a file rewritten whole and renamed costs a disk's journal a commit a move). A
-    worker keeps each move in memory as it comes (a tuple), and writes the lines the file
+    worker keeps each move in memory as it comes (a tuple), and writes the lines the sink
     lacks when someone watches: all of them when a viewer comes mid-game."""
 
-    def __init__(self, live: Path, watched: WatchMark, game_id: int, round_: int, players: Sequence[str]) -> None:
-        self.path = live / f"{game_id}.jsonl"
+    def __init__(
+        self, sink: LiveSink, watched: Callable[[], bool], game_id: int, round_: int, players: Sequence[str]
+    ) -> None:
+        self.sink = sink
         self.watched = watched
         self.head: dict[str, object] = {"id": game_id, "round": round_, "players": list(players)}
         self.moves: list[Played] = []
-        self.file: IO[str] | None = None
-        self.lines = 0  # moves the file holds
-        self.flushed = 0.0  # when the lines last went to the file (monotonic)
+        self.started = False  # the head is written
+        self.lines = 0  # moves written
+        self.flushed = 0.0  # when the lines last went out (monotonic)
         self.later: threading.Timer | None = None  # the flush of the lines held back, if any
         self.broken = False
 
@@ -128,20 +268,21 @@ class LiveWriter:
         self._show()
 
     def moved(self, state: State, seat: int, reply: Reply, clocks_ms: Sequence[int] | None) -> None:
-        said = None if reply.said is None else codec.sanitize(reply.said, SAID_KEEP)
-        clocks = None if clocks_ms is None else [max(c, 0) for c in clocks_ms]
+        # Kept as it came: made into text only if someone watches (_line).
+        clocks = None if clocks_ms is None else list(clocks_ms)
         to_move = None if state.is_terminal() else state.current_player()
-        self.moves.append((state.moves[-1], seat, round(reply.elapsed * 1000), clocks, said, to_move, time.time()))
+        ms = round(reply.elapsed * 1000)
+        self.moves.append((state.moves[-1], seat, ms, clocks, reply.said, to_move, time.time()))
         self._show()
 
     def _show(self) -> None:
         if self.broken or not self.watched():
             return
         try:
-            if self.file is None:
-                self.file = open(self.path, "w", encoding="utf-8")
-                self.file.write(json.dumps(self.head, separators=(",", ":")) + "\n")
-            self.file.write("".join([_line(move) for move in self.moves[self.lines :]]))
+            if not self.started:
+                self.sink.write(json.dumps(self.head, separators=(",", ":")) + "\n")
+                self.started = True
+            self.sink.write("".join([_line(move) for move in self.moves[self.lines :]]))
             if time.monotonic() - self.flushed >= FLUSH_S:
                 self._flush()
             elif self.later is None or not self.later.is_alive():
@@ -155,40 +296,28 @@ class LiveWriter:
         self.lines = len(self.moves)
 
     def _flush(self) -> None:
-        """The lines held back to the file (from the timer's thread too; the file's own lock
-        orders it with the worker's writes)."""
+        """The lines held back, out (from the timer's thread too)."""
         self.flushed = time.monotonic()
-        try:
-            if self.file is not None:
-                self.file.flush()
-        except (OSError, ValueError):  # a full disk, or the game ended meanwhile and closed it
-            pass
+        self.sink.flush()
 
     def end(self) -> None:
         """The game is over (stored, forfeited or failed): its file goes."""
         if self.later is not None:
             self.later.cancel()
-        if self.file is not None:
-            try:
-                self.file.close()
-                self.path.unlink(missing_ok=True)
-            except OSError:
-                pass
-            self.file = None
+        self.sink.close()
 
 
 def _line(move: Played) -> str:
+    """A move's line, the JSON of a :class:`LiveMove` written out by hand: ``json.dumps`` of
+    the dict costs several times this, paid on every move while someone watches."""
     token, seat, ms, clocks, said, to_move, at = move
-    line: LiveMove = {
-        "move": token,
-        "seat": seat,
-        "ms": ms,
-        "clocks": clocks,
-        "said": said,
-        "to_move": to_move,
-        "at": at,
-    }
-    return json.dumps(line, separators=(",", ":")) + "\n"
+    shown_clocks = "null" if clocks is None else f"[{','.join(str(max(c, 0)) for c in clocks)}]"
+    shown_said = "null" if said is None else json.dumps(codec.sanitize(said, SAID_KEEP))
+    shown_to_move = "null" if to_move is None else str(to_move)
+    return (
+        f'{{"move":{json.dumps(token)},"seat":{seat},"ms":{ms},"clocks":{shown_clocks},'
+        f'"said":{shown_said},"to_move":{shown_to_move},"at":{at!r}}}\n'
+    )
 
 
 def clear_live(live: Path) -> None:
@@ -243,9 +372,11 @@ class LiveReader:
         end = buffer.rfind(b"\n") + 1
         self.partial = buffer[end:]
         lines = buffer[:end].splitlines()
-        for line in lines:
-            if self.head is None:
-                self.head = json.loads(line)
-            else:
-                self.moves.append(json.loads(line))
-        return bool(lines)
+        if not lines:
+            return False
+        # One parse of them all as a JSON array: a third of a parse a line, paid on every move.
+        parsed = json.loads(b"[" + b",".join(lines) + b"]")
+        if self.head is None:
+            self.head = parsed.pop(0)
+        self.moves += parsed
+        return True

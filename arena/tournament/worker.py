@@ -32,7 +32,7 @@ from ..match import GameResult, TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, Termination
 from ..rules import Game, make_game
 from ..rules.base import Options
-from .livegames import LiveWriter, WatchMark
+from .livegames import LiveChannel, LiveWriter, folder_channel
 from .pool import ask_coordinator, planned_keep, report_progress
 from .schedule import ScheduledGame
 
@@ -64,6 +64,7 @@ class WorkerConfig:
     stderr_home: str = ""  # where faulted engines' stderr is kept
     idle_engines: int | None = None  # engines kept running beside a game's own (None: every one)
     live_dir: str = ""  # the games in progress are shown here while someone watches (livegames.py)
+    live_topic: str = ""  # on a cluster: the Dask event topic its workers send their games on instead
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ class Worker:
         cpus = proctree.usable_cpus()
         self.share = CoreShare(cpus) if config.share_core and len(cpus) > 1 else None
         self.pipe = PipeSettings(config.run_tag, config.spin, self.share, config.stderr_home)
-        self.watched = WatchMark(Path(config.live_dir)) if config.live_dir else None
+        # Where its games are shown while someone watches (a cluster's worker is given its own channel).
+        self.live: LiveChannel | None = folder_channel(Path(config.live_dir)) if config.live_dir else None
 
     def engine(self, name: str, trace: SeatTrace | None = None, players: int = 1) -> Conversation:
         """A running engine for ``name`` (``trace``: its transcript, from its start-up
@@ -221,9 +223,9 @@ class Worker:
                 live.end()
 
     def _live(self, scheduled: ScheduledGame) -> LiveWriter | None:
-        if self.watched is None:
+        if self.live is None:
             return None
-        return LiveWriter(Path(self.config.live_dir), self.watched, scheduled.index, scheduled.round, scheduled.seats)
+        return self.live.writer(scheduled.index, scheduled.round, scheduled.seats)
 
     def _transcript(self, scheduled: ScheduledGame) -> Transcript | None:
         if not self.config.trace_dir:

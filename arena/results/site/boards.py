@@ -178,42 +178,76 @@ def replay(record: GameRecord) -> Replayed:
     if any), which the viewer reads as ``{seat, set: [[cell, code]], last: [cell]}``: a
     page's data is mostly frames, and the short form is a quarter of the text.
     """
-    rules = _rules(record["game"], json.dumps(record["options"], sort_keys=True))
-    game, picture, named_cells = rules.game, rules.picture, rules.named_cells
-    state = replay_start(game, record.get("seed"), record.get("setup"), record.get("deal"))
-    code, players = picture.codes, record["players"]
-    before = list(state.cells)
-    frames: list[ShortFrame | Frame] = [
-        _frame({"set": [[i, code[v]] for i, v in enumerate(before) if code[v]]}, state.status(players))
-    ]
-    kept_groups, move_cells = picture.kept_groups, picture.move_cells
-    # A site replays every game: the calls of each ply are kept few (a game whose states say
-    # nothing besides the board is not asked each ply; a token's cells are looked up once).
-    says = type(state).status is not State.status
-    play, current_player = state.play, state.current_player
-    for move in record["moves"]:
-        seat = current_player()
-        play(move)
+    game = Replay(record["game"], record["options"], record["players"], record.get("seed"))
+    game.start(record.get("setup"), record.get("deal"))
+    frames = [game.first, *map(game.play, record["moves"])]
+    frames[-1] = last_frame(frames[-1], game.ending())
+    return Replayed(game.board, len(game.before), frames, game.state.seat_colours())
+
+
+class Replay:
+    """A game's frames (:func:`replay`'s) made a move at a time, as they come: a live game
+    costs each move once, however long it grows.  ``start`` before ``play``."""
+
+    def __init__(self, name: str, options: Mapping[str, object], players: list[str], seed: int | None) -> None:
+        self.rules = _rules(name, json.dumps(options, sort_keys=True))
+        self.game, self.picture, self.board = self.rules.game, self.rules.picture, self.rules.key
+        self.players, self.seed = players, seed
+        self.code = self.picture.codes
+
+    def start(self, setup: str | None, deal: int | None) -> None:
+        """The first position (``first``, its frame), from the seed or the setup token."""
+        self.state = replay_start(self.game, self.seed, setup, deal)
+        self.before = list(self.state.cells)
+        first: Frame = {"set": [[i, self.code[v]] for i, v in enumerate(self.before) if self.code[v]]}
+        self.first = _frame(first, self.state.status(self.players))
+        # A site replays every game: the calls of each ply are kept few (a game whose states
+        # say nothing besides the board is not asked each ply).
+        self.says = type(self.state).status is not State.status
+
+    def play(self, move: str) -> ShortFrame | Frame:
+        """The frame of ``move``, played by the referee."""
+        state, code = self.state, self.code
+        seat = state.current_player()
+        state.play(move)
         after = list(state.cells)
-        named = named_cells.get(move)
-        if named is None:
-            named = move_cells(move)
-            if len(named_cells) < MOVES_KEPT:
-                named_cells[move] = named
-        short = _placement(seat, before, after, named, code)
-        status = state.status(players) if says else ""
+        named = self._cells(move)
+        short = _placement(seat, self.before, after, named, code)
+        status = state.status(self.players) if self.says else ""
+        frame: ShortFrame | Frame
         if short is not None:
-            frames.append([*short, status] if status else short)
+            frame = [*short, status] if status else short
         else:  # a capture, a swap, a removal, a slide: compare every cell
-            frame = _changes(seat, before, after, named, code, kept_groups)
+            frame = _changes(seat, self.before, after, named, code, self.picture.kept_groups)
             if status:
                 frame["status"] = status
-            frames.append(frame)
-        before = after
-    last = _expanded(frames[-1])
-    last["end"] = _ending(state, players)
-    frames[-1] = last
-    return Replayed(rules.key, len(before), frames, state.seat_colours())
+        self.before = after
+        return frame
+
+    def _cells(self, move: str) -> list[int]:
+        """The cells a move token names, looked up once per board."""
+        named_cells = self.rules.named_cells
+        named = named_cells.get(move)
+        if named is None:
+            named = self.picture.move_cells(move)
+            if len(named_cells) < MOVES_KEPT:
+                named_cells[move] = named
+        return named
+
+    def ending(self) -> Ending:
+        """What the last frame shows (nothing before the game is over)."""
+        return _ending(self.state, self.players)
+
+    @property
+    def over(self) -> bool:
+        return self.state.is_terminal()
+
+
+def last_frame(frame: ShortFrame | Frame, ending: Ending) -> Frame:
+    """A game's last frame, with what its end shows."""
+    last = _expanded(frame)
+    last["end"] = ending
+    return last
 
 
 MOVES_KEPT = 4096  # the move tokens whose cells a board keeps (a board's every cell, and then some)
