@@ -88,16 +88,24 @@ def cluster():
             yield local, client
 
 
-@pytest.mark.slow
-def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
-    path = write_tournament(tmp_path, deterministic_engines(), rounds=2, seed=11, workers=2)
+def run_here_and_on_a_cluster(
+    tmp_path: Path, path: Path
+) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
+    """The tournament file ``path`` run on local workers (into ``local``), then the same file
+    with a [cluster] section, not part of the tournament's identity (into ``cluster``)."""
     local = run_arena("run", path, "--out", tmp_path / "local", "-q")
     assert local.returncode == 0, local.stderr
-    # The same file with a [cluster] section (not part of the tournament's identity).
     clustered = tmp_path / "c.toml"
     clustered.write_text(path.read_text() + '\n[cluster]\naddress = "local:2"\n')
     remote = run_arena("run", clustered, "--out", tmp_path / "cluster", "-q")
     assert remote.returncode == 0, remote.stderr
+    return local, remote
+
+
+@pytest.mark.slow
+def test_cluster_run_has_the_table_of_a_local_run(tmp_path):
+    path = write_tournament(tmp_path, deterministic_engines(), rounds=2, seed=11, workers=2)
+    local, remote = run_here_and_on_a_cluster(tmp_path, path)
     assert "Traceback" not in remote.stderr
     a = json.loads((tmp_path / "local" / "results.json").read_text())
     b = json.loads((tmp_path / "cluster" / "results.json").read_text())
@@ -115,12 +123,7 @@ def test_a_cluster_run_adjudicates_as_a_local_run(tmp_path):
     end at the same plies with the same terminations as on the local workers."""
     table = "[adjudication]\ndecided = true\nmax_plies = 14\n"
     path = write_tournament(tmp_path, deterministic_engines(), seed=5, workers=2, extra=table)
-    local = run_arena("run", path, "--out", tmp_path / "local", "-q")
-    assert local.returncode == 0, local.stderr
-    clustered = tmp_path / "c.toml"
-    clustered.write_text(path.read_text() + '\n[cluster]\naddress = "local:2"\n')
-    remote = run_arena("run", clustered, "--out", tmp_path / "cluster", "-q")
-    assert remote.returncode == 0, remote.stderr
+    local, remote = run_here_and_on_a_cluster(tmp_path, path)
     games = lambda out: [(r["id"], r["moves"], r["termination"], r["winner"]) for r in stored(out)]  # noqa: E731
     assert games(tmp_path / "local") == games(tmp_path / "cluster")
     assert {"decided", "max-plies"} & {g[2] for g in games(tmp_path / "local")}

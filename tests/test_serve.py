@@ -100,6 +100,19 @@ def get(url: str, headers: dict[str, str] | None = None, method: str = "GET") ->
         return exc.code, exc.read().decode(), dict(exc.headers)
 
 
+def watched_tournament(tmp_path: Path, delay: float) -> Path:
+    """A 7x7 run of two engines that think ``delay`` seconds a move, two games at once."""
+    return write_tournament(
+        tmp_path,
+        watched_engines(delay),
+        name="watched",
+        options="size = 7",
+        rounds=2,
+        workers=2,
+        time_control="base_ms = 60000",
+    )
+
+
 @pytest.fixture(scope="module")
 def played_folder(tmp_path_factory) -> Path:
     """A finished run's folder, played once for the module: the servers only read it (the
@@ -321,15 +334,7 @@ def shown_moves(tab, game_id: int) -> int:
 @pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_path):
-    path = write_tournament(
-        tmp_path,
-        watched_engines(0.25),
-        name="watched",
-        options="size = 7",
-        rounds=2,
-        workers=2,
-        time_control="base_ms = 60000",
-    )
+    path = watched_tournament(tmp_path, 0.25)
     out = tmp_path / "out"
     run, beside = start("run", path, "--out", out, "--serve")
     try:
@@ -482,15 +487,7 @@ def test_a_cluster_run_is_watched_with_its_moves_sent_over_dask(tmp_path, monkey
     relayed: list[dict] = []
     take = LiveRelay.take
     monkeypatch.setattr(LiveRelay, "take", lambda self, message: (relayed.append(message), take(self, message)))
-    path = write_tournament(
-        tmp_path,
-        watched_engines(0.2),
-        name="watched",
-        options="size = 7",
-        rounds=2,
-        workers=2,
-        time_control="base_ms = 60000",
-    )
+    path = watched_tournament(tmp_path, 0.2)
     out = tmp_path / "out"
     told: list[str] = []
     seen: dict[str, object] = {}

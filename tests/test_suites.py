@@ -8,6 +8,7 @@ import json
 import math
 import re
 import shlex
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -159,6 +160,14 @@ def test_a_suite_is_named_by_its_short_name_and_refuses_other_options(tmp_path):
     assert "\n" not in said and "hex7-1ply is made for hex size=7 swap=false" in said and "swap=true" in said
 
 
+def played_records(tmp_path: Path, path: Path) -> list[dict]:
+    """The stored games of the tournament file ``path``, run to its end."""
+    out = tmp_path / "out"
+    proc = run_arena("run", path, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_two_copies_of_one_engine_score_half_the_points_over_a_suite(tmp_path):
@@ -174,10 +183,7 @@ def test_two_copies_of_one_engine_score_half_the_points_over_a_suite(tmp_path):
         time_control="movetime_ms = 1000",
         extra='openings = "hex7-1ply"',
     )
-    out = tmp_path / "out"
-    proc = run_arena("run", path, "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    records = played_records(tmp_path, path)
     assert len(records) == 98
     first = {}
     for r in records:
@@ -207,10 +213,7 @@ def test_two_copies_of_one_engine_score_half_the_points_over_a_balanced_suite(tm
         time_control="movetime_ms = 1000",
         extra='openings = "groups5-balanced"',
     )
-    out = tmp_path / "out"
-    proc = run_arena("run", path, "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    records = played_records(tmp_path, path)
     assert len(records) == 6 * len(books)
     seats: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     for r in records:
