@@ -41,6 +41,8 @@ class Scheduled(Protocol):
     def seats(self) -> tuple[str, ...]: ...
     @property
     def seed(self) -> int: ...
+    @property
+    def setup(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ def _slot_problem(record: GameRecord, schedule: Sequence[Scheduled] | None, play
         return f"its round is {record.round}; the schedule's game {game_id} is in round {slot.round}"
     if record.seed != slot.seed:
         return f"its seed is {record.seed}; the schedule's game {game_id} has seed {slot.seed}"
+    if slot.setup is not None and (record.setup != slot.setup or not record.opening_setup):
+        return f"its board is not its opening's: the schedule's game {game_id} starts on the board of its book line"
     return None
 
 

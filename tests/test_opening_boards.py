@@ -1,0 +1,171 @@
+"""Games on a book's board: in Posies, which deals its board at random from each game's seed,
+a book line is a position (the board's setup token, then moves); its games start on that
+board, their records say so (``opening_setup``), and every reader replays them from it:
+``arena verify``, a resume's admission, ``arena results``, the report site and the live feed.
+A record that does not say so is checked against its seed as before."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT, engine_toml, run_arena, write_tournament
+
+from arena.cli import main
+from arena.engine.player import Reply
+from arena.record import GameRecord, starting_state
+from arena.results.verify import verify_record
+from arena.rules import make_game
+from arena.serve.feed import LiveGame
+from arena.tournament.livegames import FileSink, LiveReader, LiveWriter, WatchMark, read_live_games, touch_watching
+
+GAME = make_game("posies", {"players": 2})
+FIRST, SECOND = GAME.initial_state(5), GAME.initial_state(6)  # two boards, neither a game's seed's
+FIRST_MOVE = FIRST.legal_moves()[3]
+BOOK = f"# options players=2\n{FIRST.setup_token()} {FIRST_MOVE}\n{SECOND.setup_token()}\n"
+
+
+def posies_book_tournament(where: Path, variant: int = 0, rounds: int = 2) -> Path:
+    (where / "book.txt").write_text(BOOK)
+    here = f'cwd = "{ROOT}"'
+    engines = "".join(engine_toml(n, "{python}", "-m", "engines.random_engine", extra=here) for n in "ab")
+    return write_tournament(
+        where,
+        engines,
+        game="posies",
+        options=f"players = 2\nvariant = {variant}",
+        rounds=rounds,
+        seed=3,
+        time_control="movetime_ms = 1000",
+        extra='openings = "book.txt"',
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """A finished run over the two-line book: each line's board in both seat orders."""
+    where = tmp_path_factory.mktemp("boards")
+    proc = run_arena("run", posies_book_tournament(where), "--out", where / "out", "-q", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return where
+
+
+def records(out: Path) -> list[dict]:
+    return sorted((json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()), key=lambda r: r["id"])
+
+
+def stored(out: Path) -> dict[int, dict]:
+    db = sqlite3.connect(out / "arena.db")
+    try:
+        return {i: json.loads(text) for i, text in db.execute("SELECT id, record FROM games")}
+    finally:
+        db.close()
+
+
+def test_each_game_is_played_on_its_lines_board_and_replays_from_it(project):
+    played = records(project / "out")
+    boards = [r["setup"] for r in played]
+    assert boards == [FIRST.setup_token()] * 2 + [SECOND.setup_token()] * 2  # a table's seat orders share a line
+    assert all(r["opening_setup"] is True for r in played)
+    assert [r.get("opening_plies") for r in played] == [1, 1, None, None]
+    assert all(r["moves"][0] == FIRST_MOVE for r in played[:2])
+    assert all(GAME.initial_state(r["seed"]).setup_token() != r["setup"] for r in played)  # not the seed's board
+    verified = run_arena("verify", project / "out" / "games.jsonl")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    shown = CliRunner().invoke(main, ["results", str(project / "out")])
+    assert shown.exit_code == 0 and "not counted" not in shown.output, shown.output
+    assert (project / "out" / "report" / "index.html").is_file()  # the site replayed every game
+
+
+def test_a_record_that_does_not_say_its_board_was_a_books_is_checked_against_its_seed(project):
+    record = GameRecord.model_validate(records(project / "out")[0])
+    assert verify_record(record)["ok"]
+    unmarked = GameRecord.model_validate({k: v for k, v in record.to_json().items() if k != "opening_setup"})
+    with pytest.raises(ValueError, match=r"'setup' does not match the setup that seed \d+ produces"):
+        verify_record(unmarked)
+    without_board = GameRecord.model_validate({k: v for k, v in record.to_json().items() if k != "setup"})
+    with pytest.raises(ValueError, match="'opening_setup' is true but the record has no 'setup'"):
+        verify_record(without_board)
+
+
+@pytest.mark.slow
+def test_a_resume_plays_the_missing_games_on_their_boards_and_refuses_a_board_changed(project, tmp_path):
+    where = tmp_path / "copy"
+    shutil.copytree(project, where)
+    out = where / "out"
+    before = stored(out)
+    db = sqlite3.connect(out / "arena.db")
+    with db:
+        db.execute("DELETE FROM games WHERE id IN (1, 2)")  # as if the run was stopped before storing them
+    db.close()
+    proc = run_arena("run", where / "t.toml", "--out", out, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 games played, 2 resumed" in proc.stdout, proc.stdout
+    after = stored(out)
+    for game_id in (1, 2):  # the same games again: variant 0 deals nothing the seed does not give
+        for key in ("players", "seed", "setup", "opening_setup", "opening_plies", "moves", "scores"):
+            assert after[game_id].get(key) == before[game_id].get(key), key
+    assert {i: after[i] for i in (0, 3)} == {i: before[i] for i in (0, 3)}
+
+    db = sqlite3.connect(out / "arena.db")
+    with db:  # game 0 moved to the other line's board, its moves still legal there or not
+        db.execute("UPDATE games SET record = json_set(record, '$.setup', ?) WHERE id = 0", (SECOND.setup_token(),))
+    db.close()
+    refused = run_arena("run", where / "t.toml", "--out", out, timeout=120)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "game 0: its board is not its opening's" in refused.stderr and "Traceback" not in refused.stderr
+
+
+@pytest.mark.slow
+def test_a_hidden_colour_game_on_a_books_board_replays_with_its_own_deal(tmp_path):
+    """Variant 2: the board is the line's, the hidden posies a deal of the game's own
+    (drawn when it starts, recorded at its end), from which `arena verify` re-scores it."""
+    path = posies_book_tournament(tmp_path, variant=2, rounds=1)
+    proc = run_arena("run", path, "--out", tmp_path / "out", "-q", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    played = records(tmp_path / "out")
+    assert [r["setup"] for r in played] == [FIRST.setup_token()] * 2
+    assert all(r["opening_setup"] is True and "deal" in r and "hidden" in r["details"] for r in played)
+    assert played[0]["deal"] != played[1]["deal"]
+    verified = run_arena("verify", tmp_path / "out" / "games.jsonl")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_live_game_on_a_books_board_is_shown_from_that_board(tmp_path):
+    live = tmp_path / "live"
+    live.mkdir()
+    touch_watching(live)
+    writer = LiveWriter(FileSink(live / "0.jsonl"), WatchMark(live), 0, 0, ["a", "b"])
+    state, deal = starting_state(GAME, 5, ["a", "b"], setup=SECOND.setup_token())
+    writer.begin(state, 5, deal, True)
+    move = state.legal_moves()[0]
+    state.play(move)
+    writer.moved(state, 0, Reply(move, 0.25, None, None), None)
+    [(_, path)] = read_live_games(live).values()
+    reader = LiveReader(path)
+    assert reader.update() and reader.head is not None and reader.head.get("opening_setup") is True
+    shown = LiveGame(reader, reader.head)
+    assert shown.replay.state.setup_token() == SECOND.setup_token()
+    writer.end()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_cluster_run_plays_the_books_boards_as_a_local_run(project, tmp_path):
+    """The book's board travels with each game to the Dask workers: the same games, on the
+    same boards, with the same moves as on the local workers."""
+    pytest.importorskip("distributed")
+    clustered = tmp_path / "c.toml"
+    clustered.write_text((project / "t.toml").read_text() + '\n[cluster]\naddress = "local:2"\n')
+    shutil.copy(project / "book.txt", tmp_path / "book.txt")
+    remote = run_arena("run", clustered, "--out", tmp_path / "cluster", "-q", timeout=240)
+    assert remote.returncode == 0, remote.stderr
+
+    def games(out: Path) -> list[tuple]:
+        return [(r["id"], r["setup"], r["opening_setup"], r["moves"], r["winner"]) for r in records(out)]
+
+    assert games(tmp_path / "cluster") == games(project / "out")
