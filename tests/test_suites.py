@@ -8,11 +8,13 @@ import json
 import math
 import re
 import shlex
+from itertools import permutations
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from arena import balanced
 from arena.balanced import THRESHOLD, drawn_opening, is_even, judge_opening
 from arena.cli import main
 from arena.rules import Game, make_game
@@ -23,7 +25,7 @@ from tests.helpers import ROOT, engine_toml, run_arena, write_tournament
 
 SIZES = (7, 9, 11, 13)
 # The balanced suites of the games without a first-moves suite, at the bundled tournaments' options.
-BALANCED = ("bases-balanced", "groups5-balanced", "hexgo5-balanced", "posies2-balanced")
+BALANCED = ("bases-balanced", "groups5-balanced", "hexgo5-balanced", "posies2-balanced", "posies3-balanced")
 
 
 def test_every_shipped_suite_is_what_the_command_writes():
@@ -271,3 +273,50 @@ def test_two_copies_of_one_engine_score_half_the_points_over_the_posies_suite(tm
     n = len(records)
     half_width = 1.96 * math.sqrt(0.25 / n)
     assert abs(points / n - 0.5) <= half_width, (points, n)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_every_seat_order_of_a_three_seat_table_plays_every_position_of_the_posies3_suite(tmp_path):
+    """Three seats, hidden colours: each of posies3-balanced's 16 positions is played by the one
+    table in its 6 seat orders, each game on its line's board with a deal of its own, and
+    `arena verify` re-scores every game from its board and its deal."""
+    books = set(suite_lines("posies3-balanced"))
+    path = write_tournament(
+        tmp_path,
+        rng_field(3),
+        game="posies",
+        options="players = 3\nvariant = 2",
+        rounds=len(books),
+        seed=11,
+        time_control="movetime_ms = 1000",
+        extra='openings = "posies3-balanced"',
+    )
+    records = played_records(tmp_path, path)
+    assert len(records) == 6 * len(books)
+    seats: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for r in records:
+        assert r["opening_setup"] is True and r["opening_plies"] == 4 and len(r["details"]["hidden"]) == 3
+        seats.setdefault((r["setup"], *r["moves"][:4]), set()).add(tuple(r["players"]))
+    assert set(seats) == books
+    assert all(s == set(permutations("abc")) for s in seats.values())
+    verified = run_arena("verify", tmp_path / "out" / "games.jsonl")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_the_judge_of_a_hidden_colour_position_knows_no_hidden_posy(monkeypatch):
+    """The search judges what every seat sees: the board and the plies, no posy drawn from
+    the bag (it deals them itself in each simulated game)."""
+    judged = []
+
+    def spy(state, seed, level):
+        judged.append(state.clone())
+        return 0.5
+
+    monkeypatch.setattr(balanced, "judge", spy)
+    game = make_game("posies", {"players": 3, "variant": 2})
+    line = drawn_opening(game, 1, 4, 0)
+    assert judge_opening(game, 1, line, 0) is not None
+    [state] = judged
+    assert state.hidden == [None, None, None] and state.setup_token() == line[0] and state.moves == list(line[1:])
+    assert all(state.private_info(seat) == [] for seat in range(3))
