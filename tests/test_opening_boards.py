@@ -21,6 +21,7 @@ from arena.record import GameRecord, starting_state
 from arena.results.verify import verify_record
 from arena.rules import make_game
 from arena.serve.feed import LiveGame
+from arena.tournament.config import build_schedule, load_tournament
 from arena.tournament.livegames import FileSink, LiveReader, LiveWriter, WatchMark, read_live_games, touch_watching
 
 GAME = make_game("posies", {"players": 2})
@@ -71,6 +72,7 @@ def test_each_game_is_played_on_its_lines_board_and_replays_from_it(project):
     boards = [r["setup"] for r in played]
     assert boards == [FIRST.setup_token()] * 2 + [SECOND.setup_token()] * 2  # a table's seat orders share a line
     assert all(r["opening_setup"] is True for r in played)
+    assert all(r["termination"] == "normal" for r in played)  # the engines were told the line's board
     assert [r.get("opening_plies") for r in played] == [1, 1, None, None]
     assert all(r["moves"][0] == FIRST_MOVE for r in played[:2])
     assert all(GAME.initial_state(r["seed"]).setup_token() != r["setup"] for r in played)  # not the seed's board
@@ -79,6 +81,23 @@ def test_each_game_is_played_on_its_lines_board_and_replays_from_it(project):
     shown = CliRunner().invoke(main, ["results", str(project / "out")])
     assert shown.exit_code == 0 and "not counted" not in shown.output, shown.output
     assert (project / "out" / "report" / "index.html").is_file()  # the site replayed every game
+
+
+def test_random_plies_and_a_cut_book_keep_each_lines_board(tmp_path):
+    """``plies`` cuts a line's moves, never its board; ``random_plies`` are drawn on the board."""
+    path = posies_book_tournament(tmp_path)
+    text = path.read_text().replace('openings = "book.txt"', "")
+    path.write_text(text + '\n[openings]\nfile = "book.txt"\nplies = 1\nrandom_plies = 3\n')
+    t = load_tournament(path)
+    assert t.openings == [(FIRST.setup_token(), FIRST_MOVE), (SECOND.setup_token(),)]
+    games = build_schedule(t)
+    assert [g.setup for g in games] == [FIRST.setup_token()] * 2 + [SECOND.setup_token()] * 2
+    assert [len(g.opening) for g in games] == [4, 4, 3, 3] and games[0].opening[0] == FIRST_MOVE
+    for g in games:
+        state = GAME.state_from_setup(g.setup or "")
+        for move in g.opening:
+            state.play(move)  # legal on the line's board
+        assert not state.is_terminal()
 
 
 def test_a_record_that_does_not_say_its_board_was_a_books_is_checked_against_its_seed(project):
@@ -169,3 +188,40 @@ def test_a_cluster_run_plays_the_books_boards_as_a_local_run(project, tmp_path):
         return [(r["id"], r["setup"], r["opening_setup"], r["moves"], r["winner"]) for r in records(out)]
 
     assert games(tmp_path / "cluster") == games(project / "out")
+
+
+LEGACY = ROOT / "tests" / "data" / "legacy-posies2"  # made by arena before books had boards
+LEGACY_MADE_IN = "/tmp/p4_posies_suite/old"  # the engines' cwd its stored settings hold
+
+
+@pytest.mark.slow
+def test_a_posies_folder_made_before_resumes_with_more_rounds_and_verifies(tmp_path):
+    """Two hidden-colour games stored by the arena before this change (setups from their
+    seeds, deals recorded, no opening_setup): a resume with a second round keeps them as they
+    were and plays the new round, and every record verifies."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("arena.db", "games.jsonl"):
+        shutil.copy(LEGACY / name, out / name)
+    toml = (LEGACY / "tournament.toml.in").read_text().replace("{root}", str(ROOT))
+    (tmp_path / "t.toml").write_text(toml.replace("rounds = 1", "rounds = 2"))
+    db = sqlite3.connect(out / "arena.db")
+    with db:
+        [(text,)] = db.execute("SELECT value FROM meta WHERE key = 'settings'")
+        settings = json.loads(text)
+        for engine in settings["engines"]:
+            engine["cwd"] = engine["cwd"].replace(LEGACY_MADE_IN, str(ROOT))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(settings, sort_keys=True),))
+    db.close()
+    before = {i: json.dumps(r, sort_keys=True) for i, r in stored(out).items()}
+    proc = run_arena("run", tmp_path / "t.toml", "--out", out, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 games played, 2 resumed" in proc.stdout, proc.stdout
+    after = stored(out)
+    assert {i: json.dumps(after[i], sort_keys=True) for i in before} == before
+    assert all(
+        "opening_setup" not in r and GAME.initial_state(r["seed"]).setup_token() == r["setup"] for r in after.values()
+    )
+    verified = run_arena("verify", out / "games.jsonl")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert len(verified.stdout.splitlines()) == 4
