@@ -136,7 +136,7 @@ def _options_problem(path: Path, text: str, game: Game) -> str | None:
 
 def _check(path: Path, number: int, tokens: list[str], game: Game) -> Opening:
     setup, moves = _book_setup(path, number, tokens, game)
-    state = game.initial_state(0) if setup is None else game.state_from_setup(setup)
+    state = start_state(game, 0, Start(setup))
     for ply, move in enumerate(moves):  # counted from 0, as everywhere (PROTOCOL.md section 5)
         if state.is_terminal():
             break
