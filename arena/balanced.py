@@ -111,9 +111,10 @@ def balanced_suite(game: Game, name: str, seed: int, count: int, plies: int) -> 
         )
     options = " ".join(game.option_tokens())
     simulations = PARTS[game.name].budgets[LEVEL]
+    sides = "side" if game.players == 2 else "seat"  # a table of three plays every seat order
     lines = [
         f"# {name}: {count} openings of {game.name} {options}, {plies} random plies each, judged even by "
-        f"the search engine; each engine plays each side of each",
+        f"the search engine; each engine plays each {sides} of each",
         f"# written by: arena openings generate --game {game.name} "
         + " ".join(f"-O {t}" for t in game.option_tokens())
         + f" --seed {seed} --count {count} --plies {plies} --name {name}",
