@@ -225,3 +225,26 @@ def test_a_posies_folder_made_before_resumes_with_more_rounds_and_verifies(tmp_p
     verified = run_arena("verify", out / "games.jsonl")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert len(verified.stdout.splitlines()) == 4
+
+
+@pytest.mark.slow
+def test_a_game_that_says_it_started_on_a_books_board_where_there_is_no_book_is_refused(tmp_path):
+    """Without a book a Posies game's board is its seed's: a stored record that claims a
+    book's board (and names another) is neither resumed nor counted."""
+    path = posies_book_tournament(tmp_path, rounds=1)
+    path.write_text(path.read_text().replace('openings = "book.txt"', ""))
+    out = tmp_path / "out"
+    assert run_arena("run", path, "--out", out, "-q", timeout=120).returncode == 0
+    db = sqlite3.connect(out / "arena.db")
+    with db:
+        db.execute(
+            "UPDATE games SET record = json_set(record, '$.setup', ?, '$.opening_setup', json('true')) WHERE id = 0",
+            (SECOND.setup_token(),),
+        )
+    db.close()
+    refused = run_arena("run", path, "--out", out, "-q", timeout=120)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    why = "game 0: it says it started on an opening book's board, but the tournament plays no book"
+    assert why in refused.stderr and "Traceback" not in refused.stderr
+    shown = CliRunner().invoke(main, ["results", str(out), "--wide"])  # its lines unwrapped
+    assert shown.exit_code == 0 and "not counted: game(s) 0" in shown.output and why in shown.output, shown.output
