@@ -100,6 +100,18 @@ def test_random_plies_and_a_cut_book_keep_each_lines_board(tmp_path):
         assert not state.is_terminal()
 
 
+def test_an_events_tables_take_the_books_boards_in_turn(tmp_path):
+    """A Swiss round's tables (arena/results/events.py draws them) take the book's lines in
+    turn, each line's board with it, as a round-robin's do."""
+    path = posies_book_tournament(tmp_path, rounds=1)
+    here = f'cwd = "{ROOT}"'
+    more = "".join(engine_toml(n, "{python}", "-m", "engines.random_engine", extra=here) for n in "cd")
+    path.write_text(path.read_text().replace("rounds = 1", 'rounds = 1\nformat = "swiss"') + more)
+    games = build_schedule(load_tournament(path))
+    assert [g.setup for g in games] == [FIRST.setup_token()] * 2 + [SECOND.setup_token()] * 2
+    assert [g.opening for g in games] == [(FIRST_MOVE,)] * 2 + [()] * 2
+
+
 def test_a_record_that_does_not_say_its_board_was_a_books_is_checked_against_its_seed(project):
     record = GameRecord.model_validate(records(project / "out")[0])
     assert verify_record(record)["ok"]
