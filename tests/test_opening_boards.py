@@ -67,6 +67,7 @@ def stored(out: Path) -> dict[int, dict]:
         db.close()
 
 
+@pytest.mark.slow  # the module's run
 def test_each_game_is_played_on_its_lines_board_and_replays_from_it(project):
     played = records(project / "out")
     boards = [r["setup"] for r in played]
@@ -112,6 +113,7 @@ def test_an_events_tables_take_the_books_boards_in_turn(tmp_path):
     assert [g.opening for g in games] == [(FIRST_MOVE,)] * 2 + [()] * 2
 
 
+@pytest.mark.slow  # the module's run
 def test_a_record_that_does_not_say_its_board_was_a_books_is_checked_against_its_seed(project):
     record = GameRecord.model_validate(records(project / "out")[0])
     assert verify_record(record)["ok"]
