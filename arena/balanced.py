@@ -10,6 +10,13 @@ for byte, and a smaller ``--count`` writes the first openings of a larger one.  
 opening carries its score and its draw's number in a trailing comment, which a book's reader
 skips.
 
+In a game that deals its board at random (Posies) each draw also deals its own board (the
+board the draw's seed deals), and an opening is a position: that board's setup token, then
+the plies.  The search judges the public position: where seats hide a posy (variant 2) it
+knows none and deals them at random in each of its simulated games, as it deals the ones it
+cannot see when it plays, so a score is the mean over the deals and no secret is judged
+(a game's deal is drawn when it starts, after the suite was written).
+
 It sits beside :mod:`arena.ladder` above the tournament package because it runs the bundled
 engine, which the product's layers below never import.
 """
@@ -24,7 +31,16 @@ from engines.search.engine import PARTS, judge
 
 from .record import derive_seed
 from .rules import Game
-from .tournament.openings import OPTIONS_LINE, Opening, OpeningsError, random_opening
+from .tournament.openings import (
+    OPTIONS_LINE,
+    Opening,
+    OpeningsError,
+    Start,
+    book_line,
+    book_start,
+    random_opening,
+    start_state,
+)
 
 # How far from even (0.5 for the side to move) the search's score may be for an opening to
 # be kept: 0.4 to 0.6.  At the hard level's counts (600 to 1,500 simulations) two seeds'
@@ -67,9 +83,12 @@ def balanced_openings(game: Game, seed: int, plies: int, candidates: int) -> Ite
 
 
 def drawn_opening(game: Game, seed: int, plies: int, draw: int) -> Opening:
-    """Draw number ``draw`` of ``seed``: ``plies`` random legal plies (none ending the game)."""
+    """Draw number ``draw`` of ``seed``: ``plies`` random legal plies (none ending the game),
+    as a book's line (after the board the draw deals, in a game that deals its board)."""
+    drawn = derive_seed(seed, "balanced opening", draw)
+    board = Start(game.initial_state(drawn).setup_token() if game.random_setup else None)
     try:
-        return random_opening(game, derive_seed(seed, "balanced opening", draw), (), plies)
+        return book_line(random_opening(game, drawn, board, plies))
     except OpeningsError:
         raise OpeningsError(f"{plies} random plies end every {game.name} game drawn; ask fewer plies") from None
 
@@ -77,9 +96,7 @@ def drawn_opening(game: Game, seed: int, plies: int, draw: int) -> Opening:
 def judge_opening(game: Game, seed: int, moves: Opening, draw: int) -> Judged | None:
     """The search's score for the side to move after draw ``draw`` of ``seed``, whether it
     is kept or not (None: nothing to search, a single legal move)."""
-    state = game.initial_state(0)
-    for move in moves:
-        state.play(move)
+    state = start_state(game, 0, book_start(game, moves))  # a hidden part not dealt: the search guesses it
     score = judge(state, derive_seed(seed, "judge", draw), LEVEL)
     return None if score is None else Judged(moves, score, draw)
 
@@ -94,15 +111,27 @@ def balanced_suite(game: Game, name: str, seed: int, count: int, plies: int) -> 
         )
     options = " ".join(game.option_tokens())
     simulations = PARTS[game.name].budgets[LEVEL]
+    sides = "side" if game.players == 2 else "seat"  # a table of three plays every seat order
     lines = [
         f"# {name}: {count} openings of {game.name} {options}, {plies} random plies each, judged even by "
-        f"the search engine; each engine plays each side of each",
+        f"the search engine; each engine plays each {sides} of each",
         f"# written by: arena openings generate --game {game.name} "
         + " ".join(f"-O {t}" for t in game.option_tokens())
         + f" --seed {seed} --count {count} --plies {plies} --name {name}",
         f"{OPTIONS_LINE}{options}",
         f"# after each opening: the search's score for the side to move ({simulations} simulations, "
         f"kept from {0.5 - THRESHOLD:.1f} to {0.5 + THRESHOLD:.1f}) and which of the seed's draws it is",
+        *_board_lines(game),
         *(f"{' '.join(j.moves)}  # {j.score:.3f} (draw {j.draw})" for j in kept),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _board_lines(game: Game) -> list[str]:
+    """What a suite of a game that deals its board says of its lines and of hidden posies."""
+    if not game.random_setup:
+        return []
+    lines = ["# each opening is a position: the setup token of a board the seed dealt, then the plies"]
+    if game.hides_information:
+        lines.append("# judged without the hidden posies: the search deals them at random in each simulated game")
+    return lines

@@ -60,21 +60,24 @@ class Watcher(Protocol):
     its start and of every move, in the worker that plays it.  Neither may raise, and each
     must be cheap while nobody looks: it is called between the engines' moves."""
 
-    def begin(self, state: State, seed: int, deal: int) -> None:
-        """The game starts from ``state`` (its opening played), set up from ``seed`` and ``deal``."""
+    def begin(self, state: State, seed: int, deal: int, opening_setup: bool = False) -> None:
+        """The game starts from ``state`` (its opening played), set up from ``seed`` and ``deal``
+        (its board a book's where ``opening_setup``, not the one the seed deals)."""
 
     def moved(self, state: State, seat: int, reply: Reply, clocks_ms: Sequence[int] | None) -> None:
         """``seat`` played ``reply``'s move; ``clocks_ms``: every seat's time left after it (None: no game clock)."""
 
 
 class _Later(TypedDict, total=False):
-    """A record's fields after its result: the deal always, the rest once moves were played."""
+    """A record's fields after its result: the deal always, the book's board where it gave
+    one, the rest once moves were played."""
 
     deal: int
     move_info: list[Mapping[str, JsonValue] | None]
     started: str
     duration_s: float
     opening_plies: int
+    opening_setup: bool
     faults: list[str]
 
 
@@ -117,23 +120,25 @@ def play_game(
     time_control: TimeControl | Sequence[TimeControl],
     names: Sequence[str] | None = None,
     opening: Sequence[str] = (),
+    setup: str | None = None,
     progress: Callable[[float], None] = lambda seconds: None,
     watcher: Watcher | None = None,
     adjudication: Adjudication | None = None,
 ) -> GameResult:
     """Play one game; ``engines[seat]`` must be started.  ``seed`` fixes the setup
     and the engines' per-game seeds; ``opening`` (checked when the book was loaded)
-    is played before the engines take over.  ``time_control`` is one for all seats or
-    one per seat (time odds; all with a game clock or none).  ``progress(seconds)`` is
-    called before each step that waits on an engine (the new game, every move, the
-    end) with the longest that step may take: a worker reports it to its coordinator,
-    whose watchdog so times every move instead of the whole game.  ``watcher`` is told of
-    the start and of every legal move as it is played.  ``adjudication`` may end the game
-    before its rules do (arena/adjudication.py)."""
+    is played before the engines take over, on the book's board ``setup`` where it names
+    one (a game that deals its board at random: the seed deals the rest, a hidden part).
+    ``time_control`` is one for all seats or one per seat (time odds; all with a game
+    clock or none).  ``progress(seconds)`` is called before each step that waits on an
+    engine (the new game, every move, the end) with the longest that step may take: a
+    worker reports it to its coordinator, whose watchdog so times every move instead of
+    the whole game.  ``watcher`` is told of the start and of every legal move as it is
+    played.  ``adjudication`` may end the game before its rules do (arena/adjudication.py)."""
     started = datetime.now(UTC)
     t0 = time.monotonic()
     names = list(names or [e.name for e in engines])
-    state, deal = starting_state(game, seed, names)
+    state, deal = starting_state(game, seed, names, setup=setup)
     for move in opening:
         state.play(move)
     # Keyed by engine name too, so mirrored seat orders of one setup are different games.
@@ -147,7 +152,7 @@ def play_game(
         progress(_exchanges_s(engines))
         _announce(game, state, engines, engine_seeds)
         if watcher is not None:
-            watcher.begin(state, seed, deal)
+            watcher.begin(state, seed, deal, setup is not None)
         per_seat = [time_control] * len(engines) if isinstance(time_control, TimeControl) else list(time_control)
         _play_moves(state, engines, per_seat, times_ms, move_info, progress, watcher, judge)
     except _Forfeit as exc:
@@ -164,6 +169,8 @@ def play_game(
     later["duration_s"] = round(time.monotonic() - t0, 3)
     if opening:
         later["opening_plies"] = len(opening)  # the first moves were the book's, untimed
+    if setup is not None:
+        later["opening_setup"] = True  # the board was the book's, not the seed's
     if faults:
         later["faults"] = faults
     record = _record(game, state, names, seed, engine_seeds, times_ms, forfeit or adjudged, later)
@@ -173,12 +180,22 @@ def play_game(
 
 
 def forfeit_before_start(
-    game: Game, seed: int, names: Sequence[str], seat: int | Sequence[int], code: Termination, reason: str
+    game: Game,
+    seed: int,
+    names: Sequence[str],
+    seat: int | Sequence[int],
+    code: Termination,
+    reason: str,
+    setup: str | None = None,
 ) -> GameRecord:
     """The record of a game lost before its first move (an engine would not start, or
-    was dropped); ``seat`` may list several seats, who then share the last place."""
-    state, deal = starting_state(game, seed, names)
-    return _record(game, state, names, seed, [], [], _Forfeit(seat, code, reason), {"deal": deal})
+    was dropped); ``seat`` may list several seats, who then share the last place.  ``setup``:
+    the book's board it would have been played on (see :func:`play_game`)."""
+    state, deal = starting_state(game, seed, names, setup=setup)
+    later: _Later = {"deal": deal}
+    if setup is not None:
+        later["opening_setup"] = True
+    return _record(game, state, names, seed, [], [], _Forfeit(seat, code, reason), later)
 
 
 def _announce(game: Game, state: State, engines: Sequence[Player], engine_seeds: list[int]) -> None:

@@ -132,6 +132,7 @@ class GameRecord(BaseModel):
     started: str | None = None
     duration_s: Number | None = None
     opening_plies: NonNegative | None = None  # the first moves were a book's, untimed
+    opening_setup: bool | None = None  # true: the setup was a book's, not the one the seed deals
     faults: list[str] | None = None  # protocol faults that left the result standing (verify_score)
     id: int | None = None
     round: NonNegative | None = None
@@ -227,12 +228,15 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-def starting_state(game: Game, seed: int, names: Sequence[str] = (), deal: int | None = None) -> tuple[State, int]:
-    """The setup ``seed`` gives, with its hidden part dealt from ``deal`` (a new deal, see
-    :func:`new_deal`, when None; a replay passes the record's)."""
+def starting_state(
+    game: Game, seed: int, names: Sequence[str] = (), deal: int | None = None, setup: str | None = None
+) -> tuple[State, int]:
+    """The setup ``seed`` gives (or the book's ``setup`` token, in a game that deals its
+    board), with its hidden part dealt from ``deal`` (a new deal, see :func:`new_deal`, when
+    None; a replay passes the record's)."""
     if deal is None:
         deal = new_deal(game, seed, names)
-    state = game.initial_state(seed)
+    state = game.initial_state(seed) if setup is None else game.state_from_setup(setup)
     state.deal(deal)
     return state, deal
 
@@ -249,11 +253,26 @@ def new_deal(game: Game, seed: int, names: Sequence[str]) -> int:
     return derive_seed(seed, "deal", *names)
 
 
-def replay_start(game: Game, seed: int | None = None, setup: str | None = None, deal: int | None = None) -> State:
+def replay_start(
+    game: Game,
+    seed: int | None = None,
+    setup: str | None = None,
+    deal: int | None = None,
+    opening_setup: bool | None = None,
+) -> State:
     """The state a record starts from: its seed's setup (with its own deal if it has one),
-    or its setup token (a deal, if given, draws the hidden part: Posies variant 2).  Raises
-    ValueError when the record cannot say (a hidden part without its deal, a setup its
-    seed does not give)."""
+    or its setup token (a deal, if given, draws the hidden part: Posies variant 2).  A
+    record whose ``opening_setup`` says its board was an opening book's starts from its setup
+    token whatever its seed deals (the seed gave the engines' seeds, and the deal where it
+    is not secret); no other record's setup may differ from its seed's.  Raises ValueError
+    when the record cannot say (a hidden part without its deal, a setup its seed does not
+    give)."""
+    if opening_setup:
+        if setup is None:
+            raise ValueError(
+                "'opening_setup' is true but the record has no 'setup': the book's board is recorded there"
+            )
+        seed = None  # the setup is the book's
     if seed is not None:
         if deal is None and game.hides_information:
             raise ValueError(

@@ -50,7 +50,7 @@ from resume_check import ENGINES, RandomPlayer  # noqa: E402
 
 from arena.match import TimeControl, play_game  # noqa: E402
 from arena.record import GameRecord  # noqa: E402
-from arena.results.admit import admit  # noqa: E402
+from arena.results.admit import Played, admit  # noqa: E402
 from arena.results.slots import Slot, round_tables, slots  # noqa: E402
 from arena.results.store import GameStore  # noqa: E402
 from arena.rules import Game, make_game  # noqa: E402
@@ -115,7 +115,7 @@ def resume_check(folder: Path) -> None:
     schedule = schedule_of(int(settings["rounds"]) * 2, int(settings["seed"]))
     with GameStore(folder) as store:
         store.open(settings)
-        admitted = admit(store.stored(), schedule, (game.name, game.options.model_dump(mode="json")))
+        admitted = admit(store.stored(), schedule, Played(game.name, game.options.model_dump(mode="json"), False))
         assert not admitted.refused and store.done_ids()
 
 

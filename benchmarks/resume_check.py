@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.engine.player import Reply, TimeLimit  # noqa: E402
 from arena.match import TimeControl, play_game  # noqa: E402
-from arena.results.admit import admit, read_counted  # noqa: E402
+from arena.results.admit import Played, admit, read_counted  # noqa: E402
 from arena.results.slots import Slot, round_tables, slots  # noqa: E402
 from arena.results.store import GameStore  # noqa: E402
 from arena.rules import Game, State, make_game  # noqa: E402
@@ -105,7 +105,7 @@ def main() -> None:
     os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[-1:])  # one core, as a resume has
     game = make_game("hex", {"size": args.size, "swap": True})
     schedule = list(slots(round_tables(ENGINES, 2, "round-robin"), (args.games + 1) // 2, 1))[: args.games]
-    played = (game.name, game.options.model_dump(mode="json"))
+    played = Played(game.name, game.options.model_dump(mode="json"), False)  # no opening book
     with tempfile.TemporaryDirectory(prefix="arena-bench-resume-") as tmp:
         folder = Path(tmp)
         start = time.monotonic()

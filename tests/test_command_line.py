@@ -205,6 +205,16 @@ def test_every_flag_lands_on_the_file_key_it_means_and_the_file_reads_back_the_s
     assert fingerprint(reloaded(t)) == fingerprint(tournament_settings(t))
 
 
+def test_openings_file_names_a_shipped_suite_by_its_short_name(tmp_path):
+    """--openings file=posies2-balanced is the suite, as openings = "posies2-balanced" in a file;
+    the written file keeps the short name, and reads back the same."""
+    engines = [["name=a", f"cmd={RANDOM}"], ["name=b", f"cmd={RANDOM}"]]
+    t, _ = build(tmp_path, game="posies", options=("players=2",), engines=engines, openings=["file=posies2-balanced"])
+    assert t.data.openings_entry.file == "posies2-balanced"
+    assert len(t.openings) == 16 and all(len(line) == 5 for line in t.openings)  # a board and 4 plies
+    assert reloaded(t) == tournament_settings(t)
+
+
 def test_cutechess_clock_items_moves_per_period_nodes_and_restart(tmp_path):
     """tc=40/60+0.5 is 40 moves in 60 s plus 0.5 s a move, the period repeating; an engine's
     own tc= is a whole clock (no period carried from --each); nodes= a budget; restart=on."""

@@ -55,7 +55,8 @@ def test_each_opening_is_played_from_every_seat_and_the_book_is_cycled():
         ("c3\nzz9\n", "hex", "size = 5", "book.txt, line 2: 'zz9' at ply 0 is illegal"),
         ("a1 b1 a2 b2 a3\n", "hex", "size = 3", "line 1: the game is over after this opening"),
         ("# nothing\n\n", "hex", "size = 5", "no openings in the file"),
-        ("c3\n", "posies", "players = 2", "posies deals a random setup"),
+        ("c3\n", "posies", "players = 2", "book.txt, line 1: posies deals its board at random, so each opening starts"),
+        (f"{'pug' * 17} d1-e1\n", "posies", "players = 2", "book.txt, line 1: 'd1-e1' at ply 0 is illegal"),
         (None, "hex", "size = 5", "cannot read the openings file"),
     ],
 )

@@ -52,9 +52,12 @@ def openings_generate(
         game = make_game(game_name, parse_options(option_pairs))
     except (OptionError, ValueError) as exc:
         raise Failure(f"--game {game_name} {' '.join(option_pairs)}: {exc}") from None
-    if game.initial_state(0).setup_token() != "start":
-        raise Failure(f"{game.name} deals a random setup, so a fixed opening cannot fit every game")
     if first_moves:
+        if game.random_setup:
+            raise Failure(
+                f"{game.name} deals its board at random, so it has no first moves of its own; "
+                "leave out --first-moves for balanced positions, each on a board of its own"
+            )
         from ..tournament.openings import first_moves_suite
 
         click.echo(first_moves_suite(game, name), nl=False)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ..record import GameRecord
 from ..rules import OptionError, make_game
@@ -41,6 +41,8 @@ class Scheduled(Protocol):
     def seats(self) -> tuple[str, ...]: ...
     @property
     def seed(self) -> int: ...
+    @property
+    def setup(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -87,12 +89,22 @@ def judge(entry: StoredGame, schedule: Sequence[Scheduled] | None, played: Playe
     return problem or entry.columns_problem, replayed  # a record that holds up, but a row edited beside it
 
 
-Played = tuple[str, Mapping[str, Any]]  # a game's name and its options (with the defaults)
+class Played(NamedTuple):
+    """What a tournament plays: a game's name, its options (with the defaults), and whether
+    it has an opening book (a game may start on a book's board only then)."""
+
+    game: str
+    options: Mapping[str, Any]
+    book: bool
 
 
 def _slot_problem(record: GameRecord, schedule: Sequence[Scheduled] | None, played: Played | None) -> str | None:
-    if played is not None and (record.game, record.options) != (played[0], dict(played[1])):
-        return f"it is a game of {record.game} {record.options}; the tournament plays {played[0]} {dict(played[1])}"
+    if played is not None and (record.game, record.options) != (played.game, dict(played.options)):
+        return (
+            f"it is a game of {record.game} {record.options}; the tournament plays {played.game} {dict(played.options)}"
+        )
+    if played is not None and record.opening_setup and not played.book:
+        return "it says it started on an opening book's board, but the tournament plays no book"
     if schedule is None:
         return None
     game_id = record.id or 0
@@ -107,6 +119,8 @@ def _slot_problem(record: GameRecord, schedule: Sequence[Scheduled] | None, play
         return f"its round is {record.round}; the schedule's game {game_id} is in round {slot.round}"
     if record.seed != slot.seed:
         return f"its seed is {record.seed}; the schedule's game {game_id} has seed {slot.seed}"
+    if slot.setup is not None and (record.setup != slot.setup or not record.opening_setup):
+        return f"its board is not its opening's: the schedule's game {game_id} starts on the board of its book line"
     return None
 
 
@@ -211,7 +225,8 @@ def fold_counted(folder: Path, fold: Callable[[CountedStream], Counted]) -> Coun
                 schedule = settings_slots(settings, players)
         except (OptionError, KeyError, TypeError, ValueError) as exc:
             raise StorageError(f"{folder}: the stored settings do not make a tournament ({exc})") from None
-        return fold(_judged(meta, settings, stored, schedule, (settings["game"], settings["options"])))
+        played = Played(settings["game"], settings["options"], settings.get("openings") is not None)
+        return fold(_judged(meta, settings, stored, schedule, played))
 
     return fold_stored(folder, counting)
 

@@ -23,6 +23,9 @@ class Slot:
     table_no: int
     seats: tuple[str, ...]  # engine name per seat
     seed: int
+    # The board of a book's opening (Posies' suites), where the schedule knows it: a folder's
+    # settings keep a digest of the book, not its lines, so their slots say None.
+    setup: str | None = None
 
 
 def gauntlet_tables(engines: Sequence[str], candidates: Sequence[str], players: int) -> list[tuple[str, ...]]:

@@ -251,7 +251,7 @@ class _Movers:
         try:
             game = self.games.get(key) or make_game(record.game, record.options)
             self.games[key] = game
-            state = replay_start(game, record.seed, record.setup, record.deal)
+            state = replay_start(game, record.seed, record.setup, record.deal, record.opening_setup)
             if self.replayed and game.takes_turns and record.termination is Termination.NORMAL:
                 # Seats in turn to the end the rules reached: no replay (a site counts
                 # thousands of games); a forfeit's rejected last move is the next seat's.

@@ -150,7 +150,7 @@ def verify_record(rec: GameRecord) -> Verdict:
     """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
     game = make_game(rec.game, rec.options, strict=True)
     _check_shape(rec, game.players)
-    state = replay_start(game, rec.seed, rec.setup, rec.deal)
+    state = replay_start(game, rec.seed, rec.setup, rec.deal, rec.opening_setup)
     error: IllegalPly | None = None
     for ply, move in enumerate(rec.moves):
         try:

@@ -69,7 +69,8 @@ class LiveGame:
     def __init__(self, reader: LiveReader, head: LiveHead) -> None:
         self.reader, self.head = reader, head
         self.replay = boards.Replay(head["game"], head["options"], head["players"], head["seed"])
-        self.replay.start(head["setup"], head["deal"])  # the deal stays here: only the replay sees it
+        # The deal stays here: only the replay sees it.
+        self.replay.start(head["setup"], head["deal"], head.get("opening_setup"))
         self.frames: list[boards.ShortFrame | boards.Frame] = [self.replay.first]
         for move in head["opening"]:
             self.frames.append(self.replay.play(move))

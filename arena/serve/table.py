@@ -283,7 +283,7 @@ class Table:
         """The last position, replayed from the record (the match's own is not kept)."""
         record = self.record
         assert record is not None
-        state = replay_start(self.seating.game, record.seed, record.setup, record.deal)
+        state = replay_start(self.seating.game, record.seed, record.setup, record.deal, record.opening_setup)
         for move in record.moves or []:
             state.play(move)
         return state

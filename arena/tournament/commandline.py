@@ -36,6 +36,7 @@ from .config import (
     build_tournament,
 )
 from .observers import QuietObserver
+from .openings import book_path
 
 if TYPE_CHECKING:
     pass
@@ -381,10 +382,16 @@ def _clock_keys(key: str) -> tuple[str, ...]:
 def _openings(items: Sequence[str], here: Path, data: FlagData) -> dict[str, Scalar]:
     entry: dict[str, Scalar] = {}
     for key, value in _items("--openings", items, lambda key, value: value, tuple(OPENINGS_KEYS)):
-        entry[key] = os.path.normpath(here / value) if key == "file" else value if key == "order" else _typed(value)
+        entry[key] = _book_file(value, here) if key == "file" else value if key == "order" else _typed(value)
         data.labels[("openings", key)] = f"--openings item '{key}={value}'"  # value as typed
     data.labels[("openings",)] = "--openings"
     return entry
+
+
+def _book_file(value: str, here: Path) -> str:
+    """``--openings file=``: a shipped suite's short name as given (as a file names one), else
+    a path made absolute from the folder the command ran in."""
+    return value if book_path(value, here) != here / value else os.path.normpath(here / value)
 
 
 def _adjudication(groups: Sequence[Sequence[str]], data: FlagData) -> dict[str, Any]:

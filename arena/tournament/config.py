@@ -46,7 +46,7 @@ from ..results.slots import round_tables
 from ..results.sprt import SprtSettings
 from ..rules import Game, OptionError, games_speaking, make_game
 from ..rules.base import did_you_mean
-from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, book_path, load_openings
+from .openings import Opening, OpeningPlan, OpeningsError, arrange_book, book_path, first_plies, load_openings
 from .schedule import ScheduledGame, event_games, play_tables
 from .validation import validation_text
 
@@ -509,7 +509,7 @@ def _openings(where: str, base: Path, data: TournamentFile, game: Game) -> list[
     except OpeningsError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     if entry.plies is not None:  # fastchess's plies: each line's first moves only
-        book = [opening[: entry.plies] for opening in book]
+        book = [first_plies(game, opening, entry.plies) for opening in book]
     return arrange_book(book, entry.order, entry.start, data.seed) or None
 
 

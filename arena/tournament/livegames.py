@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol, TypedDict
+from typing import IO, NotRequired, Protocol, TypedDict
 
 from protocol import codec
 
@@ -56,6 +56,7 @@ class LiveHead(TypedDict):
     seed: int
     deal: int
     opening: list[str]  # a book's moves, played before the engines took over (untimed)
+    opening_setup: NotRequired[bool]  # true: the board was a book's, not the one the seed deals
     to_move: int
     at: float  # when it started (Unix time)
 
@@ -260,10 +261,12 @@ class LiveWriter:
         self.later: threading.Timer | None = None  # the flush of the lines held back, if any
         self.broken = False
 
-    def begin(self, state: State, seed: int, deal: int) -> None:
+    def begin(self, state: State, seed: int, deal: int, opening_setup: bool = False) -> None:
         game = state.game
         self.head |= {"game": game.name, "options": game.options.model_dump(), "setup": state.setup_token()}
         self.head |= {"seed": seed, "deal": deal, "opening": list(state.moves)}
+        if opening_setup:
+            self.head["opening_setup"] = True
         self.head |= {"to_move": state.current_player(), "at": time.time()}
         self._show()
 

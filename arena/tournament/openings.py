@@ -4,8 +4,10 @@ A book is a text file with one opening a line: move tokens separated by spaces,
 as in a ``position`` command.  Blank lines and lines starting with ``#`` are
 skipped, and so is the rest of a line from a ``#`` (no move token holds one).
 Every opening is checked against the rules now, so that a typo fails before any
-game starts, and stored in the referee's canonical spelling.  Games
-with a random setup (Posies) have no book: an opening would not fit every board.
+game starts, and stored in the referee's canonical spelling.  In a game that deals
+its board at random (Posies) a line is a position, as an EPD line is in chess: the
+board's setup token, then the moves (maybe none).  A game played from it starts
+on that board instead of its seed's, and its record says so (``opening_setup``).
 
 Besides a book, ``random_plies`` random legal moves (after the book's, if any) are
 drawn from each table's seed, so every seat order of a table gets the same ones.
@@ -24,9 +26,39 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..record import derive_seed
-from ..rules import Game, IllegalMove
+from ..rules import Game, IllegalMove, OptionError, State
 
-Opening = tuple[str, ...]
+Opening = tuple[str, ...]  # a book line's tokens: the setup token first where the game deals its board
+
+
+@dataclass(frozen=True)
+class Start:
+    """Where a game starts: a book's setup token (None: the one its seed deals) and the
+    moves played before the engines take over."""
+
+    setup: str | None = None
+    moves: Opening = ()
+
+
+def book_start(game: Game, opening: Opening) -> Start:
+    """A book line as the setup it names (in a game that deals its board) and its moves."""
+    if game.random_setup and opening:
+        return Start(opening[0], opening[1:])
+    return Start(None, opening)
+
+
+def book_line(start: Start) -> Opening:
+    """A start as a book's line: its setup token first where it names one."""
+    return start.moves if start.setup is None else (start.setup, *start.moves)
+
+
+def start_state(game: Game, seed: int, start: Start) -> State:
+    """The position of ``start`` (its board, or the one ``seed`` deals, then its moves); the
+    hidden part of a board is not dealt (a book never depends on it)."""
+    state = game.initial_state(seed) if start.setup is None else game.state_from_setup(start.setup)
+    for move in start.moves:
+        state.play(move)
+    return state
 
 
 class OpeningsError(ValueError):
@@ -41,10 +73,6 @@ def load_openings(path: Path, game: Game) -> list[Opening]:
         raise OpeningsError(
             f"cannot read the openings file {str(path)!r} ({reason}); the path is relative to the tournament file"
         ) from None
-    if game.initial_state(0).setup_token() != "start":
-        raise OpeningsError(
-            f"{game.name} deals a random setup, so a fixed opening cannot fit every game; remove the 'openings' key"
-        )
     if (problem := _options_problem(path, text, game)) is not None:
         raise OpeningsError(problem)
     book = [
@@ -106,8 +134,9 @@ def _options_problem(path: Path, text: str, game: Game) -> str | None:
     return None
 
 
-def _check(path: Path, number: int, moves: list[str], game: Game) -> Opening:
-    state = game.initial_state(0)
+def _check(path: Path, number: int, tokens: list[str], game: Game) -> Opening:
+    setup, moves = _book_setup(path, number, tokens, game)
+    state = start_state(game, 0, Start(setup))
     for ply, move in enumerate(moves):  # counted from 0, as everywhere (PROTOCOL.md section 5)
         if state.is_terminal():
             break
@@ -119,7 +148,27 @@ def _check(path: Path, number: int, moves: list[str], game: Game) -> Opening:
             ) from None
     if state.is_terminal():
         raise OpeningsError(f"{path}, line {number}: the game is over after this opening; shorten it")
-    return tuple(state.moves)
+    return book_line(Start(setup, tuple(state.moves)))
+
+
+def _book_setup(path: Path, number: int, tokens: list[str], game: Game) -> tuple[str | None, list[str]]:
+    """A line's setup token (in a game that deals its board) and its moves."""
+    if not game.random_setup:
+        return None, tokens
+    try:
+        game.state_from_setup(tokens[0])
+    except OptionError as exc:
+        raise OpeningsError(
+            f"{path}, line {number}: {game.name} deals its board at random, so each opening starts with the "
+            f"board's setup token, then its moves ({exc}); write the setup token first"
+        ) from None
+    return tokens[0], tokens[1:]
+
+
+def first_plies(game: Game, opening: Opening, plies: int) -> Opening:
+    """A book line cut to its first ``plies`` moves (fastchess's ``plies``), its setup kept."""
+    start = book_start(game, opening)
+    return book_line(Start(start.setup, start.moves[:plies]))
 
 
 def opening_for(book: list[Opening], round_no: int, table_no: int, tables: int) -> Opening:
@@ -139,20 +188,18 @@ def arrange_book(book: list[Opening], order: str, start: int, seed: int) -> list
 RANDOM_TRIES = 100
 
 
-def random_opening(game: Game, seed: int, prefix: Opening, plies: int) -> Opening:
-    """``prefix`` and then ``plies`` random legal moves on the setup of ``seed``, drawn from
-    the seed; a draw that ends the game is replaced by the next one."""
+def random_opening(game: Game, seed: int, prefix: Start, plies: int) -> Start:
+    """``prefix`` and then ``plies`` random legal moves on its setup (else the setup of
+    ``seed``), drawn from the seed; a draw that ends the game is replaced by the next one."""
     for attempt in range(RANDOM_TRIES):
-        state = game.initial_state(seed)
-        for move in prefix:
-            state.play(move)
+        state = start_state(game, seed, prefix)
         rng = random.Random(derive_seed(seed, "random plies", attempt))
         for _ in range(plies):
             if state.is_terminal():
                 break
             state.play(state.random_move(rng))
         if not state.is_terminal():
-            return tuple(state.moves)
+            return Start(prefix.setup, tuple(state.moves))
     raise OpeningsError(
         f"{RANDOM_TRIES} draws of {plies} random plies all ended the game (seed {seed}); lower random_plies"
     )
@@ -166,8 +213,10 @@ class OpeningPlan:
     random_plies: int = 0
     game: Game | None = None
 
-    def opening(self, round_no: int, table_no: int, tables: int, seed: int) -> Opening:
-        moves = opening_for(list(self.book), round_no, table_no, tables)
+    def start(self, round_no: int, table_no: int, tables: int, seed: int) -> Start:
+        """Where one table's games start (its seat orders share it)."""
+        line = opening_for(list(self.book), round_no, table_no, tables)
+        start = Start(None, line) if self.game is None else book_start(self.game, line)
         if self.random_plies and self.game is not None:
-            moves = random_opening(self.game, seed, moves, self.random_plies)
-        return moves
+            start = random_opening(self.game, seed, start, self.random_plies)
+        return start

@@ -25,7 +25,7 @@ from ..engine.declared import Checked
 from ..engine.player import EngineSpec
 from ..engine.sandbox import with_results_hidden
 from ..record import GameRecord
-from ..results.admit import admit, refusal_text
+from ..results.admit import Played, admit, refusal_text
 from ..results.events import plan_event
 from ..results.export import (
     STANDINGS,
@@ -208,7 +208,7 @@ def _admitted(t: Tournament, store: GameStore) -> tuple[list[GameRecord], list[S
     the schedule: an event's as far as its stored games draw it."""
     entries = store.stored()
     schedule = build_schedule(t, [entry.record for entry in entries])
-    admitted = admit(entries, schedule, (t.data.game, t.game.options.model_dump(mode="json")))
+    admitted = admit(entries, schedule, Played(t.data.game, t.game.options.model_dump(mode="json"), bool(t.openings)))
     if admitted.refused:
         raise StorageError(refusal_text(store.db_path, admitted.refused))
     store.mark_checked(admitted.replayed)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from ..results.slots import Slot, slots  # where the numbering lives
-from .openings import Opening, OpeningPlan
+from .openings import Opening, OpeningPlan, Start
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class ScheduledGame:
     seats: tuple[str, ...]  # engine name per seat
     seed: int
     opening: Opening = ()  # moves played before the engines take over
+    setup: str | None = None  # a book's board (Posies' suites), played instead of the one the seed deals
 
 
 def round_robin(
@@ -50,13 +51,13 @@ def play_tables(
     seat orders of a table in a round share one seed and one opening."""
     plan = openings if isinstance(openings, OpeningPlan) else OpeningPlan(tuple(openings))
     games: list[ScheduledGame] = []
-    opening: Opening = ()
+    start = Start()
     table: tuple[int, int] | None = None
     for slot in slots(tables, rounds, master_seed):
         if table != (slot.round, slot.table_no):  # one opening for the seat orders of a table in a round
             table = slot.round, slot.table_no
-            opening = plan.opening(slot.round, slot.table_no, len(tables), slot.seed)
-        games.append(ScheduledGame(slot.index, slot.round, slot.seats, slot.seed, opening))
+            start = plan.start(slot.round, slot.table_no, len(tables), slot.seed)
+        games.append(ScheduledGame(slot.index, slot.round, slot.seats, slot.seed, start.moves, start.setup))
     return games
 
 
@@ -64,12 +65,12 @@ def event_games(drawn: Sequence[Slot], openings: OpeningPlan) -> list[ScheduledG
     """An event's games drawn so far, each table's seat orders sharing one opening: the
     book's openings in turn, table after table as the event drew them."""
     games: list[ScheduledGame] = []
-    opening: Opening = ()
+    start = Start()
     table: tuple[int, int, int] | None = None
     tables = -1
     for slot in drawn:
         if table != (slot.round, slot.table_no, slot.seed):
             table, tables = (slot.round, slot.table_no, slot.seed), tables + 1
-            opening = openings.opening(tables, 0, 1, slot.seed)
-        games.append(ScheduledGame(slot.index, slot.round, slot.seats, slot.seed, opening))
+            start = openings.start(tables, 0, 1, slot.seed)
+        games.append(ScheduledGame(slot.index, slot.round, slot.seats, slot.seed, start.moves, start.setup))
     return games

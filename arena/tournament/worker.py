@@ -177,7 +177,9 @@ class Worker:
                 f"failures (max_failures); not started"
             )
             return self._finish(
-                forfeit_before_start(self.game, scheduled.seed, scheduled.seats, dropped, Termination.DROPPED, reason),
+                forfeit_before_start(
+                    self.game, scheduled.seed, scheduled.seats, dropped, Termination.DROPPED, reason, scheduled.setup
+                ),
                 scheduled,
             )
         self.make_room(scheduled.seats)  # before this game's engines start, so the count never exceeds the bound
@@ -192,7 +194,9 @@ class Worker:
                 except EngineFault as exc:
                     self.discard(name)
                     return self._finish(
-                        forfeit_before_start(self.game, scheduled.seed, scheduled.seats, seat, exc.code, exc.reason),
+                        forfeit_before_start(
+                            self.game, scheduled.seed, scheduled.seats, seat, exc.code, exc.reason, scheduled.setup
+                        ),
                         scheduled,
                     )
             self.let_go_unplanned(scheduled.seats)
@@ -204,6 +208,7 @@ class Worker:
                 time_control=clocks,
                 names=scheduled.seats,
                 opening=scheduled.opening,
+                setup=scheduled.setup,
                 progress=report_progress,  # each move, as it is played, to the coordinator's watchdog
                 watcher=live,
                 adjudication=self.config.adjudication,

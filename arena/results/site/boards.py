@@ -179,7 +179,7 @@ def replay(record: GameRecord) -> Replayed:
     page's data is mostly frames, and the short form is a quarter of the text.
     """
     game = Replay(record["game"], record["options"], record["players"], record.get("seed"))
-    game.start(record.get("setup"), record.get("deal"))
+    game.start(record.get("setup"), record.get("deal"), record.get("opening_setup"))
     frames = [game.first, *map(game.play, record["moves"])]
     frames[-1] = last_frame(frames[-1], game.ending())
     return Replayed(game.board, len(game.before), frames, game.state.seat_colours())
@@ -195,9 +195,10 @@ class Replay:
         self.players, self.seed = players, seed
         self.code = self.picture.codes
 
-    def start(self, setup: str | None, deal: int | None) -> None:
-        """The first position (``first``, its frame), from the seed or the setup token."""
-        self.state = replay_start(self.game, self.seed, setup, deal)
+    def start(self, setup: str | None, deal: int | None, opening_setup: bool | None = None) -> None:
+        """The first position (``first``, its frame), from the seed or the setup token (a
+        book's board, where ``opening_setup`` says so)."""
+        self.state = replay_start(self.game, self.seed, setup, deal, opening_setup)
         self.before = list(self.state.cells)
         first: Frame = {"set": [[i, self.code[v]] for i, v in enumerate(self.before) if self.code[v]]}
         self.first = _frame(first, self.state.status(self.players))
