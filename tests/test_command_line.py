@@ -215,6 +215,16 @@ def test_openings_file_names_a_shipped_suite_by_its_short_name(tmp_path):
     assert reloaded(t) == tournament_settings(t)
 
 
+def test_openings_name_is_a_shipped_suite_as_file_is(tmp_path):
+    """--openings name=hex7-1ply is the suite file=hex7-1ply names, and writes the same file."""
+    engines = [["name=a", f"cmd={RANDOM}"], ["name=b", f"cmd={RANDOM}"]]
+    hex7 = {"options": ("size=7", "swap=false"), "engines": engines}
+    by_name, _ = build(tmp_path, openings=["name=hex7-1ply"], **hex7)
+    by_file, _ = build(tmp_path, openings=["file=hex7-1ply"], **hex7)
+    assert by_name.data.openings_entry.file == "hex7-1ply" and len(by_name.openings) == 49
+    assert tournament_settings(by_name) == tournament_settings(by_file)
+
+
 def test_cutechess_clock_items_moves_per_period_nodes_and_restart(tmp_path):
     """tc=40/60+0.5 is 40 moves in 60 s plus 0.5 s a move, the period repeating; an engine's
     own tc= is a whole clock (no period carried from --each); nodes= a budget; restart=on."""
@@ -314,6 +324,8 @@ TWO = ["--engine", "name=a", "cmd=true", "--engine", "name=b", "cmd=true"]
         (["--sprt", "h0=1"], ["--sprt item 'h0=1'", "unknown key 'h0'", "elo0"]),
         (["--openings", "file=missing.txt"], ["--openings", "cannot read the openings file"]),
         (["--openings", "plies=0"], ["--openings item 'plies=0'", "greater than or equal to 1"]),
+        (["--openings", "name=hex9-2ply"], ["--openings item 'name=hex9-2ply'", "no opening suite", "file=PATH"]),
+        (["--openings", "name=hex9-1ply", "file=b.txt"], ["--openings", "name= or a book's file=, not both"]),
         (["-O", "sizee=3"], ["-O / --game", "unknown option 'sizee'"]),
         (["-O", "size"], ["-O item 'size'", "KEY=VALUE"]),
         (["--rounds", "0"], ["--rounds", "greater than or equal to 1"]),

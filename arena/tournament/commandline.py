@@ -36,7 +36,7 @@ from .config import (
     build_tournament,
 )
 from .observers import QuietObserver
-from .openings import book_path
+from .openings import book_path, suite_names
 
 if TYPE_CHECKING:
     pass
@@ -68,7 +68,15 @@ SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 # --adjudicate's rules: a word and its items (as cutechess-cli's -resign and -draw), or one item
 ADJUDICATE_RULES = {"resign": ("movecount", "score", "twosided"), "draw": ("movenumber", "movecount", "score")}
 ADJUDICATE_WORDS = ("resign", "draw", "decided", "hex-decided", "maxplies=N")
-OPENINGS_KEYS = {"file": "file", "order": "order", "start": "start", "plies": "plies", "random_plies": "random_plies"}
+# --openings item -> [openings] key: name= is file= for a shipped suite only
+OPENINGS_KEYS = {
+    "file": "file",
+    "name": "file",
+    "order": "order",
+    "start": "start",
+    "plies": "plies",
+    "random_plies": "random_plies",
+}
 # A flag item's value as a tournament file would type it (:func:`_typed`): an integer, a
 # boolean or text; a file's tables of such values (a clock, the openings) are built from them.
 Scalar = TomlScalar
@@ -381,9 +389,18 @@ def _clock_keys(key: str) -> tuple[str, ...]:
 
 def _openings(items: Sequence[str], here: Path, data: FlagData) -> dict[str, Scalar]:
     entry: dict[str, Scalar] = {}
-    for key, value in _items("--openings", items, lambda key, value: value, tuple(OPENINGS_KEYS)):
-        entry[key] = _book_file(value, here) if key == "file" else value if key == "order" else _typed(value)
-        data.labels[("openings", key)] = f"--openings item '{key}={value}'"  # value as typed
+    given = _items("--openings", items, lambda key, value: value, tuple(OPENINGS_KEYS))
+    if {"file", "name"} <= {key for key, _ in given}:
+        raise FlagError("--openings: give a shipped suite's name= or a book's file=, not both")
+    for key, value in given:
+        if key == "name" and value not in suite_names():
+            raise FlagError(
+                f"--openings item 'name={value}': no opening suite of that name ships with arena "
+                "(`arena openings list` names them; a book of your own is file=PATH)"
+            )
+        field = OPENINGS_KEYS[key]
+        entry[field] = _book_file(value, here) if field == "file" else value if key == "order" else _typed(value)
+        data.labels[("openings", field)] = f"--openings item '{key}={value}'"  # value as typed
     data.labels[("openings",)] = "--openings"
     return entry
 
