@@ -161,6 +161,33 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     assert read_live_games(live) == {}
 
 
+def test_quick_games_held_lines_go_out_from_one_thread_and_an_ended_game_writes_nothing_more(tmp_path):
+    live = tmp_path / "live"
+    touch_watching(live)
+    games = []
+    for game_id in (1, 2, 3):  # each game's head goes out at once, its moves (within FLUSH_S) are held
+        writer = LiveWriter(FileSink(live / f"{game_id}.jsonl"), WatchMark(live), game_id, 1, ["a", "b"])
+        state = make_game("hex", {"size": 5}).initial_state(1)
+        writer.begin(state, 1, 0)
+        for move in ("c3", "b2"):
+            state.play(move)
+            writer.moved(state, len(state.moves) % 2, Reply(move, 0.001, None, None), [900, 900])
+        games.append(writer)
+    readers = [LiveReader(live / f"{game_id}.jsonl") for game_id in (1, 2, 3)]
+    games[2].end()  # over before its held lines went out: its file goes, and nothing writes it again
+    deadline = time.monotonic() + 5
+    while sum(len(reader.moves) for reader in readers[:2]) < 4 and time.monotonic() < deadline:
+        for reader in readers[:2]:
+            reader.update()
+        time.sleep(0.01)
+    assert [[m["move"] for m in reader.moves] for reader in readers[:2]] == [["c3", "b2"], ["c3", "b2"]]
+    assert [t.name for t in threading.enumerate()].count("arena-live-lines") == 1  # one thread, not one a game
+    time.sleep(2 * livegames.FLUSH_S)
+    assert sorted(path.name for path in live.glob("*.jsonl")) == ["1.jsonl", "2.jsonl"]
+    for writer in games[:2]:
+        writer.end()
+
+
 def test_a_move_line_written_by_hand_is_the_json_of_the_move():
     for move in [
         ("a1", 0, 12, [1000, -5], 'depth 3 "x" <b>\x00 é \u2028\n', None, 1796326054.8657112),
