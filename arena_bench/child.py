@@ -6,7 +6,8 @@ engines' own CPU (which they report at exit) from this process tree's.
 
 CPU accounting: ``RUSAGE_SELF`` is the coordinator; ``RUSAGE_CHILDREN`` covers
 every descendant that was waited for: the pool's workers (joined at the end)
-and, through them, the engines (each reaped by its worker).
+and, through them, the engines (each reaped by its worker), and `arena run
+--serve`'s server process, whose own CPU is taken out and reported apart.
 """
 
 from __future__ import annotations
@@ -105,13 +106,15 @@ def main(config_path: str) -> None:
     progress = _timed_progress(tournament, config["progress"]) if config.get("progress") else None
     site = _TimedSite(live_site(out / "report", tournament))  # as `arena run` does
     observers: list[RunObserver] = [site]
-    if config.get("url_file"):  # `arena run --serve`: the server in this process, its link to the bench
+    server = None
+    if config.get("url_file"):  # `arena run --serve`: its server process, its link to the bench
         from arena.serve.beside import ServeBeside
 
         def tell(line: str, url_file: Path = Path(config["url_file"])) -> None:
             url_file.write_text(line)
 
-        observers[:0] = [ServeBeside(out, tell), _FirstPage(out, config.get("viewers", 0))]
+        server = ServeBeside(out, tell)
+        observers[:0] = [server, _FirstPage(out, config.get("viewers", 0))]
     if progress:
         observers.append(progress)
     run_tournament(tournament, out, config["workers"], observers)
@@ -121,6 +124,7 @@ def main(config_path: str) -> None:
     if sampler:
         sampler.stop()
     self1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_cpu_s = server.cpu_s if server else 0.0  # reaped: in RUSAGE_CHILDREN too
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     terminations: dict[str, int] = {}
     for record in records:
@@ -134,7 +138,8 @@ def main(config_path: str) -> None:
                 "terminations": terminations,
                 "wall_s": wall,
                 "coordinator_cpu_s": _cpu(self1) - _cpu(self0),
-                "children_cpu_s": _cpu(kids1) - _cpu(kids0),
+                "children_cpu_s": _cpu(kids1) - _cpu(kids0) - server_cpu_s,
+                "server_cpu_s": server_cpu_s,
                 "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
                 "largest_child_rss_kib": kids1.ru_maxrss,
                 "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,

@@ -313,6 +313,58 @@ def test_a_bind_beyond_loopback_needs_the_token_and_changes_need_the_same_origin
         stop(proc)
 
 
+def answered(url: str, timeout: float = 60) -> tuple[int, str, dict[str, str]]:
+    """``get(url)`` once the server process answers (it takes the socket as it starts)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return get(url)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)  # a server process started twice, on a shared machine
+def test_the_server_beside_a_run_answers_from_a_process_of_its_own_that_stops_and_dies_with_the_run(
+    played_folder, tmp_path
+):
+    told: list[str] = []
+    beside = ServeBeside(played_folder, told.append, host="0.0.0.0")
+    threads = threading.active_count()
+    beside.on_start(0, [], None)
+    assert beside.process is not None and threading.active_count() == threads  # no thread of the run answers
+    server = beside.process.pid
+    try:
+        token = re.search(r"\?token=(\S+)", told[0]).group(1)  # type: ignore[union-attr]
+        port = re.search(r":(\d+)/", told[0]).group(1)  # type: ignore[union-attr]
+        base = f"http://127.0.0.1:{port}/"
+        assert answered(base + "0/index.html")[0] == 403  # beyond loopback, the token is asked as by arena serve
+        status, body, _ = get(base + f"0/index.html?token={token}")
+        assert status == 200 and "Standings" in body
+        assert token not in Path(f"/proc/{server}/cmdline").read_text()  # no other user can read it there
+    finally:
+        beside.on_stop()
+    assert beside.process is None and beside.cpu_s > 0  # stopped and reaped, its CPU counted apart
+    assert not Path(f"/proc/{server}").exists()
+    with pytest.raises(OSError):
+        get(base + "0/index.html")
+    # A run killed outright takes its server with it.
+    script = tmp_path / "killed_run.py"
+    script.write_text(
+        "import os, signal, sys\nfrom pathlib import Path\nfrom arena.serve.beside import ServeBeside\n"
+        "beside = ServeBeside(Path(sys.argv[1]), print)\nbeside.on_start(0, [], None)\n"
+        "print(beside.process.pid, flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    run = subprocess.run([sys.executable, str(script), str(played_folder)], capture_output=True, text=True, cwd=ROOT)
+    link, pid = run.stdout.split()[-2:]
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text():
+        assert time.monotonic() < deadline, f"the server {pid} outlived its run"
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)  # a run, then a server: processes on a shared machine
 def test_on_loopback_only_a_loopback_name_is_answered_and_a_finished_folder_is_served(played_folder):
