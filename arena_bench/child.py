@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from arena.results.export import Summary
     from arena.results.site.live import LiveSite
     from arena.results.sprt import SprtTest
+    from arena.serve.beside import ServeBeside
     from arena.tournament.config import Tournament
     from arena.tournament.observers import RunObserver
     from arena.tournament.progress import Mode, Progress
@@ -106,7 +107,7 @@ def main(config_path: str) -> None:
     progress = _timed_progress(tournament, config["progress"]) if config.get("progress") else None
     site = _TimedSite(live_site(out / "report", tournament))  # as `arena run` does
     observers: list[RunObserver] = [site]
-    server = None
+    server, first = None, None
     if config.get("url_file"):  # `arena run --serve`: its server process, its link to the bench
         from arena.serve.beside import ServeBeside
 
@@ -114,7 +115,8 @@ def main(config_path: str) -> None:
             url_file.write_text(line)
 
         server = ServeBeside(out, tell)
-        observers[:0] = [server, _FirstPage(out, config.get("viewers", 0))]
+        first = _FirstPage(out, config.get("viewers", 0), Path(config["url_file"]), server)
+        observers[:0] = [server, first]
     if progress:
         observers.append(progress)
     run_tournament(tournament, out, config["workers"], observers)
@@ -125,6 +127,7 @@ def main(config_path: str) -> None:
         sampler.stop()
     self1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     server_cpu_s = server.cpu_s if server else 0.0  # reaped: in RUSAGE_CHILDREN too
+    started_cpu_s = first.server_cpu_s if first else 0.0
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     terminations: dict[str, int] = {}
     for record in records:
@@ -139,7 +142,7 @@ def main(config_path: str) -> None:
                 "wall_s": wall,
                 "coordinator_cpu_s": _cpu(self1) - _cpu(self0),
                 "children_cpu_s": _cpu(kids1) - _cpu(kids0) - server_cpu_s,
-                "server_cpu_s": server_cpu_s,
+                "server_cpu_s": server_cpu_s - started_cpu_s,  # from the first game on: its start apart
                 "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
                 "largest_child_rss_kib": kids1.ru_maxrss,
                 "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
@@ -151,19 +154,37 @@ def main(config_path: str) -> None:
 
 
 class _FirstPage(QuietObserver):
-    """Holds the run's first game until the bench's pages are connected (the server marks the
-    folder watched once one is, and the others come within milliseconds): a short run's games
-    are then watched as a long run's are."""
+    """Holds the run's first game until its server answers (its process started: a start
+    that overlapped a short run's games and not a long run's would be counted per move) and
+    the bench's pages are connected (the server marks the folder watched once one is, and the
+    others come within milliseconds): a short run's games are then watched as a long run's are."""
 
-    def __init__(self, out: Path, pages: int) -> None:
-        self.mark, self.pages = out / "live" / "watching", pages
+    def __init__(self, out: Path, pages: int, url_file: Path, server: ServeBeside) -> None:
+        self.mark, self.pages, self.url_file = out / "live" / "watching", pages, url_file
+        self.server = server
+        self.server_cpu_s = 0.0  # the server process's CPU when the first game starts (its start, about 0.8 s)
 
     def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
+        import urllib.error
+        import urllib.request
+
         deadline = time.monotonic() + 30
+        link = self.url_file.read_text().split()[4]  # "watch the games at URL (...)"
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(link + "0/live", timeout=5).close()
+                break
+            except urllib.error.HTTPError:
+                break  # it answers
+            except OSError:
+                time.sleep(0.01)
         while self.pages and not self.mark.exists() and time.monotonic() < deadline:
             time.sleep(0.01)
         if self.pages:
             time.sleep(0.5)
+        if self.server.process is not None:
+            fields = Path(f"/proc/{self.server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            self.server_cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class _TimedSite:
