@@ -117,6 +117,8 @@ def main(config_path: str) -> None:
         server = ServeBeside(out, tell)
         first = _FirstPage(out, config.get("viewers", 0), Path(config["url_file"]), server)
         observers[:0] = [server, first]
+    steady = _Steady(server)
+    observers.append(steady)
     if progress:
         observers.append(progress)
     run_tournament(tournament, out, config["workers"], observers)
@@ -143,6 +145,9 @@ def main(config_path: str) -> None:
                 "coordinator_cpu_s": _cpu(self1) - _cpu(self0),
                 "children_cpu_s": _cpu(kids1) - _cpu(kids0) - server_cpu_s,
                 "server_cpu_s": server_cpu_s - started_cpu_s,  # from the first game on: its start apart
+                "steady_plies": steady.plies,
+                "steady_manager_cpu_s": steady.manager_cpu_s,
+                "steady_server_cpu_s": steady.server_cpu_s,
                 "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
                 "largest_child_rss_kib": kids1.ru_maxrss,
                 "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
@@ -185,6 +190,54 @@ class _FirstPage(QuietObserver):
         if self.server.process is not None:
             fields = Path(f"/proc/{self.server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
             self.server_cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _Steady(QuietObserver):
+    """The CPU of a run's steady part, from its first game stored to its last: the
+    coordinator's (getrusage) and its children's but the server's (the workers': each one's
+    own, from /proc, its engines apart), the server process's apart, and the moves played
+    meanwhile.  A run's start and end (imports, the engines' starts, the final report) are
+    left out, so one run gives a figure per move (no slope between two runs' totals, which
+    doubles their noise)."""
+
+    def __init__(self, server: ServeBeside | None) -> None:
+        self.server = server
+        self.start: tuple[float, float] | None = None
+        self.plies = 0
+        self.manager_cpu_s = self.server_cpu_s = 0.0
+
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
+        if self.start is None:
+            self.start = self._sample()
+            return
+        self.plies += len(record.moves)
+        if finished == total:
+            end = self._sample()
+            self.manager_cpu_s, self.server_cpu_s = end[0] - self.start[0], end[1] - self.start[1]
+
+    def _sample(self) -> tuple[float, float]:
+        """The manager's CPU seconds so far, and the server's."""
+        server = self.server.process.pid if self.server and self.server.process else None
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        manager, served = usage.ru_utime + usage.ru_stime, 0.0
+        for task in os.listdir("/proc/self/task"):
+            try:
+                pids = [int(pid) for pid in Path(f"/proc/self/task/{task}/children").read_text().split()]
+            except OSError:
+                continue
+            for pid in pids:
+                try:
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                own = (int(fields[11]) + int(fields[12])) / os.sysconf(
+                    "SC_CLK_TCK"
+                )  # utime + stime: not its children's
+                if pid == server:
+                    served += own
+                else:
+                    manager += own
+        return manager, served
 
 
 class _TimedSite:

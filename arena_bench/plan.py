@@ -37,9 +37,7 @@ class Plan:
     sandbox_starts: int = 21  # engine starts, each way
     sandbox_blocks: int = 31  # pairs of blocks of games, sandboxed and not, alternated
     sandbox_block_games: int = 20  # games per block
-    # 2 games per round: the long run's 500 games make the slope's noise (a run's fixed costs
-    # vary by tens of ms) about 1 us a move, where 100 left it at 5 (20% of the figure)
-    watch_rounds: int = 250
+    watch_rounds: int = 250  # 2 games per round: 500 games, about 26,000 moves, a run
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 

@@ -39,6 +39,9 @@ class TournamentRun:
     progress_cpu_s: float = 0.0  # CPU the coordinator spent in the live progress
     site_cpu_s: float = 0.0  # CPU the live report site cost (its final write's forked page writers included)
     server_cpu_s: float = 0.0  # `arena run --serve`'s server process (not the manager's: not in children_cpu_s)
+    steady_plies: int = 0  # the moves of the games after the first
+    steady_manager_cpu_s: float = 0.0  # coordinator and workers (engines apart), from the first game stored to the last
+    steady_server_cpu_s: float = 0.0  # the server process, over the same games
 
     @property
     def manager_cpu_s(self) -> float:
