@@ -147,6 +147,7 @@ def main(config_path: str) -> None:
                 "server_cpu_s": server_cpu_s - started_cpu_s,  # from the first game on: its start apart
                 "steady_plies": steady.plies,
                 "steady_manager_cpu_s": steady.manager_cpu_s,
+                "steady_workers_cpu_s": steady.workers_cpu_s,
                 "steady_server_cpu_s": steady.server_cpu_s,
                 "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
                 "largest_child_rss_kib": kids1.ru_maxrss,
@@ -202,9 +203,13 @@ class _Steady(QuietObserver):
 
     def __init__(self, server: ServeBeside | None) -> None:
         self.server = server
-        self.start: tuple[float, float] | None = None
+        self.start: tuple[float, float, float] | None = None
         self.plies = 0
-        self.manager_cpu_s = self.server_cpu_s = 0.0
+        self.coordinator_cpu_s = self.workers_cpu_s = self.server_cpu_s = 0.0
+
+    @property
+    def manager_cpu_s(self) -> float:
+        return self.coordinator_cpu_s + self.workers_cpu_s
 
     def on_game(self, record: GameRecord, finished: int, total: int) -> None:
         if self.start is None:
@@ -213,13 +218,13 @@ class _Steady(QuietObserver):
         self.plies += len(record.moves)
         if finished == total:
             end = self._sample()
-            self.manager_cpu_s, self.server_cpu_s = end[0] - self.start[0], end[1] - self.start[1]
+            self.coordinator_cpu_s, self.workers_cpu_s, self.server_cpu_s = (b - a for a, b in zip(self.start, end))
 
-    def _sample(self) -> tuple[float, float]:
-        """The manager's CPU seconds so far, and the server's."""
+    def _sample(self) -> tuple[float, float, float]:
+        """The CPU seconds so far of the coordinator, its workers, and the server."""
         server = self.server.process.pid if self.server and self.server.process else None
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        manager, served = usage.ru_utime + usage.ru_stime, 0.0
+        workers, served = 0.0, 0.0
         for task in os.listdir("/proc/self/task"):
             try:
                 pids = [int(pid) for pid in Path(f"/proc/self/task/{task}/children").read_text().split()]
@@ -236,8 +241,8 @@ class _Steady(QuietObserver):
                 if pid == server:
                     served += own
                 else:
-                    manager += own
-        return manager, served
+                    workers += own
+        return usage.ru_utime + usage.ru_stime, workers, served
 
 
 class _TimedSite:

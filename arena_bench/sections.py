@@ -646,6 +646,7 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     # A move's cost, without what a run pays once (the server's start, the engines' starts, the
     # final report): each run's CPU from its first game stored to its last (arena_bench/child.py).
     manager: dict[str, list[float]] = {label: [] for label in modes}
+    worker: dict[str, list[float]] = {label: [] for label in modes}  # the worker's share
     server: dict[str, list[float]] = {label: [] for label in modes}  # the server process's, per move
     latencies: list[float] = []
     loads: list[float] = []
@@ -659,6 +660,7 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
             run = _watched_run(engine, plan, plan.watch_rounds, run_cpus, page_cpus, serve, viewers, latencies, report)
             plies = max(run.steady_plies, 1)
             manager[label].append(run.steady_manager_cpu_s / plies * 1e6)
+            worker[label].append(run.steady_workers_cpu_s / plies * 1e6)
             server[label].append(run.steady_server_cpu_s / plies * 1e6)
     per_move = {label: med(values) for label, values in manager.items()}
     # Each repeat's modes ran one after the other: their ratio is what load that changes
@@ -666,10 +668,10 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     ratios = {label: _paired_ratios(manager[label], manager["no server"]) for label in modes}
     report.table(
         [
-            [label, cpu, med(ratios[label]), _spread(ratios[label]), med(server[label])]
+            [label, cpu, med(worker[label]), med(ratios[label]), _spread(ratios[label]), med(server[label])]
             for label, cpu in per_move.items()
         ],
-        ["", "manager CPU per move (us)", "x no server", "range", "server's CPU per move (us)"],
+        ["", "manager CPU per move (us)", "the worker's", "x no server", "range", "server's CPU per move (us)"],
     )
     report.echo(
         f"per move: from each run's first game stored to its last, the median of {plan.repeats} runs; "
@@ -686,6 +688,7 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     report.data["watching"] = {
         "manager_cpu_us": per_move,
         "ratios": ratios,
+        "worker_cpu_us": {label: med(values) for label, values in worker.items()},
         "server_cpu_us": {label: med(values) for label, values in server.items()},
         "latency_median_s": latency,
         "load": [min(loads), max(loads)],

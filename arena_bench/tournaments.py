@@ -41,6 +41,7 @@ class TournamentRun:
     server_cpu_s: float = 0.0  # `arena run --serve`'s server process (not the manager's: not in children_cpu_s)
     steady_plies: int = 0  # the moves of the games after the first
     steady_manager_cpu_s: float = 0.0  # coordinator and workers (engines apart), from the first game stored to the last
+    steady_workers_cpu_s: float = 0.0  # the workers' share of it
     steady_server_cpu_s: float = 0.0  # the server process, over the same games
 
     @property
