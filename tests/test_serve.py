@@ -188,6 +188,41 @@ def test_quick_games_held_lines_go_out_from_one_thread_and_an_ended_game_writes_
         writer.end()
 
 
+class BrokenSink:
+    """A sink whose flush fails as no file does (a bug's exception, not an OSError)."""
+
+    def write(self, text: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        raise RuntimeError("broken")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_writer_that_fails_in_the_held_lines_thread_leaves_it_to_the_other_games(tmp_path):
+    live = tmp_path / "live"
+    touch_watching(live)
+    broken = LiveWriter(BrokenSink(), lambda: True, 1, 1, ["a", "b"])
+    broken.flushed = time.monotonic()  # its lines are held, and go out from the thread
+    broken.moves.append(("c3", 0, 1, None, None, 1, 1.0))
+    broken._show()
+    time.sleep(3 * livegames.FLUSH_S)  # the thread has met the failure
+    writer = LiveWriter(FileSink(live / "2.jsonl"), lambda: True, 2, 1, ["a", "b"])
+    state = make_game("hex", {"size": 5}).initial_state(1)
+    writer.begin(state, 1, 0)
+    state.play("c3")
+    writer.moved(state, 0, Reply("c3", 0.001, None, None), [900, 900])
+    reader = LiveReader(live / "2.jsonl")
+    deadline = time.monotonic() + 5
+    while not reader.moves and time.monotonic() < deadline:
+        reader.update()
+        time.sleep(0.01)
+    assert [m["move"] for m in reader.moves] == ["c3"]
+    writer.end()
+
+
 def test_a_move_line_written_by_hand_is_the_json_of_the_move():
     for move in [
         ("a1", 0, 12, [1000, -5], 'depth 3 "x" <b>\x00 é \u2028\n', None, 1796326054.8657112),

@@ -346,7 +346,10 @@ class HeldLines(threading.Thread):
                     self.ready.wait(wait)  # a writer held meanwhile comes due later than this one
                     continue
                 self.due.popleft()
-            writer._flush()
+            try:
+                writer._flush()
+            except Exception:  # never worth the other games' lines: this thread serves them all
+                log.exception("cannot show game %s live", writer.head["id"])
 
 
 _held_lines: HeldLines | None = None
