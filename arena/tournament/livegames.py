@@ -333,7 +333,8 @@ class HeldLines(threading.Thread):
     def hold(self, writer: LiveWriter) -> None:
         with self.ready:
             self.due.append((time.monotonic() + FLUSH_S, writer))
-            self.ready.notify()
+            if len(self.due) == 1:  # else the thread waits for an earlier one: no need to wake it
+                self.ready.notify()
 
     def run(self) -> None:
         while True:
