@@ -6,7 +6,8 @@ engines' own CPU (which they report at exit) from this process tree's.
 
 CPU accounting: ``RUSAGE_SELF`` is the coordinator; ``RUSAGE_CHILDREN`` covers
 every descendant that was waited for: the pool's workers (joined at the end)
-and, through them, the engines (each reaped by its worker).
+and, through them, the engines (each reaped by its worker), and `arena run
+--serve`'s server process, whose own CPU is taken out and reported apart.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from arena.results.export import Summary
     from arena.results.site.live import LiveSite
     from arena.results.sprt import SprtTest
+    from arena.serve.beside import ServeBeside
     from arena.tournament.config import Tournament
     from arena.tournament.observers import RunObserver
     from arena.tournament.progress import Mode, Progress
@@ -105,13 +107,18 @@ def main(config_path: str) -> None:
     progress = _timed_progress(tournament, config["progress"]) if config.get("progress") else None
     site = _TimedSite(live_site(out / "report", tournament))  # as `arena run` does
     observers: list[RunObserver] = [site]
-    if config.get("url_file"):  # `arena run --serve`: the server in this process, its link to the bench
+    server, first = None, None
+    if config.get("url_file"):  # `arena run --serve`: its server process, its link to the bench
         from arena.serve.beside import ServeBeside
 
         def tell(line: str, url_file: Path = Path(config["url_file"])) -> None:
             url_file.write_text(line)
 
-        observers[:0] = [ServeBeside(out, tell), _FirstPage(out, config.get("viewers", 0))]
+        server = ServeBeside(out, tell)
+        first = _FirstPage(out, config.get("viewers", 0), Path(config["url_file"]), server)
+        observers[:0] = [server, first]
+    steady = _Steady(server)
+    observers.append(steady)
     if progress:
         observers.append(progress)
     run_tournament(tournament, out, config["workers"], observers)
@@ -121,6 +128,8 @@ def main(config_path: str) -> None:
     if sampler:
         sampler.stop()
     self1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_cpu_s = server.cpu_s if server else 0.0  # reaped: in RUSAGE_CHILDREN too
+    started_cpu_s = first.server_cpu_s if first else 0.0
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     terminations: dict[str, int] = {}
     for record in records:
@@ -134,7 +143,12 @@ def main(config_path: str) -> None:
                 "terminations": terminations,
                 "wall_s": wall,
                 "coordinator_cpu_s": _cpu(self1) - _cpu(self0),
-                "children_cpu_s": _cpu(kids1) - _cpu(kids0),
+                "children_cpu_s": _cpu(kids1) - _cpu(kids0) - server_cpu_s,
+                "server_cpu_s": server_cpu_s - started_cpu_s,  # from the first game on: its start apart
+                "steady_plies": steady.plies,
+                "steady_manager_cpu_s": steady.manager_cpu_s,
+                "steady_workers_cpu_s": steady.workers_cpu_s,
+                "steady_server_cpu_s": steady.server_cpu_s,
                 "coordinator_rss_kib": _peak_rss_kib() or self1.ru_maxrss,
                 "largest_child_rss_kib": kids1.ru_maxrss,
                 "worker_rss_kib": sorted(sampler.peaks.values()) if sampler and sampler.available else None,
@@ -146,19 +160,89 @@ def main(config_path: str) -> None:
 
 
 class _FirstPage(QuietObserver):
-    """Holds the run's first game until the bench's pages are connected (the server marks the
-    folder watched once one is, and the others come within milliseconds): a short run's games
-    are then watched as a long run's are."""
+    """Holds the run's first game until its server answers (its process started: a start
+    that overlapped a short run's games and not a long run's would be counted per move) and
+    the bench's pages are connected (the server marks the folder watched once one is, and the
+    others come within milliseconds): a short run's games are then watched as a long run's are."""
 
-    def __init__(self, out: Path, pages: int) -> None:
-        self.mark, self.pages = out / "live" / "watching", pages
+    def __init__(self, out: Path, pages: int, url_file: Path, server: ServeBeside) -> None:
+        self.mark, self.pages, self.url_file = out / "live" / "watching", pages, url_file
+        self.server = server
+        self.server_cpu_s = 0.0  # the server process's CPU when the first game starts (its start, about 0.8 s)
 
     def on_start(self, total: int, stored: Sequence[GameRecord], sprt: SprtTest | None) -> None:
+        import urllib.error
+        import urllib.request
+
         deadline = time.monotonic() + 30
+        link = self.url_file.read_text().split()[4]  # "watch the games at URL (...)"
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(link + "0/live", timeout=5).close()
+                break
+            except urllib.error.HTTPError:
+                break  # it answers
+            except OSError:
+                time.sleep(0.01)
         while self.pages and not self.mark.exists() and time.monotonic() < deadline:
             time.sleep(0.01)
         if self.pages:
             time.sleep(0.5)
+        if self.server.process is not None:
+            fields = Path(f"/proc/{self.server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            self.server_cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _Steady(QuietObserver):
+    """The CPU of a run's steady part, from its first game stored to its last: the
+    coordinator's (getrusage) and its children's but the server's (the workers': each one's
+    own, from /proc, its engines apart), the server process's apart, and the moves played
+    meanwhile.  A run's start and end (imports, the engines' starts, the final report) are
+    left out, so one run gives a figure per move (no slope between two runs' totals, which
+    doubles their noise)."""
+
+    def __init__(self, server: ServeBeside | None) -> None:
+        self.server = server
+        self.start: tuple[float, float, float] | None = None
+        self.plies = 0
+        self.coordinator_cpu_s = self.workers_cpu_s = self.server_cpu_s = 0.0
+
+    @property
+    def manager_cpu_s(self) -> float:
+        return self.coordinator_cpu_s + self.workers_cpu_s
+
+    def on_game(self, record: GameRecord, finished: int, total: int) -> None:
+        if self.start is None:
+            self.start = self._sample()
+            return
+        self.plies += len(record.moves)
+        if finished == total:
+            end = self._sample()
+            self.coordinator_cpu_s, self.workers_cpu_s, self.server_cpu_s = (b - a for a, b in zip(self.start, end))
+
+    def _sample(self) -> tuple[float, float, float]:
+        """The CPU seconds so far of the coordinator, its workers, and the server."""
+        server = self.server.process.pid if self.server and self.server.process else None
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        workers, served = 0.0, 0.0
+        for task in os.listdir("/proc/self/task"):
+            try:
+                pids = [int(pid) for pid in Path(f"/proc/self/task/{task}/children").read_text().split()]
+            except OSError:
+                continue
+            for pid in pids:
+                try:
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                own = (int(fields[11]) + int(fields[12])) / os.sysconf(
+                    "SC_CLK_TCK"
+                )  # utime + stime: not its children's
+                if pid == server:
+                    served += own
+                else:
+                    workers += own
+        return usage.ru_utime + usage.ru_stime, workers, served
 
 
 class _TimedSite:

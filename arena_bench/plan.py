@@ -37,7 +37,7 @@ class Plan:
     sandbox_starts: int = 21  # engine starts, each way
     sandbox_blocks: int = 31  # pairs of blocks of games, sandboxed and not, alternated
     sandbox_block_games: int = 20  # games per block
-    watch_rounds: int = 50  # 2 games per round, each way
+    watch_rounds: int = 250  # 2 games per round: 500 games, about 26,000 moves, a run
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 

@@ -643,49 +643,58 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         "server, nobody watching": (True, 0),
         f"{WATCH_VIEWERS} pages watching": (True, WATCH_VIEWERS),
     }
-    # What a move costs, apart from what a run costs once (the server's start, its first
-    # standings): the slope between a short and a long run of each mode.
-    lengths = (max(1, plan.watch_rounds // 5), plan.watch_rounds)
-    marginal: dict[str, list[float]] = {label: [] for label in modes}
-    once: dict[str, list[float]] = {label: [] for label in modes}
+    # A move's cost, without what a run pays once (the server's start, the engines' starts, the
+    # final report): each run's CPU from its first game stored to its last (arena_bench/child.py).
+    manager: dict[str, list[float]] = {label: [] for label in modes}
+    worker: dict[str, list[float]] = {label: [] for label in modes}  # the worker's share
+    server: dict[str, list[float]] = {label: [] for label in modes}  # the server process's, per move
     latencies: list[float] = []
+    loads: list[float] = []
     # The run pinned to one core, the pages (this process's threads) to another where there is
     # one: the pages' own CPU is a browser's, and must not slow the run it watches.
     allowed = sorted(os.sched_getaffinity(0))
     run_cpus, page_cpus = (allowed[-1:], allowed[:-1]) if len(allowed) > 1 else (allowed, allowed)
     for _ in range(plan.repeats):  # interleaved, so load changes hit all modes alike
         for label, (serve, viewers) in modes.items():
-            short, long = (
-                _watched_run(engine, plan, rounds, run_cpus, page_cpus, serve, viewers, latencies, report)
-                for rounds in lengths
-            )
-            slope = (long.manager_cpu_s - short.manager_cpu_s) / (long.plies - short.plies)
-            marginal[label].append(slope * 1e6)
-            once[label].append((short.manager_cpu_s - slope * short.plies) * 1e3)
-    per_move = {label: med(values) for label, values in marginal.items()}
-    base = per_move["no server"]
+            loads.append(os.getloadavg()[0])
+            run = _watched_run(engine, plan, plan.watch_rounds, run_cpus, page_cpus, serve, viewers, latencies, report)
+            plies = max(run.steady_plies, 1)
+            manager[label].append(run.steady_manager_cpu_s / plies * 1e6)
+            worker[label].append(run.steady_workers_cpu_s / plies * 1e6)
+            server[label].append(run.steady_server_cpu_s / plies * 1e6)
+    per_move = {label: med(values) for label, values in manager.items()}
+    # Each repeat's modes ran one after the other: their ratio is what load that changes
+    # between repeats leaves alone, and its spread over the repeats says how far to trust it.
+    ratios = {label: _paired_ratios(manager[label], manager["no server"]) for label in modes}
     report.table(
-        [[label, cpu, cpu / base, med(once[label])] for label, cpu in per_move.items()],
-        ["", "manager CPU per move (us)", "x no server", "once a run (ms)"],
+        [
+            [label, cpu, med(worker[label]), med(ratios[label]), _spread(ratios[label]), med(server[label])]
+            for label, cpu in per_move.items()
+        ],
+        ["", "manager CPU per move (us)", "the worker's", "x no server", "range", "server's CPU per move (us)"],
     )
     report.echo(
-        f"per move: the slope between runs of {2 * lengths[0]} and {2 * lengths[1]} games; once a run: the rest "
-        "(the server's start, the pages' first standings)"
+        f"per move: from each run's first game stored to its last, the median of {plan.repeats} runs; "
+        "x no server: the median of each repeat's ratio, range: their least and greatest; the manager is "
+        "the coordinator and the worker (engines apart), the server a process of its own"
     )
+    report.echo(f"load average (1 min) at the runs: {min(loads):.1f}-{max(loads):.1f}")
     latency = med(latencies) if latencies else float("nan")
     report.echo(
         f"a move's delay from the worker's file to a page's feed: median {latency * 1000:.0f} ms over "
         f"{len(latencies)} moves sent (the feed looks every 0.2 s)"
     )
-    idle, watched = (per_move[label] / base for label in list(modes)[1:])
+    idle, watched = (med(ratios[label]) for label in list(modes)[1:])
     report.data["watching"] = {
         "manager_cpu_us": per_move,
-        "once_ms": {label: med(values) for label, values in once.items()},
+        "ratios": ratios,
+        "worker_cpu_us": {label: med(values) for label, values in worker.items()},
+        "server_cpu_us": {label: med(values) for label, values in server.items()},
         "latency_median_s": latency,
+        "load": [min(loads), max(loads)],
     }
-    # Runs too short to tell a move from a run's fixed costs (--quick) give a slope that is
-    # noise, even below zero: no verdict then.
-    measured = min(per_move.values()) > 0
+    # Runs too short to have a steady part (--quick): no verdict then.
+    measured = min(min(values) for values in manager.values()) > 0
     report.target(
         f"manager CPU per move, a server nobody watches, <= {WATCH_IDLE_RATIO}x no server",
         f"{idle:.3f}x",
@@ -701,6 +710,15 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         f"{latency:.3f} s",
         latency < WATCH_LATENCY_S if latencies else None,
     )
+
+
+def _paired_ratios(values: list[float], bases: list[float]) -> list[float]:
+    """Each value over its base (a base at or below zero, a --quick run's noise: no ratio)."""
+    return [value / base if base > 0 else float("nan") for value, base in zip(values, bases, strict=True)]
+
+
+def _spread(ratios: list[float]) -> str:
+    return f"{min(ratios):.2f}-{max(ratios):.2f}"
 
 
 def _watched_run(

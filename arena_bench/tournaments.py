@@ -38,6 +38,11 @@ class TournamentRun:
     worker_rss_kib: list[int] | None
     progress_cpu_s: float = 0.0  # CPU the coordinator spent in the live progress
     site_cpu_s: float = 0.0  # CPU the live report site cost (its final write's forked page writers included)
+    server_cpu_s: float = 0.0  # `arena run --serve`'s server process (not the manager's: not in children_cpu_s)
+    steady_plies: int = 0  # the moves of the games after the first
+    steady_manager_cpu_s: float = 0.0  # coordinator and workers (engines apart), from the first game stored to the last
+    steady_workers_cpu_s: float = 0.0  # the workers' share of it
+    steady_server_cpu_s: float = 0.0  # the server process, over the same games
 
     @property
     def manager_cpu_s(self) -> float:
@@ -68,8 +73,8 @@ def play_tournament(
     ``progress``: show the live progress in this mode ("lines" or "live"), as `arena run` does;
     ``sandbox``: both engines in their sandboxes (their --stats files cannot reach the folder
     from there: the run counts no engine CPU of its own); ``serve``: `arena run --serve`'s server
-    in the run's process, ``viewers`` pages connected to its live feed (this process's threads,
-    each move's delay from its file to the page added to ``latencies``).  Games
+    (a process of its own, its CPU counted apart), ``viewers`` pages connected to its live feed
+    (this process's threads, each move's delay from its file to the page added to ``latencies``).  Games
     that ended by a fault (a time loss on a loaded machine) are counted in the figures and
     reported through ``note``: a benchmark run is not thrown away for one of them."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:

@@ -161,6 +161,68 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     assert read_live_games(live) == {}
 
 
+def test_quick_games_held_lines_go_out_from_one_thread_and_an_ended_game_writes_nothing_more(tmp_path):
+    live = tmp_path / "live"
+    touch_watching(live)
+    games = []
+    for game_id in (1, 2, 3):  # each game's head goes out at once, its moves (within FLUSH_S) are held
+        writer = LiveWriter(FileSink(live / f"{game_id}.jsonl"), WatchMark(live), game_id, 1, ["a", "b"])
+        state = make_game("hex", {"size": 5}).initial_state(1)
+        writer.begin(state, 1, 0)
+        for move in ("c3", "b2"):
+            state.play(move)
+            writer.moved(state, len(state.moves) % 2, Reply(move, 0.001, None, None), [900, 900])
+        games.append(writer)
+    readers = [LiveReader(live / f"{game_id}.jsonl") for game_id in (1, 2, 3)]
+    games[2].end()  # over before its held lines went out: its file goes, and nothing writes it again
+    deadline = time.monotonic() + 5
+    while sum(len(reader.moves) for reader in readers[:2]) < 4 and time.monotonic() < deadline:
+        for reader in readers[:2]:
+            reader.update()
+        time.sleep(0.01)
+    assert [[m["move"] for m in reader.moves] for reader in readers[:2]] == [["c3", "b2"], ["c3", "b2"]]
+    assert [t.name for t in threading.enumerate()].count("arena-live-lines") == 1  # one thread, not one a game
+    time.sleep(2 * livegames.FLUSH_S)
+    assert sorted(path.name for path in live.glob("*.jsonl")) == ["1.jsonl", "2.jsonl"]
+    for writer in games[:2]:
+        writer.end()
+
+
+class BrokenSink:
+    """A sink whose flush fails as no file does (a bug's exception, not an OSError)."""
+
+    def write(self, text: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        raise RuntimeError("broken")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_writer_that_fails_in_the_held_lines_thread_leaves_it_to_the_other_games(tmp_path):
+    live = tmp_path / "live"
+    touch_watching(live)
+    broken = LiveWriter(BrokenSink(), lambda: True, 1, 1, ["a", "b"])
+    broken.flushed = time.monotonic()  # its lines are held, and go out from the thread
+    broken.moves.append(("c3", 0, 1, None, None, 1, 1.0))
+    broken._show()
+    time.sleep(3 * livegames.FLUSH_S)  # the thread has met the failure
+    writer = LiveWriter(FileSink(live / "2.jsonl"), lambda: True, 2, 1, ["a", "b"])
+    state = make_game("hex", {"size": 5}).initial_state(1)
+    writer.begin(state, 1, 0)
+    state.play("c3")
+    writer.moved(state, 0, Reply("c3", 0.001, None, None), [900, 900])
+    reader = LiveReader(live / "2.jsonl")
+    deadline = time.monotonic() + 5
+    while not reader.moves and time.monotonic() < deadline:
+        reader.update()
+        time.sleep(0.01)
+    assert [m["move"] for m in reader.moves] == ["c3"]
+    writer.end()
+
+
 def test_a_move_line_written_by_hand_is_the_json_of_the_move():
     for move in [
         ("a1", 0, 12, [1000, -5], 'depth 3 "x" <b>\x00 é \u2028\n', None, 1796326054.8657112),
@@ -284,6 +346,58 @@ def test_a_bind_beyond_loopback_needs_the_token_and_changes_need_the_same_origin
         assert same == 405  # through the guard; no page takes a POST there
     finally:
         stop(proc)
+
+
+def answered(url: str, timeout: float = 60) -> tuple[int, str, dict[str, str]]:
+    """``get(url)`` once the server process answers (it takes the socket as it starts)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return get(url)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)  # a server process started twice, on a shared machine
+def test_the_server_beside_a_run_answers_from_a_process_of_its_own_that_stops_and_dies_with_the_run(
+    played_folder, tmp_path
+):
+    told: list[str] = []
+    beside = ServeBeside(played_folder, told.append, host="0.0.0.0")
+    threads = threading.active_count()
+    beside.on_start(0, [], None)
+    assert beside.process is not None and threading.active_count() == threads  # no thread of the run answers
+    server = beside.process.pid
+    try:
+        token = re.search(r"\?token=(\S+)", told[0]).group(1)  # type: ignore[union-attr]
+        port = re.search(r":(\d+)/", told[0]).group(1)  # type: ignore[union-attr]
+        base = f"http://127.0.0.1:{port}/"
+        assert answered(base + "0/index.html")[0] == 403  # beyond loopback, the token is asked as by arena serve
+        status, body, _ = get(base + f"0/index.html?token={token}")
+        assert status == 200 and "Standings" in body
+        assert token not in Path(f"/proc/{server}/cmdline").read_text()  # no other user can read it there
+    finally:
+        beside.on_stop()
+    assert beside.process is None and beside.cpu_s > 0  # stopped and reaped, its CPU counted apart
+    assert not Path(f"/proc/{server}").exists()
+    with pytest.raises(OSError):
+        get(base + "0/index.html")
+    # A run killed outright takes its server with it.
+    script = tmp_path / "killed_run.py"
+    script.write_text(
+        "import os, signal, sys\nfrom pathlib import Path\nfrom arena.serve.beside import ServeBeside\n"
+        "beside = ServeBeside(Path(sys.argv[1]), print)\nbeside.on_start(0, [], None)\n"
+        "print(beside.process.pid, flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    run = subprocess.run([sys.executable, str(script), str(played_folder)], capture_output=True, text=True, cwd=ROOT)
+    link, pid = run.stdout.split()[-2:]
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text():
+        assert time.monotonic() < deadline, f"the server {pid} outlived its run"
+        time.sleep(0.05)
 
 
 @pytest.mark.slow

@@ -295,7 +295,7 @@ def _live_channel(state: _RunState) -> LiveChannel:
     """A Dask worker's games in progress, as events on the run's topic (``log_event``: batched
     with the worker's other messages to the scheduler, which hands them to the coordinator's
     subscription), sent only while the coordinator says someone watches.  Made in a task's
-    thread, where Dask names the worker (the writers' timer threads send through it too)."""
+    thread, where Dask names the worker (its HeldLines thread sends through it too)."""
     from distributed import get_worker
 
     dask_worker, topic = get_worker(), state.config.live_topic

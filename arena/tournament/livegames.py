@@ -20,8 +20,10 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii as quote
 from pathlib import Path
 from typing import IO, NotRequired, Protocol, TypedDict
 
@@ -113,7 +115,7 @@ class LiveSink(Protocol):
         """Lines to add (the game's head first); may hold them until ``flush``; raises OSError."""
 
     def flush(self) -> None:
-        """What was written, out now (from the writer's timer thread too)."""
+        """What was written, out now."""
 
     def close(self) -> None:
         """The game is over: its file goes."""
@@ -134,7 +136,7 @@ class FileSink:
     def flush(self) -> None:
         try:
             if self.file is not None:
-                self.file.flush()  # the file's own lock orders it with the worker's writes
+                self.file.flush()
         except (OSError, ValueError):  # a full disk, or the game ended meanwhile and closed it
             pass
 
@@ -163,7 +165,7 @@ class MessageSink:
     def __init__(self, send: Callable[[LiveMessage], None], game_id: int) -> None:
         self.send, self.game_id = send, game_id
         self.held: list[str] = []
-        self.lock = threading.Lock()  # the worker's writes and the timer's flush
+        self.lock = threading.Lock()  # the worker's writes and the HeldLines thread's flushes
         self.sent = False
 
     def write(self, text: str) -> None:
@@ -245,8 +247,10 @@ class LiveWriter:
 
     The lines are JSON Lines, the game's head then a line a move, so a move costs one short
     append (a file rewritten whole and renamed costs a disk's journal a commit a move). A
-    worker keeps each move in memory as it comes (a tuple), and writes the lines the sink
-    lacks when someone watches: all of them when a viewer comes mid-game."""
+    worker keeps each move in memory as it comes (a tuple), and makes the lines the sink lacks
+    only when they go out: at once if the last went FLUSH_S ago or more (all of them when a
+    viewer comes mid-game), else by the process's :class:`HeldLines` thread FLUSH_S later, so
+    a quick engine's moves go out together and a held move costs the worker a clock read."""
 
     def __init__(
         self, sink: LiveSink, watched: Callable[[], bool], game_id: int, round_: int, players: Sequence[str]
@@ -258,7 +262,9 @@ class LiveWriter:
         self.started = False  # the head is written
         self.lines = 0  # moves written
         self.flushed = 0.0  # when the lines last went out (monotonic)
-        self.later: threading.Timer | None = None  # the flush of the lines held back, if any
+        self.held = False  # the HeldLines thread will write them out
+        self.lock = threading.Lock()  # the worker's write-outs and the HeldLines thread's
+        self.over = False
         self.broken = False
 
     def begin(self, state: State, seed: int, deal: int, opening_setup: bool = False) -> None:
@@ -271,7 +277,7 @@ class LiveWriter:
         self._show()
 
     def moved(self, state: State, seat: int, reply: Reply, clocks_ms: Sequence[int] | None) -> None:
-        # Kept as it came: made into text only if someone watches (_line).
+        # Kept as it came: made into text only when it goes out to a viewer (_line).
         clocks = None if clocks_ms is None else list(clocks_ms)
         to_move = None if state.is_terminal() else state.current_player()
         ms = round(reply.elapsed * 1000)
@@ -281,44 +287,100 @@ class LiveWriter:
     def _show(self) -> None:
         if self.broken or not self.watched():
             return
-        try:
-            if not self.started:
-                self.sink.write(json.dumps(self.head, separators=(",", ":")) + "\n")
-                self.started = True
-            self.sink.write("".join([_line(move) for move in self.moves[self.lines :]]))
-            if time.monotonic() - self.flushed >= FLUSH_S:
-                self._flush()
-            elif self.later is None or not self.later.is_alive():
-                self.later = threading.Timer(FLUSH_S, self._flush)
-                self.later.daemon = True
-                self.later.start()
-        except OSError as exc:
-            self.broken = True  # the viewers lose this game; the game goes on
-            log.warning("cannot show game %s live (%s)", self.head["id"], exc)
-            return
-        self.lines = len(self.moves)
+        if time.monotonic() - self.flushed >= FLUSH_S:
+            self._flush()
+        elif not self.held:
+            self.held = True
+            held_lines().hold(self)
 
     def _flush(self) -> None:
-        """The lines held back, out (from the timer's thread too)."""
-        self.flushed = time.monotonic()
-        self.sink.flush()
+        """The lines the sink lacks, made and sent out now (from the HeldLines thread too)."""
+        with self.lock:
+            self.held = False
+            if self.over or self.broken:
+                return
+            self.flushed = time.monotonic()
+            count = len(self.moves)  # the worker may append meanwhile: those go out next time
+            try:
+                if not self.started:
+                    self.sink.write(json.dumps(self.head, separators=(",", ":")) + "\n")
+                    self.started = True
+                self.sink.write("".join([_line(move) for move in self.moves[self.lines : count]]))
+                self.sink.flush()
+            except OSError as exc:
+                self.broken = True  # the viewers lose this game; the game goes on
+                log.warning("cannot show game %s live (%s)", self.head["id"], exc)
+                return
+            self.lines = count
 
     def end(self) -> None:
-        """The game is over (stored, forfeited or failed): its file goes."""
-        if self.later is not None:
-            self.later.cancel()
-        self.sink.close()
+        """The game is over (stored, forfeited or failed): its file goes, the lines still held
+        with it (nobody would read them)."""
+        with self.lock:
+            self.over = True
+            self.sink.close()
+
+
+class HeldLines(threading.Thread):
+    """The one thread of a worker process that writes out its games' held lines, FLUSH_S
+    after they were held.  A timer a game started a thread a game, which cost an instant
+    engine's game about 0.15 ms of the worker's CPU (3 us a move); this one waits on a
+    condition, and the delay being the same for all, the writers come due in the order held."""
+
+    def __init__(self) -> None:
+        super().__init__(name="arena-live-lines", daemon=True)
+        self.due: deque[tuple[float, LiveWriter]] = deque()
+        self.ready = threading.Condition()
+        self.pid = os.getpid()
+
+    def hold(self, writer: LiveWriter) -> None:
+        with self.ready:
+            self.due.append((time.monotonic() + FLUSH_S, writer))
+            if len(self.due) == 1:  # else the thread waits for an earlier one: no need to wake it
+                self.ready.notify()
+
+    def run(self) -> None:
+        while True:
+            with self.ready:
+                while not self.due:
+                    self.ready.wait()
+                when, writer = self.due[0]
+                wait = when - time.monotonic()
+                if wait > 0:
+                    self.ready.wait(wait)  # a writer held meanwhile comes due later than this one
+                    continue
+                self.due.popleft()
+            try:
+                writer._flush()
+            except Exception:  # never worth the other games' lines: this thread serves them all
+                log.exception("cannot show game %s live", writer.head["id"])
+
+
+_held_lines: HeldLines | None = None
+_held_lines_made = threading.Lock()
+
+
+def held_lines() -> HeldLines:
+    """This process's :class:`HeldLines` thread, started on first use (again in a forked child,
+    which has none of its parent's threads)."""
+    global _held_lines
+    with _held_lines_made:
+        if _held_lines is None or _held_lines.pid != os.getpid():
+            _held_lines = HeldLines()
+            _held_lines.start()
+        return _held_lines
 
 
 def _line(move: Played) -> str:
     """A move's line, the JSON of a :class:`LiveMove` written out by hand: ``json.dumps`` of
-    the dict costs several times this, paid on every move while someone watches."""
+    the dict costs several times this, paid on every move while someone watches.  Strings go
+    through json's own escaping (its C function, the one ``json.dumps`` calls)."""
     token, seat, ms, clocks, said, to_move, at = move
-    shown_clocks = "null" if clocks is None else f"[{','.join(str(max(c, 0)) for c in clocks)}]"
-    shown_said = "null" if said is None else json.dumps(codec.sanitize(said, SAID_KEEP))
+    shown_clocks = "null" if clocks is None else f"[{','.join([str(c) if c > 0 else '0' for c in clocks])}]"
+    shown_said = "null" if said is None else quote(codec.sanitize(said, SAID_KEEP))
     shown_to_move = "null" if to_move is None else str(to_move)
     return (
-        f'{{"move":{json.dumps(token)},"seat":{seat},"ms":{ms},"clocks":{shown_clocks},'
+        f'{{"move":{quote(token)},"seat":{seat},"ms":{ms},"clocks":{shown_clocks},'
         f'"said":{shown_said},"to_move":{shown_to_move},"at":{at!r}}}\n'
     )
 
