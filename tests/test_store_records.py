@@ -288,3 +288,81 @@ def test_a_resume_copies_checked_texts_to_games_jsonl_and_writes_the_others_agai
         store.open(settings)
     lines = (tmp_path / "games.jsonl").read_text(encoding="utf-8").split("\n")
     assert lines == [spaced[0], record_line(records[1]), record_line(records[2]), ""]
+
+
+def test_the_collector_is_paused_while_a_folder_is_read_and_on_again_after(tmp_path):
+    """A folder's records are read and folded with the cyclic collector off (its passes
+    over every record were half of reading a large folder); it is on again after, even
+    when the fold fails, and a pause inside another leaves it off until the outer one ends."""
+    import gc
+
+    from helpers import random_game_record
+
+    from arena.results.store import collector_paused, fold_stored
+
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t", "game": "hex"})
+        store.add_many([random_game_record(k, ["a", "b"], seed=k) for k in range(3)])
+    assert gc.isenabled()
+    assert fold_stored(tmp_path, lambda meta, games: [gc.isenabled() for _ in games]) == [False] * 3
+    assert gc.isenabled()
+
+    def failing(meta, games):
+        raise RuntimeError("a fold that fails")
+
+    with pytest.raises(RuntimeError):
+        fold_stored(tmp_path, failing)
+    assert gc.isenabled()
+    with collector_paused():
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def site_files(folder: Path) -> dict[str, str]:
+    """A report site's files, the time each summary page was written left out."""
+    import re
+
+    return {
+        str(path.relative_to(folder)): re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "TIME", path.read_text())
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["mixed", "played"])
+def test_the_quick_tallies_give_the_outputs_of_the_plain_ones(which, request, tmp_path, monkeypatch):
+    """The tallies' quick paths (each seat's times as a slice where seats take turns, the
+    collector paused while a folder is read and counted) give what the plain ones give:
+    results.json, the printed tables and every file of the site, on a three-seat folder with
+    faults, a dropped engine and shared places, and on a Hex folder with the swap."""
+    import gc
+
+    from arena.results import stats
+    from arena.results.export import render, summarize_folder
+    from arena.results.site import SiteWriter, load_folder
+
+    folder = request.getfixturevalue(which)
+    folder = folder[1] if isinstance(folder, tuple) else folder
+
+    def outputs(site: Path) -> tuple[str, str, dict[str, str]]:
+        summary = summarize_folder(folder)
+        SiteWriter(site, parallel=False).write(load_folder(folder))
+        return render(summary, "json"), render(summary, "table"), site_files(site)
+
+    quick = outputs(tmp_path / "quick")
+    with monkeypatch.context() as plain:
+        plain.setattr(gc, "disable", lambda: None)  # the collector never paused
+        plain.setattr(
+            stats,
+            "_times_by_seat",
+            lambda times, movers, seats: [
+                (seat, [ms for ms, mover in zip(times, movers) if mover == seat]) for seat in sorted(set(movers))
+            ],
+        )
+        assert outputs(tmp_path / "plain") == quick
+    document = json.loads(quick[0])
+    assert document["games"] and any(e["moves_timed"] for e in document["engines"])
+    assert any(path.startswith("games/") for path in quick[2])

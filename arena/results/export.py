@@ -44,7 +44,7 @@ from .ratings import (
 )
 from .sprt import SprtSummary, sprt_from_settings, sprt_lines
 from .stats import EngineStats, engine_stats, seat_name, swap_move
-from .store import StorageError, decode_meta
+from .store import StorageError, collector_paused, decode_meta
 from .tiebreaks import EventSummary, event_summary, round_names
 
 SCHEMA_VERSION = 1
@@ -711,6 +711,11 @@ def write_exports(s: Summary, folder: Path) -> None:
 def summarize_folder(folder: Path, elo_prior: float | None = None) -> Summary:
     """The summary of a finished or running tournament's folder, read without touching it;
     ``elo_prior`` overrides the tournament file's ``elo_prior`` (BayesElo's virtual draws)."""
+    with collector_paused():  # the records and the tallies of them, all kept to the end
+        return _summarize_folder(folder, elo_prior)
+
+
+def _summarize_folder(folder: Path, elo_prior: float | None) -> Summary:
     found = read_counted(folder)
     meta, settings, records = found.meta, found.settings, found.counted
     if settings is None and not records:

@@ -59,7 +59,7 @@ from ..fingerprint import StoredSettings
 from ..ratings import HeadToHead, StandingsTally, count_head_to_head
 from ..sprt import SprtSummary, outcome_text, sprt_lines
 from ..stats import EngineStats, StatsTally
-from ..store import StorageError
+from ..store import StorageError, collector_paused
 from ..tiebreaks import EventSummary, event_summary
 from . import boards, pages, palette, plots
 
@@ -199,6 +199,10 @@ class SiteWriter:
 
     def write(self, data: SiteData) -> Path:
         """Write or refresh every page; returns the index page."""
+        with collector_paused():  # the replays' frames, beside every record (see collector_paused)
+            return self._write_pages(data)
+
+    def _write_pages(self, data: SiteData) -> Path:
         for sub in ("games", "lists", "boards", "assets", "data", "plots"):
             (self.folder / sub).mkdir(parents=True, exist_ok=True)
         manifest = self._load_manifest(data)
