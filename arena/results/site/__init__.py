@@ -209,7 +209,7 @@ class SiteWriter:
         for name in ASSETS:
             self._write_changed(self.folder / "assets" / name, asset_text(name))
         fresh, again = self._arrivals.new(data.records)
-        self._list_pages = self._game_lists(data, fresh, again)
+        lists_due = self._list_games(fresh, again)
         due = self._viewers_due(fresh)
         records = self._records_of(data, fresh, due)
         self._boards(list(records.values()), manifest)
@@ -219,7 +219,7 @@ class SiteWriter:
         filling = [k for k in due if len(self._lists[k]) < LIST_SIZE]
         processes = min(os.cpu_count() or 1, MAX_PROCESSES) if self.parallel else 1
         if len(full) >= PARALLEL_FROM and processes > 1:
-            # Forked workers write the full pages while this process writes the summary.
+            # Forked workers write the full pages while this process writes the lists and the summary.
             global _JOB
             _JOB = (self, data, records)
             chunks = [full[k::processes] for k in range(processes)]
@@ -227,6 +227,7 @@ class SiteWriter:
                 pending = pool.map_async(_write_viewers_in_child, chunks)
                 for page in filling:
                     self._viewer_page(data, page, records)
+                self._write_lists(data, lists_due)
                 self._summary_pages(data, fresh, again)
                 pending.get()
             _JOB = None
@@ -235,6 +236,7 @@ class SiteWriter:
         else:
             for page in due:
                 self._viewer_page(data, page, records)
+            self._write_lists(data, lists_due)
             self._summary_pages(data, fresh, again)
         if due:
             self._written.update(k for page in due for k in self._lists[page])
@@ -388,11 +390,13 @@ class SiteWriter:
 
     # -- the paged lists of games --------------------------------------------
 
-    def _game_lists(self, data: SiteData, fresh: Sequence[GameRecord], again: bool) -> list[int]:
-        """Write the pages of the paged lists (``lists/K.html``: the games numbered
-        ``K * LIST_SIZE`` to ``K * LIST_SIZE + LIST_SIZE - 1``, each linking its games' pages)
-        that the games new to this writer change, and their neighbours' when a page is new
-        (their links to it); the others stay as they are.  Returns every page, in order."""
+    def _list_games(self, fresh: Sequence[GameRecord], again: bool) -> list[int]:
+        """The games new to this writer put on the paged lists (``lists/K.html``: the games
+        numbered ``K * LIST_SIZE`` to ``K * LIST_SIZE + LIST_SIZE - 1``, each linking its
+        games' pages; every page, in order, in ``_list_pages``).  Returns the pages to write:
+        those the new games change, and their neighbours' when a page is new (their links to
+        it); the others stay as they are.  Written apart (:meth:`_write_lists`), so a site's
+        first write renders them while forked workers replay the games."""
         if again:  # other games than before: listed all again
             self._lists, self._entries = {}, {}
         before = set(self._lists)
@@ -401,13 +405,18 @@ class SiteWriter:
             page = (record.id or 0) // LIST_SIZE
             self._lists.setdefault(page, {})[record.id or 0] = pages.listed_game(record)
             touched.add(page)
-        order = sorted(self._lists)
+        order = self._list_pages = sorted(self._lists)
         for page in set(order) - before:
             at = order.index(page)
             touched.update(order[max(0, at - 1) : at + 2])
+        return sorted(touched)
+
+    def _write_lists(self, data: SiteData, due: Sequence[int]) -> None:
+        """Write the ``due`` pages of the paged lists (:meth:`_list_games`)."""
+        order = self._list_pages
         header = self._site_context(data, summary=False)  # nothing on it changes as games come
         template = self.env.get_template("gamelist.html")
-        for page in sorted(touched):
+        for page in due:
             at = order.index(page)
             text = template.render(
                 site=header,
@@ -420,7 +429,6 @@ class SiteWriter:
                 following=order[at + 1] if at + 1 < len(order) else None,
             )
             _write(self.folder / "lists" / f"{page}.html", text)
-        return order
 
     # -- the summary pages ----------------------------------------------------
 
