@@ -335,9 +335,10 @@ def site_files(folder: Path) -> dict[str, str]:
 @pytest.mark.parametrize("which", ["mixed", "played"])
 def test_the_quick_tallies_give_the_outputs_of_the_plain_ones(which, request, tmp_path, monkeypatch):
     """The tallies' quick paths (each seat's times as a slice where seats take turns, the
-    collector paused while a folder is read and counted) give what the plain ones give:
-    results.json, the printed tables and every file of the site, on a three-seat folder with
-    faults, a dropped engine and shared places, and on a Hex folder with the swap."""
+    collector paused while a folder is read and counted, the site's summary made after its
+    games' pages, as ``arena report`` makes it) give what the plain ones give: results.json,
+    the printed tables and every file of the site, on a three-seat folder with faults, a
+    dropped engine and shared places, and on a Hex folder with the swap."""
     import gc
 
     from arena.results import stats
@@ -347,12 +348,14 @@ def test_the_quick_tallies_give_the_outputs_of_the_plain_ones(which, request, tm
     folder = request.getfixturevalue(which)
     folder = folder[1] if isinstance(folder, tuple) else folder
 
-    def outputs(site: Path) -> tuple[str, str, dict[str, str]]:
+    def outputs(site: Path, later: bool) -> tuple[str, str, dict[str, str], str]:
         summary = summarize_folder(folder)
-        SiteWriter(site, parallel=False).write(load_folder(folder))
-        return render(summary, "json"), render(summary, "table"), site_files(site)
+        data = load_folder(folder, later=later)
+        SiteWriter(site, parallel=False).write(data)
+        assert data.summary is not None and data.summarize is None  # the folder's, made by then
+        return render(summary, "json"), render(summary, "table"), site_files(site), render(data.summary, "json")
 
-    quick = outputs(tmp_path / "quick")
+    quick = outputs(tmp_path / "quick", later=True)
     with monkeypatch.context() as plain:
         plain.setattr(gc, "disable", lambda: None)  # the collector never paused
         plain.setattr(
@@ -362,7 +365,8 @@ def test_the_quick_tallies_give_the_outputs_of_the_plain_ones(which, request, tm
                 (seat, [ms for ms, mover in zip(times, movers) if mover == seat]) for seat in sorted(set(movers))
             ],
         )
-        assert outputs(tmp_path / "plain") == quick
+        assert outputs(tmp_path / "plain", later=False) == quick
+    assert quick[3] == quick[0]  # the site's summary is the one `arena results` prints
     document = json.loads(quick[0])
     assert document["games"] and any(e["moves_timed"] for e in document["engines"])
     assert any(path.startswith("games/") for path in quick[2])

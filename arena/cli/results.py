@@ -172,7 +172,8 @@ def report(folder: Path, site: Path | None, elo_prior: float | None) -> None:
 
     try:
         with collector_paused():  # one pause for both: the records stay to the end
-            data = load_folder(folder, elo_prior)
+            # The summary is made while the site's writers replay the games (they need only the records).
+            data = load_folder(folder, elo_prior, later=True)
             index = write_site(site or folder / "report", data)
     except SiteError as exc:
         raise Failure(str(exc)) from None

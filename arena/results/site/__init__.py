@@ -31,7 +31,7 @@ import logging
 import multiprocessing
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,7 +53,7 @@ from ..export import (
     games_elo_label,
     note_dropped,
     ranked_standings,
-    summarize_folder,
+    read_for_summary,
 )
 from ..fingerprint import StoredSettings
 from ..ratings import HeadToHead, StandingsTally, count_head_to_head
@@ -84,6 +84,9 @@ class SiteData:
     summary: Summary | None = None  # the folder's or the finished run's summary (its records are ``records``)
     progress: tuple[int, int] | None = None  # (finished, scheduled) while a run goes on
     elo_prior: float | None = None  # a live summary's BayesElo virtual draws; None: the settings' elo_prior
+    # The folder's summary made when the summary pages need it (load_folder's ``later``): after
+    # the viewer pages' writers have forked, so that they replay the games meanwhile.
+    summarize: Callable[[SiteData], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -439,6 +442,9 @@ class SiteWriter:
         return PageHeader(data.title, data.game, data.options, len(data.records), progress, written)
 
     def _summary_pages(self, data: SiteData, fresh: Sequence[GameRecord], again: bool) -> None:
+        if data.summarize is not None:
+            summarize, data.summarize = data.summarize, None
+            summarize(data)
         summary = data.summary or self._tallies.summary(data)
         # A running site's figures over every game from its tallies: counting every record
         # again would make a refresh cost more the more games a run has.
@@ -746,20 +752,35 @@ def _plain_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def load_folder(folder: Path, elo_prior: float | None = None) -> SiteData:
+def load_folder(folder: Path, elo_prior: float | None = None, later: bool = False) -> SiteData:
     """The site's data from a results folder: its summary, as ``arena results`` prints it
     (``elo_prior``: as its ``--elo-prior``). The folder may be in use by a run: the
-    database is only read."""
+    database is only read.  ``later``: the summary is made when the site's summary pages
+    need it (``SiteData.summarize``), after the viewer pages' writers fork: they need only
+    the records, so on two cores the summary and the replays take their time side by side."""
     try:
-        summary = summarize_folder(folder, elo_prior)
+        read = read_for_summary(folder)
     except (StorageError, ValueError) as exc:
         raise SiteError(str(exc)) from None
-    summary.not_recorded = last_run_not_recorded(folder / "results.json")
-    settings = summary.settings or {}
-    engines = [e["name"] for e in settings.get("engines", [])]
-    engines += [name for name in summary.order if name not in engines]
-    title = f"arena · {summary.tournament}"
-    return SiteData(title, summary.game, summary.options, engines, summary.records, summary.settings, summary)
+    settings = read.found.settings or {}
+    named = [e["name"] for e in settings.get("engines", [])]
+    data = SiteData(f"arena · {read.tournament}", read.game, read.options, named, read.records, read.found.settings)
+
+    def summarize(data: SiteData) -> None:
+        try:
+            summary = read.summary(elo_prior)
+        except (StorageError, ValueError) as exc:
+            raise SiteError(str(exc)) from None
+        summary.not_recorded = last_run_not_recorded(folder / "results.json")
+        data.engines = named + [name for name in summary.order if name not in named]
+        data.records, data.summary = summary.records, summary
+
+    if later:
+        data.summarize = summarize
+    else:
+        with collector_paused():  # as summarize_folder's: the tallies beside every record
+            summarize(data)
+    return data
 
 
 def last_run_not_recorded(path: Path) -> list[str]:
