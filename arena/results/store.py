@@ -68,6 +68,13 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        # What the pause made joins the oldest generation without a pass over it (freeze,
+        # then unfreeze, moves every object there): else the collector's next pass, of the
+        # youngest generation, would walk all of it at once.  Not while someone else's
+        # objects are frozen (a pool about to fork): unfreezing would take theirs back too.
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 
