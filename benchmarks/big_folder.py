@@ -11,8 +11,8 @@ per (games, size, seed) and kept under the temporary folder (``$TMPDIR/arena-big
 the same seed makes the same games.
 
 For the small folder and the large one it prints, each in a process of its own (wall
-seconds, the CPU seconds it used and its peak resident memory, from ``wait4``; ``--only resume``
-and ``--only results`` measure those steps alone, the first two below):
+seconds, the CPU seconds it used and its peak resident memory, from ``wait4``; ``--only resume``,
+``--only results`` and ``--only report`` measure those steps alone, the first three below):
 
 1. the resume check: the store opened as a run opens it (games.jsonl rewritten) and every
    stored game admitted as the runner admits it;
@@ -206,7 +206,8 @@ def site_size(site: Path) -> tuple[int, float]:
     return len(files), sum(p.stat().st_size for p in files) / 2**20
 
 
-STEPS = ("resume", "results", "report")  # the report's site is what the live refresh and the coordinator start from
+# The live refresh and the coordinator start from the report's site: measured only with it.
+STEPS = ("resume", "results", "report", "live")
 
 
 def figures(folder: Path, feed: int, rate: float, steps: tuple[str, ...] = STEPS) -> dict[str, float]:
@@ -226,7 +227,10 @@ def figures(folder: Path, feed: int, rate: float, steps: tuple[str, ...] = STEPS
             return out
         report = measured([*arena, "report", str(folder), "-o", f"{tmp}/report"])
         out["arena report s"], out["arena report MB"] = report["wall_s"], report["rss_mb"]
+        out["arena report CPU s"] = report["cpu_s"]
         out["site files"], out["site MB"] = site_size(Path(tmp) / "report")
+        if "live" not in steps:
+            return out
         # The live site's measures start from that site: its game pages are written already.
         live = measured([*me, "--measure", "refresh", str(folder), f"{tmp}/report"])
         out["live refresh s"] = live["refresh_s"]
@@ -257,9 +261,9 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=200.0, help="games a second the coordinator takes in")
     parser.add_argument(
         "--only",
-        choices=["resume", "results"],
+        choices=["resume", "results", "report"],
         action="append",
-        help="measure only this step (again for another); the report, live refresh and coordinator need all",
+        help="measure only this step (again for another); the live refresh and coordinator need all",
     )
     args = parser.parse_args()
     sizes = [args.small, args.games] if args.small < args.games else [args.games]

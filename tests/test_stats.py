@@ -5,6 +5,8 @@ import random
 
 import pytest
 from helpers import engine_toml, run_arena, write_tournament
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.match import forfeit_before_start
 from arena.record import GameRecord
@@ -140,3 +142,25 @@ def test_statistics_of_a_real_tournament_add_up(tmp_path):
         assert s.moves_timed > 0 and s.max_move_ms >= s.mean_move_ms >= 0
         assert sum(seat.games for seat in s.seats) == s.games == 4
     assert sum(s.moves_timed for s in stats.values()) == sum(len(r["moves"]) for r in records)
+
+
+@given(
+    seats=st.integers(1, 4),
+    start=st.integers(0, 3),
+    moves=st.integers(0, 30),
+    swap_at=st.integers(-1, 30),
+    data=st.data(),
+)
+def test_a_seats_times_are_the_times_of_its_moves_in_turn_or_not(seats, start, moves, swap_at, data):
+    """Seats in turn take each seat's times as a slice; any other order (a swap that
+    changes who moves, as HexGo's) as the moves it made: both give each seat its times in
+    order, seats in order, as picking the times mover by mover does."""
+    from arena.results.stats import _times_by_seat
+
+    start %= seats
+    movers = [(start + k) % seats for k in range(moves)]
+    if 0 <= swap_at < moves:  # from here on, another order
+        movers[swap_at:] = [(m + 1) % seats for m in movers[swap_at:]][::-1]
+    times = data.draw(st.lists(st.integers(0, 1000), min_size=moves, max_size=moves))
+    expected = [(seat, [t for t, m in zip(times, movers) if m == seat]) for seat in sorted(set(movers))]
+    assert _times_by_seat(times, movers, seats) == expected

@@ -288,3 +288,121 @@ def test_a_resume_copies_checked_texts_to_games_jsonl_and_writes_the_others_agai
         store.open(settings)
     lines = (tmp_path / "games.jsonl").read_text(encoding="utf-8").split("\n")
     assert lines == [spaced[0], record_line(records[1]), record_line(records[2]), ""]
+
+
+def test_the_collector_is_paused_while_a_folder_is_read_and_on_again_after(tmp_path):
+    """A folder's records are read and folded with the cyclic collector off (its passes
+    over every record were half of reading a large folder); it is on again after, even
+    when the fold fails, and a pause inside another leaves it off until the outer one ends."""
+    import gc
+
+    from helpers import random_game_record
+
+    from arena.results.store import collector_paused, fold_stored
+
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t", "game": "hex"})
+        store.add_many([random_game_record(k, ["a", "b"], seed=k) for k in range(3)])
+    assert gc.isenabled()
+    assert fold_stored(tmp_path, lambda meta, games: [gc.isenabled() for _ in games]) == [False] * 3
+    assert gc.isenabled()
+
+    def failing(meta, games):
+        raise RuntimeError("a fold that fails")
+
+    with pytest.raises(RuntimeError):
+        fold_stored(tmp_path, failing)
+    assert gc.isenabled()
+    with collector_paused():
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_what_a_pause_made_is_not_walked_at_once_after_it_and_its_cycles_are_still_collected():
+    """The objects made during a pause join the oldest generation when it ends, so the
+    collector's next pass (of the youngest) does not walk them all; a cycle made during it
+    is garbage the collector still finds, and objects someone froze stay frozen."""
+    import gc
+    import weakref
+
+    from arena.results.store import collector_paused
+
+    class Node:
+        pass
+
+    others_frozen = gc.get_freeze_count()  # another thread's pool forking: then no move is made
+    with collector_paused():
+        kept = [[k] for k in range(50_000)]
+        cycle = Node()
+        cycle.me = cycle
+        gone = weakref.ref(cycle)
+        del cycle
+    if not others_frozen:  # in the oldest generation at once, not in a young one a pass walks next
+        oldest = gc.get_objects(generation=2)
+        assert any(o is kept[0] for o in oldest) and any(o is kept[-1] for o in oldest)
+        del oldest
+    gc.collect()
+    assert gone() is None  # the cycle is garbage the collector finds, as ever
+    assert len(kept) == 50_000
+    gc.freeze()  # someone's objects frozen (a pool about to fork): a pause leaves them so
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_paused():
+            kept.append([0])
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+def site_files(folder: Path) -> dict[str, str]:
+    """A report site's files, the time each summary page was written left out."""
+    import re
+
+    return {
+        str(path.relative_to(folder)): re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "TIME", path.read_text())
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["mixed", "played"])
+def test_the_quick_tallies_give_the_outputs_of_the_plain_ones(which, request, tmp_path, monkeypatch):
+    """The tallies' quick paths (each seat's times as a slice where seats take turns, the
+    collector paused while a folder is read and counted, the site's summary made after its
+    games' pages, as ``arena report`` makes it) give what the plain ones give: results.json,
+    the printed tables and every file of the site, on a three-seat folder with faults, a
+    dropped engine and shared places, and on a Hex folder with the swap."""
+    import gc
+
+    from arena.results import stats
+    from arena.results.export import render, summarize_folder
+    from arena.results.site import SiteWriter, load_folder
+
+    folder = request.getfixturevalue(which)
+    folder = folder[1] if isinstance(folder, tuple) else folder
+
+    def outputs(site: Path, later: bool) -> tuple[str, str, dict[str, str], str]:
+        summary = summarize_folder(folder)
+        data = load_folder(folder, later=later)
+        SiteWriter(site, parallel=False).write(data)
+        assert data.summary is not None and data.summarize is None  # the folder's, made by then
+        return render(summary, "json"), render(summary, "table"), site_files(site), render(data.summary, "json")
+
+    quick = outputs(tmp_path / "quick", later=True)
+    with monkeypatch.context() as plain:
+        plain.setattr(gc, "disable", lambda: None)  # the collector never paused
+        plain.setattr(
+            stats,
+            "_times_by_seat",
+            lambda times, movers, seats: [
+                (seat, [ms for ms, mover in zip(times, movers) if mover == seat]) for seat in sorted(set(movers))
+            ],
+        )
+        assert outputs(tmp_path / "plain", later=False) == quick
+    assert quick[3] == quick[0]  # the site's summary is the one `arena results` prints
+    document = json.loads(quick[0])
+    assert document["games"] and any(e["moves_timed"] for e in document["engines"])
+    assert any(path.startswith("games/") for path in quick[2])

@@ -168,10 +168,13 @@ def report(folder: Path, site: Path | None, elo_prior: float | None) -> None:
     engines, settings, a filterable list of games and a viewer for every game.
     """
     from ..results.site import SiteError, load_folder, write_site
+    from ..results.store import collector_paused
 
     try:
-        data = load_folder(folder, elo_prior)
-        index = write_site(site or folder / "report", data)
+        with collector_paused():  # one pause for both: the records stay to the end
+            # The summary is made while the site's writers replay the games (they need only the records).
+            data = load_folder(folder, elo_prior, later=True)
+            index = write_site(site or folder / "report", data)
     except SiteError as exc:
         raise Failure(str(exc)) from None
     except OSError as exc:

@@ -25,7 +25,7 @@ from ..record import GameRecord, Termination, lost_before_start
 from ..rules import OptionError, make_game
 from ..rules.base import Options
 from . import strictjson
-from .admit import Refused, read_counted, refused_line
+from .admit import FolderGames, Refused, read_counted, refused_line
 from .elo import PRIOR, EloFit, fit_elo, prior_of
 from .events import EVENTS
 from .fingerprint import StoredSettings
@@ -44,7 +44,7 @@ from .ratings import (
 )
 from .sprt import SprtSummary, sprt_from_settings, sprt_lines
 from .stats import EngineStats, engine_stats, seat_name, swap_move
-from .store import StorageError, decode_meta
+from .store import StorageError, collector_paused, decode_meta
 from .tiebreaks import EventSummary, event_summary, round_names
 
 SCHEMA_VERSION = 1
@@ -711,36 +711,71 @@ def write_exports(s: Summary, folder: Path) -> None:
 def summarize_folder(folder: Path, elo_prior: float | None = None) -> Summary:
     """The summary of a finished or running tournament's folder, read without touching it;
     ``elo_prior`` overrides the tournament file's ``elo_prior`` (BayesElo's virtual draws)."""
+    with collector_paused():  # the records and the tallies of them, all kept to the end
+        return read_for_summary(folder).summary(elo_prior)
+
+
+@dataclass
+class FolderRead:
+    """A results folder's games as its tables count them, and what its summary is named and
+    played by: read first, summarised after (:meth:`summary`), so a reader that needs only
+    the records (the report's replays) may start on them in between."""
+
+    folder: Path
+    found: FolderGames
+    tournament: str
+    game: str
+    options: Options
+    players: int
+
+    @property
+    def records(self) -> list[GameRecord]:
+        return self.found.counted  # in id order, as the store reads them
+
+    @property
+    def engines(self) -> list[str]:
+        """The tournament file's engines (none for a folder older than its stored settings)."""
+        settings = self.found.settings
+        return [e["name"] for e in settings["engines"]] if settings else []
+
+    def summary(self, elo_prior: float | None = None) -> Summary:
+        """:func:`summarize_folder`'s summary of what was read; ``elo_prior`` as there.
+        Raises StorageError for a stored value the figures cannot be made from."""
+        meta, settings, records, folder = self.found.meta, self.found.settings, self.records, self.folder
+        summary = summarize(
+            records,
+            self.engines,
+            tournament=self.tournament,
+            game=self.game,
+            options=self.options,
+            players=self.players,
+            settings=settings,
+            fingerprint=meta.get("fingerprint"),
+            dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
+            scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))),
+            elo_prior=prior_of(settings) if elo_prior is None else elo_prior,
+            replayed=True,  # admitted: each has its checked mark or agreed with a replay just now
+            sprt=folder_sprt(folder, settings, records),
+        )
+        summary.refused = self.found.refused
+        return summary
+
+
+def read_for_summary(folder: Path) -> FolderRead:
+    """A results folder read for its summary (see FolderRead); raises StorageError when it
+    holds nothing to summarise or its settings do not make a game."""
     found = read_counted(folder)
-    meta, settings, records = found.meta, found.settings, found.counted
+    settings, records = found.settings, found.counted
     if settings is None and not records:
         raise StorageError(f"{folder}: the folder holds no games yet")
-
     game_name = settings["game"] if settings else records[0].game
     options = settings["options"] if settings else records[0].options
     try:
         players = make_game(game_name, options).players
     except OptionError as exc:
         raise StorageError(f"{folder}: the stored settings do not make a game ({exc})") from None
-    engines = [e["name"] for e in settings["engines"]] if settings else []
     name = (settings or {}).get("name") or (records[0].tournament if records else None) or folder.name
-    summary = summarize(
-        records,
-        engines,
-        tournament=name,
-        game=game_name,
-        options=options,
-        players=players,
-        settings=settings,
-        fingerprint=meta.get("fingerprint"),
-        dropped=decode_meta(folder, "dropped", meta.get("dropped"), {}),
-        scheduled=_count_or_none(decode_meta(folder, "scheduled", meta.get("scheduled"))),
-        elo_prior=prior_of(settings) if elo_prior is None else elo_prior,
-        replayed=True,  # admitted: each has its checked mark or agreed with a replay just now
-        sprt=folder_sprt(folder, settings, records),
-    )
-    summary.refused = found.refused
-    return summary
+    return FolderRead(folder, found, name, game_name, options, players)
 
 
 def _count_or_none(value: Any) -> int | None:

@@ -215,8 +215,7 @@ def _count_moves(table: dict[str, EngineStats], record: GameRecord, movers: list
     infos = record.move_info or []
     times = (record.times_ms or [])[: max(0, len(movers) - first)]
     timed_movers = movers[first : first + len(times)]
-    for seat in sorted(set(timed_movers)):
-        timed = [ms for ms, mover in zip(times, timed_movers) if mover == seat]
+    for seat, timed in _times_by_seat(times, timed_movers, len(names)):
         row = table[names[seat]]
         row.moves_timed += len(timed)
         row.time_ms += sum(timed)
@@ -230,6 +229,21 @@ def _count_moves(table: dict[str, EngineStats], record: GameRecord, movers: list
             if isinstance(nodes := info.get("nodes"), int):
                 row.nodes += nodes
                 row.nodes_ms += times[k]
+
+
+def _times_by_seat(times: list[float], movers: list[int], seats: int) -> list[tuple[int, list[float]]]:
+    """Each seat that made a timed move (in seat order) with the times of its moves, in order."""
+    if seats and movers and tuple(movers) == _in_turn(movers[0], seats, len(movers)):
+        # Seats taking turns (every move of most games): each seat's times are a slice.
+        return sorted(((movers[0] + k) % seats, times[k::seats]) for k in range(min(seats, len(movers))))
+    return [(seat, [ms for ms, mover in zip(times, movers) if mover == seat]) for seat in sorted(set(movers))]
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_turn(start: int, seats: int, moves: int) -> tuple[int, ...]:
+    """The movers of ``moves`` moves of ``seats`` seats in turn from ``start`` (a few lengths
+    recur through a folder's games)."""
+    return tuple((start + k) % seats for k in range(moves))
 
 
 def movers_of(record: GameRecord) -> list[int] | None:
@@ -255,8 +269,7 @@ class _Movers:
             if self.replayed and game.takes_turns and record.termination is Termination.NORMAL:
                 # Seats in turn to the end the rules reached: no replay (a site counts
                 # thousands of games); a forfeit's rejected last move is the next seat's.
-                start, players = state.current_player(), game.players
-                return [(start + k) % players for k in range(len(record.moves))]
+                return list(_in_turn(state.current_player(), game.players, len(record.moves)))
             seats = []
             for move in record.moves:
                 seats.append(state.current_player())

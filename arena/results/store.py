@@ -12,8 +12,10 @@ second runner away from the same output folder.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -47,6 +49,33 @@ CREATE TABLE IF NOT EXISTS checked (
     mark        TEXT NOT NULL             -- check_mark() of its record's text when it was checked
 );
 """
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector held off while a folder's records are read and tallied.
+    A record is a few dozen containers that are never part of a cycle, and a folder of
+    100,000 games holds millions of them: each of the collector's full passes (about a
+    dozen while such a folder is read) walks every one, which cost as much CPU as reading
+    them (half of reading the 100,000-game folder of benchmarks/big_folder.py).  Reference
+    counting frees everything as usual meanwhile; a cycle made meanwhile waits for the
+    collector's next pass after.  Nested or in threads, the collector is on again once the
+    outermost pause that turned it off ends."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        # What the pause made joins the oldest generation without a pass over it (freeze,
+        # then unfreeze, moves every object there): else the collector's next pass, of the
+        # youngest generation, would walk all of it at once.  Not while someone else's
+        # objects are frozen (a pool about to fork): unfreezing would take theirs back too.
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
+        gc.enable()
 
 
 class StorageError(Exception):
@@ -417,7 +446,8 @@ class GameStore:
         """Every record (by id) with whether it still has its checked mark."""
         assert self.db is not None
         # A row at a time: the folder's texts are never all in memory beside their records.
-        return [_stored_game(self.db_path, row) for row in self.db.execute(STORED_QUERY)]
+        with collector_paused():
+            return [_stored_game(self.db_path, row) for row in self.db.execute(STORED_QUERY)]
 
     def mark_checked(self, games: Iterable[StoredGame]) -> None:
         """Keep the marks of records a replay has just agreed with."""
@@ -477,8 +507,9 @@ def fold_stored(folder: Path, fold: Fold[Folded]) -> Folded:
             f"{folder}: no arena.db here; give the output folder of an arena run (out/<tournament name> by default)"
         )
     try:
-        found = _fold_settled(db_path, fold)
-        return found[0] if found is not None else _fold_live(db_path, fold)
+        with collector_paused():
+            found = _fold_settled(db_path, fold)
+            return found[0] if found is not None else _fold_live(db_path, fold)
     except (sqlite3.Error, OSError) as exc:
         raise StorageError(f"{db_path}: cannot read the games ({exc}); is it an arena results folder?") from None
 

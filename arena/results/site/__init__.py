@@ -31,7 +31,7 @@ import logging
 import multiprocessing
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,13 +53,13 @@ from ..export import (
     games_elo_label,
     note_dropped,
     ranked_standings,
-    summarize_folder,
+    read_for_summary,
 )
 from ..fingerprint import StoredSettings
 from ..ratings import HeadToHead, StandingsTally, count_head_to_head
 from ..sprt import SprtSummary, outcome_text, sprt_lines
 from ..stats import EngineStats, StatsTally
-from ..store import StorageError
+from ..store import StorageError, collector_paused
 from ..tiebreaks import EventSummary, event_summary
 from . import boards, pages, palette, plots
 
@@ -84,6 +84,9 @@ class SiteData:
     summary: Summary | None = None  # the folder's or the finished run's summary (its records are ``records``)
     progress: tuple[int, int] | None = None  # (finished, scheduled) while a run goes on
     elo_prior: float | None = None  # a live summary's BayesElo virtual draws; None: the settings' elo_prior
+    # The folder's summary made when the summary pages need it (load_folder's ``later``): after
+    # the viewer pages' writers have forked, so that they replay the games meanwhile.
+    summarize: Callable[[SiteData], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -199,13 +202,17 @@ class SiteWriter:
 
     def write(self, data: SiteData) -> Path:
         """Write or refresh every page; returns the index page."""
+        with collector_paused():  # the replays' frames, beside every record (see collector_paused)
+            return self._write_pages(data)
+
+    def _write_pages(self, data: SiteData) -> Path:
         for sub in ("games", "lists", "boards", "assets", "data", "plots"):
             (self.folder / sub).mkdir(parents=True, exist_ok=True)
         manifest = self._load_manifest(data)
         for name in ASSETS:
             self._write_changed(self.folder / "assets" / name, asset_text(name))
         fresh, again = self._arrivals.new(data.records)
-        self._list_pages = self._game_lists(data, fresh, again)
+        lists_due = self._list_games(fresh, again)
         due = self._viewers_due(fresh)
         records = self._records_of(data, fresh, due)
         self._boards(list(records.values()), manifest)
@@ -215,7 +222,7 @@ class SiteWriter:
         filling = [k for k in due if len(self._lists[k]) < LIST_SIZE]
         processes = min(os.cpu_count() or 1, MAX_PROCESSES) if self.parallel else 1
         if len(full) >= PARALLEL_FROM and processes > 1:
-            # Forked workers write the full pages while this process writes the summary.
+            # Forked workers write the full pages while this process writes the lists and the summary.
             global _JOB
             _JOB = (self, data, records)
             chunks = [full[k::processes] for k in range(processes)]
@@ -223,6 +230,7 @@ class SiteWriter:
                 pending = pool.map_async(_write_viewers_in_child, chunks)
                 for page in filling:
                     self._viewer_page(data, page, records)
+                self._write_lists(data, lists_due)
                 self._summary_pages(data, fresh, again)
                 pending.get()
             _JOB = None
@@ -231,6 +239,7 @@ class SiteWriter:
         else:
             for page in due:
                 self._viewer_page(data, page, records)
+            self._write_lists(data, lists_due)
             self._summary_pages(data, fresh, again)
         if due:
             self._written.update(k for page in due for k in self._lists[page])
@@ -384,11 +393,13 @@ class SiteWriter:
 
     # -- the paged lists of games --------------------------------------------
 
-    def _game_lists(self, data: SiteData, fresh: Sequence[GameRecord], again: bool) -> list[int]:
-        """Write the pages of the paged lists (``lists/K.html``: the games numbered
-        ``K * LIST_SIZE`` to ``K * LIST_SIZE + LIST_SIZE - 1``, each linking its games' pages)
-        that the games new to this writer change, and their neighbours' when a page is new
-        (their links to it); the others stay as they are.  Returns every page, in order."""
+    def _list_games(self, fresh: Sequence[GameRecord], again: bool) -> list[int]:
+        """The games new to this writer put on the paged lists (``lists/K.html``: the games
+        numbered ``K * LIST_SIZE`` to ``K * LIST_SIZE + LIST_SIZE - 1``, each linking its
+        games' pages; every page, in order, in ``_list_pages``).  Returns the pages to write:
+        those the new games change, and their neighbours' when a page is new (their links to
+        it); the others stay as they are.  Written apart (:meth:`_write_lists`), so a site's
+        first write renders them while forked workers replay the games."""
         if again:  # other games than before: listed all again
             self._lists, self._entries = {}, {}
         before = set(self._lists)
@@ -397,13 +408,18 @@ class SiteWriter:
             page = (record.id or 0) // LIST_SIZE
             self._lists.setdefault(page, {})[record.id or 0] = pages.listed_game(record)
             touched.add(page)
-        order = sorted(self._lists)
+        order = self._list_pages = sorted(self._lists)
         for page in set(order) - before:
             at = order.index(page)
             touched.update(order[max(0, at - 1) : at + 2])
+        return sorted(touched)
+
+    def _write_lists(self, data: SiteData, due: Sequence[int]) -> None:
+        """Write the ``due`` pages of the paged lists (:meth:`_list_games`)."""
+        order = self._list_pages
         header = self._site_context(data, summary=False)  # nothing on it changes as games come
         template = self.env.get_template("gamelist.html")
-        for page in sorted(touched):
+        for page in due:
             at = order.index(page)
             text = template.render(
                 site=header,
@@ -416,7 +432,6 @@ class SiteWriter:
                 following=order[at + 1] if at + 1 < len(order) else None,
             )
             _write(self.folder / "lists" / f"{page}.html", text)
-        return order
 
     # -- the summary pages ----------------------------------------------------
 
@@ -427,6 +442,9 @@ class SiteWriter:
         return PageHeader(data.title, data.game, data.options, len(data.records), progress, written)
 
     def _summary_pages(self, data: SiteData, fresh: Sequence[GameRecord], again: bool) -> None:
+        if data.summarize is not None:
+            summarize, data.summarize = data.summarize, None
+            summarize(data)
         summary = data.summary or self._tallies.summary(data)
         # A running site's figures over every game from its tallies: counting every record
         # again would make a refresh cost more the more games a run has.
@@ -734,20 +752,35 @@ def _plain_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def load_folder(folder: Path, elo_prior: float | None = None) -> SiteData:
+def load_folder(folder: Path, elo_prior: float | None = None, later: bool = False) -> SiteData:
     """The site's data from a results folder: its summary, as ``arena results`` prints it
     (``elo_prior``: as its ``--elo-prior``). The folder may be in use by a run: the
-    database is only read."""
+    database is only read.  ``later``: the summary is made when the site's summary pages
+    need it (``SiteData.summarize``), after the viewer pages' writers fork: they need only
+    the records, so on two cores the summary and the replays take their time side by side."""
     try:
-        summary = summarize_folder(folder, elo_prior)
+        read = read_for_summary(folder)
     except (StorageError, ValueError) as exc:
         raise SiteError(str(exc)) from None
-    summary.not_recorded = last_run_not_recorded(folder / "results.json")
-    settings = summary.settings or {}
-    engines = [e["name"] for e in settings.get("engines", [])]
-    engines += [name for name in summary.order if name not in engines]
-    title = f"arena · {summary.tournament}"
-    return SiteData(title, summary.game, summary.options, engines, summary.records, summary.settings, summary)
+    settings = read.found.settings or {}
+    named = [e["name"] for e in settings.get("engines", [])]
+    data = SiteData(f"arena · {read.tournament}", read.game, read.options, named, read.records, read.found.settings)
+
+    def summarize(data: SiteData) -> None:
+        try:
+            summary = read.summary(elo_prior)
+        except (StorageError, ValueError) as exc:
+            raise SiteError(str(exc)) from None
+        summary.not_recorded = last_run_not_recorded(folder / "results.json")
+        data.engines = named + [name for name in summary.order if name not in named]
+        data.records, data.summary = summary.records, summary
+
+    if later:
+        data.summarize = summarize
+    else:
+        with collector_paused():  # as summarize_folder's: the tallies beside every record
+            summarize(data)
+    return data
 
 
 def last_run_not_recorded(path: Path) -> list[str]:

@@ -19,7 +19,7 @@ import functools
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -180,7 +180,7 @@ def replay(record: GameRecord) -> Replayed:
     """
     game = Replay(record["game"], record["options"], record["players"], record.get("seed"))
     game.start(record.get("setup"), record.get("deal"), record.get("opening_setup"))
-    frames = [game.first, *map(game.play, record["moves"])]
+    frames = [game.first, *game.frames_of(record["moves"])]
     frames[-1] = last_frame(frames[-1], game.ending())
     return Replayed(game.board, len(game.before), frames, game.state.seat_colours())
 
@@ -208,22 +208,35 @@ class Replay:
 
     def play(self, move: str) -> ShortFrame | Frame:
         """The frame of ``move``, played by the referee."""
-        state, code = self.state, self.code
-        seat = state.current_player()
-        state.play(move)
-        after = list(state.cells)
-        named = self._cells(move)
-        short = _placement(seat, self.before, after, named, code)
-        status = state.status(self.players) if self.says else ""
-        frame: ShortFrame | Frame
-        if short is not None:
-            frame = [*short, status] if status else short
-        else:  # a capture, a swap, a removal, a slide: compare every cell
-            frame = _changes(seat, self.before, after, named, code, self.picture.kept_groups)
-            if status:
-                frame["status"] = status
-        self.before = after
-        return frame
+        return self.frames_of((move,))[0]
+
+    def frames_of(self, moves: Iterable[str]) -> list[ShortFrame | Frame]:
+        """The frames of ``moves``, played in turn by the referee.  One loop, its names local:
+        a site replays every move of every game, and the calls of each ply were most of it."""
+        state, code, before = self.state, self.code, self.before
+        mover, play, cells_of = state.current_player, state.play, self._cells
+        says, players, kept_groups = self.says, self.players, self.picture.kept_groups
+        frames: list[ShortFrame | Frame] = []
+        try:
+            for move in moves:
+                seat = mover()
+                play(move)
+                after = list(state.cells)
+                named = cells_of(move)
+                short = _placement(seat, before, after, named, code)
+                status = state.status(players) if says else ""
+                frame: ShortFrame | Frame
+                if short is not None:
+                    frame = [*short, status] if status else short
+                else:  # a capture, a swap, a removal, a slide: compare every cell
+                    frame = _changes(seat, before, after, named, code, kept_groups)
+                    if status:
+                        frame["status"] = status
+                frames.append(frame)
+                before = after
+        finally:  # a move the referee refused left the state as it was: so is ``before``
+            self.before = before
+        return frames
 
     def _cells(self, move: str) -> list[int]:
         """The cells a move token names, looked up once per board."""
