@@ -293,3 +293,9 @@ def replay_start(
     if deal is not None:
         state.deal(deal)
     return state
+
+
+def record_start(game: Game, record: GameRecord) -> State:
+    """The state ``record`` starts from (:func:`replay_start` of its seed, setup, deal and
+    book-board mark)."""
+    return replay_start(game, record.seed, record.setup, record.deal, record.opening_setup)

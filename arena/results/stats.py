@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..record import GameRecord, Termination, replay_start
+from ..record import GameRecord, Termination, record_start
 from ..rules import Game, IllegalMove, OptionError, find_game, make_game
 from .ratings import forfeited, game_outcome, opponents, seats_of
 
@@ -265,7 +265,7 @@ class _Movers:
         try:
             game = self.games.get(key) or make_game(record.game, record.options)
             self.games[key] = game
-            state = replay_start(game, record.seed, record.setup, record.deal, record.opening_setup)
+            state = record_start(game, record)
             if self.replayed and game.takes_turns and record.termination is Termination.NORMAL:
                 # Seats in turn to the end the rules reached: no replay (a site counts
                 # thousands of games); a forfeit's rejected last move is the next seat's.

@@ -35,7 +35,7 @@ from typing import Any, NotRequired, TypedDict
 
 from pydantic import ValidationError
 
-from ..record import ADJUDGED, GameRecord, Termination, adjudged_result, forfeit_result, replay_start
+from ..record import ADJUDGED, GameRecord, Termination, adjudged_result, forfeit_result, record_start
 from ..rules import Game, IllegalMove, OptionError, State, make_game
 from ..rules.base import JsonValue
 
@@ -150,7 +150,7 @@ def verify_record(rec: GameRecord) -> Verdict:
     """The verdict for one parsed record; raises OptionError / ValueError for unusable ones."""
     game = make_game(rec.game, rec.options, strict=True)
     _check_shape(rec, game.players)
-    state = replay_start(game, rec.seed, rec.setup, rec.deal, rec.opening_setup)
+    state = record_start(game, rec)
     error: IllegalPly | None = None
     for ply, move in enumerate(rec.moves):
         try:

@@ -24,7 +24,7 @@ from typing import Any
 from ..engine import Conversation, open_engine
 from ..engine.player import EngineFault, EngineSpec, Player, Reply, TimeLimit
 from ..match import TimeControl, forfeit_before_start, play_game
-from ..record import GameRecord, replay_start
+from ..record import GameRecord, record_start
 from ..results.slots import Slot, settings_slots
 from ..results.store import GameStore
 from ..rules import Game, IllegalMove, State
@@ -283,7 +283,7 @@ class Table:
         """The last position, replayed from the record (the match's own is not kept)."""
         record = self.record
         assert record is not None
-        state = replay_start(self.seating.game, record.seed, record.setup, record.deal, record.opening_setup)
+        state = record_start(self.seating.game, record)
         for move in record.moves or []:
             state.play(move)
         return state
