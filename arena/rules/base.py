@@ -335,6 +335,15 @@ class State(ABC):
         for payloads the game does not send."""
         raise ValueError(f"{self.game.name} sends no private information, got {payload!r}")
 
+    def play_placements(self, moves: Sequence[str]) -> list[tuple[int, int, int]]:
+        """Play the leading ``moves`` that only put a piece on an empty cell, the one cell the
+        token names (``picture().move_cells``), changing nothing else: for each, the seat that
+        moved, the cell and the piece (its value in ``cells``).  Stops before the first move
+        that is anything else (a capture, a swap, an illegal move: :meth:`play`'s to judge).
+        A replay of many games (the report site's) asks it for the frames of such moves
+        without comparing boards; a game that cannot tell plays none (the default)."""
+        return []
+
     def details(self) -> Details:
         """Extra facts for the game record (winning chain, territory, revealed pieces)."""
         return {}

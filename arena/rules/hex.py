@@ -270,6 +270,25 @@ class HexState(State):
             del empty[bisect_left(empty, cell)]
         self._moves.append(move)
 
+    def play_placements(self, moves: Sequence[str]) -> list[tuple[int, int, int]]:
+        """Every stone put on an empty cell of a game in progress, as :meth:`play` puts it, in
+        one loop (the seat and the stone are the colour: seats take turns, the swap included);
+        stops at the swap or a move ``play`` would refuse."""
+        index, cells, place, played = self._index, self.cells, self._place, self._moves
+        placed: list[tuple[int, int, int]] = []
+        for move in moves:
+            cell = index.get(move)
+            if cell is None or cells[cell] != EMPTY or self._winner is not None:
+                break
+            colour = len(played) & 1
+            if place(cell, colour):
+                self._winner = colour
+            if self._empty is not None:
+                del self._empty[bisect_left(self._empty, cell)]
+            played.append(move)
+            placed.append((colour, cell, colour))
+        return placed
+
     def playout(self, rng: Random, max_plies: int) -> bool:
         """The base class's loop (``random_move`` then ``play`` until the end), fused: the
         same draws from ``rng``, so the very same moves, without parsing the tokens it

@@ -19,7 +19,7 @@ import functools
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -205,14 +205,38 @@ class Replay:
         # A site replays every game: the calls of each ply are kept few (a game whose states
         # say nothing besides the board is not asked each ply).
         self.says = type(self.state).status is not State.status
+        self.places = type(self.state).play_placements is not State.play_placements
 
     def play(self, move: str) -> ShortFrame | Frame:
         """The frame of ``move``, played by the referee."""
         return self.frames_of((move,))[0]
 
-    def frames_of(self, moves: Iterable[str]) -> list[ShortFrame | Frame]:
-        """The frames of ``moves``, played in turn by the referee.  One loop, its names local:
-        a site replays every move of every game, and the calls of each ply were most of it."""
+    def frames_of(self, moves: Sequence[str]) -> list[ShortFrame | Frame]:
+        """The frames of ``moves``, played in turn by the referee.  A game that tells which moves
+        only put a piece on the cell they name (``State.play_placements``; Hex's every stone)
+        gives their short frames as it plays them, without a board compared each ply; the other
+        moves, and every move of a game with a status to show each ply, are compared cell by
+        cell (:meth:`_compared`)."""
+        if self.says or not self.places:
+            return self._compared(moves)
+        frames: list[ShortFrame | Frame] = []
+        done, code, before = 0, self.code, self.before
+        while done < len(moves):
+            placed = self.state.play_placements(moves[done:] if done else moves)
+            for seat, cell, piece in placed:
+                before[cell] = piece
+                frames.append([seat, cell, code[piece]])
+            done += len(placed)
+            if done < len(moves):  # a move that is not a placement (Hex's swap), or an illegal one
+                frames += self._compared(moves[done : done + 1])
+                before = self.before
+                done += 1
+        return frames
+
+    def _compared(self, moves: Iterable[str]) -> list[ShortFrame | Frame]:
+        """The frames of ``moves``, played in turn by the referee, each found by comparing the
+        board before and after it.  One loop, its names local: a site replays every move of
+        every game, and the calls of each ply were most of it."""
         state, code, before = self.state, self.code, self.before
         mover, play, cells_of = state.current_player, state.play, self._cells
         says, players, kept_groups = self.says, self.players, self.picture.kept_groups

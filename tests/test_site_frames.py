@@ -1,0 +1,99 @@
+"""The viewer's frames a game gives as it plays (``State.play_placements``) are the frames a
+replay compared cell by cell finds, for every game: random games from fixed seeds, Hex's
+swap among them, and a record the rules refuse still refused."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import random_record
+
+from arena.results.site.boards import Replay, replay
+from arena.rules import GAMES, IllegalMove, make_game
+
+PLAYERS = ["alpha", "beta", "gamma"]
+
+
+def options_of(game_name: str) -> dict:
+    return {"players": 3} if make_game(game_name).players > 2 else {}
+
+
+def started(record: dict) -> Replay:
+    game = Replay(record["game"], record["options"], record["players"], record.get("seed"))
+    game.start(record.get("setup"), record.get("deal"), record.get("opening_setup"))
+    return game
+
+
+def compared(record: dict) -> tuple[list, list[int], object]:
+    """The frames, last board and ending of a replay that compares every ply's board."""
+    game = started(record)
+    frames = game._compared(record["moves"])
+    return frames, list(game.state.cells), game.ending()
+
+
+def given(record: dict) -> tuple[list, list[int], object]:
+    """The same, as the site replays: the game giving what it can."""
+    game = started(record)
+    frames = game.frames_of(record["moves"])
+    return frames, list(game.state.cells), game.ending()
+
+
+@pytest.mark.parametrize("game_name", sorted(GAMES))
+def test_the_frames_a_game_gives_are_those_a_compared_replay_finds(game_name):
+    options = options_of(game_name)
+    players = PLAYERS[: make_game(game_name, options).players]
+    for seed in range(8):
+        record = random_record(game_name, options, seed, players)
+        assert given(record) == compared(record), (game_name, seed)
+
+
+@pytest.mark.parametrize("size", [2, 5, 7, 11])
+def test_hex_frames_with_and_without_the_swap_equal_a_compared_replay(size):
+    for seed in range(6):
+        for first in [(), ("a1", "swap"), ("b2", "swap")][: 3 if size > 2 else 2]:
+            for swap in (True, False):
+                if first and not swap:
+                    continue
+                record = random_record("hex", {"size": size, "swap": swap}, seed, PLAYERS[:2], first)
+                frames, cells, ending = given(record)
+                assert (frames, cells, ending) == compared(record), (size, seed, first)
+                if first:  # the swap's frame is the long one: the stone moved to its mirror
+                    assert isinstance(frames[1], dict) and frames[1]["seat"] == 1
+
+
+def test_the_whole_replay_of_hex_gives_short_frames_and_its_chain_at_the_end():
+    record = random_record("hex", {"size": 7}, 3, PLAYERS[:2])
+    frames = replay(record).frames
+    assert all(isinstance(f, list) and len(f) == 3 for f in frames[1:-1])
+    _, cells, _ = given(record)
+    chain = frames[-1]["end"]["marks"]["chain"]
+    assert chain and {cells[cell] for cell in chain} == {record["winner"]}
+
+
+@pytest.mark.parametrize(
+    "moves, why",
+    [
+        (["a1", "b2", "a1"], "already occupied"),  # a stone on a stone
+        (["a1", "b2", "z9"], "not a cell"),
+        (["a1", "b2", "swap"], "swap"),  # the swap after its ply
+    ],
+)
+def test_a_hex_record_the_rules_refuse_is_refused_by_the_replay_that_gives_frames(moves, why):
+    record = random_record("hex", {"size": 5}, 1, PLAYERS[:2])
+    record = {**record.model_dump(), "moves": moves}
+    with pytest.raises(IllegalMove, match=why):
+        given(record)
+
+
+def test_a_hex_stone_after_the_game_is_over_is_refused():
+    record = random_record("hex", {"size": 5}, 2, PLAYERS[:2])
+    free = next(name for name in make_game("hex", {"size": 5}).board.names if name not in record["moves"])
+    record = {**record.model_dump(), "moves": [*record["moves"], free]}
+    with pytest.raises(IllegalMove, match="over"):
+        given(record)
+
+
+def test_a_live_game_given_a_move_at_a_time_has_the_frames_of_the_whole_replay():
+    record = random_record("hex", {"size": 7}, 4, PLAYERS[:2], ("c3", "swap"))
+    live = started(record)
+    frames = [live.play(move) for move in record["moves"]]
+    assert frames == compared(record)[0]
