@@ -462,3 +462,40 @@ def test_a_playout_from_the_first_stone_plays_exactly_its_budget_and_an_unfinish
 def test_a_clone_of_a_won_game_keeps_its_winner():
     state = play(["a1", "b1", "a2", "b2", "a3", "b3", "a4"], size=4, swap=False)
     assert state.clone().winner() == 0 and state.clone().is_terminal()
+
+
+def first_shortest_chain(state):
+    """The winning chain by a plain breadth-first search over coordinates (from the winner's
+    first-edge stones in board order, neighbours in board order): the chain the referee names."""
+    from collections import deque
+
+    board, colour, n = state.game.board, state.winner(), state.game.options.size
+    axis = 0 if colour == 0 else 1
+    starts = [i for i, rc in enumerate(board.coords) if rc[axis] == 0 and state.cells[i] == colour]
+    came_from = {s: None for s in starts}
+    queue = deque(starts)
+    while queue:
+        cell = queue.popleft()
+        if board.coords[cell][axis] == n - 1:
+            chain = []
+            while cell is not None:
+                chain.append(board.names[cell])
+                cell = came_from[cell]
+            return chain[::-1]
+        for nb in board.neighbours[cell]:
+            if nb not in came_from and state.cells[nb] == colour:
+                came_from[nb] = cell
+                queue.append(nb)
+    raise AssertionError("no chain")
+
+
+@pytest.mark.parametrize("size", [2, 3, 7, 11])
+def test_the_winning_chain_and_the_ending_are_the_first_shortest_chain(size):
+    for seed in range(20):
+        rng = random.Random(seed)
+        state = make_game("hex", {"size": size, "swap": True}).initial_state()
+        while not state.is_terminal():
+            state.play(state.random_move(rng))
+        chain = first_shortest_chain(state)
+        assert state.winning_chain() == chain
+        assert state.ending(["r", "b"]).marks == {"chain": [state.game.board.index(c) for c in chain]}

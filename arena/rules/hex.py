@@ -100,6 +100,19 @@ class HexGame(Game):
         )
 
     @cached_property
+    def chain_edges(self) -> tuple[tuple[tuple[int, ...], tuple[bool, ...]], ...]:
+        """Per colour, the cells of its first edge in board order (where a winning chain is
+        searched from) and, for every cell, whether it is on its second edge (where one ends)."""
+        coords, last = self.board.coords, self.options.size - 1
+        return tuple(
+            (
+                tuple(i for i, rc in enumerate(coords) if rc[axis] == 0),
+                tuple(rc[axis] == last for rc in coords),
+            )
+            for axis in (0, 1)  # Red joins the rows, Blue the columns
+        )
+
+    @cached_property
     def mirror(self) -> tuple[int, ...]:
         """Each cell's mirror image across the a1 diagonal (row <-> column): where the swap
         moves the first stone, and each cell's name in GTP and SGF after a swap."""
@@ -373,25 +386,30 @@ class HexState(State):
 
     def winning_chain(self) -> list[str]:
         """A shortest chain of the winner's stones joining their two edges."""
-        if self._winner is None:
+        names = self.game.board.names
+        return [names[cell] for cell in self._chain_cells()]
+
+    def _chain_cells(self) -> list[int]:
+        """The cells of :meth:`winning_chain`, from the winner's first edge: a breadth-first
+        search from its stones there (in board order), ended by the first that reaches the
+        second edge.  The report site asks it of every game it shows."""
+        colour = self._winner
+        if colour is None:
             return []
-        board, colour = self.game.board, self._winner
-        n = self.game.options.size
-        axis = 0 if colour == RED else 1  # Red: rows, Blue: columns
-        starts = [i for i, rc in enumerate(board.coords) if rc[axis] == 0 and self.cells[i] == colour]
-        came_from: dict[int, int | None] = {s: None for s in starts}
-        queue = deque(starts)
+        starts, far = self.game.chain_edges[colour]
+        cells, neighbours = self.cells, self.game.board.neighbours
+        came_from = {cell: -1 for cell in starts if cells[cell] == colour}
+        queue = deque(came_from)
         while queue:
             cell = queue.popleft()
-            if board.coords[cell][axis] == n - 1:
+            if far[cell]:
                 chain = []
-                node: int | None = cell
-                while node is not None:
-                    chain.append(board.names[node])
-                    node = came_from[node]
+                while cell >= 0:
+                    chain.append(cell)
+                    cell = came_from[cell]
                 return chain[::-1]
-            for nb in board.neighbours[cell]:
-                if nb not in came_from and self.cells[nb] == colour:
+            for nb in neighbours[cell]:
+                if nb not in came_from and cells[nb] == colour:
                     came_from[nb] = cell
                     queue.append(nb)
         raise AssertionError("winner without a chain")  # unreachable: the edge marks say connected
@@ -400,9 +418,7 @@ class HexState(State):
         return {"winning_chain": self.winning_chain()} if self._winner is not None else {}
 
     def ending(self, players: Sequence[str]) -> Ending:
-        index = self.game.board.index
-        chain = self.winning_chain() if self._winner is not None else []
-        return Ending({"chain": [index(c) for c in chain]})
+        return Ending({"chain": self._chain_cells()})
 
     def render(self) -> str:
         symbols = {EMPTY: ".", RED: "R", BLUE: "B"}
