@@ -287,19 +287,23 @@ class HexState(State):
         """Every stone put on an empty cell of a game in progress, as :meth:`play` puts it, in
         one loop (the seat and the stone are the colour: seats take turns, the swap included);
         stops at the swap or a move ``play`` would refuse."""
-        index, cells, place, played = self._index, self.cells, self._place, self._moves
+        index, cells, place, played, empty = self._index, self.cells, self._place, self._moves, self._empty
         placed: list[tuple[int, int, int]] = []
+        if self._winner is not None:
+            return placed
+        colour = len(played) & 1
         for move in moves:
             cell = index.get(move)
-            if cell is None or cells[cell] != EMPTY or self._winner is not None:
+            if cell is None or cells[cell] != EMPTY:
                 break
-            colour = len(played) & 1
-            if place(cell, colour):
-                self._winner = colour
-            if self._empty is not None:
-                del self._empty[bisect_left(self._empty, cell)]
             played.append(move)
             placed.append((colour, cell, colour))
+            if empty is not None:
+                del empty[bisect_left(empty, cell)]
+            if place(cell, colour):
+                self._winner = colour
+                break  # the game is over: a stone after it is play's to refuse
+            colour ^= 1
         return placed
 
     def playout(self, rng: Random, max_plies: int) -> bool:
