@@ -8,7 +8,16 @@ import pytest
 
 from arena.match import forfeit_before_start
 from arena.record import GameRecord
-from arena.results.ratings import ENV, PairElo, head_to_head, head_to_head_rows, pair_elo, standings, wilson_interval
+from arena.results.ratings import (
+    ENV,
+    PairElo,
+    game_outcome,
+    head_to_head,
+    head_to_head_rows,
+    pair_elo,
+    standings,
+    wilson_interval,
+)
 from arena.rules import make_game
 
 
@@ -229,3 +238,14 @@ def test_standings_counted_one_game_at_a_time_are_the_standings_of_all():
     for record in records:
         tally.add(record)
     assert tally.standings() == whole and tally.history == history
+
+
+@pytest.mark.parametrize("place", range(4))
+@pytest.mark.parametrize("others", [[0], [1], [2], [0, 1], [1, 1], [2, 3], [0, 0, 3], [3, 2, 1]])
+def test_a_game_outcome_is_the_points_and_counter_its_places_give(place, others):
+    better = [p for p in others if p < place]
+    level = [p for p in others if p == place]
+    points, outcome = game_outcome(place, others)
+    assert points == len(others) - len(better) - len(level) + 0.5 * len(level)
+    assert isinstance(points, float)  # as the tables and results.json print it
+    assert outcome == ("losses" if better else "draws" if level else "wins")

@@ -215,6 +215,9 @@ def game_outcome(place: int, others: Sequence[int]) -> tuple[float, str]:
     """Points (1 per opponent placed below, 0.5 per opponent level) and the counter the game
     adds to: ``"wins"`` (ahead of all), ``"draws"`` (level with the best of the others) or
     ``"losses"``, for one engine at ``place`` against opponents at places ``others``."""
+    if len(others) == 1:  # two seats (most games): the same figures, without counting
+        other = others[0]
+        return (1.0, "wins") if other > place else (0.5, "draws") if other == place else (0.0, "losses")
     better = sum(1 for p in others if p < place)
     tied = sum(1 for p in others if p == place)
     points = (len(others) - better - tied) + 0.5 * tied
