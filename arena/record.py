@@ -177,8 +177,8 @@ def lost_before_start(record: GameRecord | Mapping[str, Any]) -> bool:
     start, or it was dropped (``max_failures``).  Such a record names no engine seeds (no
     engine was told of the game); a game an engine started and then lost, by a crash, a
     time loss or an illegal move, was played.  Records read as JSON are asked the same."""
-    termination = record.get("termination")  # asked first: most games ended by the rules
-    return termination is not None and termination != Termination.NORMAL and record.get("engine_seeds") == []
+    termination = record.get("termination")
+    return record.get("engine_seeds") == [] and termination is not None and termination != Termination.NORMAL
 
 
 def forfeit_result(state: State, offenders: Sequence[int]) -> tuple[list[float], list[int]]:
