@@ -21,7 +21,8 @@ Eleven sections (docs/performance.md explains each method and shows a run):
               started for one game, as whole processes.
 10. sandbox - an engine's start and the manager per move, sandboxed and not.
 11. watching - the manager's CPU per move with ``arena run --serve``: no server, a server nobody
-              watches, 20 pages watching; and a move's delay to a page.
+              watches, 20 pages watching; the same with engines that think 2 ms a move (every
+              game shown); and a move's delay to a page.
 
 Every figure is the median of ``repeats`` runs, baselines measured in the same run.
 """

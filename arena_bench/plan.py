@@ -38,6 +38,8 @@ class Plan:
     sandbox_blocks: int = 31  # pairs of blocks of games, sandboxed and not, alternated
     sandbox_block_games: int = 20  # games per block
     watch_rounds: int = 250  # 2 games per round: 500 games, about 26,000 moves, a run
+    watch_shown_rounds: int = 40  # ... and with engines that think, so every game is shown: 80 games
+    watch_sleep_us: int = 2000  # what those engines think a move (asleep): a game lasts about 0.25 s
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 
@@ -79,6 +81,7 @@ QUICK = Plan(
     sandbox_block_games=1,
     startup_runs=1,
     watch_rounds=2,
+    watch_shown_rounds=1,
 )
 
 

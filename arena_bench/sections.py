@@ -638,17 +638,73 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         f"{plan.manager_size}, two instant engines, 1 worker pinned to a core, {2 * plan.watch_rounds} games; "
         "alternated)"
     )
-    modes = {
-        "no server": (False, 0),
-        "server, nobody watching": (True, 0),
-        f"{WATCH_VIEWERS} pages watching": (True, WATCH_VIEWERS),
-    }
+    viewers = f"{WATCH_VIEWERS} pages watching"
+    modes = {"no server": (False, 0), "server, nobody watching": (True, 0), viewers: (True, WATCH_VIEWERS)}
+    latencies: list[float] = []
+    ratios = _watching_modes(plan, engine, modes, plan.watch_rounds, (), latencies, report, "instant")
+    instant_moves = len(latencies)
+    report.echo(
+        f"moves sent to the pages: {instant_moves} (an instant engine's game is over in milliseconds, before it "
+        "lasted long enough to be shown: it goes straight to the standings)"
+    )
+    # The same with engines that think a little, so that every game lasts long enough to be
+    # shown move by move: what 20 pages cost a run whose games they do see, and the delay.
+    shown = {label: modes[label] for label in ("no server", viewers)}
+    report.echo(
+        f"\nThe same with engines that think {plan.watch_sleep_us / 1000:g} ms a move (asleep: every game lasts "
+        f"long enough to be shown), {2 * plan.watch_shown_rounds} games; alternated"
+    )
+    thinking = ("--sleep-us", str(plan.watch_sleep_us))
+    shown_ratios = _watching_modes(plan, engine, shown, plan.watch_shown_rounds, thinking, latencies, report, "shown")
+    report.echo(f"moves sent to the pages: {len(latencies) - instant_moves}")
+    latency = med(latencies) if latencies else float("nan")
+    report.echo(
+        f"a move's delay from the worker to a page's feed: median {latency * 1000:.0f} ms over "
+        f"{len(latencies)} moves sent (a game is shown once it lasted 0.05 s; the feed looks every 0.2 s)"
+    )
+    report.data["watching"]["latency_median_s"] = latency
+    idle, watched, watched_shown = med(ratios[list(modes)[1]]), med(ratios[viewers]), med(shown_ratios[viewers])
+    measured = watched == watched and watched_shown == watched_shown  # not NaN: the runs had a steady part
+    report.target(
+        f"manager CPU per move, a server nobody watches, <= {WATCH_IDLE_RATIO}x no server",
+        f"{idle:.3f}x",
+        idle <= WATCH_IDLE_RATIO if measured else None,
+    )
+    report.target(
+        f"manager CPU per move, {WATCH_VIEWERS} pages watching, < {WATCH_VIEWERS_RATIO}x no server",
+        f"{watched:.3f}x",
+        watched < WATCH_VIEWERS_RATIO if measured else None,
+    )
+    report.target(
+        f"the same, engines thinking {plan.watch_sleep_us / 1000:g} ms a move (every game shown), "
+        f"< {WATCH_VIEWERS_RATIO}x",
+        f"{watched_shown:.3f}x",
+        watched_shown < WATCH_VIEWERS_RATIO if measured else None,
+    )
+    report.target(
+        f"a move's median delay to an open page < {WATCH_LATENCY_S} s",
+        f"{latency:.3f} s",
+        latency < WATCH_LATENCY_S if latencies else None,
+    )
+
+
+def _watching_modes(
+    plan: Plan,
+    engine: InstantEngine,
+    modes: dict[str, tuple[bool, int]],
+    rounds: int,
+    engine_args: tuple[str, ...],
+    latencies: list[float],
+    report: Report,
+    key: str,
+) -> dict[str, list[float]]:
+    """Each mode's run (its ``serve`` and pages) once a repeat, one after the other; their table,
+    and each mode's ratios to the first mode's, repeat by repeat (NaN without a steady part)."""
     # A move's cost, without what a run pays once (the server's start, the engines' starts, the
     # final report): each run's CPU from its first game stored to its last (arena_bench/child.py).
     manager: dict[str, list[float]] = {label: [] for label in modes}
     worker: dict[str, list[float]] = {label: [] for label in modes}  # the worker's share
     server: dict[str, list[float]] = {label: [] for label in modes}  # the server process's, per move
-    latencies: list[float] = []
     loads: list[float] = []
     # The run pinned to one core, the pages (this process's threads) to another where there is
     # one: the pages' own CPU is a browser's, and must not slow the run it watches.
@@ -657,7 +713,19 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     for _ in range(plan.repeats):  # interleaved, so load changes hit all modes alike
         for label, (serve, viewers) in modes.items():
             loads.append(os.getloadavg()[0])
-            run = _watched_run(engine, plan, plan.watch_rounds, run_cpus, page_cpus, serve, viewers, latencies, report)
+            with _pinned(page_cpus):
+                run = play_tournament(
+                    engine,
+                    workers=1,
+                    rounds=rounds,
+                    size=plan.manager_size,
+                    engine_args=engine_args,
+                    cpus=run_cpus,
+                    serve=serve,
+                    viewers=viewers,
+                    latencies=latencies if viewers else None,
+                    note=report.echo,
+                )
             plies = max(run.steady_plies, 1)
             manager[label].append(run.steady_manager_cpu_s / plies * 1e6)
             worker[label].append(run.steady_workers_cpu_s / plies * 1e6)
@@ -665,7 +733,8 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     per_move = {label: med(values) for label, values in manager.items()}
     # Each repeat's modes ran one after the other: their ratio is what load that changes
     # between repeats leaves alone, and its spread over the repeats says how far to trust it.
-    ratios = {label: _paired_ratios(manager[label], manager["no server"]) for label in modes}
+    bases = manager[next(iter(modes))]
+    ratios = {label: _paired_ratios(manager[label], bases) for label in modes}
     report.table(
         [
             [label, cpu, med(worker[label]), med(ratios[label]), _spread(ratios[label]), med(server[label])]
@@ -679,37 +748,16 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         "the coordinator and the worker (engines apart), the server a process of its own"
     )
     report.echo(f"load average (1 min) at the runs: {min(loads):.1f}-{max(loads):.1f}")
-    latency = med(latencies) if latencies else float("nan")
-    report.echo(
-        f"a move's delay from the worker's file to a page's feed: median {latency * 1000:.0f} ms over "
-        f"{len(latencies)} moves sent (the feed looks every 0.2 s)"
-    )
-    idle, watched = (med(ratios[label]) for label in list(modes)[1:])
-    report.data["watching"] = {
+    report.data.setdefault("watching", {})[key] = {
         "manager_cpu_us": per_move,
         "ratios": ratios,
         "worker_cpu_us": {label: med(values) for label, values in worker.items()},
         "server_cpu_us": {label: med(values) for label, values in server.items()},
-        "latency_median_s": latency,
         "load": [min(loads), max(loads)],
     }
-    # Runs too short to have a steady part (--quick): no verdict then.
-    measured = min(min(values) for values in manager.values()) > 0
-    report.target(
-        f"manager CPU per move, a server nobody watches, <= {WATCH_IDLE_RATIO}x no server",
-        f"{idle:.3f}x",
-        idle <= WATCH_IDLE_RATIO if measured else None,
-    )
-    report.target(
-        f"manager CPU per move, {WATCH_VIEWERS} pages watching, < {WATCH_VIEWERS_RATIO}x no server",
-        f"{watched:.3f}x",
-        watched < WATCH_VIEWERS_RATIO if measured else None,
-    )
-    report.target(
-        f"a move's median delay to an open page < {WATCH_LATENCY_S} s",
-        f"{latency:.3f} s",
-        latency < WATCH_LATENCY_S if latencies else None,
-    )
+    if min(min(values) for values in manager.values()) <= 0:  # runs too short to have a steady part (--quick)
+        return {label: [float("nan")] for label in modes}
+    return ratios
 
 
 def _paired_ratios(values: list[float], bases: list[float]) -> list[float]:
@@ -719,28 +767,3 @@ def _paired_ratios(values: list[float], bases: list[float]) -> list[float]:
 
 def _spread(ratios: list[float]) -> str:
     return f"{min(ratios):.2f}-{max(ratios):.2f}"
-
-
-def _watched_run(
-    engine: InstantEngine,
-    plan: Plan,
-    rounds: int,
-    run_cpus: list[int],
-    page_cpus: list[int],
-    serve: bool,
-    viewers: int,
-    latencies: list[float],
-    report: Report,
-) -> TournamentRun:
-    with _pinned(page_cpus):
-        return play_tournament(
-            engine,
-            workers=1,
-            rounds=rounds,
-            size=plan.manager_size,
-            cpus=run_cpus,
-            serve=serve,
-            viewers=viewers,
-            latencies=latencies if viewers else None,
-            note=report.echo,
-        )

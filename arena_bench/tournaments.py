@@ -116,7 +116,10 @@ def play_tournament(
         if done.returncode != 0:
             raise RuntimeError(f"benchmark tournament failed: {done.stderr.strip()[-2000:]}")
         if pages and not all(page.events for page in pages):
-            note(f"   note: {sum(not p.events for p in pages)} of {len(pages)} pages saw no move (the run was over)")
+            note(
+                f"   note: {sum(not p.events for p in pages)} of {len(pages)} pages saw no move (no game lasted "
+                "long enough to be shown, or the run was over before they connected)"
+            )
         result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         engine_stats = read_engine_stats(stats)
     faults = {code: n for code, n in result["terminations"].items() if code != "normal"}

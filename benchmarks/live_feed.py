@@ -6,8 +6,9 @@ The section `arena bench -s watching` measures the whole manager, whose CPU per 
 by tens of percent on a shared machine; this measures the server alone.  A thread of this
 process plays random Hex 11x11 games as a worker would while someone watches: arena's own
 writer (livegames.py) keeps each game's live file, ``--rate`` moves a second (an instant
-engine's pace).  ``arena serve`` runs over the folder as a process of its own, ``--pages``
-threads read its feed as a browser's EventSource does, and the server process's CPU time
+engine's pace; a game is shown once it has lasted 0.05 s, so at 2000 moves a second the
+short ones never are).  ``arena serve`` runs over the folder as a process of its own,
+``--pages`` threads read its feed as a browser's EventSource does, and the server process's CPU time
 (user and system, from /proc) over ``--seconds`` is divided by the moves written meanwhile.
 With ``--before SRC`` (another checkout's source tree) the server is run from there and from
 this tree alternated, ``--pairs`` times each, and the median of the pairs' ratios is printed

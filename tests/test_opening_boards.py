@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -178,6 +179,9 @@ def test_a_live_game_on_a_books_board_is_shown_from_that_board(tmp_path):
     move = state.legal_moves()[0]
     state.play(move)
     writer.moved(state, 0, Reply(move, 0.25, None, None), None)
+    deadline = time.monotonic() + 5
+    while not read_live_games(live) and time.monotonic() < deadline:  # shown once it lasted FLUSH_S
+        time.sleep(0.01)
     [(_, path)] = read_live_games(live).values()
     reader = LiveReader(path)
     assert reader.update() and reader.head is not None and reader.head.get("opening_setup") is True

@@ -21,7 +21,8 @@ from click.testing import CliRunner
 from helpers import ROOT, arena_cmd, artifacts, run_arena, write_tournament
 
 from arena.cli import main
-from arena.engine.player import Reply
+from arena.engine.player import EngineSpec, Reply
+from arena.match import TimeControl
 from arena.record import GameRecord
 from arena.results.site import boards
 from arena.rules import make_game
@@ -32,6 +33,7 @@ from arena.tournament.cluster import ClusterSpec
 from arena.tournament.config import load_tournament
 from arena.tournament.livegames import (
     FileSink,
+    LiveChannel,
     LiveReader,
     LiveRelay,
     LiveWriter,
@@ -40,6 +42,8 @@ from arena.tournament.livegames import (
     touch_watching,
 )
 from arena.tournament.runner import run_tournament
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.worker import Worker, WorkerConfig, WorkerError
 from protocol import codec
 
 WATCHED = str(ROOT / "tests" / "engines" / "watched_engine.py")
@@ -128,6 +132,15 @@ def played_folder(tmp_path_factory) -> Path:
 # -- the live files a worker writes -----------------------------------------------
 
 
+def shown(live: Path, count: int = 1) -> dict[int, tuple[float, Path]]:
+    """The game files of ``live`` once ``count`` are there: a game's first lines go out from
+    the held lines' thread, once it has lasted FLUSH_S."""
+    deadline = time.monotonic() + 5
+    while len(found := read_live_games(live)) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return found
+
+
 def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     live = tmp_path / "live"
     live.mkdir()
@@ -142,7 +155,7 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     mark.due = 0.0  # the mark is looked at again at once (a worker looks every CHECK_S)
     state.play("b2")
     writer.moved(state, 1, Reply("b2", 0.5, None, None), [900, 500])
-    [(mtime, path)] = read_live_games(live).values()
+    [(mtime, path)] = shown(live).values()
     reader = LiveReader(path)
     assert reader.update()  # the viewer came mid-game: every move so far is written at once
     assert reader.head is not None and reader.head["id"] == 7 and reader.head["round"] == 3
@@ -165,7 +178,7 @@ def test_quick_games_held_lines_go_out_from_one_thread_and_an_ended_game_writes_
     live = tmp_path / "live"
     touch_watching(live)
     games = []
-    for game_id in (1, 2, 3):  # each game's head goes out at once, its moves (within FLUSH_S) are held
+    for game_id in (1, 2, 3):  # each game's head and moves (within FLUSH_S of its start) are held
         writer = LiveWriter(FileSink(live / f"{game_id}.jsonl"), WatchMark(live), game_id, 1, ["a", "b"])
         state = make_game("hex", {"size": 5}).initial_state(1)
         writer.begin(state, 1, 0)
@@ -173,8 +186,9 @@ def test_quick_games_held_lines_go_out_from_one_thread_and_an_ended_game_writes_
             state.play(move)
             writer.moved(state, len(state.moves) % 2, Reply(move, 0.001, None, None), [900, 900])
         games.append(writer)
+    games[2].end()  # over before its held lines went out: it never has a file
+    shown(live, 2)
     readers = [LiveReader(live / f"{game_id}.jsonl") for game_id in (1, 2, 3)]
-    games[2].end()  # over before its held lines went out: its file goes, and nothing writes it again
     deadline = time.monotonic() + 5
     while sum(len(reader.moves) for reader in readers[:2]) < 4 and time.monotonic() < deadline:
         for reader in readers[:2]:
@@ -186,6 +200,68 @@ def test_quick_games_held_lines_go_out_from_one_thread_and_an_ended_game_writes_
     assert sorted(path.name for path in live.glob("*.jsonl")) == ["1.jsonl", "2.jsonl"]
     for writer in games[:2]:
         writer.end()
+
+
+class CountingSink(FileSink):
+    """A game's file that counts what the writer asked of it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.writes: list[str] = []
+        self.closes = 0
+
+    def write(self, text: str) -> None:
+        self.writes.append(text)
+        super().write(text)
+
+    def close(self) -> None:
+        self.closes += 1
+        super().close()
+
+
+def test_a_game_over_before_it_lasted_flush_s_never_makes_a_file(tmp_path):
+    live = tmp_path / "live"
+    touch_watching(live)
+    sink = CountingSink(live / "1.jsonl")
+    writer = LiveWriter(sink, WatchMark(live), 1, 1, ["a", "b"])
+    state = make_game("hex", {"size": 5}).initial_state(1)
+    writer.begin(state, 1, 0)
+    for move in ("c3", "b2", "a1"):  # an instant engine's game: over within milliseconds
+        state.play(move)
+        writer.moved(state, len(state.moves) % 2, Reply(move, 0.001, None, None), [900, 900])
+    writer.end()
+    time.sleep(3 * livegames.FLUSH_S)  # the held lines' thread has come to it, and found it over
+    assert sink.writes == [] and sink.file is None and not (live / "1.jsonl").exists()
+
+
+def test_a_workers_game_that_lasts_is_shown_whole_and_its_file_goes_when_it_ends(tmp_path):
+    """Through the real path: a worker playing two engine processes, someone watching."""
+    live = tmp_path / "live"
+    touch_watching(live)
+    engines = {name: EngineSpec(name, (sys.executable, WATCHED, "0.03")) for name in "ab"}
+    config = WorkerConfig("w", "hex", {"size": 5}, engines, TimeControl(base_ms=60000), live_dir=str(live))
+    worker = Worker(config)
+    sinks: list[CountingSink] = []
+
+    def sink(game_id: int) -> CountingSink:
+        sinks.append(CountingSink(live / f"{game_id}.jsonl"))
+        return sinks[-1]
+
+    assert worker.live is not None
+    worker.live = LiveChannel(worker.live.watched, sink)
+    try:
+        record = worker.play(ScheduledGame(4, 0, ("a", "b"), seed=3))
+    finally:
+        worker.shutdown()
+    assert not isinstance(record, WorkerError) and len(record["moves"]) >= 9  # 0.03 s a move: it lasted
+    [shown_game] = sinks
+    lines = [json.loads(line) for line in "".join(shown_game.writes).splitlines()]
+    assert lines[0]["id"] == 4 and lines[0]["players"] == ["a", "b"]
+    moves = [line["move"] for line in lines[1:]]
+    # Every move from the first on, those made before the game was shown too; the last ones
+    # held when it ended go with its file (the game is in the standings by then).
+    assert moves == record["moves"][: len(moves)] and len(moves) >= len(record["moves"]) // 2
+    assert shown_game.closes == 1 and read_live_games(live) == {}
 
 
 class BrokenSink:
@@ -214,6 +290,7 @@ def test_a_writer_that_fails_in_the_held_lines_thread_leaves_it_to_the_other_gam
     writer.begin(state, 1, 0)
     state.play("c3")
     writer.moved(state, 0, Reply("c3", 0.001, None, None), [900, 900])
+    shown(live)
     reader = LiveReader(live / "2.jsonl")
     deadline = time.monotonic() + 5
     while not reader.moves and time.monotonic() < deadline:

@@ -5,12 +5,14 @@ cannot reach the run; both can reach the results folder.  So while someone watch
 worker that plays a game keeps ``live/<id>.jsonl`` in the folder: the game's set-up on its
 first line, then a line a move (its time, the clocks, the mover's last ``info`` line),
 appended as the game goes, and removed when the game ends; a server reads each file from
-where it stopped (:class:`LiveReader`).  Whether someone watches is a file too: a server
-with a viewer connected touches ``live/watching`` every second (:func:`touch_watching`); a
-worker looks at its time at most every :data:`CHECK_S`.  With nobody watching no file is
-written and nothing reaches the coordinator: a move costs the worker a tuple kept and one
-clock read.  A file that cannot be written (a full disk) costs the viewers the game, never
-the game.
+where it stopped (:class:`LiveReader`).  A game's file is made only once the game has lasted
+FLUSH_S while watched: a game of quick engines that ends sooner (an instant engine's takes a
+few milliseconds) goes straight to the store and the standings, and costs the worker no file.
+Whether someone watches is a file too: a server with a viewer connected touches
+``live/watching`` every second (:func:`touch_watching`); a worker looks at its time at most
+every :data:`CHECK_S`.  With nobody watching no file is written and nothing reaches the
+coordinator: a move costs the worker a tuple kept and one clock read.  A file that cannot be
+written (a full disk) costs the viewers the game, never the game.
 """
 
 from __future__ import annotations
@@ -42,8 +44,12 @@ FRESH_S = 3.0  # a mark older than this: the viewers left (or their server died)
 CHECK_S = 0.5  # how often a worker looks at the mark
 SAID_KEEP = 200  # characters of an engine's info line shown
 # A worker hands its lines to the file at most this often: quick engines' moves go out together
-# (a write a move would cost them more than the move), a slow engine's within this delay.
+# (a write a move would cost them more than the move), a slow engine's within this delay.  A
+# game is first shown once it has lasted this long: one that ends sooner is not worth a file.
 FLUSH_S = 0.05
+# The held lines' thread takes what came due meanwhile after each look, at most this often:
+# a wake of the thread (a switch of the worker's core, and the GIL) a tick, not one a game.
+TICK_S = 0.02
 
 
 class LiveHead(TypedDict):
@@ -248,9 +254,12 @@ class LiveWriter:
     The lines are JSON Lines, the game's head then a line a move, so a move costs one short
     append (a file rewritten whole and renamed costs a disk's journal a commit a move). A
     worker keeps each move in memory as it comes (a tuple), and makes the lines the sink lacks
-    only when they go out: at once if the last went FLUSH_S ago or more (all of them when a
-    viewer comes mid-game), else by the process's :class:`HeldLines` thread FLUSH_S later, so
-    a quick engine's moves go out together and a held move costs the worker a clock read."""
+    only when they go out: at once if the last went FLUSH_S ago or more, else by the process's
+    :class:`HeldLines` thread FLUSH_S later, so a quick engine's moves go out together and a
+    held move costs the worker a clock read.  The first lines (the head, and every move so far
+    when a viewer comes mid-game) always go through that thread: a game over by then never
+    reaches its sink, which so never makes a file for it (an instant engine's game costs the
+    worker a hold, instead of a file made, written and removed)."""
 
     def __init__(
         self, sink: LiveSink, watched: Callable[[], bool], game_id: int, round_: int, players: Sequence[str]
@@ -287,7 +296,7 @@ class LiveWriter:
     def _show(self) -> None:
         if self.broken or not self.watched():
             return
-        if time.monotonic() - self.flushed >= FLUSH_S:
+        if self.started and time.monotonic() - self.flushed >= FLUSH_S:
             self._flush()
         elif not self.held:
             self.held = True
@@ -323,9 +332,11 @@ class LiveWriter:
 
 class HeldLines(threading.Thread):
     """The one thread of a worker process that writes out its games' held lines, FLUSH_S
-    after they were held.  A timer a game started a thread a game, which cost an instant
-    engine's game about 0.15 ms of the worker's CPU (3 us a move); this one waits on a
-    condition, and the delay being the same for all, the writers come due in the order held."""
+    after they were held (TICK_S later at most).  A timer a game started a thread a game, which
+    cost an instant engine's game about 0.15 ms of the worker's CPU (3 us a move); this one
+    waits on a condition, and the delay being the same for all, the writers come due in the
+    order held.  After a look it sleeps TICK_S, so that the writers of quick games (each held
+    as it starts) come due together: a wake every TICK_S at most, not one a game."""
 
     def __init__(self) -> None:
         super().__init__(name="arena-live-lines", daemon=True)
@@ -344,16 +355,20 @@ class HeldLines(threading.Thread):
             with self.ready:
                 while not self.due:
                     self.ready.wait()
-                when, writer = self.due[0]
-                wait = when - time.monotonic()
+                now = time.monotonic()
+                wait = self.due[0][0] - now
                 if wait > 0:
                     self.ready.wait(wait)  # a writer held meanwhile comes due later than this one
                     continue
-                self.due.popleft()
-            try:
-                writer._flush()
-            except Exception:  # never worth the other games' lines: this thread serves them all
-                log.exception("cannot show game %s live", writer.head["id"])
+                came: list[LiveWriter] = []
+                while self.due and self.due[0][0] <= now:
+                    came.append(self.due.popleft()[1])
+            for writer in came:
+                try:
+                    writer._flush()
+                except Exception:  # never worth the other games' lines: this thread serves them all
+                    log.exception("cannot show game %s live", writer.head["id"])
+            time.sleep(TICK_S)
 
 
 _held_lines: HeldLines | None = None
