@@ -38,6 +38,7 @@ class Plan:
     sandbox_blocks: int = 31  # pairs of blocks of games, sandboxed and not, alternated
     sandbox_block_games: int = 20  # games per block
     watch_rounds: int = 250  # 2 games per round: 500 games, about 26,000 moves, a run
+    round_trips: int | None = None  # per pipe ping-pong; None: the pipes' own minimum (quick: unsettled)
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 
@@ -79,6 +80,7 @@ QUICK = Plan(
     sandbox_block_games=1,
     startup_runs=1,
     watch_rounds=2,
+    round_trips=2_000,
 )
 
 
