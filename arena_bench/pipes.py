@@ -48,12 +48,14 @@ def move_messages(games: Sequence[Sequence[str]], go_line: str) -> list[bytes]:
     return messages
 
 
-def ping_pong(peer: Sequence[str], messages: Sequence[bytes], spin_s: float = 0.0) -> RoundTrip:
-    """Send each message (cycling through them up to MIN_ROUND_TRIPS), wait for a
-    one-line answer; time the lot.  ``spin_s``: before blocking, try non-blocking
-    reads for up to this long (what arena's engine reader does for quick engines
-    that may run on another CPU)."""
-    messages = list(messages) * -(-MIN_ROUND_TRIPS // len(messages))
+def ping_pong(
+    peer: Sequence[str], messages: Sequence[bytes], spin_s: float = 0.0, round_trips: int | None = None
+) -> RoundTrip:
+    """Send each message (cycling through them up to ``round_trips``, MIN_ROUND_TRIPS unless
+    given), wait for a one-line answer; time the lot.  ``spin_s``: before blocking, try
+    non-blocking reads for up to this long (what arena's engine reader does for quick
+    engines that may run on another CPU)."""
+    messages = list(messages) * -(-(round_trips or MIN_ROUND_TRIPS) // len(messages))
     proc = subprocess.Popen(list(peer), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     assert proc.stdin is not None and proc.stdout is not None
     out, inp = proc.stdin.fileno(), proc.stdout.fileno()

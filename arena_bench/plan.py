@@ -40,6 +40,7 @@ class Plan:
     watch_rounds: int = 250  # 2 games per round: 500 games, about 26,000 moves, a run
     watch_shown_rounds: int = 40  # ... and with engines that think, so every game is shown: 80 games
     watch_sleep_us: int = 2000  # what those engines think a move (asleep): a game lasts about 0.25 s
+    round_trips: int | None = None  # per pipe ping-pong; None: the pipes' own minimum (quick: unsettled)
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
 
 
@@ -82,6 +83,7 @@ QUICK = Plan(
     startup_runs=1,
     watch_rounds=2,
     watch_shown_rounds=1,
+    round_trips=2_000,
 )
 
 

@@ -44,8 +44,8 @@ def referee(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
         # round trip is then about 50 us instead of 7); both processes on one core give
         # the pipe's own cost, the strictest yardstick.
         with _pinned(one_core):
-            pinned.append(ping_pong(python_peer(), messages).wall_us)
-        free.append(ping_pong(python_peer(), messages).wall_us)
+            pinned.append(ping_pong(python_peer(), messages, round_trips=plan.round_trips).wall_us)
+        free.append(ping_pong(python_peer(), messages, round_trips=plan.round_trips).wall_us)
 
     figures = all_games(
         plan.repeats, plan.referee_budget_s, lambda text: report.echo(f"   {text}"), between=round_trips
@@ -188,10 +188,12 @@ def manager(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
             runs[placement].append(run)
             messages = move_messages(run.moves, GO_LINE)
             with _pinned(cpus):
-                py_trips[placement].append(ping_pong(python_peer(), messages))
+                py_trips[placement].append(ping_pong(python_peer(), messages, round_trips=plan.round_trips))
                 if placement == "free":
-                    spinning_trips.append(ping_pong(python_peer(), messages, spin_s=SPIN_S))
-                c_trips[placement].append(ping_pong(engine.argv, messages))
+                    spinning_trips.append(
+                        ping_pong(python_peer(), messages, spin_s=SPIN_S, round_trips=plan.round_trips)
+                    )
+                c_trips[placement].append(ping_pong(engine.argv, messages, round_trips=plan.round_trips))
     figures = {p: _manager_figures(runs[p], py_trips[p], c_trips[p]) for p in placements}
     figures["free"]["pingpong_python_spinning"] = med([t.wall_us for t in spinning_trips])
     theirs = med([r.manager_cpu_us for r in fastchess_runs]) if fastchess_runs else None

@@ -42,6 +42,8 @@ def collected(*args: str) -> list[str]:
             "no:xdist",
             "-p",
             "no:cacheprovider",
+            "-p",  # neither file uses Hypothesis: its plugin's import is 1.4 s of CPU of each of three runs
+            "no:hypothesispytest",
             *args,
             *files,
         ],

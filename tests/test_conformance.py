@@ -93,8 +93,8 @@ def test_cli_prints_one_line_per_check_and_the_exchange_and_exits_1():
     assert "illegal move 'c2'" in lines[fail] and "occupied" in lines[fail]
     assert any(ln.strip().endswith("> position start moves " + " ".join(AFTER_SWAP)) for ln in lines[fail:])
     assert any("see PROTOCOL.md section 6" in ln for ln in lines[fail:])
-    missing = run_arena("check-engine", "/nonexistent/engine")
-    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    missing = CliRunner().invoke(main, ["check-engine", "/nonexistent/engine"])  # refused as the line is read
+    assert missing.exit_code == 2 and "does not exist" in missing.stderr
 
 
 @pytest.mark.slow
@@ -105,8 +105,8 @@ def test_a_gtp_engine_is_checked_with_its_init_commands_and_pointed_to_the_gtp_g
     assert bad.returncode == 1
     assert "FAIL  handshake: handshake: refused: its init command 'param_mohex max_games 10'" in bad.stdout
     assert "see docs/gtp.md" in bad.stdout and "PROTOCOL.md" not in bad.stdout
-    wrong = run_arena("check-engine", "--init", "x", PY, "-m", "engines.random_engine")
-    assert wrong.returncode == 2 and "--init is for GTP engines" in wrong.stderr
+    wrong = CliRunner().invoke(main, ["check-engine", "--init", "x", PY, "-m", "engines.random_engine"])
+    assert wrong.exit_code == 2 and "--init is for GTP engines" in wrong.stderr  # refused as the line is read
 
 
 DECLARES_HEX = """\

@@ -7,7 +7,9 @@ import re
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from tests.helpers import ROOT, engine_toml, run_arena, write_tournament
 
 PY = sys.executable
@@ -37,6 +39,17 @@ def tournament(tmp_path, options: str, game: str = "hex", game_options: str = "s
     return write_tournament(tmp_path, engines, game=game, options=game_options)
 
 
+def arena(*args: object, process: bool) -> tuple[int, str, str]:
+    """`arena ARGS`' exit status, output and errors: in a process of its own, or in this one
+    through click's runner where the refusal, not the process, is what a case checks (the
+    engines are real processes either way; each command keeps a case in its own process)."""
+    if process:
+        done = run_arena(*args)
+        return done.returncode, done.stdout, done.stderr
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
 @pytest.mark.slow
 def test_declared_options_with_fitting_values_are_accepted(tmp_path):
     result = run_arena("run", tournament(tmp_path, "options = { depth = 9, book = true }"), "--out", tmp_path / "o")
@@ -55,10 +68,10 @@ def test_undeclared_or_unfitting_options_are_refused_before_the_first_game(tmp_p
         ('options = { depth = "deep" }', "option 'depth' = 'deep': an int takes ASCII digits"),
         ('options = { book = "yes" }', "option 'book' = 'yes': a bool takes true or false"),
     ]
-    for options, message in cases:
+    for k, (options, message) in enumerate(cases):
         out = tmp_path / re.sub(r"\W", "", options)
-        result = run_arena("run", tournament(tmp_path, options), "--out", out)
-        assert result.returncode == 2 and message in result.stderr, (options, result.stderr)
+        code, _, stderr = arena("run", tournament(tmp_path, options), "--out", out, process=k == 0)
+        assert code == 2 and message in stderr, (options, stderr)
         assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
 
 
@@ -68,14 +81,15 @@ def test_an_engine_that_declares_its_games_is_refused_for_another(tmp_path, entr
     """With options or without, it is started once before the first game and the run is
     refused: no game is lost to it, and the folder holds nothing to mix up."""
     out = tmp_path / "o"
-    result = run_arena("run", tournament(tmp_path, entry, game="bases", game_options=""), "--out", out)
-    assert result.returncode == 2, result.stdout
+    tournament_file = tournament(tmp_path, entry, game="bases", game_options="")
+    code, stdout, stderr = arena("run", tournament_file, "--out", out, process=entry == "")
+    assert code == 2, stdout
     assert re.search(
         r"t\.toml: engine 'declaring': declares that it plays hex, groups \('id games'\), not bases\. "
         r"Fix the engine's entry \(or the engine\)\.",
-        result.stderr,
-    ), result.stderr
-    assert "Traceback" not in result.stderr
+        stderr,
+    ), stderr
+    assert "Traceback" not in stderr
     assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text()
 
 
@@ -156,6 +170,7 @@ def test_no_increment_key_without_an_increment(tmp_path):
 def test_a_malformed_option_declaration_is_a_fault_of_the_engine(tmp_path, declaration, problem):
     script = tmp_path / "decl.py"
     script.write_text(DECLARING.replace("option name depth type int default 3 min 1 max 9", declaration))
-    result = run_arena("play", "-g", "hex", "-O", "size=4", f"{PY} {script}", f"{PY} -m engines.random_engine")
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "option 'd'" in result.stderr and problem in result.stderr, result.stderr
+    engines = (f"{PY} {script}", f"{PY} -m engines.random_engine")
+    code, _, stderr = arena("play", "-g", "hex", "-O", "size=4", *engines, process=problem == "declared twice")
+    assert code == 2 and "Traceback" not in stderr
+    assert "option 'd'" in stderr and problem in stderr, stderr

@@ -28,16 +28,19 @@ def game_page(tmp_path: Path, game_name: str, options: dict, seed: int) -> tuple
     return record, game_address(site, seed)
 
 
+# Where the board is, and the ply shown: one round trip to the browser a step.
 WHERE = """() => {
   const r = document.getElementById("board").getBoundingClientRect();
   const row = document.querySelector("#moves tr.current").getBoundingClientRect();
   const box = document.getElementById("moves-box").getBoundingClientRect();
   return {board: [r.left, r.top, r.right, r.bottom], window: [innerWidth, innerHeight],
-          scrolled: [scrollX, scrollY], row: row.top >= box.top - 1 && row.bottom <= box.bottom + 1};
+          scrolled: [scrollX, scrollY], row: row.top >= box.top - 1 && row.bottom <= box.bottom + 1,
+          ply: document.getElementById("ply").value};
 }"""
 
 
-def assert_in_window(page, when: str) -> None:
+def assert_in_window(page, when: str) -> str:
+    """Fails unless the board is whole in the window; the ply shown."""
     where = page.evaluate(WHERE)
     left, top, right, bottom = where["board"]
     width, height = where["window"]
@@ -45,6 +48,7 @@ def assert_in_window(page, when: str) -> None:
     assert left >= 0 and top >= 0 and right <= width and bottom <= height, (when, where)
     assert where["scrolled"] == [0, 0], (when, where)  # stepping scrolls the move list only
     assert where["row"], (when, where)  # the current move is in sight in its box
+    return where["ply"]
 
 
 @pytest.mark.slow
@@ -59,18 +63,18 @@ def test_the_board_stays_in_the_window_on_load_and_while_stepping(browser, tmp_p
         size = f"{game_name} at {width}x{height}"
         assert_in_window(page, f"{size}, on load")
         page.keyboard.press("Home")
-        assert_in_window(page, f"{size}, at the start")
+        shown = assert_in_window(page, f"{size}, at the start")
         # Every ply at the first size; at the others the first plies and the last few (the
         # layout does not change in between, the move list's scrolling is checked at the end).
         steps = range(1, plies + 1) if (width, height) == SIZES[0] else [*range(1, 7), *range(plies - 2, plies + 1)]
         for ply in steps:  # the arrow key and the button, in turn
-            if page.input_value("#ply") != str(ply - 1):  # jump near the end: End, then back
+            if shown != str(ply - 1):  # jump near the end: End, then back
                 page.keyboard.press("End")
                 for _ in range(plies - ply + 1):
                     page.keyboard.press("ArrowLeft")
             page.keyboard.press("ArrowRight") if ply % 2 else page.click("#forward")
-            assert page.input_value("#ply") == str(ply)
-            assert_in_window(page, f"{size}, ply {ply}")
+            shown = assert_in_window(page, f"{size}, ply {ply}")
+            assert shown == str(ply), f"{size}: ply {shown} shown after stepping to {ply}"
         page.click("#first")
         page.click("#last")
         assert_in_window(page, f"{size}, at the end again")
@@ -173,6 +177,19 @@ DRAWN = """selectors => {
   }
   return marks;
 }"""
+# One step's look, in one round trip: the marks drawn, and which of the pending marks
+# ([mark, its cells' selector]) has a cell drawn as its legend sample is.
+STEP = f"""([selectors, pending]) => {{
+  const style = {STYLE};
+  const same = (a, b) => a.length === b.length && a.every((v, k) => v === b[k]);
+  const matched = pending.filter(([mark, cells]) => {{
+    const samples = document.querySelectorAll(`#legend li[data-mark='${{mark}}'] .cell`);
+    if (samples.length !== 1) throw new Error(`${{samples.length}} legend samples for ${{mark}}`);
+    const sample = style(samples[0]);
+    return Array.from(document.querySelectorAll("#board " + cells)).some(c => same(style(c), sample));
+  }}).map(([mark]) => mark);
+  return {{drawn: ({DRAWN})(selectors), matched}};
+}}"""
 
 
 @pytest.mark.slow
@@ -199,12 +216,10 @@ def test_the_legend_explains_the_outlines_the_game_draws(browser, tmp_path, game
     matched = set()
     for _ in record["moves"]:  # each mark on the board is drawn as its sample, at some ply
         page.keyboard.press("ArrowRight")
-        drawn |= set(page.evaluate(DRAWN, MARK_CELLS))
-        for mark in marks - matched:
-            cells = page.locator("#board " + MARK_CELLS.get(mark, f".cell.end.{mark}:not(.last):not(.gone)"))
-            sample = page.locator(f"#legend li[data-mark='{mark}'] .cell").evaluate(STYLE)
-            if sample in cells.evaluate_all(f"cells => cells.map({STYLE})"):
-                matched.add(mark)
+        pending = [[mark, MARK_CELLS.get(mark, f".cell.end.{mark}:not(.last):not(.gone)")] for mark in marks - matched]
+        step = page.evaluate(STEP, [MARK_CELLS, pending])
+        drawn |= set(step["drawn"])
+        matched |= set(step["matched"])
     assert matched == marks
     assert drawn - set(picture.static.values()) == marks  # every mark drawn has its entry
     assert not page.errors
