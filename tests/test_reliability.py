@@ -41,6 +41,8 @@ from protocol import codec
 from protocol.codec import ProtocolError
 
 SPY = str(ROOT / "tests" / "engines" / "spy_engine.py")
+# An engine kept after its fault sleeps until killed: a tenth of a second's grace, not a second
+pytestmark = pytest.mark.usefixtures("short_quit_grace")
 
 
 # -- numbers in engine text are ASCII digits ------------------------------------
