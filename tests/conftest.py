@@ -60,6 +60,18 @@ def marker(tmp_path, monkeypatch):
     return path
 
 
+@pytest.fixture
+def short_quit_grace(monkeypatch):
+    """The grace an engine told to quit has before it is killed, a tenth of a second instead of
+    a second: a zoo engine that misbehaved then sleeps (tests/engines/zoo_engine.py), and every
+    worker's shutdown waited out the whole grace before the kill the fault tests check.  How long
+    the grace is, and that none is killed before it ends, tests/test_retiring.py guards."""
+    from arena.engine import retiring, transport
+
+    monkeypatch.setattr(retiring, "QUIT_GRACE", 0.1)
+    monkeypatch.setattr(transport, "QUIT_GRACE", 0.1)
+
+
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium for the browser tests (tests/test_site.py, tests/test_viewer.py, ...),

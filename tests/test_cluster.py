@@ -409,6 +409,8 @@ def test_a_cluster_where_no_worker_can_start_the_engines_is_refused(tmp_path):
 def test_a_worker_that_joins_later_without_the_engines_sends_its_game_back(tmp_path, monkeypatch):
     path = bots_tournament(tmp_path, rounds=12, fault="good+slow")
     monkeypatch.setenv("BOTS", str(tmp_path / "bots"))
+    fast = tmp_path / "fast"  # the games are slow until the late worker has said no, then quick
+    monkeypatch.setenv("ZOO_FAST_AFTER", str(fast))
     out = tmp_path / "out"
     said: list[str] = []
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
@@ -418,6 +420,10 @@ def test_a_worker_that_joins_later_without_the_engines_sends_its_game_back(tmp_p
         def join_when_playing() -> None:
             wait_until(lambda: stored_count(out) >= 1)
             late.append(dask_worker(local.scheduler_address, "late-without-bots", env))
+            try:
+                wait_until(lambda: any("cannot play" in line for line in said))
+            finally:
+                fast.touch()
 
         joiner = threading.Thread(target=join_when_playing)
         joiner.start()

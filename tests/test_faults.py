@@ -41,6 +41,9 @@ from arena.match import TimeControl
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.worker import Worker, WorkerConfig
 
+# An engine kept after its fault sleeps until killed: a tenth of a second's grace, not a second
+pytestmark = pytest.mark.usefixtures("short_quit_grace")
+
 IN_GAME = [
     # fault, misbehave at its N-th go, termination, reason (part), detection budget (s)
     ("crash", 2, "crash", "exit code 3; last stderr line: 'zoo: giving up'", 0),

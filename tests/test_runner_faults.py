@@ -69,6 +69,12 @@ def run(path: Path, out: Path, env, *extra: str) -> subprocess.CompletedProcess:
     return run_arena("run", path, "--out", out, *extra, env=env[0], timeout=120)
 
 
+def quick(env):
+    """The same environment with the slow engines at full speed: a resuming run only has to
+    finish the games the stopped one left, not outlast anything."""
+    return {**env[0], "ZOO_SLOW_S": "0"}, env[1]
+
+
 def start(path: Path, out: Path, env) -> subprocess.Popen:
     """A run in its own process group, like a job started from a terminal."""
     return subprocess.Popen(
@@ -175,7 +181,7 @@ def test_ctrl_c_keeps_finished_games_kills_engines_and_resumes(tmp_path, env, ho
     partial = json.loads((out / "results.json").read_text())  # the tables of what was stored
     assert (partial["games"], partial["scheduled_games"], partial["finished"]) == (len(kept), 12, False)
     assert "not finished" in (out / "standings.md").read_text()
-    again = run(path, out, env)
+    again = run(path, out, quick(env))
     assert again.returncode == 0 and f"{len(kept)} resumed" in again.stdout
     assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
     assert json.loads((out / "results.json").read_text())["finished"] is True
@@ -190,7 +196,7 @@ def test_kill_9_of_the_runner_loses_nothing_and_resumes_at_once(tmp_path, env):
     os.kill(first.pid, signal.SIGKILL)
     first.communicate()
     wait_until(lambda: survivors(env[1]) == [], timeout=5)  # workers and engines die with it
-    again = run(path, out, env)  # the lock died with the runner: no refusal
+    again = run(path, out, quick(env))  # the lock died with the runner: no refusal
     assert again.returncode == 0, again.stderr
     assert resumed_and_played(again.stdout)
     assert [r["id"] for r in stored(out)] == list(range(12)) == jsonl_ids(out)
@@ -208,7 +214,7 @@ def test_kill_9_of_the_whole_job_is_swept_up_by_the_next_run(tmp_path, env):
     first.communicate()
     time.sleep(0.3)
     assert survivors(env[1])  # the forked children of the engines
-    again = run(path, out, env)
+    again = run(path, out, quick(env))
     assert again.returncode == 0, again.stderr
     assert resumed_and_played(again.stdout)
     assert "left behind by an earlier run" in (out / "arena.log").read_text()

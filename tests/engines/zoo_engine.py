@@ -7,7 +7,8 @@ FAULT (see misbehave() and main()).  Start-up faults ignore N; several faults
 joined by '+' combine (e.g. ``fork+slow``).  It uses the
 standard library only, so it starts in a few milliseconds.  Every process it
 creates writes its pid to $ZOO_PIDS (if set), so tests can check that all of
-them are gone afterwards.
+them are gone afterwards.  A slow engine (``slow``) waits $ZOO_SLOW_S before each move
+until the file $ZOO_FAST_AFTER names exists.
 """
 
 import os
@@ -45,6 +46,13 @@ def note_pid() -> None:
 def out(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+
+
+def slow_now() -> bool:
+    """Whether a slow engine still takes its time: until the file $ZOO_FAST_AFTER names exists
+    (a test makes it once what needed games in play has happened: the rest play at once)."""
+    fast_after = os.environ.get("ZOO_FAST_AFTER")
+    return not (fast_after and os.path.exists(fast_after))
 
 
 def sleep_forever() -> None:
@@ -223,7 +231,7 @@ def main() -> None:
             if "flood_stderr" in FAULTS:
                 sys.stderr.write(("e" * 1023 + "\n") * 2048)  # 2 MiB
                 sys.stderr.flush()
-            if "slow" in FAULTS:  # well-behaved, but games take a while (for kill tests)
+            if "slow" in FAULTS and slow_now():  # well-behaved, but games take a while (for kill tests)
                 time.sleep(float(os.environ.get("ZOO_SLOW_S", "0.03")))  # 12 games: several seconds
             if gos == AT:
                 for fault in FAULTS:
