@@ -82,7 +82,7 @@ def test_the_verdict_of_a_finished_run():
     """Every problem a finished run had is in its one line, and any makes the code 1."""
     assert verdict.run_verdict({}, None, []) == verdict.Verdict("finished: every scheduled game played", 0)
     sprt = _sprt_summary(decision="H1", engine="new", pairs=74)
-    assert verdict.run_verdict({}, sprt, []).text == "finished: SPRT new passes after 74 pairs"
+    assert verdict.run_verdict({}, sprt, []) == verdict.Verdict("finished: SPRT new passes after 74 pairs", 0)
     undecided = replace(sprt, decision="no decision", unplayed="old did not play game 4 (dropped: ...)")
     assert verdict.run_verdict({"old": "2 consecutive failures"}, undecided, ["game 9 not recorded: lost"]) == (
         verdict.Verdict(
