@@ -238,3 +238,11 @@ def test_play_refuses_what_its_items_cannot_mean_in_one_line(args, message):
     result = CliRunner().invoke(main, ["play", "-g", "hex", *args])
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr
+
+
+def test_a_name_item_names_its_seat_and_a_seat_without_one_keeps_the_engines_own(tmp_path):
+    from arena.tournament.playsetup import PlayFlags, play_setup
+
+    setup = play_setup(PlayFlags("hex", (), [["cmd=false"], ["cmd=false", "name=beta"]], ["st=0.1"]), tmp_path)
+    assert setup.names == [None, "beta"]  # None: the engine's own id name is shown
+    assert [spec.name for spec in setup.specs] == ["seat0", "beta"]
