@@ -592,3 +592,32 @@ def test_an_unknown_item_key_names_the_keys_and_the_one_it_misspells_if_any(tmp_
         "conf, tc, st, timemargin, nodes, restart, memory_mb, cpu_seconds, handshake_ms, max_failures, verify_score, "
         "sandbox, option.NAME, env.NAME"
     )
+
+
+@pytest.mark.parametrize("where", ["engine", "each"])
+@pytest.mark.parametrize(
+    "item,problem",
+    [
+        ("st=0.0001", "Input should be greater than 0 (got 0)"),
+        ("timemargin=-5", "Input should be greater than or equal to 0 (got -5)"),
+    ],
+)
+def test_a_clock_item_the_files_check_refuses_is_named_by_its_flag(tmp_path, where, item, problem):
+    engines = [["cmd=true", "name=a", *([item] if where == "engine" else [])], ["cmd=true", "name=b"]]
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, engines=engines, each=[item] if where == "each" else [])
+    flag = "--engine a" if where == "engine" else "--each"
+    assert str(err.value) == f"command line: {flag} item '{item}': {problem}"
+
+
+@pytest.mark.parametrize(
+    "items,message",
+    [
+        (["elo0=abc", "elo1=5"], "--sprt item 'elo0=abc': Input should be a valid number, unable to parse string as a number (got 'abc')"),
+        (["elo0=0", "elo1=5", "model=5"], "--sprt item 'model=5': Input should be 'logistic' or 'normalized' (got '5')"),
+    ],
+)  # fmt: skip
+def test_an_sprt_item_the_files_check_refuses_is_quoted_as_given(tmp_path, items, message):
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, engines=[["cmd=true", "name=a"], ["cmd=true", "name=b"]], sprt=items)
+    assert str(err.value) == f"command line: {message}"
