@@ -292,6 +292,16 @@ def test_the_old_seat_flags_become_each_seats_items_and_the_clock_as_each_items(
             "--engine-option 0:...: seat 0 speaks GTP; send settings with --init 0:COMMAND",
         ),
         ({"inits": ["1:boardsize 5"]}, "--init 1:...: seat 1 speaks protocol v1; use --engine-option 1:NAME=VALUE"),
+        ({"engine_options": ["2:depth=3"]}, "--engine-option '2:depth=3': start with the seat number (0 to 1) and ':'"),
+        ({"engine_options": ["x:depth=3"]}, "--engine-option 'x:depth=3': start with the seat number (0 to 1) and ':'"),
+        ({"engine_options": ["0depth=3"]}, "--engine-option '0depth=3': start with the seat number (0 to 1) and ':'"),
+        ({"inits": ["0:a\nb"], "protocols": ["gtp"]}, "--init '0:a\\nb': one line only"),
+        (
+            {"engine_options": ["0:depth"]},
+            "--engine-option '0:depth': write SEAT:NAME=VALUE, e.g. --engine-option 0:depth=3",
+        ),
+        ({"engine_options": ["0:=3"]}, "--engine-option '0:=3': write SEAT:NAME=VALUE, e.g. --engine-option 0:depth=3"),
+        ({"engine_options": ["0:de pth=3"]}, "--engine-option '0:de pth=3': write SEAT:NAME=VALUE"),
     ],
 )
 def test_old_seat_flags_that_cannot_mean_a_seat_are_refused_in_their_words(old, message):
@@ -302,6 +312,10 @@ def test_old_seat_flags_that_cannot_mean_a_seat_are_refused_in_their_words(old, 
     with pytest.raises(FlagError) as err:
         seat_items(make_game("hex", {}), SeatFlags(["a", "c"], **old))
     assert str(err.value).startswith(message), err.value
+    # an option's value may hold ':' and '=': only the first of each splits the item
+    assert seat_items(make_game("hex", {}), SeatFlags(["a", "c"], engine_options=["1:a=b:c=d"]))[0][1] == [
+        "cmd=c", "option.a=b:c=d",
+    ]  # fmt: skip
 
 
 def test_plays_setup_is_the_game_the_engines_their_names_the_clock_and_the_commands(tmp_path):
