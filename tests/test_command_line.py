@@ -9,6 +9,7 @@ folder's settings hold the resolved entry, so an edited list refuses the resume.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sqlite3
 import sys
@@ -22,7 +23,7 @@ from helpers import ROOT, run_arena
 from arena.cli import main
 from arena.match import TimeControl
 from arena.results.fingerprint import fingerprint
-from arena.tournament.commandline import RunFlags, flag_tournament
+from arena.tournament.commandline import FlagError, RunFlags, flag_tournament
 from arena.tournament.config import ConfigError, load_tournament
 from arena.tournament.settings import tournament_settings
 
@@ -566,3 +567,57 @@ def test_a_resume_after_editing_the_list_is_refused(tmp_path):
     again = run_arena("run", path, "--out", tmp_path / "o", "--quiet", cwd=tmp_path)
     assert again.returncode == 2
     assert 'engines.rnd.env: [["A", "1"]] -> [["A", "2"]]' in again.stderr
+
+
+def test_a_default_name_is_the_programs_made_a_valid_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    odd = tmp_path / "Weird Engine!v2.sh"
+    odd.write_text("#!/bin/sh\n")
+    odd.chmod(0o755)
+    long = tmp_path / ("x" * 70)
+    long.write_text("#!/bin/sh\n")
+    long.chmod(0o755)
+    engines = [["cmd=" + shlex.quote(str(odd))], [f"cmd={long}"], ["cmd={python} -m engines.search.engine"]]
+    engines.append(["cmd={python} -m engines."])  # a module name that ends in a dot: no name in it
+    t, _ = build(tmp_path, engines=engines)
+    assert [e.name for e in t.engines] == ["Weird_Engine_v2", "x" * 64, "engine", "engine4"]
+
+
+@pytest.mark.parametrize("key,hint", [("nmae", " (did you mean 'name'?)"), ("qqqqqq", "")])
+def test_an_unknown_item_key_names_the_keys_and_the_one_it_misspells_if_any(tmp_path, key, hint):
+    with pytest.raises(FlagError) as err:
+        build(tmp_path, engines=[["cmd=true", f"{key}=1"], ["cmd=true"]])
+    assert str(err.value) == (
+        f"--engine #1 item '{key}=1': unknown key '{key}'{hint}; the keys are name, cmd, args, proto, dir, init, "
+        "conf, tc, st, timemargin, nodes, restart, memory_mb, cpu_seconds, handshake_ms, max_failures, verify_score, "
+        "sandbox, option.NAME, env.NAME"
+    )
+
+
+@pytest.mark.parametrize("where", ["engine", "each"])
+@pytest.mark.parametrize(
+    "item,problem",
+    [
+        ("st=0.0001", "Input should be greater than 0 (got 0)"),
+        ("timemargin=-5", "Input should be greater than or equal to 0 (got -5)"),
+    ],
+)
+def test_a_clock_item_the_files_check_refuses_is_named_by_its_flag(tmp_path, where, item, problem):
+    engines = [["cmd=true", "name=a", *([item] if where == "engine" else [])], ["cmd=true", "name=b"]]
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, engines=engines, each=[item] if where == "each" else [])
+    flag = "--engine a" if where == "engine" else "--each"
+    assert str(err.value) == f"command line: {flag} item '{item}': {problem}"
+
+
+@pytest.mark.parametrize(
+    "items,message",
+    [
+        (["elo0=abc", "elo1=5"], "--sprt item 'elo0=abc': Input should be a valid number, unable to parse string as a number (got 'abc')"),
+        (["elo0=0", "elo1=5", "model=5"], "--sprt item 'model=5': Input should be 'logistic' or 'normalized' (got '5')"),
+    ],
+)  # fmt: skip
+def test_an_sprt_item_the_files_check_refuses_is_quoted_as_given(tmp_path, items, message):
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, engines=[["cmd=true", "name=a"], ["cmd=true", "name=b"]], sprt=items)
+    assert str(err.value) == f"command line: {message}"

@@ -20,7 +20,7 @@ from arena.record import GameRecord
 from arena.results.events import Event, bracket_order, most_rounds, pair_round, plan_event
 from arena.results.fingerprint import changes, fingerprint
 from arena.results.tiebreaks import Encounter, buchholz, encounters, event_summary, scores, sonneborn_berger
-from arena.tournament.config import ConfigError, load_tournament
+from arena.tournament.config import ConfigError, load_tournament, rating_list_order
 from arena.tournament.settings import tournament_settings
 
 RANDOM = str(ROOT / "engines" / "random_engine.py")
@@ -392,3 +392,37 @@ def test_a_three_seat_posies_swiss_sits_at_tables_of_three(tmp_path):
     event = results(tmp_path / "out")["event"]
     assert [s["engine"] for s in event["standings"] if s["byes"]] == ["g"]  # the lowest seed sits out
     assert event["finished"] and event["stopped"] is None
+
+
+@pytest.mark.parametrize(
+    "doc,order",
+    [
+        ({"engines": [{"name": "b"}, {"name": "a"}]}, ["b", "a"]),  # arena ratings --format json
+        ({"standings": [{"engine": "c"}, {"engine": "a"}]}, ["c", "a"]),  # a results.json's standings
+        ({"engines": [{"engine": "x"}], "standings": [{"engine": "y"}]}, ["x"]),
+        ({"a": 1500, "b": 2100.5}, ["b", "a"]),
+    ],
+)
+def test_a_rating_list_is_read_in_each_of_its_forms(tmp_path, doc, order):
+    (tmp_path / "r.json").write_text(json.dumps(doc))
+    assert rating_list_order(tmp_path / "r.json", "t.toml: seeds") == order
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        (None, "t.toml: seeds: no such rating list {path}"),
+        ("{", "t.toml: seeds: {path} is not a JSON rating list (Expecting property name"),
+        ('{"a": "b"}', "t.toml: seeds: {path} is not a rating list: give 'arena ratings --format json' output"),
+        ("[1, 2]", "t.toml: seeds: {path} is not a rating list: give"),
+        ('{"engines": [{"name": 3}]}', "t.toml: seeds: {path} is not a rating list: give"),
+        ('{"engines": [1]}', "t.toml: seeds: {path} is not a rating list: give"),
+    ],
+)
+def test_a_rating_list_that_is_none_is_refused_naming_the_key_and_the_file(tmp_path, text, message):
+    path = tmp_path / "r.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        rating_list_order(path, "t.toml: seeds")
+    assert str(err.value).startswith(message.format(path=path)), err.value

@@ -99,3 +99,26 @@ def test_the_real_command_says_it_on_stderr_and_in_its_summary(tmp_path):
     assert f"timeouts 4 in this run (4 under load {load:.1f} on {cores} core" in proc.stdout
     assert "lost on time while the machine was loaded" in (out / "arena.log").read_text()
     assert [r["termination"] for r in records_of(out)] == ["timeout"] * 4
+
+
+def test_a_load_of_exactly_the_cores_is_no_load_and_the_words_name_the_cores(caplog):
+    from arena.record import Termination
+
+    class Game:
+        def __init__(self, k: int) -> None:
+            self.id, self.termination = k, Termination.TIMEOUT
+
+    said: list[str] = []
+    watch = LoadWatch(warn=said.append, source=lambda: 1.0, cores=1)
+    watch.note(Game(4))  # type: ignore[arg-type]
+    assert said == [] and watch.loaded == {}  # every core busy, none shared: not loaded
+    assert watch.summary_text() == "timeouts 1 in this run (none under load: load average at most 1.0 on 1 core)"
+    watch.source = lambda: 1.5
+    with caplog.at_level(logging.WARNING, logger="arena.load"):
+        watch.note(Game(5))  # type: ignore[arg-type]
+    assert said == [
+        "arena: game 5 was lost on time while the machine was loaded (load average 1.5 on 1 core): engines get "
+        "less CPU than their clocks assume. The loss stands; fewer --workers or a quieter machine avoid it"
+    ]
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [("arena.load", said[0].removeprefix("arena: "))]
+    assert watch.summary_text() == "timeouts 2 in this run (1 under load 1.5 on 1 core); the losses stand"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import sys
@@ -238,3 +239,94 @@ def test_play_refuses_what_its_items_cannot_mean_in_one_line(args, message):
     result = CliRunner().invoke(main, ["play", "-g", "hex", *args])
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr
+
+
+def test_a_name_item_names_its_seat_and_a_seat_without_one_keeps_the_engines_own(tmp_path):
+    from arena.tournament.playsetup import PlayFlags, play_setup
+
+    setup = play_setup(PlayFlags("hex", (), [["cmd=false"], ["cmd=false", "name=beta"]], ["st=0.1"]), tmp_path)
+    assert setup.names == [None, "beta"]  # None: the engine's own id name is shown
+    assert [spec.name for spec in setup.specs] == ["seat0", "beta"]
+
+
+def test_the_old_seat_flags_become_each_seats_items_and_the_clock_as_each_items():
+    from arena.rules import make_game
+    from arena.tournament.playsetup import PlayFlags, SeatFlags, from_seat_flags, seat_items
+
+    old = SeatFlags(
+        commands=["a b", "c"], movetime_ms=250, protocols=["gtp", "arena"], names=["x", "y"],
+        engine_options=["1:depth=3", "1:k=a=b"], inits=["0:boardsize 5", "0:  "],
+    )  # fmt: skip
+    assert seat_items(make_game("hex", {}), old) == (
+        [["cmd=a b", "proto=gtp", "name=x", "init=boardsize 5"], ["cmd=c", "proto=arena", "name=y", "option.depth=3",
+         "option.k=a=b"]],
+        ["st=0.25"],
+    )  # fmt: skip
+    flags, note = from_seat_flags(
+        PlayFlags("hex", ["size=4"], each=["nodes=9"]),
+        SeatFlags(["a", "c"], base_ms=60500, inc_ms=100, protocols=["arena"]),
+    )
+    assert flags == PlayFlags(
+        "hex", ["size=4"], [["cmd=a", "proto=arena"], ["cmd=c", "proto=arena"]], ["tc=60.5+0.1", "nodes=9"]
+    )
+    assert note == (
+        "--base, --inc, --protocol, engine commands without --engine: now --engine cmd=a proto=arena "
+        "--engine cmd=c proto=arena --each tc=60.5+0.1; the old form still works"
+    )
+    flags, note = from_seat_flags(PlayFlags("hex"), SeatFlags(["a", "c"]))  # a second a move, as before
+    assert flags == PlayFlags("hex", (), [["cmd=a"], ["cmd=c"]], ["st=1"])
+    assert note == "engine commands without --engine: now --engine cmd=a --engine cmd=c; the old form still works"
+
+
+@pytest.mark.parametrize(
+    "old,message",
+    [
+        (
+            {"protocols": ["arena"] * 3},
+            "--protocol: give it once per seat (2 times, in seat order) or once for all seats; got 3",
+        ),
+        ({"names": ["x"]}, "--name: give it once per seat (2 times, in seat order); got 1"),
+        ({"names": ["x", "a b"]}, "--name 'a b': engine names use letters, digits and _ . + - only"),
+        (
+            {"protocols": ["gtp"], "engine_options": ["0:depth=3"]},
+            "--engine-option 0:...: seat 0 speaks GTP; send settings with --init 0:COMMAND",
+        ),
+        ({"inits": ["1:boardsize 5"]}, "--init 1:...: seat 1 speaks protocol v1; use --engine-option 1:NAME=VALUE"),
+        ({"engine_options": ["2:depth=3"]}, "--engine-option '2:depth=3': start with the seat number (0 to 1) and ':'"),
+        ({"engine_options": ["x:depth=3"]}, "--engine-option 'x:depth=3': start with the seat number (0 to 1) and ':'"),
+        ({"engine_options": ["0depth=3"]}, "--engine-option '0depth=3': start with the seat number (0 to 1) and ':'"),
+        ({"inits": ["0:a\nb"], "protocols": ["gtp"]}, "--init '0:a\\nb': one line only"),
+        (
+            {"engine_options": ["0:depth"]},
+            "--engine-option '0:depth': write SEAT:NAME=VALUE, e.g. --engine-option 0:depth=3",
+        ),
+        ({"engine_options": ["0:=3"]}, "--engine-option '0:=3': write SEAT:NAME=VALUE, e.g. --engine-option 0:depth=3"),
+        ({"engine_options": ["0:de pth=3"]}, "--engine-option '0:de pth=3': write SEAT:NAME=VALUE"),
+    ],
+)
+def test_old_seat_flags_that_cannot_mean_a_seat_are_refused_in_their_words(old, message):
+    from arena.rules import make_game
+    from arena.tournament.commandline import FlagError
+    from arena.tournament.playsetup import SeatFlags, seat_items
+
+    with pytest.raises(FlagError) as err:
+        seat_items(make_game("hex", {}), SeatFlags(["a", "c"], **old))
+    assert str(err.value).startswith(message), err.value
+    # an option's value may hold ':' and '=': only the first of each splits the item
+    assert seat_items(make_game("hex", {}), SeatFlags(["a", "c"], engine_options=["1:a=b:c=d"]))[0][1] == [
+        "cmd=c", "option.a=b:c=d",
+    ]  # fmt: skip
+
+
+def test_plays_setup_is_the_game_the_engines_their_names_the_clock_and_the_commands(tmp_path):
+    from arena.match import TimeControl
+    from arena.tournament.playsetup import PlayFlags, play_setup
+
+    engines = [["cmd=true", "name=alpha", "option.depth=3"], ["cmd=false"]]
+    setup = play_setup(PlayFlags("hex", ["size=4"], engines, ["st=0.25"]), tmp_path)
+    assert (setup.game.name, setup.game.options.size) == ("hex", 4)
+    assert [(s.name, s.options, s.cwd) for s in setup.specs] == [
+        ("alpha", (("depth", "3"),), str(tmp_path)), ("seat1", (), str(tmp_path)),
+    ]  # fmt: skip
+    assert setup.names == ["alpha", None] and setup.time_control == TimeControl(movetime_ms=250)
+    assert [os.path.basename(c) for c in setup.commands] == ["true", "false"]

@@ -360,3 +360,24 @@ def test_ctrl_c_prints_the_standings_so_far_and_the_results_command(tmp_path):
     assert sorted(row[1] for row in rows) == ["a", "b"] and all(int(row[2]) == kept for row in rows)
     standings = run_arena("results", out).stdout.split("\n\n")[1]  # the same table as arena results prints
     assert standings.startswith("Standings\n") and standings in tables
+
+
+def test_the_progress_is_quiet_when_asked_live_on_a_terminal_else_lines():
+    from arena.tournament.foreground import progress_mode
+
+    assert [progress_mode(quiet, terminal) for quiet in (True, False) for terminal in (True, False)] == [
+        "quiet", "quiet", "live", "lines",
+    ]  # fmt: skip
+
+
+def test_more_workers_than_cores_is_said_and_as_many_is_not(monkeypatch):
+    from arena.tournament import foreground
+
+    monkeypatch.setattr(foreground, "usable_cpus", lambda: [0])
+    assert foreground.too_many_workers(1) is None
+    assert foreground.too_many_workers(2) == (
+        "2 workers on 1 core: games in parallel share the CPUs, so engines get less thinking time than their "
+        "clocks allow; --workers 1 avoids it"
+    )
+    monkeypatch.setattr(foreground, "usable_cpus", lambda: [0, 1])
+    assert foreground.too_many_workers(2) is None and "3 workers on 2 cores:" in (foreground.too_many_workers(3) or "")

@@ -360,3 +360,15 @@ def test_each_game_is_one_transaction(tmp_path):
             store.add(GameRecord(game="hex", moves=[], id=1, round=0))
         assert store.done_ids() == {0}
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_dropped_engines_games_still_in_play_neither_count_nor_drop_it_again():
+    # up to workers - 1 games may have started the engine before its drop: as they finish,
+    # the engine is dropped once, with the reason of the failure that reached the limit
+    tracker = FailureTracker({"a": 1, "b": 0, "c": 2})
+    assert tracker.update(record(["a", "c"], "crash", 0, id=1)) == ["a"]
+    assert tracker.update(record(["c", "a"], "crash", 1, id=2)) == []
+    assert tracker.dropped == {"a": "1 consecutive failures, the last in game 1: crash: r"}
+    # the seat after a dropped engine's is still counted: c's second failure in a row drops it
+    assert tracker.update(record(["c", "b"], "crash", 0, id=3)) == []
+    assert tracker.update(record(["a", "c"], "handshake", 1, id=4)) == ["c"]

@@ -270,3 +270,25 @@ def test_play_tells_two_engines_with_the_same_name_apart(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(record.read_text())["players"] == ["random-0", "random-1"]
     assert "random-0 vs random-1: random-" in proc.stdout
+
+
+def test_the_schedules_seeds_come_from_the_tournaments_seed():
+    seeds = [[g.seed for g in round_robin(["a", "b", "c"], 2, 2, master)] for master in (1, 2)]
+    assert seeds[0] != seeds[1] and seeds[0] == [g.seed for g in round_robin(["a", "b", "c"], 2, 2, 1)]
+
+
+def test_an_events_drawn_tables_keep_their_slots_and_take_the_openings_in_turn():
+    from arena.results.slots import Slot
+    from arena.rules import make_game
+    from arena.tournament.openings import OpeningPlan
+    from arena.tournament.schedule import ScheduledGame, event_games
+
+    drawn = [Slot(4, 1, 0, ("a", "b"), 11), Slot(5, 1, 0, ("b", "a"), 11), Slot(6, 1, 1, ("c", "d"), 12)]
+    drawn.append(Slot(7, 2, 0, ("e", "f"), 13))
+    book = OpeningPlan((("a1",), ("b2",), ("c3",)))
+    assert event_games(drawn, book) == [
+        ScheduledGame(4, 1, ("a", "b"), 11, ("a1",)), ScheduledGame(5, 1, ("b", "a"), 11, ("a1",)),
+        ScheduledGame(6, 1, ("c", "d"), 12, ("b2",)), ScheduledGame(7, 2, ("e", "f"), 13, ("c3",)),
+    ]  # fmt: skip
+    plies = OpeningPlan(random_plies=3, game=make_game("hex", {"size": 5}))
+    assert [g.opening for g in event_games(drawn, plies)] == [plies.start(0, 0, 1, s.seed).moves for s in drawn]

@@ -82,7 +82,7 @@ def test_the_verdict_of_a_finished_run():
     """Every problem a finished run had is in its one line, and any makes the code 1."""
     assert verdict.run_verdict({}, None, []) == verdict.Verdict("finished: every scheduled game played", 0)
     sprt = _sprt_summary(decision="H1", engine="new", pairs=74)
-    assert verdict.run_verdict({}, sprt, []).text == "finished: SPRT new passes after 74 pairs"
+    assert verdict.run_verdict({}, sprt, []) == verdict.Verdict("finished: SPRT new passes after 74 pairs", 0)
     undecided = replace(sprt, decision="no decision", unplayed="old did not play game 4 (dropped: ...)")
     assert verdict.run_verdict({"old": "2 consecutive failures"}, undecided, ["game 9 not recorded: lost"]) == (
         verdict.Verdict(
@@ -258,3 +258,15 @@ def test_a_ladder_whose_engine_cannot_start_stops_with_the_start_up_failures_cod
     assert result.exit_code == 3, result.output
     assert "engine 'mohex-50' failed its start-up check (crash: engine closed its output)" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_start_up_failure_names_each_engine_and_each_fix_once():
+    failed = [("a", "handshake: no answer"), ("b", "odd: x"), ("c", "crash: exit 1")]
+    assert str(verdict.startup_failure("t.toml", failed)) == (
+        "t.toml: engine 'a' failed its start-up check (handshake: no answer); engine 'b' failed its start-up check "
+        "(odd: x); engine 'c' failed its start-up check (crash: exit 1). The run stopped before its first game: "
+        "check that the engine answers 'arena 1' with 'arenaok' (protocol/PROTOCOL.md; 'arena check-engine "
+        "COMMAND'), or raise its handshake_ms if it starts slowly; check the engine's command, arguments and folder "
+        "('arena check-engine COMMAND' runs it alone); or give --forfeit-failed-engines (forfeit_failed_engines = "
+        "true) to play on, its games lost unplayed"
+    )  # a fault of no known code gets the crash's fix, said once with the crash's own
