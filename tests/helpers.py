@@ -43,6 +43,20 @@ def run_arena(
     )
 
 
+def refusal(*args: object, in_process: bool) -> tuple[int, str]:
+    """A refused command's exit code and stderr: from click's runner in this process (a refusal made
+    while the file or the command line is read is the same there), or from a real process."""
+    if not in_process:
+        proc = run_arena(*args)
+        return proc.returncode, proc.stderr
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, [str(arg) for arg in args])
+    return result.exit_code, result.stderr
+
+
 def run_arena_in_order(*args: object, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run the CLI with stderr into stdout: the order in which things were said."""
     return subprocess.run(

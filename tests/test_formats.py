@@ -7,10 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import ZOO, engine_toml, run_arena, write_tournament
+from helpers import ZOO, engine_toml, refusal, run_arena, write_tournament
 
-from arena.cli import main
 from arena.results.slots import gauntlet_tables
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, build_schedule, load_tournament
@@ -105,12 +103,8 @@ def test_bad_format_sprt_and_openings_settings_are_refused(tmp_path, extra, mess
     (tmp_path / "book.txt").write_text("c3\nb2\n")
     path = zoo_file(tmp_path, "abc", extra)
     args = ["run", str(path), "--out", str(tmp_path / "out")]
-    if message == "needs candidates":  # one case in the command's own process, the others' parse in this one
-        proc = run_arena(*args)
-        code, stderr = proc.returncode, proc.stderr
-    else:
-        result = CliRunner().invoke(main, args)
-        code, stderr = result.exit_code, result.stderr
+    # one case in the command's own process, the others' parse in this one
+    code, stderr = refusal(*args, in_process=message != "needs candidates")
     assert code == 2 and message in stderr and "Traceback" not in stderr, stderr
     assert "{'name'" not in stderr and len(stderr.splitlines()) == 1  # the message, not the file
     with pytest.raises(ConfigError):

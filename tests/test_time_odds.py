@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import ROOT, engine_toml, run_arena, write_tournament
+from helpers import ROOT, engine_toml, refusal, run_arena, write_tournament
 
-from arena.cli import main
 from arena.match import TimeControl
 from arena.tournament.config import ConfigError, load_tournament
 
@@ -66,10 +64,6 @@ def test_bad_per_engine_settings_are_refused(tmp_path, fast_extra, tc, message):
     with pytest.raises(ConfigError, match=message):
         load_tournament(path)
     args = ["run", str(path), "--out", str(tmp_path / "out")]
-    if message == "not a variable name":  # one case in the command's own process, the others' parse in this one
-        proc = run_arena(*args)
-        code, stderr = proc.returncode, proc.stderr
-    else:
-        result = CliRunner().invoke(main, args)
-        code, stderr = result.exit_code, result.stderr
+    # one case in the command's own process, the others' parse in this one
+    code, stderr = refusal(*args, in_process=message != "not a variable name")
     assert code == 2 and "Traceback" not in stderr
