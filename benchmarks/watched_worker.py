@@ -48,9 +48,10 @@ def own_cpu_s() -> float:
 class Blocks:
     """A worker for each way, and the games' ids going on across them."""
 
-    def __init__(self, live: Path, block: int) -> None:
+    def __init__(self, live: Path, block: int, sleep_us: int = 0) -> None:
         engine = instant_engine()
-        specs = {name: EngineSpec(name, engine.argv) for name in ("a", "b")}
+        argv = (*engine.argv, "--sleep-us", str(sleep_us)) if sleep_us else engine.argv
+        specs = {name: EngineSpec(name, argv) for name in ("a", "b")}
 
         def worker(live_dir: str) -> Worker:
             clock = TimeControl(movetime_ms=1000)
@@ -86,11 +87,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--block", type=int, default=20)
     parser.add_argument("--pairs", type=int, default=11)
+    parser.add_argument("--sleep-us", type=int, default=0, help="the engines think this long a move (asleep)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-watched-worker-") as tmp:
         live = Path(tmp) / "live"
         live.mkdir()
-        blocks = Blocks(live, args.block)
+        blocks = Blocks(live, args.block, args.sleep_us)
         try:
             for way in WAYS:  # the engines started, the code warm
                 blocks.play(way)

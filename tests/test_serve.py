@@ -234,6 +234,26 @@ def test_a_game_over_before_it_lasted_flush_s_never_makes_a_file(tmp_path):
     assert sink.writes == [] and sink.file is None and not (live / "1.jsonl").exists()
 
 
+def test_a_move_that_comes_flush_s_after_the_last_lines_writes_them_out_itself(tmp_path):
+    """The cheap path: the worker sends the waiting lines with the move, no thread woken."""
+    live = tmp_path / "live"
+    touch_watching(live)
+    sink = CountingSink(live / "1.jsonl")
+    writer = LiveWriter(sink, WatchMark(live), 1, 1, ["a", "b"])
+    state = make_game("hex", {"size": 5}).initial_state(1)
+    writer.begin(state, 1, 0)
+    state.play("c3")
+    writer.moved(state, 0, Reply("c3", 0.001, None, None), [900, 900])
+    assert sink.writes == []  # within FLUSH_S of the start: held
+    writer.flushed -= livegames.FLUSH_S  # as if the game had lasted FLUSH_S
+    state.play("b2")
+    writer.moved(state, 1, Reply("b2", 0.001, None, None), [900, 900])
+    assert len(sink.writes) == 2 and '"id":1' in sink.writes[0]  # the head, then both moves, at once
+    assert sink.writes[1].count("\n") == 2 and '"move":"b2"' in sink.writes[1]
+    writer.end()
+    assert not (live / "1.jsonl").exists()
+
+
 def test_a_workers_game_that_lasts_is_shown_whole_and_its_file_goes_when_it_ends(tmp_path):
     """Through the real path: a worker playing two engine processes, someone watching."""
     live = tmp_path / "live"

@@ -22,7 +22,6 @@ import logging
 import os
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as quote
@@ -44,12 +43,16 @@ FRESH_S = 3.0  # a mark older than this: the viewers left (or their server died)
 CHECK_S = 0.5  # how often a worker looks at the mark
 SAID_KEEP = 200  # characters of an engine's info line shown
 # A worker hands its lines to the file at most this often: quick engines' moves go out together
-# (a write a move would cost them more than the move), a slow engine's within this delay.  A
-# game is first shown once it has lasted this long: one that ends sooner is not worth a file.
+# (a write a move would cost them more than the move), a slow engine's at once.  A game is
+# first shown once it has lasted this long: one that ends sooner is not worth a file.
 FLUSH_S = 0.05
-# The held lines' thread takes what came due meanwhile after each look, at most this often:
-# a wake of the thread (a switch of the worker's core, and the GIL) a tick, not one a game.
-TICK_S = 0.02
+# How often the held lines' thread looks for lines a move left waiting (the engine to move is
+# thinking long), while this process plays a watched game: the worker writes its lines itself
+# when it takes a move, so the thread only catches what no later move would send soon.
+TICK_S = 0.1
+# The thread goes on ticking this long after the last watched game ended, so that back-to-back
+# games (an instant engine's) do not wake it one each.
+LINGER_S = 1.0
 
 
 class LiveHead(TypedDict):
@@ -254,12 +257,13 @@ class LiveWriter:
     The lines are JSON Lines, the game's head then a line a move, so a move costs one short
     append (a file rewritten whole and renamed costs a disk's journal a commit a move). A
     worker keeps each move in memory as it comes (a tuple), and makes the lines the sink lacks
-    only when they go out: at once if the last went FLUSH_S ago or more, else by the process's
-    :class:`HeldLines` thread FLUSH_S later, so a quick engine's moves go out together and a
-    held move costs the worker a clock read.  The first lines (the head, and every move so far
-    when a viewer comes mid-game) always go through that thread: a game over by then never
-    reaches its sink, which so never makes a file for it (an instant engine's game costs the
-    worker a hold, instead of a file made, written and removed)."""
+    only when they go out: with the move that comes FLUSH_S or more after the last went out (or
+    after the game began: a game over sooner never reaches its sink, which so never makes a
+    file for it), so a quick engine's moves go out together and a held move costs the worker a
+    clock read.  The process's :class:`HeldLines` thread, which looks every TICK_S while a
+    watched game is in play, sends what a move left waiting when no later move comes in time.
+    The worker writing its own lines is the cheap path: a thread woken to write them cost a
+    watched worker about three times the lines' own CPU (the wakes, the GIL handed over)."""
 
     def __init__(
         self, sink: LiveSink, watched: Callable[[], bool], game_id: int, round_: int, players: Sequence[str]
@@ -270,8 +274,8 @@ class LiveWriter:
         self.moves: list[Played] = []
         self.started = False  # the head is written
         self.lines = 0  # moves written
-        self.flushed = 0.0  # when the lines last went out (monotonic)
-        self.held = False  # the HeldLines thread will write them out
+        self.flushed = 0.0  # when the lines last went out, or the game began (monotonic)
+        self.held = False  # the HeldLines thread looks at this writer
         self.lock = threading.Lock()  # the worker's write-outs and the HeldLines thread's
         self.over = False
         self.broken = False
@@ -283,6 +287,7 @@ class LiveWriter:
         if opening_setup:
             self.head["opening_setup"] = True
         self.head |= {"to_move": state.current_player(), "at": time.time()}
+        self.flushed = time.monotonic()  # shown once it has lasted FLUSH_S
         self._show()
 
     def moved(self, state: State, seat: int, reply: Reply, clocks_ms: Sequence[int] | None) -> None:
@@ -296,16 +301,19 @@ class LiveWriter:
     def _show(self) -> None:
         if self.broken or not self.watched():
             return
-        if self.started and time.monotonic() - self.flushed >= FLUSH_S:
-            self._flush()
-        elif not self.held:
+        if not self.held:
             self.held = True
             held_lines().hold(self)
+        if time.monotonic() - self.flushed >= FLUSH_S:
+            self._flush()
+
+    def due(self, now: float) -> bool:
+        """Lines are waiting (or the head), and the last went out FLUSH_S ago or more."""
+        return (not self.started or self.lines < len(self.moves)) and now - self.flushed >= FLUSH_S
 
     def _flush(self) -> None:
         """The lines the sink lacks, made and sent out now (from the HeldLines thread too)."""
         with self.lock:
-            self.held = False
             if self.over or self.broken:
                 return
             self.flushed = time.monotonic()
@@ -328,47 +336,57 @@ class LiveWriter:
         with self.lock:
             self.over = True
             self.sink.close()
+        if self.held:
+            held_lines().release(self)
 
 
 class HeldLines(threading.Thread):
-    """The one thread of a worker process that writes out its games' held lines, FLUSH_S
-    after they were held (TICK_S later at most).  A timer a game started a thread a game, which
-    cost an instant engine's game about 0.15 ms of the worker's CPU (3 us a move); this one
-    waits on a condition, and the delay being the same for all, the writers come due in the
-    order held.  After a look it sleeps TICK_S, so that the writers of quick games (each held
-    as it starts) come due together: a wake every TICK_S at most, not one a game."""
+    """The one thread of a worker process that sends its games' lines a move left waiting,
+    looking every TICK_S while a watched game is in play (and LINGER_S after the last), asleep
+    otherwise.  A timer a game started a thread a game, which cost an instant engine's game
+    about 0.15 ms of the worker's CPU (3 us a move); a wake for each batch of a quick engine's
+    moves cost a watched worker about 10 us a move.  This one wakes at most every TICK_S, and
+    once for the first watched game after a pause."""
 
     def __init__(self) -> None:
         super().__init__(name="arena-live-lines", daemon=True)
-        self.due: deque[tuple[float, LiveWriter]] = deque()
+        self.writers: set[LiveWriter] = set()
         self.ready = threading.Condition()
+        self.asleep = True  # waiting for a writer, not ticking
         self.pid = os.getpid()
 
     def hold(self, writer: LiveWriter) -> None:
         with self.ready:
-            self.due.append((time.monotonic() + FLUSH_S, writer))
-            if len(self.due) == 1:  # else the thread waits for an earlier one: no need to wake it
+            self.writers.add(writer)
+            if self.asleep:
+                self.asleep = False
                 self.ready.notify()
 
+    def release(self, writer: LiveWriter) -> None:
+        with self.ready:
+            self.writers.discard(writer)
+
     def run(self) -> None:
+        idle_since: float | None = None
         while True:
             with self.ready:
-                while not self.due:
+                while self.asleep:
                     self.ready.wait()
-                now = time.monotonic()
-                wait = self.due[0][0] - now
-                if wait > 0:
-                    self.ready.wait(wait)  # a writer held meanwhile comes due later than this one
-                    continue
-                came: list[LiveWriter] = []
-                while self.due and self.due[0][0] <= now:
-                    came.append(self.due.popleft()[1])
-            for writer in came:
+            time.sleep(TICK_S)
+            now = time.monotonic()
+            with self.ready:
+                writers = [writer for writer in self.writers if writer.due(now)]
+                if self.writers:
+                    idle_since = None
+                elif idle_since is None:
+                    idle_since = now
+                elif now - idle_since >= LINGER_S:
+                    self.asleep, idle_since = True, None
+            for writer in writers:
                 try:
                     writer._flush()
                 except Exception:  # never worth the other games' lines: this thread serves them all
                     log.exception("cannot show game %s live", writer.head["id"])
-            time.sleep(TICK_S)
 
 
 _held_lines: HeldLines | None = None
