@@ -7,8 +7,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# One BLAS thread in this process and every process the suite starts (inherited; a test that sets
-# the variable itself keeps its value). numpy and scipy each load an OpenBLAS that starts a thread
+# One BLAS thread in this process and every process the suite starts (inherited; a value set before
+# the suite started is kept). numpy and scipy each load an OpenBLAS that starts a thread
 # per core, and those threads spin idle a while: about 0.3 s of CPU per `arena run`, 0.13 s per
 # `arena results`, on 2 cores. Nothing here needs a second BLAS thread: the Elo fit, the only
 # BLAS-heavy code, limits itself to one (arena/results/elo.py).
