@@ -201,7 +201,6 @@ def run(
            first game (--forfeit-failed-engines plays on)
       130  interrupted by Ctrl-C, 143 by SIGTERM (the line says how to resume)"""
     from ..tournament.config import ConfigError, load_tournament
-    from ..tournament.foreground import Foreground
 
     flag_given = {
         "--game": game_name,
@@ -242,6 +241,9 @@ def run(
         from ..serve.beside import ServeBeside
 
         extra.append(ServeBeside(out or t.folder, click.echo))
+    # Here, once the tournament is read: a refused file or flag never loads the runner (numpy, scipy, jinja2)
+    from ..tournament.foreground import Foreground
+
     how = Foreground(
         workers, quiet, sys.stdout.isatty(), report_every, trace, cluster_address, idle_engines, forfeit_failed_engines
     )
