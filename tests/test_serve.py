@@ -297,7 +297,7 @@ class BrokenSink:
         pass
 
 
-def test_a_writer_that_fails_in_the_held_lines_thread_leaves_it_to_the_other_games(tmp_path):
+def test_a_writer_that_fails_in_the_held_lines_thread_leaves_it_to_the_other_games(tmp_path, caplog):
     live = tmp_path / "live"
     touch_watching(live)
     broken = LiveWriter(BrokenSink(), lambda: True, 1, 1, ["a", "b"])
@@ -318,6 +318,9 @@ def test_a_writer_that_fails_in_the_held_lines_thread_leaves_it_to_the_other_gam
         time.sleep(0.01)
     assert [m["move"] for m in reader.moves] == ["c3"]
     writer.end()
+    time.sleep(3 * livegames.TICK_S)  # looks enough to have tried the broken one again
+    assert broken.broken and [r.message for r in caplog.records].count("cannot show game 1 live") == 1
+    broken.end()
 
 
 def test_a_move_line_written_by_hand_is_the_json_of_the_move():

@@ -309,6 +309,8 @@ class LiveWriter:
 
     def due(self, now: float) -> bool:
         """Lines are waiting (or the head), and the last went out FLUSH_S ago or more."""
+        if self.over or self.broken:
+            return False
         return (not self.started or self.lines < len(self.moves)) and now - self.flushed >= FLUSH_S
 
     def _flush(self) -> None:
@@ -327,6 +329,10 @@ class LiveWriter:
             except OSError as exc:
                 self.broken = True  # the viewers lose this game; the game goes on
                 log.warning("cannot show game %s live (%s)", self.head["id"], exc)
+                return
+            except Exception:  # a bug's, in the worker's thread or the held lines': never worth the game
+                self.broken = True  # and said once, not at every look
+                log.exception("cannot show game %s live", self.head["id"])
                 return
             self.lines = count
 
@@ -383,10 +389,7 @@ class HeldLines(threading.Thread):
                 elif now - idle_since >= LINGER_S:
                     self.asleep, idle_since = True, None
             for writer in writers:
-                try:
-                    writer._flush()
-                except Exception:  # never worth the other games' lines: this thread serves them all
-                    log.exception("cannot show game %s live", writer.head["id"])
+                writer._flush()  # never raises: a failure breaks that game's lines only
 
 
 _held_lines: HeldLines | None = None
