@@ -25,7 +25,7 @@ from arena.engine.player import EngineSpec, Reply
 from arena.match import TimeControl
 from arena.record import GameRecord
 from arena.results.site import boards
-from arena.rules import make_game
+from arena.rules import State, make_game
 from arena.serve.beside import ServeBeside
 from arena.serve.feed import LiveFeed
 from arena.tournament import livegames
@@ -219,16 +219,26 @@ class CountingSink(FileSink):
         super().close()
 
 
-def test_a_game_over_before_it_lasted_flush_s_never_makes_a_file(tmp_path):
+def watched_game(tmp_path: Path) -> tuple[Path, CountingSink, LiveWriter, State]:
+    """Game 1 of Hex 5x5 begun, someone watching: its live folder, sink, writer and state."""
     live = tmp_path / "live"
     touch_watching(live)
     sink = CountingSink(live / "1.jsonl")
     writer = LiveWriter(sink, WatchMark(live), 1, 1, ["a", "b"])
     state = make_game("hex", {"size": 5}).initial_state(1)
     writer.begin(state, 1, 0)
+    return live, sink, writer, state
+
+
+def quick_move(writer: LiveWriter, state: State, move: str) -> None:
+    state.play(move)
+    writer.moved(state, len(state.moves) % 2, Reply(move, 0.001, None, None), [900, 900])
+
+
+def test_a_game_over_before_it_lasted_flush_s_never_makes_a_file(tmp_path):
+    live, sink, writer, state = watched_game(tmp_path)
     for move in ("c3", "b2", "a1"):  # an instant engine's game: over within milliseconds
-        state.play(move)
-        writer.moved(state, len(state.moves) % 2, Reply(move, 0.001, None, None), [900, 900])
+        quick_move(writer, state, move)
     writer.end()
     time.sleep(3 * livegames.FLUSH_S)  # the held lines' thread has come to it, and found it over
     assert sink.writes == [] and sink.file is None and not (live / "1.jsonl").exists()
@@ -236,18 +246,11 @@ def test_a_game_over_before_it_lasted_flush_s_never_makes_a_file(tmp_path):
 
 def test_a_move_that_comes_flush_s_after_the_last_lines_writes_them_out_itself(tmp_path):
     """The cheap path: the worker sends the waiting lines with the move, no thread woken."""
-    live = tmp_path / "live"
-    touch_watching(live)
-    sink = CountingSink(live / "1.jsonl")
-    writer = LiveWriter(sink, WatchMark(live), 1, 1, ["a", "b"])
-    state = make_game("hex", {"size": 5}).initial_state(1)
-    writer.begin(state, 1, 0)
-    state.play("c3")
-    writer.moved(state, 0, Reply("c3", 0.001, None, None), [900, 900])
+    live, sink, writer, state = watched_game(tmp_path)
+    quick_move(writer, state, "c3")
     assert sink.writes == []  # within FLUSH_S of the start: held
     writer.flushed -= livegames.FLUSH_S  # as if the game had lasted FLUSH_S
-    state.play("b2")
-    writer.moved(state, 1, Reply("b2", 0.001, None, None), [900, 900])
+    quick_move(writer, state, "b2")
     assert len(sink.writes) == 2 and '"id":1' in sink.writes[0]  # the head, then both moves, at once
     assert sink.writes[1].count("\n") == 2 and '"move":"b2"' in sink.writes[1]
     writer.end()
