@@ -6,6 +6,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
+from arena import rules
 from arena.rules import GAMES, OptionError, game_class, make_game
 from arena.rules.base import GameOptions, Option, describe_validation_error, option, shown_input, validation_model
 
@@ -140,3 +141,9 @@ def test_a_refused_value_is_shown_up_to_sixty_characters_and_a_number_too_long_f
     assert shown_input("x" * 58) == repr("x" * 58)  # 60 characters with its quotes
     assert shown_input("x" * 59) == "'" + "x" * 56 + "..."  # 61: cut to 57 and the dots
     assert shown_input(10**5000) == "a number too long to show"
+
+
+def test_the_rules_package_lends_the_interfaces_names_and_names_a_missing_one():
+    assert rules.GameOptions is GameOptions
+    with pytest.raises(AttributeError, match=r"^module 'arena\.rules' has no attribute 'Colour'$"):
+        rules.Colour  # noqa: B018
