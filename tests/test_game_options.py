@@ -97,6 +97,7 @@ def test_a_subclass_declares_its_options_after_its_parents_and_compares_only_wit
     assert Board.declared == {"size": Option(5, 2, 9, "the board's side", None)}
     assert Named.declared == {"size": Board.declared["size"], "label": Option("a", None, None, "a name", upper)}
     assert list(Named.declared) == ["size", "label"] and GameOptions.declared == {}
+    assert Other.declared == {"size": Option(5, None, None, "", None)}
     assert repr(Named(size=7)) == "Named(size=7, label='a')"
     assert Board() == Board(size=5) and hash(Board()) == hash(Board(size=5)) and Board() != Board(size=6)
     assert hash(Board()) != hash(Board(size=6))
