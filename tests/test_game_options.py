@@ -3,10 +3,12 @@ built from the declaration, and an engine reads the referee's tokens back to the
 
 from __future__ import annotations
 
+import pydantic
 import pytest
 
+from arena import rules
 from arena.rules import GAMES, OptionError, game_class, make_game
-from arena.rules.base import validation_model
+from arena.rules.base import GameOptions, Option, describe_validation_error, option, shown_input, validation_model
 
 # Options besides the defaults, as a tournament file gives them (typed).
 OTHER = {
@@ -77,3 +79,72 @@ def test_a_canonical_spelling_is_kept_and_a_wrong_one_named():
     assert kept == {"d7,c8,d8,b9,c9,d9/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5"}  # the cells in board order
     with pytest.raises(OptionError, match=r"^bases: option 'layout': Value error, expected"):
         make_game("bases", {"layout": "zz"})
+
+
+def test_a_subclass_declares_its_options_after_its_parents_and_compares_only_with_its_own_kind():
+    def upper(value):
+        return value.upper()
+
+    class Board(GameOptions):
+        size: int = option(5, ge=2, le=9, description="the board's side")
+
+    class Named(Board):
+        label: str = option("a", description="a name", canonical=upper)
+
+    class Other(GameOptions):
+        size: int = option(5)
+
+    assert Board.declared == {"size": Option(5, 2, 9, "the board's side", None)}
+    assert Named.declared == {"size": Board.declared["size"], "label": Option("a", None, None, "a name", upper)}
+    assert list(Named.declared) == ["size", "label"] and GameOptions.declared == {}
+    assert Other.declared == {"size": Option(5, None, None, "", None)}
+    assert repr(Named(size=7)) == "Named(size=7, label='a')"
+    assert Board() == Board(size=5) and hash(Board()) == hash(Board(size=5)) and Board() != Board(size=6)
+    assert hash(Board()) != hash(Board(size=6))
+    assert Board() != Other() and hash(Board()) != hash(Other())  # the same values, another game's
+    assert Board() != {"size": 5}
+
+
+def _refusal(options: type[GameOptions], raw: object) -> str:
+    model = validation_model(options)
+    with pytest.raises(pydantic.ValidationError) as refused:
+        model.model_validate(raw, strict=True)
+    return describe_validation_error("toy", refused.value, model)
+
+
+def test_the_checking_model_of_new_options_keeps_their_bounds_default_spelling_and_refuses_the_rest():
+    class Toy(GameOptions):  # a class of its own: a model is built for it here, not found built
+        size: int = option(5, ge=2, le=9, description="the board's side")
+        label: str = option("a", canonical=str.upper)
+
+    model = validation_model(Toy)
+    assert model.__name__ == "Toy" and model().model_dump() == {"size": 5, "label": "a"}
+    assert model.model_validate({"size": 9, "label": "b"}).model_dump() == {"size": 9, "label": "B"}
+    assert model.model_fields["size"].description == "the board's side"
+    with pytest.raises(pydantic.ValidationError):
+        model().size = 6  # type: ignore[misc]
+    assert _refusal(Toy, {"size": 1, "lable": "b"}) == (
+        "toy: option 'size': Input should be greater than or equal to 2 (got 1); "
+        "unknown option 'lable' (did you mean 'label'? allowed: size, label)"
+    )
+    assert _refusal(Toy, {"size": 10}) == "toy: option 'size': Input should be less than or equal to 9 (got 10)"
+
+
+def test_a_refusal_names_a_whole_wrong_document_and_a_key_where_no_option_is_allowed():
+    class Empty(GameOptions):
+        pass
+
+    assert _refusal(Empty, {"size": 3}) == "toy: unknown option 'size' (allowed: none)"
+    assert _refusal(Empty, ["size"]).startswith("toy: option 'options': Input should be ")
+
+
+def test_a_refused_value_is_shown_up_to_sixty_characters_and_a_number_too_long_for_repr_in_words():
+    assert shown_input("x" * 58) == repr("x" * 58)  # 60 characters with its quotes
+    assert shown_input("x" * 59) == "'" + "x" * 56 + "..."  # 61: cut to 57 and the dots
+    assert shown_input(10**5000) == "a number too long to show"
+
+
+def test_the_rules_package_lends_the_interfaces_names_and_names_a_missing_one():
+    assert rules.GameOptions is GameOptions
+    with pytest.raises(AttributeError, match=r"^module 'arena\.rules' has no attribute 'Colour'$"):
+        rules.Colour  # noqa: B018

@@ -178,6 +178,14 @@ def test_off_board_duplicate_and_malformed_tokens() -> None:
     illegal(state, "x" * 100_000, "not a cell name")
 
 
+def test_an_off_board_cell_names_the_boards_size_and_junk_is_quoted_to_twenty_characters() -> None:
+    state = after(*TWO_GROUPS)
+    illegal(state, "c3,z20", "z20 is not on the board (a hexhex board with 5 cells per side; see docs/rules/groups.md)")
+    illegal(new(4), "h4", "h4 is not on the board (a hexhex board with 4 cells per side;")
+    illegal(state, "y" * 20, f"{'y' * 20!r} is not a cell name")
+    illegal(state, "y" * 21, f"{'y' * 20 + '...'!r} is not a cell name")
+
+
 def test_no_move_after_the_game_is_over() -> None:
     state = after("b2", "b1", "a3", "c1", "a2,c2", "b3", size=2)
     assert state.is_terminal() and state.legal_moves() == []

@@ -499,3 +499,36 @@ def test_the_winning_chain_and_the_ending_are_the_first_shortest_chain(size):
         chain = first_shortest_chain(state)
         assert state.winning_chain() == chain
         assert state.ending(["r", "b"]).marks == {"chain": [state.game.board.index(c) for c in chain]}
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_play_placements_puts_each_stone_as_play_does_and_stops_where_play_must_judge(swap):
+    game = make_game("hex", {"size": 4, "swap": swap})
+    rng = random.Random(3)
+    for _ in range(12):
+        whole = game.initial_state()
+        while not whole.is_terminal():
+            whole.play(whole.random_move(rng))
+        moves = list(whole.moves)
+        plain = moves.index("swap") if "swap" in moves else len(moves)  # a swap is play's to judge
+        for cut in {max(1, plain // 2), plain}:  # a game in progress and the whole game (or up to its swap)
+            for tracked in (False, True):  # with the state's list of empty cells kept, and without
+                fast, slow = game.initial_state(), game.initial_state()
+                if tracked:
+                    fast.legal_moves()
+                placed = fast.play_placements([*moves[:cut], moves[0], "c3"])  # then an occupied cell
+                for move in moves[:cut]:
+                    slow.play(move)
+                assert [seat for seat, _, _ in placed] == [ply & 1 for ply in range(cut)]
+                assert all(piece == seat == fast.cells[cell] for seat, cell, piece in placed)
+                assert len({cell for _, cell, _ in placed}) == cut
+                assert (fast.cells, fast.moves, fast.winner(), fast.is_terminal()) == (
+                    slow.cells,
+                    slow.moves,
+                    slow.winner(),
+                    slow.is_terminal(),
+                )
+                if not slow.is_terminal():
+                    assert fast.legal_moves() == slow.legal_moves()
+                    assert fast.random_move(random.Random(5)) == slow.random_move(random.Random(5))
+        assert whole.play_placements(["a1"]) == [] and whole.moves == moves  # over: nothing more

@@ -41,6 +41,7 @@ def illegal(state: PosiesState, move: str) -> str:
     with pytest.raises(IllegalMove) as info:
         state.play(move)
     assert (state.cells, state.captured, state.moves) == before, "state changed by an illegal move"
+    assert info.value.move == move and str(info.value).startswith(f"illegal move {move!r}: ")  # the move refused
     return info.value.reason
 
 
