@@ -261,9 +261,9 @@ class LiveWriter:
     after the game began: a game over sooner never reaches its sink, which so never makes a
     file for it), so a quick engine's moves go out together and a held move costs the worker a
     clock read.  The process's :class:`HeldLines` thread, which looks every TICK_S while a
-    watched game is in play, sends what a move left waiting when no later move comes in time.
-    The worker writing its own lines is the cheap path: a thread woken to write them cost a
-    watched worker about three times the lines' own CPU (the wakes, the GIL handed over)."""
+    watched game is in play, sends what a move left waiting when no later move comes in time,
+    so a quick engine's batches cost no wake of it (docs/performance.md, "Watching: the worker
+    writes its own lines")."""
 
     def __init__(
         self, sink: LiveSink, watched: Callable[[], bool], game_id: int, round_: int, players: Sequence[str]
@@ -275,7 +275,7 @@ class LiveWriter:
         self.started = False  # the head is written
         self.lines = 0  # moves written
         self.flushed = 0.0  # when the lines last went out, or the game began (monotonic)
-        self.held = False  # the HeldLines thread looks at this writer
+        self.registered = False  # the HeldLines thread looks at this writer
         self.lock = threading.Lock()  # the worker's write-outs and the HeldLines thread's
         self.over = False
         self.broken = False
@@ -301,8 +301,8 @@ class LiveWriter:
     def _show(self) -> None:
         if self.broken or not self.watched():
             return
-        if not self.held:
-            self.held = True
+        if not self.registered:
+            self.registered = True
             held_lines().hold(self)
         if time.monotonic() - self.flushed >= FLUSH_S:
             self._flush()
@@ -342,7 +342,7 @@ class LiveWriter:
         with self.lock:
             self.over = True
             self.sink.close()
-        if self.held:
+        if self.registered:
             held_lines().release(self)
 
 
@@ -350,8 +350,7 @@ class HeldLines(threading.Thread):
     """The one thread of a worker process that sends its games' lines a move left waiting,
     looking every TICK_S while a watched game is in play (and LINGER_S after the last), asleep
     otherwise.  A timer a game started a thread a game, which cost an instant engine's game
-    about 0.15 ms of the worker's CPU (3 us a move); a wake for each batch of a quick engine's
-    moves cost a watched worker about 10 us a move.  This one wakes at most every TICK_S, and
+    about 0.15 ms of the worker's CPU (3 us a move); this one wakes at most every TICK_S, and
     once for the first watched game after a pause."""
 
     def __init__(self) -> None:
