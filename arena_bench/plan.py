@@ -38,7 +38,10 @@ class Plan:
     sandbox_blocks: int = 31  # pairs of blocks of games, sandboxed and not, alternated
     sandbox_block_games: int = 20  # games per block
     watch_rounds: int = 250  # 2 games per round: 500 games, about 26,000 moves, a run
-    watch_shown_rounds: int = 40  # ... and with engines that think, so every game is shown: 80 games
+    watch_shown_rounds: int = 20  # ... and with engines that think, so every game is shown: 40 games
+    # ... in this many pairs of runs a repeat: a run's figure moves by +-15% with the host, and
+    # two runs side by side move together, so short runs alternated often pin the ratio best
+    watch_shown_pairs: int = 3
     watch_sleep_us: int = 2000  # what those engines think a move (asleep): a game lasts about 0.25 s
     round_trips: int | None = None  # per pipe ping-pong; None: the pipes' own minimum (quick: unsettled)
     startup_runs: int | None = None  # runs of each command; None: 4 a repeat and one (a process is cheap and noisy)
@@ -83,6 +86,7 @@ QUICK = Plan(
     startup_runs=1,
     watch_rounds=2,
     watch_shown_rounds=1,
+    watch_shown_pairs=1,
     round_trips=2_000,
 )
 

@@ -654,10 +654,13 @@ def watching(plan: Plan, engine: InstantEngine | None, report: Report) -> None:
     shown = {label: modes[label] for label in ("no server", viewers)}
     report.echo(
         f"\nThe same with engines that think {plan.watch_sleep_us / 1000:g} ms a move (asleep: every game lasts "
-        f"long enough to be shown), {2 * plan.watch_shown_rounds} games; alternated"
+        f"long enough to be shown), {2 * plan.watch_shown_rounds} games a run, {plan.watch_shown_pairs} pairs of "
+        "runs a repeat; alternated"
     )
     thinking = ("--sleep-us", str(plan.watch_sleep_us))
-    shown_ratios = _watching_modes(plan, engine, shown, plan.watch_shown_rounds, thinking, latencies, report, "shown")
+    shown_ratios = _watching_modes(
+        plan, engine, shown, plan.watch_shown_rounds, thinking, latencies, report, "shown", plan.watch_shown_pairs
+    )
     report.echo(f"moves sent to the pages: {len(latencies) - instant_moves}")
     latency = med(latencies) if latencies else float("nan")
     report.echo(
@@ -699,9 +702,11 @@ def _watching_modes(
     latencies: list[float],
     report: Report,
     key: str,
+    per_repeat: int = 1,
 ) -> dict[str, list[float]]:
-    """Each mode's run (its ``serve`` and pages) once a repeat, one after the other; their table,
-    and each mode's ratios to the first mode's, repeat by repeat (NaN without a steady part)."""
+    """Each mode's run (its ``serve`` and pages) ``per_repeat`` times a repeat, the modes one
+    after the other; their table, and each mode's ratios to the first mode's, turn by turn (NaN
+    without a steady part)."""
     # A move's cost, without what a run pays once (the server's start, the engines' starts, the
     # final report): each run's CPU from its first game stored to its last (arena_bench/child.py).
     manager: dict[str, list[float]] = {label: [] for label in modes}
@@ -712,7 +717,8 @@ def _watching_modes(
     # one: the pages' own CPU is a browser's, and must not slow the run it watches.
     allowed = sorted(os.sched_getaffinity(0))
     run_cpus, page_cpus = (allowed[-1:], allowed[:-1]) if len(allowed) > 1 else (allowed, allowed)
-    for _ in range(plan.repeats):  # interleaved, so load changes hit all modes alike
+    turns = plan.repeats * per_repeat
+    for _ in range(turns):  # interleaved, so load changes hit all modes alike
         for label, (serve, viewers) in modes.items():
             loads.append(os.getloadavg()[0])
             with _pinned(page_cpus):
@@ -733,8 +739,8 @@ def _watching_modes(
             worker[label].append(run.steady_workers_cpu_s / plies * 1e6)
             server[label].append(run.steady_server_cpu_s / plies * 1e6)
     per_move = {label: med(values) for label, values in manager.items()}
-    # Each repeat's modes ran one after the other: their ratio is what load that changes
-    # between repeats leaves alone, and its spread over the repeats says how far to trust it.
+    # Each turn's modes ran one after the other: their ratio is what load that changes between
+    # turns leaves alone, and its spread over the turns says how far to trust it.
     bases = manager[next(iter(modes))]
     ratios = {label: _paired_ratios(manager[label], bases) for label in modes}
     report.table(
@@ -745,8 +751,8 @@ def _watching_modes(
         ["", "manager CPU per move (us)", "the worker's", "x no server", "range", "server's CPU per move (us)"],
     )
     report.echo(
-        f"per move: from each run's first game stored to its last, the median of {plan.repeats} runs; "
-        "x no server: the median of each repeat's ratio, range: their least and greatest; the manager is "
+        f"per move: from each run's first game stored to its last, the median of {turns} runs; "
+        "x no server: the median of each turn's ratio, range: their least and greatest; the manager is "
         "the coordinator and the worker (engines apart), the server a process of its own"
     )
     report.echo(f"load average (1 min) at the runs: {min(loads):.1f}-{max(loads):.1f}")
