@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ..record import GameRecord
 from ..rules import OptionError, make_game
+from ..rules.base import JsonValue
 from .events import settings_event, stored_schedule
 from .fingerprint import StoredSettings
 from .slots import settings_slots
@@ -50,7 +51,7 @@ class Refused:
     id: int
     why: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return {"id": self.id, "why": self.why}
 
 

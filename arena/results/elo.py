@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from statistics import NormalDist
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
@@ -71,6 +71,7 @@ from scipy.special import erf
 from threadpoolctl import ThreadpoolController
 
 from ..record import GameRecord, lost_before_start
+from ..rules.base import JsonValue
 from .ratings import forfeited, opponents, seats_of
 
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of the natural-log logistic scale
@@ -104,6 +105,20 @@ def pairwise_results(record: GameRecord) -> list[PairResult]:
             score = 1.0 if mine < theirs else 0.0 if mine > theirs else 0.5
             out.append(PairResult(record.id, me, names[other], score))
     return out
+
+
+class RatingRow(TypedDict):
+    """An engine's row of results.json's ``elo.ratings``."""
+
+    engine: str
+    elo: float | None
+    low: float | None
+    high: float | None
+    stderr: float | None
+    bound: str | None
+    games: int
+    points: float
+    results: int
 
 
 @dataclass
@@ -212,7 +227,24 @@ class EloFit:
             for a in order
         ]
 
-    def as_dict(self) -> dict[str, Any]:
+    def rows(self) -> list[RatingRow]:
+        """Each engine's rating as results.json writes it, rounded."""
+        return [
+            {
+                "engine": r.engine,
+                "elo": _round(r.elo),
+                "low": _round(r.low),
+                "high": _round(r.high),
+                "stderr": _round(r.stderr),
+                "bound": r.bound,
+                "games": r.games,
+                "points": r.points,
+                "results": r.results,
+            }
+            for r in self.ratings
+        ]
+
+    def as_dict(self) -> dict[str, JsonValue]:
         """JSON-ready: numbers as numbers, None (null) where a value is unbounded."""
         names = [r.engine for r in self.ratings]
         return {
@@ -222,20 +254,7 @@ class EloFit:
             "anchor": self.anchor,
             "confidence": self.confidence,
             "interval_method": self.interval_method,
-            "ratings": [
-                {
-                    "engine": r.engine,
-                    "elo": _round(r.elo),
-                    "low": _round(r.low),
-                    "high": _round(r.high),
-                    "stderr": _round(r.stderr),
-                    "bound": r.bound,
-                    "games": r.games,
-                    "points": r.points,
-                    "results": r.results,
-                }
-                for r in self.ratings
-            ],
+            "ratings": cast(list[JsonValue], self.rows()),  # JSON values all: mypy reads a TypedDict as objects
             "los": {"engines": names, "matrix": [[_round(v, 4) for v in row] for row in self.los_matrix(names)]},
         }
 

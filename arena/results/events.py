@@ -40,6 +40,7 @@ from itertools import permutations
 from typing import Any
 
 from ..record import GameRecord, derive_seed
+from ..rules.base import JsonValue
 from .ratings import forfeited, game_outcome, opponents, seats_of
 from .slots import Slot, settings_slots
 
@@ -90,7 +91,7 @@ class Match:
     winner: str | None = None
     decided_by: str = ""  # "games", "tie-break games", "higher seed" or "bye"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return {
             "high": self.high,
             "low": self.low,

@@ -26,7 +26,7 @@ from ..rules import OptionError, make_game
 from ..rules.base import Options
 from . import strictjson
 from .admit import FolderGames, Refused, read_counted, refused_line
-from .elo import PRIOR, EloFit, fit_elo, prior_of
+from .elo import PRIOR, EloFit, RatingRow, fit_elo, prior_of
 from .events import EVENTS
 from .fingerprint import StoredSettings
 from .fit import fit_table, wrap
@@ -194,7 +194,7 @@ def note_dropped(dropped: dict[str, str], r: GameRecord) -> None:
 
 def results_document(s: Summary) -> dict[str, Any]:
     """The results.json object (schema in docs/results.md)."""
-    elo = {r["engine"]: r for r in s.elo.as_dict()["ratings"]}
+    elo = {r["engine"]: r for r in s.elo.rows()}
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "arena_version": arena_version(),
@@ -279,7 +279,7 @@ class _PlacedRow(StandingRow):
 
 
 def _standing_dict(
-    rank: int | None, st: Standing, dropped: Mapping[str, str], players: int, elo: dict[str, Any]
+    rank: int | None, st: Standing, dropped: Mapping[str, str], players: int, elo: RatingRow
 ) -> StandingRow:
     counts: _Counts = {
         "rank": rank,

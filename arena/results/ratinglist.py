@@ -303,7 +303,7 @@ def list_document(rl: RatingList) -> dict[str, Any]:
     """The JSON list: the fit as results.json's ``elo`` holds it, each engine with its
     settings and folders, and each folder with what it counted."""
     elo = rl.fit.as_dict()
-    rows = {r["engine"]: r for r in elo["ratings"]}
+    rows = {r["engine"]: r for r in rl.fit.rows()}
     first = rl.folders[0]
     return {
         "schema_version": SCHEMA_VERSION,

@@ -45,6 +45,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..record import GameRecord, lost_before_start
+from ..rules.base import JsonValue
 from .fingerprint import StoredSettings
 
 PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair score / 2 of LL, LD, WL+DD, WD, WW
@@ -395,7 +396,7 @@ class SprtSummary:
     def games(self) -> int:
         return 2 * self.pairs
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         """results.json's ``sprt`` section: its keys in the order the schema gives them."""
         return {
             "engine": self.engine,

@@ -25,10 +25,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..record import GameRecord, Termination, record_start
 from ..rules import Game, IllegalMove, OptionError, find_game, make_game
+from ..rules.base import JsonValue
 from .ratings import forfeited, game_outcome, opponents, seats_of
 
 
@@ -97,7 +97,7 @@ class EngineStats:
         score = self.seats[seat].score if seat < len(self.seats) else None
         return "" if score is None else round(100 * score, 1)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         """JSON-ready (snake_case; null: no data, e.g. no move reported its depth)."""
         return {
             "engine": self.engine,

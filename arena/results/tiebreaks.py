@@ -26,6 +26,7 @@ from itertools import permutations
 from typing import Any
 
 from ..record import GameRecord
+from ..rules.base import JsonValue
 from .events import EventPlan, Match, game_points, plan_event, settings_event
 
 TIEBREAKS = ("buchholz", "buchholz-cut1", "sonneborn-berger", "direct-encounter", "wins")
@@ -50,7 +51,7 @@ class EventStanding:
     byes: int = 0
     reached: str | None = None  # knockout: "winner", "final", "semi-final", "round 1", ...
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return {
             "engine": self.engine,
             "score": self.score,
@@ -73,7 +74,7 @@ class EventSummary:
     finished: bool = True
     stopped: str | None = None  # why a Swiss event ended before its rounds (none could be paired)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return {
             "format": self.format,
             "tiebreaks": list(self.tiebreaks),

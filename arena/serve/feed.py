@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import anyio.to_thread
 
@@ -61,6 +61,42 @@ def event(kind: str, value: Any, ident: str = "") -> str:
     return f"{head}event: {kind}\ndata: {strictjson.dumps(value, separators=(',', ':'))}\n\n"
 
 
+Frames = list[boards.ShortFrame | boards.Frame]
+
+
+class GameNow(TypedDict):
+    """What a move may change, sent with every ``game`` and ``moves`` event."""
+
+    colours: list[str]  # the seats' colours as the game names them now
+    clocks: list[int] | None
+    to_move: int | None
+    said: list[str]  # each seat's last info line
+    age_ms: int  # how long the clock of to_move has run
+    played_at: float  # when the worker wrote the last move (Unix time): its delay to the page
+
+
+# A ``moves`` event's own keys: ``from`` is how many moves a page must hold to add these.
+_Moves = TypedDict("_Moves", {"id": int, "from": int, "moves": list[str], "frames": Frames, "times": list[int]})
+
+
+class GameMoves(_Moves, GameNow):
+    """A ``moves`` event: the moves a game's file gained since the last look."""
+
+
+class GameWhole(GameNow):
+    """A ``game`` event: the game so far, what a page that just came draws."""
+
+    id: int
+    round: int
+    players: list[str]
+    board: str
+    cells: int
+    frames: Frames
+    moves: list[str]
+    opening: int
+    times: list[int]
+
+
 class LiveGame:
     """One game in progress as the feed follows it: its file read as it grows, each move
     replayed once (boards.Replay), and what a page is sent of it: the whole game when it
@@ -71,7 +107,7 @@ class LiveGame:
         self.replay = boards.Replay(head["game"], head["options"], head["players"], head["seed"])
         # The deal stays here: only the replay sees it.
         self.replay.start(head["setup"], head["deal"], head.get("opening_setup"))
-        self.frames: list[boards.ShortFrame | boards.Frame] = [self.replay.first]
+        self.frames: Frames = [self.replay.first]
         for move in head["opening"]:
             self.frames.append(self.replay.play(move))
         self.moves: list[str] = list(head["opening"])
@@ -81,7 +117,7 @@ class LiveGame:
         self.taken = 0  # the reader's moves replayed so far
         self._end_if_over()
 
-    def news(self) -> dict[str, Any] | None:
+    def news(self) -> GameMoves | None:
         """The moves the file gained since the last look, as a ``moves`` event's value (None:
         none): ``from`` is how many moves a page must hold already to add them."""
         new = self.reader.moves[self.taken :]
@@ -107,7 +143,7 @@ class LiveGame:
             **self._now(),
         }
 
-    def whole(self) -> dict[str, Any]:
+    def whole(self) -> GameWhole:
         """The game so far, as a ``game`` event's value: what a page that just came draws."""
         head = self.head
         return {
@@ -123,7 +159,7 @@ class LiveGame:
             **self._now(),
         }
 
-    def _now(self) -> dict[str, Any]:
+    def _now(self) -> GameNow:
         """What a move may change: the clocks, the seat to move, the info lines, the seats'
         colours (as the game names them now)."""
         last = self.last

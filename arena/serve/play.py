@@ -19,7 +19,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal, TypedDict, get_args, get_origin
 
 import jinja2
 from starlette.requests import Request
@@ -31,7 +31,7 @@ from ..match import TimeControl
 from ..results.site import asset_text
 from ..results.site.boards import board_geometry
 from ..rules import GAMES, Game, OptionError, game_class, make_game
-from ..rules.base import validation_model
+from ..rules.base import JsonValue, validation_model
 from ..tournament.config import ConfigError, engine_name_problem
 from .roster import Offered, roster
 from .table import Seating, Table, attempted
@@ -230,23 +230,44 @@ class Room:
         return folder
 
 
-def game_form(name: str) -> dict[str, Any]:
+class OptionField(TypedDict, total=False):
+    """One option of a game as the play page's form shows it."""
+
+    name: str
+    default: JsonValue
+    meaning: str
+    kind: Literal["choice", "switch", "number", "text"]
+    choices: list[JsonValue]
+    min: int
+    max: int
+    above: int
+
+
+class GameForm(TypedDict):
+    name: str
+    options: list[OptionField]
+
+
+def game_form(name: str) -> GameForm:
     """A game's options as a form shows them: each one's kind (a number in a range, a
     switch, a choice, text), its default and its meaning, read from the game's model."""
     fields = []
     for key, info in validation_model(game_class(name).Options).model_fields.items():
-        entry: dict[str, Any] = {"name": key, "default": info.default, "meaning": info.description or ""}
+        entry: OptionField = {"name": key, "default": info.default, "meaning": info.description or ""}
         annotation = info.annotation
         if get_origin(annotation) is Literal:
-            entry.update(kind="choice", choices=list(get_args(annotation)))
+            entry["kind"], entry["choices"] = "choice", list(get_args(annotation))
         elif annotation is bool:
             entry["kind"] = "switch"
         elif annotation is int:
             entry["kind"] = "number"
             for bound in info.metadata:
-                for attr, key_ in (("ge", "min"), ("le", "max"), ("gt", "above")):
-                    if (value := getattr(bound, attr, None)) is not None:
-                        entry[key_] = value
+                if (low := getattr(bound, "ge", None)) is not None:
+                    entry["min"] = low
+                if (high := getattr(bound, "le", None)) is not None:
+                    entry["max"] = high
+                if (above := getattr(bound, "gt", None)) is not None:
+                    entry["above"] = above
         else:
             entry["kind"] = "text"
         fields.append(entry)

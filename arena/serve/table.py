@@ -19,20 +19,54 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..engine import Conversation, open_engine
 from ..engine.player import EngineFault, EngineSpec, Player, Reply, TimeLimit
 from ..match import TimeControl, forfeit_before_start, play_game
 from ..record import GameRecord, record_start
+from ..results.fingerprint import StoredSettings
 from ..results.slots import Slot, settings_slots
 from ..results.store import GameStore
 from ..rules import Game, IllegalMove, State
+from ..rules.base import JsonValue
 from ..rules.picture import BoardPicture
 from ..tournament.series import result_text
 from .human import RESIGN, HumanPlayer
 
 log = logging.getLogger("arena.serve")
+
+
+class ClockView(TypedDict):
+    """The clocks as the match last set them, and how long the seat to move has thought."""
+
+    left_ms: list[int] | None
+    movetime_ms: int | None
+    thinking_ms: int
+    seat: int
+
+
+class TableView(TypedDict, total=False):
+    """The game as the person's page shows it (JSON data): what is known so far."""
+
+    version: int
+    players: list[str]
+    seat: int
+    private: list[str]  # what only the person's seat knows
+    folder: str
+    moves: list[str]
+    movers: list[int | None]  # the seat asked for each move (None: a book's)
+    cells: list[str] | None
+    last: list[int]
+    colours: list[str]
+    status: str
+    to_move: int | None
+    legal: list[list[Any]]  # each legal move and the cells a click names
+    clock: ClockView
+    result: str
+    marks: dict[str, list[int]]
+    reveal: str
+    problem: str
 
 
 class Watched:
@@ -204,17 +238,19 @@ class Table:
         slots = settings_slots(settings, self.seating.game.players)
         return next(s for s in slots if list(s.seats) == self.seating.names())
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> StoredSettings:
         """The folder's settings: a one-game tournament of these seats, the person's entry
         saying who they are instead of a command."""
         seating = self.seating
-        engines: list[dict[str, Any]] = []
+        engines: list[dict[str, JsonValue]] = []
         for name, spec in zip(seating.names(), seating.engines):
             if spec is None:
                 engines.append({"name": name, "person": True})
             else:
-                entry = {"name": name, "command": list(spec.command), "options": dict(spec.options)}
-                engines.append({**entry, "protocol": spec.protocol})
+                options: dict[str, JsonValue] = dict(spec.options)
+                engines.append(
+                    {"name": name, "command": list(spec.command), "options": options, "protocol": spec.protocol}
+                )
         tc = {key: value for key, value in asdict(seating.time_control).items() if value is not None}
         return {
             "name": self.folder.name,
@@ -240,13 +276,13 @@ class Table:
 
     # -- what the page sees -----------------------------------------------------
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> TableView:
         """The game as the person's page shows it (JSON data): nothing another seat hides."""
         with self.changed:
             seating, record = self.seating, self.record
             state = self._final_state() if record is not None else self.state
             names = seating.names()
-            view: dict[str, Any] = {
+            view: TableView = {
                 "version": self.version,
                 "players": names,
                 "seat": seating.seat,
@@ -292,7 +328,7 @@ class Table:
         """Each legal move with the cells a click names, in the order they are clicked."""
         return [[move, self.picture.move_cells(move)] for move in state.legal_moves()]
 
-    def _clock(self, to_move: int) -> dict[str, Any]:
+    def _clock(self, to_move: int) -> ClockView:
         """The clocks as the match last set them, and how long the seat to move has thought."""
         limit = self.limit
         assert limit is not None

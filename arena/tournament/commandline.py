@@ -411,11 +411,11 @@ def _book_file(value: str, here: Path) -> str:
     return value if book_path(value, here) != here / value else os.path.normpath(here / value)
 
 
-def _adjudication(groups: Sequence[Sequence[str]], data: FlagData) -> dict[str, Any]:
+def _adjudication(groups: Sequence[Sequence[str]], data: FlagData) -> dict[str, Scalar | dict[str, Scalar]]:
     """--adjudicate's rules as the file's [adjudication] table: ``resign movecount=N score=S
     [twosided=true]``, ``draw movenumber=M movecount=N score=S``, ``decided`` (``hex-decided``
     too) and ``maxplies=N``, each --adjudicate one rule."""
-    table: dict[str, Any] = {}
+    table: dict[str, Scalar | dict[str, Scalar]] = {}
     data.labels[("adjudication",)] = "--adjudicate"
     for items in groups:
         word, rest = (items[0], items[1:]) if items else ("", [])

@@ -26,7 +26,7 @@ import re
 import shutil
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict
@@ -719,7 +719,7 @@ def _resolve(
     return out
 
 
-def _move_cwd(entry: dict[str, Any], list_dir: Path, base: Path | None) -> None:
+def _move_cwd(entry: MutableMapping[str, object], list_dir: Path, base: Path | None) -> None:
     """A listed ``cwd`` (relative to the list) as the tournament file writes it."""
     cwd = entry.get("cwd")
     if isinstance(cwd, str) and os.path.isabs(cwd):

@@ -22,9 +22,11 @@ import dataclasses
 import hashlib
 import json
 import os
+from collections.abc import MutableMapping
 from typing import Any
 
 from ..results.fingerprint import digest
+from ..rules.base import JsonValue
 from .config import EngineEntry, Tournament, TournamentFile
 
 PORTABLE = "relative"  # settings["paths"]: the paths are the project's (see above)
@@ -70,7 +72,7 @@ def tournament_settings(t: Tournament, portable: bool = True) -> dict[str, Any]:
     return data
 
 
-def _without_unset_clock_keys(clock: dict[str, Any] | None) -> None:
+def _without_unset_clock_keys(clock: MutableMapping[str, object] | None) -> None:
     """Clock keys added later (moves per period, a node budget) are stored only when set,
     so folders made before them still resume."""
     for key in ("moves", "nodes"):
@@ -78,7 +80,7 @@ def _without_unset_clock_keys(clock: dict[str, Any] | None) -> None:
             clock.pop(key, None)
 
 
-def _event_keys(t: Tournament, data: dict[str, Any]) -> None:
+def _event_keys(t: Tournament, data: MutableMapping[str, object]) -> None:
     """The keys of knockout and Swiss events, left out where they keep their defaults (so a
     folder made before them still resumes), the seeds as the order they give, and a
     knockout's rounds again where they cannot grow (``rounds`` may: fingerprint.GROWABLE)."""
@@ -95,7 +97,7 @@ def legacy_fingerprint(t: Tournament) -> str:
     """The hash folders were made with before they stored their settings (game, options,
     seed, engine names, openings), so such a folder still resumes when none of those changed."""
     data = t.data
-    fields: dict[str, Any] = {
+    fields: dict[str, JsonValue] = {
         "game": data.game,
         "options": t.game.options.model_dump(),
         "seed": data.seed,
