@@ -553,7 +553,7 @@ def shown_moves(tab, game_id: int) -> int:
 def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_path, monkeypatch):
     path = watched_tournament(tmp_path, 0.25)
     out = tmp_path / "out"
-    fast = tmp_path / "fast"  # the engines take their time until the moves were seen arriving, then play at once
+    fast = tmp_path / "fast"  # the engines take their time until the pages were checked, then play at once
     monkeypatch.setenv("WATCHED_FAST_AFTER", str(fast))
     run, beside = start("run", path, "--out", out, "--serve")
     try:
@@ -589,7 +589,6 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
             first.screenshot(path=str(artifacts(tmp_path) / "live-1280x900.png"), full_page=True)
             first.set_viewport_size({"width": 390, "height": 844})
             first.screenshot(path=str(artifacts(tmp_path) / "live-390x844.png"), full_page=True)
-            fast.touch()  # what needed a game in play is checked: the rest of the run plays at full speed
             # The games finish into the standings without a reload.
             for tab in pages:
                 tab.wait_for_function(
@@ -600,6 +599,9 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
                 assert tab.evaluate("window.stayed") is True
                 assert tab.evaluate("window.owned") is None
                 assert not tab.errors
+            # Every check of the pages was made with the run going on (its own server with it):
+            # the games left play at full speed.
+            fast.touch()
         finally:
             stop(watcher)
         assert run.wait(timeout=120) == 0
