@@ -64,6 +64,13 @@ def test_quick_bench_prints_every_section_with_numbers(tmp_path):
     speeds = {row["game"]: row["iterations_per_s"] for row in data["engines"]["search"]}
     assert sorted(speeds) == ["bases", "groups", "hex", "hexgo", "posies"] and min(speeds.values()) > 0
     assert data["engines"]["clock_mode"]["charged_ms"]
+    # The progress on and off (tests/test_progress.py's subject, measured in this run).
+    assert "live (rich, a terminal)" in text
+    progress = data["progress"]
+    assert set(progress) == {"off", "lines", "live"}
+    assert progress["off"]["progress_cpu_us"] == 0
+    assert progress["live"]["progress_cpu_us"] > 0 and progress["lines"]["progress_cpu_us"] > 0
+    assert all(f["manager_cpu_us"] > 0 for f in progress.values())
     assert {t["status"] for t in data["targets"]} <= {"met", "MISSED", "n/a"}
 
 

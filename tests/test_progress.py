@@ -221,24 +221,10 @@ def test_the_live_lines_of_four_engines_fit_an_80_column_terminal(tmp_path):
     assert max(map(len, live)) <= 80, [line for line in live if len(line) > 80]
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
-def test_the_bench_measures_the_progress_on_and_off(tmp_path):
-    out = tmp_path / "bench.json"
-    done = subprocess.run(
-        arena_cmd("bench", "--quick", "-s", "progress", "--json", out),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=280,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "8. Live progress" in done.stdout and "live (rich, a terminal)" in done.stdout
-    figures = json.loads(out.read_text())["progress"]
-    assert set(figures) == {"off", "lines", "live"}
-    assert figures["off"]["progress_cpu_us"] == 0
-    assert figures["live"]["progress_cpu_us"] > 0 and figures["lines"]["progress_cpu_us"] > 0
-    assert all(f["manager_cpu_us"] > 0 for f in figures.values())
+# The bench's progress section (`arena bench --quick -s progress`: the manager's and the
+# progress's CPU with the progress off, as lines and live) is checked by the quick bench's test
+# in tests/test_bench.py, which runs that section with the others in one process: a process of
+# its own here ran the same section again.
 
 
 def test_a_finished_game_line_names_the_game_engines_result_reason_and_plies():

@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -745,7 +746,14 @@ def test_records_arena_verify_cannot_use_give_one_line(tmp_path, line, what):
     assert bad["error"]["reason"].startswith(f"{path}, line 1: ") and what in bad["error"]["reason"]
 
 
-def _played_folder(tmp_path) -> tuple[Path, Path]:
+@pytest.fixture(scope="session")
+def played_folder(tmp_path_factory) -> tuple[Path, Path]:
+    """A small tournament file and the folder of its finished run, played once per worker (an
+    `arena run` process, which each of the four tests started before): those that start runs of
+    the file know it plays, and those that damage the folder take their own copy (:func:`_own_copy`).
+    Session-wide, not module-wide: the slow tests are ordered by their timeouts across the files
+    (tests/conftest.py), and a module fixture would be played again each time the module came back."""
+    tmp_path = tmp_path_factory.mktemp("played")
     engines = engine_toml("a", "{python}", ZOO, "good") + engine_toml("b", "{python}", ZOO, "good")
     path = write_tournament(
         tmp_path, engines, options="size = 3\nswap = false", rounds=1, workers=1, time_control="movetime_ms = 200"
@@ -755,12 +763,17 @@ def _played_folder(tmp_path) -> tuple[Path, Path]:
     return path, tmp_path / "out"
 
 
+def _own_copy(played: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
+    path, out = played
+    return path, Path(shutil.copytree(out, tmp_path / "out"))
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_a_damaged_record_in_the_database_names_the_game_and_the_way_out(tmp_path):
+def test_a_damaged_record_in_the_database_names_the_game_and_the_way_out(played_folder, tmp_path):
     import sqlite3
 
-    path, out = _played_folder(tmp_path)
+    path, out = _own_copy(played_folder, tmp_path)
     db = sqlite3.connect(out / "arena.db")
     text = db.execute("SELECT record FROM games WHERE id = 1").fetchone()[0]
     for damaged in (text[: len(text) // 2], text.replace('"termination"', '"ending"')):
@@ -778,8 +791,8 @@ def test_a_damaged_record_in_the_database_names_the_game_and_the_way_out(tmp_pat
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_a_corrupt_database_is_not_called_a_full_disk(tmp_path):
-    path, out = _played_folder(tmp_path)
+def test_a_corrupt_database_is_not_called_a_full_disk(played_folder, tmp_path):
+    path, out = _own_copy(played_folder, tmp_path)
     for name in ("arena.db-wal", "arena.db-shm"):
         (out / name).unlink(missing_ok=True)
     (out / "arena.db").write_bytes(b"this is not an SQLite file" * 100)
@@ -790,12 +803,12 @@ def test_a_corrupt_database_is_not_called_a_full_disk(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
+def test_ctrl_c_while_arena_starts_gives_one_line(played_folder, tmp_path):
     """SIGINT at many moments of the first second of a run (imports, loading, workers
     starting): one line on stderr, never a traceback, from arena or from a worker.  (An
     interrupt while the interpreter itself starts, before any arena code runs, is Python's:
     such a traceback has no arena frame and is let through.)"""
-    path, _ = _played_folder(tmp_path)
+    path, _ = played_folder
     for attempt, delay in enumerate([0.05, 0.1, 0.15, 0.25, 0.35, 0.5, 0.7, 0.9, 1.2]):
         run = subprocess.Popen(
             arena_cmd("run", path, "--out", tmp_path / f"o{attempt}", "-q"),
@@ -818,11 +831,11 @@ def test_ctrl_c_while_arena_starts_gives_one_line(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
-def test_ctrl_c_in_the_first_milliseconds_is_never_lost_nor_an_arena_traceback(tmp_path, stop):
+def test_ctrl_c_in_the_first_milliseconds_is_never_lost_nor_an_arena_traceback(played_folder, tmp_path, stop):
     """4-40 ms after the start: Python itself may still be starting (its traceback has no
     arena frame); from arena's first line on, the stop gives one line and exit 130 or 143, and it is
     never swallowed (the tournament must not run on)."""
-    path, _ = _played_folder(tmp_path)
+    path, _ = played_folder
     for attempt, delay in enumerate([0.004 + 0.002 * k for k in range(19)]):
         run = subprocess.Popen(
             arena_cmd("run", path, "--out", tmp_path / f"o{attempt}", "-q"),

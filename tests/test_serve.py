@@ -550,9 +550,11 @@ def shown_moves(tab, game_id: int) -> int:
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
-def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_path):
+def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_path, monkeypatch):
     path = watched_tournament(tmp_path, 0.25)
     out = tmp_path / "out"
+    fast = tmp_path / "fast"  # the engines take their time until the pages were checked, then play at once
+    monkeypatch.setenv("WATCHED_FAST_AFTER", str(fast))
     run, beside = start("run", path, "--out", out, "--serve")
     try:
         watcher, link = start("serve", out)  # another process, over the same running folder
@@ -597,6 +599,9 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
                 assert tab.evaluate("window.stayed") is True
                 assert tab.evaluate("window.owned") is None
                 assert not tab.errors
+            # Every check of the pages was made with the run going on (its own server with it):
+            # the games left play at full speed.
+            fast.touch()
         finally:
             stop(watcher)
         assert run.wait(timeout=120) == 0
@@ -706,6 +711,8 @@ def test_a_cluster_run_is_watched_with_its_moves_sent_over_dask(tmp_path, monkey
     monkeypatch.setattr(LiveRelay, "take", lambda self, message: (relayed.append(message), take(self, message)))
     path = watched_tournament(tmp_path, 0.2)
     out = tmp_path / "out"
+    fast = tmp_path / "fast"  # the engines take their time until a game's moves reached the page, then play at once
+    monkeypatch.setenv("WATCHED_FAST_AFTER", str(fast))
     told: list[str] = []
     seen: dict[str, object] = {}
 
@@ -720,7 +727,11 @@ def test_a_cluster_run_is_watched_with_its_moves_sent_over_dask(tmp_path, monkey
         page.start()
         while time.monotonic() < deadline and not any(len(m) >= 5 for m in page.shown().values()):
             time.sleep(0.2)
+        # The game checked below: the first the page was sent five moves of, at the engines' pace
+        # (a game played after the file below may end before it is sent, then whole, as no news).
+        seen["game"] = max(page.shown().items(), key=lambda item: len(item[1]))[0] if page.shown() else None
         seen["page"] = page
+        fast.touch()
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -732,7 +743,8 @@ def test_a_cluster_run_is_watched_with_its_moves_sent_over_dask(tmp_path, monkey
     assert seen["before"] == []
     page = seen["page"]
     assert isinstance(page, FeedReader)
-    game_id, moves = max(page.shown().items(), key=lambda item: len(item[1]))
+    game_id = seen["game"]
+    moves = page.moves_of(game_id) if game_id is not None else []
     assert len(moves) >= 5, page.events
     assert any(kind == "moves" and value["id"] == game_id for kind, value in page.events)  # as they are played
     # They came over Dask: the coordinator wrote what the workers sent on the run's topic.

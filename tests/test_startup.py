@@ -19,6 +19,21 @@ def test_importing_the_command_line_loads_no_heavy_module():
     assert not heavy, f"import arena.cli loads {', '.join(sorted(heavy))}"
 
 
+# What `arena play` and `arena check-engine` load to read their flags and start the engines:
+# the Elo fit (scipy) and the report site (jinja2) are a run's end, not theirs.
+REPORT_HEAVY = ("scipy", "jinja2", "arena.results.elo", "arena.results.site")
+
+
+def test_the_play_and_check_engine_commands_load_no_report_module():
+    code = (
+        "import sys, arena.tournament.playsetup, arena.tournament.enginecheck, arena.engine.conformance,"
+        " arena.tournament.series; print('\\n'.join(sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    heavy = [name for name in loaded if any(name == h or name.startswith(h + ".") for h in REPORT_HEAVY)]
+    assert not heavy, f"the play and check-engine commands' modules load {', '.join(sorted(heavy))}"
+
+
 def test_the_startup_benchmark_times_every_command():
     figures = measure(1)
     assert set(figures.cpu_s) == set(figures.wall_s)

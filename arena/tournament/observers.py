@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..record import GameRecord
-from ..results.export import Summary
-from ..results.site import SiteData
-from ..results.site.live import INTERVAL_S, LiveSite
-from ..results.sprt import SprtTest
-from .config import Tournament
-from .settings import tournament_settings
+if TYPE_CHECKING:  # names for the annotations only: importing this module loads none of them
+    # The report site and the summary bring jinja2, numpy and scipy (the Elo fit): the commands
+    # that only derive from QuietObserver (through tournament.commandline: `arena play`,
+    # `arena check-engine`) would load them for nothing.  live_site imports them when called.
+    from ..record import GameRecord
+    from ..results.export import Summary
+    from ..results.site.live import LiveSite
+    from ..results.sprt import SprtTest
+    from .config import Tournament
 
 
 class RunObserver(Protocol):
@@ -74,8 +76,13 @@ class QuietObserver:
         pass
 
 
-def live_site(folder: Path, t: Tournament, interval: float = INTERVAL_S) -> LiveSite:
-    """The report site of a run of ``t``, kept fresh in ``folder`` while it plays."""
+def live_site(folder: Path, t: Tournament, interval: float | None = None) -> LiveSite:
+    """The report site of a run of ``t``, kept fresh in ``folder`` while it plays (its pages
+    refreshed every ``interval`` seconds, by default the live site's ``INTERVAL_S``)."""
+    from ..results.site import SiteData
+    from ..results.site.live import INTERVAL_S, LiveSite
+    from .settings import tournament_settings
+
     data = SiteData(
         f"arena · {t.name}",
         t.data.game,
@@ -84,4 +91,4 @@ def live_site(folder: Path, t: Tournament, interval: float = INTERVAL_S) -> Live
         [],
         tournament_settings(t),
     )
-    return LiveSite(folder, data, interval)
+    return LiveSite(folder, data, INTERVAL_S if interval is None else interval)

@@ -4,9 +4,12 @@
 
 Before each move it waits SECONDS (default 0.2), so a game lasts long enough to be watched,
 and sends an ``info`` line holding markup (``<script>``, ``<img onerror>``) that a page must
-show as text.  NAME (default "watched") is its ``id name``.
+show as text.  NAME (default "watched") is its ``id name``.  Once the file $WATCHED_FAST_AFTER
+names exists (a test makes it when what needed games in play has been seen), it moves at once:
+the rest of the run plays at full speed.
 """
 
+import os
 import sys
 import time
 
@@ -21,7 +24,9 @@ class WatchedEngine(Engine):
     author = "arena tests"
 
     def choose_move(self, state: State, clock: Clock) -> str:
-        time.sleep(DELAY_S)
+        fast_after = os.environ.get("WATCHED_FAST_AFTER")
+        if not (fast_after and os.path.exists(fast_after)):
+            time.sleep(DELAY_S)
         self.info(
             f"depth {len(state.moves)} score 0.5 <script>window.owned=1</script><img src=x onerror=window.owned=2>"
         )
