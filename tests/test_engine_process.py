@@ -454,7 +454,9 @@ def test_an_inherited_cpu_hard_limit_caps_the_budget(caplog):
 
 def test_the_cpu_clock_reads_what_a_process_used_and_nothing_once_it_is_gone():
     # The clock a budget reads each move: one kept-open /proc file, read again and again.
-    burn = "import sys, time\nt = time.process_time() + 0.2\nwhile time.process_time() < t: pass\nsys.stdin.read()"
+    # It burns 0.25 s and the test waits for 0.2: /proc counts user and system time in whole
+    # ticks, each rounded down, so a process that burned exactly 0.2 s may read 0.19 for ever.
+    burn = "import sys, time\nt = time.process_time() + 0.25\nwhile time.process_time() < t: pass\nsys.stdin.read()"
     child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE)
     clock = proctree.CpuClock(child.pid)
     try:
