@@ -302,6 +302,16 @@ def test_legal_moves_is_exactly_what_play_accepts(seed: int, size: int) -> None:
         state.play(rng.choice(legal))
 
 
+@pytest.mark.parametrize("seed, size", [(0, 2), (1, 3), (2, 3), (3, 3)])
+def test_legal_moves_of_a_few_games_are_exactly_what_play_accepts(seed: int, size: int) -> None:
+    """The quick form of the hypothesis test above: a few fixed games on the smaller boards."""
+    rng, state = random.Random(seed), new(size)
+    while not state.is_terminal():
+        legal = state.legal_moves()
+        assert len(legal) == len(set(legal)) and set(legal) == brute_force_legal(state)
+        state.play(rng.choice(legal))
+
+
 @FAST
 @given(seed=st.integers(0, 2**32))
 def test_random_games_from_legal_moves_end_with_a_winner(seed: int) -> None:

@@ -513,6 +513,32 @@ def test_fast_referee_agrees_with_the_naive_one(seed):
     assert naive.over(stone_sets(final)) or "ply limit" in final.end_reason()
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_every_legal_move_of_a_few_games_plays_as_the_naive_referee_says(seed):
+    """A few fixed games, every legal move tried: the fast referee's legal houses, captures,
+    territories and end agree with the naive one's (the quick form of the hypothesis test)."""
+    size = 3
+    naive = Naive(size)
+
+    def check(state, legal):
+        stones, colour, board = stone_sets(state), state.to_move(), state.game.board
+        assert {board.index(m) for m in legal if m != "swap"} == naive.legal(stones, colour)
+        assert not state.moves or not naive.over(stones)
+        for seat in (0, 1):
+            assert state.scores()[seat] == len(naive.territory(stones, state.colour_of(seat)))
+        for move in legal:
+            if move != "swap":
+                after = state.clone()
+                after.play(move)
+                assert stone_sets(after) == naive.play(stones, colour, board.index(move)), move
+                assert after.is_terminal() == naive.over(stone_sets(after)), move
+
+    final = random_game(seed, size, check)
+    assert naive.over(stone_sets(final)) and final.winner() == (
+        None if final.scores()[0] == final.scores()[1] else int(final.scores()[1] > final.scores()[0])
+    )
+
+
 def test_random_positions_agree_with_the_naive_referee():
     rng = random.Random(11)
     naive = Naive(4)

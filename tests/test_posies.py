@@ -654,3 +654,43 @@ def test_an_engines_board_at_the_end_scores_only_the_seat_whose_hidden_posy_it_k
         "seat 0: pink 7 purple 7 green 7, hidden pink, score 38",
         "seat 1: pink 9 purple 8 green 8, hidden unknown",
     ]
+
+
+def reference_removed(state: PosiesState, move: str) -> set[int]:
+    """The points a legal ``move`` empties, straight from the rules text: the pair, and
+    the smallest part of its group (the one named after '/', if any) when the group splits."""
+    board, cells = state.game.board, state.cells
+    pair, _, choice = move.partition("/")
+    a, b = (board.index(name) for name in pair.split("-"))
+    occupied = [i for i, c in enumerate(cells) if c != EMPTY]
+    group = next(set(g) for g in connected_components(occupied, board.neighbours) if a in g)
+    parts = connected_components(group - {a, b}, board.neighbours)
+    if len(parts) < 2:
+        return {a, b}
+    size = min(map(len, parts))
+    kept = [set(p) for p in parts if len(p) == size and (not choice or board.index(choice) in p)]
+    assert len(kept) == 1
+    return {a, b} | kept[0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_legal_move_of_sparse_positions_removes_what_the_rules_say(seed):
+    """Random half-empty boards split often, and in every way: each legal move is the brute
+    force's, and playing it empties the pair and the kept group, which the mover takes."""
+    rng = random.Random(seed)
+    g = game(players=2 + seed % 2)
+    names = g.board.names
+    state = position({names[i]: rng.choice("pug") for i in g.board if rng.random() < 0.55}, players=2 + seed % 2)
+    while not state.is_terminal():
+        legal = state.legal_moves()
+        assert len(legal) == len(set(legal)) and set(legal) == reference_moves(state)
+        for move in legal:
+            after, mover = state.clone(), state.current_player()
+            after.play(move)
+            removed = {i for i in g.board if state.cells[i] != EMPTY and after.cells[i] == EMPTY}
+            assert removed == reference_removed(state, move), move
+            taken = [sum(state.cells[i] == c for i in removed) for c in range(3)]
+            assert after.captured[mover] == [n + t for n, t in zip(state.captured[mover], taken)]
+            assert after.moves == [*state.moves, move] and after.current_player() == (mover + 1) % g.players
+        state.play(rng.choice(legal))
+    assert not reference_moves(state)
