@@ -36,6 +36,7 @@ def reason(state: BasesState, move: str) -> str:
     with pytest.raises(IllegalMove) as info:
         state.play(move)
     assert (state.render(), list(state.moves), state.legal_moves()) == before, "state changed"
+    assert info.value.move == move and str(info.value).startswith(f"illegal move {move!r}: ")  # the move refused
     return info.value.reason
 
 
@@ -478,3 +479,21 @@ def test_a_win_by_blocking_lights_no_base() -> None:
     state.play("i5-i3")  # Blue is left without a move: Red wins, no base decided it
     assert state.winner() == RED and state.end_reason() == "Blue has no move"
     assert state.details() == {} and state.ending(["r", "b"]).marks == {"occupied": []}
+
+
+def test_a_game_not_over_says_so_in_each_answer() -> None:
+    state = play("c8-c6")
+    assert state.is_terminal() is False and state.winner() is None and state.end_reason() == "not over"
+
+
+def test_a_side_whose_only_pieces_with_room_are_frozen_has_no_move_and_loses() -> None:
+    # A random game (seed 78) that ends at ply 180 with Red to move: every Red piece with an
+    # empty neighbour stands frozen on Blue's base, so Red has no move and Blue wins.
+    rng, state = random.Random(78), play([], max_plies=400)
+    while not state.is_terminal():
+        state.play(rng.choice(state.legal_moves()))
+    assert len(state.moves) == 180 and state.end_reason() == "Red has no move"
+    assert state.winner() == BLUE and state.scores() == [0.0, 1.0] and state.legal_moves() == []
+    steps = state.game.board.step
+    free = [p for p in state.pieces[RED] if any(s[p] != -1 and state.cells[s[p]] == 0 for s in steps)]
+    assert free and all(state.is_frozen(p) for p in free)

@@ -257,9 +257,16 @@ def test_equal_groups_are_a_draw_worth_half_each() -> None:
 
 
 def test_scores_before_the_end_raise() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="the game is not over"):
         new().scores()
     assert new().winner() is None and new().end_reason() == "not over"
+
+
+def test_a_clone_of_a_finished_game_keeps_its_result() -> None:
+    state = after("b2", "b1", "b3", "a2", "a3,c1", "c2", size=2)
+    copy = state.clone()
+    assert copy.is_terminal() and copy.winner() == WHITE and copy.scores() == [1.0, 0.0]
+    assert copy.end_reason() == state.end_reason() and copy.legal_moves() == []
 
 
 def test_render_and_setup() -> None:

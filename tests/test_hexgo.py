@@ -44,6 +44,7 @@ def reason(state: HexGoState, move: str) -> str:
     with pytest.raises(IllegalMove) as err:
         state.play(move)
     assert (state.render(), state.snapshot(), list(state.moves)) == before, "state changed"
+    assert err.value.move == move and str(err.value).startswith(f"illegal move {move!r}: ")  # the move refused
     return err.value.reason
 
 
@@ -280,6 +281,17 @@ def test_dominated_house_is_forbidden_for_the_enemy_and_names_the_family():
     assert "region dominated by the Black family g1-g2-h2-i2 linking sides A-B" in text
     assert "Forbidden Moves" in text
     assert "h1" in pos(black="g1 g2 h2 i2").legal_moves()  # Black may play there
+
+
+def test_a_dominated_house_names_the_family_that_dominates_it_its_pair_and_a_long_family_cut_short():
+    # Two Black families: g1-g2-h2-i2 links A-B around h1 and i1; the nine stones from e1 to a9
+    # (the first in board order) link E-F and dominate a5..d2.
+    state = pos(black="g1 g2 h2 i2 e1 e2 d3 d4 c5 b6 b7 b8 a9", to_move=WHITE)
+    assert "by the Black family g1-g2-h2-i2 linking sides A-B: " in reason(state, "h1")
+    text = reason(state, "a5")
+    assert "by the Black family e1-e2-d3-d4-c5-b6-... (9 stones) linking sides E-F: " in text
+    six = pos(black="f1 f2 g2 h1 h2 i2", to_move=WHITE)  # six stones are named in full
+    assert "by the Black family f1-h1-f2-g2-h2-i2 linking sides A-B: " in reason(six, "g1")
 
 
 def test_forbidden_both_ways_in_the_a_b_c_position():
@@ -589,6 +601,8 @@ def test_the_text_board_and_status_line_follow_the_swap():
     assert state.render().splitlines()[-1] == "X Black = seat 1, O White = seat 0; White (seat 0) to move"
     assert state.status(["ann", "bob"]) == "ann (White): territory 0; bob (Black): territory 19"
     assert state.seat_colours() == ["white", "black"]
+    answered = play("c3 b2", size=3)  # White's stones are O
+    assert answered.render().splitlines()[2:4] == ["  2    O . . .", "  3   . . X . ."]
 
 
 def test_the_ending_lights_each_colours_empty_territory():

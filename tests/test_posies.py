@@ -232,6 +232,7 @@ def test_split_into_equal_smallest_groups_needs_a_choice():
     legal = state.legal_moves()
     assert {"c4-d4/a4", "c4-d4/e4"} <= set(legal) and "c4-d4" not in legal
     reason = illegal(state, "c4-d4")
+    assert reason.startswith("removing c4-d4 splits a group")
     assert "equally small smallest groups of 2 (at a4, e4)" in reason and "'/cell'" in reason
     state.play("d4-c4/f4")  # any cell of the kept group; recorded by its first cell
     assert state.moves == ["c4-d4/e4"]
@@ -694,3 +695,8 @@ def test_every_legal_move_of_sparse_positions_removes_what_the_rules_say(seed):
             assert after.moves == [*state.moves, move] and after.current_player() == (mover + 1) % g.players
         state.play(rng.choice(legal))
     assert not reference_moves(state)
+
+
+def test_a_state_started_without_a_seed_is_seed_zeros():
+    g = game()
+    assert g.initial_state().setup_token() == g.initial_state(0).setup_token() != g.initial_state(1).setup_token()
