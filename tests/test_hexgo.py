@@ -551,6 +551,27 @@ def test_every_legal_move_of_a_few_games_plays_as_the_naive_referee_says(seed):
     )
 
 
+@pytest.mark.parametrize("seed, size", [(0, 4), (1, 5), (2, 5), (3, 6), (4, 5), (5, 7), (6, 6), (7, 5)])
+def test_after_every_move_the_game_answers_as_the_same_stones_drawn_afresh(seed, size):
+    """What a game keeps up move by move (legal houses, dominated regions, territories, the
+    end) is what the same stones drawn up from scratch give, after every move of a few games."""
+    rng, state = random.Random(seed), game(size).initial_state()
+    while not state.is_terminal():
+        state.play(rng.choice(state.legal_moves()))
+        if state.moves[-1] == "swap":
+            continue
+        black, white = (state.geo.names_of(state.stones[c]) for c in (BLACK, WHITE))
+        fresh = state.game.position(black, white, to_move=state.to_move())
+        for colour in (BLACK, WHITE):
+            assert state.legal_placements(colour) == fresh.legal_placements(colour), state.moves
+            assert state.dominated(colour) == fresh.dominated(colour), state.moves
+            assert state.territory(colour) == fresh.territory(colour), state.moves
+            assert state.can_play_outside_territory(colour) == fresh.can_play_outside_territory(colour)
+        assert state.is_terminal() == fresh.is_terminal() or "ply limit" in state.end_reason()
+        for house in black + white:
+            assert state.family_of(house) == fresh.family_of(house)
+
+
 def test_random_positions_agree_with_the_naive_referee():
     rng = random.Random(11)
     naive = Naive(4)
