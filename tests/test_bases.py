@@ -284,6 +284,13 @@ def test_off_board_corner_reason_does_not_list_it_as_a_cell() -> None:
         make_game("bases", {"layout": "a1,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5"})
 
 
+def test_a_name_that_is_no_cell_is_told_what_a_cell_is() -> None:
+    assert reason(play([]), "c8-z1") == (
+        "'z1' is not a cell of the 61-hex board: a lower-case column a-i and row 1-9 inside the hexagon, "
+        "e.g. e5 (a1, i9 and the other cut-off corners of the grid are not cells; see docs/rules/bases.md)"
+    )
+
+
 def test_long_junk_is_shortened_in_the_reason() -> None:
     assert len(reason(play([]), "x" * 10_000 + "-c6")) < 300
 

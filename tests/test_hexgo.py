@@ -173,7 +173,10 @@ def test_swap_gives_seat_1_the_opening_stone_and_seat_0_moves_next_as_white():
 def test_swap_is_only_seat_1s_first_move(moves):
     state = play(moves)
     assert "swap" not in state.legal_moves()
-    assert "seat 1's first move" in reason(state, "swap")
+    assert reason(state, "swap") == (
+        "swap is only allowed as seat 1's first move, answering the opening stone "
+        "(Opening: the opponent chooses whether to make the opening move)"
+    )
 
 
 # -- forbidden moves -----------------------------------------------------------------------
@@ -231,8 +234,9 @@ def test_a_finished_game_is_won_by_the_larger_territory():
 
 
 def test_non_string_move_is_illegal():
-    with pytest.raises(IllegalMove):
+    with pytest.raises(IllegalMove) as err:
         play("e5").play(None)  # type: ignore[arg-type]
+    assert err.value.move == "None" and "a move is a token such as 'e5' or 'swap'" in err.value.reason
 
 
 @pytest.mark.parametrize(

@@ -700,3 +700,31 @@ def test_every_legal_move_of_sparse_positions_removes_what_the_rules_say(seed):
 def test_a_state_started_without_a_seed_is_seed_zeros():
     g = game()
     assert g.initial_state().setup_token() == g.initial_state(0).setup_token() != g.initial_state(1).setup_token()
+
+
+@pytest.mark.parametrize(
+    "letters, move, said",
+    [
+        (
+            "uuppgg",
+            "c4-d4",
+            "removing c4-d4 splits a group and leaves 2 equally small smallest groups of 2 (at a4, e4): "
+            "the mover chooses which to keep, so add '/cell' naming a cell of it",
+        ),
+        (
+            "uppuuu",
+            "b4-c4/a4",
+            "removing b4-c4 leaves a single smallest group (at a4), which the mover keeps without choosing: "
+            "leave out the '/cell'",
+        ),
+        (
+            "p.pgg",
+            "a4-c4",
+            "b4 between a4 and c4 is empty: non-adjacent posies must be separated by an unbroken straight line of posies",
+        ),
+        ("pug", "a4-b4", "the game is over: no pair of like-coloured posies can be removed"),
+        ("pp", "a4", "expected two cells joined by '-', optionally '/cell' (e.g. c3-c4 or c3-c5/f2)"),
+    ],
+)
+def test_a_refusal_states_the_rule_in_full(letters, move, said):
+    assert illegal(row4(letters), move) == said
