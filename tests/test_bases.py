@@ -504,3 +504,8 @@ def test_a_side_whose_only_pieces_with_room_are_frozen_has_no_move_and_loses() -
     steps = state.game.board.step
     free = [p for p in state.pieces[RED] if any(s[p] != -1 and state.cells[s[p]] == 0 for s in steps)]
     assert free and all(state.is_frozen(p) for p in free)
+
+
+def test_a_zero_length_or_malformed_move_states_the_rule_in_full() -> None:
+    assert reason(play([]), "c8-c8") == "zero-length move: a piece must slide at least one hex"
+    assert reason(play([]), "c8") == "malformed move: expected 'from-to', two cell names joined by '-', e.g. 'c8-c6'"

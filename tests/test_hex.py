@@ -554,3 +554,16 @@ def test_a_refusal_names_the_move_refused(moves, move, said):
     with pytest.raises(IllegalMove) as err:
         off.play("swap")
     assert err.value.move == "swap" and "swap rule is off" in err.value.reason
+
+
+def test_the_refusals_of_a_finished_game_and_of_a_swap_state_the_rule_in_full():
+    over = play(["a1", "b1", "a2", "b2", "a3", "b3", "a4"], size=4, swap=False)
+    with pytest.raises(IllegalMove) as err:
+        over.play("d4")
+    assert err.value.reason == "the game is over"
+    with pytest.raises(IllegalMove) as err:
+        play([], size=5).play("swap")
+    assert err.value.reason == "swap is only allowed as Blue's first move, right after Red's first stone"
+    with pytest.raises(IllegalMove) as err:
+        play(["c3"], size=5, swap=False).play("swap")
+    assert err.value.reason == "the swap rule is off in this game"

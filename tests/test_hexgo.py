@@ -702,3 +702,15 @@ def test_a_clone_of_a_finished_game_is_finished_for_the_same_reason():
         state.play(state.random_move(rng))
     other = state.clone()
     assert other.is_terminal() and other.end_reason() == state.end_reason() != "not over"
+
+
+@pytest.mark.parametrize("size", [2, 13])
+def test_the_ply_cap_defaults_to_four_per_house_at_the_smallest_and_largest_sizes(size):
+    assert game(size).options.max_plies == 4 * (3 * size * size - 3 * size + 1)
+
+
+def test_a_drawn_up_position_that_could_not_arise_names_the_stones_at_fault():
+    with pytest.raises(ValueError, match=r"^Black stones \['a9'\] can never link a pair"):
+        pos(black="a9", white="a8 b8 b9")
+    with pytest.raises(ValueError, match=r"^White stones \['h1'\] lie in a region dominated by the other colour"):
+        pos(black="g1 g2 h2 i2", white="h1")

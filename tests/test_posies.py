@@ -728,3 +728,26 @@ def test_a_state_started_without_a_seed_is_seed_zeros():
 )
 def test_a_refusal_states_the_rule_in_full(letters, move, said):
     assert illegal(row4(letters), move) == said
+
+
+def test_hidden_information_errors_state_the_rule_in_full():
+    g = game(variant=2)
+    engine = g.state_from_setup(FULL)
+    with pytest.raises(ValueError) as err:
+        engine.points(0)
+    assert str(err.value) == (
+        "seat 0's hidden posy is unknown to this state, so its variant 2 score is unknown "
+        "(only the referee's state knows all)"
+    )
+    with pytest.raises(ValueError) as err:
+        engine.apply_private(0, "hidden blue")
+    assert str(err.value) == (
+        "posies variant 2: unexpected private payload 'hidden blue' (variant 2 sends 'hidden pink|purple|green')"
+    )
+    played = g.initial_state(1)
+    played.play(played.legal_moves()[0])
+    with pytest.raises(ValueError, match="^the hidden posies are drawn before the first move$"):
+        played.deal(3)
+    with pytest.raises(OptionError) as err:
+        g.parse_setup("pug")
+    assert str(err.value) == "posies setup token must be 51 letters, one per point in board order (p/u/g), got 3"
