@@ -493,16 +493,17 @@ def test_a_game_not_over_says_so_in_each_answer() -> None:
     assert state.is_terminal() is False and state.winner() is None and state.end_reason() == "not over"
 
 
-def test_a_side_whose_only_pieces_with_room_are_frozen_has_no_move_and_loses() -> None:
-    # A random game (seed 78) that ends at ply 180 with Red to move: every Red piece with an
-    # empty neighbour stands frozen on Blue's base, so Red has no move and Blue wins.
-    rng, state = random.Random(78), play([], max_plies=400)
+@pytest.mark.parametrize("seed, plies, loser", [(78, 180, RED), (82, 201, BLUE)])
+def test_a_side_whose_only_pieces_with_room_are_frozen_has_no_move_and_loses(seed: int, plies: int, loser: int) -> None:
+    # Random games that end with the side to move stuck: every one of its pieces with an empty
+    # neighbour stands frozen on the other's base, so it has no move and the other side wins.
+    rng, state = random.Random(seed), play([], max_plies=400)
     while not state.is_terminal():
         state.play(rng.choice(state.legal_moves()))
-    assert len(state.moves) == 180 and state.end_reason() == "Red has no move"
-    assert state.winner() == BLUE and state.scores() == [0.0, 1.0] and state.legal_moves() == []
+    assert len(state.moves) == plies and state.end_reason() == f"{('Red', 'Blue')[loser]} has no move"
+    assert state.winner() == 1 - loser and state.scores()[loser] == 0.0 and state.legal_moves() == []
     steps = state.game.board.step
-    free = [p for p in state.pieces[RED] if any(s[p] != -1 and state.cells[s[p]] == 0 for s in steps)]
+    free = [p for p in state.pieces[loser] if any(s[p] != -1 and state.cells[s[p]] == 0 for s in steps)]
     assert free and all(state.is_frozen(p) for p in free)
 
 
