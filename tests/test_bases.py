@@ -36,6 +36,7 @@ def reason(state: BasesState, move: str) -> str:
     with pytest.raises(IllegalMove) as info:
         state.play(move)
     assert (state.render(), list(state.moves), state.legal_moves()) == before, "state changed"
+    assert info.value.move == move and str(info.value).startswith(f"illegal move {move!r}: ")  # the move refused
     return info.value.reason
 
 
@@ -283,6 +284,13 @@ def test_off_board_corner_reason_does_not_list_it_as_a_cell() -> None:
         make_game("bases", {"layout": "a1,b9,c9,d9,e9,a8/f1,g1,h1,f2,g2,f3/a5,c5,e5,g5,i5"})
 
 
+def test_a_name_that_is_no_cell_is_told_what_a_cell_is() -> None:
+    assert reason(play([]), "c8-z1") == (
+        "'z1' is not a cell of the 61-hex board: a lower-case column a-i and row 1-9 inside the hexagon, "
+        "e.g. e5 (a1, i9 and the other cut-off corners of the grid are not cells; see docs/rules/bases.md)"
+    )
+
+
 def test_long_junk_is_shortened_in_the_reason() -> None:
     assert len(reason(play([]), "x" * 10_000 + "-c6")) < 300
 
@@ -478,3 +486,27 @@ def test_a_win_by_blocking_lights_no_base() -> None:
     state.play("i5-i3")  # Blue is left without a move: Red wins, no base decided it
     assert state.winner() == RED and state.end_reason() == "Blue has no move"
     assert state.details() == {} and state.ending(["r", "b"]).marks == {"occupied": []}
+
+
+def test_a_game_not_over_says_so_in_each_answer() -> None:
+    state = play("c8-c6")
+    assert state.is_terminal() is False and state.winner() is None and state.end_reason() == "not over"
+
+
+@pytest.mark.parametrize("seed, plies, loser", [(78, 180, RED), (82, 201, BLUE)])
+def test_a_side_whose_only_pieces_with_room_are_frozen_has_no_move_and_loses(seed: int, plies: int, loser: int) -> None:
+    # Random games that end with the side to move stuck: every one of its pieces with an empty
+    # neighbour stands frozen on the other's base, so it has no move and the other side wins.
+    rng, state = random.Random(seed), play([], max_plies=400)
+    while not state.is_terminal():
+        state.play(rng.choice(state.legal_moves()))
+    assert len(state.moves) == plies and state.end_reason() == f"{('Red', 'Blue')[loser]} has no move"
+    assert state.winner() == 1 - loser and state.scores()[loser] == 0.0 and state.legal_moves() == []
+    steps = state.game.board.step
+    free = [p for p in state.pieces[loser] if any(s[p] != -1 and state.cells[s[p]] == 0 for s in steps)]
+    assert free and all(state.is_frozen(p) for p in free)
+
+
+def test_a_zero_length_or_malformed_move_states_the_rule_in_full() -> None:
+    assert reason(play([]), "c8-c8") == "zero-length move: a piece must slide at least one hex"
+    assert reason(play([]), "c8") == "malformed move: expected 'from-to', two cell names joined by '-', e.g. 'c8-c6'"

@@ -253,13 +253,20 @@ def test_equal_groups_are_a_draw_worth_half_each() -> None:
     state = new(2)
     state._result = (None, -1, [3, 2], [3, 2])  # unreachable on an odd board; the branch still works
     assert state.scores() == [0.5, 0.5] and state.winner() is None and state.places() == [0, 0]
-    assert "draw" in state.end_reason()
+    assert state.end_reason() == "board full: equal groups, draw"
 
 
 def test_scores_before_the_end_raise() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^the game is not over$"):
         new().scores()
     assert new().winner() is None and new().end_reason() == "not over"
+
+
+def test_a_clone_of_a_finished_game_keeps_its_result() -> None:
+    state = after("b2", "b1", "b3", "a2", "a3,c1", "c2", size=2)
+    copy = state.clone()
+    assert copy.is_terminal() and copy.winner() == WHITE and copy.scores() == [1.0, 0.0]
+    assert copy.end_reason() == state.end_reason() and copy.legal_moves() == []
 
 
 def test_render_and_setup() -> None:
@@ -295,6 +302,16 @@ def brute_force_legal(state: GroupsState) -> set[str]:
 @FAST
 @given(seed=st.integers(0, 2**32), size=st.sampled_from([2, 3, 4]))
 def test_legal_moves_is_exactly_what_play_accepts(seed: int, size: int) -> None:
+    rng, state = random.Random(seed), new(size)
+    while not state.is_terminal():
+        legal = state.legal_moves()
+        assert len(legal) == len(set(legal)) and set(legal) == brute_force_legal(state)
+        state.play(rng.choice(legal))
+
+
+@pytest.mark.parametrize("seed, size", [(0, 2), (1, 3), (2, 3), (3, 3)])
+def test_legal_moves_of_a_few_games_are_exactly_what_play_accepts(seed: int, size: int) -> None:
+    """The quick form of the hypothesis test above: a few fixed games on the smaller boards."""
     rng, state = random.Random(seed), new(size)
     while not state.is_terminal():
         legal = state.legal_moves()

@@ -532,3 +532,38 @@ def test_play_placements_puts_each_stone_as_play_does_and_stops_where_play_must_
                     assert fast.legal_moves() == slow.legal_moves()
                     assert fast.random_move(random.Random(5)) == slow.random_move(random.Random(5))
         assert whole.play_placements(["a1"]) == [] and whole.moves == moves  # over: nothing more
+
+
+@pytest.mark.parametrize(
+    "moves, move, said",
+    [
+        (["a1", "b1", "a2", "b2", "a3", "b3", "a4"], "d4", "the game is over"),
+        (["c3", "d4"], "c3", "c3 is already occupied"),
+        (["c3"], "z9", "not a cell of the 5x5 board"),
+        (["c3", "d4"], "swap", "only allowed as Blue's first move"),
+        ([], "swap", "only allowed as Blue's first move"),
+    ],
+)
+def test_a_refusal_names_the_move_refused(moves, move, said):
+    state = play(moves, size=4 if len(moves) > 2 else 5, swap=len(moves) <= 2)
+    with pytest.raises(IllegalMove) as err:
+        state.play(move)
+    assert err.value.move == move and str(err.value).startswith(f"illegal move {move!r}: ")
+    assert said in err.value.reason
+    off = play(["c3"], size=5, swap=False)
+    with pytest.raises(IllegalMove) as err:
+        off.play("swap")
+    assert err.value.move == "swap" and "swap rule is off" in err.value.reason
+
+
+def test_the_refusals_of_a_finished_game_and_of_a_swap_state_the_rule_in_full():
+    over = play(["a1", "b1", "a2", "b2", "a3", "b3", "a4"], size=4, swap=False)
+    with pytest.raises(IllegalMove) as err:
+        over.play("d4")
+    assert err.value.reason == "the game is over"
+    with pytest.raises(IllegalMove) as err:
+        play([], size=5).play("swap")
+    assert err.value.reason == "swap is only allowed as Blue's first move, right after Red's first stone"
+    with pytest.raises(IllegalMove) as err:
+        play(["c3"], size=5, swap=False).play("swap")
+    assert err.value.reason == "the swap rule is off in this game"

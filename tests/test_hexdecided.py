@@ -143,3 +143,20 @@ def test_verify_refuses_a_decided_record_whose_position_is_not():
     )
     assert not record["ok"]
     assert record["mismatches"][0]["reason"] == "the position is not decided"
+
+
+def test_a_search_that_runs_out_of_steps_says_not_decided():
+    """A 13x13 lattice of Red stones, each bridged to six others, with Blue's two last rows shut:
+    the search runs out of steps before it has tried every path, and then says not decided
+    (with the rows open the chain is found at once)."""
+    from arena.rules.hexdecided import has_unstoppable_chain
+    from arena.rules.hexgrid import Board
+
+    size = 13
+    board = Board.rhombus(size)
+
+    def lattice(shut: bool) -> list[int]:
+        return [BLUE if shut and r >= size - 2 else RED if (r - c) % 3 == 0 else -1 for r, c in board.coords]
+
+    assert has_unstoppable_chain(board, size, lattice(shut=False), RED, -1)
+    assert not has_unstoppable_chain(board, size, lattice(shut=True), RED, -1)

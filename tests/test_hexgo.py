@@ -44,6 +44,7 @@ def reason(state: HexGoState, move: str) -> str:
     with pytest.raises(IllegalMove) as err:
         state.play(move)
     assert (state.render(), state.snapshot(), list(state.moves)) == before, "state changed"
+    assert err.value.move == move and str(err.value).startswith(f"illegal move {move!r}: ")  # the move refused
     return err.value.reason
 
 
@@ -172,7 +173,10 @@ def test_swap_gives_seat_1_the_opening_stone_and_seat_0_moves_next_as_white():
 def test_swap_is_only_seat_1s_first_move(moves):
     state = play(moves)
     assert "swap" not in state.legal_moves()
-    assert "seat 1's first move" in reason(state, "swap")
+    assert reason(state, "swap") == (
+        "swap is only allowed as seat 1's first move, answering the opening stone "
+        "(Opening: the opponent chooses whether to make the opening move)"
+    )
 
 
 # -- forbidden moves -----------------------------------------------------------------------
@@ -230,8 +234,9 @@ def test_a_finished_game_is_won_by_the_larger_territory():
 
 
 def test_non_string_move_is_illegal():
-    with pytest.raises(IllegalMove):
+    with pytest.raises(IllegalMove) as err:
         play("e5").play(None)  # type: ignore[arg-type]
+    assert err.value.move == "None" and "a move is a token such as 'e5' or 'swap'" in err.value.reason
 
 
 @pytest.mark.parametrize(
@@ -280,6 +285,17 @@ def test_dominated_house_is_forbidden_for_the_enemy_and_names_the_family():
     assert "region dominated by the Black family g1-g2-h2-i2 linking sides A-B" in text
     assert "Forbidden Moves" in text
     assert "h1" in pos(black="g1 g2 h2 i2").legal_moves()  # Black may play there
+
+
+def test_a_dominated_house_names_the_family_that_dominates_it_its_pair_and_a_long_family_cut_short():
+    # Two Black families: g1-g2-h2-i2 links A-B around h1 and i1; the nine stones from e1 to a9
+    # (the first in board order) link E-F and dominate a5..d2.
+    state = pos(black="g1 g2 h2 i2 e1 e2 d3 d4 c5 b6 b7 b8 a9", to_move=WHITE)
+    assert "by the Black family g1-g2-h2-i2 linking sides A-B: " in reason(state, "h1")
+    text = reason(state, "a5")
+    assert "by the Black family e1-e2-d3-d4-c5-b6-... (9 stones) linking sides E-F: " in text
+    six = pos(black="f1 f2 g2 h1 h2 i2", to_move=WHITE)  # six stones are named in full
+    assert "by the Black family f1-h1-f2-g2-h2-i2 linking sides A-B: " in reason(six, "g1")
 
 
 def test_forbidden_both_ways_in_the_a_b_c_position():
@@ -513,6 +529,53 @@ def test_fast_referee_agrees_with_the_naive_one(seed):
     assert naive.over(stone_sets(final)) or "ply limit" in final.end_reason()
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_every_legal_move_of_a_few_games_plays_as_the_naive_referee_says(seed):
+    """A few fixed games, every legal move tried: the fast referee's legal houses, captures,
+    territories and end agree with the naive one's (the quick form of the hypothesis test)."""
+    size = 3
+    naive = Naive(size)
+
+    def check(state, legal):
+        stones, colour, board = stone_sets(state), state.to_move(), state.game.board
+        assert {board.index(m) for m in legal if m != "swap"} == naive.legal(stones, colour)
+        assert not state.moves or not naive.over(stones)
+        for seat in (0, 1):
+            assert state.scores()[seat] == len(naive.territory(stones, state.colour_of(seat)))
+        for move in legal:
+            if move != "swap":
+                after = state.clone()
+                after.play(move)
+                assert stone_sets(after) == naive.play(stones, colour, board.index(move)), move
+                assert after.is_terminal() == naive.over(stone_sets(after)), move
+
+    final = random_game(seed, size, check)
+    assert naive.over(stone_sets(final)) and final.winner() == (
+        None if final.scores()[0] == final.scores()[1] else int(final.scores()[1] > final.scores()[0])
+    )
+
+
+@pytest.mark.parametrize("seed, size", [(0, 4), (1, 5), (2, 5), (3, 6), (4, 5), (5, 7), (6, 6), (7, 5)])
+def test_after_every_move_the_game_answers_as_the_same_stones_drawn_afresh(seed, size):
+    """What a game keeps up move by move (legal houses, dominated regions, territories, the
+    end) is what the same stones drawn up from scratch give, after every move of a few games."""
+    rng, state = random.Random(seed), game(size).initial_state()
+    while not state.is_terminal():
+        state.play(rng.choice(state.legal_moves()))
+        if state.moves[-1] == "swap":
+            continue
+        black, white = (state.geo.names_of(state.stones[c]) for c in (BLACK, WHITE))
+        fresh = state.game.position(black, white, to_move=state.to_move())
+        for colour in (BLACK, WHITE):
+            assert state.legal_placements(colour) == fresh.legal_placements(colour), state.moves
+            assert state.dominated(colour) == fresh.dominated(colour), state.moves
+            assert state.territory(colour) == fresh.territory(colour), state.moves
+            assert state.can_play_outside_territory(colour) == fresh.can_play_outside_territory(colour)
+        assert state.is_terminal() == fresh.is_terminal() or "ply limit" in state.end_reason()
+        for house in black + white:
+            assert state.family_of(house) == fresh.family_of(house)
+
+
 def test_random_positions_agree_with_the_naive_referee():
     rng = random.Random(11)
     naive = Naive(4)
@@ -563,6 +626,8 @@ def test_the_text_board_and_status_line_follow_the_swap():
     assert state.render().splitlines()[-1] == "X Black = seat 1, O White = seat 0; White (seat 0) to move"
     assert state.status(["ann", "bob"]) == "ann (White): territory 0; bob (Black): territory 19"
     assert state.seat_colours() == ["white", "black"]
+    answered = play("c3 b2", size=3)  # White's stones are O
+    assert answered.render().splitlines()[2:4] == ["  2    O . . .", "  3   . . X . ."]
 
 
 def test_the_ending_lights_each_colours_empty_territory():
@@ -637,3 +702,15 @@ def test_a_clone_of_a_finished_game_is_finished_for_the_same_reason():
         state.play(state.random_move(rng))
     other = state.clone()
     assert other.is_terminal() and other.end_reason() == state.end_reason() != "not over"
+
+
+@pytest.mark.parametrize("size", [2, 13])
+def test_the_ply_cap_defaults_to_four_per_house_at_the_smallest_and_largest_sizes(size):
+    assert game(size).options.max_plies == 4 * (3 * size * size - 3 * size + 1)
+
+
+def test_a_drawn_up_position_that_could_not_arise_names_the_stones_at_fault():
+    with pytest.raises(ValueError, match=r"^Black stones \['a9'\] can never link a pair"):
+        pos(black="a9", white="a8 b8 b9")
+    with pytest.raises(ValueError, match=r"^White stones \['h1'\] lie in a region dominated by the other colour"):
+        pos(black="g1 g2 h2 i2", white="h1")

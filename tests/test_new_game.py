@@ -251,3 +251,52 @@ def test_games_without_fixed_colours_or_a_status_line_show_none():
     assert make_game("posies", {"players": 3}).initial_state().seat_colours() == ["", "", ""]
     assert make_game("hex", {}).initial_state().seat_colours() == ["red", "blue"]
     assert make_game("hex", {}).initial_state().status(["a", "b"]) == ""
+
+
+SHOWN = {
+    "hex": (
+        [
+            "after a swap (b3 swap ... : b3 is the only free cell, Blue to move)",
+            "swap off (swap=false, b3, Blue to move: 'swap' is not a move)",
+        ],
+        {"last": "the move shown", "chain": "the winning chain, joining the winner's two edges"},
+    ),
+    "groups": (
+        ["a multi-stone turn"],
+        {
+            "last": "the move shown (its stones)",
+            "deciding": "the winner's group that decided the game (its largest, unless the largest tie)",
+        },
+    ),
+    "bases": (
+        ["a base one piece from full"],
+        {
+            "last": "the move shown: where the piece slid to",
+            "gone": "dotted: where it slid from",
+            "occupied": "the base the winner filled",
+        },
+    ),
+    "posies": (
+        ["three seats, hidden colour ('private' line), seat 2 to move"],
+        {"last": "the move shown: the pair it removed", "kept": "fine dots: the group the mover kept (a split)"},
+    ),
+    "hexgo": (
+        ["after captures"],
+        {
+            "last": "the move shown",
+            "gone": "dotted: a stone the move shown captured",
+            "territory-black": "small dot: Black's territory (an empty house it dominates)",
+            "territory-white": "small dot: White's territory (an empty house it dominates)",
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHOWN))
+def test_each_games_check_engine_labels_and_legend_read_as_written(name):
+    """The words `arena check-engine` prints for each position and the viewer's legend shows
+    for each mark (nothing is built: a position's label is read, not the position)."""
+    game = make_game(name, {})
+    labels, meanings = SHOWN[name]
+    assert [position.label for position in game.check_positions(lambda g, seed: g.initial_state(seed))] == labels
+    assert {mark.name: mark.meaning for mark in game.picture().marks} == meanings

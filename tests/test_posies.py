@@ -232,6 +232,7 @@ def test_split_into_equal_smallest_groups_needs_a_choice():
     legal = state.legal_moves()
     assert {"c4-d4/a4", "c4-d4/e4"} <= set(legal) and "c4-d4" not in legal
     reason = illegal(state, "c4-d4")
+    assert reason.startswith("removing c4-d4 splits a group")
     assert "equally small smallest groups of 2 (at a4, e4)" in reason and "'/cell'" in reason
     state.play("d4-c4/f4")  # any cell of the kept group; recorded by its first cell
     assert state.moves == ["c4-d4/e4"]
@@ -654,3 +655,99 @@ def test_an_engines_board_at_the_end_scores_only_the_seat_whose_hidden_posy_it_k
         "seat 0: pink 7 purple 7 green 7, hidden pink, score 38",
         "seat 1: pink 9 purple 8 green 8, hidden unknown",
     ]
+
+
+def reference_removed(state: PosiesState, move: str) -> set[int]:
+    """The points a legal ``move`` empties, straight from the rules text: the pair, and
+    the smallest part of its group (the one named after '/', if any) when the group splits."""
+    board, cells = state.game.board, state.cells
+    pair, _, choice = move.partition("/")
+    a, b = (board.index(name) for name in pair.split("-"))
+    occupied = [i for i, c in enumerate(cells) if c != EMPTY]
+    group = next(set(g) for g in connected_components(occupied, board.neighbours) if a in g)
+    parts = connected_components(group - {a, b}, board.neighbours)
+    if len(parts) < 2:
+        return {a, b}
+    size = min(map(len, parts))
+    kept = [set(p) for p in parts if len(p) == size and (not choice or board.index(choice) in p)]
+    assert len(kept) == 1
+    return {a, b} | kept[0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_legal_move_of_sparse_positions_removes_what_the_rules_say(seed):
+    """Random half-empty boards split often, and in every way: each legal move is the brute
+    force's, and playing it empties the pair and the kept group, which the mover takes."""
+    rng = random.Random(seed)
+    g = game(players=2 + seed % 2)
+    names = g.board.names
+    state = position({names[i]: rng.choice("pug") for i in g.board if rng.random() < 0.55}, players=2 + seed % 2)
+    while not state.is_terminal():
+        legal = state.legal_moves()
+        assert len(legal) == len(set(legal)) and set(legal) == reference_moves(state)
+        for move in legal:
+            after, mover = state.clone(), state.current_player()
+            after.play(move)
+            removed = {i for i in g.board if state.cells[i] != EMPTY and after.cells[i] == EMPTY}
+            assert removed == reference_removed(state, move), move
+            taken = [sum(state.cells[i] == c for i in removed) for c in range(3)]
+            assert after.captured[mover] == [n + t for n, t in zip(state.captured[mover], taken)]
+            assert after.moves == [*state.moves, move] and after.current_player() == (mover + 1) % g.players
+        state.play(rng.choice(legal))
+    assert not reference_moves(state)
+
+
+def test_a_state_started_without_a_seed_is_seed_zeros():
+    g = game()
+    assert g.initial_state().setup_token() == g.initial_state(0).setup_token() != g.initial_state(1).setup_token()
+
+
+@pytest.mark.parametrize(
+    "letters, move, said",
+    [
+        (
+            "uuppgg",
+            "c4-d4",
+            "removing c4-d4 splits a group and leaves 2 equally small smallest groups of 2 (at a4, e4): "
+            "the mover chooses which to keep, so add '/cell' naming a cell of it",
+        ),
+        (
+            "uppuuu",
+            "b4-c4/a4",
+            "removing b4-c4 leaves a single smallest group (at a4), which the mover keeps without choosing: "
+            "leave out the '/cell'",
+        ),
+        (
+            "p.pgg",
+            "a4-c4",
+            "b4 between a4 and c4 is empty: non-adjacent posies must be separated by an unbroken straight line of posies",
+        ),
+        ("pug", "a4-b4", "the game is over: no pair of like-coloured posies can be removed"),
+        ("pp", "a4", "expected two cells joined by '-', optionally '/cell' (e.g. c3-c4 or c3-c5/f2)"),
+    ],
+)
+def test_a_refusal_states_the_rule_in_full(letters, move, said):
+    assert illegal(row4(letters), move) == said
+
+
+def test_hidden_information_errors_state_the_rule_in_full():
+    g = game(variant=2)
+    engine = g.state_from_setup(FULL)
+    with pytest.raises(ValueError) as err:
+        engine.points(0)
+    assert str(err.value) == (
+        "seat 0's hidden posy is unknown to this state, so its variant 2 score is unknown "
+        "(only the referee's state knows all)"
+    )
+    with pytest.raises(ValueError) as err:
+        engine.apply_private(0, "hidden blue")
+    assert str(err.value) == (
+        "posies variant 2: unexpected private payload 'hidden blue' (variant 2 sends 'hidden pink|purple|green')"
+    )
+    played = g.initial_state(1)
+    played.play(played.legal_moves()[0])
+    with pytest.raises(ValueError, match="^the hidden posies are drawn before the first move$"):
+        played.deal(3)
+    with pytest.raises(OptionError) as err:
+        g.parse_setup("pug")
+    assert str(err.value) == "posies setup token must be 51 letters, one per point in board order (p/u/g), got 3"
