@@ -5,7 +5,7 @@ hand-written elimination over Python lists (its cost grew with the cube of the f
 held every game's results): ``benchmarks/rating_list_fit.py`` runs it side by side with
 today's fit where it finishes, and tests/test_elo_scale.py checks on random fields that both
 give the same ratings, intervals and covariance (to 1e-6 Elo).  Only its imports changed: what
-both fits share (a game's pairwise results, a rating, the ranking, the prior) comes from there.
+both fits share (a game's pairwise results, a rating and its results.json row, the ranking, the prior) comes from there.
 """
 
 from __future__ import annotations
@@ -75,20 +75,7 @@ class EloFit:
             "anchor": self.anchor,
             "confidence": self.confidence,
             "interval_method": self.interval_method,
-            "ratings": [
-                {
-                    "engine": r.engine,
-                    "elo": _round(r.elo),
-                    "low": _round(r.low),
-                    "high": _round(r.high),
-                    "stderr": _round(r.stderr),
-                    "bound": r.bound,
-                    "games": r.games,
-                    "points": r.points,
-                    "results": r.results,
-                }
-                for r in self.ratings
-            ],
+            "ratings": [r.row() for r in self.ratings],
             "los": {"engines": names, "matrix": [[_round(v, 4) for v in row] for row in self.los_matrix(names)]},
         }
 

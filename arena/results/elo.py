@@ -136,6 +136,20 @@ class EloRating:
     results: int  # pairwise results (the denominator of points)
     bound: str | None = None  # None (rated), "above", "below", "between" or "unconnected"
 
+    def row(self) -> RatingRow:
+        """The rating as results.json writes it, rounded."""
+        return {
+            "engine": self.engine,
+            "elo": _round(self.elo),
+            "low": _round(self.low),
+            "high": _round(self.high),
+            "stderr": _round(self.stderr),
+            "bound": self.bound,
+            "games": self.games,
+            "points": self.points,
+            "results": self.results,
+        }
+
     @property
     def score(self) -> float | None:
         """Share of pairwise points, 0..1 (None: no results)."""
@@ -229,20 +243,7 @@ class EloFit:
 
     def rows(self) -> list[RatingRow]:
         """Each engine's rating as results.json writes it, rounded."""
-        return [
-            {
-                "engine": r.engine,
-                "elo": _round(r.elo),
-                "low": _round(r.low),
-                "high": _round(r.high),
-                "stderr": _round(r.stderr),
-                "bound": r.bound,
-                "games": r.games,
-                "points": r.points,
-                "results": r.results,
-            }
-            for r in self.ratings
-        ]
+        return [r.row() for r in self.ratings]
 
     def as_dict(self) -> dict[str, JsonValue]:
         """JSON-ready: numbers as numbers, None (null) where a value is unbounded."""
