@@ -733,11 +733,17 @@ def test_a_cluster_run_is_watched_with_its_moves_sent_over_dask(tmp_path, monkey
         seen["before"] = list(relayed)
         page = FeedReader(URL.search(told[0]).group(0) + "0/feed")  # type: ignore[union-attr]
         page.start()
-        while time.monotonic() < deadline and not any(len(m) >= 5 for m in page.shown().values()):
+
+        def followed() -> list[int]:
+            """The games the page has five moves of, some of them sent as news (a ``moves`` event)."""
+            news = {value["id"] for kind, value in list(page.events) if kind == "moves"}
+            return [game for game, moves in page.shown().items() if len(moves) >= 5 and game in news]
+
+        while time.monotonic() < deadline and not followed():
             time.sleep(0.2)
-        # The game checked below: the first the page was sent five moves of, at the engines' pace
-        # (a game played after the file below may end before it is sent, then whole, as no news).
-        seen["game"] = max(page.shown().items(), key=lambda item: len(item[1]))[0] if page.shown() else None
+        # The game checked below: one the page was sent five moves of and news of, at the engines'
+        # pace (once the file below is made, a game may end before its next moves are sent).
+        seen["game"] = next(iter(followed()), None)
         seen["page"] = page
         fast.touch()
 
