@@ -1,0 +1,85 @@
+"""The site's plots drawn exactly: each plot of fixed data is compared with the SVG it gave when
+it was last looked at (tests/data/plots/), so a changed margin, tick, colour or sample shows.
+
+After a deliberate change to a plot, look at the new pictures and write them anew:
+``ARENA_UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest tests/test_plots.py``."""
+
+from __future__ import annotations
+
+import math
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from arena.results.site import plots
+from arena.results.site.palette import DARK, LIGHT, SERIES, SERIES_DARK
+
+SNAPSHOTS = Path(__file__).parent / "data" / "plots"
+
+
+def _llr(n: int) -> list[float]:
+    return [math.sin(k / 7) * 2 + k / (n + 1) for k in range(n)]
+
+
+def _history(n: int, drift: float) -> list[tuple[int, float, float]]:
+    return [(k + 1, 25 + drift * k, 8.3 * 0.996**k) for k in range(n)]
+
+
+PLOTS = {
+    "sprt": lambda: plots.sprt_plot([0.1, -0.4, 0.7, 1.3, 2.2], -2.94, 2.94),
+    "sprt-labelled": lambda: plots.sprt_plot([0.2, -0.5, -1.1], -1.5, 2.5, "new <b> vs old"),
+    "sprt-one-pair": lambda: plots.sprt_plot([0.3], -2.94, 2.94),
+    "sprt-sampled": lambda: plots.sprt_plot(_llr(1001), -2.94, 2.94),
+    "ratings": lambda: plots.ratings_plot(
+        {"alpha": _history(4, 0.6), "beta\x1b[31m": _history(3, -0.4), "gone": [], "long": _history(45, 0.02)}
+    ),
+    "ratings-sampled": lambda: plots.ratings_plot({"a": _history(803, 0.001)}),
+    "scores": lambda: plots.score_matrix_plot(
+        ["alpha", "beta", "a much longer name"], [[None, 62.5, 100.0], [37.5, None, 0.0], [0.0, 100.0, None]]
+    ),
+    "scores-pair": lambda: plots.score_matrix_plot(["a", "b"], [[None, 50.0], [50.0, None]]),
+    "elo": lambda: plots.elo_plot([("alpha", 120.0, 60.5, 180.2), ("beta", 0.0, -40.0, 41.0), ("c", -95.5, -170, -20)]),
+    "elo-one": lambda: plots.elo_plot([("solo", 0.0, 0.0, 0.0)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLOTS))
+def test_each_plot_of_fixed_data_is_the_svg_it_was_when_looked_at(name):
+    svg = PLOTS[name]()
+    ET.fromstring(svg)  # well-formed: an <img> shows nothing of a broken file
+    snapshot = SNAPSHOTS / f"{name}.svg"
+    if os.environ.get("ARENA_UPDATE_SNAPSHOTS"):
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
+        snapshot.write_text(svg, encoding="utf-8")
+    assert svg == snapshot.read_text(encoding="utf-8"), f"{name}: the plot changed; see this file's docstring"
+
+
+def test_a_long_line_is_drawn_from_at_most_max_points_samples_and_keeps_its_last():
+    points = list(range(1001))
+    picked = plots._sample(points)
+    assert len(picked) == plots.MAX_POINTS + 1 and picked[0] == 0 and picked[-1] == 1000
+    assert picked[1] - picked[0] == 2 and picked[-2] == int((plots.MAX_POINTS - 1) * 1001 / plots.MAX_POINTS)
+    assert plots._sample(points[:400]) == points[:400]
+
+
+def test_ticks_are_round_steps_inside_the_range():
+    assert plots.ticks(0, 1) == pytest.approx([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    assert plots.ticks(-3, 3) == [-3, -2, -1, 0, 1, 2, 3]
+    assert plots.ticks(0.5, 37) == [10, 20, 30]
+    assert plots.ticks(1, 1000) == [200, 400, 600, 800, 1000]
+    assert plots.ticks(1, 1000, wanted=2) == [500, 1000]
+    assert plots.ticks(-2.94, 2.94) == [-2, -1, 0, 1, 2]
+    assert plots.ticks(5, 5) == [5] and plots.ticks(5, 4) == [5]
+    assert plots.ticks(math.nan, 1) == [] and plots.ticks(0, math.inf) == [0]
+
+
+def test_each_schemes_style_sets_every_role_and_series_colour():
+    style = plots._scheme({role: f"#{k:06x}" for k, role in enumerate(plots.ROLES)}, ("#aa0000", "#00bb00"))
+    assert style == (
+        "--surface:#000000;--text:#000001;--muted:#000002;--border:#000003;--grid:#000004;--accent:#000005;"
+        "--win:#000006;--loss:#000007;--series-1:#aa0000;--series-2:#00bb00"
+    )
+    assert plots.SCHEMES.startswith(f"<style>svg{{{plots._scheme(LIGHT, SERIES)}}}\n")
+    assert f"@media (prefers-color-scheme: dark){{svg{{{plots._scheme(DARK, SERIES_DARK)}}}}}</style>" in plots.SCHEMES
