@@ -22,7 +22,7 @@ from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tourname
 
 from arena.record import GameRecord
 from arena.results.fit import fit_table, wrap
-from arena.results.matchline import match_counts, match_figures, match_line, match_note
+from arena.results.matchline import match_block, match_counts, match_figures, match_line, match_note
 
 # -- the figures -----------------------------------------------------------------
 
@@ -71,6 +71,51 @@ def test_a_clean_sweep_is_finite_with_a_bound_and_a_mark():
     line = match_line(f)
     assert line.startswith("Elo: 528.9† +/- 251.6, nElo: ") and "inf" not in line and "nan" not in line
     assert "virtual drawn pair" in (match_note(f) or "")
+
+
+def test_results_json_holds_the_figures_rounded_as_the_line_is_read():
+    # the figures of the two tests above, to two places (a percentage's too) and the ratio to four
+    assert match_figures([0, 2, 4, 3, 1]).as_dict() == {  # type: ignore[union-attr]
+        "units": "pairs",
+        "count": 10,
+        "elo": 52.51,
+        "elo_error": 102.18,
+        "nelo": 81.89,
+        "nelo_error": 152.27,
+        "los_pct": 85.41,
+        "draw_ratio_pct": 40.0,
+        "pairs_ratio": 2.0,
+        "marked": False,
+    }
+    games = match_figures([3, 4, 5]).as_dict()  # type: ignore[union-attr]
+    assert games["units"] == "games" and games["count"] == 12 and games["pairs_ratio"] is None
+    assert (games["elo"], games["los_pct"], games["draw_ratio_pct"]) == (58.45, 76.49, 33.33)
+    assert match_figures([0, 1, 0, 0, 1]).as_dict()["pairs_ratio"] == 1.0  # type: ignore[union-attr]
+    assert match_figures([0, 0, 0, 0, 10]).as_dict()["marked"] is True  # type: ignore[union-attr]
+    assert match_figures([0, 0, 0]) is None
+
+
+def test_a_matchs_block_names_its_units_and_says_what_its_mark_means():
+    def block(counts):
+        return match_block("new", "old", match_figures(counts))  # type: ignore[arg-type]
+
+    assert block([0, 2, 4, 3, 1])[0] == "Results of new vs old (10 pairs):"
+    assert block([0, 1, 0, 0, 0])[0] == "Results of new vs old (1 pair):"
+    assert block([3, 4, 5])[0] == "Results of new vs old (12 games, no complete pair):"
+    assert block([0, 0, 1])[0] == "Results of new vs old (1 game, no complete pair):"
+    assert block([0, 2, 4, 3, 1])[1:] == [match_line(match_figures([0, 2, 4, 3, 1]))]  # type: ignore[arg-type]
+    assert block([0, 0, 4, 3, 2])[2] == "†: one virtual drawn pair (half lost, half won) is counted."
+    assert block([0, 0, 2])[2] == (
+        "†: one virtual drawn game (half lost, half won) is counted; "
+        "the 95% interval reaches a score of 0 or 100%: +/- is its side that has an end."
+    )
+    assert block([1, 0, 1])[2] == "†: too few games for an interval: +/- is the most they can show."
+    # two pairs, one lost and one won: no virtual pair, the interval open at one end only
+    assert block([0, 1, 0, 0, 1])[1:] == [
+        "Elo: 88.7† +/- 460.5, nElo: 81.9 +/- 340.5, LOS: 68.1 %, DrawRatio: 0.0 %, PairsRatio: 1.00",
+        "†: the 95% interval reaches a score of 0 or 100%: +/- is its side that has an end.",
+    ]
+    assert block([1, 0, 0, 0, 1])[2] == "†: too few pairs for an interval: +/- is the most they can show."
 
 
 @pytest.mark.parametrize(
