@@ -109,7 +109,14 @@ def test_a_matchs_block_names_its_units_and_says_what_its_mark_means():
         "†: one virtual drawn game (half lost, half won) is counted; "
         "the 95% interval reaches a score of 0 or 100%: +/- is its side that has an end."
     )
-    assert block([1, 0, 1])[2] == "†: too few games for an interval: +/- is the most they can show."
+    assert block([1, 0, 1])[1:] == [  # +/-: 400 log10(2 x 2 + 1), the most two games can show
+        "Elo: 0.0† +/- 279.6, nElo: 0.0 +/- 481.5, LOS: 50.0 %, DrawRatio: 0.0 %",
+        "†: too few games for an interval: +/- is the most they can show.",
+    ]
+    # a lost pair: the interval's bottom passes a score of 0, so +/- runs from the Elo up
+    assert block([1, 0, 0, 0, 0])[1] == (
+        "Elo: -190.8† +/- 492.3, nElo: -141.8 +/- 340.5, LOS: 20.7 %, DrawRatio: 0.0 %, PairsRatio: 0.33"
+    )
     # two pairs, one lost and one won: no virtual pair, the interval open at one end only
     assert block([0, 1, 0, 0, 1])[1:] == [
         "Elo: 88.7† +/- 460.5, nElo: 81.9 +/- 340.5, LOS: 68.1 %, DrawRatio: 0.0 %, PairsRatio: 1.00",

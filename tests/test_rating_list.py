@@ -317,6 +317,28 @@ def test_mixed_games_or_options_are_refused_unless_asked(tmp_path):
     assert [f["options"]["size"] for f in doc["folders"]] == [3, 4]
 
 
+def test_the_mixed_line_names_each_game_and_option_that_differs_and_the_folders_of_each_value():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratinglist import mixed_line
+    from arena.results.ratingtables import Folder
+
+    def folder(path: str, game: str, **options: object) -> Folder:
+        return Folder(path, "t", game, options, 0.0, 0, 0, Tally(), np.zeros(0, dtype=np.uint64), {})
+
+    folders = [
+        folder("a", "hex", size=5, swap=True),
+        folder("b", "hex", size=5, swap=False),
+        folder("c", "hexgo", size=7),
+    ]
+    assert mixed_line(folders) == (
+        "the folders play different games or options (game: hex in a b, hexgo in c; option size: 5 in a b, 7 in c; "
+        "option swap: true in a, false in b, (not set) in c); a rating list rates one game with one set of options: "
+        "give folders of one, or --allow-mixed to rate them together anyway"
+    )
+
+
 def test_one_name_with_other_settings_is_refused_or_told_apart(tmp_path):
     first = results_folder(tmp_path / "first", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "<b>easy</b>" }'})
     second = results_folder(tmp_path / "second", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "hard\\u202e" }'})
