@@ -442,6 +442,19 @@ def test_normalized_llr_with_empty_outcomes_is_the_constrained_maximum():
         assert value == pytest.approx(row["llr"], abs=1e-9 * sum(counts) + 1e-6), (counts, elo0, elo1)
 
 
+def test_normalized_llr_at_the_widest_bounds_with_empty_outcomes_is_the_constrained_maximum():
+    """The quick form of the check above: the table's rows at bounds -999 and 999 (t past 3 either
+    way, far past the fixed point's range, so every maximum is the stationary points' search over
+    nearly all the feasible deviations), one per vector with empty outcomes, to the same tolerance."""
+    from sprt_reference import TABLE
+
+    rows = [row for row in json.loads(TABLE.read_text()) if (row["elo0"], row["elo1"]) == (-999, 999)]
+    assert len(rows) == len(EMPTY_BINS)
+    for row in rows:
+        value = float(llr(row["counts"], SprtSettings(elo0=-999, elo1=999, model="normalized")))
+        assert value == pytest.approx(row["llr"], abs=1e-9 * sum(row["counts"]) + 1e-6), row["counts"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("index", [0, 31, 77, 111])  # the first and last rows, and two between
 def test_the_reference_table_is_what_the_40_digit_computation_gives(index):
