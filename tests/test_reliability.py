@@ -2,10 +2,12 @@
 numbers engines write, late moves, the drop rule's race, option injection, secret deals,
 control characters in reasons."""
 
+import contextlib
 import json
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -972,6 +974,56 @@ def test_arena_log_has_an_overall_cap(tmp_path):
     sizes = [p.stat().st_size for p in tmp_path.iterdir()]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["arena.log", "arena.log.1"]
     assert sum(sizes) <= 2 * 64 * 1024 + 8100
+
+
+def test_the_run_log_is_made_with_its_folder_and_takes_arenas_info_lines_in_its_format(tmp_path, capsys):
+    """``attach_run_log`` as ``arena run`` calls it, in this process: the folder made, INFO and
+    up of every ``arena.*`` logger written as time, process, logger, level, message, in UTF-8;
+    and a log that cannot be written says so once on stderr (the quick form of the full-disk test)."""
+    import logging
+
+    from arena.results.logfile import attach_run_log
+
+    root = logging.getLogger("arena")
+    level = root.level
+    out = tmp_path / "deeper" / "out"
+    handler = attach_run_log(out)
+    try:
+        logging.getLogger("arena.engine").debug("not kept")
+        logging.getLogger("arena.engine").info("engine 'ä' said %s", "½")
+        logging.getLogger("other").warning("not arena's")
+        assert root.level == logging.INFO and handler in root.handlers
+        again = attach_run_log(out)  # the folder may exist: a resumed run
+        root.removeHandler(again)
+        again.close()
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        handler.close()
+    lines = (out / "arena.log").read_bytes().decode("utf-8").splitlines()
+    assert len(lines) == 1 and re.fullmatch(
+        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} MainProcess arena\.engine INFO engine 'ä' said ½", lines[0]
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["arena.log"]
+
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "arena.log").symlink_to("/dev/full")  # every write fails with ENOSPC
+    handler = attach_run_log(full)
+    try:
+        for _ in range(3):
+            logging.getLogger("arena.engine").warning("lost")
+        assert handler.failed
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        with contextlib.suppress(OSError):  # its buffer cannot be flushed either (logging.shutdown's way)
+            handler.close()
+    err = capsys.readouterr().err
+    assert err == (
+        f"arena: cannot write {full / 'arena.log'} ([Errno 28] No space left on device); "
+        "the run goes on without its log\n"
+    )
 
 
 # -- smaller ----------------------------------------------------------------------
