@@ -546,3 +546,32 @@ def test_the_sprt_block_says_the_outcome_in_words_as_the_live_line_does(decision
     # The live line reads the same: the LLR and its bounds, then the outcome once decided.
     assert test.status_text().startswith(second.split(" after")[0])
     assert test.outcome == (None if decision == "running" else outcome)
+
+
+def test_the_sprt_blocks_lines_read_whole_for_each_outcome_a_sweep_and_a_mixed_run():
+    assert sprt_lines(_decided("H1").summary()) == [
+        "SPRT new vs old (logistic [0, 50], alpha 0.05, beta 0.05): new passes (H1 accepted: Elo 50 rather than 0)",
+        "LLR 3.07 (-2.94, 2.94) after 23 pairs; Ptnml(LL LD WL+DD WD WW): [0, 0, 0, 0, 23]",
+        "SPRT Elo (23 pairs, pentanomial): +inf [+inf, +inf] (95%), nElo n/a, LOS 100.0%, score 100.0%",
+    ]
+    assert sprt_lines(_decided("H0").summary())[::2] == [
+        "SPRT new vs old (logistic [0, 50], alpha 0.05, beta 0.05): new fails (H0 accepted: Elo 0 rather than 50)",
+        "SPRT Elo (20 pairs, pentanomial): -inf [-inf, -inf] (95%), nElo n/a, LOS 0.0%, score 0.0%",
+    ]
+    assert sprt_lines(_decided("inconclusive").summary())[0].endswith(
+        ": inconclusive (no decision within the maximum number of pairs: rounds)"
+    )
+    assert sprt_lines(_decided("running").summary())[0].endswith(
+        ": running (not decided yet; run the same command to continue)"
+    )
+    # 8 pairs, LL 2, WL+DD 3, WW 3: a score of 9 / 16, Elo -400 log10(7 / 9) = 43.7
+    test = SprtTest(SprtSettings(elo0=0, elo1=50, model="logistic"), "new", "old", max_pairs=1000)
+    pairs = [([0, 1], [0, 1]), ([0, 1], [1, 0]), ([1, 0], [1, 0])]  # new wins both, one each, loses both
+    games = [pairs[k % 3][j] for k in range(8) for j in range(2)]
+    for i, result in enumerate(games):
+        seats = ["new", "old"] if i % 2 == 0 else ["old", "new"]
+        test.add(_game(i, seats, result if seats[0] == "new" else result[::-1]))
+    assert sprt_lines(test.summary())[1:] == [
+        "LLR 0.10 (-2.94, 2.94) after 8 pairs; Ptnml(LL LD WL+DD WD WW): [2, 0, 3, 0, 3]",
+        "SPRT Elo (8 pairs, pentanomial): 43.7 [-153.8, 279.1] (95%), nElo 39.3 +/- 170.2, LOS 67.5%, score 56.2%",
+    ]
