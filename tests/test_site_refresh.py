@@ -162,6 +162,65 @@ def test_a_refresh_never_holds_up_the_games_stored_meanwhile(tmp_path):
     assert [game_data(tmp_path / "report", r.id)["id"] for r in games] == [r.id for r in games]
 
 
+def test_the_live_sites_timing_snapshots_and_last_writes(tmp_path, monkeypatch, caplog):
+    """On a clock the test moves: no refresh before ``interval``; a refresh is a daemon thread
+    named arena-site that writes a copy of the games known then; the next is due after the
+    interval or four times the last write, whichever is longer; the end writes the summary
+    with forked writers; a stop rewrites the pages only if it had written them; a write that
+    fails is logged, never raised."""
+    import threading
+
+    from arena.results.site import live as live_module
+
+    now = [100.0]
+    monkeypatch.setattr(live_module.time, "monotonic", lambda: now[0])
+    writes: list[tuple[int, object, object, bool, str, bool]] = []
+    copies: list[bool] = []  # whether a write had a list of its own, not the one the run appends to
+
+    def write(self, data):
+        thread = threading.current_thread()
+        writes.append((len(data.records), data.progress, data.summary, self.parallel, thread.name, thread.daemon))
+        copies.append(data.records is not live.data.records)
+        now[0] += 3.0  # the write takes three seconds of the clock
+
+    monkeypatch.setattr(SiteWriter, "write", write)
+    games = records(list(range(4)))
+    live = live_module.LiveSite(tmp_path / "report", SiteData("t", "hex", games[0]["options"], ENGINES, []), 10)
+    assert live.writer.parallel is False and live.interval == 10
+    live.stopped()  # nothing written yet: nothing to rewrite
+    assert writes == []
+    live.on_start(4, games[:1], None)
+    now[0] = 109.9
+    live.add(games[1], 2, 4)
+    assert writes == [] and live.data.progress == (2, 4)  # not yet due
+    now[0] = 110.0
+    live.add(games[2], 3, 4)  # due: written in its thread, of the three games known
+    live.wait()
+    assert writes == [(3, (3, 4), None, False, "arena-site", True)]
+    assert live.data.records == games[:3] and live.refresh_cpu_s >= 0
+    now[0] = 124.9  # the write took 3 s, so the next is due 12 s after it ended (113 + 12)
+    live.add(games[3], 4, 4)
+    assert len(writes) == 1
+    now[0] = 125.0
+    live.add(games[3], 4, 4)
+    live.wait()
+    assert writes[-1][:2] == (5, (4, 4)) and copies == [True, True]  # the game handed twice is kept twice
+    live.stopped()  # a stop after pages were written: rewritten without the reload
+    assert writes[-1] == (5, None, None, False, "MainThread", False)
+    done = summarize(games, ENGINES, tournament="t", game="hex", options=games[0]["options"], players=2)
+    live.finish(done)
+    assert writes[-1] == (4, None, done, True, "MainThread", False) and live.data.records is done.records
+
+    def broken(self, data):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(SiteWriter, "write", broken)
+    live.finish(done)  # logged, not raised
+    assert [r.getMessage() for r in caplog.records if r.name == "arena.site"] == [
+        f"could not write the report site in {tmp_path / 'report'}; 'arena report' rewrites it"
+    ]
+
+
 def links(page: Path) -> list[Path]:
     """The pages ``page`` links to (its ``<a href>``s that are files of the site)."""
     from html.parser import HTMLParser
