@@ -145,6 +145,51 @@ def test_a_knockout_of_five_gives_the_top_three_seeds_byes_and_breaks_ties_with_
             assert (m.decided_by == "higher seed") == level and (m.winner == m.high if level else True)
 
 
+def test_a_knockouts_games_and_seeds_are_the_same_from_one_arena_to_the_next():
+    """A resumed knockout draws the games it drew before: their seats, tables and seeds (each
+    pair of a match shares a seed; each game, tie-break pair and round has its own) are pinned
+    here for a match of two rounds with up to two tie-break pairs, as it plays out."""
+    plan, _ = fake_games(Event("knockout", tuple("abcde"), 2, 2, 4, tiebreak_pairs=2), 7)
+    assert [(s.round, s.table_no, s.seats) for s in plan.slots[::2]] == [(0, 1, ("d", "e"))] * 3 + [
+        (1, 0, ("a", "e")),
+        (1, 0, ("a", "e")),
+        (1, 1, ("b", "c")),
+        (1, 1, ("b", "c")),
+        (1, 1, ("b", "c")),
+    ] + [(2, 0, ("a", "c"))] * 4
+    assert all(b.seats == a.seats[::-1] and b.seed == a.seed for a, b in zip(plan.slots[::2], plan.slots[1::2]))
+    assert [s.seed for s in plan.slots[::2]] == [
+        495624498484571433,  # round 0, table 1: d-e's two pairs, then a tie-break pair
+        1728793519153013056,
+        5775955181315838700,
+        1865552000806709459,  # round 1, table 0: a-e
+        1964180972028288590,
+        4845367231785130477,  # round 1, table 1: b-c and a tie-break pair
+        826479700722753479,
+        9159115419027622226,
+        4413301585215956972,  # the final: two pairs and two tie-break pairs
+        7225083219485708541,
+        2875223878922528685,
+        2380560417425162938,
+    ]
+    assert [
+        [(m.high, m.low, m.points, m.games, m.tiebreak_pairs, m.decided_by, m.winner) for m in r] for r in plan.bracket
+    ] == [
+        [
+            ("a", None, {}, 0, 0, "bye", "a"),
+            ("d", "e", {"d": 2.5, "e": 3.5}, 6, 1, "tie-break games", "e"),
+            ("b", None, {}, 0, 0, "bye", "b"),
+            ("c", None, {}, 0, 0, "bye", "c"),
+        ],
+        [
+            ("a", "e", {"a": 3.0, "e": 1.0}, 4, 0, "games", "a"),
+            ("b", "c", {"b": 2.0, "c": 4.0}, 6, 1, "tie-break games", "c"),
+        ],
+        [("a", "c", {"a": 5.0, "c": 3.0}, 8, 2, "tie-break games", "a")],
+    ]
+    assert plan.finished and plan.winner == "a"
+
+
 def test_a_wave_is_drawn_only_from_the_waves_before_it():
     """Each wave's games depend on stored games alone: the plan from any prefix of the
     waves is a prefix of the whole event's."""
