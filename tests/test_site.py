@@ -727,3 +727,115 @@ def test_the_engines_page_says_so_when_no_game_was_forfeited(page, tmp_path):
 def _rgb(hex_colour: str) -> str:
     r, g, b = (int(hex_colour[k : k + 2], 16) for k in (1, 3, 5))
     return f"rgb({r}, {g}, {b})"
+
+
+# -- the settings page and the tallies, computed without a browser ---------------------
+
+
+def test_the_settings_page_shows_the_file_in_its_own_order_as_text():
+    from arena.results.site.pages import settings_page
+
+    settings = {
+        "workers": 2,
+        "name": "t",
+        "engines": [
+            {
+                "time_control": None,
+                "name": "a",
+                "command": ["{python}", "-m", "my engine", 5, "it's"],
+                "options": [["depth", 3], ["book", True]],
+                "env": {},
+                "sandbox": {"memory_mb": 512, "x": None},
+            },
+            {"name": "b", "command": ["./b"], "protocol": "gtp", "cwd": None, "options": []},
+            "not an engine",
+        ],
+        "paths": "relative",
+        "zzz": 1.0,
+        "rounds": 2,
+        "game": "hex",
+        "options": {"size": 9, "swap": True, "odd": None},
+        "time_control": {"movetime_ms": 500.0, "inc": 2.5},
+        "candidates": [],
+        "seed": 0,
+        "tiebreaks": ["wins", "buchholz"],
+        "flag": False,
+        "nothing": None,
+        "hooks": {"command": ["run it", "now"], "when": {"at": 1.0, "not": None, "ok": False}},
+        "extra": [{"k": True, "n": None}, 3.0, [1, 2], ["a", 1, 2]],
+        "pairs": [("p", 1.5), ["q", ["x", "y z"]]],
+    }
+    page = settings_page(settings)
+    assert page.rows == [
+        ("name", ["t"]),
+        ("game", ["hex"]),
+        ("options", ["size = 9", "swap = yes"]),
+        ("rounds", ["2"]),
+        ("seed", ["0"]),
+        ("workers", ["2"]),
+        ("time_control", ["movetime_ms = 500", "inc = 2.5"]),
+        ("zzz", ["1"]),
+        ("tiebreaks", ["wins, buchholz"]),
+        ("flag", ["no"]),
+        ("hooks", ["command = 'run it' now", "when = at = 1, ok = no"]),
+        ("extra", ["k = yes, 3, 1, 2, a, 1, 2"]),
+        ("pairs", ["p = 1.5", "q = x, y z"]),
+    ]
+    assert page.engine_headers == ["name", "command", "protocol", "options", "sandbox"]
+    assert page.engine_rows == [
+        [["a"], ["{python} -m 'my engine' 5 'it'\"'\"'s'"], [], ["depth = 3", "book = yes"], ["memory_mb = 512"]],
+        [["b"], ["./b"], ["gtp"], [], []],
+    ]
+    bare = settings_page({"name": "t", "engines": None, "seed": 7})
+    assert bare == type(page)([("name", ["t"]), ("seed", ["7"])], [], [])
+
+
+def test_a_setting_reads_as_text_a_person_would_write():
+    from arena.results.site.pages import command_text, setting_lines, setting_text
+
+    assert [setting_text("k", v) for v in (True, False, 10.0, 2.5, 0, "x y", None)] == [
+        "yes",
+        "no",
+        "10",
+        "2.5",
+        "0",
+        "x y",
+        "None",
+    ]
+    assert setting_text("command", ["a b", "{python}", 1]) == "'a b' {python} 1"
+    assert setting_text("args", ["a b", "{python}", 1]) == "a b, {python}, 1"  # a list, not a command
+    assert setting_text("k", {"a": 1, "b": None, "c": [True, 2.0]}) == "a = 1, c = yes, 2"
+    assert command_text(["{python}", "{python} x", "", "a;b"]) == "{python} '{python} x' '' 'a;b'"
+    assert [setting_lines("k", v) for v in (None, [], {}, 0, False, "")] == [[], [], [], ["0"], ["no"], [""]]
+    assert setting_lines("k", [("a", 1), ("b", 2)]) == ["a = 1", "b = 2"]
+    assert setting_lines("k", [["a", 1], [2, 2]]) == ["a, 1, 2, 2"]  # not all pairs: a list
+    assert setting_lines("k", [["a", 1], ["b"]]) == ["a, 1, b"]
+    assert setting_lines("k", ["ab", "cd"]) == ["ab, cd"]  # strings of two are not pairs
+    assert setting_lines("command", ["x y", "z"]) == ["'x y' z"]
+    assert setting_lines("k", {"a": None, "b": 0}) == ["b = 0"]
+
+
+def test_the_standings_tally_rates_the_games_in_id_order_however_they_come():
+    from arena.record import GameRecord
+    from arena.results.ratings import StandingsTally
+    from arena.results.site.pages import standings_tally
+
+    def game(k: int, places: list[int]) -> GameRecord:
+        return GameRecord(game="hex", moves=[], players=["a", "b"], places=places, termination="normal", id=k)
+
+    records = [game(0, [0, 1]), game(1, [0, 0]), game(2, [1, 0]), game(3, [0, 1]), game(4, [0, 0])]
+
+    def in_order(can_draw: bool) -> StandingsTally:
+        tally = StandingsTally(["a", "b"], 2, can_draw=can_draw, history=True)
+        for r in records:
+            tally.add(r)
+        return tally
+
+    def shown(tally: StandingsTally) -> tuple[object, ...]:
+        return [vars(s) for s in tally.standings()], tally.history, tally.last_id, tally.count
+
+    for can_draw in (False, True):
+        tally = standings_tally(["a", "b"], records[::-1], 2, can_draw)
+        assert shown(tally) == shown(in_order(can_draw)) and tally.last_id == 4
+        assert shown(tally) != shown(in_order(not can_draw))
+        assert [n for n, _, _ in tally.history["a"]] == [1, 2, 3, 4, 5]
