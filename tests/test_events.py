@@ -687,3 +687,22 @@ def test_a_folders_schedule_is_the_static_formats_or_the_events_so_far():
         stored_schedule({**KNOCKOUT, "format": "swiss", "rounds": 1}, 2, [])
         == plan_event(Event("swiss", tuple("abcde"), 2, 1, 4, tiebreak_pairs=1), {}).slots
     )
+
+
+def test_a_knockouts_rounds_are_named_by_their_place_in_the_whole_bracket_while_it_is_drawn():
+    """Only the first round drawn: it is the quarter-final of five engines (three rounds),
+    not "the final" because no later round is drawn yet."""
+    _, records = knockout_of_five()
+    event = event_summary(records[:1], "abcde", KNOCKOUT, 2)
+    assert event is not None and len(event.bracket) == 1 and not event.finished
+    assert bracket_lines(event) == [
+        "quarter-final: a (bye)",
+        "quarter-final: d to play e",
+        "quarter-final: b (bye)",
+        "quarter-final: c (bye)",
+    ]
+    assert [s.reached for s in event.standings] == ["playing"] * 5
+    first = event_summary(records[:4], "abcde", KNOCKOUT, 2)  # d and e done, the semi-finals drawn
+    assert first is not None and len(first.bracket) == 2
+    assert [(s.engine, s.reached) for s in first.standings][-1] == ("e", "quarter-final")
+    assert bracket_lines(first)[-2:] == ["semi-final: a to play d", "semi-final: b to play c"]
