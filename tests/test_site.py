@@ -30,6 +30,7 @@ from helpers import (
 from arena.cli import main
 from arena.results.export import summarize
 from arena.results.site import SiteData, palette, plots, write_site
+from arena.results.tiebreaks import EventSummary
 from arena.rules import make_game
 
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
@@ -839,3 +840,168 @@ def test_the_standings_tally_rates_the_games_in_id_order_however_they_come():
         assert shown(tally) == shown(in_order(can_draw)) and tally.last_id == 4
         assert shown(tally) != shown(in_order(not can_draw))
         assert [n for n, _, _ in tally.history["a"]] == [1, 2, 3, 4, 5]
+
+
+def hex_won_by(game_id: int, round_: int, players: list[str], winner: int, seed: int) -> object:
+    """A 3x3 Hex game of random moves won by seat ``winner``, as the runner stores it."""
+    import random
+
+    from arena.record import GameRecord
+
+    game = make_game("hex", {"size": 3})
+    rng = random.Random(seed)
+    while True:
+        state = game.initial_state()
+        while not state.is_terminal():
+            state.play(state.random_move(rng))
+        if state.winner() == winner:
+            break
+    return GameRecord.model_validate(
+        {
+            "id": game_id,
+            "round": round_,
+            "game": "hex",
+            "options": game.options.model_dump(),
+            "seed": seed,
+            "engine_seeds": [1, 2],
+            "players": players,
+            "moves": list(state.moves),
+            "times_ms": [1] * len(state.moves),
+            "termination": "normal",
+            "reason": state.end_reason(),
+            "forfeit_seat": None,
+            "winner": winner,
+            "scores": [1.0, 0.0] if winner == 0 else [0.0, 1.0],
+            "places": [0, 1] if winner == 0 else [1, 0],
+        }
+    )
+
+
+def knockout_folder(tmp_path: Path, games: int | None = None) -> Path:
+    """A results folder of a knockout of a, b and c (a has a bye), the better seed winning
+    every game; only its first ``games`` games when given. No engine runs."""
+    from arena.results.events import plan_event, settings_event
+    from arena.results.store import GameStore
+    from arena.tournament.config import load_tournament
+    from arena.tournament.settings import tournament_settings
+
+    engines = "".join(engine_toml(n, "{python}", "-m", "engines.random_engine") for n in "abc")
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = write_tournament(tmp_path, engines, name="ko", options="size = 3", extra='format = "knockout"')
+    settings = tournament_settings(load_tournament(path))
+    event = settings_event(settings, 2)
+    assert event is not None
+    stored: dict[int, object] = {}
+    while len(stored) < (games if games is not None else 99):
+        new = [s for s in plan_event(event, stored).slots if s.index not in stored]
+        if not new:
+            break
+        for s in new:
+            stored[s.index] = hex_won_by(s.index, s.round, list(s.seats), s.seats.index(min(s.seats)), s.seed)
+    out = tmp_path / "out"
+    with GameStore(out) as store:
+        store.open(settings)
+        for k in sorted(stored)[:games]:
+            store.add(stored[k])
+    return out
+
+
+def test_a_folder_loads_as_the_sites_data_with_its_summary_now_or_later(tmp_path):
+    from arena.results.export import summarize_folder
+    from arena.results.site import load_folder
+
+    out = knockout_folder(tmp_path)
+    (out / "results.json").write_text(json.dumps({"not_recorded": ["game 9: disk full", 3, "game 11: gone"]}))
+    data = load_folder(out)
+    expected = summarize_folder(out)
+    assert (data.title, data.game, data.options, data.engines) == (
+        "arena · ko",
+        "hex",
+        {"size": 3, "swap": True},
+        ["a", "b", "c"],
+    )
+    assert data.settings is not None and data.settings["format"] == "knockout" and data.summarize is None
+    assert data.summary is not None and data.records == data.summary.records == expected.records
+    assert [r.id for r in data.records] == [0, 1, 2, 3]
+    assert data.summary.not_recorded == ["game 9: disk full", "game 11: gone"]
+    assert data.summary.elo.as_dict() == expected.elo.as_dict() and data.summary.tournament == "ko"
+    assert data.summary.event is not None and data.summary.event.winner == "a"
+    # --elo-prior 0: maximum likelihood, as arena results --elo-prior 0
+    assert load_folder(out, elo_prior=0).summary.elo.as_dict() == summarize_folder(out, 0).elo.as_dict()
+    assert load_folder(out, elo_prior=0).summary.elo.as_dict() != expected.elo.as_dict()
+    later = load_folder(out, later=True)
+    assert later.summary is None and later.summarize is not None and later.records == data.records
+    later.summarize(later)
+    assert later.summary is not None and later.summary.elo.as_dict() == expected.elo.as_dict()
+    assert later.summary.not_recorded == data.summary.not_recorded and later.engines == ["a", "b", "c"]
+    later_ml = load_folder(out, elo_prior=0, later=True)
+    assert later_ml.summarize is not None
+    later_ml.summarize(later_ml)
+    assert later_ml.summary.elo.as_dict() == summarize_folder(out, 0).elo.as_dict()
+
+
+def test_a_folder_the_site_cannot_be_made_from_is_one_error(tmp_path):
+    from arena.results.export import read_for_summary
+    from arena.results.site import SiteError, load_folder
+    from arena.results.store import StorageError
+
+    for folder in (tmp_path / "none", tmp_path):
+        with pytest.raises(StorageError) as plain:
+            read_for_summary(folder)
+        with pytest.raises(SiteError) as refused:
+            load_folder(folder)
+        assert str(refused.value) == str(plain.value) and str(folder) in str(refused.value)
+
+
+def test_the_last_runs_games_not_recorded_come_from_its_results_json(tmp_path):
+    from arena.results.site import last_run_not_recorded
+
+    path = tmp_path / "results.json"
+    assert last_run_not_recorded(path) == []  # none written
+    for text in ("{", "[1, 2]", '{"not_recorded": "game 1"}', '{"other": []}', "\xff"):
+        path.write_text(text, encoding="latin-1")
+        assert last_run_not_recorded(path) == [], text
+    path.write_text('{"not_recorded": ["game 1: x", null, 2, "game 2: y", ["z"]]}')
+    assert last_run_not_recorded(path) == ["game 1: x", "game 2: y"]
+    path.write_text('{"not_recorded": ["ü"]}', encoding="utf-8")
+    assert last_run_not_recorded(path) == ["ü"]
+
+
+def test_an_events_view_on_the_index_page_is_the_terminals_table_and_bracket(tmp_path):
+    from arena.results.site import _event_view, load_folder
+
+    data = load_folder(knockout_folder(tmp_path))
+    assert data.summary is not None and data.summary.event is not None
+    view = _event_view(data.summary.event)
+    assert view == {
+        "title": "Knockout standings",
+        "headers": ["rank", "engine", "score", "reached"],
+        "rows": [[1, "a", 2.0, "winner"], [2, "b", 2.0, "final"], [3, "c", 0.0, "semi-final"]],
+        "bracket": [
+            "semi-final: a (bye)",
+            "semi-final: b 2-0 c, b through on games",
+            "final: a 2-0 b, a through on games",
+            "winner: a",
+        ],
+        "stopped": "",
+    }
+    index = write_site(tmp_path / "site", data).read_text(encoding="utf-8")
+    assert "<h2>Knockout standings</h2>" in index
+    assert '<ol id="bracket"><li>semi-final: a (bye)</li><li>semi-final: b 2-0 c, b through on games</li>' in index
+    part = load_folder(knockout_folder(tmp_path / "part", games=1))
+    assert part.summary is not None and part.summary.event is not None
+    assert _event_view(part.summary.event) == {
+        "title": "Knockout standings (so far)",
+        "headers": ["rank", "engine", "score", "reached"],
+        "rows": [[1, "a", 0.0, "playing"], [2, "b", 1.0, "playing"], [3, "c", 0.0, "playing"]],
+        "bracket": ["semi-final: a (bye)", "semi-final: b to play c"],
+        "stopped": "",
+    }
+    swiss = EventSummary("swiss", (), [], finished=True, stopped="the event ended after round 1: no pairing")
+    assert _event_view(swiss) == {
+        "title": "Swiss standings",
+        "headers": ["rank", "engine", "score", "byes"],
+        "rows": [],
+        "bracket": [],
+        "stopped": "the event ended after round 1: no pairing",
+    }
