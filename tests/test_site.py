@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from pathlib import Path
 
@@ -1005,3 +1006,18 @@ def test_an_events_view_on_the_index_page_is_the_terminals_table_and_bracket(tmp
         "bracket": [],
         "stopped": "the event ended after round 1: no pairing",
     }
+
+
+def test_a_board_of_points_has_a_street_between_each_two_neighbours_once():
+    from arena.results.site.boards import WIDTH, board_geometry
+
+    game = make_game("posies", {})
+    geometry = board_geometry(game)
+    board = game.picture().board
+    cells = geometry["cells"]
+    pairs = [(a, b) for a in board for b in board.neighbours[a] if a < b]
+    assert len(cells) == 51 and len(pairs) == 128
+    assert geometry["streets"] == [[cells[a]["x"], cells[a]["y"], cells[b]["x"], cells[b]["y"]] for a, b in pairs]
+    assert geometry["streets"][:2] == [[103.28, 54.0, 137.92, 54.0], [103.28, 54.0, 120.6, 84.0]]
+    assert all(abs(math.dist(s[:2], s[2:]) - WIDTH) < 0.02 for s in geometry["streets"])  # neighbours only
+    assert board_geometry(make_game("hex", {"size": 3}))["streets"] == []  # a board of cells has none
