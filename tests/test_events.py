@@ -615,6 +615,11 @@ def test_a_knockout_reads_as_tables_and_bracket_in_markdown_and_the_terminal():
     # fitted to 30 columns: the table as it is (it cannot be narrower), the bracket's lines wrapped
     narrow = _event_parts(event, "table", "simple", 30)
     assert narrow[0] == table
+    # one column narrower than the table: its last column (text) wrapped to fit
+    assert _event_parts(event, "table", "simple", 47)[0].splitlines()[-2:] == [
+        "5       e         2.0      2.0     quarter-",
+        "                                   final",
+    ]
     assert narrow[1].splitlines()[:4] == [
         "Bracket",
         "quarter-final: a (bye)",
@@ -706,3 +711,12 @@ def test_a_knockouts_rounds_are_named_by_their_place_in_the_whole_bracket_while_
     assert first is not None and len(first.bracket) == 2
     assert [(s.engine, s.reached) for s in first.standings][-1] == ("e", "quarter-final")
     assert bracket_lines(first)[-2:] == ["semi-final: a to play d", "semi-final: b to play c"]
+
+
+def test_a_knockout_won_by_the_lower_seed_lists_the_winner_first():
+    settings = {**KNOCKOUT, "engines": [{"name": "a"}, {"name": "b"}]}
+    _, stored = decided_games(Event("knockout", ("a", "b"), 2, 1, 4, tiebreak_pairs=1), lambda s, _: "b")
+    event = event_summary(list(stored.values()), "ab", settings, 2)
+    assert event is not None and event.winner == "b"
+    assert [(s.engine, s.reached, s.score) for s in event.standings] == [("b", "winner", 2.0), ("a", "final", 0.0)]
+    assert bracket_lines(event) == ["final: a 0-2 b, b through on games", "winner: b"]

@@ -599,3 +599,29 @@ def test_the_html_list_of_two_engines_has_their_plot_and_no_split_table(tmp_path
     bounded = [r for r in rl.fit.ratings if None not in (r.elo, r.low, r.high)]
     assert len(bounded) == 2 and "<figure>" in page and 'id="split"' not in page
     assert "1 folder(s) · 4 games" in page
+
+
+def test_the_html_list_of_unbounded_engines_has_no_plot_and_says_when_in_utc(tmp_path, monkeypatch):
+    """A clean sweep rated without a prior leaves every engine unbounded: nothing to plot.
+    The time written is UTC whatever the machine's zone."""
+    import time
+
+    from arena.results.ratinglist import read_folders
+    from arena.results.site.ratinglist import ratings_page
+
+    folder = results_folder(tmp_path / "sweep", {"A": 3000.0, "B": 0.0, "C": -3000.0}, seed=1)
+    rl = rating_list(read_folders([folder]), prior=0)
+    assert [r.bound for r in rl.fit.ratings] == ["above", "between", "below"]
+    monkeypatch.setenv("TZ", "Asia/Kathmandu")  # UTC+5:45
+    time.tzset()
+    try:
+        before = datetime.now(UTC).replace(microsecond=0)
+        page = ratings_page(rl)
+        after = datetime.now(UTC)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert "<figure>" not in page and "<img" not in page
+    written = re.search(r"written (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC</p>", page)
+    assert written is not None
+    assert before <= datetime.strptime(written[1], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC) <= after
