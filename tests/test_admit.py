@@ -276,6 +276,7 @@ def test_a_refused_folder_names_its_games_why_and_the_ways_out():
         "them: game 9: why 9; game 3: why 3; game 7: why 7; game 1: why 1; game 5: why 5; and 2 more. "
         'Delete them (sqlite3 /runs/out/arena.db "DELETE FROM games WHERE id IN (1, 3, 5, 7, 8, 9)") and run'
     )
+    assert "game 5: why 5; and 1 more. Delete them" in refusal_text(db, many[:6])
     five = refusal_text(db, many[:5])
     assert "game 5: why 5. Delete them" in five and "more" not in five
     assert refused_line(one) == (

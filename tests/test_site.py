@@ -763,7 +763,8 @@ def test_the_settings_page_shows_the_file_in_its_own_order_as_text():
         "tiebreaks": ["wins", "buchholz"],
         "flag": False,
         "nothing": None,
-        "hooks": {"command": ["run it", "now"], "when": {"at": 1.0, "not": None, "ok": False}},
+        "hooks": {"command": ["run it", "now"], "when": {"at": 1.0, "not": None, "ok": False, "command": ["p q"]}},
+        "command": ["go", "a b"],  # a key's lines are its own: a command anywhere reads as typed
         "extra": [{"k": True, "n": None}, 3.0, [1, 2], ["a", 1, 2]],
         "pairs": [("p", 1.5), ["q", ["x", "y z"]]],
     }
@@ -779,7 +780,8 @@ def test_the_settings_page_shows_the_file_in_its_own_order_as_text():
         ("zzz", ["1"]),
         ("tiebreaks", ["wins, buchholz"]),
         ("flag", ["no"]),
-        ("hooks", ["command = 'run it' now", "when = at = 1, ok = no"]),
+        ("hooks", ["command = 'run it' now", "when = at = 1, ok = no, command = 'p q'"]),
+        ("command", ["go 'a b'"]),
         ("extra", ["k = yes, 3, 1, 2, a, 1, 2"]),
         ("pairs", ["p = 1.5", "q = x, y z"]),
     ]
@@ -814,6 +816,7 @@ def test_a_setting_reads_as_text_a_person_would_write():
     assert setting_lines("k", [["a", 1], ["b"]]) == ["a, 1, b"]
     assert setting_lines("k", ["ab", "cd"]) == ["ab, cd"]  # strings of two are not pairs
     assert setting_lines("command", ["x y", "z"]) == ["'x y' z"]
+    assert setting_lines("env", [["command", ["x y", "z"]]]) == ["command = 'x y' z"]
     assert setting_lines("k", {"a": None, "b": 0}) == ["b = 0"]
 
 
@@ -932,6 +935,7 @@ def test_a_folder_loads_as_the_sites_data_with_its_summary_now_or_later(tmp_path
     assert load_folder(out, elo_prior=0).summary.elo.as_dict() != expected.elo.as_dict()
     later = load_folder(out, later=True)
     assert later.summary is None and later.summarize is not None and later.records == data.records
+    assert later.engines == ["a", "b", "c"] and later.title == "arena · ko"  # the file's, before the summary
     later.summarize(later)
     assert later.summary is not None and later.summary.elo.as_dict() == expected.elo.as_dict()
     assert later.summary.not_recorded == data.summary.not_recorded and later.engines == ["a", "b", "c"]
@@ -1021,3 +1025,51 @@ def test_a_board_of_points_has_a_street_between_each_two_neighbours_once():
     assert geometry["streets"][:2] == [[103.28, 54.0, 137.92, 54.0], [103.28, 54.0, 120.6, 84.0]]
     assert all(abs(math.dist(s[:2], s[2:]) - WIDTH) < 0.02 for s in geometry["streets"])  # neighbours only
     assert board_geometry(make_game("hex", {"size": 3}))["streets"] == []  # a board of cells has none
+
+
+def test_a_folder_whose_summary_cannot_be_made_is_one_error_now_or_later(tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    from arena.results.site import SiteError, load_folder
+
+    out = knockout_folder(tmp_path)
+    with closing(sqlite3.connect(out / "arena.db")) as db, db:
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('dropped', '{not json')")
+    damaged = (
+        f"{(out / 'arena.db').resolve()}: its stored 'dropped' is damaged; start a new folder with --out, "
+        "or remove the folder to play the tournament again"
+    )
+    with pytest.raises(SiteError) as now:
+        load_folder(out)
+    assert str(now.value) == damaged
+    later = load_folder(out, later=True)  # the games are read; the summary fails when made
+    assert later.summarize is not None and len(later.records) == 4
+    with pytest.raises(SiteError) as made:
+        later.summarize(later)
+    assert str(made.value) == damaged
+
+
+def test_a_folder_without_stored_settings_loads_with_the_engines_its_games_name(tmp_path):
+    """A folder an older arena wrote keeps no settings: the site is named after the folder
+    and its engines are those of the games, known once the summary is made."""
+    import sqlite3
+    from contextlib import closing
+
+    from helpers import random_game_record
+
+    from arena.results.site import load_folder
+    from arena.results.store import GameStore
+
+    out = tmp_path / "old"
+    with GameStore(out) as store:
+        store.open({"name": "t"})
+        store.add_many([random_game_record(k, ["x", "y"] if k % 2 else ["y", "x"], seed=k) for k in range(4)])
+    with closing(sqlite3.connect(out / "arena.db")) as db, db:
+        db.execute("DELETE FROM meta WHERE key = 'settings'")
+    later = load_folder(out, later=True)
+    assert (later.title, later.settings, later.engines, len(later.records)) == ("arena · old", None, [], 4)
+    assert later.summarize is not None
+    later.summarize(later)
+    assert later.summary is not None and sorted(later.engines) == ["x", "y"]
+    assert later.engines == later.summary.order

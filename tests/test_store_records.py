@@ -516,3 +516,11 @@ def test_the_stored_games_carry_their_checked_marks_which_a_replay_renews(tmp_pa
         assert [g.checked for g in store.stored()] == [True, True, True]
         store.mark_checked([])
         assert list(store.records()) == records
+        with store.db:
+            store.db.execute("UPDATE games SET record = '{' WHERE id = 2")
+        for read in (lambda: list(store.records()), store.stored):
+            with pytest.raises(StorageError) as damaged:
+                read()
+            assert str(damaged.value).startswith(
+                f"{tmp_path / 'arena.db'}: game 2: the stored record is damaged (not valid JSON: "
+            )
