@@ -317,3 +317,18 @@ def test_write_exports_replaces_results_json_standings_md_and_csv_whole(tmp_path
     assert (tmp_path / "standings.csv").read_text(encoding="utf-8") == render(s, "csv")
     assert render(s, "md").startswith("# t\n\nhex, 4 games.") and render(s, "csv").startswith("rank,engine,")
     assert strict_json(render(s, "json"))["games"] == 4
+
+
+def test_the_exports_are_utf8_whatever_the_locale(tmp_path):
+    from helpers import ascii_locale
+
+    from arena.results.export import write_exports
+
+    names = ["Jürgen", "棋"]
+    records = [random_game_record(k, names if k % 2 else names[::-1], seed=k) for k in range(2)]
+    s = summarize(records, names, tournament="Türnier", game="hex", options=records[0].options, players=2)
+    with ascii_locale():
+        write_exports(s, tmp_path)
+    for name, fmt in (("results.json", "json"), ("standings.md", "md"), ("standings.csv", "csv")):
+        assert (tmp_path / name).read_bytes() == render(s, fmt).encode("utf-8"), name
+    assert "Türnier" in render(s, "md") and "棋" in render(s, "csv") and "Jürgen" in render(s, "json")

@@ -5,7 +5,7 @@ import random
 
 import pytest
 from click.testing import CliRunner
-from helpers import engine_toml, game_data, random_game_record, write_tournament
+from helpers import ascii_locale, engine_toml, game_data, random_game_record, write_tournament
 from sgfmill import sgf, sgf_grammar
 
 from arena.cli import main
@@ -216,3 +216,17 @@ def test_export_sgf_says_which_boards_hexgui_cannot_draw_and_which_games_are_not
     with pytest.raises(SgfError) as nothing:
         export_sgf(empty, tmp_path / "e.sgf", [3])
     assert str(nothing.value) == f"{empty}: no game 3 (games stored: 0, ids 0..0)"
+
+
+def test_export_sgf_writes_utf8_whatever_the_locale(tmp_path):
+    out = tmp_path / "out"
+    with GameStore(out) as store:
+        store.open({})
+        store.add(random_game_record(0, ["Jürgen", "棋"], seed=1))
+    _, records = read_folder(out)
+    with ascii_locale():
+        export_sgf(out, tmp_path / "all.sgf")
+        export_sgf(out, tmp_path / "each", per_game=True)
+    expected = hex_game_sgf(records[0]).encode("utf-8")
+    assert "PB[Jürgen]" in hex_game_sgf(records[0]) or "PW[Jürgen]" in hex_game_sgf(records[0])
+    assert (tmp_path / "all.sgf").read_bytes() == expected == (tmp_path / "each" / "game-0.sgf").read_bytes()

@@ -19,6 +19,7 @@ from helpers import (
     WIDE,
     ZOO,
     artifacts,
+    ascii_locale,
     engine_toml,
     game_address,
     game_data,
@@ -970,6 +971,8 @@ def test_the_last_runs_games_not_recorded_come_from_its_results_json(tmp_path):
     assert last_run_not_recorded(path) == ["game 1: x", "game 2: y"]
     path.write_text('{"not_recorded": ["ü"]}', encoding="utf-8")
     assert last_run_not_recorded(path) == ["ü"]
+    with ascii_locale():  # UTF-8 whatever the locale
+        assert last_run_not_recorded(path) == ["ü"]
 
 
 def test_an_events_view_on_the_index_page_is_the_terminals_table_and_bracket(tmp_path):
