@@ -974,30 +974,6 @@ def test_arena_log_has_an_overall_cap(tmp_path):
     assert sum(sizes) <= 2 * 64 * 1024 + 8100
 
 
-def test_a_log_that_cannot_be_written_is_given_up_with_one_line(tmp_path, capsys):
-    import logging
-
-    from arena.results.logfile import RunLog
-
-    path = tmp_path / "gone" / "arena.log"  # its folder is not there: every write fails
-    handler = RunLog(path)
-    logger = logging.getLogger("arena.test-given-up")
-    logger.addHandler(handler)
-    try:
-        assert not handler.failed
-        logger.warning("first")
-        assert handler.failed and handler.given_up.value == 1
-        logger.warning("second")  # given up: not tried again, not said again
-        handler.handleError(logging.makeLogRecord({}))  # another process's failure after it: silent
-    finally:
-        logger.removeHandler(handler)
-        handler.close()
-    err = capsys.readouterr().err
-    assert err == (
-        f"arena: cannot write {path} ([Errno 2] No such file or directory: '{path}'); the run goes on without its log\n"
-    )
-
-
 # -- smaller ----------------------------------------------------------------------
 
 
