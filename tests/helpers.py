@@ -8,7 +8,8 @@ import re
 import sqlite3
 import subprocess
 import sys
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +236,18 @@ def site_of(tmp_path: Path, records: list[Any], engines: list[str]) -> Path:
         {"time_control": {"base_ms": 60000, "inc_ms": 100}},
     )
     return write_site(tmp_path / "site", data).parent
+
+
+@contextmanager
+def ascii_locale() -> Iterator[None]:
+    """This process's text encoding made ASCII (LC_CTYPE ``C``) for the block: a file opened
+    without its encoding then fails on any other character, so a test can check that what
+    arena writes and reads is UTF-8 whatever the user's locale."""
+    import locale
+
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)

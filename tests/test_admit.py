@@ -19,7 +19,7 @@ from helpers import ROOT, ZOO, run_arena
 
 from arena.cli import main
 from arena.record import GameRecord
-from arena.results.admit import Refused, admit, replay_problem
+from arena.results.admit import Refused, admit, refusal_text, refused_line, replay_problem
 from arena.results.slots import round_tables, slots
 from arena.results.store import StoredGame, read_stored
 from arena.rules import make_game
@@ -258,3 +258,37 @@ def test_the_resume_benchmark_prints_its_figures():
     assert proc.returncode == 0, proc.stderr
     assert "hex 9x9, 20 games" in proc.stdout and "every record replayed" in proc.stdout
     assert len([line for line in proc.stdout.splitlines() if line.endswith("us/game")]) == 4
+
+
+def test_a_refused_folder_names_its_games_why_and_the_ways_out():
+    db = Path("/runs/out/arena.db")
+    one = [Refused(4, "a move is illegal")]
+    assert refusal_text(db, one) == (
+        "/runs/out/arena.db holds 1 game(s) that are not the tournament's as played, and a resume never counts "
+        'them: game 4: a move is illegal. Delete them (sqlite3 /runs/out/arena.db "DELETE FROM games WHERE id IN '
+        '(4)") and run the same command, which plays the scheduled games then missing; or start a new folder '
+        "with --out; 'arena verify /runs/out/games.jsonl' shows each record's replay."
+    )
+    many = [Refused(k, f"why {k}") for k in (9, 3, 7, 1, 5, 3, 8)]  # game 3 twice: two reasons
+    text = refusal_text(db, many)
+    assert text.startswith(
+        "/runs/out/arena.db holds 6 game(s) that are not the tournament's as played, and a resume never counts "
+        "them: game 9: why 9; game 3: why 3; game 7: why 7; game 1: why 1; game 5: why 5; and 2 more. "
+        'Delete them (sqlite3 /runs/out/arena.db "DELETE FROM games WHERE id IN (1, 3, 5, 7, 8, 9)") and run'
+    )
+    assert "game 5: why 5; and 1 more. Delete them" in refusal_text(db, many[:6])
+    five = refusal_text(db, many[:5])
+    assert "game 5: why 5. Delete them" in five and "more" not in five
+    assert refused_line(one) == (
+        "not counted: game(s) 4, which are not the tournament's as played (game 4: a move is illegal). Delete "
+        "those rows from arena.db and run the tournament again to play them, or start a new folder; "
+        "'arena verify games.jsonl' shows each record's replay."
+    )
+    assert refused_line(many[:4]).startswith(
+        "not counted: game(s) 9, 3, 7, 1, which are not the tournament's as played "
+        "(game 9: why 9; game 3: why 3; game 7: why 7; ...). Delete those rows"
+    )
+    assert refused_line(many[:3]).startswith(
+        "not counted: game(s) 9, 3, 7, which are not the tournament's as played "
+        "(game 9: why 9; game 3: why 3; game 7: why 7). Delete"
+    )

@@ -369,3 +369,13 @@ def test_other_confidence_levels_use_the_normal_quantile():
     wide, usual = fit_elo(records, confidence=0.99), fit_elo(records)
     ratio = (wide.rating("a").high - wide.rating("a").low) / (usual.rating("a").high - usual.rating("a").low)
     assert ratio == pytest.approx(2.5758293 / 1.9599640, rel=1e-6)  # z(0.995) / z(0.975), from the tables
+
+
+def test_the_covariance_holds_an_entry_for_each_pair_of_rated_engines():
+    records = [
+        GameRecord(game="hex", moves=[], players=[a, b], places=[0, 1], termination="normal", id=k)
+        for k, (a, b) in enumerate([("x", "y"), ("y", "z"), ("z", "x"), ("y", "x")])
+    ]
+    covariance = fit_elo(records, ["x", "y", "z"]).covariance
+    assert len(covariance) == 9 and len(list(covariance)) == 9
+    assert len(fit_elo([], ["x"]).covariance) == 0

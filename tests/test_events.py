@@ -17,9 +17,21 @@ import pytest
 from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
 
 from arena.record import GameRecord
-from arena.results.events import Event, bracket_order, most_rounds, pair_round, plan_event
+from arena.results.events import Event, Match, bracket_order, most_rounds, pair_round, plan_event, stored_schedule
+from arena.results.export import _event_parts, _points, bracket_lines, event_table
 from arena.results.fingerprint import changes, fingerprint
-from arena.results.tiebreaks import Encounter, buchholz, encounters, event_summary, scores, sonneborn_berger
+from arena.results.slots import settings_slots
+from arena.results.tiebreaks import (
+    Encounter,
+    EventStanding,
+    EventSummary,
+    buchholz,
+    encounters,
+    event_summary,
+    round_names,
+    scores,
+    sonneborn_berger,
+)
 from arena.tournament.config import ConfigError, load_tournament, rating_list_order
 from arena.tournament.settings import tournament_settings
 
@@ -471,3 +483,285 @@ def test_a_rating_list_that_is_none_is_refused_naming_the_key_and_the_file(tmp_p
     with pytest.raises(ConfigError) as err:
         rating_list_order(path, "t.toml: seeds")
     assert str(err.value).startswith(message.format(path=path)), err.value
+
+
+# -- an event's standings, bracket and what the outputs show of them (no engine) ----------
+
+
+def decided_games(event: Event, winner_of) -> tuple[object, dict[int, GameRecord]]:
+    """The event played out wave by wave, each game won by ``winner_of(slot, stored)``."""
+    stored: dict[int, GameRecord] = {}
+    while True:
+        plan = plan_event(event, stored)
+        new = [s for s in plan.slots if s.index not in stored]
+        if not new:
+            return plan, stored
+        for s in new:
+            places = [0, 1] if s.seats[0] == winner_of(s, stored) else [1, 0]
+            stored[s.index] = GameRecord(
+                game="hex",
+                moves=[],
+                players=list(s.seats),
+                places=places,
+                termination="normal",
+                id=s.index,
+                round=s.round,
+                seed=s.seed,
+            )
+
+
+def knockout_winner(slot, stored: dict[int, GameRecord]) -> str:
+    """Five engines: d and e level after their tie-break pair (d through as the higher seed),
+    a beats d, c beats b, and the final level until a wins its tie-break pair."""
+    pair = frozenset(slot.seats)
+    before = sum(frozenset(r.players or ()) == pair for r in stored.values())
+    if pair == {"b", "c"}:
+        return "c"
+    if pair == {"a", "d"} or (pair == {"a", "c"} and before >= 2):
+        return "a"
+    return slot.seats[0]  # the first seat wins: the match stays level
+
+
+KNOCKOUT = {
+    "format": "knockout",
+    "engines": [{"name": n} for n in "abcde"],
+    "rounds": 1,
+    "seed": 4,
+    "tiebreak_pairs": 1,
+    "tiebreaks": ["wins"],
+}
+
+
+def knockout_of_five() -> tuple[object, list[GameRecord]]:
+    plan, stored = decided_games(Event("knockout", tuple("abcde"), 2, 1, 4, tiebreak_pairs=1), knockout_winner)
+    return plan, [stored[k] for k in sorted(stored)]
+
+
+def test_a_knockouts_standings_go_by_the_round_each_engine_reached_then_seed():
+    _, records = knockout_of_five()
+    event = event_summary(records, "abcde", KNOCKOUT, 2)
+    assert event is not None
+    assert event.as_dict() == {
+        "format": "knockout",
+        "tiebreaks": ["wins"],
+        "finished": True,
+        "winner": "a",
+        "stopped": None,
+        "standings": [
+            {"engine": "a", "score": 5.0, "tiebreaks": {"wins": 5.0}, "byes": 0, "reached": "winner"},
+            {"engine": "c", "score": 3.0, "tiebreaks": {"wins": 3.0}, "byes": 0, "reached": "final"},
+            {"engine": "b", "score": 0.0, "tiebreaks": {"wins": 0.0}, "byes": 0, "reached": "semi-final"},
+            {"engine": "d", "score": 2.0, "tiebreaks": {"wins": 2.0}, "byes": 0, "reached": "semi-final"},
+            {"engine": "e", "score": 2.0, "tiebreaks": {"wins": 2.0}, "byes": 0, "reached": "quarter-final"},
+        ],
+        "bracket": [
+            [
+                {"high": "a", "low": None, "points": {}, "games": 0, "tiebreak_pairs": 0}
+                | {"winner": "a", "decided_by": "bye"},
+                {"high": "d", "low": "e", "points": {"d": 2.0, "e": 2.0}, "games": 4, "tiebreak_pairs": 1}
+                | {"winner": "d", "decided_by": "higher seed"},
+                {"high": "b", "low": None, "points": {}, "games": 0, "tiebreak_pairs": 0}
+                | {"winner": "b", "decided_by": "bye"},
+                {"high": "c", "low": None, "points": {}, "games": 0, "tiebreak_pairs": 0}
+                | {"winner": "c", "decided_by": "bye"},
+            ],
+            [
+                {"high": "a", "low": "d", "points": {"a": 2.0, "d": 0.0}, "games": 2, "tiebreak_pairs": 0}
+                | {"winner": "a", "decided_by": "games"},
+                {"high": "b", "low": "c", "points": {"b": 0.0, "c": 2.0}, "games": 2, "tiebreak_pairs": 0}
+                | {"winner": "c", "decided_by": "games"},
+            ],
+            [
+                {"high": "a", "low": "c", "points": {"a": 3.0, "c": 1.0}, "games": 4, "tiebreak_pairs": 1}
+                | {"winner": "a", "decided_by": "tie-break games"},
+            ],
+        ],
+    }
+    # A match not decided yet says so: decided_by is null, not ""
+    assert Match("a", "b").as_dict() == {
+        "high": "a",
+        "low": "b",
+        "points": {},
+        "games": 0,
+        "tiebreak_pairs": 0,
+        "winner": None,
+        "decided_by": None,
+    }
+
+
+def test_a_knockout_under_way_shows_the_engines_still_playing_and_the_matches_to_play():
+    _, records = knockout_of_five()
+    final = min(r.id for r in records if r.round == 2)
+    event = event_summary([r for r in records if r.id < final], "abcde", KNOCKOUT, 2)
+    assert event is not None and not event.finished and event.winner is None
+    assert [(s.engine, s.reached) for s in event.standings] == [
+        ("a", "playing"),
+        ("c", "playing"),
+        ("b", "semi-final"),
+        ("d", "semi-final"),
+        ("e", "quarter-final"),
+    ]
+    assert bracket_lines(event)[-1] == "final: a to play c"  # no winner line yet
+    title, bracket = _event_parts(event, "table", "simple", None)
+    assert title.startswith("Knockout standings (so far)\nrank    engine")
+    assert bracket.endswith("\nsemi-final: b 0-2 c, c through on games\nfinal: a to play c")
+    # one tie-break pair of the final stored, the other not: the final is level, 1-1
+    level = event_summary([r for r in records if r.id < final + 2], "abcde", KNOCKOUT, 2)
+    assert level is not None and bracket_lines(level)[-1] == "final: a 1-1 c"
+
+
+def test_a_knockout_reads_as_tables_and_bracket_in_markdown_and_the_terminal():
+    _, records = knockout_of_five()
+    event = event_summary(records, "abcde", KNOCKOUT, 2)
+    assert event is not None
+    assert event_table(event) == (
+        ["rank", "engine", "score", "wins", "reached"],
+        [
+            [1, "a", 5.0, 5.0, "winner"],
+            [2, "c", 3.0, 3.0, "final"],
+            [3, "b", 0.0, 0.0, "semi-final"],
+            [4, "d", 2.0, 2.0, "semi-final"],
+            [5, "e", 2.0, 2.0, "quarter-final"],
+        ],
+    )
+    bracket = [
+        "quarter-final: a (bye)",
+        "quarter-final: d 2-2 e, d through on higher seed",
+        "quarter-final: b (bye)",
+        "quarter-final: c (bye)",
+        "semi-final: a 2-0 d, a through on games",
+        "semi-final: b 0-2 c, c through on games",
+        "final: a 3-1 c, a through on tie-break games",
+        "winner: a",
+    ]
+    assert bracket_lines(event) == bracket
+    assert _event_parts(event, "md", "github", None) == [
+        "## Knockout standings\n\n"
+        "| rank   | engine   | score   | wins   | reached       |\n"
+        "|--------|----------|---------|--------|---------------|\n"
+        "| 1      | a        | 5.0     | 5.0    | winner        |\n"
+        "| 2      | c        | 3.0     | 3.0    | final         |\n"
+        "| 3      | b        | 0.0     | 0.0    | semi-final    |\n"
+        "| 4      | d        | 2.0     | 2.0    | semi-final    |\n"
+        "| 5      | e        | 2.0     | 2.0    | quarter-final |",
+        "## Bracket\n\n" + "\n".join(f"- {line}" for line in bracket),
+    ]
+    table = (
+        "Knockout standings\n"
+        "rank    engine    score    wins    reached\n"
+        "------  --------  -------  ------  -------------\n"
+        "1       a         5.0      5.0     winner\n"
+        "2       c         3.0      3.0     final\n"
+        "3       b         0.0      0.0     semi-final\n"
+        "4       d         2.0      2.0     semi-final\n"
+        "5       e         2.0      2.0     quarter-final"
+    )
+    assert _event_parts(event, "table", "simple", None) == [table, "Bracket\n" + "\n".join(bracket)]
+    # fitted to 30 columns: the table as it is (it cannot be narrower), the bracket's lines wrapped
+    narrow = _event_parts(event, "table", "simple", 30)
+    assert narrow[0] == table
+    # one column narrower than the table: its last column (text) wrapped to fit
+    assert _event_parts(event, "table", "simple", 47)[0].splitlines()[-2:] == [
+        "5       e         2.0      2.0     quarter-",
+        "                                   final",
+    ]
+    assert narrow[1].splitlines()[:4] == [
+        "Bracket",
+        "quarter-final: a (bye)",
+        "quarter-final: d 2-2 e, d",
+        "  through on higher seed",
+    ]
+
+
+def test_a_swiss_event_stopped_early_shows_its_byes_and_why():
+    stopped = "the event ended after round 1: no pairing of 7 engines is left without a rematch"
+    event = EventSummary(
+        "swiss",
+        ("buchholz", "sonneborn-berger"),
+        [EventStanding("x", 2 / 3, {"buchholz": 1 / 3, "sonneborn-berger": 1.005}, byes=1), EventStanding("y", 0.5)],
+        finished=False,
+        stopped=stopped,
+    )
+    event.standings[1].tiebreaks = {"buchholz": 0.0, "sonneborn-berger": 12.3456}
+    assert event_table(event) == (
+        ["rank", "engine", "score", "buchholz", "sonneborn-berger", "byes"],
+        [[1, "x", 0.67, 0.33, 1.0, 1], [2, "y", 0.5, 0.0, 12.35, 0]],
+    )
+    (md,) = _event_parts(event, "md", "github", None)
+    assert md.startswith("## Swiss standings (so far)\n\n| rank ")
+    assert md.endswith("| 12.35              | 0      |\n\n" + stopped)
+    (plain,) = _event_parts(event, "table", "simple", 40)
+    assert plain.startswith("Swiss standings (so far)\n") and plain.endswith(
+        "\n\nthe event ended after round 1: no\n  pairing of 7 engines is left without a\n  rematch"
+    )
+    assert event.as_dict()["standings"] == [
+        {"engine": "x", "score": 2 / 3, "tiebreaks": {"buchholz": 1 / 3, "sonneborn-berger": 1.005}, "byes": 1}
+        | {"reached": None},
+        {"engine": "y", "score": 0.5, "tiebreaks": {"buchholz": 0.0, "sonneborn-berger": 12.3456}, "byes": 0}
+        | {"reached": None},
+    ]
+    assert event.as_dict()["stopped"] == stopped and event.as_dict()["finished"] is False
+    assert event.as_dict()["bracket"] == [] and event.as_dict()["tiebreaks"] == ["buchholz", "sonneborn-berger"]
+
+
+def test_rounds_are_named_from_the_final_back_and_points_as_numbers():
+    assert round_names(0) == []
+    assert round_names(1) == ["final"]
+    assert round_names(3) == ["quarter-final", "semi-final", "final"]
+    assert round_names(5) == ["round 1", "round 2", "quarter-final", "semi-final", "final"]
+    assert [_points(None), _points(1.5), _points(2.0), _points(0.0)] == ["0", "1.5", "2", "0"]
+
+
+def test_an_events_expected_games_are_the_whole_event_until_it_is_finished():
+    names = tuple(f"e{k}" for k in range(7))
+    assert plan_event(Event("swiss", names, 2, 3, 0), {}).expected_games() == 3 * 3 * 2
+    assert plan_event(Event("swiss", names, 2, 3, 0, both_seats=False), {}).expected_games() == 3 * 3
+    assert plan_event(Event("swiss", names, 3, 2, 0), {}).expected_games() == 2 * 2 * 6
+    assert plan_event(Event("knockout", names[:5], 2, 2, 0), {}).expected_games() == 4 * 2 * 2
+    assert plan_event(Event("knockout", names[:5], 2, 1, 0, both_seats=False), {}).expected_games() == 4 * 2
+    plan, _ = knockout_of_five()
+    assert plan.finished and plan.expected_games() == len(plan.slots) == 12  # with its 4 tie-break games
+    # a match level after its games: the tie-break pair drawn counts though the full count is less
+    level, stored = decided_games(Event("knockout", ("a", "b"), 2, 1, 0, tiebreak_pairs=3), lambda s, _: s.seats[0])
+    partial = plan_event(level.event, {k: r for k, r in stored.items() if k < 2})
+    assert not partial.finished and len(partial.slots) == 4 and partial.expected_games() == 4
+
+
+def test_a_folders_schedule_is_the_static_formats_or_the_events_so_far():
+    static = {"format": "round-robin", "engines": [{"name": n} for n in "abc"], "rounds": 2, "seed": 9}
+    assert stored_schedule(static, 2, []) == settings_slots(static, 2) and len(settings_slots(static, 2)) == 6 * 2
+    plan, records = knockout_of_five()
+    assert stored_schedule(KNOCKOUT, 2, []) == plan.slots[:2]  # the first wave: d and e
+    assert stored_schedule(KNOCKOUT, 2, records) == plan.slots
+    assert (
+        stored_schedule({**KNOCKOUT, "format": "swiss", "rounds": 1}, 2, [])
+        == plan_event(Event("swiss", tuple("abcde"), 2, 1, 4, tiebreak_pairs=1), {}).slots
+    )
+
+
+def test_a_knockouts_rounds_are_named_by_their_place_in_the_whole_bracket_while_it_is_drawn():
+    """Only the first round drawn: it is the quarter-final of five engines (three rounds),
+    not "the final" because no later round is drawn yet."""
+    _, records = knockout_of_five()
+    event = event_summary(records[:1], "abcde", KNOCKOUT, 2)
+    assert event is not None and len(event.bracket) == 1 and not event.finished
+    assert bracket_lines(event) == [
+        "quarter-final: a (bye)",
+        "quarter-final: d to play e",
+        "quarter-final: b (bye)",
+        "quarter-final: c (bye)",
+    ]
+    assert [s.reached for s in event.standings] == ["playing"] * 5
+    first = event_summary(records[:4], "abcde", KNOCKOUT, 2)  # d and e done, the semi-finals drawn
+    assert first is not None and len(first.bracket) == 2
+    assert [(s.engine, s.reached) for s in first.standings][-1] == ("e", "quarter-final")
+    assert bracket_lines(first)[-2:] == ["semi-final: a to play d", "semi-final: b to play c"]
+
+
+def test_a_knockout_won_by_the_lower_seed_lists_the_winner_first():
+    settings = {**KNOCKOUT, "engines": [{"name": "a"}, {"name": "b"}]}
+    _, stored = decided_games(Event("knockout", ("a", "b"), 2, 1, 4, tiebreak_pairs=1), lambda s, _: "b")
+    event = event_summary(list(stored.values()), "ab", settings, 2)
+    assert event is not None and event.winner == "b"
+    assert [(s.engine, s.reached, s.score) for s in event.standings] == [("b", "winner", 2.0), ("a", "final", 0.0)]
+    assert bracket_lines(event) == ["final: a 0-2 b, b through on games", "winner: b"]

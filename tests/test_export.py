@@ -301,3 +301,34 @@ def test_games_an_engine_did_not_play_are_forfeits_in_the_standings_and_in_no_ra
     assert rows["a"].wins == rows_alone["a"].wins + 3 and rows["b"].wins == rows_alone["b"].wins + 3
     assert results_document(both)["elo"]["label"] == f"Bradley-Terry Elo (field, {len(played)} games)"
     assert both.stats["c"].terminations == {"crash": 3, "dropped": 3}
+
+
+def test_write_exports_replaces_results_json_standings_md_and_csv_whole(tmp_path):
+    from arena.results.export import write_exports
+
+    names = ["a", "b"]
+    records = [random_game_record(k, names if k % 2 else names[::-1], seed=k) for k in range(4)]
+    s = summarize(records, names, tournament="t", game="hex", options=records[0].options, players=2)
+    (tmp_path / "standings.md").write_text("an older run's")
+    write_exports(s, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json", "standings.csv", "standings.md"]
+    assert (tmp_path / "results.json").read_text(encoding="utf-8") == render(s, "json")
+    assert (tmp_path / "standings.md").read_text(encoding="utf-8") == render(s, "md")
+    assert (tmp_path / "standings.csv").read_text(encoding="utf-8") == render(s, "csv")
+    assert render(s, "md").startswith("# t\n\nhex, 4 games.") and render(s, "csv").startswith("rank,engine,")
+    assert strict_json(render(s, "json"))["games"] == 4
+
+
+def test_the_exports_are_utf8_whatever_the_locale(tmp_path):
+    from helpers import ascii_locale
+
+    from arena.results.export import write_exports
+
+    names = ["Jürgen", "棋"]
+    records = [random_game_record(k, names if k % 2 else names[::-1], seed=k) for k in range(2)]
+    s = summarize(records, names, tournament="Türnier", game="hex", options=records[0].options, players=2)
+    with ascii_locale():
+        write_exports(s, tmp_path)
+    for name, fmt in (("results.json", "json"), ("standings.md", "md"), ("standings.csv", "csv")):
+        assert (tmp_path / name).read_bytes() == render(s, fmt).encode("utf-8"), name
+    assert "Türnier" in render(s, "md") and "棋" in render(s, "csv") and "Jürgen" in render(s, "json")

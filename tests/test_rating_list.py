@@ -7,15 +7,21 @@ the tests need no engine process; the command runs as a real process.
 
 from __future__ import annotations
 
+import base64
 import csv
+import html
 import io
 import os
 import random
+import re
 import shutil
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -513,3 +519,131 @@ def test_a_folder_a_real_run_wrote_rates_as_its_own_table(tmp_path):
         "random": "engines.random_engine",
         "path": "engines.hex_pathfinder",
     }
+
+
+class _Tables(HTMLParser):
+    """Each table of a page by its id: its caption, headers and rows as the page shows them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, dict[str, Any]] = {}
+        self.table: dict[str, Any] | None = None
+        self.cell: list[str] | None = None
+        self.row: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.table = self.tables.setdefault(dict(attrs)["id"] or "", {"caption": "", "headers": [], "rows": []})
+        elif tag in ("th", "td", "caption"):
+            self.cell = []
+        elif tag == "tr":
+            self.row = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.table is None:
+            return
+        if tag == "caption" and self.cell is not None:
+            self.table["caption"] = "".join(self.cell)
+        elif tag in ("th", "td") and self.cell is not None:
+            self.row.append("".join(self.cell))
+        elif tag == "tr":
+            self.table["headers" if not self.table["headers"] else "rows"].append(self.row)
+            if len(self.table["headers"]) == 1 and isinstance(self.table["headers"][0], list):
+                self.table["headers"] = self.table["headers"][0]
+        elif tag == "table":
+            self.table = None
+        if tag in ("th", "td", "caption"):
+            self.cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def test_the_html_list_shows_the_lists_tables_notes_and_plot(tmp_path):
+    """The page ``ratings_page`` writes (in-process, no browser): every table of the list as
+    ratingtables makes it, the notes but the header's, the header's facts and the Elo plot."""
+    from arena.results.ratinglist import read_folders
+    from arena.results.ratingtables import folder_rows, list_rows, los_rows, notes, split_rows
+    from arena.results.site import asset_text, plots
+    from arena.results.site.ratinglist import ratings_page
+
+    hostile = "<b>bold</b>"
+    first = results_folder(tmp_path / "first", FIELD, seed=5, extra={"fair": f'env = {{ X = "{hostile}" }}'})
+    second = results_folder(tmp_path / "second", FIELD, seed=6)
+    rl = rating_list(read_folders([first, second]), split_names=True)
+    before = datetime.now(UTC).replace(microsecond=0)
+    page = ratings_page(rl)
+    after = datetime.now(UTC)
+    assert "<title>arena · rating list" in page and "<h1>arena · rating list</h1>" in page
+    meta = re.search(r'<p class="meta">(.*) · (\d+) folder\(s\) · (\d+) games · written (.*)</p>', page)
+    assert meta is not None
+    assert (meta[1], meta[2], meta[3]) == ("hex size=3, swap=true", "2", "48")
+    assert before <= datetime.strptime(meta[4], "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=UTC) <= after
+    assert asset_text("site.css") in page and asset_text("tables.js") in page  # pasted as they are
+    shown = re.findall(r"<p>(.*?)</p>", page)
+    assert shown == [html.escape(line, quote=True).replace("&#x27;", "&#39;") for line in notes(rl)[1:]]
+    tables = _Tables()
+    tables.feed(page)
+
+    def text(rows: list[list[Any]]) -> list[list[str]]:
+        return [[str(v) for v in row] for row in rows]
+
+    for name, (headers, rows) in {
+        "ratings": list_rows(rl),
+        "los": los_rows(rl),
+        "folders": folder_rows(rl),
+        "split": split_rows(rl),
+    }.items():
+        assert tables.tables[name]["headers"] == headers and tables.tables[name]["rows"] == text(rows), name
+    assert len(tables.tables["split"]["rows"]) == 2 and hostile in tables.tables["split"]["rows"][1][2]
+    fit = rl.fit
+    assert tables.tables["ratings"]["caption"] == (
+        f"Bradley-Terry Elo (field, 48 games); anchor: {fit.anchor}; estimate: {fit.method}; "
+        f"intervals: {fit.interval_method}"
+    )
+    assert tables.tables["los"]["caption"].startswith("Likelihood of superiority (%)")
+    # The plot: every bounded engine's Elo and interval, as an image the page cannot run
+    plotted = [(r.engine, r.elo, r.low, r.high) for r in fit.ratings if None not in (r.elo, r.low, r.high)]
+    assert len(plotted) == 5
+    (src,) = re.findall(r'<img src="data:image/svg\+xml;base64,([^"]*)"', page)
+    assert base64.b64decode(src).decode() == plots.elo_plot(plotted)
+
+
+def test_the_html_list_of_two_engines_has_their_plot_and_no_split_table(tmp_path):
+    """Two engines with intervals are plotted; no engine told apart: no split table."""
+    from arena.results.ratinglist import read_folders
+    from arena.results.site.ratinglist import ratings_page
+
+    folder = results_folder(tmp_path / "f", {"A": 0, "B": 0})
+    rl = rating_list(read_folders([folder]))
+    page = ratings_page(rl)
+    bounded = [r for r in rl.fit.ratings if None not in (r.elo, r.low, r.high)]
+    assert len(bounded) == 2 and "<figure>" in page and 'id="split"' not in page
+    assert "1 folder(s) · 4 games" in page
+
+
+def test_the_html_list_of_unbounded_engines_has_no_plot_and_says_when_in_utc(tmp_path, monkeypatch):
+    """A clean sweep rated without a prior leaves every engine unbounded: nothing to plot.
+    The time written is UTC whatever the machine's zone."""
+    import time
+
+    from arena.results.ratinglist import read_folders
+    from arena.results.site.ratinglist import ratings_page
+
+    folder = results_folder(tmp_path / "sweep", {"A": 3000.0, "B": 0.0, "C": -3000.0}, seed=1)
+    rl = rating_list(read_folders([folder]), prior=0)
+    assert [r.bound for r in rl.fit.ratings] == ["above", "between", "below"]
+    monkeypatch.setenv("TZ", "Asia/Kathmandu")  # UTC+5:45
+    time.tzset()
+    try:
+        before = datetime.now(UTC).replace(microsecond=0)
+        page = ratings_page(rl)
+        after = datetime.now(UTC)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert "<figure>" not in page and "<img" not in page
+    written = re.search(r"written (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC</p>", page)
+    assert written is not None
+    assert before <= datetime.strptime(written[1], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC) <= after

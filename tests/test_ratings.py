@@ -14,6 +14,7 @@ from arena.results.ratings import (
     game_outcome,
     head_to_head,
     head_to_head_rows,
+    ordinal,
     pair_elo,
     standings,
     wilson_interval,
@@ -249,3 +250,7 @@ def test_a_game_outcome_is_the_points_and_counter_its_places_give(place, others)
     assert points == len(others) - len(better) - len(level) + 0.5 * len(level)
     assert isinstance(points, float)  # as the tables and results.json print it
     assert outcome == ("losses" if better else "draws" if level else "wins")
+
+
+def test_places_are_headed_as_ordinals():
+    assert [ordinal(n) for n in range(1, 7)] == ["1st", "2nd", "3rd", "4th", "5th", "6th"]

@@ -5,14 +5,15 @@ import random
 
 import pytest
 from click.testing import CliRunner
-from helpers import engine_toml, game_data, write_tournament
+from helpers import ascii_locale, engine_toml, game_data, random_game_record, write_tournament
 from sgfmill import sgf, sgf_grammar
 
 from arena.cli import main
 from arena.record import GameRecord
-from arena.results.sgf import SgfError, hex_game_sgf
+from arena.results.sgf import SgfError, hex_collection_sgf, hex_game_sgf
+from arena.results.sgfexport import SgfExport, export_sgf
 from arena.results.site import SiteData, write_site
-from arena.results.store import read_folder
+from arena.results.store import GameStore, read_folder
 from arena.rules import make_game
 
 
@@ -155,3 +156,77 @@ def test_arena_export_sgf_writes_every_hex_game_of_a_folder(tmp_path):
     assert result.exit_code == 0 and sorted(p.name for p in each.iterdir()) == ["game-0.sgf", "game-1.sgf"]
     result = CliRunner().invoke(main, ["export", "sgf", str(out), "--game", "9", "-o", str(one)])
     assert result.exit_code == 2 and "no game 9" in result.output
+
+
+def sgf_folder(tmp_path, sizes=(3, 3, 3)):
+    """A results folder of Hex games (ids 0, 1, 2 ...) of the board ``sizes``, no engine run."""
+    out = tmp_path / "out"
+    with GameStore(out) as store:
+        store.open({})
+        for k, size in enumerate(sizes):
+            store.add(random_game_record(k, ["r1", "r2"], size=size, seed=k))
+    return out
+
+
+def test_export_sgf_writes_the_chosen_games_in_the_order_asked_once_each(tmp_path):
+    out = sgf_folder(tmp_path)
+    _, records = read_folder(out)
+    target = tmp_path / "all.sgf"
+    written = export_sgf(out, target)
+    assert written == SgfExport(
+        3, ["HexGui opens the first game of a file with several; --per-game writes one file a game"]
+    )
+    assert target.read_text(encoding="utf-8") == "".join(hex_game_sgf(r) for r in records)
+    assert hex_collection_sgf(records) == target.read_text(encoding="utf-8")
+    assert [p["GN"] for p, _ in parse(target.read_text())] == ["game 0", "game 1", "game 2"]
+    one = tmp_path / "one.sgf"
+    assert export_sgf(out, one, [2, 0, 2]) == SgfExport(2, [written.notes[0]])
+    assert one.read_text(encoding="utf-8") == hex_game_sgf(records[2]) + hex_game_sgf(records[0])
+    assert export_sgf(out, one, [1]) == SgfExport(1, [])  # one game: nothing to say
+    assert one.read_text(encoding="utf-8") == hex_game_sgf(records[1])
+    assert hex_collection_sgf([]) == ""
+
+
+def test_export_sgf_per_game_writes_a_file_a_game_into_a_new_folder(tmp_path):
+    out = sgf_folder(tmp_path)
+    _, records = read_folder(out)
+    each = tmp_path / "new" / "each"
+    assert export_sgf(out, each, per_game=True) == SgfExport(3, [])
+    assert sorted(p.name for p in each.iterdir()) == ["game-0.sgf", "game-1.sgf", "game-2.sgf"]
+    assert all((each / f"game-{r['id']}.sgf").read_text(encoding="utf-8") == hex_game_sgf(r) for r in records)
+    assert export_sgf(out, each, [1], per_game=True) == SgfExport(1, [])  # the folder is there already
+    assert (each / "game-1.sgf").read_text(encoding="utf-8") == hex_game_sgf(records[1])
+
+
+def test_export_sgf_says_which_boards_hexgui_cannot_draw_and_which_games_are_not_there(tmp_path):
+    out = sgf_folder(tmp_path, sizes=(3, 20, 19))
+    large = "HexGui draws boards up to 19x19; larger ones are valid SGF for other viewers"
+    several = "HexGui opens the first game of a file with several; --per-game writes one file a game"
+    assert export_sgf(out, tmp_path / "a.sgf") == SgfExport(3, [several, large])
+    assert export_sgf(out, tmp_path / "b.sgf", [1]) == SgfExport(1, [large])
+    assert export_sgf(out, tmp_path / "c.sgf", [2, 0]) == SgfExport(2, [several])  # 19x19 is HexGui's
+    assert export_sgf(out, tmp_path / "each", per_game=True) == SgfExport(3, [large])
+    with pytest.raises(SgfError) as refused:
+        export_sgf(out, tmp_path / "d.sgf", [0, 7, 9, 7])
+    assert str(refused.value) == f"{out}: no game 7, 9, 7 (games stored: 3, ids 0..2)"
+    assert not (tmp_path / "d.sgf").exists()
+    empty = tmp_path / "empty"
+    with GameStore(empty) as store:
+        store.open({})
+    with pytest.raises(SgfError) as nothing:
+        export_sgf(empty, tmp_path / "e.sgf", [3])
+    assert str(nothing.value) == f"{empty}: no game 3 (games stored: 0, ids 0..0)"
+
+
+def test_export_sgf_writes_utf8_whatever_the_locale(tmp_path):
+    out = tmp_path / "out"
+    with GameStore(out) as store:
+        store.open({})
+        store.add(random_game_record(0, ["Jürgen", "棋"], seed=1))
+    _, records = read_folder(out)
+    with ascii_locale():
+        export_sgf(out, tmp_path / "all.sgf")
+        export_sgf(out, tmp_path / "each", per_game=True)
+    expected = hex_game_sgf(records[0]).encode("utf-8")
+    assert "PB[Jürgen]" in hex_game_sgf(records[0]) or "PW[Jürgen]" in hex_game_sgf(records[0])
+    assert (tmp_path / "all.sgf").read_bytes() == expected == (tmp_path / "each" / "game-0.sgf").read_bytes()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from helpers import (
     WIDE,
     ZOO,
     artifacts,
+    ascii_locale,
     engine_toml,
     game_address,
     game_data,
@@ -30,6 +32,7 @@ from helpers import (
 from arena.cli import main
 from arena.results.export import summarize
 from arena.results.site import SiteData, palette, plots, write_site
+from arena.results.tiebreaks import EventSummary
 from arena.rules import make_game
 
 HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
@@ -727,3 +730,349 @@ def test_the_engines_page_says_so_when_no_game_was_forfeited(page, tmp_path):
 def _rgb(hex_colour: str) -> str:
     r, g, b = (int(hex_colour[k : k + 2], 16) for k in (1, 3, 5))
     return f"rgb({r}, {g}, {b})"
+
+
+# -- the settings page and the tallies, computed without a browser ---------------------
+
+
+def test_the_settings_page_shows_the_file_in_its_own_order_as_text():
+    from arena.results.site.pages import settings_page
+
+    settings = {
+        "workers": 2,
+        "name": "t",
+        "engines": [
+            {
+                "time_control": None,
+                "name": "a",
+                "command": ["{python}", "-m", "my engine", 5, "it's"],
+                "options": [["depth", 3], ["book", True]],
+                "env": {},
+                "sandbox": {"memory_mb": 512, "x": None},
+            },
+            {"name": "b", "command": ["./b"], "protocol": "gtp", "cwd": None, "options": []},
+            "not an engine",
+        ],
+        "paths": "relative",
+        "zzz": 1.0,
+        "rounds": 2,
+        "game": "hex",
+        "options": {"size": 9, "swap": True, "odd": None},
+        "time_control": {"movetime_ms": 500.0, "inc": 2.5},
+        "candidates": [],
+        "seed": 0,
+        "tiebreaks": ["wins", "buchholz"],
+        "flag": False,
+        "nothing": None,
+        "hooks": {"command": ["run it", "now"], "when": {"at": 1.0, "not": None, "ok": False, "command": ["p q"]}},
+        "command": ["go", "a b"],  # a key's lines are its own: a command anywhere reads as typed
+        "extra": [{"k": True, "n": None}, 3.0, [1, 2], ["a", 1, 2]],
+        "pairs": [("p", 1.5), ["q", ["x", "y z"]]],
+    }
+    page = settings_page(settings)
+    assert page.rows == [
+        ("name", ["t"]),
+        ("game", ["hex"]),
+        ("options", ["size = 9", "swap = yes"]),
+        ("rounds", ["2"]),
+        ("seed", ["0"]),
+        ("workers", ["2"]),
+        ("time_control", ["movetime_ms = 500", "inc = 2.5"]),
+        ("zzz", ["1"]),
+        ("tiebreaks", ["wins, buchholz"]),
+        ("flag", ["no"]),
+        ("hooks", ["command = 'run it' now", "when = at = 1, ok = no, command = 'p q'"]),
+        ("command", ["go 'a b'"]),
+        ("extra", ["k = yes, 3, 1, 2, a, 1, 2"]),
+        ("pairs", ["p = 1.5", "q = x, y z"]),
+    ]
+    assert page.engine_headers == ["name", "command", "protocol", "options", "sandbox"]
+    assert page.engine_rows == [
+        [["a"], ["{python} -m 'my engine' 5 'it'\"'\"'s'"], [], ["depth = 3", "book = yes"], ["memory_mb = 512"]],
+        [["b"], ["./b"], ["gtp"], [], []],
+    ]
+    bare = settings_page({"name": "t", "engines": None, "seed": 7})
+    assert bare == type(page)([("name", ["t"]), ("seed", ["7"])], [], [])
+
+
+def test_a_setting_reads_as_text_a_person_would_write():
+    from arena.results.site.pages import command_text, setting_lines, setting_text
+
+    assert [setting_text("k", v) for v in (True, False, 10.0, 2.5, 0, "x y", None)] == [
+        "yes",
+        "no",
+        "10",
+        "2.5",
+        "0",
+        "x y",
+        "None",
+    ]
+    assert setting_text("command", ["a b", "{python}", 1]) == "'a b' {python} 1"
+    assert setting_text("args", ["a b", "{python}", 1]) == "a b, {python}, 1"  # a list, not a command
+    assert setting_text("k", {"a": 1, "b": None, "c": [True, 2.0]}) == "a = 1, c = yes, 2"
+    assert command_text(["{python}", "{python} x", "", "a;b"]) == "{python} '{python} x' '' 'a;b'"
+    assert [setting_lines("k", v) for v in (None, [], {}, 0, False, "")] == [[], [], [], ["0"], ["no"], [""]]
+    assert setting_lines("k", [("a", 1), ("b", 2)]) == ["a = 1", "b = 2"]
+    assert setting_lines("k", [["a", 1], [2, 2]]) == ["a, 1, 2, 2"]  # not all pairs: a list
+    assert setting_lines("k", [["a", 1], ["b"]]) == ["a, 1, b"]
+    assert setting_lines("k", ["ab", "cd"]) == ["ab, cd"]  # strings of two are not pairs
+    assert setting_lines("command", ["x y", "z"]) == ["'x y' z"]
+    assert setting_lines("env", [["command", ["x y", "z"]]]) == ["command = 'x y' z"]
+    assert setting_lines("k", {"a": None, "b": 0}) == ["b = 0"]
+
+
+def test_the_standings_tally_rates_the_games_in_id_order_however_they_come():
+    from arena.record import GameRecord
+    from arena.results.ratings import StandingsTally
+    from arena.results.site.pages import standings_tally
+
+    def game(k: int, places: list[int]) -> GameRecord:
+        return GameRecord(game="hex", moves=[], players=["a", "b"], places=places, termination="normal", id=k)
+
+    records = [game(0, [0, 1]), game(1, [0, 0]), game(2, [1, 0]), game(3, [0, 1]), game(4, [0, 0])]
+
+    def in_order(can_draw: bool) -> StandingsTally:
+        tally = StandingsTally(["a", "b"], 2, can_draw=can_draw, history=True)
+        for r in records:
+            tally.add(r)
+        return tally
+
+    def shown(tally: StandingsTally) -> tuple[object, ...]:
+        return [vars(s) for s in tally.standings()], tally.history, tally.last_id, tally.count
+
+    for can_draw in (False, True):
+        tally = standings_tally(["a", "b"], records[::-1], 2, can_draw)
+        assert shown(tally) == shown(in_order(can_draw)) and tally.last_id == 4
+        assert shown(tally) != shown(in_order(not can_draw))
+        assert [n for n, _, _ in tally.history["a"]] == [1, 2, 3, 4, 5]
+
+
+def hex_won_by(game_id: int, round_: int, players: list[str], winner: int, seed: int) -> object:
+    """A 3x3 Hex game of random moves won by seat ``winner``, as the runner stores it."""
+    import random
+
+    from arena.record import GameRecord
+
+    game = make_game("hex", {"size": 3})
+    rng = random.Random(seed)
+    while True:
+        state = game.initial_state()
+        while not state.is_terminal():
+            state.play(state.random_move(rng))
+        if state.winner() == winner:
+            break
+    return GameRecord.model_validate(
+        {
+            "id": game_id,
+            "round": round_,
+            "game": "hex",
+            "options": game.options.model_dump(),
+            "seed": seed,
+            "engine_seeds": [1, 2],
+            "players": players,
+            "moves": list(state.moves),
+            "times_ms": [1] * len(state.moves),
+            "termination": "normal",
+            "reason": state.end_reason(),
+            "forfeit_seat": None,
+            "winner": winner,
+            "scores": [1.0, 0.0] if winner == 0 else [0.0, 1.0],
+            "places": [0, 1] if winner == 0 else [1, 0],
+        }
+    )
+
+
+def knockout_folder(tmp_path: Path, games: int | None = None) -> Path:
+    """A results folder of a knockout of a, b and c (a has a bye), the better seed winning
+    every game; only its first ``games`` games when given. No engine runs."""
+    from arena.results.events import plan_event, settings_event
+    from arena.results.store import GameStore
+    from arena.tournament.config import load_tournament
+    from arena.tournament.settings import tournament_settings
+
+    engines = "".join(engine_toml(n, "{python}", "-m", "engines.random_engine") for n in "abc")
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = write_tournament(tmp_path, engines, name="ko", options="size = 3", extra='format = "knockout"')
+    settings = tournament_settings(load_tournament(path))
+    event = settings_event(settings, 2)
+    assert event is not None
+    stored: dict[int, object] = {}
+    while len(stored) < (games if games is not None else 99):
+        new = [s for s in plan_event(event, stored).slots if s.index not in stored]
+        if not new:
+            break
+        for s in new:
+            stored[s.index] = hex_won_by(s.index, s.round, list(s.seats), s.seats.index(min(s.seats)), s.seed)
+    out = tmp_path / "out"
+    with GameStore(out) as store:
+        store.open(settings)
+        for k in sorted(stored)[:games]:
+            store.add(stored[k])
+    return out
+
+
+def test_a_folder_loads_as_the_sites_data_with_its_summary_now_or_later(tmp_path):
+    from arena.results.export import summarize_folder
+    from arena.results.site import load_folder
+
+    out = knockout_folder(tmp_path)
+    (out / "results.json").write_text(json.dumps({"not_recorded": ["game 9: disk full", 3, "game 11: gone"]}))
+    data = load_folder(out)
+    expected = summarize_folder(out)
+    assert (data.title, data.game, data.options, data.engines) == (
+        "arena · ko",
+        "hex",
+        {"size": 3, "swap": True},
+        ["a", "b", "c"],
+    )
+    assert data.settings is not None and data.settings["format"] == "knockout" and data.summarize is None
+    assert data.summary is not None and data.records == data.summary.records == expected.records
+    assert [r.id for r in data.records] == [0, 1, 2, 3]
+    assert data.summary.not_recorded == ["game 9: disk full", "game 11: gone"]
+    assert data.summary.elo.as_dict() == expected.elo.as_dict() and data.summary.tournament == "ko"
+    assert data.summary.event is not None and data.summary.event.winner == "a"
+    # --elo-prior 0: maximum likelihood, as arena results --elo-prior 0
+    assert load_folder(out, elo_prior=0).summary.elo.as_dict() == summarize_folder(out, 0).elo.as_dict()
+    assert load_folder(out, elo_prior=0).summary.elo.as_dict() != expected.elo.as_dict()
+    later = load_folder(out, later=True)
+    assert later.summary is None and later.summarize is not None and later.records == data.records
+    assert later.engines == ["a", "b", "c"] and later.title == "arena · ko"  # the file's, before the summary
+    later.summarize(later)
+    assert later.summary is not None and later.summary.elo.as_dict() == expected.elo.as_dict()
+    assert later.summary.not_recorded == data.summary.not_recorded and later.engines == ["a", "b", "c"]
+    later_ml = load_folder(out, elo_prior=0, later=True)
+    assert later_ml.summarize is not None
+    later_ml.summarize(later_ml)
+    assert later_ml.summary.elo.as_dict() == summarize_folder(out, 0).elo.as_dict()
+
+
+def test_a_folder_the_site_cannot_be_made_from_is_one_error(tmp_path):
+    from arena.results.export import read_for_summary
+    from arena.results.site import SiteError, load_folder
+    from arena.results.store import StorageError
+
+    for folder in (tmp_path / "none", tmp_path):
+        with pytest.raises(StorageError) as plain:
+            read_for_summary(folder)
+        with pytest.raises(SiteError) as refused:
+            load_folder(folder)
+        assert str(refused.value) == str(plain.value) and str(folder) in str(refused.value)
+
+
+def test_the_last_runs_games_not_recorded_come_from_its_results_json(tmp_path):
+    from arena.results.site import last_run_not_recorded
+
+    path = tmp_path / "results.json"
+    assert last_run_not_recorded(path) == []  # none written
+    for text in ("{", "[1, 2]", '{"not_recorded": "game 1"}', '{"other": []}', "\xff"):
+        path.write_text(text, encoding="latin-1")
+        assert last_run_not_recorded(path) == [], text
+    path.write_text('{"not_recorded": ["game 1: x", null, 2, "game 2: y", ["z"]]}')
+    assert last_run_not_recorded(path) == ["game 1: x", "game 2: y"]
+    path.write_text('{"not_recorded": ["ü"]}', encoding="utf-8")
+    assert last_run_not_recorded(path) == ["ü"]
+    with ascii_locale():  # UTF-8 whatever the locale
+        assert last_run_not_recorded(path) == ["ü"]
+
+
+def test_an_events_view_on_the_index_page_is_the_terminals_table_and_bracket(tmp_path):
+    from arena.results.site import _event_view, load_folder
+
+    data = load_folder(knockout_folder(tmp_path))
+    assert data.summary is not None and data.summary.event is not None
+    view = _event_view(data.summary.event)
+    assert view == {
+        "title": "Knockout standings",
+        "headers": ["rank", "engine", "score", "reached"],
+        "rows": [[1, "a", 2.0, "winner"], [2, "b", 2.0, "final"], [3, "c", 0.0, "semi-final"]],
+        "bracket": [
+            "semi-final: a (bye)",
+            "semi-final: b 2-0 c, b through on games",
+            "final: a 2-0 b, a through on games",
+            "winner: a",
+        ],
+        "stopped": "",
+    }
+    index = write_site(tmp_path / "site", data).read_text(encoding="utf-8")
+    assert "<h2>Knockout standings</h2>" in index
+    assert '<ol id="bracket"><li>semi-final: a (bye)</li><li>semi-final: b 2-0 c, b through on games</li>' in index
+    part = load_folder(knockout_folder(tmp_path / "part", games=1))
+    assert part.summary is not None and part.summary.event is not None
+    assert _event_view(part.summary.event) == {
+        "title": "Knockout standings (so far)",
+        "headers": ["rank", "engine", "score", "reached"],
+        "rows": [[1, "a", 0.0, "playing"], [2, "b", 1.0, "playing"], [3, "c", 0.0, "playing"]],
+        "bracket": ["semi-final: a (bye)", "semi-final: b to play c"],
+        "stopped": "",
+    }
+    swiss = EventSummary("swiss", (), [], finished=True, stopped="the event ended after round 1: no pairing")
+    assert _event_view(swiss) == {
+        "title": "Swiss standings",
+        "headers": ["rank", "engine", "score", "byes"],
+        "rows": [],
+        "bracket": [],
+        "stopped": "the event ended after round 1: no pairing",
+    }
+
+
+def test_a_board_of_points_has_a_street_between_each_two_neighbours_once():
+    from arena.results.site.boards import WIDTH, board_geometry
+
+    game = make_game("posies", {})
+    geometry = board_geometry(game)
+    board = game.picture().board
+    cells = geometry["cells"]
+    pairs = [(a, b) for a in board for b in board.neighbours[a] if a < b]
+    assert len(cells) == 51 and len(pairs) == 128
+    assert geometry["streets"] == [[cells[a]["x"], cells[a]["y"], cells[b]["x"], cells[b]["y"]] for a, b in pairs]
+    assert geometry["streets"][:2] == [[103.28, 54.0, 137.92, 54.0], [103.28, 54.0, 120.6, 84.0]]
+    assert all(abs(math.dist(s[:2], s[2:]) - WIDTH) < 0.02 for s in geometry["streets"])  # neighbours only
+    assert board_geometry(make_game("hex", {"size": 3}))["streets"] == []  # a board of cells has none
+
+
+def test_a_folder_whose_summary_cannot_be_made_is_one_error_now_or_later(tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    from arena.results.site import SiteError, load_folder
+
+    out = knockout_folder(tmp_path)
+    with closing(sqlite3.connect(out / "arena.db")) as db, db:
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('dropped', '{not json')")
+    damaged = (
+        f"{(out / 'arena.db').resolve()}: its stored 'dropped' is damaged; start a new folder with --out, "
+        "or remove the folder to play the tournament again"
+    )
+    with pytest.raises(SiteError) as now:
+        load_folder(out)
+    assert str(now.value) == damaged
+    later = load_folder(out, later=True)  # the games are read; the summary fails when made
+    assert later.summarize is not None and len(later.records) == 4
+    with pytest.raises(SiteError) as made:
+        later.summarize(later)
+    assert str(made.value) == damaged
+
+
+def test_a_folder_without_stored_settings_loads_with_the_engines_its_games_name(tmp_path):
+    """A folder an older arena wrote keeps no settings: the site is named after the folder
+    and its engines are those of the games, known once the summary is made."""
+    import sqlite3
+    from contextlib import closing
+
+    from helpers import random_game_record
+
+    from arena.results.site import load_folder
+    from arena.results.store import GameStore
+
+    out = tmp_path / "old"
+    with GameStore(out) as store:
+        store.open({"name": "t"})
+        store.add_many([random_game_record(k, ["x", "y"] if k % 2 else ["y", "x"], seed=k) for k in range(4)])
+    with closing(sqlite3.connect(out / "arena.db")) as db, db:
+        db.execute("DELETE FROM meta WHERE key = 'settings'")
+    later = load_folder(out, later=True)
+    assert (later.title, later.settings, later.engines, len(later.records)) == ("arena · old", None, [], 4)
+    assert later.summarize is not None
+    later.summarize(later)
+    assert later.summary is not None and sorted(later.engines) == ["x", "y"]
+    assert later.engines == later.summary.order

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import game_data, random_record
 
 import arena.results.site as site_module
@@ -343,3 +344,52 @@ def test_a_viewer_page_holds_engine_text_as_data_only(tmp_path):
     assert source.count("</script>") == 4  # the data's, board.js's, viewer.js's and tables.js's
     shown = game_data(site, 0)
     assert shown["players"][0] == shown["reason"] == hostile and hostile in shown["infos"][0]
+
+
+def test_a_run_that_stops_rewrites_its_pages_without_the_reload_only_if_it_wrote_them(tmp_path):
+    from arena.results.site.live import LiveSite
+
+    games = records([0, 1])
+    live = LiveSite(tmp_path / "report", SiteData("t", "hex", games[0]["options"], ENGINES, []), interval=0)
+    live.stopped()  # nothing written yet: nothing to take back
+    assert not (tmp_path / "report").exists()
+    live.on_start(2, [], None)
+    live.add(games[0], 1, 2)
+    live.wait()
+    index = tmp_path / "report" / "index.html"
+    assert "running: 1 of 2 games finished" in index.read_text() and 'http-equiv="refresh"' in index.read_text()
+    live.stopped()
+    assert live.data.progress is None
+    assert "running:" not in index.read_text() and 'http-equiv="refresh"' not in index.read_text()
+
+
+def test_a_forked_writer_writes_the_viewer_pages_it_is_given(tmp_path, monkeypatch):
+    """What each forked worker runs (site._write_viewers_in_child, with the SIGTERM and
+    SIGINT handlers _plain_signals gives it), run here in this process."""
+    import signal
+
+    games = records([0, 1, 2])
+    data = SiteData("t", "hex", games[0]["options"], ENGINES, list(games))
+    writer = SiteWriter(tmp_path / "site", parallel=False)
+    writer.write(data)
+    page = tmp_path / "site" / "games" / "0.html"
+    written = page.read_text(encoding="utf-8")
+    page.unlink()
+    monkeypatch.setattr(site_module, "_JOB", (writer, data, {r.id: r for r in games}))
+    site_module._write_viewers_in_child([])
+    assert not page.exists()
+    writer._entries.clear()  # as a full page's: its games' data is made from the records given
+    site_module._write_viewers_in_child([0])
+    assert page.read_text(encoding="utf-8") == written
+    assert [game_data(tmp_path / "site", r.id)["id"] for r in games] == [0, 1, 2]
+    monkeypatch.setattr(site_module, "_JOB", None)
+    with pytest.raises(AssertionError):
+        site_module._write_viewers_in_child([0])
+    handlers = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGTERM, lambda *_: None)
+        site_module._plain_signals()
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL and signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGTERM, handlers[0])
+        signal.signal(signal.SIGINT, handlers[1])

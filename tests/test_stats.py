@@ -164,3 +164,22 @@ def test_a_seats_times_are_the_times_of_its_moves_in_turn_or_not(seats, start, m
     times = data.draw(st.lists(st.integers(0, 1000), min_size=moves, max_size=moves))
     expected = [(seat, [t for t, m in zip(times, movers) if m == seat]) for seat in sorted(set(movers))]
     assert _times_by_seat(times, movers, seats) == expected
+
+
+def test_the_movers_of_a_record_are_the_seats_in_turn_with_the_swap_and_none_for_a_bad_record():
+    from helpers import random_game_record
+
+    from arena.results.stats import movers_of
+
+    record = random_game_record(0, ["a", "b"], size=3, seed=2)
+    assert movers_of(record) == [k % 2 for k in range(len(record.moves))]
+    swapped = GameRecord(
+        game="hex",
+        options={"size": 3},
+        moves=["a1", "swap", "b2"],
+        players=["a", "b"],
+        places=[0, 1],
+        termination="timeout",
+    )
+    assert movers_of(swapped) == [0, 1, 0, 1]  # the seat to move after the last: a rejected move's time
+    assert movers_of(record.model_copy(update={"moves": ["a1", "a1"]})) is None  # not legal: no replay

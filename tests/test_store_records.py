@@ -406,3 +406,121 @@ def test_the_quick_tallies_give_the_outputs_of_the_plain_ones(which, request, tm
     document = json.loads(quick[0])
     assert document["games"] and any(e["moves_timed"] for e in document["engines"])
     assert any(path.startswith("games/") for path in quick[2])
+
+
+# -- the store's own pieces, on a folder written here (no run) ---------------------
+
+
+def test_a_damaged_database_is_told_from_a_full_or_read_only_disk(tmp_path):
+    from arena.results.store import failure_text, is_damaged
+
+    bad = tmp_path / "arena.db"
+    bad.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(sqlite3.DatabaseError) as real:
+        sqlite3.connect(bad).execute("SELECT 1 FROM sqlite_master")
+    assert is_damaged(real.value)
+
+    def error(message: str, name: str | None = None) -> sqlite3.Error:
+        exc = sqlite3.OperationalError(message)
+        if name is not None:
+            exc.sqlite_errorname = name  # as sqlite3 sets it on the errors it raises
+        return exc
+
+    assert is_damaged(error("x", "SQLITE_CORRUPT")) and is_damaged(error("x", "SQLITE_NOTADB"))
+    for message in ("database disk image is malformed", "file is not a database", "Could not decode to UTF-8"):
+        assert is_damaged(error(f"oh: {message}!")), message
+        assert is_damaged(error(message, "SQLITE_ERROR")), message
+    assert not is_damaged(error("database or disk is full", "SQLITE_FULL"))
+    assert not is_damaged(error("attempt to write a readonly database", "SQLITE_READONLY"))
+    assert not is_damaged(error("Malformed"))  # the words as SQLite writes them, not any case
+    assert not is_damaged(error("x"))
+    full = failure_text(tmp_path, error("database or disk is full", "SQLITE_FULL"))
+    assert full == (
+        f"{tmp_path}: cannot write the results (database or disk is full). Check that the output folder "
+        "is writable and the disk has room, or choose another with --out."
+    )
+    assert failure_text(tmp_path, real.value).startswith(f"{bad}: the database is damaged (file is not a database).")
+    assert failure_text(tmp_path, OSError("No space left")).startswith(f"{tmp_path}: cannot write the results (")
+
+
+def test_why_engines_were_dropped_is_kept_and_a_resume_keeps_the_first_reason(tmp_path):
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t"})
+        assert store.get_meta("dropped") is None
+        assert store.note_dropped({}) == {} and store.get_meta("dropped") == "{}"
+        assert store.note_dropped({"x": "crashed 3 times"}) == {"x": "crashed 3 times"}
+        assert store.get_meta("dropped") == '{"x": "crashed 3 times"}'
+        known = store.note_dropped({"y": "timed out", "x": "a later reason"})
+        assert known == {"y": "timed out", "x": "crashed 3 times"} and list(known) == ["y", "x"]
+        assert json.loads(store.get_meta("dropped") or "") == known
+        assert store.note_dropped({}) == known
+        store.set_meta("dropped", "{not json")
+        with pytest.raises(StorageError) as damaged:
+            store.note_dropped({"z": "why"})
+        assert str(damaged.value) == (
+            f"{(tmp_path / 'arena.db').resolve()}: its stored 'dropped' is damaged; start a new folder "
+            "with --out, or remove the folder to play the tournament again"
+        )
+
+
+def test_what_is_wrong_with_a_stored_record_is_said_in_a_few_words():
+    from helpers import random_game_record
+
+    from arena.results.store import _record_problem
+
+    good = random_game_record(1, ["a", "b"]).to_json()
+    assert _record_problem(good, 1) == (random_game_record(1, ["a", "b"]), None)
+    assert _record_problem([good], 1) == (None, "not a JSON object")
+    assert _record_problem("text", 1) == (None, "not a JSON object")
+    less = {k: v for k, v in good.items() if k not in ("round", "places", "reason")}
+    assert _record_problem(less, 1) == (None, "keys missing: round, reason, places")
+    wrong = dict(good, moves=5, players="x", winner="q", times_ms="t")
+    record, problem = _record_problem(wrong, 1)
+    assert record is None and problem == (
+        "'players': Input should be a valid list (got 'x'); 'moves': Input should be a valid list (got 5); "
+        "'times_ms': Input should be a valid list (got 't')"
+    )
+    record, problem = _record_problem(dict(good, winner=5), 1)
+    assert record is not None and record.winner == 5 and problem == "'winner' is seat 5 of a game with 2 players"
+    record, problem = _record_problem(good, 2)
+    assert record is not None and record.id == 1 and problem == "its id is 1, not 2"
+    record, problem = _record_problem(dict(good, winner=5), 2)  # the seats first
+    assert problem == "'winner' is seat 5 of a game with 2 players"
+
+
+def test_the_stored_games_carry_their_checked_marks_which_a_replay_renews(tmp_path):
+    from helpers import random_game_record
+
+    from arena.results.store import StoredGame, check_mark, record_line
+
+    records = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t"})
+        store.add_many(records)
+        assert list(store.records()) == records
+        marks = [check_mark(record_line(r).encode()) for r in records]
+        assert store.stored() == [StoredGame(r, m, True) for r, m in zip(records, marks)]
+        spaced = json.dumps(records[1].to_json())  # the same record, other text: its mark is lost
+        winner = 1 - (records[2].winner or 0)
+        with store.db:
+            store.db.execute("UPDATE games SET record = ? WHERE id = 1", (spaced,))
+            store.db.execute("UPDATE games SET winner = ? WHERE id = 2", (winner,))
+        stored = store.stored()
+        edited = StoredGame(records[1], check_mark(spaced.encode()), False)
+        assert stored[:2] == [StoredGame(records[0], marks[0], True), edited]
+        assert stored[2].checked and stored[2].columns_problem == (
+            f"its row's winner column says {winner} and its record {records[2].winner}"
+        )
+        store.mark_checked([edited])
+        assert store.stored()[1] == StoredGame(records[1], check_mark(spaced.encode()), True)
+        assert [g.checked for g in store.stored()] == [True, True, True]
+        store.mark_checked([])
+        assert list(store.records()) == records
+        with store.db:
+            store.db.execute("UPDATE games SET record = '{' WHERE id = 2")
+        for read in (lambda: list(store.records()), store.stored):
+            with pytest.raises(StorageError) as damaged:
+                read()
+            assert str(damaged.value).startswith(
+                f"{tmp_path / 'arena.db'}: game 2: the stored record is damaged (not valid JSON: "
+            )

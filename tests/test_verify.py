@@ -283,3 +283,38 @@ def test_a_record_answers_as_its_json_for_fields_and_unknown_keys():
         assert key not in record and record.get(key, "absent") == "absent" and record.get(key) is None
         with pytest.raises(KeyError):
             record[key]
+
+
+@pytest.mark.parametrize(
+    ("game", "named"),
+    [
+        ("5", "a number"),
+        ("1.5", "a number"),
+        ("[1]", "a list"),
+        ('{"a": 1}', "an object"),
+        ("null", "null"),
+        ("true", "true"),
+        ("false", "false"),
+    ],
+)
+def test_a_game_that_is_not_a_name_is_named_by_its_json_type(game, named):
+    line = f'{{"game": {game}, "moves": []}}'
+    [verdict] = verify_lines([line], "g.jsonl")
+    assert not verdict["ok"] and verdict["error"] == {
+        "reason": f'g.jsonl, line 1: "game" must be a string (a game name such as "hex"), got {named}'
+    }
+
+
+def test_a_value_json_has_no_name_for_is_named_by_its_python_type():
+    from arena.results.verify import _json_type
+
+    assert [_json_type(v) for v in ("x", (1,), 0, 0.0, [], {}, None, True)] == [
+        "str",
+        "tuple",
+        "a number",
+        "a number",
+        "a list",
+        "an object",
+        "null",
+        "true",
+    ]

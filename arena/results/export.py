@@ -45,7 +45,7 @@ from .ratings import (
 from .sprt import SprtSummary, sprt_from_settings, sprt_lines
 from .stats import EngineStats, engine_stats, seat_name, swap_move
 from .store import StorageError, collector_paused, decode_meta
-from .tiebreaks import EventSummary, event_summary, round_names
+from .tiebreaks import EventSummary, bracket_rounds, event_summary, round_names
 
 SCHEMA_VERSION = 1
 FORMATS = ("table", "md", "csv", "json")
@@ -607,7 +607,7 @@ def _event_parts(event: EventSummary, fmt: str, style: str, fit: int | None) -> 
 def bracket_lines(event: EventSummary) -> list[str]:
     """Each knockout match as one line, round by round: the engines, their points, how it
     was decided."""
-    names = round_names(len(event.bracket))
+    names = round_names(bracket_rounds(event.bracket))
     lines = []
     for k, bracket_round in enumerate(event.bracket):
         for m in bracket_round:

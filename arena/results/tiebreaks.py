@@ -203,7 +203,7 @@ def event_summary(
 def _knockout_summary(plan: EventPlan, rows: list[EventStanding], chosen: tuple[str, ...]) -> EventSummary:
     """The standings of a knockout: the winner, then the engines by the round they went out
     in (the later first), then by seed."""
-    rounds = round_names(len(plan.bracket))
+    rounds = round_names(bracket_rounds(plan.bracket))
     went_out: dict[str, int] = {}
     for k, matches in enumerate(plan.bracket):
         for m in matches:
@@ -224,6 +224,12 @@ def _knockout_summary(plan: EventPlan, rows: list[EventStanding], chosen: tuple[
         key=lambda s: (-(last + 1 if s.reached == "winner" else went_out.get(s.engine, last)), seed_rank[s.engine])
     )
     return EventSummary("knockout", chosen, rows, plan.bracket, plan.winner, plan.finished)
+
+
+def bracket_rounds(bracket: Sequence[Sequence[Match]]) -> int:
+    """The rounds a knockout's bracket has in all, from its first round (its lines are a power of
+    two), however many of them are drawn yet: a round is named by its place in the whole bracket."""
+    return len(bracket[0]).bit_length() if bracket else 0
 
 
 def round_names(count: int) -> list[str]:
