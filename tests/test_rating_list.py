@@ -339,6 +339,55 @@ def test_the_mixed_line_names_each_game_and_option_that_differs_and_the_folders_
     )
 
 
+def test_an_option_all_folders_share_is_not_named_as_differing():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratinglist import mixed_line
+    from arena.results.ratingtables import Folder
+
+    def folder(path: str, **options: object) -> Folder:
+        return Folder(path, "t", "hex", options, 0.0, 0, 0, Tally(), np.zeros(0, dtype=np.uint64), {})
+
+    # One game and one size: only the swap differs, so only the swap is named.
+    assert mixed_line([folder("a", size=5, swap=True), folder("b", size=5, swap=False)]) == (
+        "the folders play different games or options (option swap: true in a, false in b); a rating list rates "
+        "one game with one set of options: give folders of one, or --allow-mixed to rate them together anyway"
+    )
+
+
+def test_each_name_with_other_settings_gets_one_line_naming_the_folders_the_changes_and_the_split_labels():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratinglist import RatingListError, engine_fingerprint
+    from arena.results.ratingtables import Folder
+
+    def folder(path: str, engines: dict) -> Folder:
+        return Folder(path, "t", "hex", {"size": 5}, 2.0, 0, 0, Tally(), np.zeros(0, dtype=np.uint64), engines)
+
+    slow = {"name": "X", "command": ["x"], "options": {"Level": 1, "Hash": 16}}
+    fast = {"name": "X", "command": ["x"], "options": {"Level": 2, "Hash": 32}}
+    old = {"name": "Y", "command": ["y"]}
+    folders = [
+        folder("a", {"X": slow, "Y": None}),  # Y: a folder of an older arena kept no settings
+        folder("b", {"X": None, "Y": old}),
+        folder("c", {"X": fast, "Y": old}),
+    ]
+    with pytest.raises(RatingListError) as refused:
+        rating_list(folders)
+    x, faster, y = (str(engine_fingerprint(s))[:8] for s in (slow, fast, old))  # SHORT: 8 hex digits
+    assert refused.value.lines == [
+        "engine 'X' has other settings in other folders (a -> b: settings not stored (a folder of an older arena) "
+        "-> not stored | a -> c: options.Hash: 16 -> 32; options.Level: 1 -> 2); one name is one engine in a "
+        f"rating list: rename one, or --split-names to rate each setting as its own engine (X@{x}, X@unknown, "
+        f"X@{faster})",
+        "engine 'Y' has other settings in other folders (a -> b c: settings not stored (a folder of an older arena) "
+        "-> stored); one name is one engine in a rating list: rename one, or --split-names to rate each setting as "
+        f"its own engine (Y@unknown, Y@{y})",
+    ]
+
+
 def test_one_name_with_other_settings_is_refused_or_told_apart(tmp_path):
     first = results_folder(tmp_path / "first", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "<b>easy</b>" }'})
     second = results_folder(tmp_path / "second", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "hard\\u202e" }'})
