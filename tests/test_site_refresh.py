@@ -14,6 +14,7 @@ from helpers import game_data, random_record
 import arena.results.site as site_module
 from arena.results.export import summarize
 from arena.results.site import SiteData, SiteWriter, plots, write_site
+from arena.results.site.pages import move_data
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ["alpha", "beta", "gamma"]
@@ -343,3 +344,42 @@ def test_a_viewer_page_holds_engine_text_as_data_only(tmp_path):
     assert source.count("</script>") == 4  # the data's, board.js's, viewer.js's and tables.js's
     shown = game_data(site, 0)
     assert shown["players"][0] == shown["reason"] == hostile and hostile in shown["infos"][0]
+
+
+def test_a_viewer_page_shows_each_moves_depth_score_and_nodes_as_given_and_no_infos_as_none():
+    """Each move's info is its depth, score and nodes, in that order, those the engine gave;
+    anything else (another key, a value of None, a move without info) shows nothing, and a game
+    whose infos all show nothing has none."""
+    record = records([0])[0]
+    plies = len(record["moves"])
+    assert plies >= 5
+    given = [
+        {"nodes": 40960, "score": -35, "depth": 12, "pv": "a1 b2"},
+        None,  # no info for this move
+        {"score": 7},
+        {"depth": 3, "nodes": None, "seldepth": 5},
+        {"nodes": 8},
+    ] + [None] * (plies - 5)
+    assert move_data(record.replace(move_info=given), None)["infos"] == [
+        "depth 12, score -35, nodes 40960",
+        "",
+        "score 7",
+        "depth 3",
+        "nodes 8",
+    ] + [""] * (plies - 5)
+    nothing = record.replace(move_info=[None, {"pv": "a1"}, {"depth": None}] + [None] * (plies - 3))
+    assert move_data(nothing, None)["infos"] == []
+
+
+def test_a_compiled_template_is_kept_in_the_cache_folder_and_read_back(tmp_path, monkeypatch):
+    """The templates' bytecode goes to $XDG_CACHE_HOME/arena/templates, one file a template, and
+    a later environment (a later run) finds it there instead of compiling again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = tmp_path / "arena" / "templates"
+    site_module.template_environment().get_template("macros.html")
+    kept = list(folder.iterdir())
+    assert [p.suffix for p in kept] == [".cache"] and kept[0].stat().st_size > 0
+    later = site_module.template_environment()
+    assert later.loader is not None and later.bytecode_cache is not None
+    source, filename, _ = later.loader.get_source(later, "macros.html")
+    assert later.bytecode_cache.get_bucket(later, "macros.html", filename, source).code is not None
