@@ -25,7 +25,7 @@ from arena.cli import main
 from arena.record import GameRecord
 from arena.results.elo import fit_elo
 from arena.results.export import results_json, summarize_folder
-from arena.results.ratinglist import rating_list, read_folder
+from arena.results.ratinglist import engine_fingerprint, rating_list, read_folder
 from arena.results.slots import settings_slots
 from arena.results.store import GameStore
 from arena.rules import make_game
@@ -360,7 +360,7 @@ def test_each_name_with_other_settings_gets_one_line_naming_the_folders_the_chan
     import numpy as np
 
     from arena.results.elo import Tally
-    from arena.results.ratinglist import RatingListError, engine_fingerprint
+    from arena.results.ratinglist import RatingListError
     from arena.results.ratingtables import Folder
 
     def folder(path: str, engines: dict) -> Folder:
@@ -386,6 +386,45 @@ def test_each_name_with_other_settings_gets_one_line_naming_the_folders_the_chan
         "-> stored); one name is one engine in a rating list: rename one, or --split-names to rate each setting as "
         f"its own engine (Y@unknown, Y@{y})",
     ]
+
+
+def test_names_told_apart_say_how_each_setting_differs_from_the_first_and_a_mixed_list_says_so():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratingtables import Folder, notes, split_rows
+
+    def folder(path: str, engines: dict, size: int = 5) -> Folder:
+        tally = Tally(["X", "Y"])
+        tally.add_game([(0, 1, 1.0)])
+        tally.add_game([(1, 0, 1.0)])
+        return Folder(path, "t", "hex", {"size": size}, 2.0, 2, 2, tally, np.zeros(0, dtype=np.uint64), engines)
+
+    slow = {"name": "X", "command": ["x"], "options": {"Level": 1, "Hash": 16}}
+    fast = {"name": "X", "command": ["x"], "options": {"Level": 2, "Hash": 32}}
+    old = {"name": "Y", "command": ["y"]}
+    folders = [
+        folder("a", {"X": slow, "Y": None}),
+        folder("b", {"X": None, "Y": old}),
+        folder("c", {"X": fast, "Y": old}),
+    ]
+    rl = rating_list(folders, split_names=True)
+    x, faster, y = (str(engine_fingerprint(s))[:8] for s in (slow, fast, old))
+    older = "settings not stored in one of them (a folder of an older arena)"
+    assert split_rows(rl) == (
+        ["engine", "folders", "settings (against the first of its name)"],
+        [
+            [f"X@{x}", "a", "the first setting of this name"],
+            ["X@unknown", "b", older],
+            [f"X@{faster}", "c", "options.Hash: 16 -> 32; options.Level: 1 -> 2"],
+            ["Y@unknown", "a", "the first setting of this name"],
+            [f"Y@{y}", "b, c", older],
+        ],
+    )
+    mixed = "These folders play different games or options, rated together as asked (--allow-mixed)."
+    assert mixed not in notes(rl)
+    same = {"X": slow, "Y": old}
+    assert mixed in notes(rating_list([folder("a", same), folder("b", same, size=6)], allow_mixed=True))
 
 
 def test_one_name_with_other_settings_is_refused_or_told_apart(tmp_path):
