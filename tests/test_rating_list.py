@@ -427,6 +427,35 @@ def test_names_told_apart_say_how_each_setting_differs_from_the_first_and_a_mixe
     assert mixed in notes(rating_list([folder("a", same), folder("b", same, size=6)], allow_mixed=True))
 
 
+def test_folders_given_twice_copied_or_of_other_priors_and_an_unknown_anchor_are_each_refused_in_one_whole_line():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratinglist import RatingListError
+    from arena.results.ratingtables import Folder
+
+    def folder(path: str, prior: float, prints: list[int]) -> Folder:
+        tally = Tally(["A", "B"])
+        tally.add_game([(0, 1, 1.0)])
+        tally.add_game([(1, 0, 0.5)])
+        engines = {"A": {"name": "A"}, "B": {"name": "B"}}
+        return Folder(path, "t", "hex", {"size": 5}, prior, 2, 2, tally, np.array(prints, dtype=np.uint64), engines)
+
+    a, copy, other = folder("a", 2.0, [1, 2, 3]), folder("copy", 2.0, [3, 2, 9]), folder("other", 0.0, [7])
+    with pytest.raises(RatingListError) as refused:
+        rating_list([a, copy, folder("./a", 2.0, [1, 2, 3]), other, folder("a/", 2.0, [1, 2, 3])])
+    assert refused.value.lines == [
+        "./a: given twice (as a too); its games would count twice",
+        "a/: given twice (as a too); its games would count twice",  # each named against the first
+        "a and copy hold 2 identical game(s) (one is a copy of the other?); give each tournament's folder once",
+        "the folders' tournament files ask for different elo_prior (a: 2, copy: 2, ./a: 2, other: 0, a/: 2); give the one "
+        "to rate them all with, e.g. --elo-prior 2",
+    ]
+    with pytest.raises(RatingListError) as unknown:
+        rating_list([a, other], prior=1.5, anchor=("C", 10.0))
+    assert unknown.value.lines == ["--anchor C: no engine of the list is named so (its engines: A, B)"]
+
+
 def test_one_name_with_other_settings_is_refused_or_told_apart(tmp_path):
     first = results_folder(tmp_path / "first", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "<b>easy</b>" }'})
     second = results_folder(tmp_path / "second", {"A": 0, "B": 0}, extra={"B": 'env = { LEVEL = "hard\\u202e" }'})
