@@ -178,6 +178,29 @@ def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
     assert float(rows[0]["score_pct"]) == doc["standings"][0]["score_pct"]
 
 
+def test_a_folder_with_nothing_to_summarise_or_options_that_make_no_game_is_refused_in_one_whole_line(tmp_path):
+    from arena.results.export import summarize_folder
+    from arena.results.store import StorageError
+
+    empty, old = tmp_path / "empty", tmp_path / "old"
+    for folder, records in ((empty, []), (old, [random_game_record(0, ["a", "b"]).replace(options={"size": 99})])):
+        with GameStore(folder) as store:
+            store.open({"game": "hex", "options": {"size": 3}})
+            store.add_many(records)
+        with sqlite3.connect(folder / "arena.db") as db:  # as an arena that stored no settings left it
+            db.execute("DELETE FROM meta")
+        db.close()
+    with pytest.raises(StorageError) as nothing:
+        summarize_folder(empty)
+    assert str(nothing.value) == f"{empty}: the folder holds no games yet"
+    with pytest.raises(StorageError) as no_game:
+        summarize_folder(old)  # no settings: the game is its first record's
+    assert str(no_game.value) == (
+        f"{old}: the stored settings do not make a game "
+        "(hex: option 'size': Input should be less than or equal to 26 (got 99))"
+    )
+
+
 def test_csv_cells_a_spreadsheet_would_run_as_formulas_are_text():
     # OWASP's CSV injection advice: a cell starting with = + - @ tab or CR gets a leading '.
     for text in ("-1+1", "+A1", "=HYPERLINK(1)", "@SUM(A1)", "\tx", "\rx"):
