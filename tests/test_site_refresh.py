@@ -371,6 +371,26 @@ def test_a_viewer_page_shows_each_moves_depth_score_and_nodes_as_given_and_no_in
     assert move_data(nothing, None)["infos"] == []
 
 
+def test_the_rating_tables_rows_say_why_each_unbounded_engine_has_no_elo_and_mark_the_dropped():
+    from arena.results.elo import fit_elo
+    from arena.results.site.pages import elo_table
+    from arena_bench.known_elo import game
+
+    # A chain without upsets (top beat mid and low, mid beat low) and an engine that played nobody.
+    records = [game(0, "top", "mid", 1), game(1, "mid", "low", 1), game(2, "top", "low", 1)]
+    table = elo_table(fit_elo(records, ["low", "mid", "top", "idle"], prior=0), dropped=["low"])
+    assert table.headers == ["engine", "Elo", "95% low", "95% high", "games", "score %", "note"]
+    assert table.rows == [
+        ["top", "", "", "", 2, 100.0, "unbounded above (lost no point to the rated engines)"],
+        ["mid", "", "", "", 2, 50.0, "unbounded: it never lost to the ones below nor scored against the ones above"],
+        ["low (dropped)", "", "", "", 2, 0.0, "unbounded below (took no point from the rated engines)"],
+        ["idle", "", "", "", 0, "", "no results linking it to the others"],
+    ]
+    assert table.plotted == [] and table.los_headers == ["LOS % (row over column)", "top", "mid", "low", "idle"]
+    rated = elo_table(fit_elo(records))  # with the prior's virtual draws every engine is rated: no note
+    assert [row[6] for row in rated.rows] == ["", "", ""] and [p[0] for p in rated.plotted] == ["top", "mid", "low"]
+
+
 def test_a_compiled_template_is_kept_in_the_cache_folder_and_read_back(tmp_path, monkeypatch):
     """The templates' bytecode goes to $XDG_CACHE_HOME/arena/templates, one file a template, and
     a later environment (a later run) finds it there instead of compiling again."""
