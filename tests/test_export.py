@@ -293,6 +293,40 @@ def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(f
     assert (doc["games"], doc["scheduled_games"], doc["finished"]) == (11, 12, False)
 
 
+def test_a_drop_is_noted_at_its_first_forfeit_and_an_unfinished_run_says_how_far_it_got():
+    from arena.match import forfeit_before_start
+    from arena.record import Termination
+    from arena.results.export import note_dropped
+    from arena.rules import make_game
+
+    game = make_game("hex", {"size": 3})
+
+    def unplayed(game_id: int, seats: list[str], code: Termination):
+        record = forfeit_before_start(game, 7, seats, seats.index("c"), code, "why")
+        return record.model_copy(update={"id": game_id})
+
+    dropped: dict[str, str] = {"b": "dropped earlier"}
+    for record in (
+        unplayed(3, ["a", "c"], Termination.CRASH),  # a forfeit, no drop
+        unplayed(5, ["c", "a"], Termination.DROPPED),  # c's first forfeit as a dropped engine
+        unplayed(6, ["a", "c"], Termination.DROPPED),
+        unplayed(8, ["c", "b"], Termination.DROPPED),
+    ):
+        note_dropped(dropped, record)
+    assert dropped == {"b": "dropped earlier", "c": "dropped (max_failures); first forfeit in game 5"}
+    played = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
+
+    def status(scheduled: int | None) -> str | None:
+        return summarize(
+            played, ["a", "b"], tournament="t", game="hex", options={"size": 3}, players=2, scheduled=scheduled
+        ).status_text()
+
+    assert status(4) == (
+        "not finished: 3 of 4 scheduled games are stored (a run still going, or one that stopped before its end)"
+    )
+    assert status(3) is None and status(None) is None  # finished, or a folder that does not say
+
+
 def test_games_an_engine_did_not_play_are_forfeits_in_the_standings_and_in_no_rating():
     """Known truth: the field's ratings, head to head and rating curves with unplayed games
     (lost before their first move: a start-up failure, a drop) added are those of the played
