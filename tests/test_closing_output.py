@@ -174,6 +174,45 @@ def test_a_table_drops_its_least_important_columns_first_and_wraps_its_notes():
     assert all(len(line) <= 40 for line in wrap("word " * 30, 40).splitlines())
 
 
+def test_the_last_column_wraps_to_the_room_left_down_to_twelve_and_only_if_it_is_text():
+    # 49 wide, its last column 30 (its longest cell): a width of W leaves it W - 19 columns.
+    headers = ["engine", "games", "forfeits"]
+    rows = [["first", 10, "crash 3, dropped 15, timeout 4"], ["second", 8, "none"]]
+    whole = (
+        "engine    games    forfeits\n"
+        "--------  -------  ------------------------------\n"
+        "first     10       crash 3, dropped 15, timeout 4\n"
+        "second    8        none"
+    )
+    assert fit_table(headers, rows, 35, ()) == (  # 16 columns left; the last column wraps, not the games
+        "engine    games    forfeits\n"
+        "--------  -------  ----------------\n"
+        "first     10       crash 3, dropped\n"
+        "                   15, timeout 4\n"
+        "second    8        none"
+    )
+    assert fit_table(headers, rows, 31, ()) == (  # 12 left: NARROWEST_WRAPPED_COLUMN, still wrapped
+        "engine    games    forfeits\n"
+        "--------  -------  -----------\n"
+        "first     10       crash 3,\n"
+        "                   dropped 15,\n"
+        "                   timeout 4\n"
+        "second    8        none"
+    )
+    assert fit_table(headers, rows, 30, ()) == whole  # 11 left: too narrow, the table is left wide
+    # A header wider than every cell sets the column's width: the cells are not wrapped under it
+    # (the room is counted from the header's 23 characters, so 21 are left at a width of 33).
+    named = fit_table(
+        ["engine", "the reasons of forfeits"], [["first", "crash 3, timeout 4"], ["second", "none"]], 33, ()
+    )
+    assert named == (
+        "engine    the reasons of forfeits\n"
+        "--------  -------------------------\n"
+        "first     crash 3, timeout 4\n"
+        "second    none"
+    )
+
+
 @pytest.fixture(scope="module")
 def gauntlet():
     """A tiny Hex 5 gauntlet's flags: new against two others, long engine names to make it wide."""

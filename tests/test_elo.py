@@ -8,7 +8,7 @@ import pytest
 
 from arena.match import forfeit_before_start
 from arena.record import GameRecord
-from arena.results.elo import ELO_PER_NAT, bootstrap_elo, fit_elo, pairwise_results
+from arena.results.elo import ELO_PER_NAT, Tally, bootstrap_elo, fit_bayeselo, fit_elo, pairwise_results
 from arena.rules import make_game
 from arena_bench.known_elo import game, has_sweep, holds_truth, simulate
 
@@ -47,6 +47,34 @@ def test_bayeselo_prior_adds_virtual_draws_between_two_engines():
     assert fit.as_dict()["prior"] == 2
     with pytest.raises(ValueError, match="prior"):
         fit_elo(records, prior=-1)
+
+
+def test_each_argument_a_fit_refuses_is_refused_with_its_reason_in_full():
+    records = [game(0, "a", "b", 1), game(1, "b", "a", 1), game(2, "a", "b", 0.5)]
+    for confidence in (0, 1, -0.5, 1.5):  # open at both ends: a 0% or 100% interval is no interval
+        with pytest.raises(ValueError) as bad:
+            fit_elo(records, confidence=confidence)
+        assert str(bad.value) == "confidence must be between 0 and 1"
+    assert fit_elo(records, confidence=0.5).confidence == 0.5
+    for prior in (-1, -0.001, math.inf, math.nan):
+        with pytest.raises(ValueError) as bad:
+            fit_elo(records, prior=prior)
+        assert str(bad.value) == "prior must be a number of virtual draws, 0 or more"
+    with pytest.raises(ValueError) as bad:
+        fit_elo(records, anchor_elo=1500)
+    assert str(bad.value) == "anchor_elo needs an anchor engine (the field's mean is 0)"
+    for anchor, field in (("c", records), ("a", [game(0, "a", "b", 1)])):  # no such engine; one not rated
+        with pytest.raises(ValueError) as bad:
+            fit_elo(field, anchor=anchor, prior=0)
+        assert str(bad.value) == f"anchor {anchor!r} is not a rated engine of this field"
+    three = Tally()
+    three.add_game([(three.engine("a"), three.engine("b"), 1.0), (0, three.engine("c"), 1.0), (1, 2, 0.5)])
+    with pytest.raises(ValueError) as bad:
+        fit_bayeselo(three)
+    assert str(bad.value) == "BayesElo's model rates two-player games (White and Black) only"
+    sweep = fit_elo([game(0, "a", "b", 1)], prior=0)
+    assert sweep.anchor == "none: no two engines took points from each other, so no rating is finite"
+    assert sweep.interval_method == "curvature of the log-likelihood (Wald)"
 
 
 def test_each_engine_shares_its_virtual_draws_among_its_opponents_as_bayeselo_does():

@@ -178,6 +178,29 @@ def test_the_run_writes_standings_md_and_csv_and_prints_the_tables(folder):
     assert float(rows[0]["score_pct"]) == doc["standings"][0]["score_pct"]
 
 
+def test_a_folder_with_nothing_to_summarise_or_options_that_make_no_game_is_refused_in_one_whole_line(tmp_path):
+    from arena.results.export import summarize_folder
+    from arena.results.store import StorageError
+
+    empty, old = tmp_path / "empty", tmp_path / "old"
+    for folder, records in ((empty, []), (old, [random_game_record(0, ["a", "b"]).replace(options={"size": 99})])):
+        with GameStore(folder) as store:
+            store.open({"game": "hex", "options": {"size": 3}})
+            store.add_many(records)
+        with sqlite3.connect(folder / "arena.db") as db:  # as an arena that stored no settings left it
+            db.execute("DELETE FROM meta")
+        db.close()
+    with pytest.raises(StorageError) as nothing:
+        summarize_folder(empty)
+    assert str(nothing.value) == f"{empty}: the folder holds no games yet"
+    with pytest.raises(StorageError) as no_game:
+        summarize_folder(old)  # no settings: the game is its first record's
+    assert str(no_game.value) == (
+        f"{old}: the stored settings do not make a game "
+        "(hex: option 'size': Input should be less than or equal to 26 (got 99))"
+    )
+
+
 def test_csv_cells_a_spreadsheet_would_run_as_formulas_are_text():
     # OWASP's CSV injection advice: a cell starting with = + - @ tab or CR gets a leading '.
     for text in ("-1+1", "+A1", "=HYPERLINK(1)", "@SUM(A1)", "\tx", "\rx"):
@@ -268,6 +291,40 @@ def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(f
     assert result.exit_code == 0 and result.output.startswith("not finished: 11 of 12 scheduled games are stored")
     doc = json.loads(CliRunner().invoke(main, ["results", str(copy), "--format", "json"]).output)
     assert (doc["games"], doc["scheduled_games"], doc["finished"]) == (11, 12, False)
+
+
+def test_a_drop_is_noted_at_its_first_forfeit_and_an_unfinished_run_says_how_far_it_got():
+    from arena.match import forfeit_before_start
+    from arena.record import Termination
+    from arena.results.export import note_dropped
+    from arena.rules import make_game
+
+    game = make_game("hex", {"size": 3})
+
+    def unplayed(game_id: int, seats: list[str], code: Termination):
+        record = forfeit_before_start(game, 7, seats, seats.index("c"), code, "why")
+        return record.model_copy(update={"id": game_id})
+
+    dropped: dict[str, str] = {"b": "dropped earlier"}
+    for record in (
+        unplayed(3, ["a", "c"], Termination.CRASH),  # a forfeit, no drop
+        unplayed(5, ["c", "a"], Termination.DROPPED),  # c's first forfeit as a dropped engine
+        unplayed(6, ["a", "c"], Termination.DROPPED),
+        unplayed(8, ["c", "b"], Termination.DROPPED),
+    ):
+        note_dropped(dropped, record)
+    assert dropped == {"b": "dropped earlier", "c": "dropped (max_failures); first forfeit in game 5"}
+    played = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
+
+    def status(scheduled: int | None) -> str | None:
+        return summarize(
+            played, ["a", "b"], tournament="t", game="hex", options={"size": 3}, players=2, scheduled=scheduled
+        ).status_text()
+
+    assert status(4) == (
+        "not finished: 3 of 4 scheduled games are stored (a run still going, or one that stopped before its end)"
+    )
+    assert status(3) is None and status(None) is None  # finished, or a folder that does not say
 
 
 def test_games_an_engine_did_not_play_are_forfeits_in_the_standings_and_in_no_rating():

@@ -31,7 +31,7 @@ from arena.cli import main
 from arena.record import GameRecord
 from arena.results.elo import fit_elo
 from arena.results.export import results_json, summarize_folder
-from arena.results.ratinglist import rating_list, read_folder
+from arena.results.ratinglist import engine_fingerprint, rating_list, read_folder
 from arena.results.slots import settings_slots
 from arena.results.store import GameStore
 from arena.rules import make_game
@@ -343,6 +343,123 @@ def test_the_mixed_line_names_each_game_and_option_that_differs_and_the_folders_
         "option swap: true in a, false in b, (not set) in c); a rating list rates one game with one set of options: "
         "give folders of one, or --allow-mixed to rate them together anyway"
     )
+
+
+def test_an_option_all_folders_share_is_not_named_as_differing():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratinglist import mixed_line
+    from arena.results.ratingtables import Folder
+
+    def folder(path: str, **options: object) -> Folder:
+        return Folder(path, "t", "hex", options, 0.0, 0, 0, Tally(), np.zeros(0, dtype=np.uint64), {})
+
+    # One game and one size: only the swap differs, so only the swap is named.
+    assert mixed_line([folder("a", size=5, swap=True), folder("b", size=5, swap=False)]) == (
+        "the folders play different games or options (option swap: true in a, false in b); a rating list rates "
+        "one game with one set of options: give folders of one, or --allow-mixed to rate them together anyway"
+    )
+
+
+def test_each_name_with_other_settings_gets_one_line_naming_the_folders_the_changes_and_the_split_labels():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratinglist import RatingListError
+    from arena.results.ratingtables import Folder
+
+    def folder(path: str, engines: dict) -> Folder:
+        return Folder(path, "t", "hex", {"size": 5}, 2.0, 0, 0, Tally(), np.zeros(0, dtype=np.uint64), engines)
+
+    slow = {"name": "X", "command": ["x"], "options": {"Level": 1, "Hash": 16}}
+    fast = {"name": "X", "command": ["x"], "options": {"Level": 2, "Hash": 32}}
+    old = {"name": "Y", "command": ["y"]}
+    folders = [
+        folder("a", {"X": slow, "Y": None}),  # Y: a folder of an older arena kept no settings
+        folder("b", {"X": None, "Y": old}),
+        folder("c", {"X": fast, "Y": old}),
+    ]
+    with pytest.raises(RatingListError) as refused:
+        rating_list(folders)
+    x, faster, y = (str(engine_fingerprint(s))[:8] for s in (slow, fast, old))  # SHORT: 8 hex digits
+    assert refused.value.lines == [
+        "engine 'X' has other settings in other folders (a -> b: settings not stored (a folder of an older arena) "
+        "-> not stored | a -> c: options.Hash: 16 -> 32; options.Level: 1 -> 2); one name is one engine in a "
+        f"rating list: rename one, or --split-names to rate each setting as its own engine (X@{x}, X@unknown, "
+        f"X@{faster})",
+        "engine 'Y' has other settings in other folders (a -> b c: settings not stored (a folder of an older arena) "
+        "-> stored); one name is one engine in a rating list: rename one, or --split-names to rate each setting as "
+        f"its own engine (Y@unknown, Y@{y})",
+    ]
+
+
+def test_names_told_apart_say_how_each_setting_differs_from_the_first_and_a_mixed_list_says_so():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratingtables import Folder, notes, split_rows
+
+    def folder(path: str, engines: dict, size: int = 5) -> Folder:
+        tally = Tally(["X", "Y"])
+        tally.add_game([(0, 1, 1.0)])
+        tally.add_game([(1, 0, 1.0)])
+        return Folder(path, "t", "hex", {"size": size}, 2.0, 2, 2, tally, np.zeros(0, dtype=np.uint64), engines)
+
+    slow = {"name": "X", "command": ["x"], "options": {"Level": 1, "Hash": 16}}
+    fast = {"name": "X", "command": ["x"], "options": {"Level": 2, "Hash": 32}}
+    old = {"name": "Y", "command": ["y"]}
+    folders = [
+        folder("a", {"X": slow, "Y": None}),
+        folder("b", {"X": None, "Y": old}),
+        folder("c", {"X": fast, "Y": old}),
+    ]
+    rl = rating_list(folders, split_names=True)
+    x, faster, y = (str(engine_fingerprint(s))[:8] for s in (slow, fast, old))
+    older = "settings not stored in one of them (a folder of an older arena)"
+    assert split_rows(rl) == (
+        ["engine", "folders", "settings (against the first of its name)"],
+        [
+            [f"X@{x}", "a", "the first setting of this name"],
+            ["X@unknown", "b", older],
+            [f"X@{faster}", "c", "options.Hash: 16 -> 32; options.Level: 1 -> 2"],
+            ["Y@unknown", "a", "the first setting of this name"],
+            [f"Y@{y}", "b, c", older],
+        ],
+    )
+    mixed = "These folders play different games or options, rated together as asked (--allow-mixed)."
+    assert mixed not in notes(rl)
+    same = {"X": slow, "Y": old}
+    assert mixed in notes(rating_list([folder("a", same), folder("b", same, size=6)], allow_mixed=True))
+
+
+def test_folders_given_twice_copied_or_of_other_priors_and_an_unknown_anchor_are_each_refused_in_one_whole_line():
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratinglist import RatingListError
+    from arena.results.ratingtables import Folder
+
+    def folder(path: str, prior: float, prints: list[int]) -> Folder:
+        tally = Tally(["A", "B"])
+        tally.add_game([(0, 1, 1.0)])
+        tally.add_game([(1, 0, 0.5)])
+        engines = {"A": {"name": "A"}, "B": {"name": "B"}}
+        return Folder(path, "t", "hex", {"size": 5}, prior, 2, 2, tally, np.array(prints, dtype=np.uint64), engines)
+
+    a, copy, other = folder("a", 2.0, [1, 2, 3]), folder("copy", 2.0, [3, 2, 9]), folder("other", 0.0, [7])
+    with pytest.raises(RatingListError) as refused:
+        rating_list([a, copy, folder("./a", 2.0, [1, 2, 3]), other, folder("a/", 2.0, [1, 2, 3])])
+    assert refused.value.lines == [
+        "./a: given twice (as a too); its games would count twice",
+        "a/: given twice (as a too); its games would count twice",  # each named against the first
+        "a and copy hold 2 identical game(s) (one is a copy of the other?); give each tournament's folder once",
+        "the folders' tournament files ask for different elo_prior (a: 2, copy: 2, ./a: 2, other: 0, a/: 2); give the one "
+        "to rate them all with, e.g. --elo-prior 2",
+    ]
+    with pytest.raises(RatingListError) as unknown:
+        rating_list([a, other], prior=1.5, anchor=("C", 10.0))
+    assert unknown.value.lines == ["--anchor C: no engine of the list is named so (its engines: A, B)"]
 
 
 def test_one_name_with_other_settings_is_refused_or_told_apart(tmp_path):

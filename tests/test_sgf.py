@@ -94,6 +94,20 @@ def test_the_swap_is_written_as_hexgui_writes_it():
     assert [c for c, _ in moves[2:]] == ["W", "B"] * ((len(moves) - 2) // 2) + ["W"] * ((len(moves) - 2) % 2)
 
 
+def test_the_comment_says_the_end_and_who_swapped_and_a_game_without_sgf_is_refused_naming_it():
+    r = record(["e2", "swap", "c4", "a1"])
+    [(props, _)] = parse(hex_game_sgf(r))
+    assert props["C"] == f"normal: {r['reason']}. blue swapped: from the swap on, blue plays Black and red White"
+    assert (props["EV"], props["RO"], props["GN"]) == ("t", "1", "game 4")
+    [(plain, _)] = parse(hex_game_sgf(record(["c3"])))
+    assert plain["C"] == f"normal: {record(['c3'])['reason']}" and "swapped" not in plain["C"]
+    [(bare, _)] = parse(hex_game_sgf(record(["c3"]).replace(reason=None, termination=None)))
+    assert bare["C"] == "normal: "  # a record that stored neither
+    with pytest.raises(SgfError) as refused:
+        hex_game_sgf(r.replace(game="groups"))
+    assert str(refused.value) == "game 4: groups is not Hex; SGF export is for Hex games"
+
+
 def test_rounds_are_numbered_as_the_report_numbers_them(tmp_path):
     # Rounds count from 0 in the records, the report and the SGF's RO alike.
     for round_ in (0, 1):

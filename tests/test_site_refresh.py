@@ -15,6 +15,7 @@ from helpers import game_data, random_record
 import arena.results.site as site_module
 from arena.results.export import summarize
 from arena.results.site import SiteData, SiteWriter, plots, write_site
+from arena.results.site.pages import move_data
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ["alpha", "beta", "gamma"]
@@ -393,3 +394,62 @@ def test_a_forked_writer_writes_the_viewer_pages_it_is_given(tmp_path, monkeypat
     finally:
         signal.signal(signal.SIGTERM, handlers[0])
         signal.signal(signal.SIGINT, handlers[1])
+
+
+def test_a_viewer_page_shows_each_moves_depth_score_and_nodes_as_given_and_no_infos_as_none():
+    """Each move's info is its depth, score and nodes, in that order, those the engine gave;
+    anything else (another key, a value of None, a move without info) shows nothing, and a game
+    whose infos all show nothing has none."""
+    record = records([0])[0]
+    plies = len(record["moves"])
+    assert plies >= 5
+    given = [
+        {"nodes": 40960, "score": -35, "depth": 12, "pv": "a1 b2"},
+        None,  # no info for this move
+        {"score": 7},
+        {"depth": 3, "nodes": None, "seldepth": 5},
+        {"nodes": 8},
+    ] + [None] * (plies - 5)
+    assert move_data(record.replace(move_info=given), None)["infos"] == [
+        "depth 12, score -35, nodes 40960",
+        "",
+        "score 7",
+        "depth 3",
+        "nodes 8",
+    ] + [""] * (plies - 5)
+    nothing = record.replace(move_info=[None, {"pv": "a1"}, {"depth": None}] + [None] * (plies - 3))
+    assert move_data(nothing, None)["infos"] == []
+
+
+def test_the_rating_tables_rows_say_why_each_unbounded_engine_has_no_elo_and_mark_the_dropped():
+    from arena.results.elo import fit_elo
+    from arena.results.site.pages import elo_table
+    from arena_bench.known_elo import game
+
+    # A chain without upsets (top beat mid and low, mid beat low) and an engine that played nobody.
+    records = [game(0, "top", "mid", 1), game(1, "mid", "low", 1), game(2, "top", "low", 1)]
+    table = elo_table(fit_elo(records, ["low", "mid", "top", "idle"], prior=0), dropped=["low"])
+    assert table.headers == ["engine", "Elo", "95% low", "95% high", "games", "score %", "note"]
+    assert table.rows == [
+        ["top", "", "", "", 2, 100.0, "unbounded above (lost no point to the rated engines)"],
+        ["mid", "", "", "", 2, 50.0, "unbounded: it never lost to the ones below nor scored against the ones above"],
+        ["low (dropped)", "", "", "", 2, 0.0, "unbounded below (took no point from the rated engines)"],
+        ["idle", "", "", "", 0, "", "no results linking it to the others"],
+    ]
+    assert table.plotted == [] and table.los_headers == ["LOS % (row over column)", "top", "mid", "low", "idle"]
+    rated = elo_table(fit_elo(records))  # with the prior's virtual draws every engine is rated: no note
+    assert [row[6] for row in rated.rows] == ["", "", ""] and [p[0] for p in rated.plotted] == ["top", "mid", "low"]
+
+
+def test_a_compiled_template_is_kept_in_the_cache_folder_and_read_back(tmp_path, monkeypatch):
+    """The templates' bytecode goes to $XDG_CACHE_HOME/arena/templates, one file a template, and
+    a later environment (a later run) finds it there instead of compiling again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = tmp_path / "arena" / "templates"
+    site_module.template_environment().get_template("macros.html")
+    kept = list(folder.iterdir())
+    assert [p.suffix for p in kept] == [".cache"] and kept[0].stat().st_size > 0
+    later = site_module.template_environment()
+    assert later.loader is not None and later.bytecode_cache is not None
+    source, filename, _ = later.loader.get_source(later, "macros.html")
+    assert later.bytecode_cache.get_bucket(later, "macros.html", filename, source).code is not None
