@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -364,6 +366,88 @@ def test_a_folder_whose_game_is_not_the_tournaments_is_refused_naming_it(tmp_pat
         run_tournament(load_tournament(path), out)
     assert str(refused.value).startswith(f"{out / 'arena.db'} holds 1 game(s) that are not the tournament's as played")
     assert "game 1: " in str(refused.value)
+
+
+def test_a_knockout_draws_its_tie_break_pair_as_a_second_wave(tmp_path):
+    """Both engines win as Red: the match is tied 1-1, so its one tie-break pair is drawn from
+    the stored games and played by a new set of workers; still tied, the higher seed goes through."""
+    heard = Heard()
+    path = tiny(tmp_path, zoo("a") + zoo("b"), extra='format = "knockout"\ntiebreak_pairs = 1')
+    summary = run_tournament(load_tournament(path), tmp_path / "out", observers=[heard])
+    assert heard.said[0] == ("start", 2, [], None)
+    assert [s[1:] for s in heard.said if s[0] == "game"] == [(0, 1, 2), (1, 2, 2), (2, 3, 4), (3, 4, 4)]
+    assert (summary.played, summary.verdict.code) == (4, 0)
+    assert [r["id"] for r in games(tmp_path / "out")] == [0, 1, 2, 3] and meta(tmp_path / "out", "scheduled") == "4"
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert (results["games"], results["scheduled_games"], results["finished"]) == (4, 4, True)
+
+
+SPRT = "[sprt]\nelo0 = 0\nelo1 = 200\nalpha = 0.4\nbeta = 0.4\n"
+
+
+def test_an_sprt_that_decides_stops_the_run_and_a_resume_plays_nothing_more(tmp_path):
+    engines = zoo("new") + zoo("old", "crash", extra="max_failures = 0")  # old loses every game
+    path, out = tiny(tmp_path, engines, rounds=50, extra=SPRT), tmp_path / "out"
+    heard = Heard()
+    summary = run_tournament(load_tournament(path), out, observers=[heard])
+    total, _, sprt = heard.said[0][1:]
+    assert total == 100 and sprt is not None and sprt.engine == "new"
+    ids = [r["id"] for r in games(out)]
+    assert ids == list(range(len(ids))) and len(ids) in (2, 3)  # the game in play when it decided is kept
+    assert summary.sprt is not None and (summary.sprt.decision, summary.sprt.pairs) == ("H1", 1)
+    assert summary.verdict == Verdict("finished: SPRT new passes after 1 pairs", 0)
+    again = run_tournament(load_tournament(path), out)
+    assert (again.played, again.resumed, again.verdict) == (0, len(ids), summary.verdict)
+
+
+def test_a_traced_run_keeps_each_games_transcript_in_the_folder(tmp_path):
+    out = tmp_path / "out"
+    run_tournament(load_tournament(tiny(tmp_path, zoo("a") + zoo("b"))), out, trace=True)
+    assert sorted(p.name for p in (out / "traces").iterdir()) == ["game-0.txt", "game-1.txt"]
+    assert (out / "traces" / "game-1.txt").read_text().startswith("# arena trace: ")
+
+
+def test_an_engine_dropped_before_a_stop_is_neither_checked_nor_started_when_the_run_goes_on(tmp_path):
+    """The first run forfeits the dud's games, drops it after its first and stops there; the
+    next, without forfeits, would stop at the dud's start-up check if it checked it again."""
+
+    class StopAtTheDrop(Heard):
+        def on_drop(self, engine, why):
+            super().on_drop(engine, why)
+            raise KeyboardInterrupt
+
+    engines = zoo("good") + zoo("dud", "crash_start", extra="max_failures = 1")
+    path, out = tiny(tmp_path, engines), tmp_path / "out"
+    with pytest.raises(RunInterrupted):
+        run_tournament(load_tournament(path), out, observers=[StopAtTheDrop()], forfeit_failed_engines=True)
+    assert [r["termination"] for r in games(out)] == ["crash"]
+    assert json.loads((out / "results.json").read_text())["finished"] is False
+    summary = run_tournament(load_tournament(path), out)
+    assert (summary.played, summary.resumed, list(summary.dropped)) == (1, 1, ["dud"])
+    assert [r["termination"] for r in games(out)] == ["crash", "dropped"]
+
+
+def test_a_run_off_the_main_thread_leaves_the_signals_alone(tmp_path):
+    before = signal.getsignal(signal.SIGTERM)
+    path = tiny(tmp_path, zoo("a") + zoo("b"))
+    done: list[runner.RunSummary] = []
+    thread = threading.Thread(target=lambda: done.append(run_tournament(load_tournament(path), tmp_path / "out")))
+    thread.start()
+    thread.join(timeout=20)
+    assert [s.played for s in done] == [2] and signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_game_whose_worker_keeps_dying_is_named_with_the_reason(tmp_path, monkeypatch):
+    def die_in_game_1(self, scheduled):
+        if scheduled.index == 1:
+            os._exit(9)
+
+    monkeypatch.setattr(Worker, "_transcript", die_in_game_1)
+    out = tmp_path / "out"
+    summary = run_tournament(load_tournament(tiny(tmp_path, zoo("a") + zoo("b"))), out)
+    [error] = summary.errors
+    assert error.startswith("game 1 not recorded: ") and "exit code 9" in error
+    assert [r["id"] for r in games(out)] == [0] and summary.verdict.code == 1
 
 
 # -- `arena play`'s series --------------------------------------------------------------
