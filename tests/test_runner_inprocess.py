@@ -15,7 +15,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers import ZOO, engine_toml, write_tournament
+from helpers import ROOT, ZOO, engine_toml, write_tournament
 
 from arena.engine import proctree
 from arena.engine.player import EngineSpec, Sandbox
@@ -503,9 +503,11 @@ def test_a_series_traces_each_game_to_its_own_transcript(tmp_path, marker):
     assert [g.trace for g in played] == [tmp_path / "traces" / "game-5-1.txt", tmp_path / "traces" / "game-5-2.txt"]
     first = (tmp_path / "traces" / "game-5-1.txt").read_text().splitlines()
     assert first[0] == "# arena trace: game 1 of 2, seed 5: hex size=3 swap=false"
-    assert any(" 0 a > " in line for line in first) and any(" 1 b < move " in line for line in first)
+    assert first[2].endswith(" 0 a > arena 1") and any(line.endswith(" 1 b > arena 1") for line in first)
+    assert any(" 1 b < move " in line for line in first) and not any(" 0 b " in line for line in first)
     second = (tmp_path / "traces" / "game-5-2.txt").read_text()
-    assert " 0 b > " in second and " 1 a > " in second
+    assert " 0 b > newgame hex 0 2 size=3 swap=false\n" in second and " 1 a > newgame hex 1 2 " in second
+    assert "arena 1" not in second and second.endswith(" 1 a > gameover 1 0 Red connected\n")  # no quit: detached
     wait_until_gone(marker)
 
 
@@ -516,6 +518,7 @@ def test_an_engine_that_cannot_start_for_the_first_game_stops_the_series(marker)
             series(specs, [None, None])
         assert failed.value.index == index and failed.value.fault.code == "crash"
         assert "cannot load my weights" in str(failed.value) and str(failed.value) == failed.value.fault.reason
+        assert str(failed.value).endswith("(all of it: not kept; run arena play with --trace)")
     wait_until_gone(marker)
 
 
@@ -551,6 +554,55 @@ def test_a_series_left_early_quits_its_engines(marker):
     )
     assert next(games_).number == 0
     games_.close()
+    wait_until_gone(marker)
+
+
+def test_three_seats_rotate_one_place_a_game_and_a_round_is_three_games():
+    rand = EngineSpec("random", (sys.executable, "-m", "engines.random_engine"), cwd=str(ROOT))
+    played = list(
+        play_series(
+            make_game("posies", {"players": 3}),
+            [rand] * 3,
+            ["a", "b", "c"],
+            games=4,
+            seed=2,
+            time_control=TimeControl(movetime_ms=1000),
+        )
+    )
+    assert [g.order for g in played] == [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2]]
+    assert [g.record["players"] for g in played][:3] == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
+    assert [g.record["seed"] for g in played] == [2, 2, 2, derive_seed(2, "round", 1)]
+
+
+NAMELESS = """\
+import sys
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "arena":
+        print("arenaok 1", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "go":
+        print("resign", flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+def test_an_engine_that_gives_no_name_is_called_by_its_entrys(tmp_path, marker):
+    script = tmp_path / "nameless.py"
+    script.write_text(NAMELESS)
+    [game] = series([EngineSpec("nameless", (sys.executable, str(script))), GOOD], [None, None], games=1)
+    assert game.record["players"] == ["nameless", "zoo-good"]
+    assert result_text(game.record) == "zoo-good wins (resign: nameless (seat 0): resigned)"
+    wait_until_gone(marker)
+
+
+def test_an_engine_that_faulted_but_lives_on_is_replaced_for_the_next_game(marker):
+    """The zoo's hanger sleeps instead of moving: kept, it would not answer the next game's isready."""
+    played = series([EngineSpec("hanger", (sys.executable, ZOO, "hang")), GOOD], [None, None], games=2)
+    assert [(g.record["termination"], g.record["forfeit_seat"]) for g in played] == [("timeout", 0), ("timeout", 1)]
+    assert len(started_pids(marker)) == 3  # the hanger twice
     wait_until_gone(marker)
 
 
@@ -593,6 +645,9 @@ def test_check_setup_builds_the_engine_the_flags_say():
     assert setup.board == {"size": 5}
     one = check_setup(["python3 -c 'print(1)'"], [], "arena", 100, [], {}).spec
     assert one.command[1:] == ("-c", "print(1)") and one.protocol == "arena" and one.init == ()
+    with pytest.raises(FlagError) as refused:  # the one engine checked is engine 0
+        check_setup(["no-such-program-here", "--fast"], [], "arena", 100, [], {})
+    assert str(refused.value) == "engine 0: command 'no-such-program-here' is not on PATH; give a path or install it"
 
 
 def test_check_setup_in_the_sandbox_sees_this_folder(monkeypatch):
@@ -634,10 +689,15 @@ def test_check_setup_refuses_flags_that_do_not_fit_naming_the_flag(games, protoc
     assert str(refused.value) == refusal
 
 
-def test_a_command_line_is_split_and_its_program_found_or_refused_naming_its_seat(tmp_path):
+def test_a_command_line_is_split_and_its_program_found_or_refused_naming_its_seat(tmp_path, monkeypatch):
     spec = command_spec(2, "python3 -c 'print(1)'", "gtp")
     assert spec.name == "seat2" and spec.command[1:] == ("-c", "print(1)") and spec.protocol == "gtp"
     assert command_spec(0, "python3").protocol == "arena"
+    engine = tmp_path / "engine.sh"
+    engine.write_text("#!/bin/sh\n")
+    engine.chmod(0o755)
+    monkeypatch.chdir(tmp_path)  # a path with a folder in it is found from the working folder
+    assert command_spec(0, "./engine.sh --fast").command == (str(tmp_path / "engine.sh"), "--fast")
     refusals = [
         (3, 'python3 "unclosed', "engine 3: cannot split command 'python3 \"unclosed': No closing quotation"),
         (1, "   ", "engine 1: empty command"),
