@@ -533,7 +533,7 @@ def test_an_engine_that_faults_is_restarted_and_one_that_then_cannot_start_forfe
         ("crash", 0, 1),
     ]
     assert records[0]["moves"] == [] and "exit code 3" in records[0]["reason"]
-    assert "not kept; run arena play with --trace" in records[0]["reason"]
+    assert records[0]["reason"].endswith("(all of it: not kept; run arena play with --trace)")
     assert [r["players"] for r in records] == [["zoo-crash", "zoo-good"], ["zoo-good", "zoo-crash"]] + [
         ["zoo-crash", "zoo-good"]
     ]
@@ -603,6 +603,38 @@ def test_an_engine_that_faulted_but_lives_on_is_replaced_for_the_next_game(marke
     played = series([EngineSpec("hanger", (sys.executable, ZOO, "hang")), GOOD], [None, None], games=2)
     assert [(g.record["termination"], g.record["forfeit_seat"]) for g in played] == [("timeout", 0), ("timeout", 1)]
     assert len(started_pids(marker)) == 3  # the hanger twice
+    wait_until_gone(marker)
+
+
+GROUPS_ONLY = NAMELESS.replace('print("arenaok 1"', 'print("id games groups\\narenaok 1"')
+GTP_HEX = str(ROOT / "tests" / "engines" / "gtp_hex_engine.py")
+
+
+def test_an_engine_is_refused_at_its_start_for_a_game_or_board_it_does_not_play(tmp_path, marker):
+    script = tmp_path / "groups_only.py"
+    script.write_text(GROUPS_ONLY)
+    with pytest.raises(StartFailure) as refused:
+        series([GOOD, EngineSpec("groups", (sys.executable, str(script)))], [None, None])
+    assert refused.value.index == 1 and "declares that it plays groups ('id games'), not hex" in str(refused.value)
+    small = EngineSpec("small", (sys.executable, GTP_HEX, "--max-size", "2"), protocol="gtp")
+    with pytest.raises(StartFailure) as refused:
+        series([small, GOOD], [None, None])
+    assert refused.value.index == 0 and "boardsize 3" in str(refused.value)
+    wait_until_gone(marker)
+
+
+def test_a_traced_series_keeps_an_engines_stderr_in_the_games_transcript(tmp_path, marker):
+    traces = tmp_path / "traces"
+    with pytest.raises(StartFailure) as failed:
+        series([EngineSpec("dud", (sys.executable, ZOO, "crash_start")), GOOD], [None, None], trace_dir=traces)
+    assert str(failed.value).endswith(f"(all of it: {traces / 'game-11-1.txt'})")
+    [game] = series(
+        [EngineSpec("crasher", (sys.executable, ZOO, "crash")), GOOD], [None, None], games=1, seed=3, trace_dir=traces
+    )
+    assert game.record["termination"] == "crash" and game.record["reason"].endswith(
+        f"(all of it: {traces / 'game-3-1.txt'})"
+    )
+    assert "! zoo: giving up" in (traces / "game-3-1.txt").read_text()
     wait_until_gone(marker)
 
 
