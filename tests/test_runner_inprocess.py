@@ -107,6 +107,11 @@ def wait_until_gone(marker: Path, timeout: float = 5.0) -> None:
         time.sleep(0.02)
 
 
+def said(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The runner's log lines, whole."""
+    return [r.getMessage() for r in caplog.records if r.name == "arena.runner"]
+
+
 def standings(summary: runner.RunSummary) -> dict[str, dict]:
     """The summary's standings, engine -> its row by column name."""
     return {row[1]: dict(zip(summary.headers, row)) for row in summary.rows}
@@ -115,10 +120,12 @@ def standings(summary: runner.RunSummary) -> dict[str, dict]:
 # -- a whole run ------------------------------------------------------------------------
 
 
-def test_a_tiny_tournament_stores_its_games_rates_them_and_tells_its_observers(tmp_path):
+def test_a_tiny_tournament_stores_its_games_rates_them_and_tells_its_observers(tmp_path, caplog):
     heard, before = Heard(), signal.getsignal(signal.SIGTERM)
     out = tmp_path / "out"
-    summary = run_tournament(load_tournament(tiny(tmp_path, zoo("red") + zoo("blue"))), out, observers=[heard])
+    with caplog.at_level(logging.INFO, logger="arena.runner"):
+        summary = run_tournament(load_tournament(tiny(tmp_path, zoo("red") + zoo("blue"))), out, observers=[heard])
+    assert said(caplog) == ["tiny: 2 games scheduled, 0 already played, 1 workers"]
     assert (summary.played, summary.resumed, summary.errors, summary.dropped) == (2, 0, [], {})
     assert summary.verdict == Verdict("finished: every scheduled game played", 0)
     assert summary.out == out and summary.sprt is None
@@ -234,7 +241,7 @@ def test_the_tables_of_a_stopped_run_that_cannot_be_written_do_not_fail_the_stop
             observers=[stop_at_first_game("ctrl-c")],
         )
     assert (stopped.value.standings, stopped.value.code) == (None, 130)
-    assert "could not write the tables of the stopped run" in caplog.text
+    assert said(caplog) == ["could not write the tables of the stopped run"]
 
 
 # -- engines that fail ------------------------------------------------------------------
@@ -256,7 +263,7 @@ def test_an_engine_that_fails_its_start_up_check_stops_the_run_named_with_its_fi
 
 
 @pytest.mark.parametrize("chosen", ["flag", "file"])
-def test_forfeits_chosen_play_on_and_drop_the_engine_that_cannot_start(tmp_path, chosen):
+def test_forfeits_chosen_play_on_and_drop_the_engine_that_cannot_start(tmp_path, chosen, caplog):
     engines = zoo("good") + zoo("dud", "crash_start", extra="max_failures = 1")
     path, out = (
         tiny(tmp_path, engines, extra="forfeit_failed_engines = true" if chosen == "file" else ""),
@@ -274,6 +281,8 @@ def test_forfeits_chosen_play_on_and_drop_the_engine_that_cannot_start(tmp_path,
     assert len(drop) == 1 and drop[0][1] == "dud" and drop[0][2].startswith(why)
     assert [s[0] for s in heard.said] == ["start", "start failure", "game", "drop", "game", "end"]
     assert list(summary.dropped) == ["dud"] and summary.dropped["dud"].startswith(why)
+    assert f"engine dud failed its start-up check: {start_failure[2]}" in said(caplog)
+    assert f"dud dropped after {summary.dropped['dud']}" in said(caplog)
     assert summary.verdict == Verdict("finished with an engine dropped (dud)", 1)
     assert json.loads((out / "results.json").read_text())["dropped"]["dud"].startswith(why)
     # run again: the dropped engine is not started or checked again, and nothing is left to play
@@ -320,6 +329,21 @@ def test_time_losses_are_counted_in_the_closing_text_with_the_load(tmp_path):
     assert len(said) == 1 and "game 0 was lost on time" in said[0]
 
 
+def test_the_standings_of_a_stopped_run_count_its_time_losses(tmp_path):
+    path = tiny(tmp_path, zoo("hanger", "hang") + zoo("mover"), movetime=20)
+    with pytest.raises(RunInterrupted) as stopped:
+        run_tournament(
+            load_tournament(path),
+            tmp_path / "out",
+            load=LoadWatch(source=lambda: 0.5, cores=1),
+            observers=[stop_at_first_game("ctrl-c")],
+        )
+    assert stopped.value.standings is not None
+    assert stopped.value.standings.endswith(
+        "\ntimeouts 1 in this run (none under load: load average at most 0.5 on 1 core)\n"
+    )
+
+
 def test_a_game_arena_failed_to_play_is_named_and_the_others_are_stored(tmp_path, monkeypatch):
     def broken_for_game_1(self, scheduled):
         return 1 / 0 if scheduled.index == 1 else None
@@ -348,7 +372,7 @@ def test_a_run_sweeps_up_the_processes_a_killed_run_left_on_its_folder(tmp_path,
         with caplog.at_level(logging.WARNING, logger="arena.runner"):
             run_tournament(load_tournament(path), out)
         assert left.wait(timeout=5) == -signal.SIGKILL
-        assert "killed processes left behind by an earlier run on this folder" in caplog.text
+        assert "killed processes left behind by an earlier run on this folder" in said(caplog)
     finally:
         left.kill()
         left.wait()
@@ -385,11 +409,14 @@ def test_a_knockout_draws_its_tie_break_pair_as_a_second_wave(tmp_path):
 SPRT = "[sprt]\nelo0 = 0\nelo1 = 200\nalpha = 0.4\nbeta = 0.4\n"
 
 
-def test_an_sprt_that_decides_stops_the_run_and_a_resume_plays_nothing_more(tmp_path):
+def test_an_sprt_that_decides_stops_the_run_and_a_resume_plays_nothing_more(tmp_path, caplog):
     engines = zoo("new") + zoo("old", "crash", extra="max_failures = 0")  # old loses every game
     path, out = tiny(tmp_path, engines, rounds=50, extra=SPRT), tmp_path / "out"
     heard = Heard()
-    summary = run_tournament(load_tournament(path), out, observers=[heard])
+    with caplog.at_level(logging.INFO, logger="arena.runner"):
+        summary = run_tournament(load_tournament(path), out, observers=[heard])
+    [decided] = [line for line in said(caplog) if line.startswith("SPRT")]
+    assert decided.startswith("SPRT: new passes after 1 pairs (LLR ") and decided.endswith(" [0, 200] normalized)")
     total, _, sprt = heard.said[0][1:]
     assert total == 100 and sprt is not None and sprt.engine == "new"
     ids = [r["id"] for r in games(out)]
@@ -408,23 +435,42 @@ def test_a_traced_run_keeps_each_games_transcript_in_the_folder(tmp_path):
 
 
 def test_an_engine_dropped_before_a_stop_is_neither_checked_nor_started_when_the_run_goes_on(tmp_path):
-    """The first run forfeits the dud's games, drops it after its first and stops there; the
-    next, without forfeits, would stop at the dud's start-up check if it checked it again."""
+    """The first run forfeits the dud's games, drops it after its first and stops after its second
+    (a dropped one); the next, without forfeits, would stop at the dud's start-up check if it
+    checked it again."""
 
-    class StopAtTheDrop(Heard):
-        def on_drop(self, engine, why):
-            super().on_drop(engine, why)
-            raise KeyboardInterrupt
+    class StopAtTheSecondGame(Heard):
+        def on_game(self, record, finished, total):
+            super().on_game(record, finished, total)
+            if finished == 2:
+                raise KeyboardInterrupt
 
     engines = zoo("good") + zoo("dud", "crash_start", extra="max_failures = 1")
-    path, out = tiny(tmp_path, engines), tmp_path / "out"
+    path, out = tiny(tmp_path, engines, rounds=2), tmp_path / "out"
     with pytest.raises(RunInterrupted):
-        run_tournament(load_tournament(path), out, observers=[StopAtTheDrop()], forfeit_failed_engines=True)
-    assert [r["termination"] for r in games(out)] == ["crash"]
-    assert json.loads((out / "results.json").read_text())["finished"] is False
-    summary = run_tournament(load_tournament(path), out)
-    assert (summary.played, summary.resumed, list(summary.dropped)) == (1, 1, ["dud"])
+        run_tournament(load_tournament(path), out, observers=[StopAtTheSecondGame()], forfeit_failed_engines=True)
     assert [r["termination"] for r in games(out)] == ["crash", "dropped"]
+    partial = json.loads((out / "results.json").read_text())  # the stopped run's tables name the drop
+    assert partial["finished"] is False and list(partial["dropped"]) == ["dud"]
+    summary = run_tournament(load_tournament(path), out)
+    assert (summary.played, summary.resumed, list(summary.dropped)) == (2, 2, ["dud"])
+    assert [r["termination"] for r in games(out)] == ["crash"] + ["dropped"] * 3
+
+
+def test_a_stopped_runs_tables_keep_the_reason_an_earlier_run_gave_for_a_drop(tmp_path, monkeypatch):
+    """The first run drops the dud and ends with its first game not recorded (arena's failure),
+    noting why it dropped the dud; the next plays that game and is stopped as it is stored."""
+    monkeypatch.setattr(Worker, "_transcript", lambda self, scheduled: 1 / 0 if scheduled.index == 0 else None)
+    engines = zoo("good") + zoo("dud", "crash_start", extra="max_failures = 1")
+    path, out = tiny(tmp_path, engines, rounds=2, extra="forfeit_failed_engines = true"), tmp_path / "out"
+    first = run_tournament(load_tournament(path), out)
+    assert len(first.errors) == 1 and first.dropped["dud"].startswith("1 consecutive failures, the last in game 1")
+    monkeypatch.undo()
+    with pytest.raises(RunInterrupted):
+        run_tournament(load_tournament(path), out, observers=[stop_at_first_game("ctrl-c")])
+    assert sorted(r["id"] for r in games(out)) == [0, 1, 2, 3]  # games.jsonl in the order stored
+    partial = json.loads((out / "results.json").read_text())
+    assert partial["games"] == 4 and partial["dropped"] == first.dropped  # not the records' own words
 
 
 def test_a_run_off_the_main_thread_leaves_the_signals_alone(tmp_path):
@@ -785,7 +831,7 @@ def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monk
     with caplog.at_level(logging.WARNING, logger="arena.runner"):
         summary = run_tournament(load_tournament(path), tmp_path / "out")
     assert summary.played == 2
-    assert "affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned" in caplog.text
+    assert "affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned" in said(caplog)
 
 
 def test_a_live_site_is_made_of_the_tournaments_name_game_and_engines(tmp_path):
