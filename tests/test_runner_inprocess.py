@@ -318,14 +318,16 @@ def test_options_an_engine_did_not_declare_refuse_the_run_before_its_first_game(
     assert games(out) == []
 
 
-def test_time_losses_are_counted_in_the_closing_text_with_the_load(tmp_path):
+def test_time_losses_are_counted_in_the_closing_text_with_the_load(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")  # the closing text is fitted to a terminal this wide
     path, out = tiny(tmp_path, zoo("hanger", "hang") + zoo("mover"), movetime=20), tmp_path / "out"
     said: list[str] = []
     watch = LoadWatch(warn=said.append, source=lambda: 9.0, cores=1)
     summary = run_tournament(load_tournament(path), out, load=watch)
     records = games(out)
     assert [(r["termination"], r["players"][r["forfeit_seat"]]) for r in records] == [("timeout", "hanger")] * 2
-    assert summary.table.endswith("\ntimeouts 2 in this run (2 under load 9.0 on 1 core); the losses stand\n")
+    assert summary.table.endswith("\ntimeouts 2 in this run (2 under load 9.0 on 1 core); the\n  losses stand\n")
+    assert max(len(line) for line in summary.table.splitlines()) <= 60
     assert len(said) == 1 and "game 0 was lost on time" in said[0]
 
 
