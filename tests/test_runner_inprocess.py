@@ -44,7 +44,7 @@ def zoo(name: str, fault: str = "good", at: int = 1, extra: str = "") -> str:
     return engine_toml(name, "{python}", ZOO, fault, str(at), extra=extra)
 
 
-def tiny(tmp_path: Path, engines: str, rounds: int = 1, extra: str = "", movetime: int = 100) -> Path:
+def tiny(tmp_path: Path, engines: str, rounds: int = 1, extra: str = "", movetime: int = 100, workers: int = 1) -> Path:
     """A tournament file of Hex 3x3 games on one worker."""
     return write_tournament(
         tmp_path,
@@ -53,7 +53,7 @@ def tiny(tmp_path: Path, engines: str, rounds: int = 1, extra: str = "", movetim
         options=HEX3,
         rounds=rounds,
         seed=7,
-        workers=1,
+        workers=workers,
         time_control=f"movetime_ms = {movetime}\nmargin_ms = 100",
         extra=extra,
     )
@@ -145,6 +145,7 @@ def test_a_tiny_tournament_stores_its_games_rates_them_and_tells_its_observers(t
     results = json.loads((out / "results.json").read_text())
     assert (results["games"], results["scheduled_games"], results["finished"]) == (2, 2, True)
     assert meta(out, "scheduled") == "2" and len(meta(out, "run_tag") or "") == 32
+    assert not (out / "traces").exists()  # transcripts only when asked
     assert signal.getsignal(signal.SIGTERM) is before  # the run's SIGTERM handler is undone
     assert not any((out / "live").iterdir()) if (out / "live").exists() else True
 
@@ -156,6 +157,7 @@ def test_a_crash_is_a_forfeit_and_the_standings_rank_the_winner_first(tmp_path):
     records = games(out)
     assert [(r["termination"], r["players"][r["winner"]]) for r in records] == [("crash", "stayer")] * 2
     assert all("exit code 3; last stderr line: 'zoo: giving up'" in r["reason"] for r in records)
+    assert all(r["reason"].endswith(f"(all of it: {out / 'arena.log'})") for r in records)
     assert [r["players"][r["forfeit_seat"]] for r in records] == ["quitter"] * 2
     assert [row[:2] for row in summary.rows] == [[1, "stayer"], [2, "quitter"]]
     rows = standings(summary)
@@ -163,15 +165,16 @@ def test_a_crash_is_a_forfeit_and_the_standings_rank_the_winner_first(tmp_path):
     assert summary.verdict.code == 0
 
 
-def test_a_finished_folder_run_again_plays_nothing_and_keeps_its_games(tmp_path):
+def test_a_finished_folder_run_again_plays_nothing_and_keeps_its_games(tmp_path, marker):
     path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
     run_tournament(load_tournament(path), out)
-    first_tag, first = meta(out, "run_tag"), games(out)
+    first_tag, first, started = meta(out, "run_tag"), games(out), started_pids(marker)
     heard = Heard()
     again = run_tournament(load_tournament(path), out, observers=[heard])
     assert (again.played, again.resumed, again.errors) == (0, 2, [])
     assert heard.said == [("start", 2, [0, 1], None), ("end", "tiny", 2)]
     assert games(out) == first and meta(out, "run_tag") != first_tag
+    assert started_pids(marker) == started  # nothing to play: no engine is checked or started
     assert [r[:3] for r in again.rows] == [[1, "a", 2], [2, "b", 2]]
 
 
@@ -473,6 +476,24 @@ def test_a_stopped_runs_tables_keep_the_reason_an_earlier_run_gave_for_a_drop(tm
     assert sorted(r["id"] for r in games(out)) == [0, 1, 2, 3]  # games.jsonl in the order stored
     partial = json.loads((out / "results.json").read_text())
     assert partial["games"] == 4 and partial["dropped"] == first.dropped  # not the records' own words
+
+
+def test_the_callers_workers_and_idle_engines_override_the_files(tmp_path, caplog):
+    """Three engines, one worker keeping no idle engine: it quits the engine the next game does not
+    need, so more engines are started than the three the file's bound (four idle) keeps."""
+    runs = {}
+    for idle in (None, 0):
+        folder = tmp_path / f"idle-{idle}"
+        folder.mkdir()
+        starts = folder / "starts"
+        engines = "".join(zoo(name, extra=f'env = {{ ZOO_PIDS = "{starts}" }}') for name in "abc")
+        path = tiny(folder, engines, workers=2)
+        with caplog.at_level(logging.INFO, logger="arena.runner"):
+            summary = run_tournament(load_tournament(path), folder / "out", workers=1, idle_engines=idle)
+        assert summary.played == 6
+        runs[idle] = len(starts.read_text().split()) - 3  # less the start-up check's
+    assert runs[None] == 3 and runs[0] > 3, runs
+    assert said(caplog).count("tiny: 6 games scheduled, 0 already played, 1 workers") == 2
 
 
 def test_a_run_off_the_main_thread_leaves_the_signals_alone(tmp_path):
