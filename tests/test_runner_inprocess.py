@@ -349,7 +349,7 @@ def test_the_standings_of_a_stopped_run_count_its_time_losses(tmp_path):
     )
 
 
-def test_a_game_arena_failed_to_play_is_named_and_the_others_are_stored(tmp_path, monkeypatch):
+def test_a_game_arena_failed_to_play_is_named_and_the_others_are_stored(tmp_path, monkeypatch, caplog):
     def broken_for_game_1(self, scheduled):
         return 1 / 0 if scheduled.index == 1 else None
 
@@ -357,6 +357,7 @@ def test_a_game_arena_failed_to_play_is_named_and_the_others_are_stored(tmp_path
     out = tmp_path / "out"
     summary = run_tournament(load_tournament(tiny(tmp_path, zoo("a") + zoo("b"))), out)
     assert summary.errors == ["game 1 not recorded: internal error ZeroDivisionError: division by zero (see arena.log)"]
+    assert summary.errors[0] in [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert summary.verdict == Verdict("1 game(s) not recorded; run the same command again to play them", 1)
     assert (summary.played, [r["id"] for r in games(out)]) == (1, [0])
     assert json.loads((out / "results.json").read_text())["not_recorded"] == summary.errors
