@@ -21,6 +21,7 @@ from arena.engine import proctree
 from arena.engine.player import EngineSpec, Sandbox
 from arena.match import TimeControl, longest_game_s
 from arena.record import GameRecord, derive_seed
+from arena.results.fingerprint import fingerprint
 from arena.results.site.live import INTERVAL_S
 from arena.results.store import StorageError
 from arena.rules import make_game
@@ -38,6 +39,7 @@ from arena.tournament.verdict import StartupFailure, Verdict
 from arena.tournament.worker import Worker, WorkerConfig
 
 HEX3 = "size = 3\nswap = false"  # the zoo's engines play the first free cell: Red wins every game
+HEX3_GAME = {"size": 3, "swap": False}
 
 
 def zoo(name: str, fault: str = "good", at: int = 1, extra: str = "") -> str:
@@ -124,7 +126,8 @@ def test_a_tiny_tournament_stores_its_games_rates_them_and_tells_its_observers(t
     heard, before = Heard(), signal.getsignal(signal.SIGTERM)
     out = tmp_path / "out"
     with caplog.at_level(logging.INFO, logger="arena.runner"):
-        summary = run_tournament(load_tournament(tiny(tmp_path, zoo("red") + zoo("blue"))), out, observers=[heard])
+        t = load_tournament(tiny(tmp_path, zoo("red") + zoo("blue"), extra="elo_prior = 3.0"))
+        summary = run_tournament(t, out, observers=[heard])
     assert said(caplog) == ["tiny: 2 games scheduled, 0 already played, 1 workers"]
     assert (summary.played, summary.resumed, summary.errors, summary.dropped) == (2, 0, [], {})
     assert summary.verdict == Verdict("finished: every scheduled game played", 0)
@@ -144,6 +147,15 @@ def test_a_tiny_tournament_stores_its_games_rates_them_and_tells_its_observers(t
     assert summary.table.endswith("\n") and "timeouts" not in summary.table
     results = json.loads((out / "results.json").read_text())
     assert (results["games"], results["scheduled_games"], results["finished"]) == (2, 2, True)
+    assert (results["tournament"], results["game"], results["options"], results["players"]) == (
+        "tiny",
+        "hex",
+        HEX3_GAME,
+        2,
+    )
+    assert results["settings"] == json.loads(json.dumps(tournament_settings(t)))
+    assert results["fingerprint"] == fingerprint(tournament_settings(t)) and results["elo"]["prior"] == 3.0
+    assert sorted(e["engine"] for e in results["engines"]) == ["blue", "red"]
     assert meta(out, "scheduled") == "2" and len(meta(out, "run_tag") or "") == 32
     assert not (out / "traces").exists()  # transcripts only when asked
     assert signal.getsignal(signal.SIGTERM) is before  # the run's SIGTERM handler is undone
@@ -412,6 +424,16 @@ def test_a_knockout_draws_its_tie_break_pair_as_a_second_wave(tmp_path):
     assert (results["games"], results["scheduled_games"], results["finished"]) == (4, 4, True)
 
 
+def test_a_knockout_whose_game_was_not_recorded_draws_no_next_wave(tmp_path, monkeypatch):
+    """Game 1 fails (arena's own error): the match cannot be decided from its games, and no
+    tie-break pair is drawn from a wave with a game missing; the run says what to do."""
+    monkeypatch.setattr(Worker, "_transcript", lambda self, scheduled: 1 / 0 if scheduled.index == 1 else None)
+    path = tiny(tmp_path, zoo("a") + zoo("b"), extra='format = "knockout"\ntiebreak_pairs = 1')
+    summary = run_tournament(load_tournament(path), tmp_path / "out")
+    assert [r["id"] for r in games(tmp_path / "out")] == [0] and len(summary.errors) == 1
+    assert summary.verdict.code == 1 and summary.played == 1
+
+
 SPRT = "[sprt]\nelo0 = 0\nelo1 = 200\nalpha = 0.4\nbeta = 0.4\n"
 
 
@@ -523,7 +545,6 @@ def test_a_game_whose_worker_keeps_dying_is_named_with_the_reason(tmp_path, monk
 # -- `arena play`'s series --------------------------------------------------------------
 
 
-HEX3_GAME = {"size": 3, "swap": False}
 GOOD = EngineSpec("good", (sys.executable, ZOO, "good"))
 
 
