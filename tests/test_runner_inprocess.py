@@ -30,7 +30,7 @@ from arena.tournament.commandline import FlagError
 from arena.tournament.config import ConfigError, load_tournament
 from arena.tournament.enginecheck import check_setup, command_spec
 from arena.tournament.load import LoadWatch
-from arena.tournament.local import idle_bound, watchdog_limit
+from arena.tournament.local import LocalGames, idle_bound, watchdog_limit
 from arena.tournament.observers import QuietObserver, live_site
 from arena.tournament.runner import RunInterrupted, run_tournament
 from arena.tournament.series import SeriesGame, StartFailure, play_series, result_text, score, unique_names
@@ -877,6 +877,9 @@ def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monk
         summary = run_tournament(load_tournament(path), tmp_path / "out")
     assert summary.played == 2
     assert "affinity = true needs CPU affinity (Linux); this system has none, so workers are not pinned" in said(caplog)
+    caplog.clear()
+    LocalGames(worker_config({"a": GOOD, "b": GOOD}), 1, None, lambda name: True).close()  # no affinity asked
+    assert said(caplog) == []
 
 
 def test_a_live_site_is_made_of_the_tournaments_name_game_and_engines(tmp_path):
