@@ -230,6 +230,23 @@ def test_after_upsets_the_better_seed_left_is_a_matchs_high_seed_and_goes_throug
     assert plan.finished and plan.winner == "c"
 
 
+def test_a_knockout_match_whose_games_both_engines_forfeited_goes_to_the_higher_seed():
+    """Two engines dropped before their match forfeit every game on both seats: neither has
+    a point (no result between two offenders), so the match is level, plays its one
+    tie-break pair and the higher seed goes through."""
+    event = Event("knockout", ("a", "b"), 2, 1, 0, tiebreak_pairs=1)
+    stored: dict[int, GameRecord] = {}
+    while new := [s for s in plan_event(event, stored).slots if s.index not in stored]:
+        for s in new:
+            stored[s.index] = GameRecord(
+                game="hex", moves=[], players=list(s.seats), places=[1, 1], termination="crash", id=s.index
+            )
+    plan = plan_event(event, stored)
+    assert [(m.high, m.low, m.points, m.games, m.tiebreak_pairs, m.winner, m.decided_by) for m in plan.bracket[0]] == [
+        ("a", "b", {"a": 0.0, "b": 0.0}, 4, 1, "a", "higher seed")
+    ]
+
+
 def test_a_knockouts_standings_are_the_winner_then_the_round_each_went_out_in_then_seed():
     """The upset knockout's summary as results.json has it; while the final is unplayed its
     two engines are "playing", ahead of the semi-finals' losers, and no one has won."""
