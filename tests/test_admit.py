@@ -19,7 +19,7 @@ from helpers import ROOT, ZOO, run_arena
 
 from arena.cli import main
 from arena.record import GameRecord
-from arena.results.admit import Refused, admit, refusal_text, refused_line, replay_problem
+from arena.results.admit import Played, Refused, admit, refusal_text, refused_line, replay_problem
 from arena.results.slots import round_tables, slots
 from arena.results.store import StoredGame, read_stored
 from arena.rules import make_game
@@ -245,6 +245,25 @@ def test_a_game_stored_with_its_seats_swapped_is_not_its_slots_game():
     admitted = admit([swapped], schedule, None)
     assert admitted.counted == []
     assert admitted.refused == [Refused(0, "its seats are b, a; the schedule's game 0 seats a, b")]
+
+
+def test_a_game_of_other_options_is_refused_by_its_id_and_a_replayed_one_is_kept_to_be_marked():
+    """Game 0, stored without its mark, is replayed, agrees and is counted, to be marked
+    again; game 1 sits in its slot but was played on another board than the tournament's,
+    and is refused under its own id, as results.json lists it."""
+    options = {"size": 3, "swap": False}
+    schedule = list(slots(round_tables(["a", "b"], 2, "round-robin"), 1, 3))
+    first = GameRecord(id=0, game="hex", options=options, moves=[], round=0, seed=schedule[0].seed, players=["a", "b"])
+    second = first.replace(id=1, options={"size": 4, "swap": False}, seed=schedule[1].seed, players=["b", "a"])
+    unmarked, other_board = StoredGame(first, mark="", checked=False), StoredGame(second, mark="", checked=True)
+    admitted = admit([unmarked, other_board], schedule, Played("hex", options, book=False))
+    assert admitted.counted == [first] and admitted.replayed == [unmarked]
+    assert [r.as_dict() for r in admitted.refused] == [
+        {
+            "id": 1,
+            "why": "it is a game of hex {'size': 4, 'swap': False}; the tournament plays hex {'size': 3, 'swap': False}",
+        }
+    ]
 
 
 @pytest.mark.slow

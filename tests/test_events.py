@@ -22,15 +22,18 @@ from arena.results.export import _event_parts, _points, bracket_lines, event_tab
 from arena.results.fingerprint import changes, fingerprint
 from arena.results.slots import settings_slots
 from arena.results.tiebreaks import (
+    TIEBREAKS,
     Encounter,
     EventStanding,
     EventSummary,
     buchholz,
     encounters,
     event_summary,
+    games_won,
     round_names,
     scores,
     sonneborn_berger,
+    tiebreak_values,
 )
 from arena.tournament.config import ConfigError, load_tournament, rating_list_order
 from arena.tournament.settings import tournament_settings
@@ -202,6 +205,94 @@ def test_a_knockouts_games_and_seeds_are_the_same_from_one_arena_to_the_next():
     assert plan.finished and plan.winner == "a"
 
 
+def upset_knockout() -> tuple[Event, dict[int, GameRecord]]:
+    """Seeds a-d, a match one pair and one tie-break pair: the lower seed wins each game of
+    the first round (d beats a, c beats b) and every game of the final is drawn."""
+    event = Event("knockout", tuple("abcd"), 2, 1, 0, tiebreak_pairs=1)
+    rank = {n: k for k, n in enumerate(event.seeded)}
+    stored: dict[int, GameRecord] = {}
+    while True:
+        new = [s for s in plan_event(event, stored).slots if s.index not in stored]
+        if not new:
+            return event, stored
+        for s in new:
+            lower = max(s.seats, key=rank.__getitem__)
+            places = [0, 0] if s.round == 1 else [0 if n == lower else 1 for n in s.seats]
+            stored[s.index] = GameRecord(
+                game="hex", moves=[], players=list(s.seats), places=places, termination="normal", id=s.index
+            )
+
+
+def test_after_upsets_the_better_seed_left_is_a_matchs_high_seed_and_goes_through_on_a_level_match():
+    """The final's lines are d then c; c is the better seed left, so it is the match's high
+    seed, and when the final is level after its tie-break pair too, c goes through."""
+    event, stored = upset_knockout()
+    plan = plan_event(event, stored)
+    assert [[(m.high, m.low, m.points, m.winner, m.decided_by) for m in r] for r in plan.bracket] == [
+        [("a", "d", {"a": 0.0, "d": 2.0}, "d", "games"), ("b", "c", {"b": 0.0, "c": 2.0}, "c", "games")],
+        [("c", "d", {"c": 2.0, "d": 2.0}, "c", "higher seed")],
+    ]
+    assert plan.finished and plan.winner == "c"
+
+
+def test_a_knockout_match_whose_games_both_engines_forfeited_goes_to_the_higher_seed():
+    """Two engines dropped before their match forfeit every game on both seats: neither has
+    a point (no result between two offenders), so the match is level, plays its one
+    tie-break pair and the higher seed goes through."""
+    event = Event("knockout", ("a", "b"), 2, 1, 0, tiebreak_pairs=1)
+    stored: dict[int, GameRecord] = {}
+    while new := [s for s in plan_event(event, stored).slots if s.index not in stored]:
+        for s in new:
+            stored[s.index] = GameRecord(
+                game="hex", moves=[], players=list(s.seats), places=[1, 1], termination="crash", id=s.index
+            )
+    plan = plan_event(event, stored)
+    assert [(m.high, m.low, m.points, m.games, m.tiebreak_pairs, m.winner, m.decided_by) for m in plan.bracket[0]] == [
+        ("a", "b", {"a": 0.0, "b": 0.0}, 4, 1, "a", "higher seed")
+    ]
+
+
+def test_a_knockouts_standings_are_the_winner_then_the_round_each_went_out_in_then_seed():
+    """The upset knockout's summary as results.json has it; while the final is unplayed its
+    two engines are "playing", ahead of the semi-finals' losers, and no one has won."""
+    event, stored = upset_knockout()
+    settings = {"format": "knockout", "engines": [{"name": n} for n in "abcd"], "rounds": 1, "seed": 0}
+    settings |= {"tiebreak_pairs": 1, "tiebreaks": ["wins"]}
+    summary = event_summary(list(stored.values()), "abcd", settings, 2)
+    assert summary is not None
+
+    def row(engine: str, score: float, wins: int, reached: str) -> dict[str, object]:
+        return {"engine": engine, "score": score, "tiebreaks": {"wins": wins}, "byes": 0, "reached": reached}
+
+    def match(high: str, low: str, points: list[float], games: int, pairs: int, winner: str, by: str) -> dict:
+        points_of = {high: points[0], low: points[1]}
+        shown = {"high": high, "low": low, "points": points_of, "games": games, "tiebreak_pairs": pairs}
+        return {**shown, "winner": winner, "decided_by": by}
+
+    assert summary.as_dict() == {
+        "format": "knockout",
+        "tiebreaks": ["wins"],
+        "finished": True,
+        "winner": "c",
+        "stopped": None,
+        "standings": [row("c", 4.0, 2, "winner"), row("d", 4.0, 2, "final")]
+        + [row("a", 0.0, 0, "semi-final"), row("b", 0.0, 0, "semi-final")],
+        "bracket": [
+            [match("a", "d", [0.0, 2.0], 2, 0, "d", "games"), match("b", "c", [0.0, 2.0], 2, 0, "c", "games")],
+            [match("c", "d", [2.0, 2.0], 4, 1, "c", "higher seed")],
+        ],
+    }
+    first_round = [r for r in stored.values() if (r.id or 0) < 4]
+    playing = event_summary(first_round, "abcd", settings, 2)
+    assert playing is not None and (playing.finished, playing.winner) == (False, None)
+    assert [(s.engine, s.reached) for s in playing.standings] == [
+        ("c", "playing"),
+        ("d", "playing"),
+        ("a", "semi-final"),
+        ("b", "semi-final"),
+    ]
+
+
 def test_a_wave_is_drawn_only_from_the_waves_before_it():
     """Each wave's games depend on stored games alone: the plan from any prefix of the
     waves is a prefix of the whole event's."""
@@ -281,6 +372,68 @@ def test_buchholz_cut1_leaves_out_the_weakest_opponent_and_a_swiss_round_counts_
         GameRecord(game="hex", moves=[], players=["y", "x"], places=[0, 1], termination="normal", id=1, round=0),
     ]
     assert scores(encounters(pair, per_table_round=True), ["x", "y"], {}) == {"x": 0.5, "y": 0.5}
+
+
+def played(players: list[str], places: list[int], rnd: int, k: int) -> GameRecord:
+    game = "posies" if len(players) == 3 else "hex"
+    return GameRecord(game=game, moves=[], players=players, places=places, termination="normal", id=k, round=rnd)
+
+
+def test_every_tiebreak_of_a_three_seat_round_robin_worked_by_hand():
+    """Two games of p, q and r in one round: p first and q, r level; then q, r, p in that
+    order.  A game's weight of 1 is shared by an engine's two opponents (1/2 each, not per
+    round: no Swiss here), so, worked by hand:
+    scores p = 1/2 + 1/2 (game 1) = 1, q = 1/4 + 1 = 5/4, r = 1/4 + 1/2 = 3/4;
+    Buchholz p = 2 * 1/2 * 5/4 + 2 * 1/2 * 3/4 = 2, q = 1 + 3/4, r = 1 + 5/4 (Cut-1 drops the least);
+    Sonneborn-Berger p = 1/2 * 5/4 + 1/2 * 3/4 = 1, q = 1/2 * 1 + 3/4 * 3/4, r = 1/2 * 1 + 1/4 * 5/4;
+    wins: p game 1, q game 2, r none."""
+    records = [played(["p", "q", "r"], [0, 1, 1], 0, 0), played(["q", "r", "p"], [0, 1, 2], 0, 1)]
+    settings = {"format": "round-robin", "engines": [{"name": n} for n in "pqr"], "rounds": 1, "seed": 0}
+    event = event_summary(records, "pqr", {**settings, "tiebreaks": list(TIEBREAKS)}, 3)
+    assert event is not None
+    assert [(s.engine, s.score, s.tiebreaks) for s in event.standings] == [
+        (
+            "q",
+            1.25,
+            {"buchholz": 1.75, "buchholz-cut1": 1.0, "sonneborn-berger": 1.0625, "direct-encounter": 0, "wins": 1},
+        ),
+        ("p", 1.0, {"buchholz": 2.0, "buchholz-cut1": 1.25, "sonneborn-berger": 1.0, "direct-encounter": 0, "wins": 1}),
+        (
+            "r",
+            0.75,
+            {"buchholz": 2.25, "buchholz-cut1": 1.25, "sonneborn-berger": 0.8125, "direct-encounter": 0, "wins": 0},
+        ),
+    ]
+
+
+def test_swiss_encounters_share_a_rounds_table_and_every_tiebreak_worked_by_hand():
+    """Round 0: x beats y, then y draws x (both seat orders: one encounter, each game of
+    weight 1/2), z has a bye; round 1: z beats x in one game, y has a bye; v never played.
+    Worked by hand: scores x = 1/2 + 1/4 = 3/4, y = 1/4 + 1 (bye) = 5/4, z = 1 + 1 (bye) = 2;
+    Buchholz x = 5/4 (round 0) + 2 (round 1), y = z = 3/4 (Cut-1 leaves x the 2 alone);
+    Sonneborn-Berger x = 3/4 * 5/4, y = 1/4 * 3/4, z = 1 * 3/4; games won x 1, z 1."""
+    records = [played(["x", "y"], [0, 1], 0, 0), played(["y", "x"], [0, 0], 0, 1), played(["z", "x"], [0, 1], 1, 2)]
+    games = encounters(records, per_table_round=True)
+    assert games == [
+        Encounter("x", "y", 0, 0.5, 0.5),
+        Encounter("y", "x", 0, 0.0, 0.5),
+        Encounter("y", "x", 0, 0.25, 0.5),
+        Encounter("x", "y", 0, 0.25, 0.5),
+        Encounter("z", "x", 1, 1.0, 1.0),
+        Encounter("x", "z", 1, 0.0, 1.0),
+    ]
+    score = scores(games, ["x", "y", "z", "v"], {"y": 1, "z": 1})
+    assert score == {"x": 0.75, "y": 1.25, "z": 2.0, "v": 0.0}
+    won = games_won(records)
+    assert dict(won) == {"x": 1, "y": 0, "z": 1}
+    assert {n: tiebreak_values(games, score, n, TIEBREAKS, won) for n in "xyzv"} == {
+        "x": {"buchholz": 3.25, "buchholz-cut1": 2.0, "sonneborn-berger": 0.9375, "direct-encounter": 0, "wins": 1},
+        "y": {"buchholz": 0.75, "buchholz-cut1": 0, "sonneborn-berger": 0.1875, "direct-encounter": 0, "wins": 0},
+        "z": {"buchholz": 0.75, "buchholz-cut1": 0, "sonneborn-berger": 0.75, "direct-encounter": 0, "wins": 1},
+        "v": {"buchholz": 0, "buchholz-cut1": 0, "sonneborn-berger": 0, "direct-encounter": 0, "wins": 0},
+    }
+    # an engine that played is scored whether or not it is listed, from nothing but its points
+    assert scores(games, [], {}) == {"x": 0.75, "y": 0.25, "z": 1.0}
 
 
 # -- the tournament file --------------------------------------------------------------

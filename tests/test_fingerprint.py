@@ -140,3 +140,14 @@ def test_listing_the_engines_in_another_order_is_another_schedule_and_refused(pl
     assert result.exit_code == 2, result.output
     assert 'engine_order: ["r1", "r2"] -> ["r2", "r1"]' in result.output
     assert games(out) == 2
+
+
+def test_a_changed_value_is_shown_as_written_whole_up_to_120_characters_and_cut_past_them():
+    """Each side of a change is its JSON with its own letters (no \\u escapes), whole at 120
+    characters (a string of 118 and its quotes) and cut to 117 and '...' at 121."""
+    old = {"seed": 1, "name_of_opening": "Ω-" + "a" * 116, "book": "b" * 119}
+    new = {"seed": 1, "name_of_opening": "é", "book": "c"}
+    assert changes(old, new) == [
+        f'book: "{"b" * 116}... -> "c"',
+        f'name_of_opening: "Ω-{"a" * 116}" -> "é"',
+    ]

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
 
 from arena.cli import main
-from arena.results.store import GameStore, StorageError, read_folder
+from arena.results.store import GameStore, StorageError, failure_text, read_folder
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -106,6 +106,24 @@ def test_a_damaged_record_stops_a_resumed_run_with_the_way_out(played, tmp_path,
     db.close()
     again = run_arena("run", played[0], "--out", out, "-q", timeout=60)
     assert again.returncode == 0 and "1 games played, 5 resumed" in again.stdout, again.stdout + again.stderr
+
+
+def test_an_arena_db_that_is_no_database_is_named_damaged_with_the_way_out_and_a_full_disk_is_not(tmp_path):
+    """The damaged database's message names the file, SQLite's words and what to do, whole;
+    an OSError is the folder that cannot be written, even where its text has the words
+    SQLite uses for a damaged file (an output folder named 'malformed')."""
+    (tmp_path / "arena.db").write_text("notes, not a database\n" * 10)
+    with GameStore(tmp_path) as store, pytest.raises(StorageError) as err:
+        store.open({"name": "t", "game": "hex"})
+    assert str(err.value) == (
+        f"{tmp_path / 'arena.db'}: the database is damaged (file is not a database). Move it away and run again "
+        "to start over (games.jsonl beside it has a copy of every finished game), or try 'sqlite3 arena.db .recover'."
+    )
+    full = OSError(28, "No space left on device", "/r/malformed/arena.db")
+    assert failure_text(Path("/r/malformed"), full) == (
+        "/r/malformed: cannot write the results ([Errno 28] No space left on device: '/r/malformed/arena.db'). "
+        "Check that the output folder is writable and the disk has room, or choose another with --out."
+    )
 
 
 # -- folders we may not write, and folders a run is writing ------------------------------
@@ -212,6 +230,96 @@ def test_a_read_only_folder_whose_wal_holds_games_shows_them(played, tmp_path):
         assert names(frozen) == ["arena.db", "arena.db-wal"]
     finally:
         writable_again(frozen)
+
+
+def killed_run(tmp_path: Path, damaged: bool = False) -> Path:
+    """A folder as a run killed after three games leaves it: its arena.db and a WAL holding
+    the games (copied while the store is open, before any checkpoint); with ``damaged``,
+    game 1's record is not JSON."""
+    from helpers import random_game_record
+
+    folder = tmp_path / "killed"
+    folder.mkdir(parents=True)
+    with GameStore(tmp_path / "live") as store:
+        store.open({"name": "t", "game": "hex"})
+        store.add_many([random_game_record(k, ["a", "b"], seed=k) for k in range(3)])
+        if damaged:
+            assert store.db is not None
+            with store.db:
+                store.db.execute("UPDATE games SET record = 'x' WHERE id = 1")
+        for name in ("arena.db", "arena.db-wal"):
+            shutil.copyfile(tmp_path / "live" / name, folder / name)
+    return folder
+
+
+def damaged_text(db: Path) -> str:
+    return (
+        f"{db}: game 1: the stored record is damaged (not valid JSON: Expecting value: line 1 column 1 (char 0)). "
+        f'To have that game played again, delete it (sqlite3 {db} "DELETE FROM games WHERE id = 1") and run the '
+        "same command."
+    )
+
+
+def test_a_killed_runs_folder_is_read_in_place_read_only_and_names_a_damaged_game_by_its_path(tmp_path):
+    """Its WAL is read through SQLite's -shm index, on a read-only connection: a writing one
+    would checkpoint the games into arena.db and delete the WAL as it closed."""
+    folder = killed_run(tmp_path)
+    assert [r.id for r in read_folder(folder)[1]] == [0, 1, 2]
+    assert names(folder) == ["arena.db", "arena.db-shm", "arena.db-wal"]
+    damaged = killed_run(tmp_path / "damaged", damaged=True)
+    with pytest.raises(StorageError) as err:
+        read_folder(damaged)
+    assert str(err.value) == damaged_text(damaged / "arena.db")
+
+
+@pytest.mark.parametrize("refusal", ["SQLITE_CANTOPEN", "SQLITE_READONLY_CANTINIT"])
+def test_a_killed_runs_folder_sqlite_may_not_index_is_read_from_a_private_copy(tmp_path, monkeypatch, refusal):
+    """Where SQLite cannot make the -shm index (a folder we may not write: SQLITE_CANTOPEN,
+    as an unprivileged reader of one gets; or a read-only one it cannot start, SQLITE_READONLY_*),
+    the database and its WAL are read from a copy in a private temporary folder, which is
+    gone after; a damaged game is still named by the folder's own path.  Root writes any
+    folder, so the refusal is SQLite's error raised for the folder's own file."""
+    from arena.results import store
+
+    real, calls = store._fold, []
+
+    def refusing(path, params, shown_as, fold):
+        calls.append((path, params, shown_as))
+        if path == shown_as:
+            exc = sqlite3.OperationalError("unable to open database file")
+            exc.sqlite_errorname = refusal  # type: ignore[attr-defined]
+            raise exc
+        return real(path, params, shown_as, fold)
+
+    monkeypatch.setattr(store, "_fold", refusing)
+    folder = killed_run(tmp_path)
+    db = folder / "arena.db"
+    assert [r.id for r in read_folder(folder)[1]] == [0, 1, 2]
+    (copy, params, shown_as) = calls[1]
+    assert calls[0] == (db, "mode=ro", db) and (params, shown_as) == ("mode=ro", db)
+    assert copy.name == "arena.db" and copy.parent.name.startswith("arena-read-") and not copy.parent.exists()
+    assert names(folder) == ["arena.db", "arena.db-wal"]
+    damaged = killed_run(tmp_path / "damaged", damaged=True)
+    with pytest.raises(StorageError) as err:
+        read_folder(damaged)
+    assert str(err.value) == damaged_text(damaged / "arena.db")
+
+
+def test_another_sqlite_error_of_a_live_folder_is_not_read_around(tmp_path, monkeypatch):
+    from arena.results import store
+
+    def busy(path, params, shown_as, fold):
+        exc = sqlite3.OperationalError("database is locked")
+        exc.sqlite_errorname = "SQLITE_BUSY"  # type: ignore[attr-defined]
+        raise exc
+
+    monkeypatch.setattr(store, "_fold", busy)
+    folder = killed_run(tmp_path)
+    with pytest.raises(StorageError) as err:
+        read_folder(folder)
+    assert str(err.value) == (
+        f"{folder / 'arena.db'}: cannot read the games (database is locked); is it an arena results folder?"
+    )
 
 
 @pytest.fixture(scope="session")

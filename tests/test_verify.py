@@ -12,7 +12,7 @@ from helpers import engine_toml, write_tournament
 from arena.cli import main
 from arena.match import forfeit_before_start
 from arena.results.admit import replay_problem
-from arena.results.verify import parse_record, verify_lines
+from arena.results.verify import InvalidRecord, parse_record, verify_lines
 from arena.rules import make_game
 from arena.tournament.config import ConfigError, load_tournament
 
@@ -78,6 +78,21 @@ def test_details_and_search_figures_keep_any_json_as_given():
     assert json.dumps(parse_record(json.loads(json.dumps(record))).to_json()) == json.dumps(record)
     with pytest.raises(ValueError, match="'details.x.*finite number"):  # as everywhere in a record
         parse_record({**record, "details": {"x": float("nan")}})
+
+
+def test_each_wrong_field_of_a_record_is_named_whole_and_a_value_past_40_characters_is_cut():
+    """A missing field is named alone; any other shows what it holds, whole up to 40
+    characters of its repr (38 x's quoted) and cut to 37 and '...' past them (39 y's)."""
+    with pytest.raises(InvalidRecord) as err:
+        parse_record({"moves": 7, "seed": "x" * 38, "round": "y" * 39})
+    problems = [
+        "missing 'game'",
+        f"'seed': Input should be a valid integer (got '{'x' * 38}')",
+        "'moves': Input should be a valid list (got 7)",
+        f"'round': Input should be a valid integer (got '{'y' * 36}...)",
+    ]
+    assert err.value.problems == problems
+    assert str(err.value) == "; ".join(problems)
 
 
 def test_an_illegal_move_is_named_by_its_ply_counted_from_0():
