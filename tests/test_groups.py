@@ -192,6 +192,13 @@ def test_no_move_after_the_game_is_over() -> None:
     illegal(state, "b2", "the game is over")
 
 
+def test_a_random_move_of_a_finished_game_is_refused_in_words() -> None:
+    state = after("b2", "b1", "a3", "c1", "a2,c2", "b3", size=2)
+    with pytest.raises(ValueError) as refused:
+        state.random_move(random.Random(0))
+    assert str(refused.value) == "the game is over"
+
+
 # -- edge cases the seed leaves open ---------------------------------------------
 
 
