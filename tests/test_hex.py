@@ -113,6 +113,8 @@ def test_blue_wins_joining_left_and_right():
     assert state.scores() == [0.0, 1.0]  # the point is Blue's
     board = state.game.board  # the report site lights the chain the record names
     assert state.ending(["r", "b"]).marks == {"chain": [board.index(c) for c in ["a2", "b2", "c2", "d2"]]}
+    with pytest.raises(ValueError, match="^the game is over$"):  # the shared State.random_move's words
+        state.random_move(random.Random(0))
 
 
 def test_a_game_not_over_has_no_scores_and_lights_no_chain():
