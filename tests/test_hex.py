@@ -113,7 +113,12 @@ def test_blue_wins_joining_left_and_right():
     assert state.scores() == [0.0, 1.0]  # the point is Blue's
     board = state.game.board  # the report site lights the chain the record names
     assert state.ending(["r", "b"]).marks == {"chain": [board.index(c) for c in ["a2", "b2", "c2", "d2"]]}
-    with pytest.raises(ValueError, match="^the game is over$"):  # the shared State.random_move's words
+
+
+def test_a_finished_game_refuses_a_random_move_in_the_shared_words():
+    state = play(["a1", "a2", "b1", "b2", "c1", "c2", "a3", "d2"], size=4, swap=False)  # Blue joins a2-d2
+    assert state.winner() == 1
+    with pytest.raises(ValueError, match="^the game is over$"):  # State.random_move's refusal
         state.random_move(random.Random(0))
 
 
