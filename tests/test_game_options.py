@@ -51,6 +51,14 @@ def test_a_default_that_follows_another_option_is_filled_in_on_both_sides():
     assert game_class("hexgo").from_tokens({"size": "3"}).options.max_plies == 76
 
 
+def test_a_choice_of_numbers_given_as_text_is_read_from_the_command_line_and_refused_in_a_file():
+    """Text such as the CLI's ``-O players=3`` is converted; a typed file's ``"3"`` is an error."""
+    assert make_game("posies", {"players": "3"}).options.players == 3  # type: ignore[attr-defined]
+    with pytest.raises(OptionError) as refused:
+        make_game("posies", {"players": "3"}, strict=True)
+    assert str(refused.value) == "posies: option 'players': Input should be 2 or 3 (got '3')"
+
+
 def test_options_are_immutable_and_a_copy_changes_only_what_it_is_told():
     options = make_game("hex", {"size": 9}, strict=True).options
     with pytest.raises(AttributeError):

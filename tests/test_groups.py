@@ -46,6 +46,7 @@ def illegal(state: GroupsState, move: str, *words: str) -> None:
     before = (state.cells[:], state.moves[:], state.groups[:], state.render())
     with pytest.raises(IllegalMove) as info:
         state.play(move)
+    assert info.value.move == move  # the refusal names the move refused
     for word in words:
         assert word in info.value.reason, info.value.reason
     assert (state.cells, state.moves, state.groups, state.render()) == before
@@ -178,6 +179,41 @@ def test_off_board_duplicate_and_malformed_tokens() -> None:
     illegal(state, "x" * 100_000, "not a cell name")
 
 
+@pytest.mark.parametrize(
+    ("moves", "move", "reason"),
+    [
+        (TWO_GROUPS, "", "you must place at least one stone (a move is one to three cells joined by ',')"),
+        (TWO_GROUPS, "c3,g4,i5,b8", "4 stones: the maximum number of stones you may place is 3"),
+        (TWO_GROUPS, "c3,c3", "c3 is listed twice: each stone goes on its own vacant cell"),
+        ((), "c3,g4", "2 stones: in the opening White places a single stone"),
+        (
+            TWO_GROUPS,
+            "c3,g4,a5",
+            "3 stones: you may place as many stones as you have groups (2), and never more than 3",
+        ),
+        (TWO_GROUPS, "c3,e5", "e5 is already occupied: stones go on vacant cells"),
+        (
+            TWO_GROUPS,
+            "c3,d3",
+            "stones c3 and d3 are adjacent: the stones you place may not be adjacent to one another",
+        ),
+        (
+            TWO_GROUPS,
+            "c3,e2",
+            "stones c3 and e2 both grow your group at d2: you may not grow any group by more than one "
+            "stone (a stone joining groups grows each of them)",
+        ),
+        (("b2", "b1", "a3", "c1", "a2,c2", "b3"), "a1", "the game is over: the board is full"),
+    ],
+)
+def test_each_refusal_states_the_rule_in_full(moves: tuple[str, ...], move: str, reason: str) -> None:
+    size = 2 if len(moves) == 6 else 5
+    state = after(*moves, size=size)
+    with pytest.raises(IllegalMove) as info:
+        state.play(move)
+    assert (info.value.move, info.value.reason) == (move, reason)
+
+
 def test_an_off_board_cell_names_the_boards_size_and_junk_is_quoted_to_twenty_characters() -> None:
     state = after(*TWO_GROUPS)
     illegal(state, "c3,z20", "z20 is not on the board (a hexhex board with 5 cells per side; see docs/rules/groups.md)")
@@ -190,6 +226,13 @@ def test_no_move_after_the_game_is_over() -> None:
     state = after("b2", "b1", "a3", "c1", "a2,c2", "b3", size=2)
     assert state.is_terminal() and state.legal_moves() == []
     illegal(state, "b2", "the game is over")
+
+
+def test_a_random_move_of_a_finished_game_is_refused_in_words() -> None:
+    state = after("b2", "b1", "a3", "c1", "a2,c2", "b3", size=2)
+    with pytest.raises(ValueError) as refused:
+        state.random_move(random.Random(0))
+    assert str(refused.value) == "the game is over"
 
 
 # -- edge cases the seed leaves open ---------------------------------------------

@@ -115,6 +115,13 @@ def test_blue_wins_joining_left_and_right():
     assert state.ending(["r", "b"]).marks == {"chain": [board.index(c) for c in ["a2", "b2", "c2", "d2"]]}
 
 
+def test_a_finished_game_refuses_a_random_move_in_the_shared_words():
+    state = play(["a1", "a2", "b1", "b2", "c1", "c2", "a3", "d2"], size=4, swap=False)  # Blue joins a2-d2
+    assert state.winner() == 1
+    with pytest.raises(ValueError, match="^the game is over$"):  # State.random_move's refusal
+        state.random_move(random.Random(0))
+
+
 def test_a_game_not_over_has_no_scores_and_lights_no_chain():
     state = play(["a1", "b2"], size=4, swap=False)
     with pytest.raises(ValueError, match="^the game is not over$"):

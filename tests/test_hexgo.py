@@ -236,7 +236,10 @@ def test_a_finished_game_is_won_by_the_larger_territory():
 def test_non_string_move_is_illegal():
     with pytest.raises(IllegalMove) as err:
         play("e5").play(None)  # type: ignore[arg-type]
-    assert err.value.move == "None" and "a move is a token such as 'e5' or 'swap'" in err.value.reason
+    assert err.value.move == "None" and err.value.reason == "a move is a token such as 'e5' or 'swap'"
+    with pytest.raises(IllegalMove) as err:
+        play("e5").play(5)  # type: ignore[arg-type]
+    assert err.value.move == "5"
 
 
 @pytest.mark.parametrize(

@@ -104,3 +104,45 @@ def test_ring_around_a_pair_is_a_cycle_of_the_eight_cells_around_it():
     ]
     with pytest.raises(ValueError, match="not adjacent"):
         b.ring_around_pair(e5, b.index("g5"))
+
+
+def _naive_cells(rows: int, cols: int, lo: int, hi: int) -> list[tuple[int, int]]:
+    return [(r, c) for r in range(rows) for c in range(cols) if lo <= r + c <= hi]
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "cut", "cells"),
+    [(3, 2, {}, 6), (2, 3, {}, 6), (3, 3, {"lo": 1, "hi": 3}, 7), (1, 1, {}, 1), (1, 26, {}, 26)],
+)
+def test_a_board_built_afresh_has_the_cells_names_neighbours_and_steps_its_rows_columns_and_cut_say(
+    rows: int, cols: int, cut: dict[str, int], cells: int
+) -> None:
+    """Board.rhombus and Board.hexhex are cached, so the other tests' boards may have been
+    built before them: these are built here, and checked against the geometry's definition."""
+    board = Board(rows, cols, **cut)
+    coords = _naive_cells(rows, cols, cut.get("lo", 0), cut.get("hi", rows + cols))
+    assert len(board) == cells == len(coords)
+    assert board.coords == tuple(coords)
+    assert board.names == tuple(f"{'abcdefghijklmnopqrstuvwxyz'[c]}{r + 1}" for r, c in coords)
+    for i, (r, c) in enumerate(coords):
+        assert board.index(board.names[i]) == i and board.lookup(board.names[i]) == i
+        assert board.at(r, c) == i
+        around = [(r + dr, c + dc) for dr, dc in ((0, 1), (1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1))]
+        steps = [coords.index(rc) if rc in coords else OFF_BOARD for rc in around]
+        assert [board.step[d][i] for d in range(6)] == steps
+        assert board.neighbours[i] == tuple(n for n in steps if n != OFF_BOARD)
+    assert board.at(rows, 0) == OFF_BOARD and board.lookup(f"a{rows + 1}") is None
+
+
+def test_a_board_built_afresh_draws_its_rows_shifted_and_its_cut_corners_blank() -> None:
+    board = Board(3, 3, lo=1, hi=3)
+    assert board.render(lambda i: board.names[i], width=3) == "\n".join(
+        ["    a  b  c", "  1    b1 c1", "  2  a2 b2 c2", "  3    a3 b3"]
+    )
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(0, 5), (5, 0), (-1, 3), (1, 27)])
+def test_a_board_without_rows_or_columns_or_with_more_columns_than_letters_is_refused(rows: int, cols: int) -> None:
+    with pytest.raises(ValueError) as refused:
+        Board(rows, cols)
+    assert str(refused.value) == f"board of {rows} rows x {cols} columns is out of range"

@@ -558,6 +558,12 @@ def test_deal_redraws_only_the_hidden_posies_and_only_before_the_first_move():
         assert sorted(state.hidden) == sorted(base.hidden)
         dealt.add(tuple(state.hidden))
     assert len(dealt) > 1
+    # The deal follows its seed: the same seed, the same secrets (every time, not by chance).
+    for deal in range(12):
+        first, again = game.initial_state(5), game.initial_state(5)
+        first.deal(deal)
+        again.deal(deal)
+        assert (again.hidden, again.bag) == (first.hidden, first.bag)
     state.play(state.legal_moves()[0])
     with pytest.raises(ValueError, match="before the first move"):
         state.deal(1)
