@@ -154,6 +154,27 @@ def test_the_counts_are_pairs_of_games_2k_and_2k_plus_1_else_games():
     assert match_counts(records, "a", "b") == [0, 1, 0, 0, 1]
     assert match_counts(records, "b", "a") == [1, 0, 0, 1, 0]
     assert match_counts(records[4:], "a", "b") == [1, 0, 0]  # no complete pair: L, D, W of the games
+    # more of a kind: pairs 0-1, 2-3 and 4-5 (the third complete now), games 7 and 9 of pairs not complete
+    more = records[:5] + [game(5, ["b", "a"], [0, 1]), game(7, ["b", "a"], [1, 0]), game(9, ["b", "a"], [1, 0])]
+    more += [game(10, ["a", "b"], [0, 1]), game(11, ["b", "a"], [1, 0])]  # WW again
+    assert match_counts(more, "a", "b") == [1, 1, 0, 0, 2]
+    assert match_counts([r for r in more if r["id"] in (4, 7, 9)], "a", "b") == [1, 0, 2]  # L, W, W: no pair
+
+
+def test_a_figure_between_minus_a_twentieth_and_zero_reads_0_0_not_minus_0_0():
+    from arena.results.matchline import _fixed as line_fixed
+    from arena.results.sprt import _fixed as sprt_fixed
+
+    for fixed in (line_fixed, sprt_fixed):
+        assert [fixed(v) for v in (-0.04, -0.0, 0.04, 0.05, -0.06, 12.25, 12.35)] == [
+            "0.0",
+            "0.0",
+            "0.0",
+            "0.1",
+            "-0.1",
+            "12.2",
+            "12.3",
+        ]
 
 
 # -- the width --------------------------------------------------------------------

@@ -18,6 +18,7 @@ from helpers import (
     engine_toml,
     json_in_folder,
     random_game_record,
+    random_record,
     run_arena,
     strict_json,
     write_tournament,
@@ -389,3 +390,20 @@ def test_the_exports_are_utf8_whatever_the_locale(tmp_path):
     for name, fmt in (("results.json", "json"), ("standings.md", "md"), ("standings.csv", "csv")):
         assert (tmp_path / name).read_bytes() == render(s, fmt).encode("utf-8"), name
     assert "Türnier" in render(s, "md") and "棋" in render(s, "csv") and "Jürgen" in render(s, "json")
+
+
+def test_the_csv_header_names_each_place_of_a_three_seat_game_and_each_seats_score_by_its_name():
+    three = [random_record("posies", {"players": 3}, k, ["a", "b", "c"]) for k in range(3)]
+    s = summarize(three, ["a", "b", "c"], tournament="t", game="posies", options=three[0]["options"], players=3)
+    assert render(s, "csv").splitlines()[0] == (
+        "rank,engine,games,wins,losses,draws,place_1,place_2,place_3,score_pct,elo,elo_low,elo_high,elo_bound,"
+        "mu,sigma,conservative,dropped,score_as_seat_0,score_as_seat_1,score_as_seat_2,swapped,was_swapped,"
+        "mean_plies,mean_move_ms,max_move_ms,mean_depth,nodes_per_second,forfeits"
+    )
+    two = [random_record("hex", {"size": 4}, k, ["a", "b"]) for k in range(2)]
+    s = summarize(two, ["a", "b"], tournament="t", game="hex", options=two[0]["options"], players=2)
+    assert render(s, "csv").splitlines()[0] == (
+        "rank,engine,games,wins,losses,draws,score_pct,elo,elo_low,elo_high,elo_bound,mu,sigma,conservative,"
+        "dropped,score_as_red,score_as_blue,swapped,was_swapped,mean_plies,mean_move_ms,max_move_ms,mean_depth,"
+        "nodes_per_second,forfeits"
+    )
