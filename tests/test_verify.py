@@ -243,6 +243,28 @@ def test_one_bad_record_does_not_stop_the_file():
     assert out[2]["id"] == 3
 
 
+def test_a_bad_lines_verdict_has_every_key_of_a_good_ones_in_the_same_order_and_says_nothing_else():
+    from arena.results.verify import VERDICT_KEYS
+
+    out = list(verify_lines([json.dumps(finished()), "{broken"], "g.jsonl"))
+    assert [list(v) for v in out] == [list(VERDICT_KEYS)] * 2
+    reason = out[1]["error"]["reason"]
+    assert out[1] == {
+        "id": None,
+        "line": 2,
+        "ok": False,
+        "error": {"reason": reason},
+        "over": None,
+        "termination": None,
+        "winner": None,
+        "scores": None,
+        "places": None,
+        "plies": None,
+        "mismatches": [],
+    }
+    assert reason.startswith("g.jsonl, line 2: ")
+
+
 @pytest.mark.parametrize(
     "text,field",
     [
