@@ -254,3 +254,15 @@ def test_a_game_outcome_is_the_points_and_counter_its_places_give(place, others)
 
 def test_places_are_headed_as_ordinals():
     assert [ordinal(n) for n in range(1, 7)] == ["1st", "2nd", "3rd", "4th", "5th", "6th"]
+
+
+def test_the_draws_w_is_the_librarys_where_the_library_can_compute_it():
+    import trueskill
+
+    from arena.results.ratings import _w_draw
+
+    env = trueskill.TrueSkill()
+    for t in (-3.0, -1.2, -0.3, 0.0, 0.3, 1.2, 3.0):
+        for eps in (0.05, 0.2, 0.74, 1.5):
+            assert _w_draw(env, t, eps) == pytest.approx(env.w_draw(t, eps), rel=1e-12, abs=1e-15), (t, eps)
+    assert _w_draw(env, 40.0, 0.74) == 0.0  # past the floats: no w, and the caller hands the game to the library
