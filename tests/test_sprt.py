@@ -565,13 +565,50 @@ def test_the_sprt_blocks_lines_read_whole_for_each_outcome_a_sweep_and_a_mixed_r
         ": running (not decided yet; run the same command to continue)"
     )
     # 8 pairs, LL 2, WL+DD 3, WW 3: a score of 9 / 16, Elo -400 log10(7 / 9) = 43.7
+    test = _mixed_run()
+    assert sprt_lines(test.summary())[1:] == [
+        "LLR 0.10 (-2.94, 2.94) after 8 pairs; Ptnml(LL LD WL+DD WD WW): [2, 0, 3, 0, 3]",
+        "SPRT Elo (8 pairs, pentanomial): 43.7 [-153.8, 279.1] (95%), nElo 39.3 +/- 170.2, LOS 67.5%, score 56.2%",
+    ]
+
+
+def _mixed_run() -> SprtTest:
+    """8 pairs of 'new' against 'old': won both, one each, lost both, in turn (LL 2, WL+DD 3, WW 3)."""
     test = SprtTest(SprtSettings(elo0=0, elo1=50, model="logistic"), "new", "old", max_pairs=1000)
     pairs = [([0, 1], [0, 1]), ([0, 1], [1, 0]), ([1, 0], [1, 0])]  # new wins both, one each, loses both
     games = [pairs[k % 3][j] for k in range(8) for j in range(2)]
     for i, result in enumerate(games):
         seats = ["new", "old"] if i % 2 == 0 else ["old", "new"]
         test.add(_game(i, seats, result if seats[0] == "new" else result[::-1]))
-    assert sprt_lines(test.summary())[1:] == [
-        "LLR 0.10 (-2.94, 2.94) after 8 pairs; Ptnml(LL LD WL+DD WD WW): [2, 0, 3, 0, 3]",
-        "SPRT Elo (8 pairs, pentanomial): 43.7 [-153.8, 279.1] (95%), nElo 39.3 +/- 170.2, LOS 67.5%, score 56.2%",
-    ]
+    return test
+
+
+def test_an_sprts_results_json_section_is_read_whole():
+    # bounds ln(0.95 / 0.05) = 2.9444; score 9 / 16; Elo -400 log10(7 / 9) = 43.6578
+    assert _mixed_run().summary().as_dict() == {
+        "engine": "new",
+        "opponent": "old",
+        "model": "logistic",
+        "elo0": 0.0,
+        "elo1": 50.0,
+        "alpha": 0.05,
+        "beta": 0.05,
+        "lower_bound": -2.9444,
+        "upper_bound": 2.9444,
+        "decision": "running",
+        "pairs": 8,
+        "games": 16,
+        "llr": 0.0985,
+        "score": 0.5625,
+        "pentanomial": {"LL": 2, "LD": 0, "WL+DD": 3, "WD": 0, "WW": 3},
+        "elo": {
+            "elo": 43.6578,
+            "elo_low": -153.833,
+            "elo_high": 279.1311,
+            "nelo": 39.3393,
+            "nelo_error": 170.2403,
+            "los": 0.6747,
+            "label": "SPRT Elo (8 pairs, pentanomial)",
+        },
+        "llr_history": [0.1338, 0.2669, -0.0464, 0.1378, 0.1556, -0.0927, 0.1007, 0.0985],
+    }
