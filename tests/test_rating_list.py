@@ -764,3 +764,17 @@ def test_the_html_list_of_unbounded_engines_has_no_plot_and_says_when_in_utc(tmp
     written = re.search(r"written (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC</p>", page)
     assert written is not None
     assert before <= datetime.strptime(written[1], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC) <= after
+
+
+def test_the_lists_csv_header_and_json_layout_are_read_whole(tmp_path):
+    folder = results_folder(tmp_path / "türnier" / "one", {"A": 0, "B": 0})
+    csv_text = ratings(folder, "--format", "csv")
+    assert csv_text.returncode == 0, csv_text.stderr
+    header = csv_text.stdout.splitlines()[0].split(",")
+    assert header[:14] == [
+        "rank", "engine", "name", "elo", "elo_low", "elo_high", "elo_bound", "stderr", "games",
+        "points", "results", "score_pct", "fingerprint", "folders",
+    ]  # fmt: skip
+    assert sorted(header[14:]) == ["los_over_A", "los_over_B"]
+    json_text = ratings(folder, "--format", "json").stdout
+    assert json_text.startswith('{\n  "') and json_text.endswith("}\n") and "türnier" in json_text
