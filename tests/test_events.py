@@ -41,6 +41,20 @@ from arena.tournament.settings import tournament_settings
 RANDOM = str(ROOT / "engines" / "random_engine.py")
 
 
+def slot_game(slot, places: list[int]) -> GameRecord:
+    """The game of ``slot`` as the runner stores it, ended with ``places`` (no moves)."""
+    return GameRecord(
+        game="hex",
+        moves=[],
+        players=list(slot.seats),
+        places=places,
+        termination="normal",
+        id=slot.index,
+        round=slot.round,
+        seed=slot.seed,
+    )
+
+
 def fake_games(event: Event, seed: int) -> tuple[object, dict[int, GameRecord]]:
     """The event played out with random results (a draw now and then), wave by wave."""
     rng = random.Random(seed)
@@ -55,16 +69,7 @@ def fake_games(event: Event, seed: int) -> tuple[object, dict[int, GameRecord]]:
             rng.shuffle(places)
             if event.players == 2 and rng.random() < 0.1:
                 places = [0, 0]
-            stored[s.index] = GameRecord(
-                game="hex",
-                moves=[],
-                players=list(s.seats),
-                places=places,
-                termination="normal",
-                id=s.index,
-                round=s.round,
-                seed=s.seed,
-            )
+            stored[s.index] = slot_game(s, places)
 
 
 def meetings(records: list[GameRecord]) -> Counter:
@@ -651,16 +656,7 @@ def decided_games(event: Event, winner_of) -> tuple[object, dict[int, GameRecord
             return plan, stored
         for s in new:
             places = [0, 1] if s.seats[0] == winner_of(s, stored) else [1, 0]
-            stored[s.index] = GameRecord(
-                game="hex",
-                moves=[],
-                players=list(s.seats),
-                places=places,
-                termination="normal",
-                id=s.index,
-                round=s.round,
-                seed=s.seed,
-            )
+            stored[s.index] = slot_game(s, places)
 
 
 def knockout_winner(slot, stored: dict[int, GameRecord]) -> str:
