@@ -55,9 +55,8 @@ def slot_game(slot, places: list[int]) -> GameRecord:
     )
 
 
-def fake_games(event: Event, seed: int) -> tuple[object, dict[int, GameRecord]]:
-    """The event played out with random results (a draw now and then), wave by wave."""
-    rng = random.Random(seed)
+def played_out(event: Event, places_of) -> tuple[object, dict[int, GameRecord]]:
+    """The event played out wave by wave, each new game ending in ``places_of(slot, stored)``."""
     stored: dict[int, GameRecord] = {}
     while True:
         plan = plan_event(event, stored)
@@ -65,11 +64,21 @@ def fake_games(event: Event, seed: int) -> tuple[object, dict[int, GameRecord]]:
         if not new:
             return plan, stored
         for s in new:
-            places = list(range(event.players))
-            rng.shuffle(places)
-            if event.players == 2 and rng.random() < 0.1:
-                places = [0, 0]
-            stored[s.index] = slot_game(s, places)
+            stored[s.index] = slot_game(s, places_of(s, stored))
+
+
+def fake_games(event: Event, seed: int) -> tuple[object, dict[int, GameRecord]]:
+    """The event played out with random results (a draw now and then), wave by wave."""
+    rng = random.Random(seed)
+
+    def random_places(slot, stored) -> list[int]:
+        places = list(range(event.players))
+        rng.shuffle(places)
+        if event.players == 2 and rng.random() < 0.1:
+            places = [0, 0]
+        return places
+
+    return played_out(event, random_places)
 
 
 def meetings(records: list[GameRecord]) -> Counter:
@@ -648,15 +657,7 @@ def test_a_rating_list_that_is_none_is_refused_naming_the_key_and_the_file(tmp_p
 
 def decided_games(event: Event, winner_of) -> tuple[object, dict[int, GameRecord]]:
     """The event played out wave by wave, each game won by ``winner_of(slot, stored)``."""
-    stored: dict[int, GameRecord] = {}
-    while True:
-        plan = plan_event(event, stored)
-        new = [s for s in plan.slots if s.index not in stored]
-        if not new:
-            return plan, stored
-        for s in new:
-            places = [0, 1] if s.seats[0] == winner_of(s, stored) else [1, 0]
-            stored[s.index] = slot_game(s, places)
+    return played_out(event, lambda s, stored: [0, 1] if s.seats[0] == winner_of(s, stored) else [1, 0])
 
 
 def knockout_winner(slot, stored: dict[int, GameRecord]) -> str:
