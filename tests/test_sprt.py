@@ -612,3 +612,17 @@ def test_an_sprts_results_json_section_is_read_whole():
         },
         "llr_history": [0.1338, 0.2669, -0.0464, 0.1378, 0.1556, -0.0927, 0.1007, 0.0985],
     }
+
+
+def test_an_even_score_whose_interval_reaches_past_both_ends_shows_minus_and_plus_infinity():
+    # A pair lost twice, then a pair won twice: score 1/2, Elo 0, variance 1/4 per pair, so the
+    # interval 1/2 +- 1.96 sqrt(1/8) leaves 0..1 at both ends; nElo's margin 1.96 * 800 / ln 10 / 2.
+    test = SprtTest(SprtSettings(elo0=0, elo1=50, model="logistic"), "new", "old", max_pairs=1000)
+    for i, (seats, places) in enumerate(
+        [(["new", "old"], [1, 0]), (["old", "new"], [0, 1]), (["new", "old"], [0, 1]), (["old", "new"], [1, 0])]
+    ):
+        test.add(_game(i, seats, places))
+    assert test.counts == [1, 0, 0, 0, 1]
+    assert sprt_lines(test.summary())[2] == (
+        "SPRT Elo (2 pairs, pentanomial): 0.0 [-inf, +inf] (95%), nElo 0.0 +/- 340.5, LOS 50.0%, score 50.0%"
+    )

@@ -570,8 +570,11 @@ def sprt_lines(summary: SprtSummary) -> list[str]:
         f"Ptnml(LL LD WL+DD WD WW): [{counts}]",
     ]
     if e := summary.elo:
-        infinite = "+inf" if summary.score > 0.5 else "-inf"
-        show = [infinite if v is None else _fixed(v) for v in (e.elo, e.elo_low, e.elo_high)]
+        # An infinite figure: all three at a score of 0 or 1, else an end of the interval
+        # (LL and WW only: a score of 1/2 whose interval reaches past 0 and 1 at once).
+        sweep = {0.0: "-inf", 1.0: "+inf"}.get(summary.score)
+        ends = ("-inf", "-inf", "+inf")  # the Elo itself is infinite only in a sweep
+        show = [(sweep or end) if v is None else _fixed(v) for v, end in zip((e.elo, e.elo_low, e.elo_high), ends)]
         nelo = "n/a" if e.nelo is None or e.nelo_error is None else f"{_fixed(e.nelo)} +/- {_fixed(e.nelo_error)}"
         lines.append(
             f"{e.label}: {show[0]} [{show[1]}, {show[2]}] (95%), "
