@@ -16,6 +16,8 @@ from arena.results.sprt import (
     NELO_PER_T,
     NO_DECISION,
     PAIR_SCORES,
+    Z95,
+    EloEstimate,
     SprtSettings,
     SprtTest,
     elo_estimate,
@@ -626,3 +628,64 @@ def test_an_even_score_whose_interval_reaches_past_both_ends_shows_minus_and_plu
     assert sprt_lines(test.summary())[2] == (
         "SPRT Elo (2 pairs, pentanomial): 0.0 [-inf, +inf] (95%), nElo 0.0 +/- 340.5, LOS 50.0%, score 50.0%"
     )
+
+
+def test_an_estimate_needs_one_pair_and_one_pair_alike_gives_its_score_with_no_interval():
+    assert elo_estimate([0, 0, 0, 0, 0]) is None
+    inf = math.inf
+    assert elo_estimate([0, 0, 0, 0, 1]) == EloEstimate(inf, inf, inf, None, None, 1.0)
+    assert elo_estimate([3, 0, 0, 0, 0]) == EloEstimate(-inf, -inf, -inf, None, None, 0.0)
+    # Every pair WL or DD: a score of exactly 1/2 is Elo 0, and superior with likelihood 1/2.
+    assert elo_estimate([0, 0, 3, 0, 0]) == EloEstimate(0.0, 0.0, 0.0, None, None, 0.5)
+
+
+def test_game_results_normalise_by_the_deviation_of_one_game():
+    # L, D, W = 1, 2, 3: mean 2/3, variance per game (1 (2/3)^2 + 2 (1/6)^2 + 3 (1/3)^2) / 6 = 5/36;
+    # nElo = (2/3 - 1/2) / sqrt(5/36) * 800 / ln 10, its margin 1.96 sqrt(var / 6) / sqrt(var) * 800 / ln 10.
+    e = elo_estimate([1, 2, 3])
+    assert e.nelo == pytest.approx(1 / math.sqrt(5) * NELO_PER_T)
+    assert e.nelo_error == pytest.approx(Z95 / math.sqrt(6) * NELO_PER_T)
+    se = math.sqrt(5 / 36 / 6)
+    expected = {
+        "elo": 400 * math.log10(2),
+        "elo_low": -400 * math.log10(1 / (2 / 3 - Z95 * se) - 1),
+        "elo_high": -400 * math.log10(1 / (2 / 3 + Z95 * se) - 1),
+        "nelo": NELO_PER_T / math.sqrt(5),
+        "nelo_error": Z95 / math.sqrt(6) * NELO_PER_T,
+        "los": 0.5 * (1 + math.erf((2 / 3 - 1 / 2) / (math.sqrt(2) * se))),
+    }
+    assert e.as_dict() == {k: round(v, 4) for k, v in expected.items()}
+
+
+def test_a_test_before_its_first_pair_shows_no_elo():
+    test = SprtTest(SprtSettings(elo0=0, elo1=50, model="logistic"), "new", "old", max_pairs=1000)
+    assert test.summary().elo is None and test.summary().as_dict()["elo"] is None
+    assert sprt_lines(test.summary())[1:] == [
+        "LLR 0.00 (-2.94, 2.94) after 0 pairs; Ptnml(LL LD WL+DD WD WW): [0, 0, 0, 0, 0]"
+    ]
+
+
+def _played(outcomes: list[int]) -> SprtTest:
+    """A test of 'new' against 'old' after pairs of the given pentanomial outcomes (0 LL .. 4 WW)."""
+    test = SprtTest(SprtSettings(elo0=0, elo1=50, model="logistic"), "new", "old", max_pairs=1000)
+    halves = {0: (0, 0), 1: (0, 1), 2: (2, 0), 3: (2, 1), 4: (2, 2)}  # new's half points in each game
+    places = {0: [1, 0], 1: [0, 0], 2: [0, 1]}  # new's places, new in the first seat
+    for k, outcome in enumerate(outcomes):
+        first, second = halves[outcome]
+        test.add(_game(2 * k, ["new", "old"], places[first]))
+        test.add(_game(2 * k + 1, ["old", "new"], places[second][::-1]))
+    assert test.counts == [outcomes.count(k) for k in range(5)]
+    return test
+
+
+def test_the_score_is_the_mean_pair_score_to_six_digits():
+    assert _played([3]).summary().score == 0.75  # one pair WD: 3 of 4 half points
+    assert _played([1, 0, 0]).summary().score == 0.083333  # LD, LL, LL: 1 of 12 half points
+
+
+def test_a_pair_the_first_seat_did_not_play_names_that_engine():
+    test = SprtTest(SprtSettings(elo0=0, elo1=10), "new", "old", max_pairs=1000)
+    test.add(_forfeit(0, ["new", "old"], 0, "crash", "engine closed its output: exit code 1", played=False))
+    test.add(_game(1, ["old", "new"], [0, 1]))
+    assert test.decision == NO_DECISION
+    assert test.unplayed == "new did not play game 0 (crash: engine closed its output: exit code 1)"
