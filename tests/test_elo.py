@@ -4,11 +4,25 @@ unbounded ratings, and coverage of the 95% intervals on results drawn from known
 import math
 import random
 
+import numpy as np
 import pytest
+from scipy.optimize import minimize_scalar
 
 from arena.match import forfeit_before_start
 from arena.record import GameRecord
-from arena.results.elo import ELO_PER_NAT, Tally, bootstrap_elo, fit_bayeselo, fit_elo, pairwise_results
+from arena.results.elo import (
+    ELO_PER_NAT,
+    NO_RATINGS,
+    Z95,
+    Covariance,
+    EloFit,
+    EloRating,
+    Tally,
+    bootstrap_elo,
+    fit_bayeselo,
+    fit_elo,
+    pairwise_results,
+)
 from arena.rules import make_game
 from arena_bench.known_elo import game, has_sweep, holds_truth, simulate
 
@@ -407,3 +421,157 @@ def test_the_covariance_holds_an_entry_for_each_pair_of_rated_engines():
     covariance = fit_elo(records, ["x", "y", "z"]).covariance
     assert len(covariance) == 9 and len(list(covariance)) == 9
     assert len(fit_elo([], ["x"]).covariance) == 0
+
+
+def _bayeselo_by_hand(games, advantage=32.8, drawelo=97.3, prior=2.0):
+    """BayesElo's model for two engines a and b, straight from Coulom's formulas: White wins
+    with f(d + advantage - drawelo), Black with f(-d - advantage - drawelo), f the logistic
+    curve in Elo, d White's Elo minus Black's; and ``prior`` virtual draws between two
+    engines that met only each other, half with each colour. ``games`` are (white, score of
+    white, how many). Returns a's Elo over b as bayeselo shows it (times its scale) and its sd,
+    from the maximum of the log-posterior and its curvature there (by finite differences)."""
+
+    def f(x):
+        return 1 / (1 + 10 ** (-x / 400))
+
+    played = list(games) + [("a", 0.5, prior / 2), ("b", 0.5, prior / 2)]
+
+    def log_posterior(d):
+        total = 0.0
+        for white, score, times in played:
+            dw = d if white == "a" else -d
+            win, loss = f(dw + advantage - drawelo), f(-dw - advantage - drawelo)
+            total += times * math.log({1.0: win, 0.5: 1 - win - loss, 0.0: loss}[score])
+        return total
+
+    d = minimize_scalar(lambda x: -log_posterior(x), bounds=(-1000, 1000), method="bounded", options={"xatol": 1e-9}).x
+    h = 0.5
+    curvature = -(log_posterior(d + h) - 2 * log_posterior(d) + log_posterior(d - h)) / h**2
+    x = 10 ** (-drawelo / 400)
+    scale = 4 * x / (1 + x) ** 2
+    return scale * d, scale / math.sqrt(curvature), scale
+
+
+def _colour_tally(games, names=("a", "b")):
+    """A tally of two-player games (white, score of white, how many) between a and b; the
+    engine named first in a game's seats has White."""
+    tally = Tally(names)
+    for white, score, times in games:
+        black = "b" if white == "a" else "a"
+        tally.add_game([(tally.engine(white), tally.engine(black), score)], times)
+    return tally
+
+
+# a White: 3 wins, 2 draws, 1 loss; b White: 1 win, 1 draw, 2 losses.
+COLOURED = [("a", 1.0, 3), ("a", 0.5, 2), ("a", 0.0, 1), ("b", 1.0, 1), ("b", 0.5, 1), ("b", 0.0, 2)]
+
+
+def test_bayeselo_of_two_engines_is_the_maximum_of_its_log_posterior_computed_by_hand():
+    diff, sd, scale = _bayeselo_by_hand(COLOURED)
+    fit = fit_bayeselo(_colour_tally(COLOURED))
+    a, b = fit.rating("a"), fit.rating("b")
+    # The mean anchor splits the difference and its variance: each engine has half of each.
+    assert a.elo == pytest.approx(diff / 2, rel=1e-6) and b.elo == pytest.approx(-diff / 2, rel=1e-6)
+    assert a.stderr == pytest.approx(sd / 2, rel=1e-5) and b.stderr == pytest.approx(sd / 2, rel=1e-5)
+    assert (a.low, a.high) == pytest.approx((a.elo - Z95 * a.stderr, a.elo + Z95 * a.stderr), rel=1e-9)
+    assert fit.covariance["a", "b"] == pytest.approx(-((sd / 2) ** 2), rel=1e-5)
+    assert fit.los("a", "b") == pytest.approx(0.5 * (1 + math.erf(diff / sd / math.sqrt(2))), rel=1e-5)
+    assert fit.model == f"bayeselo (advantage 32.8, drawelo 97.3, scale {scale:.4f})"
+    assert (fit.anchor, fit.interval_method) == (
+        "mean of rated engines = 0",
+        "curvature of the log-posterior (Laplace)",
+    )
+
+
+def test_bayeselo_with_a_named_anchor_places_the_other_engine_by_the_whole_difference():
+    diff, sd, _ = _bayeselo_by_hand(COLOURED)
+    fit = fit_bayeselo(_colour_tally(COLOURED), anchor="b", anchor_elo=1500)
+    a, b = fit.rating("a"), fit.rating("b")
+    assert (b.elo, b.low, b.high, b.stderr) == (1500, 1500, 1500, 0)
+    assert a.elo - 1500 == pytest.approx(diff, rel=1e-6) and a.stderr == pytest.approx(sd, rel=1e-5)
+    assert fit.anchor == "engine 'b' = 1500"
+
+
+@pytest.mark.parametrize("white", ["a", "b"])
+def test_bayeselo_without_the_prior_finds_the_maximum_when_one_engine_always_has_white(white):
+    games = [(white, 1.0, 2), (white, 0.5, 1), (white, 0.0, 1)]
+    diff, sd, _ = _bayeselo_by_hand(games, prior=0)
+    fit = fit_bayeselo(_colour_tally(games), prior=0)
+    assert fit.rating("a").elo - fit.rating("b").elo == pytest.approx(diff, rel=1e-6)
+    assert fit.rating("a").stderr == pytest.approx(sd / 2, rel=1e-5)
+
+
+def test_bayeselo_rates_the_largest_group_as_if_the_unconnected_engines_were_absent():
+    # a, b, c linked by games; x and y only played each other: no result measures them against
+    # a, b and c, so they are unconnected, and their games change nothing of the rated three.
+    games = [("a", "b", 1.0), ("b", "a", 0.5), ("b", "c", 1.0), ("c", "b", 0.0), ("c", "a", 1.0), ("a", "c", 0.5)]
+    alone, field = Tally(["a", "b", "c"]), Tally(["a", "x", "b", "y", "c"])
+    for tally in (alone, field):
+        for white, black, score in games:
+            tally.add_game([(tally.engine(white), tally.engine(black), score)])
+    field.add_game([(field.engine("x"), field.engine("y"), 1.0)], 3)
+    field.add_game([(field.engine("y"), field.engine("x"), 0.5)], 2)
+    fit, expected = fit_bayeselo(field), fit_bayeselo(alone)
+    assert [(r.engine, r.bound) for r in fit.ratings][3:] == [("x", "unconnected"), ("y", "unconnected")]
+    for r in expected.ratings:
+        got = fit.rating(r.engine)
+        assert (got.elo, got.stderr) == pytest.approx((r.elo, r.stderr), rel=1e-9), r.engine
+    assert fit.rating("x").elo is None and fit.los("a", "x") is None
+
+
+def test_bayeselo_ignores_an_engines_games_against_itself():
+    # One name in both seats measures nothing (without the prior, whose shares count results).
+    tally = _colour_tally(COLOURED)
+    plain = fit_bayeselo(tally, prior=0)
+    tally.add_game([(tally.engine("b"), tally.engine("b"), 1.0)], 5)
+    fit = fit_bayeselo(tally, prior=0)
+    for name in "ab":
+        assert (fit.rating(name).elo, fit.rating(name).stderr) == pytest.approx(
+            (plain.rating(name).elo, plain.rating(name).stderr), rel=1e-9
+        )
+
+
+def test_bayeselo_of_a_field_without_games_rates_nobody():
+    fit = fit_bayeselo(Tally(["a", "b"]))
+    assert [(r.engine, r.elo, r.bound) for r in fit.ratings] == [("a", None, "unconnected"), ("b", None, "unconnected")]
+    assert fit.anchor == NO_RATINGS and len(fit.covariance) == 0
+
+
+def _fixed_fit(elo_a, elo_b, covariance):
+    """A fit of a and b with the given Elo and covariance matrix (Elo^2)."""
+    ratings = [EloRating(name, elo, elo, elo, 0.0, 1, 0.5, 1) for name, elo in (("a", elo_a), ("b", elo_b))]
+    return EloFit(ratings, "mean of rated engines = 0", 0.95, "given", Covariance(["a", "b"], np.array(covariance)))
+
+
+def test_los_of_an_engine_over_itself_is_one_half():
+    fit = fit_elo([game(k, "a", "b", 1 if k < 3 else 0) for k in range(4)])
+    assert fit.los("a", "a") == 0.5 and fit.los("b", "b") == 0.5
+
+
+def test_los_without_uncertainty_in_the_difference_is_certain_by_its_sign():
+    zero = [[0.0, 0.0], [0.0, 0.0]]
+    assert _fixed_fit(0.5, 0.0, zero).los("a", "b") == 1.0 and _fixed_fit(0.5, 0.0, zero).los("b", "a") == 0.0
+    assert _fixed_fit(30.0, 0.0, zero).los("a", "b") == 1.0 and _fixed_fit(0.0, 30.0, zero).los("a", "b") == 0.0
+    assert _fixed_fit(7.0, 7.0, zero).los("a", "b") == 0.5
+    # A variance that only rounding left below zero is no uncertainty either.
+    assert _fixed_fit(-2.0, 0.0, [[1e-18, 1e-18], [1e-18, 0.0]]).los("a", "b") == 0.0
+
+
+def test_los_with_a_variance_under_one_elo_squared_still_follows_the_normal_curve():
+    # var(a - b) = 0.25 + 0.25 = 0.5: LOS = Phi(0.5 / sqrt(0.5)) = (1 + erf(0.5)) / 2.
+    fit = _fixed_fit(0.5, 0.0, [[0.25, 0.0], [0.0, 0.25]])
+    assert fit.los("a", "b") == pytest.approx(0.5 * (1 + math.erf(0.5)), rel=1e-12)
+
+
+def test_bayeselo_rates_an_engine_that_drew_every_game_as_white_below_by_whites_advantage():
+    # Draws are likeliest where White's edge is nil (d + advantage = 0, the model being symmetric
+    # there), so without the prior a is 32.8 below b, times the scale; the prior's draws, half with
+    # each colour, pull the two together as the log-posterior computed by hand does.
+    tally = _colour_tally([("a", 0.5, 4)])
+    _, _, scale = _bayeselo_by_hand([])
+    plain = fit_bayeselo(tally, prior=0)
+    assert plain.rating("a").elo - plain.rating("b").elo == pytest.approx(-32.8 * scale, rel=1e-9)
+    diff, _, _ = _bayeselo_by_hand([("a", 0.5, 4)])
+    fit = fit_bayeselo(tally)
+    assert fit.rating("a").elo - fit.rating("b").elo == pytest.approx(diff, rel=1e-6)
+    assert -32.8 * scale < diff < 0
