@@ -200,3 +200,15 @@ def test_a_worker_serves_its_tasks_in_order_with_what_to_keep_and_may_ask_until_
     ]
     theirs.send("after the stop")  # the pipe is still open: _serve left at None, not at a closed pipe
     assert ours.recv() == "after the stop"
+
+
+def test_a_worker_gone_between_tasks_leaves_its_walk_to_the_next_new_worker():
+    walks = Walks(_round_robin(4), lambda game: game, room=6, walkers=2)
+    plan = list(walks.plan)  # walked from the front by one worker, from the back by the other
+    assert walks.take("w1", [])[0] == plan[0]
+    walks.leave("w1")
+    walks.leave("never came")  # walks nothing: nothing to free
+    assert not walks.walking("w1") and len(walks) == len(plan) - 1
+    assert walks.take("w2", [])[0] == plan[1]  # w2 carries on w1's walk, before the walk no one took yet
+    assert walks.take("w3", [])[0] == plan[-1]
+    assert walks.take("w4", [])[0] == plan[2]  # no walk left free: a new worker walks from the front

@@ -1085,7 +1085,14 @@ def test_the_start_up_check_in_its_process_checks_each_engine_with_the_runs_tag_
     seen = tmp_path / "tag"
     tagged = EngineSpec("tagged", ("/bin/sh", "-c", f'printf %s "${proctree.RUN_TAG}" > {seen}; exec {zoo_c} good'))
     broken = EngineSpec("broken", (sys.executable, ZOO, "crash_start"))
-    checked = worker.preflight_in_worker(((tagged, broken), "hex", HEX3_GAME, "run-z", 1))
+    # A GTP engine that plays boards up to 3x3 only: the check's board is the tournament's.
+    small = EngineSpec(
+        "small",
+        (sys.executable, str(ROOT / "tests" / "engines" / "gtp_hex_engine.py"), "--max-size", "3"),
+        protocol="gtp",
+    )
+    checked = worker.preflight_in_worker(((tagged, broken, small), "hex", HEX3_GAME, "run-z", 1))
     assert checked[0] == Checked() and seen.read_text() == "run-z"
     assert checked[1].problem is None and (checked[1].fault or "").startswith("crash: ")
+    assert checked[2] == Checked()
     assert engine_host.adopted == [(set(), False)]  # what the engines left behind
