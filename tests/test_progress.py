@@ -594,3 +594,17 @@ def test_a_warning_shows_whole_above_the_live_lines_wrapped_to_the_width():
     assert "arena: engine b failed its start-up check (crash: it exited); its games go on and record the fault" in (
         shown
     )
+
+
+def test_a_finished_line_too_long_for_the_terminal_is_cut_to_its_width_above_the_live_lines():
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=40)
+    progress = Progress(["search-medium", "search-hard"], 2, "live", console=console, clock=Clock())
+    progress.begin(10, [])
+    record = game(0, ["search-medium", "search-hard"], [0, 1])
+    progress(record, 1, 10)
+    progress.close()
+    line = finished_line(record)
+    assert len(line) > 40
+    shown = [text.rstrip() for text in screen_lines(screen.getvalue())]
+    assert line[:39] + "…" in shown and "search-hard): 1-0 {r}, 0 plies" not in "".join(shown)  # cut, not wrapped
