@@ -942,13 +942,12 @@ def engine_host(monkeypatch):
     try:
         yield host
     finally:
-        made = worker._worker
-        if made is not None:
-            for finalizer in list(multiprocessing.util._finalizer_registry.values()):
-                if getattr(finalizer._callback, "__self__", None) is made:
-                    finalizer.cancel()
-            for engine in list(made.engines.values()):
-                engine.kill()
+        for finalizer in list(multiprocessing.util._finalizer_registry.values()):  # every worker made here
+            made = getattr(finalizer._callback, "__self__", None)
+            if isinstance(made, worker.Worker):
+                finalizer.cancel()
+                for engine in list(made.engines.values()):
+                    engine.kill()
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
         proctree._prctl(host.PR_SET_PDEATHSIG, death, 0, 0, 0)
