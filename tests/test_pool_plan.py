@@ -152,3 +152,63 @@ def test_the_pool_hands_out_every_task_once_tells_what_to_keep_and_replays_a_dea
 
 def test_outside_a_pool_nothing_is_planned():
     assert pool_module.planned_keep() is None
+
+
+def test_a_worker_serves_its_tasks_in_order_with_what_to_keep_and_may_ask_until_told_to_stop(monkeypatch):
+    """_serve as a worker process runs it, here in this process over a real pipe: Ctrl-C is
+    ignored and the initializer runs before the signals blocked at the fork are let through;
+    each task's result goes back in turn, an assigned task's keep is planned_keep() while it
+    plays, a question mid-task waits for the coordinator's answer; None ends it."""
+    import multiprocessing
+    import signal
+
+    monkeypatch.setattr(pool_module, "_coordinator", None)
+    monkeypatch.setattr(pool_module, "_keep", None)
+    ours, theirs = multiprocessing.Pipe()
+    startup = {signal.SIGINT, signal.SIGTERM}
+    sigint = signal.getsignal(signal.SIGINT)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, startup)  # as _spawn starts a worker
+    seen: dict[str, object] = {}
+
+    def initializer(*args: object) -> None:
+        seen["initargs"] = args
+        seen["sigint"] = signal.getsignal(signal.SIGINT)
+        seen["blocked"] = startup <= signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+    def play(task: str) -> tuple[str, tuple[Hashable, ...] | None, object]:
+        answer = pool_module.ask_coordinator(f"may {task} start?", default="not asked") if task == "ab" else None
+        return task, planned_keep(), answer
+
+    for message in (pool_module._Assigned("ab", ("c",)), "yes", pool_module._Assigned("cd", ()), "ef", None, "never"):
+        ours.send(message)
+    try:
+        pool_module._serve(theirs, initializer, (1, "two"), play)
+        unblocked = not startup & signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, sigint)
+    assert seen == {"initargs": (1, "two"), "sigint": signal.SIG_IGN, "blocked": True}
+    assert unblocked
+    replies = []
+    while ours.poll():
+        replies.append(ours.recv())
+    assert replies == [
+        pool_module._Question("may ab start?"),
+        ("ab", ("c",), "yes"),
+        ("cd", (), None),
+        ("ef", (), None),  # a plain task keeps the last plan
+    ]
+    theirs.send("after the stop")  # the pipe is still open: _serve left at None, not at a closed pipe
+    assert ours.recv() == "after the stop"
+
+
+def test_a_worker_gone_between_tasks_leaves_its_walk_to_the_next_new_worker():
+    walks = Walks(_round_robin(4), lambda game: game, room=6, walkers=2)
+    plan = list(walks.plan)  # walked from the front by one worker, from the back by the other
+    assert walks.take("w1", [])[0] == plan[0]
+    walks.leave("w1")
+    walks.leave("never came")  # walks nothing: nothing to free
+    assert not walks.walking("w1") and len(walks) == len(plan) - 1
+    assert walks.take("w2", [])[0] == plan[1]  # w2 carries on w1's walk, before the walk no one took yet
+    assert walks.take("w3", [])[0] == plan[-1]
+    assert walks.take("w4", [])[0] == plan[2]  # no walk left free: a new worker walks from the front

@@ -367,3 +367,244 @@ def test_more_workers_than_cores_is_said_and_as_many_is_not(monkeypatch):
     )
     monkeypatch.setattr(foreground, "usable_cpus", lambda: [0, 1])
     assert foreground.too_many_workers(2) is None and "3 workers on 2 cores:" in (foreground.too_many_workers(3) or "")
+
+
+# -- `arena run` in the foreground: what it hands the runner and shows (the runner itself stood in for)
+
+
+class StandInRunner:
+    """run_tournament's stand-in: it keeps what it was handed and tells its observers of two games,
+    a then b winning, as the runner does."""
+
+    def __init__(self) -> None:
+        self.handed: dict[str, object] = {}
+
+    def __call__(self, t, out, workers, observers, **settings):
+        self.handed = {"t": t, "out": out, "workers": workers, "observers": observers, **settings}
+        for observer in observers:
+            observer.on_start(2, [], None)
+        for index, players in enumerate((["a", "b"], ["b", "a"])):
+            for observer in observers:
+                observer.on_game(game(index, players, [0, 1]), index + 1, 2)
+        return "the summary"
+
+
+@pytest.fixture
+def foreground_run(tmp_path, monkeypatch):
+    """play_in_foreground of a two-engine file (two workers, no cluster) on one core, with the
+    runner stood in; the run log it attaches is taken off again."""
+    import logging
+
+    from arena.tournament import foreground
+    from arena.tournament.config import load_tournament
+
+    runner = StandInRunner()
+    monkeypatch.setattr(foreground, "run_tournament", runner)
+    monkeypatch.setattr(foreground, "usable_cpus", lambda: [0])
+    path = write_tournament(tmp_path, engine_toml("a", "{python}", ZOO) + engine_toml("b", "{python}", ZOO))
+    t = load_tournament(path)
+    root = logging.getLogger("arena")
+    handlers, level = list(root.handlers), root.level
+    printed: list[str] = []
+    alerts: list[str] = []
+
+    def play(**how):
+        printed.clear()
+        alerts.clear()
+        summary = foreground.play_in_foreground(
+            t, tmp_path / "out", foreground.Foreground(**how), [], printed.append, alerts.append
+        )
+        return summary, runner.handed
+
+    yield t, play, printed, alerts
+    for handler in [h for h in root.handlers if h not in handlers]:
+        root.removeHandler(handler)
+        handler.close()
+    root.setLevel(level)
+
+
+def test_a_foreground_run_shows_each_game_its_trace_and_the_score_every_n_games(foreground_run, tmp_path):
+    t, play, printed, alerts = foreground_run
+    summary, handed = play(trace=True, report_every=2, workers=1)
+    out = tmp_path / "out"
+    assert summary == "the summary"
+    assert printed == [
+        "Finished game 0 (a vs b): 1-0 {r}, 0 plies",
+        f"game 0: trace: {out / 'traces' / 'game-0.txt'}",
+        "Finished game 1 (b vs a): 1-0 {r}, 0 plies",
+        f"game 1: trace: {out / 'traces' / 'game-1.txt'}",
+        "Games 2 of 2 (100.0%)",
+        "Score of a vs b: 1 - 1 - 0 [0.500] 2, Elo +0.0 +/- 392.5 (2 games, Wilson)",
+    ]
+    assert alerts == []  # one worker on one core
+    assert (handed["t"], handed["out"], handed["workers"], handed["trace"]) == (t, out, 1, True)
+
+
+def test_a_foreground_run_without_trace_shows_no_trace_lines_and_quiet_shows_no_game(foreground_run):
+    _, play, printed, _ = foreground_run
+    _, handed = play(report_every=10)
+    assert printed == ["Finished game 0 (a vs b): 1-0 {r}, 0 plies", "Finished game 1 (b vs a): 1-0 {r}, 0 plies"]
+    assert handed["trace"] is False
+    play(quiet=True, report_every=1)
+    assert printed == []
+
+
+def test_a_foreground_run_on_a_terminal_draws_its_lines_live_rather_than_through_echo(foreground_run, capsys):
+    _, play, printed, _ = foreground_run
+    play(terminal=True, report_every=1)
+    assert printed == []
+    shown = capsys.readouterr().out
+    assert "Finished game 1 (b vs a): 1-0 {r}, 0 plies" in shown and "Games 2 of 2 (100.0%)" in shown
+
+
+def test_a_local_foreground_run_warns_of_more_workers_than_cores_and_watches_the_load(foreground_run, tmp_path, capsys):
+    from arena.results.site.live import LiveSite
+    from arena.tournament.load import LoadWatch
+
+    _, play, _, alerts = foreground_run
+    _, handed = play(idle_engines=0, forfeit_failed_engines=True)  # the file's two workers on one core
+    assert alerts == [
+        "2 workers on 1 core: games in parallel share the CPUs, so engines get less thinking time than their "
+        "clocks allow; --workers 1 avoids it"
+    ]
+    assert (handed["workers"], handed["cluster"], handed["idle_engines"], handed["forfeit_failed_engines"]) == (
+        None,
+        None,
+        0,
+        True,
+    )
+    *_, site, progress = handed["observers"]
+    assert isinstance(site, LiveSite) and site.writer.folder == tmp_path / "out" / "report"
+    load = handed["load"]
+    assert isinstance(load, LoadWatch)
+    capsys.readouterr()
+    load.warn("arena: game 3 was lost on time while the machine was loaded")  # the progress's warning: stderr
+    assert capsys.readouterr().err == "arena: game 3 was lost on time while the machine was loaded\n"
+
+
+def test_a_foreground_run_on_a_cluster_hands_it_over_without_the_cores_warning_or_the_load(foreground_run, capsys):
+    _, play, _, alerts = foreground_run
+    _, handed = play(cluster_address="local:2", workers=4)
+    cluster = handed["cluster"]
+    assert (cluster.address, handed["load"], alerts) == ("local:2", None, [])  # its machines' cores and load
+    capsys.readouterr()
+    cluster.echo("a worker cannot play")
+    cluster.tell("the dashboard is at http://127.0.0.1:8787")
+    assert capsys.readouterr().err == "a worker cannot play\nthe dashboard is at http://127.0.0.1:8787\n"
+    _, handed = play(cluster_address="local:2", quiet=True)
+    assert handed["cluster"].tell is None  # quiet: no word of the dashboard
+
+
+def test_the_files_cluster_is_played_unless_the_command_line_names_another_and_a_bad_one_is_placed(tmp_path):
+    from arena.tournament.cluster import ClusterError
+    from arena.tournament.config import load_tournament
+    from arena.tournament.foreground import Foreground, _cluster
+
+    engines = engine_toml("a", "{python}", ZOO) + engine_toml("b", "{python}", ZOO)
+    t = load_tournament(write_tournament(tmp_path, engines, extra='[cluster]\naddress = "local:3"'))
+    warned: list[str] = []
+    spec = _cluster(t, Foreground(), warned.append)
+    assert spec is not None and (spec.address, spec.echo, spec.tell) == ("local:3", warned.append, warned.append)
+    given = _cluster(t, Foreground(cluster_address="local:2", quiet=True), warned.append)
+    assert given is not None and (given.address, given.tell) == ("local:2", None)
+    with pytest.raises(ClusterError) as given_bad:
+        _cluster(t, Foreground(cluster_address="local:0"), warned.append)
+    assert str(given_bad.value) == "--cluster: cluster 'local:0': write local:N with N from 1 to 256 worker processes"
+    bad = load_tournament(write_tournament(tmp_path, engines, extra='[cluster]\naddress = "nowhere"'))
+    with pytest.raises(ClusterError) as file_bad:
+        _cluster(bad, Foreground(), warned.append)
+    assert str(file_bad.value).startswith(f"{bad.path}: [cluster] address: cluster 'nowhere': it has no transport; ")
+    assert _cluster(load_tournament(write_tournament(tmp_path, engines)), Foreground(), warned.append) is None
+    assert warned == []
+
+
+def five_engines_of_unequal_games(warned: list[str]) -> Progress:
+    """a 1 of 1 (100%), b 2 of 3 (66.7%), d 1.5 of 3 and e 0.5 of 1 (50%), c 0 of 2."""
+    progress = Progress(list("abcde"), 2, "lines", echo=lambda line: None, clock=Clock(), warn=warned.append)
+    progress.begin(20, [])
+    played = [
+        (["a", "c"], [0, 1]),
+        (["b", "c"], [0, 1]),
+        (["b", "d"], [0, 1]),
+        (["d", "b"], [0, 1]),
+        (["e", "d"], [0, 0]),
+    ]
+    for k, (seats, places) in enumerate(played):
+        progress(game(k, seats, places), k + 1, 20)
+    return progress
+
+
+def test_the_leaders_are_ranked_by_their_share_of_points_four_shown_and_a_dropped_engine_last():
+    warned: list[str] = []
+    progress = five_engines_of_unequal_games(warned)
+    assert progress.lines()[1] == "Leaders: a 100.0% (1), b 66.7% (3), d 50.0% (3), e 50.0% (1), +1 more"
+    progress.on_drop("a", "3 consecutive failures")
+    assert progress.lines()[1] == "Leaders: b 66.7% (3), d 50.0% (3), e 50.0% (1), c 0.0% (2), +1 more"
+    assert progress.lines(200)[1] == "Leaders: b 66.7% (3), d 50.0% (3), e 50.0% (1), c 0.0% (2), a dropped"
+    assert warned == [
+        "arena: engine a dropped after 3 consecutive failures; its remaining games are lost without starting it"
+    ]
+
+
+def test_the_leaders_shown_are_as_many_whole_entries_as_fit_the_width():
+    progress = five_engines_of_unequal_games([])
+    every = "Leaders: a 100.0% (1), b 66.7% (3), d 50.0% (3), e 50.0% (1), c 0.0% (2)"
+    four = "Leaders: a 100.0% (1), b 66.7% (3), d 50.0% (3), e 50.0% (1), +1 more"
+    two = "Leaders: a 100.0% (1), b 66.7% (3), +3 more"
+    three = "Leaders: a 100.0% (1), b 66.7% (3), d 50.0% (3), +2 more"
+    assert (len(every), len(four), len(three), len(two)) == (72, 69, 56, 43)
+    assert [progress.lines(width)[1] for width in (72, 71, 69, 68, 56, 55, 43)] == [
+        every, four, four, three, three, two, two,
+    ]  # fmt: skip
+    assert progress.lines(10)[1] == "Leaders: -, +5 more"  # not even one fits: none, rather than one cut
+
+
+def test_a_long_eta_is_told_in_hours_and_minutes():
+    clock, printed = Clock(), []
+    progress = Progress(["a", "b"], 2, "lines", report_every=5, echo=printed.append, clock=clock)
+    progress.begin(630, [])
+    for k in range(5):
+        clock.now += 12  # 5 games a minute: the 625 left take 125 minutes
+        progress(game(k, ["a", "b"], [0, 1]), k + 1, 630)
+    assert progress_lines(printed)[0] == "Games 5 of 630 (0.8%), 5.0 games/min, ETA 2h05m"
+
+
+def test_a_warning_goes_to_stderr_without_a_live_display_never_through_the_progress_lines(capsys):
+    printed: list[str] = []
+    progress = Progress(["a", "b"], 2, "lines", echo=printed.append)
+    progress.warn("arena: game 3 was lost on time while the machine was loaded")
+    progress.on_start_failure("b", "crash: it exited")
+    assert printed == []
+    assert capsys.readouterr() == (
+        "",
+        "arena: game 3 was lost on time while the machine was loaded\n"
+        "arena: engine b failed its start-up check (crash: it exited); its games go on and record the fault\n",
+    )
+
+
+def test_a_warning_shows_whole_above_the_live_lines_wrapped_to_the_width():
+    screen, warned = io.StringIO(), []
+    console = Console(file=screen, force_terminal=True, width=40)
+    progress = Progress(["a", "b"], 2, "live", console=console, clock=Clock(), warn=warned.append)
+    progress.begin(10, [])
+    progress.on_start_failure("b", "crash: it exited")
+    progress.close()
+    shown = " ".join(line.strip() for line in screen_lines(screen.getvalue()))  # the lines it was wrapped into
+    assert warned == []
+    assert "arena: engine b failed its start-up check (crash: it exited); its games go on and record the fault" in (
+        shown
+    )
+
+
+def test_a_finished_line_too_long_for_the_terminal_is_cut_to_its_width_above_the_live_lines():
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=40)
+    progress = Progress(["search-medium", "search-hard"], 2, "live", console=console, clock=Clock())
+    progress.begin(10, [])
+    record = game(0, ["search-medium", "search-hard"], [0, 1])
+    progress(record, 1, 10)
+    progress.close()
+    line = finished_line(record)
+    assert len(line) > 40
+    shown = [text.rstrip() for text in screen_lines(screen.getvalue())]
+    assert line[:39] + "…" in shown and "search-hard): 1-0 {r}, 0 plies" not in "".join(shown)  # cut, not wrapped

@@ -895,3 +895,203 @@ def test_a_live_site_is_made_of_the_tournaments_name_game_and_engines(tmp_path):
     assert site.interval == INTERVAL_S and live_site(tmp_path / "site", t, 0.5).interval == 0.5
     quiet = QuietObserver()  # hears everything and does nothing
     assert [quiet.on_start(0, [], None), quiet.on_drop("a", "why"), quiet.on_stop()] == [None, None, None]
+
+
+# -- a worker process's own set-up and stop, run in this process -------------------------
+
+
+class EngineHost:
+    """This process standing in for a pool's worker process (worker.py's initialisers): what they
+    ask of the kernel is read back and undone, the exit and the sweep for adopted processes (which
+    would end or reap this test process) are only noted."""
+
+    PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 1, 2, 36, 37
+
+    def __init__(self) -> None:
+        self.exits: list[int] = []
+        self.adopted: list[tuple[object, bool]] = []
+
+    def prctl_get(self, option: int) -> int:
+        import ctypes
+
+        value = ctypes.c_int(-1)
+        assert proctree._prctl is not None and proctree._prctl(option, ctypes.byref(value), 0, 0, 0) == 0
+        return value.value
+
+    def sweep(self, keep: set[int], quiet: bool = False) -> int:
+        self.adopted.append((keep, quiet))
+        return 0
+
+
+@pytest.fixture
+def engine_host(monkeypatch):
+    import multiprocessing.util
+
+    from arena.tournament import worker
+
+    if proctree._prctl is None:
+        pytest.skip("no prctl here")
+    host = EngineHost()
+    monkeypatch.setattr(os, "_exit", host.exits.append)
+    monkeypatch.setattr(proctree, "kill_adopted", host.sweep)
+    monkeypatch.setattr(proctree, "_subreaper", proctree._subreaper)
+    monkeypatch.setattr(worker, "_worker", None)
+    monkeypatch.setattr(worker, "_checked_run_tag", "")
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    death, subreaper = host.prctl_get(host.PR_GET_PDEATHSIG), host.prctl_get(host.PR_GET_CHILD_SUBREAPER)
+    try:
+        yield host
+    finally:
+        for finalizer in list(multiprocessing.util._finalizer_registry.values()):  # every worker made here
+            made = getattr(finalizer._callback, "__self__", None)
+            if isinstance(made, worker.Worker):
+                finalizer.cancel()
+                for engine in list(made.engines.values()):
+                    engine.kill()
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        proctree._prctl(host.PR_SET_PDEATHSIG, death, 0, 0, 0)
+        proctree._prctl(host.PR_SET_CHILD_SUBREAPER, subreaper, 0, 0, 0)
+
+
+def locked_fd(path: Path) -> int:
+    """A descriptor holding the folder's lock, as a worker inherits it."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def lock_is_free(path: Path) -> bool:
+    import fcntl
+
+    with open(path, "a") as other:
+        try:
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(other, fcntl.LOCK_UN)
+        return True
+
+
+def test_a_worker_process_dies_with_its_parent_ignores_ctrl_c_lets_go_of_the_lock_and_adopts_orphans(
+    engine_host, zoo_c, tmp_path
+):
+    from arena.tournament import worker
+
+    lock = tmp_path / "lock"
+    fd = locked_fd(lock)
+    try:
+        worker.init_worker(worker_config({"a": EngineSpec("a", (zoo_c, "good"))}, coordinator=os.getppid()), [0], fd)
+        assert os.readlink(f"/proc/self/fd/{fd}") == os.devnull and lock_is_free(lock)
+    finally:
+        os.close(fd)
+    assert engine_host.prctl_get(engine_host.PR_GET_PDEATHSIG) == signal.SIGTERM
+    assert engine_host.prctl_get(engine_host.PR_GET_CHILD_SUBREAPER) == 1 and proctree._subreaper
+    assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # Ctrl-C is the coordinator's
+    assert signal.getsignal(signal.SIGTERM) == worker._terminate_worker
+    assert engine_host.exits == []  # its coordinator is its parent: it lives on
+
+
+def test_a_worker_process_shuts_its_worker_down_at_exit_and_plays_with_the_shared_drops(engine_host):
+    import multiprocessing.util
+
+    from arena.record import Termination
+    from arena.tournament import worker
+    from arena.tournament.schedule import ScheduledGame
+
+    dropped = [1, 0]  # shared with the coordinator: a is dropped
+    worker.init_worker(worker_config({"a": GOOD, "b": GOOD}), dropped, None)
+    made = worker._worker
+    assert made is not None and made.config.engines == {"a": GOOD, "b": GOOD} and engine_host.exits == []
+    at_exit = [f for f in multiprocessing.util._finalizer_registry.values() if f._callback == made.shutdown]
+    assert len(at_exit) == 1 and at_exit[0]._key[0] is not None and at_exit[0]._key[0] >= 0  # run at the exit
+    record = worker.play_in_worker(ScheduledGame(4, 1, ("b", "a"), seed=3))
+    assert isinstance(record, GameRecord) and (record.id, record.round, record.termination) == (
+        4,
+        1,
+        Termination.DROPPED,
+    )
+    assert (
+        record.reason
+        == "a (seat 1): dropped from the tournament after 0 consecutive failures (max_failures); not started"
+    )
+    assert made.engines == {}  # not started
+
+
+def test_a_worker_whose_coordinator_is_already_gone_stops_at_once_and_sigterm_kills_its_engines(
+    engine_host, zoo_c, caplog
+):
+    from arena.tournament import worker
+
+    worker.init_worker(worker_config({"a": EngineSpec("a", (zoo_c, "good"))}, coordinator=0), (), None)
+    assert engine_host.exits == []  # no coordinator to die with
+    made = worker._worker
+    assert made is not None
+    engine = made.engine("a").child
+    assert engine is not None and engine.proc is not None
+    with caplog.at_level(logging.INFO, logger="arena"):
+        worker._terminate_worker(signal.SIGTERM, None)
+    assert engine.proc.wait(timeout=5) == -signal.SIGKILL  # killed, not asked to quit
+    assert engine_host.exits == [128 + signal.SIGTERM] and made.stopping
+    assert engine_host.adopted == [(set(), True)]  # what the engines left, swept without a word
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN  # one stop is enough
+    assert caplog.records == []
+    engine_host.adopted.clear()
+    worker.init_worker(worker_config({"a": GOOD}, coordinator=os.getpid()), (), None)  # not its parent: gone
+    assert engine_host.exits == [143, 143] and engine_host.adopted == [(set(), True)]
+
+
+def test_the_start_up_checks_process_kills_every_process_of_the_run_on_sigterm_and_dies_with_its_parent(
+    engine_host, tmp_path, caplog
+):
+    from arena.tournament import worker
+
+    def tagged_sleeper(tag: str) -> subprocess.Popen:
+        return subprocess.Popen(["sleep", "30"], env={**os.environ, proctree.RUN_TAG: tag})
+
+    lock = tmp_path / "lock"
+    fd = locked_fd(lock)
+    ours, others = tagged_sleeper("run-x"), tagged_sleeper("run-y")
+    try:
+        worker.init_preflight_host(fd, "run-x", os.getppid())
+        assert os.readlink(f"/proc/self/fd/{fd}") == os.devnull and lock_is_free(lock)
+        assert engine_host.exits == [] and ours.poll() is None
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) == worker._terminate_worker
+        assert engine_host.prctl_get(engine_host.PR_GET_PDEATHSIG) == signal.SIGTERM
+        with caplog.at_level(logging.INFO, logger="arena"):
+            worker._terminate_worker(signal.SIGTERM, None)
+        assert ours.wait(timeout=5) == -signal.SIGKILL and others.poll() is None  # only the run's
+        assert engine_host.exits == [143] and engine_host.adopted == [(set(), True)]
+        assert caplog.records == []  # in a signal handler: nothing logged
+        worker.init_preflight_host(None, "run-y", os.getpid())  # its coordinator is not its parent
+        assert others.wait(timeout=5) == -signal.SIGKILL and engine_host.exits == [143, 143]
+    finally:
+        os.close(fd)
+        for sleeper in (ours, others):
+            sleeper.kill()
+            sleeper.wait()
+
+
+def test_the_start_up_check_in_its_process_checks_each_engine_with_the_runs_tag_and_sweeps_up(
+    engine_host, zoo_c, tmp_path
+):
+    from arena.engine.declared import Checked
+    from arena.tournament import worker
+
+    seen = tmp_path / "tag"
+    tagged = EngineSpec("tagged", ("/bin/sh", "-c", f'printf %s "${proctree.RUN_TAG}" > {seen}; exec {zoo_c} good'))
+    broken = EngineSpec("broken", (sys.executable, ZOO, "crash_start"))
+    # A GTP engine that plays boards up to 3x3 only: the check's board is the tournament's.
+    small = EngineSpec(
+        "small",
+        (sys.executable, str(ROOT / "tests" / "engines" / "gtp_hex_engine.py"), "--max-size", "3"),
+        protocol="gtp",
+    )
+    checked = worker.preflight_in_worker(((tagged, broken, small), "hex", HEX3_GAME, "run-z", 1))
+    assert checked[0] == Checked() and seen.read_text() == "run-z"
+    assert checked[1].problem is None and (checked[1].fault or "").startswith("crash: ")
+    assert checked[2] == Checked()
+    assert engine_host.adopted == [(set(), False)]  # what the engines left behind

@@ -767,3 +767,64 @@ def test_a_cluster_run_is_watched_with_its_moves_sent_over_dask(tmp_path, monkey
     assert [json.loads(line)["move"] for line in sent[1:]][: len(moves)] == moves
     assert any(m.get("end") for m in relayed if m["id"] == game_id)  # its end too: its file went
     assert not list((out / "live").glob("*.jsonl"))
+
+
+# -- a cluster's games: each worker's lines as messages, written into the folder by the coordinator
+
+
+def test_a_cluster_workers_game_goes_as_messages_one_a_flush_and_its_end_once_it_sent_lines():
+    sent: list[livegames.LiveMessage] = []
+    sink = livegames.MessageSink(sent.append, 7)
+    sink.flush()  # nothing held: nothing sent
+    sink.write('{"id":7}\n')
+    sink.write('{"move":"a1"}\n')
+    assert sent == []  # held until the flush
+    sink.flush()
+    sink.write('{"move":"b2"}\n')
+    sink.close()
+    assert sent == [
+        {"id": 7, "lines": '{"id":7}\n{"move":"a1"}\n'},
+        {"id": 7, "lines": '{"move":"b2"}\n'},
+        {"id": 7, "end": True},
+    ]
+    quiet: list[livegames.LiveMessage] = []
+    livegames.MessageSink(quiet.append, 8).close()  # a game over before it sent a line: no end to tell
+    assert quiet == []
+
+
+def test_a_message_that_cannot_be_sent_costs_the_viewers_the_game_never_the_game(caplog):
+    def gone(message: livegames.LiveMessage) -> None:
+        raise RuntimeError("the worker left its cluster")
+
+    sink = livegames.MessageSink(gone, 7)
+    sink.write('{"id":7}\n')
+    sink.close()
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", "cannot show game 7 live (the worker left its cluster)")
+    ] * 2  # the lines and the end
+
+
+def test_the_relay_writes_each_games_messages_into_its_file_and_removes_it_at_its_end(tmp_path):
+    live = tmp_path / "out" / "live"  # made with its parents at the first message
+    relay = LiveRelay(live)
+    relay.take({"id": 7, "lines": '{"id":7}\n'})
+    assert (live / "7.jsonl").read_text() == '{"id":7}\n'  # out at once: a server reads it now
+    relay.take({"id": 8, "lines": '{"id":8}\n'})
+    relay.take({"id": 7, "lines": '{"move":"a1"}\n{"move":"b2"}\n'})
+    assert (live / "7.jsonl").read_text() == '{"id":7}\n{"move":"a1"}\n{"move":"b2"}\n'
+    relay.take({"id": 7, "end": True})
+    assert sorted(read_live_games(live)) == [8]
+    relay.take({"id": 7, "end": True})  # told twice (or of a game never shown): nothing to do
+    relay.close()
+    assert read_live_games(live) == {} and relay.games == {}
+
+
+def test_a_relayed_game_whose_file_cannot_be_made_is_said_and_not_shown(tmp_path, caplog):
+    live = tmp_path / "live"
+    live.write_text("not a folder")
+    relay = LiveRelay(live)
+    relay.take({"id": 9, "lines": '{"id":9}\n'})
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", f"cannot show game 9 live ([Errno 17] File exists: '{live}')")
+    ]
+    assert relay.games == {}

@@ -219,10 +219,13 @@ class Progress:
         if self._live is None:
             self.echo(text)
             return
+        from rich.console import OverflowMethod
         from rich.text import Text
 
-        line = Text(text, no_wrap=crop, overflow="ellipsis" if crop else "fold")
-        self._live.console.print(line, markup=False, highlight=False, crop=crop)
+        overflow: OverflowMethod = "ellipsis" if crop else "fold"
+        # print's own no_wrap and overflow too: its defaults override the Text's (rich 15), which wrapped a cut line
+        line = Text(text, no_wrap=crop, overflow=overflow)
+        self._live.console.print(line, markup=False, highlight=False, crop=crop, no_wrap=crop, overflow=overflow)
 
     def _draw(self) -> None:
         from rich.text import Text
