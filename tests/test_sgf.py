@@ -244,3 +244,33 @@ def test_export_sgf_writes_utf8_whatever_the_locale(tmp_path):
     expected = hex_game_sgf(records[0]).encode("utf-8")
     assert "PB[Jürgen]" in hex_game_sgf(records[0]) or "PW[Jürgen]" in hex_game_sgf(records[0])
     assert (tmp_path / "all.sgf").read_bytes() == expected == (tmp_path / "each" / "game-0.sgf").read_bytes()
+
+
+def test_the_date_is_the_day_the_game_started_and_absent_when_not_stored():
+    r = record(["c3"], started="2026-12-04T23:59:58.250+00:00")
+    [(props, _)] = parse(hex_game_sgf(r))
+    assert props["DT"] == "2026-12-04"
+    [(bare, _)] = parse(hex_game_sgf(record(["c3"])))
+    assert "DT" not in bare
+
+
+def test_after_a_swap_the_result_names_the_winners_colour_for_either_seat():
+    """The swapper (seat 1) plays Black from the swap on: seat 0 winning is W+, seat 1 B+."""
+    won = {}
+    for seed in range(40):
+        r = record(["e2", "swap"], seed=seed)
+        won.setdefault(r["winner"], r)
+    assert sorted(won) == [0, 1]
+    assert [parse(hex_game_sgf(won[seat]))[0][0]["RE"] for seat in (0, 1)] == ["W+", "B+"]
+    forfeit = won[1].replace(termination="timeout")
+    assert parse(hex_game_sgf(forfeit))[0][0]["RE"] == "B+T"
+
+
+def test_a_game_nobody_won_is_a_draw_only_when_adjudged_and_else_has_no_result():
+    r = record(["a1"])
+    for termination, result in (("max-plies", "0"), ("adjudicated-draw", "0")):
+        [(props, _)] = parse(hex_game_sgf(r.replace(winner=None, termination=termination)))
+        assert props["RE"] == result, termination
+    for termination in ("crash", "timeout"):  # every seat forfeited
+        [(props, _)] = parse(hex_game_sgf(r.replace(winner=None, termination=termination)))
+        assert "RE" not in props, termination
