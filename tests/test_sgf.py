@@ -1,6 +1,7 @@
 """Hex games as SGF for HexGui, read back with sgfmill's SGF parser (not arena's writer): the
 same moves, the swap as HexGui writes it, players and result."""
 
+import os
 import random
 
 import pytest
@@ -14,7 +15,8 @@ from arena.results.sgf import SgfError, hex_collection_sgf, hex_game_sgf
 from arena.results.sgfexport import SgfExport, export_sgf
 from arena.results.site import SiteData, write_site
 from arena.results.store import GameStore, read_folder
-from arena.rules import make_game
+from arena.rules import GAMES, GAMES_VARIABLE, make_game, register_game
+from arena.rules.hex import HexGame
 
 
 def parse(text):
@@ -274,3 +276,28 @@ def test_a_game_nobody_won_is_a_draw_only_when_adjudged_and_else_has_no_result()
     for termination in ("crash", "timeout"):  # every seat forfeited
         [(props, _)] = parse(hex_game_sgf(r.replace(winner=None, termination=termination)))
         assert "RE" not in props, termination
+
+
+class UntranslatedHex(HexGame):
+    """A game that says it exports SGF but gives no translation of its board."""
+
+    def translation(self):
+        return None
+
+
+@pytest.fixture
+def second_sgf_game(monkeypatch):
+    monkeypatch.setenv(GAMES_VARIABLE, os.environ.get(GAMES_VARIABLE, ""))  # restored afterwards
+    register_game("plainhex", f"{__name__}:UntranslatedHex")
+    yield
+    GAMES.pop("plainhex")
+
+
+def test_with_two_games_exporting_sgf_a_refusal_names_both_and_a_game_without_a_translation_says_so(second_sgf_game):
+    r = record(["c3"])
+    with pytest.raises(SgfError) as refused:
+        hex_game_sgf(r.replace(game="groups"))
+    assert str(refused.value) == "game 4: groups is not Hex or Plainhex; SGF export is for Hex or Plainhex games"
+    with pytest.raises(SgfError) as untranslated:
+        hex_game_sgf(r.replace(game="plainhex"))
+    assert str(untranslated.value) == "game 4: the rules of plainhex give no SGF translation"
