@@ -778,3 +778,18 @@ def test_the_lists_csv_header_and_json_layout_are_read_whole(tmp_path):
     assert sorted(header[14:]) == ["los_over_A", "los_over_B"]
     json_text = ratings(folder, "--format", "json").stdout
     assert json_text.startswith('{\n  "') and json_text.endswith("}\n") and "türnier" in json_text
+
+
+def test_the_html_list_draws_no_plot_of_a_single_engine_with_a_whole_interval(tmp_path):
+    """A bootstrap can leave a rated engine without one end of its interval: with one engine
+    left to plot there is nothing to compare it with, and the page has no plot (as the site's)."""
+    from dataclasses import replace
+
+    from arena.results.ratinglist import read_folders
+    from arena.results.site.ratinglist import ratings_page
+
+    rl = rating_list(read_folders([results_folder(tmp_path / "f", {"A": 0, "B": 0})]))
+    assert all(None not in (r.elo, r.low, r.high) for r in rl.fit.ratings) and len(rl.fit.ratings) == 2
+    rl.fit.ratings[1] = replace(rl.fit.ratings[1], high=None)
+    page = ratings_page(rl)
+    assert "<figure>" not in page and "<img" not in page

@@ -1058,3 +1058,48 @@ def test_bench_reports_a_game_that_ended_by_a_fault_instead_of_aborting():
     )
     assert run.terminations == {"crash": 2}
     assert notes and "2 of 2 benchmark games ended by a fault (2 crash)" in notes[0]
+
+
+def test_the_run_log_is_written_in_utf8_whatever_the_locale(tmp_path):
+    import logging
+
+    from helpers import ascii_locale
+
+    from arena.results.logfile import RunLog
+
+    handler = RunLog(tmp_path / "arena.log")
+    logger = logging.getLogger("arena.test-utf8")
+    logger.addHandler(handler)
+    try:
+        with ascii_locale():  # the log opens with its first line: here, under an ASCII locale
+            logger.warning("engine 'Jürgen' said ½")
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    assert not handler.failed
+    assert (tmp_path / "arena.log").read_bytes().decode("utf-8") == "engine 'Jürgen' said ½\n"
+
+
+def test_a_log_that_cannot_be_opened_is_given_up_in_one_line_when_first_written_and_the_run_goes_on(tmp_path, capsys):
+    import logging
+
+    from arena.results.logfile import attach_run_log
+
+    out = tmp_path / "out"
+    (out / "arena.log").mkdir(parents=True)  # not a file: it cannot be opened for writing
+    root = logging.getLogger("arena")
+    level = root.level
+    handler = attach_run_log(out)  # the run starts: nothing is opened before its first line
+    try:
+        assert not handler.failed
+        for _ in range(3):
+            logging.getLogger("arena.engine").warning("lost")
+        assert handler.failed
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        handler.close()
+    path = out / "arena.log"
+    assert capsys.readouterr().err == (
+        f"arena: cannot write {path} ([Errno 21] Is a directory: {str(path)!r}); the run goes on without its log\n"
+    )

@@ -1,6 +1,7 @@
 """Hex games as SGF for HexGui, read back with sgfmill's SGF parser (not arena's writer): the
 same moves, the swap as HexGui writes it, players and result."""
 
+import os
 import random
 
 import pytest
@@ -14,7 +15,8 @@ from arena.results.sgf import SgfError, hex_collection_sgf, hex_game_sgf
 from arena.results.sgfexport import SgfExport, export_sgf
 from arena.results.site import SiteData, write_site
 from arena.results.store import GameStore, read_folder
-from arena.rules import make_game
+from arena.rules import GAMES, GAMES_VARIABLE, make_game, register_game
+from arena.rules.hex import HexGame
 
 
 def parse(text):
@@ -244,3 +246,58 @@ def test_export_sgf_writes_utf8_whatever_the_locale(tmp_path):
     expected = hex_game_sgf(records[0]).encode("utf-8")
     assert "PB[Jürgen]" in hex_game_sgf(records[0]) or "PW[Jürgen]" in hex_game_sgf(records[0])
     assert (tmp_path / "all.sgf").read_bytes() == expected == (tmp_path / "each" / "game-0.sgf").read_bytes()
+
+
+def test_the_date_is_the_day_the_game_started_and_absent_when_not_stored():
+    r = record(["c3"], started="2026-12-04T23:59:58.250+00:00")
+    [(props, _)] = parse(hex_game_sgf(r))
+    assert props["DT"] == "2026-12-04"
+    [(bare, _)] = parse(hex_game_sgf(record(["c3"])))
+    assert "DT" not in bare
+
+
+def test_after_a_swap_the_result_names_the_winners_colour_for_either_seat():
+    """The swapper (seat 1) plays Black from the swap on: seat 0 winning is W+, seat 1 B+."""
+    won = {}
+    for seed in range(40):
+        r = record(["e2", "swap"], seed=seed)
+        won.setdefault(r["winner"], r)
+    assert sorted(won) == [0, 1]
+    assert [parse(hex_game_sgf(won[seat]))[0][0]["RE"] for seat in (0, 1)] == ["W+", "B+"]
+    forfeit = won[1].replace(termination="timeout")
+    assert parse(hex_game_sgf(forfeit))[0][0]["RE"] == "B+T"
+
+
+def test_a_game_nobody_won_is_a_draw_only_when_adjudged_and_else_has_no_result():
+    r = record(["a1"])
+    for termination, result in (("max-plies", "0"), ("adjudicated-draw", "0")):
+        [(props, _)] = parse(hex_game_sgf(r.replace(winner=None, termination=termination)))
+        assert props["RE"] == result, termination
+    for termination in ("crash", "timeout"):  # every seat forfeited
+        [(props, _)] = parse(hex_game_sgf(r.replace(winner=None, termination=termination)))
+        assert "RE" not in props, termination
+
+
+class UntranslatedHex(HexGame):
+    """A game that says it exports SGF but gives no translation of its board."""
+
+    def translation(self):
+        return None
+
+
+@pytest.fixture
+def second_sgf_game(monkeypatch):
+    monkeypatch.setenv(GAMES_VARIABLE, os.environ.get(GAMES_VARIABLE, ""))  # restored afterwards
+    register_game("plainhex", f"{__name__}:UntranslatedHex")
+    yield
+    GAMES.pop("plainhex")
+
+
+def test_with_two_games_exporting_sgf_a_refusal_names_both_and_a_game_without_a_translation_says_so(second_sgf_game):
+    r = record(["c3"])
+    with pytest.raises(SgfError) as refused:
+        hex_game_sgf(r.replace(game="groups"))
+    assert str(refused.value) == "game 4: groups is not Hex or Plainhex; SGF export is for Hex or Plainhex games"
+    with pytest.raises(SgfError) as untranslated:
+        hex_game_sgf(r.replace(game="plainhex"))
+    assert str(untranslated.value) == "game 4: the rules of plainhex give no SGF translation"

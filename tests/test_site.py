@@ -1076,3 +1076,69 @@ def test_a_folder_without_stored_settings_loads_with_the_engines_its_games_name(
     later.summarize(later)
     assert later.summary is not None and sorted(later.engines) == ["x", "y"]
     assert later.engines == later.summary.order
+
+
+def test_a_games_options_read_as_key_equals_value_and_none_when_it_has_none():
+    from arena.results.site.pages import options_text
+
+    assert options_text({"size": 5, "swap": True, "komi": 0.5}) == "size=5, swap=true, komi=0.5"
+    assert options_text({"swap": False}) == "swap=false"
+    assert options_text({}) == "none"
+
+
+def test_a_cross_table_cell_is_a_win_a_draw_or_a_loss_by_half_the_points():
+    from arena.results.site.pages import outcome_class
+
+    assert [outcome_class(p, g) for p, g in ((2, 3), (1, 1), (3.5, 4))] == ["win", "win", "win"]
+    assert [outcome_class(p, g) for p, g in ((1, 2), (1.5, 3), (2, 4))] == ["draw", "draw", "draw"]
+    assert [outcome_class(p, g) for p, g in ((1, 3), (0.5, 2), (0, 1))] == ["loss", "loss", "loss"]
+
+
+def test_the_summary_tables_show_each_pairs_score_its_colour_and_percentage_and_blanks_where_none_met():
+    """alpha and beta split two games, gamma beat beta, alpha never met gamma."""
+    from arena.results.export import standings_table
+    from arena.results.ratings import HEAD_TO_HEAD_NOTE, head_to_head_rows
+    from arena.results.site.pages import summary_tables
+
+    records = [
+        hex_won_by(0, 0, ["alpha", "beta"], 0, 1),
+        hex_won_by(1, 0, ["beta", "alpha"], 0, 2),
+        hex_won_by(2, 1, ["beta", "gamma"], 1, 3),
+    ]
+    s = summarize(records, ["alpha", "beta", "gamma"], tournament="t", game="hex", options={"size": 3}, players=2)
+    tables = summary_tables(s)
+    assert sorted(tables.order) == ["alpha", "beta", "gamma"] and tables.order == s.order
+    assert (tables.players, tables.history, tables.pair_note) == (2, s.history, HEAD_TO_HEAD_NOTE)
+    assert (tables.headers, tables.rows) == standings_table(s)
+    assert (tables.pair_headers, tables.pair_rows) == head_to_head_rows(s.pairs, tables.order)
+    assert len(tables.pair_rows) == 2
+    met = {
+        ("alpha", "beta"): ("1/2", "draw", 50.0),
+        ("beta", "alpha"): ("1/2", "draw", 50.0),
+        ("beta", "gamma"): ("0/1", "loss", 0.0),
+        ("gamma", "beta"): ("1/1", "win", 100.0),
+    }
+
+    def cell(a: str, b: str) -> tuple[str, str]:
+        return ("—", "self") if a == b else met[a, b][:2] if (a, b) in met else ("", "")
+
+    assert tables.cross == [(a, [cell(a, b) for b in tables.order]) for a in tables.order]
+    assert tables.matrix == [[met[a, b][2] if (a, b) in met else None for b in tables.order] for a in tables.order]
+
+
+def test_the_engines_table_has_a_score_column_per_seat_named_by_the_game_and_none_without_engines():
+    from arena.results.site.pages import StatsTable, stats_table
+    from arena.results.stats import engine_stats
+
+    common = ["engine", "games", "wins", "losses", "draws", "score %"]
+    timing = ["swapped", "was swapped", "mean plies", "moves timed", "mean ms/move", "max ms/move"]
+    assert stats_table("hex", {}) == StatsTable(
+        [*common, *timing, "mean depth", "nodes/s"], [], ["engine", "won by an opponent's forfeit"], []
+    )
+    records = [hex_won_by(0, 0, ["alpha", "beta"], 0, 1), hex_won_by(1, 0, ["beta", "alpha"], 1, 2)]
+    table = stats_table("hex", engine_stats(records, ["alpha", "beta"]))
+    assert table.headers == [*common, "score % as red", "score % as blue", *timing, "mean depth", "nodes/s"]
+    assert [row[:8] for row in table.rows] == [
+        ["alpha", 2, 2, 0, 0, 100.0, 100.0, 100.0],
+        ["beta", 2, 0, 2, 0, 0.0, 0.0, 0.0],
+    ]

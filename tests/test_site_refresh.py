@@ -453,3 +453,184 @@ def test_a_compiled_template_is_kept_in_the_cache_folder_and_read_back(tmp_path,
     assert later.loader is not None and later.bytecode_cache is not None
     source, filename, _ = later.loader.get_source(later, "macros.html")
     assert later.bytecode_cache.get_bucket(later, "macros.html", filename, source).code is not None
+
+
+# -- the live site's tallies: the summary export.summarize makes, counted a refresh at a time --
+
+
+def not_played(game_id: int, players: list[str], seat: int, termination: str):
+    """A Hex game the engine in ``seat`` lost before its first move (it could not start,
+    or it was dropped): no engine seeds, no moves."""
+    from arena.record import GameRecord
+
+    return GameRecord.model_validate(
+        {
+            "id": game_id,
+            "round": game_id,
+            "game": "hex",
+            "options": records([0])[0]["options"],
+            "players": players,
+            "moves": [],
+            "times_ms": [],
+            "termination": termination,
+            "reason": f"seat {seat} did not play",
+            "forfeit_seat": seat,
+            "winner": 1 - seat,
+            "scores": [0.0, 1.0] if seat == 0 else [1.0, 0.0],
+            "places": [1, 0] if seat == 0 else [0, 1],
+            "engine_seeds": [],
+        }
+    )
+
+
+def shown_summary(s) -> dict[str, object]:
+    """A summary's every field, its Elo fit as the exports show it and its games by id
+    (summarize orders them; the live site's come in the order the run finished them)."""
+    return {**vars(s), "elo": s.elo.as_dict(), "records": sorted(r.id for r in s.records)}
+
+
+def summarized(data: SiteData, players: int, prior: float):
+    return summarize(
+        data.records,
+        data.engines,
+        tournament=data.title,
+        game=data.game,
+        options=data.options,
+        players=players,
+        settings=data.settings,
+        elo_prior=prior,
+    )
+
+
+def test_the_live_tallies_give_the_summary_summarize_gives_however_the_games_come():
+    """Games come out of id order within a refresh, after the ones counted, and before them
+    (rated again); one is lost before its start, one drops an engine. Each refresh's summary
+    is summarize's, with the settings' prior, then with the one the site is given."""
+    from arena.record import lost_before_start
+    from arena.results.site import _Tallies
+
+    games = {r.id: r for r in records(list(range(12)))}
+    games[12] = not_played(12, ["gamma", "alpha"], 0, "crash")
+    games[13] = not_played(13, ["alpha", "beta"], 0, "dropped")
+    settings = {"name": "t", "elo_prior": 0.5, "tiebreaks": ["wins", "buchholz"]}
+    data = SiteData("t", "hex", games[0]["options"], ENGINES, [], settings)
+    tallies = _Tallies()
+    assert (tallies.played(), tallies.terminations()) == (0, {})  # nothing counted yet
+    for batch in ([1, 0, 2], [5, 3, 4], [8], [7, 6, 13, 9], [12, 11, 10]):
+        data.records += [games[k] for k in batch]
+        got, want = tallies.summary(data), summarized(data, 2, 0.5)
+        assert got.records is data.records and shown_summary(got) == shown_summary(want), batch
+        assert tallies.played() == sum(not lost_before_start(r) for r in data.records)
+        assert tallies.terminations() == want.terminations
+    assert tallies.played() == 12 and tallies.terminations() == {"normal": 12, "dropped": 1, "crash": 1}
+    assert want.event is not None and want.dropped == {"alpha": "dropped (max_failures); first forfeit in game 13"}
+    data.elo_prior = 0.0  # arena report --elo-prior 0: maximum likelihood, whatever the settings say
+    assert shown_summary(tallies.summary(data)) == shown_summary(summarized(data, 2, 0.0))
+
+
+def test_the_live_tallies_count_again_for_other_engines_or_another_folders_games_of_the_same_ids():
+    from arena.results.site import _Tallies
+
+    tallies = _Tallies()
+    games = records([0, 1, 2, 3])
+    tallies.summary(SiteData("t", "hex", games[0]["options"], ENGINES, games))
+    more = SiteData("t", "hex", games[0]["options"], [*ENGINES, "delta"], games)
+    assert shown_summary(tallies.summary(more)) == shown_summary(summarized(more, 2, 2.0))
+    other = [random_record("hex", {"size": 3}, k, PAIRS[k % len(PAIRS)]).replace(id=k, round=k) for k in range(4)]
+    smaller = SiteData("t", "hex", other[0]["options"], more.engines, other)
+    assert shown_summary(tallies.summary(smaller)) == shown_summary(summarized(smaller, 2, 2.0))
+
+
+def test_a_live_tallies_refresh_counts_only_the_new_games_and_rates_all_again_only_when_one_comes_early(
+    monkeypatch,
+):
+    from arena.results import stats
+    from arena.results.site import _Tallies
+
+    counted: list[int] = []
+    rated_again: list[int] = []
+    add, again = stats.StatsTally.add, site_module.pages.standings_tally
+
+    def counting(self, record):
+        counted.append(record.id)
+        add(self, record)
+
+    def rating_again(engines, records, players, can_draw):
+        rated_again.append(len(records))
+        return again(engines, records, players, can_draw)
+
+    monkeypatch.setattr(stats.StatsTally, "add", counting)
+    monkeypatch.setattr(site_module.pages, "standings_tally", rating_again)
+    games = records(list(range(6)))
+    data = SiteData("t", "hex", games[0]["options"], ENGINES, [games[0], games[1], games[3]])
+    tallies = _Tallies()
+    tallies.summary(data)
+    data.records += [games[5], games[4]]  # after the ones counted
+    tallies.summary(data)
+    tallies.summary(data)  # nothing new
+    assert counted == [0, 1, 3, 5, 4] and rated_again == []
+    data.records.append(games[2])  # before the last one rated: the ratings are made again
+    tallies.summary(data)
+    assert counted == [0, 1, 3, 5, 4, 2] and rated_again == [6]
+
+
+def test_the_live_tallies_of_a_three_seat_game_that_can_draw_rate_as_summarize_does():
+    from arena.results.site import _Tallies
+
+    seats = [["alpha", "beta", "gamma"], ["gamma", "alpha", "beta"], ["beta", "gamma", "alpha"]]
+    games = [random_record("posies", {"players": 3}, k, seats[k % 3]).replace(id=k, round=k) for k in range(5)]
+    data = SiteData("t", "posies", games[0]["options"], ENGINES, [])
+    tallies = _Tallies()
+    for batch in ([0, 2], [4, 1, 3]):
+        data.records += [games[k] for k in batch]
+        assert shown_summary(tallies.summary(data)) == shown_summary(summarized(data, 3, 2.0)), batch
+
+
+def test_the_live_tallies_of_a_swiss_event_before_its_first_game_show_the_first_rounds_bye():
+    """Five engines: the Swiss pairing of two-seat tables gives one of them a bye at once."""
+    from arena.results.site import _Tallies
+
+    names = ["alpha", "beta", "gamma", "delta", "epsilon"]
+    settings = {"name": "t", "format": "swiss", "engines": [{"name": n} for n in names], "rounds": 2, "seed": 3}
+    data = SiteData("t", "hex", records([0])[0]["options"], names, [], settings)
+    got = _Tallies().summary(data)
+    assert shown_summary(got) == shown_summary(summarized(data, 2, 2.0))
+    assert got.event is not None and (got.event.format, got.event.finished) == ("swiss", False)
+    assert sorted((s.score, s.byes) for s in got.event.standings) == [(0.0, 0)] * 4 + [(1.0, 1)]
+
+
+def test_a_writer_lets_go_of_a_viewer_pages_game_data_once_the_page_is_full(tmp_path, monkeypatch):
+    """The data of a page still filling is kept for its next write; a full page is written
+    for good, so its games' data is not kept (a long run would hold every game's)."""
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    games = records(list(range(6)))
+    data = SiteData("t", "hex", games[0]["options"], ENGINES, games[:3])
+    writer = SiteWriter(tmp_path / "site", parallel=False)
+    writer.write(data)
+    assert sorted(writer._entries) == [0, 1, 2]
+    data.records += games[3:]
+    writer.write(data)
+    assert sorted(writer._entries) == [4, 5]
+    assert [game_data(tmp_path / "site", k)["id"] for k in range(6)] == list(range(6))
+
+
+def test_the_live_site_adds_up_the_cpu_each_refresh_thread_spent(tmp_path, monkeypatch):
+    from arena.results.site import live as live_module
+
+    cpu = [7.0]  # the refresh thread's CPU clock, moved by each write
+    monkeypatch.setattr(live_module.time, "thread_time", lambda: cpu[0])
+
+    def write(self, data):
+        cpu[0] += 0.25
+
+    monkeypatch.setattr(SiteWriter, "write", write)
+    games = records([0, 1])
+    live = live_module.LiveSite(tmp_path / "report", SiteData("t", "hex", games[0]["options"], ENGINES, []), 0)
+    assert live.refresh_cpu_s == 0.0
+    for k, record in enumerate(games, 1):
+        live._due = 0  # due at once
+        live.add(record, k, 2)
+        live.wait()
+    assert live.refresh_cpu_s == 0.5
+    live.finish(summarize(games, ENGINES, tournament="t", game="hex", options=games[0]["options"], players=2))
+    assert live.refresh_cpu_s == 0.5  # the last write is the run's, not a refresh's
