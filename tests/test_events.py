@@ -915,3 +915,178 @@ def test_a_knockout_won_by_the_lower_seed_lists_the_winner_first():
     assert event is not None and event.winner == "b"
     assert [(s.engine, s.reached, s.score) for s in event.standings] == [("b", "winner", 2.0), ("a", "final", 0.0)]
     assert bracket_lines(event) == ["final: a 0-2 b, b through on games", "winner: b"]
+
+
+# -- whole Swiss pairings of small events, worked by hand --------------------------------
+
+
+def seatings(plan) -> list[tuple[int, int, str]]:
+    """Each game drawn: (round, table, its engines in seat order)."""
+    return [(s.round, s.table_no, "".join(s.seats)) for s in plan.slots]
+
+
+def better_seed_wins(slot, stored) -> str:
+    return min(slot.seats)  # the engines are named in seed order
+
+
+def test_a_swiss_of_six_one_game_a_table_the_better_seed_winning_is_paired_and_seated_as_worked_by_hand():
+    """Round 0: 1-4, 2-5, 3-6, the better seed first on an even round (a, b, c are one first
+    seat up).  Round 1: a, b, c lead, but any two of them would both be a first seat up: the
+    group joins the next and the first arrangement of the bottom half that meets no one twice
+    and breaks no seat rule is e, f, d; the engine a seat up gives the first seat (e-a, f-b,
+    d-c; all level).  Round 2: a, b, c lead again: a-b, and c floats to d, e, f, where c-e and
+    d-f are the first pairs not met; level seats on an even round: the better-ranked first."""
+    plan, _ = decided_games(Event("swiss", tuple("abcdef"), 2, 3, 7, both_seats=False), better_seed_wins)
+    assert seatings(plan) == [
+        (0, 0, "ad"),
+        (0, 1, "be"),
+        (0, 2, "cf"),
+        (1, 0, "ea"),
+        (1, 1, "fb"),
+        (1, 2, "dc"),
+        (2, 0, "ab"),
+        (2, 1, "ce"),
+        (2, 2, "df"),
+    ]
+    assert plan.byes == [] and plan.finished and plan.stopped is None
+
+
+def test_a_swisss_games_keep_the_seeds_they_were_drawn_with():
+    """A folder made before resumes with the seeds its games were played with: each table of
+    each round has its own seed (both seat orders share it), a function of the master seed,
+    the round and the table alone, pinned here as arena has always drawn them."""
+    plan, _ = decided_games(Event("swiss", tuple("abcdef"), 2, 3, 7, both_seats=False), better_seed_wins)
+    assert [s.seed for s in plan.slots] == [
+        4616851747209636101,  # round 0, tables 0 to 2
+        6005574462629144922,
+        7899081635422076762,
+        2201358819916400419,  # round 1
+        8130346933033334249,
+        2524964536509445502,
+        7325596083623816133,  # round 2
+        3218781423888908442,
+        292781670485616540,
+    ]
+    both = plan_event(Event("swiss", tuple("abcdef"), 2, 1, 7), {})
+    assert [s.seed for s in both.slots] == [4616851747209636101] * 2 + [6005574462629144922] * 2 + [
+        7899081635422076762
+    ] * 2
+    other = plan_event(Event("swiss", tuple("abcdef"), 2, 1, 8), {})
+    assert not {s.seed for s in other.slots} & {s.seed for s in both.slots}  # another master seed, other seeds
+
+
+def test_a_swiss_of_five_one_game_a_table_the_second_seat_winning_keeps_the_seat_rule_for_engines_a_second_seat_up():
+    """Round 0: e (the lowest) has the bye, a-c and b-d with the better seed first; c and d
+    win.  Round 1: c, d and e lead on 1; b, the lowest without a bye, sits out.  c and d
+    were both a second seat up (one more second than first seat), so they may not meet: c
+    meets e, who has had no seat, and d floats to a; the engine that has had the first seat
+    less (c against e, d against a) takes it."""
+    plan, _ = decided_games(Event("swiss", tuple("abcde"), 2, 2, 7, both_seats=False), lambda s, _: s.seats[1])
+    assert seatings(plan) == [(0, 0, "ac"), (0, 1, "bd"), (1, 0, "ce"), (1, 1, "da")]
+    assert plan.byes == [(0, "e"), (1, "b")] and plan.finished
+
+
+def test_a_swiss_of_five_counts_a_bye_as_a_win_and_a_table_of_two_games_as_one_round():
+    """Both seat orders a table.  Round 0: e's bye; a beats c and b beats d twice, so a, b and
+    e lead on 1 (a won round is 1, as a bye is), then c and d on 0; d, the lowest without a
+    bye, sits out round 1: a-b, and e floats to c."""
+    plan, _ = decided_games(Event("swiss", tuple("abcde"), 2, 2, 7), better_seed_wins)
+    assert seatings(plan) == [
+        (0, 0, "ac"),
+        (0, 0, "ca"),
+        (0, 1, "bd"),
+        (0, 1, "db"),
+        (1, 0, "ab"),
+        (1, 0, "ba"),
+        (1, 1, "ec"),
+        (1, 1, "ce"),
+    ]
+    assert plan.byes == [(0, "e"), (1, "d")]
+
+
+def test_a_swiss_of_five_whose_tables_split_their_two_games_puts_the_bye_alone_on_top():
+    """Both seat orders a table, the first seat winning: every table is 1-1, so a to d have
+    1/2 each and e, with its bye, 1.  Round 1: d sits out; e alone on top joins the next
+    group, e, a against b, c: a-c have met, so the bottom half is transposed: e-c and a-b."""
+    plan, _ = decided_games(Event("swiss", tuple("abcde"), 2, 2, 7), lambda s, _: s.seats[0])
+    assert seatings(plan)[4:] == [(1, 0, "ec"), (1, 0, "ce"), (1, 1, "ab"), (1, 1, "ba")]
+    assert plan.byes == [(0, "e"), (1, "d")]
+
+
+def test_a_swiss_of_seven_all_drawn_gives_each_bye_once_and_floats_the_bye_engines():
+    """Every game drawn, both seat orders: a round is 1/2 to each engine, a bye 1.
+    Round 0: g's bye; a-d, b-e, c-f.  Round 1: g leads alone (1) and f sits out; g, a, b
+    meet c, d, e where none has met: g-c, a-e, b-d (a-d met, so the bottom transposed).
+    Round 2: f and g lead on 3/2 (e, the lowest without a bye, sits out) but f-g leaves a,
+    b, c, d unpairable (b-d met, a-d met), so the groups join: f, g, a against b, c, d, and
+    the first arrangement without a rematch is f-b, g-d, a-c."""
+    plan, _ = played_out(Event("swiss", tuple("abcdefg"), 2, 3, 7), lambda s, _: [0, 0])
+    assert seatings(plan)[::2] == [
+        (0, 0, "ad"),
+        (0, 1, "be"),
+        (0, 2, "cf"),
+        (1, 0, "gc"),
+        (1, 1, "ae"),
+        (1, 2, "bd"),
+        (2, 0, "fb"),
+        (2, 1, "gd"),
+        (2, 2, "ac"),
+    ]
+    assert all(b == (r, t, s[::-1]) for (r, t, s), b in zip(seatings(plan)[::2], seatings(plan)[1::2]))
+    assert plan.byes == [(0, "g"), (1, "f"), (2, "e")]
+
+
+def test_a_three_seat_swiss_of_five_gives_byes_to_the_two_lowest():
+    plan = plan_event(Event("swiss", tuple("abcde"), 3, 1, 7), {})
+    assert plan.byes == [(0, "e"), (0, "d")]
+    assert seatings(plan) == [(0, 0, "".join(p)) for p in ("abc", "acb", "bac", "bca", "cab", "cba")]
+
+
+def test_the_seat_rule_is_dropped_only_when_no_pairing_keeps_it():
+    """a and b both had the first seat once more than the second, c and d the second: every
+    pairing without a rematch (a-b with c-d) breaks the rule, so it is taken all the same."""
+    names = ["a", "b", "c", "d"]
+    met = {frozenset(p) for p in ("ac", "ad", "bc", "bd")}
+    first_seats = {"a": 1, "b": 1, "c": -1, "d": -1}
+    assert pair_round(names, dict.fromkeys(names, 1.0), 2, met, set(), first_seats) == ([("a", "b"), ("c", "d")], [])
+
+
+def test_a_three_seat_swiss_of_seven_stops_after_one_round_and_says_why():
+    plan = plan_event(Event("swiss", tuple("abcdefg"), 3, 2, 7), {})
+    stored = {s.index: slot_game(s, [0, 1, 2]) for s in plan.slots}
+    stopped = plan_event(Event("swiss", tuple("abcdefg"), 3, 2, 7), stored)
+    assert stopped.stopped == "the event ended after round 1: no pairing of 7 engines is left without a rematch"
+    assert stopped.finished and stopped.slots == plan.slots and stopped.byes == [(0, "g")]
+
+
+def test_a_swiss_of_nine_all_drawn_one_game_a_table_keeps_the_seat_rule_in_its_last_round_over_the_groups():
+    """Every game drawn, one game a table (a game 1/2, a bye 1); byes i, h, g, f in turn.
+    Round 0: a-e, b-f, c-g, d-h, the better seed first: a-d a first seat up, e-h one down.
+    Round 1: i leads alone and joins the rest: i, a, b, c against d, e, f, g; the first
+    arrangement without a rematch or two engines a seat up is d, f, g, e, the one with fewer
+    first seats first (i-d, f-a, g-b, e-c): all level but i (up) and h (bye).
+    Round 2: h-i on 3/2 (h, down, first), then a, b, c against d, e, f in order (level, the
+    better seed first on an even round).  Round 3: g, h, i on 2 and a to e on 3/2 (f sits
+    out): no arrangement of the groups, even joined, avoids both rematches and a pair of
+    engines a first seat up (a-c, a-b), so any pairing keeping the seat rule is taken, the
+    best-ranked first: g-a, h-b, i-e, c-d; i and c, a seat up, give the first seat."""
+    plan, _ = played_out(Event("swiss", tuple("abcdefghi"), 2, 4, 7, both_seats=False), lambda s, _: [0, 0])
+    assert seatings(plan) == [
+        (0, 0, "ae"),
+        (0, 1, "bf"),
+        (0, 2, "cg"),
+        (0, 3, "dh"),
+        (1, 0, "id"),
+        (1, 1, "fa"),
+        (1, 2, "gb"),
+        (1, 3, "ec"),
+        (2, 0, "hi"),
+        (2, 1, "ad"),
+        (2, 2, "be"),
+        (2, 3, "cf"),
+        (3, 0, "ga"),
+        (3, 1, "hb"),
+        (3, 2, "ei"),
+        (3, 3, "dc"),
+    ]
+    assert plan.byes == [(0, "i"), (1, "h"), (2, "g"), (3, "f")]

@@ -793,3 +793,263 @@ def test_the_html_list_draws_no_plot_of_a_single_engine_with_a_whole_interval(tm
     rl.fit.ratings[1] = replace(rl.fit.ratings[1], high=None)
     page = ratings_page(rl)
     assert "<figure>" not in page and "<img" not in page
+
+
+def hand_made_list(size_b: int = 5):
+    """A list built by hand, its fit given rather than fitted, so every figure it publishes is
+    known: folder a (hex size 5) where A beat B twice, folder b (hex ``size_b``) where B,
+    with another option Level than in a, beat A once and C, listed, played no game.  B's two
+    settings are told apart (B@1111aaaa in a, B@2222cccc in b).  The covariance is zero, so
+    each rated engine's LOS over a lower one is 1 and over a higher one 0."""
+    import numpy as np
+
+    from arena.results.elo import Covariance, EloFit, EloRating, Tally
+    from arena.results.ratingtables import Folder, ListedEngine, RatingList
+
+    a_settings = {"command": ["a"]}
+    b_first = {"command": ["b"], "options": {"Level": 1}}
+    b_other = {"command": ["b"], "options": {"Level": 2}}
+    c_settings = {"command": ["c"]}
+    none = np.zeros(0, dtype=np.uint64)
+    folders = [
+        Folder("runs/a", "ta", "hex", {"size": 5}, 2.0, 2, 2, Tally(), none, {"A": a_settings, "B": b_first}),
+        Folder(
+            "runs/b",
+            "tb",
+            "hex",
+            {"size": size_b},
+            2.0,
+            1,
+            1,
+            Tally(),
+            none,
+            {"A": a_settings, "B": b_other, "C": c_settings},
+        ),
+    ]
+    engines = {
+        "A": ListedEngine("A", "A", "aaaa0000", a_settings, [0, 1]),
+        "B@1111aaaa": ListedEngine("B@1111aaaa", "B", "1111aaaa9999", b_first, [0]),
+        "B@2222cccc": ListedEngine("B@2222cccc", "B", "2222cccc9999", b_other, [1]),
+        "C": ListedEngine("C", "C", "cccc0000", c_settings, [1]),
+    }
+    ratings = [
+        EloRating("A", 52.36, -10.04, 114.76, 31.64, games=3, points=2.0, results=3),
+        EloRating("B@2222cccc", 10.0, -150.0, 170.0, 81.6, games=1, points=1.0, results=1),
+        EloRating("B@1111aaaa", -62.36, -160.04, 35.26, 49.81, games=2, points=0.0, results=2),
+        EloRating("C", None, None, None, None, games=0, points=0.0, results=0, bound="unconnected"),
+    ]
+    rated = ["A", "B@2222cccc", "B@1111aaaa"]
+    fit = EloFit(
+        ratings,
+        "mean of rated engines = 0",
+        0.95,
+        "curvature of the log-posterior (Laplace)",
+        Covariance(rated, np.zeros((3, 3))),
+        prior=2.0,
+    )
+    labels = [{"A": "A", "B": "B@1111aaaa"}, {"A": "A", "B": "B@2222cccc", "C": "C"}]
+    return RatingList(folders, engines, fit, size_b != 5, labels)
+
+
+FIGURES = ("elo", "low", "high", "stderr", "bound", "games", "points", "results")
+HAND_MADE_FIGURES = {  # each rating of hand_made_list as results.json writes it: rounded to 0.1
+    "A": (52.4, -10.0, 114.8, 31.6, None, 3, 2.0, 3),
+    "B@2222cccc": (10.0, -150.0, 170.0, 81.6, None, 1, 1.0, 1),
+    "B@1111aaaa": (-62.4, -160.0, 35.3, 49.8, None, 2, 0.0, 2),
+    "C": (None, None, None, None, "unconnected", 0, 0.0, 0),
+}
+
+
+def test_the_json_list_of_a_hand_made_list_is_its_whole_document():
+    from arena.results.export import SCHEMA_VERSION, arena_version
+    from arena.results.ratinglist import list_document
+
+    rl = hand_made_list()
+    doc = list_document(rl)
+    elo = {
+        "label": "Bradley-Terry Elo (field, 3 games)",
+        "model": "bradley_terry",
+        "scale": "elo",
+        "prior": 2.0,
+        "anchor": "mean of rated engines = 0",
+        "confidence": 0.95,
+        "interval_method": "curvature of the log-posterior (Laplace)",
+        "ratings": [{"engine": label, **dict(zip(FIGURES, figures))} for label, figures in HAND_MADE_FIGURES.items()],
+        "los": {
+            "engines": ["A", "B@2222cccc", "B@1111aaaa", "C"],
+            "matrix": [
+                [None, 1.0, 1.0, None],
+                [0.0, None, 1.0, None],
+                [0.0, 0.0, None, None],
+                [None, None, None, None],
+            ],
+        },
+    }
+
+    def engine(rank, label, name, fingerprint, settings, folders, score_pct):
+        shown = dict(zip(FIGURES, HAND_MADE_FIGURES[label]))
+        return {"rank": rank, "engine": label, **shown, "score_pct": score_pct, "name": name} | {
+            "fingerprint": fingerprint,
+            "settings": settings,
+            "folders": folders,
+        }
+
+    assert doc == {
+        "schema_version": SCHEMA_VERSION,
+        "arena_version": arena_version(),
+        "kind": "rating_list",
+        "game": "hex",
+        "options": {"size": 5},
+        "mixed": False,
+        "games": 3,
+        "folders": [
+            {"path": "runs/a", "tournament": "ta", "game": "hex", "options": {"size": 5}, "games": 2}
+            | {"engines": ["A", "B@1111aaaa"], "not_counted": []},
+            {"path": "runs/b", "tournament": "tb", "game": "hex", "options": {"size": 5}, "games": 1}
+            | {"engines": ["A", "B@2222cccc", "C"], "not_counted": []},
+        ],
+        "elo": elo,
+        "engines": [
+            engine(1, "A", "A", "aaaa0000", {"command": ["a"]}, ["runs/a", "runs/b"], 66.7),  # 2 of 3
+            engine(
+                2, "B@2222cccc", "B", "2222cccc9999", {"command": ["b"], "options": {"Level": 2}}, ["runs/b"], 100.0
+            ),
+            engine(3, "B@1111aaaa", "B", "1111aaaa9999", {"command": ["b"], "options": {"Level": 1}}, ["runs/a"], 0.0),
+            engine(4, "C", "C", "cccc0000", {"command": ["c"]}, ["runs/b"], None),  # no result: no score
+        ],
+    }
+
+
+HAND_MADE_NOTES = [
+    "Bradley-Terry Elo (field, 3 games) over 2 folder(s): hex size=5.",
+    "Elo: Bradley-Terry with BayesElo's prior of 2 virtual draws per engine, anchor: mean of rated engines = 0; "
+    "95% intervals from the curvature of the log-posterior (Laplace), as each folder's table; LOS from the fit's "
+    "covariance. Ranked by Elo (ties: score, then name). games: games with a result; results: pairwise results; "
+    "folders: the numbers in the folder table.",
+]
+
+
+def test_the_terminal_list_of_a_hand_made_list_is_its_notes_then_each_table_under_its_title():
+    """Every cell as text, left-aligned as written (no number re-aligned or re-formatted)."""
+    from arena.results.ratinglist import render
+
+    assert render(hand_made_list(), "table").split("\n") == [
+        *HAND_MADE_NOTES,
+        "",
+        "Rating list",
+        "rank    engine      elo      95% low    95% high    games    results    score %    folders",
+        "------  ----------  -------  ---------  ----------  -------  ---------  ---------  ---------",
+        "1       A           52.4     -10.0      114.8       3        3          66.7       1, 2",
+        "2       B@2222cccc  10.0     -150.0     170.0       1        1          100.0      2",
+        "3       B@1111aaaa  -62.4    -160.0     35.3        2        2          0.0        1",
+        "4       C           unrated                         0        0                     2",
+        "",
+        "Likelihood of superiority",
+        "LOS % (row over column)    A    B@2222cccc    B@1111aaaa    C",
+        "-------------------------  ---  ------------  ------------  ---",
+        "A                               100.0         100.0",
+        "B@2222cccc                 0.0                100.0",
+        "B@1111aaaa                 0.0  0.0",
+        "C",
+        "",
+        "Folders",
+        "#    folder    tournament    game        games    not counted    engines",
+        "---  --------  ------------  ----------  -------  -------------  ----------------",
+        "1    runs/a    ta            hex size=5  2        0              A, B@1111aaaa",
+        "2    runs/b    tb            hex size=5  1        0              A, B@2222cccc, C",
+        "",
+        "Engines told apart (one name, other settings)",
+        "engine      folders    settings (against the first of its name)",
+        "----------  ---------  ------------------------------------------",
+        "B@1111aaaa  runs/a     the first setting of this name",
+        "B@2222cccc  runs/b     options.Level: 1 -> 2",
+        "",
+    ]
+
+
+def test_the_markdown_list_of_a_hand_made_list_is_a_titled_page_of_github_tables():
+    from arena.results.ratinglist import render
+
+    assert render(hand_made_list(), "md").split("\n") == [
+        "# Rating list",
+        "",
+        HAND_MADE_NOTES[0],
+        "",
+        HAND_MADE_NOTES[1],
+        "",
+        "## Rating list",
+        "",
+        "| rank   | engine     | elo     | 95% low   | 95% high   | games   | results   | score %   | folders   |",
+        "|--------|------------|---------|-----------|------------|---------|-----------|-----------|-----------|",
+        "| 1      | A          | 52.4    | -10.0     | 114.8      | 3       | 3         | 66.7      | 1, 2      |",
+        "| 2      | B@2222cccc | 10.0    | -150.0    | 170.0      | 1       | 1         | 100.0     | 2         |",
+        "| 3      | B@1111aaaa | -62.4   | -160.0    | 35.3       | 2       | 2         | 0.0       | 1         |",
+        "| 4      | C          | unrated |           |            | 0       | 0         |           | 2         |",
+        "",
+        "## Likelihood of superiority",
+        "",
+        "| LOS % (row over column)   | A   | B@2222cccc   | B@1111aaaa   | C   |",
+        "|---------------------------|-----|--------------|--------------|-----|",
+        "| A                         |     | 100.0        | 100.0        |     |",
+        "| B@2222cccc                | 0.0 |              | 100.0        |     |",
+        "| B@1111aaaa                | 0.0 | 0.0          |              |     |",
+        "| C                         |     |              |              |     |",
+        "",
+        "## Folders",
+        "",
+        "| #   | folder   | tournament   | game       | games   | not counted   | engines          |",
+        "|-----|----------|--------------|------------|---------|---------------|------------------|",
+        "| 1   | runs/a   | ta           | hex size=5 | 2       | 0             | A, B@1111aaaa    |",
+        "| 2   | runs/b   | tb           | hex size=5 | 1       | 0             | A, B@2222cccc, C |",
+        "",
+        "## Engines told apart (one name, other settings)",
+        "",
+        "| engine     | folders   | settings (against the first of its name)   |",
+        "|------------|-----------|--------------------------------------------|",
+        "| B@1111aaaa | runs/a    | the first setting of this name             |",
+        "| B@2222cccc | runs/b    | options.Level: 1 -> 2                      |",
+        "",
+    ]
+
+
+def test_the_csv_list_of_a_hand_made_list_is_one_unix_line_per_engine_with_its_los_over_each():
+    from arena.results.ratinglist import render
+
+    assert render(hand_made_list(), "csv") == (
+        "rank,engine,name,elo,elo_low,elo_high,elo_bound,stderr,games,points,results,score_pct,fingerprint,folders,"
+        "los_over_A,los_over_B@2222cccc,los_over_B@1111aaaa,los_over_C\n"
+        "1,A,A,52.4,-10.0,114.8,,31.6,3,2.0,3,66.7,aaaa0000,runs/a; runs/b,,1.0,1.0,\n"
+        "2,B@2222cccc,B,10.0,-150.0,170.0,,81.6,1,1.0,1,100.0,2222cccc9999,runs/b,0.0,,1.0,\n"
+        "3,B@1111aaaa,B,-62.4,-160.0,35.3,,49.8,2,0.0,2,0.0,1111aaaa9999,runs/a,0.0,0.0,,\n"
+        "4,C,C,,,,unconnected,,0,0.0,0,,cccc0000,runs/b,,,,\n"
+    )
+
+
+def test_a_mixed_hand_made_list_names_no_one_game_or_options_in_its_json_but_each_folders():
+    from arena.results.ratinglist import list_document
+
+    doc = list_document(hand_made_list(size_b=7))
+    assert (doc["game"], doc["options"], doc["mixed"]) == (None, None, True)
+    assert [(f["path"], f["game"], f["options"]) for f in doc["folders"]] == [
+        ("runs/a", "hex", {"size": 5}),
+        ("runs/b", "hex", {"size": 7}),
+    ]
+
+
+def test_the_html_list_is_the_sites_rating_list_page():
+    from arena.results.ratinglist import render
+
+    page = render(hand_made_list(), "html")
+    assert page.startswith("<!DOCTYPE html>") and "<h1>arena · rating list</h1>" in page
+    assert " · 2 folder(s) · 3 games · written " in page
+
+
+def test_an_anchor_is_name_equals_elo_split_at_the_last_equals_sign():
+    from arena.results.ratinglist import parse_anchor
+
+    assert parse_anchor("random=0") == ("random", 0.0)
+    assert parse_anchor("level=2=-150.5") == ("level=2", -150.5)  # a name may hold "="
+    for bad in ("random", "random=", "=100", "random=strong", "random=inf", "random=nan"):
+        with pytest.raises(ValueError) as err:
+            parse_anchor(bad)
+        assert str(err.value) == f"--anchor {bad}: give NAME=ELO, e.g. --anchor random=0"
