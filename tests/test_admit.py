@@ -311,3 +311,24 @@ def test_a_refused_folder_names_its_games_why_and_the_ways_out():
         "not counted: game(s) 9, 3, 7, which are not the tournament's as played "
         "(game 9: why 9; game 3: why 3; game 7: why 7). Delete"
     )
+
+
+def test_a_replay_names_a_mismatchs_reason_and_an_absent_value_as_none():
+    """A normal game that names a forfeiting seat: the replay derives no seat (shown as
+    none) and says why, in brackets."""
+    state = make_game("hex", {"size": 3, "swap": False}).initial_state(5)
+    for move in ["a1", "b1", "a2", "b2", "a3"]:
+        state.play(move)
+    assert state.is_terminal()
+    game = GameRecord(
+        game="hex",
+        options={"size": 3, "swap": False},
+        seed=5,
+        moves=state.moves,
+        termination="normal",
+        winner=state.winner(),
+        forfeit_seat=1,
+    )
+    assert replay_problem(game) == (
+        "its forfeit_seat is 1 but its moves give none (a game that ended by the rules has no forfeiting seat)"
+    )

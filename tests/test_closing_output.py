@@ -362,3 +362,20 @@ def test_an_interrupted_runs_tables_fit_the_terminal(short_tmp):
     tables = stdout.split("interrupted; the games stored so far:\n")[1]
     assert "Standings" in tables and lines_too_long(tables, 80) == [], tables
     assert "Results of first-engine vs second-engine (" in tables  # the match line, as far as it got
+
+
+def test_the_pairs_ratio_in_results_json_is_rounded_to_4_places():
+    """Pairs won over pairs lost: (2 + 1) / (3 + 4) = 0.428571..., kept to 4 places."""
+    assert match_figures([3, 4, 1, 2, 1]).as_dict()["pairs_ratio"] == 0.4286  # type: ignore[union-attr]
+
+
+def test_an_interval_that_reaches_a_score_of_exactly_0_or_1_has_no_elo_end_there():
+    """A score of 0 or 1 has no Elo (it is -inf or +inf): an interval ending exactly there
+    takes the +/- from its other end, as one that passes it does, and one reaching both
+    takes the most the units can show."""
+    from arena.results.matchline import _elo_error
+
+    third = 400 * math.log10(3)  # the Elo of a score of 3/4
+    assert _elo_error(0.5, 0.0, 0.75, 10) == pytest.approx(third)
+    assert _elo_error(0.5, 0.25, 1.0, 10) == pytest.approx(third)
+    assert _elo_error(0.5, 0.0, 1.0, 4) == pytest.approx(400 * math.log10(9))

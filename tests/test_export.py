@@ -407,3 +407,35 @@ def test_the_csv_header_names_each_place_of_a_three_seat_game_and_each_seats_sco
         "dropped,score_as_red,score_as_blue,swapped,was_swapped,mean_plies,mean_move_ms,max_move_ms,mean_depth,"
         "nodes_per_second,forfeits"
     )
+
+
+def test_the_csv_of_an_event_ends_with_its_score_each_tiebreak_by_a_column_name_and_the_round_reached():
+    """A tiebreak's name becomes a column name with '_' for '-'; the event's columns follow
+    the statistics, and an engine's cells are its event score, tiebreaks and round reached."""
+    import dataclasses
+
+    from arena.results.tiebreaks import EventStanding, EventSummary
+
+    two = [random_record("hex", {"size": 4}, k, ["a", "b"]) for k in range(2)]
+    s = summarize(two, ["a", "b"], tournament="t", game="hex", options=two[0]["options"], players=2)
+    event = EventSummary(
+        "knockout",
+        ("buchholz-cut1", "sonneborn-berger", "wins"),
+        [
+            EventStanding("a", 1.5, {"buchholz-cut1": 2.0, "sonneborn-berger": 0.75, "wins": 1.0}, reached="winner"),
+            EventStanding("b", 0.5, {"buchholz-cut1": 1.0, "sonneborn-berger": 0.25, "wins": 0.0}, reached="final"),
+        ],
+    )
+    text = render(dataclasses.replace(s, event=event), "csv")
+    assert text.splitlines()[0] == (
+        "rank,engine,games,wins,losses,draws,score_pct,elo,elo_low,elo_high,elo_bound,mu,sigma,conservative,"
+        "dropped,score_as_red,score_as_blue,swapped,was_swapped,mean_plies,mean_move_ms,max_move_ms,mean_depth,"
+        "nodes_per_second,forfeits,event_score,tiebreak_buchholz_cut1,tiebreak_sonneborn_berger,tiebreak_wins,"
+        "event_reached"
+    )
+    event_columns = ["event_score", "tiebreak_buchholz_cut1", "tiebreak_sonneborn_berger", "tiebreak_wins"]
+    rows = {row["engine"]: row for row in csv.DictReader(io.StringIO(text))}
+    assert {name: [row[k] for k in [*event_columns, "event_reached"]] for name, row in rows.items()} == {
+        "a": ["1.5", "2.0", "0.75", "1.0", "winner"],
+        "b": ["0.5", "1.0", "0.25", "0.0", "final"],
+    }

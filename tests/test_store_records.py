@@ -635,3 +635,23 @@ def test_the_stored_games_carry_their_checked_marks_which_a_replay_renews(tmp_pa
             assert str(damaged.value).startswith(
                 f"{tmp_path / 'arena.db'}: game 2: the stored record is damaged (not valid JSON: "
             )
+
+
+def test_a_row_column_edited_by_hand_is_named_with_its_value_none_or_cut_past_60_characters(tmp_path):
+    """A value of up to 60 characters is shown whole, a longer one as its first 57 and '...',
+    and a NULL column as none."""
+    from helpers import random_game_record
+
+    records = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t"})
+        store.add_many(records)
+        with store.db:
+            store.db.execute("UPDATE games SET winner = NULL WHERE id = 0")
+            store.db.execute("UPDATE games SET players = ? WHERE id = 1", ("x" * 60,))
+            store.db.execute("UPDATE games SET players = ? WHERE id = 2", ("y" * 61,))
+        assert [g.columns_problem for g in store.stored()] == [
+            f"its row's winner column says none and its record {records[0].winner}",
+            f"its row's players column says {'x' * 60} and its record ['a', 'b']",
+            f"its row's players column says {'y' * 57}... and its record ['a', 'b']",
+        ]

@@ -355,3 +355,152 @@ def test_a_value_json_has_no_name_for_is_named_by_its_python_type():
         "null",
         "true",
     ]
+
+
+def forfeit(code, detail, names=("a", "b"), seats=(1,), game_name="hex", options=None):
+    game = make_game(game_name, options or {"size": 4})
+    return {**forfeit_before_start(game, 4, list(names), list(seats), code, detail), "id": 9}
+
+
+@pytest.mark.parametrize(
+    "code,detail",
+    [
+        ("resign", "resigned"),
+        ("illegal", "illegal move 'zz9': not a cell"),
+        ("crash", "engine closed its output: exit code 3"),
+    ],
+)
+def test_a_forfeit_whose_engines_were_renamed_is_read_by_its_seat_numbers_and_wording(code, detail):
+    """The names in the reason no longer match ``players``: the seat is read from the words
+    before the first ': ', and the referee's wording from the words after it."""
+    record = {**forfeit(code, detail), "players": ["c", "d"]}
+    [v] = verdicts(record)
+    assert v["ok"] and v["mismatches"] == [] and (v["winner"], v["places"]) == (0, [0, 1]), v
+
+
+def test_a_renamed_forfeits_seat_is_read_before_the_first_colon_only():
+    """A detail that mentions another seat after a ': ' does not make that seat an offender."""
+    record = {**forfeit("crash", "engine said: stderr (seat 0): closed"), "players": ["c", "d"]}
+    [v] = verdicts(record)
+    assert v["ok"] and (v["winner"], v["scores"], v["places"]) == (0, [1.0, 0.0], [0, 1]), v
+
+
+@pytest.mark.parametrize(
+    "code,detail",
+    [("illegal", "illegal move 'zz9': not a cell"), ("resign", "resigned"), ("crash", "exit code 3: killed")],
+)
+def test_a_forfeit_without_players_is_read_from_its_reason_alone(code, detail):
+    record = {k: v for k, v in forfeit(code, detail).items() if k != "players"}
+    [v] = verdicts(record)
+    assert v["ok"] and v["mismatches"] == [] and (v["winner"], v["places"]) == (0, [0, 1]), v
+
+
+def test_a_reason_without_a_colon_names_no_seat_and_the_forfeit_seat_gives_the_result():
+    record = {k: v for k, v in forfeit("crash", "boom").items() if k != "players"}
+    record["reason"] = "b (seat 1) crashed"
+    [v] = verdicts(record)
+    assert v["mismatches"] == [
+        {
+            "field": "reason",
+            "recorded": "b (seat 1) crashed",
+            "derived": None,
+            "reason": "a forfeit's reason names the seat that lost it, as 'name (seat N): ...'",
+        }
+    ]
+    assert (v["ok"], v["winner"], v["scores"], v["places"]) == (False, 0, [1.0, 0.0], [0, 1])
+
+
+def test_a_forfeit_seat_the_game_does_not_have_gives_no_result():
+    """Hex has seats 0 and 1: a reason naming no seat leaves forfeit_seat to say it, and
+    seat 2 is none of the game's."""
+    record = {**forfeit("crash", "boom"), "reason": "whatever", "forfeit_seat": 2}
+    [v] = verdicts(record)
+    assert (v["winner"], v["scores"], v["places"]) == (None, None, None)
+    assert v["mismatches"] == [
+        {
+            "field": "reason",
+            "recorded": "whatever",
+            "derived": None,
+            "reason": "a forfeit's reason names the seat that lost it, as 'name (seat N): ...'",
+        }
+    ]
+
+
+def test_a_forfeit_without_a_reason_or_seat_is_told_to_name_the_seat():
+    record = {k: v for k, v in forfeit("crash", "boom").items() if k not in ("reason", "forfeit_seat")}
+    [v] = verdicts(record)
+    assert (v["ok"], v["winner"], v["places"]) == (False, None, None)
+    assert v["mismatches"] == [
+        {"field": "reason", "recorded": None, "derived": None, "reason": "a forfeit must name the seat that lost it"}
+    ]
+
+
+def test_a_forfeit_without_a_reason_is_read_by_its_forfeit_seat():
+    record = {k: v for k, v in forfeit("crash", "boom").items() if k != "reason"}
+    [v] = verdicts(record)
+    assert v["ok"] and v["mismatches"] == [] and (v["winner"], v["places"]) == (0, [0, 1]), v
+
+
+def test_a_reason_naming_the_seat_one_past_the_last_is_a_seat_the_game_does_not_have():
+    record = forfeit("crash", "boom")
+    record["reason"] = "b (seat 2): boom"
+    [v] = verdicts(record)
+    assert v["mismatches"] == [
+        {
+            "field": "reason",
+            "recorded": "b (seat 2): boom",
+            "derived": None,
+            "reason": "the reason names a seat the game does not have (2 seats)",
+        }
+    ]
+    assert (v["winner"], v["places"]) == (None, None)
+
+
+def test_two_forfeiting_seats_are_read_by_their_names_even_when_a_name_looks_like_a_seat():
+    """The reason 'x (seat 0), Deep (seat 1): v2 (seat 2): boom' names seats 0 and 2 by the
+    recorded names; the seat numbers alone would read seats 0 and 1."""
+    names = ["x", "y", "Deep (seat 1): v2"]
+    record = forfeit("crash", "boom", names, [0, 2], "posies", {"players": 3})
+    assert record["reason"] == "x (seat 0), Deep (seat 1): v2 (seat 2): boom"
+    [v] = verdicts(record)
+    assert v["ok"] and v["mismatches"] == [] and v["places"] == record["places"], v
+    [blamed] = verdicts({**record, "forfeit_seat": 1})
+    assert not blamed["ok"]
+
+
+def test_a_referee_worded_code_with_other_words_is_named_in_full():
+    record = {**forfeit("crash", "boom"), "termination": "resign"}
+    [v] = verdicts(record)
+    assert v["mismatches"] == [
+        {
+            "field": "termination",
+            "recorded": "resign",
+            "derived": None,
+            "reason": "a 'resign' forfeit's reason is worded by the referee, and this one is not",
+        }
+    ]
+
+
+def test_a_number_past_4300_digits_is_named_with_the_limit():
+    [v] = verify_lines(['{"game": "hex", "moves": [], "seed": ' + "9" * 5000 + "}"], "g.jsonl")
+    assert v["error"] == {
+        "reason": "g.jsonl, line 1: Exceeds the limit (4300 digits) for integer string conversion: "
+        "value has 5000 digits; numbers in records have at most 4300 digits"
+    }
+
+
+def test_values_nested_past_what_python_can_read_are_named():
+    [v] = verify_lines(['{"game": "hex", "moves": [], "details": ' + "[" * 100000 + "]" * 100000 + "}"], "g.jsonl")
+    assert v["error"] == {"reason": "g.jsonl, line 1: values nested too deep to be a record"}
+
+
+def test_options_that_are_no_object_are_named():
+    [v] = verify_lines(['{"game": "hex", "moves": [], "options": [4]}'], "g.jsonl")
+    assert v["error"] == {"reason": 'g.jsonl, line 1: "options" must be an object'}
+
+
+def test_a_record_with_a_wrong_field_keeps_its_line_number_and_id():
+    good = finished()
+    _, bad = verdicts(good, {**good, "seed": "1"})
+    assert (bad["line"], bad["id"], bad["ok"]) == (2, 3, False)
+    assert bad["error"] == {"reason": "t.jsonl, line 2: 'seed': Input should be a valid integer (got '1')"}
