@@ -3,16 +3,19 @@ processes): the same table as a local run, a worker killed mid-tournament, an en
 missing on one worker, a coordinator killed with -9."""
 
 import json
+import logging
 import os
 import pickle
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -25,14 +28,26 @@ dask_config = pytest.importorskip("dask.config")
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, run_arena_in_order, write_tournament  # noqa: E402
 
 from arena.cli import main  # noqa: E402
+from arena.engine.player import EngineSpec  # noqa: E402
 from arena.engine.sandbox import sandbox_problem  # noqa: E402
+from arena.match import TimeControl  # noqa: E402
 from arena.record import GameRecord  # noqa: E402
-from arena.tournament.cluster import ClusterGames, ClusterSpec, EngineUnavailable, first_copies  # noqa: E402
+from arena.tournament import cluster as arena_cluster  # noqa: E402
+from arena.tournament.cluster import (  # noqa: E402
+    ClusterError,
+    ClusterGames,
+    ClusterSpec,
+    EngineUnavailable,
+    _BatchSize,
+    _failed_everywhere,
+    first_copies,
+    game_of,
+)
 from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.pool import Lost  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 from arena.tournament.schedule import ScheduledGame  # noqa: E402
-from arena.tournament.worker import Worker, WorkerError  # noqa: E402
+from arena.tournament.worker import Worker, WorkerConfig, WorkerError  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -602,3 +617,308 @@ def test_a_game_that_comes_back_twice_is_kept_once_whatever_its_outcome() -> Non
         GameRecord(id=6, game="hex", moves=[])
     ]
     assert seen == {3, 4, 5, 6}
+
+
+# -- In this process: the addresses, the batch size, the workers' side and the coordinator on an
+# in-process LocalCluster (threads, no worker processes), so that the fast tests reach cluster.py.
+
+SCHEDULER_FORMS = (
+    "give tcp://HOST:PORT or tls://HOST:PORT of a Dask scheduler (an IPv6 HOST in brackets), "
+    "or local:N for N workers on this machine"
+)
+
+
+@pytest.mark.parametrize(
+    "address, problem",
+    [
+        ("nowhere", "it has no transport"),
+        ("foo://head:8786", "the transport 'foo://' is not one arena plays over"),
+        ("tcp://", "it names no host and no port"),
+        ("tcp://head", "it names no port"),
+        ("tcp://[::1", "an IPv6 host needs its closing bracket and a port, as in [::1]:8786"),
+        ("tcp://[::1]8786", "an IPv6 host needs its closing bracket and a port, as in [::1]:8786"),
+        ("tcp://::1:8786", "an IPv6 host goes in brackets, as in [::1]:8786"),
+        ("tcp://:8786", "it names no host"),
+        ("tcp://[]:8786", "it names no host"),
+        ("tcp://head:", "it has no port (1 to 65535) after the host"),
+        ("tcp://head:0", "'0' is not a port (1 to 65535)"),
+        ("tcp://head:65536", "'65536' is not a port (1 to 65535)"),
+        ("tcp://head:http", "'http' is not a port (1 to 65535)"),
+        ("tcp://head:\uff18\uff17", "'\uff18\uff17' is not a port (1 to 65535)"),  # full-width digits
+    ],
+)
+def test_a_scheduler_address_arena_cannot_use_is_refused_with_its_reason_and_the_forms(address, problem):
+    with pytest.raises(ClusterError) as refused:
+        ClusterSpec.parse(address)
+    assert str(refused.value) == f"cluster {address!r}: {problem}; {SCHEDULER_FORMS}"
+
+
+@pytest.mark.parametrize("address", ["local:0", "local:257", "local:", "local:x", "local:\u00b2", "local:-1"])
+def test_a_local_cluster_needs_1_to_256_workers(address):
+    with pytest.raises(ClusterError) as refused:
+        ClusterSpec.parse(address)
+    assert str(refused.value) == f"cluster {address!r}: write local:N with N from 1 to 256 worker processes"
+
+
+def test_a_cluster_spec_keeps_its_address_its_ways_to_tell_and_its_local_workers():
+    echo, tell = [].append, [].append
+    for text, workers in [("local:1", 1), (" local:256 ", 256), ("tcp://head:1", None), ("tcp://[::1]:65535", None)]:
+        spec = ClusterSpec.parse(text, echo, tell)
+        assert spec == ClusterSpec(text.strip(), echo, tell)
+        assert spec.local_workers == workers
+    assert ClusterSpec.parse("tcp://head:8786") == ClusterSpec("tcp://head:8786", print, None)
+
+
+TLS_ADVICE_TAIL = (
+    "give distributed.comm.tls.ca-file, distributed.comm.tls.client.cert, distributed.comm.tls.client.key in "
+    "Dask's configuration (~/.config/dask/*.yaml) or as the environment variables "
+    "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT, "
+    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY (see docs/cluster.md)"
+)
+
+
+def test_a_tls_address_without_dasks_tls_settings_is_refused_naming_those_missing():
+    unset = {"distributed.comm.tls.ca-file": None, "distributed.comm.tls.client.cert": None}
+    with dask_config.set(unset), pytest.raises(ClusterError) as refused:
+        ClusterSpec.parse("tls://head:8786")
+    assert str(refused.value) == (
+        "cluster 'tls://head:8786': a tls:// address needs Dask's TLS settings (distributed.comm.tls.ca-file and "
+        f"distributed.comm.tls.client.cert are not set): {TLS_ADVICE_TAIL}"
+    )
+    with dask_config.set({**unset, "distributed.comm.tls.ca-file": "ca.pem"}), pytest.raises(ClusterError) as refused:
+        ClusterSpec.parse("tls://head:8786")
+    assert str(refused.value) == (
+        "cluster 'tls://head:8786': a tls:// address needs Dask's TLS settings (distributed.comm.tls.client.cert "
+        f"is not set): {TLS_ADVICE_TAIL}"
+    )
+    # the key may be in the certificate's file: not needed
+    with dask_config.set({**unset, "distributed.comm.tls.ca-file": "ca.pem", "distributed.comm.tls.client.cert": "c"}):
+        assert ClusterSpec.parse("tls://head:8786").address == "tls://head:8786"
+    with dask_config.set(unset):  # only a tls:// address needs them
+        assert ClusterSpec.parse("tcp://head:8786").address == "tcp://head:8786"
+
+
+def test_a_task_carries_as_many_games_as_take_about_50_ms_growing_at_most_twofold():
+    batch = _BatchSize()
+    assert (batch.size, batch.per_game_s) == (1, None)
+    sizes = []
+    for _ in range(7):
+        batch.learn(batch.size, batch.size * 0.001)  # a millisecond a game: 50 games fit in 50 ms
+        sizes.append(batch.size)
+    assert sizes == [2, 4, 8, 16, 32, 50, 50]
+    assert batch.per_game_s == pytest.approx(0.001)
+    batch.learn(1, 0.199)  # the mean of the per-game times so far and this task's: 0.1 s
+    assert (batch.size, batch.per_game_s) == (1, pytest.approx(0.1))
+    batch.learn(0, 0.0)  # a task that played no game: its time counts as one game's
+    assert batch.per_game_s == pytest.approx(0.05) and batch.size == 1
+
+
+def test_a_task_never_carries_more_than_256_games_however_quick_they_are():
+    batch = _BatchSize()
+    for _ in range(10):
+        batch.learn(batch.size, 0.0)
+    assert batch.size == 256 and batch.per_game_s == 0.0
+
+
+def test_an_outcome_names_its_game_and_a_second_copy_is_logged(caplog):
+    scheduled = ScheduledGame(index=4, round=0, seats=("a", "b"), seed=1)
+    assert [
+        game_of(o) for o in [GameRecord(id=3, game="hex", moves=[]), Lost(scheduled, "x"), WorkerError(5, "e")]
+    ] == [3, 4, 5]
+    assert game_of(GameRecord(game="hex", moves=[])) == -1
+    with caplog.at_level(logging.ERROR, logger="arena.cluster"):
+        assert first_copies(
+            [GameRecord(id=3, game="hex", moves=[]), GameRecord(id=3, game="hex", moves=[])], set()
+        ) == [GameRecord(id=3, game="hex", moves=[])]
+    assert [r.getMessage() for r in caplog.records] == ["game 3 arrived twice; the second copy is ignored"]
+
+
+def test_the_engines_no_worker_could_start_are_those_failing_on_every_worker():
+    answers = {
+        "w1": ({"a": "crash: not here", "b": "crash: nor b"}, {}),
+        "w2": ({"a": "crash: not there"}, {}),
+    }
+    assert _failed_everywhere(answers) == {"a": "crash: not here"}  # one worker's fault, b played on w2
+    assert _failed_everywhere({"w1": ({}, {}), "w2": ({"a": "crash: x"}, {})}) == {}
+    assert _failed_everywhere({**answers, "w3": OSError("no arena")}) == {}  # w3 says nothing of the engines
+
+
+HEX3 = {"size": 3, "swap": False}  # the zoo's engines play the first free cell: Red (seat 0) wins every game
+
+
+def zoo_config(zoo_c: str, marker: Path, *broken: EngineSpec, max_failures: dict | None = None) -> WorkerConfig:
+    """Two good engines of the C zoo, a and b (each writes its pid to ``marker``), then ``broken``,
+    for Hex 3x3 games, under a run tag of its own."""
+    env = (("ZOO_PIDS", str(marker)),)
+    engines = [EngineSpec(name, (zoo_c, "good"), env=env) for name in ("a", "b")] + list(broken)
+    return WorkerConfig(
+        "t",
+        "hex",
+        HEX3,
+        {e.name: e for e in engines},
+        TimeControl(movetime_ms=2000),
+        run_tag=f"run-{uuid.uuid4().hex}",
+        max_failures=max_failures or {},
+        coordinator=os.getpid(),
+        spin=True,
+        share_core=True,
+        affinity=True,
+    )
+
+
+def hex3_games(count: int, seats: tuple[str, str] = ("a", "b"), first: int = 0) -> list[ScheduledGame]:
+    """Games ``first``.. of ``seats``, their seats swapped every other game."""
+    return [ScheduledGame(i, 0, seats if i % 2 == 0 else seats[::-1], seed=i) for i in range(first, first + count)]
+
+
+def started_pids(marker: Path) -> list[int]:
+    return [int(p) for p in marker.read_text().split()] if marker.exists() else []
+
+
+def wait_gone(marker: Path) -> None:
+    """Every engine that wrote its pid to ``marker`` has ended."""
+    from arena.engine import proctree
+
+    wait_until(lambda: not proctree.tagged_pids(str(marker), key="ZOO_PIDS"), timeout=10)
+
+
+MISSING = EngineSpec("gone", ("/nonexistent/engine",))
+MISSING_FAULT = "crash: cannot start '/nonexistent/engine': No such file or directory"
+
+
+def test_a_workers_handshake_names_each_engine_that_cannot_start_once_and_keeps_the_started(zoo_c, tmp_path):
+    marker = tmp_path / "pids"
+    undeclared = EngineSpec("fussy", (zoo_c, "good"), options=(("depth", "3"),))
+    state = arena_cluster._RunState(zoo_config(zoo_c, marker, MISSING, undeclared))
+    refusal = "refused: option 'depth' is not one the engine declared (it declares no options)"
+    try:
+        problems = state.handshake()
+        assert problems == {"gone": MISSING_FAULT, "fussy": f"handshake: {refusal}"}
+        assert state.refused == {"fussy": refusal}  # what it declares: the same on every worker
+        assert len(started_pids(marker)) == 2  # a and b, kept for the first game
+        assert state.handshake() is problems and len(started_pids(marker)) == 2  # it ran once
+        assert [sorted(w.engines) for w in state.idle] == [["a", "b"]]
+    finally:
+        state.shutdown()
+    assert state.idle == []
+    wait_gone(marker)
+
+
+def test_a_workers_handshake_skips_the_dropped_engines(zoo_c, tmp_path):
+    state = arena_cluster._RunState(zoo_config(zoo_c, tmp_path / "pids", MISSING))
+    try:
+        assert state.handshake(skip=("gone", "b")) == {}
+        assert len(started_pids(tmp_path / "pids")) == 1
+    finally:
+        state.shutdown()
+
+
+def test_a_worker_that_cannot_start_an_engine_refuses_its_games_naming_itself(zoo_c, tmp_path):
+    state = arena_cluster._RunState(zoo_config(zoo_c, tmp_path / "pids", MISSING))
+    try:
+        with pytest.raises(EngineUnavailable) as refused:
+            state.play(hex3_games(1), (0, 0, 0))
+        here = f"{socket.gethostname()} (pid {os.getpid()})"
+        assert (refused.value.address, refused.value.host, refused.value.problems) == (
+            "",
+            here,
+            {"gone": MISSING_FAULT},
+        )
+        # with "gone" dropped its games are forfeits that never start it: the worker plays
+        state.problems = None
+        assert [r.id for r in state.play(hex3_games(2), (0, 0, 1))] == [0, 1]
+        assert state.dropped == [0, 0, 1]
+    finally:
+        state.shutdown()
+
+
+def test_a_workers_task_plays_its_games_in_turn_on_one_set_of_engines(zoo_c, tmp_path):
+    marker = tmp_path / "pids"
+    state = arena_cluster._RunState(zoo_config(zoo_c, marker))
+    try:
+        records = state.play(hex3_games(3), (0, 0))
+        assert [(r.id, r.players, r.winner, r.termination.value) for r in records] == [
+            (0, ["a", "b"], 0, "normal"),
+            (1, ["b", "a"], 0, "normal"),
+            (2, ["a", "b"], 0, "normal"),
+        ]
+        assert len(state.idle) == 1 and len(started_pids(marker)) == 2  # the handshake's engines played them
+        assert state.dropped == [0, 0]
+    finally:
+        state.shutdown()
+    wait_gone(marker)
+
+
+def test_a_task_stops_after_a_game_failing_an_engine_the_drop_rule_counts(zoo_c, tmp_path):
+    dud = EngineSpec("dud", (zoo_c, "segv", "2"))  # crashes at its second move
+    games = hex3_games(4, ("dud", "a"))
+    state = arena_cluster._RunState(zoo_config(zoo_c, tmp_path / "pids", dud, max_failures={"dud": 2}))
+    try:
+        records = state.play(games, (0, 0, 0))
+        assert [(r.id, r.termination.value, r.forfeit_seat) for r in records] == [(0, "crash", 0)]
+    finally:
+        state.shutdown()
+    state = arena_cluster._RunState(zoo_config(zoo_c, tmp_path / "pids", dud, max_failures={"dud": 0}))  # never dropped
+    try:
+        records = state.play(games, (0, 0, 0))
+        assert [(r.id, r.termination.value) for r in records] == [
+            (0, "crash"),
+            (1, "crash"),
+            (2, "crash"),
+            (3, "crash"),
+        ]
+    finally:
+        state.shutdown()
+
+
+def test_a_run_long_unused_on_a_worker_has_its_engines_quit_when_another_run_starts(zoo_c, tmp_path):
+    old, kept, new = (zoo_config(zoo_c, tmp_path / name) for name in ("old", "kept", "new"))
+    try:
+        stale, recent = arena_cluster._state(old), arena_cluster._state(kept)
+        stale.handshake()
+        assert arena_cluster._state(old) is stale
+        stale.used = time.monotonic() - arena_cluster.STALE_S - 1
+        recent.used = time.monotonic() - arena_cluster.STALE_S + 60
+        fresh = arena_cluster._state(new)
+        assert fresh.config is new and arena_cluster._RUNS[new.run_tag] is fresh
+        assert old.run_tag not in arena_cluster._RUNS and arena_cluster._RUNS[kept.run_tag] is recent
+        assert stale.idle == []
+        wait_gone(tmp_path / "old")
+    finally:
+        for config in (old, kept, new):
+            arena_cluster._release(config.run_tag)
+    assert not {old.run_tag, kept.run_tag, new.run_tag} & set(arena_cluster._RUNS)
+
+
+def test_a_drop_watching_and_release_reach_only_their_runs_state_on_a_worker(zoo_c, tmp_path):
+    config, other = zoo_config(zoo_c, tmp_path / "pids"), zoo_config(zoo_c, tmp_path / "other")
+    try:
+        state, bystander = arena_cluster._state(config), arena_cluster._state(other)
+        arena_cluster._drop_engine(config.run_tag, 1)
+        arena_cluster._drop_engine("no-such-run", 0)
+        assert (state.dropped, bystander.dropped) == ([0, 1], [0, 0])
+        before = time.monotonic()
+        arena_cluster._watch(config.run_tag)
+        arena_cluster._watch("no-such-run")
+        assert before + 3.0 <= state.watched_until <= time.monotonic() + 3.0 and bystander.watched_until == 0.0
+        assert arena_cluster._handshake(config, ("b",)) == ({}, {})
+        arena_cluster._release(config.run_tag)
+        arena_cluster._release("no-such-run")
+        assert config.run_tag not in arena_cluster._RUNS and arena_cluster._RUNS[other.run_tag] is bystander
+        assert state.idle == []
+        wait_gone(tmp_path / "pids")
+    finally:
+        arena_cluster._release(config.run_tag)
+        arena_cluster._release(other.run_tag)
+
+
+def test_a_worker_that_stops_quits_every_runs_engines(zoo_c, tmp_path, monkeypatch):
+    monkeypatch.setattr(arena_cluster, "_RUNS", {})
+    first, second = zoo_config(zoo_c, tmp_path / "first"), zoo_config(zoo_c, tmp_path / "second")
+    states = [arena_cluster._state(first), arena_cluster._state(second)]
+    for state in states:
+        state.handshake()
+    arena_cluster._release_all()
+    assert arena_cluster._RUNS == {} and [s.idle for s in states] == [[], []]
+    wait_gone(tmp_path / "first")
+    wait_gone(tmp_path / "second")
