@@ -16,6 +16,8 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -922,3 +924,167 @@ def test_a_worker_that_stops_quits_every_runs_engines(zoo_c, tmp_path, monkeypat
     assert arena_cluster._RUNS == {} and [s.idle for s in states] == [[], []]
     wait_gone(tmp_path / "first")
     wait_gone(tmp_path / "second")
+
+
+@contextmanager
+def threads_cluster(workers: int = 2, threads: int = 1) -> Iterator[distributed.LocalCluster]:
+    """A LocalCluster whose workers are threads of this process: a task runs cluster.py's
+    worker side here (and the tests see it); no dashboard."""
+    with distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=threads, processes=False, dashboard_address=None
+    ) as local:
+        yield local
+
+
+@contextmanager
+def opened(spec: ClusterSpec, config: WorkerConfig, may_start=None) -> Iterator[ClusterGames]:
+    games = spec.open(config, may_start)
+    try:
+        yield games
+    finally:
+        games.close()
+
+
+def worker_addresses(local: distributed.LocalCluster) -> list[str]:
+    """The workers' addresses in the order of their names (0, 1, ...)."""
+    return [worker.address for _, worker in sorted(local.workers.items())]
+
+
+def played(batches: Iterable[list]) -> list[tuple]:
+    """The games' ids, seats, winners and endings, in id order."""
+    return sorted((r.id, tuple(r.players), r.winner, r.termination.value) for batch in batches for r in batch)
+
+
+def expected_games(games: list[ScheduledGame]) -> list[tuple]:
+    return [(g.index, g.seats, 0, "normal") for g in games]  # Red (seat 0) wins every Hex 3x3 game of the zoo
+
+
+def test_a_cluster_plays_every_game_once_in_batches_and_quits_its_engines_at_the_end(zoo_c, tmp_path):
+    marker = tmp_path / "pids"
+    config = zoo_config(zoo_c, marker)
+    said: list[str] = []
+    told: list[str] = []
+    games = hex3_games(20)
+    with threads_cluster() as local:
+        address = local.scheduler_address
+        with opened(ClusterSpec(address, said.append, told.append), config) as on_cluster:
+            assert (on_cluster.config.spin, on_cluster.config.share_core) == (False, False)  # for the local runner
+            assert (on_cluster.config.coordinator, on_cluster.config.affinity) == (0, False)
+            assert on_cluster.live is None and on_cluster.config.live_topic == ""
+            batches = list(on_cluster.imap_batches(games))
+            assert on_cluster.bad == {} and on_cluster.dropped == [0, 0]
+            assert on_cluster.batch.size > 1 and max(len(batch) for batch in batches) > 1
+            dashboard = on_cluster.client.dashboard_link
+            assert config.run_tag in arena_cluster._RUNS
+            w0, w1 = worker_addresses(local)
+        assert config.run_tag not in arena_cluster._RUNS  # released on every worker
+        assert on_cluster.client.status == "closed"
+        assert local.status.name == "running"  # a cluster arena did not start is left running
+    assert played(batches) == expected_games(games)
+    assert said == []
+    assert told[0] == f"arena: cluster {address}: dashboard {dashboard}"
+    assert told[1:] in (
+        [f"arena: cluster {address}: 2 workers can play: {w0} (0), {w1} (1)"],
+        [f"arena: cluster {address}: 2 workers can play: {w1} (1), {w0} (0)"],
+    )
+    wait_gone(marker)
+
+
+def test_a_clusters_games_come_one_by_one_to_a_caller_that_wants_them_so(zoo_c, tmp_path):
+    games = hex3_games(6)
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        outcomes = list(c.imap_unordered(games))
+        assert all(isinstance(outcome, GameRecord) for outcome in outcomes)
+        assert played([outcomes]) == expected_games(games)
+        c.terminate()  # as close: the run's engines quit on every worker
+        assert c.client.status == "closed"
+
+
+LOCAL_CLUSTER = distributed.LocalCluster
+
+
+class FakeLocalCluster:
+    """Stands for Dask's LocalCluster: what it was asked for, then a cluster of threads."""
+
+    def __init__(self, asked: list[dict], closed: list[bool], **kwargs) -> None:
+        asked.append(kwargs)
+        self.real = LOCAL_CLUSTER(n_workers=kwargs["n_workers"], processes=False, dashboard_address=None)
+        self.dashboard_link = self.real.dashboard_link
+        self.closed = closed
+
+    def close(self) -> None:
+        self.closed.append(True)
+        self.real.close()
+
+
+def test_local_n_starts_n_single_threaded_worker_processes_listening_on_this_machine_only(zoo_c, tmp_path, monkeypatch):
+    asked: list[dict] = []
+    closed: list[bool] = []
+    made: list[FakeLocalCluster] = []
+
+    def local_cluster(**kwargs):
+        made.append(FakeLocalCluster(asked, closed, **kwargs))
+        return made[-1]
+
+    real_client = distributed.Client
+    monkeypatch.setattr(distributed, "LocalCluster", local_cluster)
+    monkeypatch.setattr(distributed, "Client", lambda cluster: real_client(cluster.real))
+    told: list[str] = []
+    games = hex3_games(4)
+    with opened(ClusterSpec("local:2", tell=told.append), zoo_config(zoo_c, tmp_path / "pids")) as on_cluster:
+        assert on_cluster.cluster is made[0]
+        assert played(on_cluster.imap_batches(games)) == expected_games(games)
+        assert told[1].startswith("arena: cluster local:2: 2 workers can play: ")
+    assert asked == [
+        dict(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.CRITICAL,
+        )
+    ]
+    assert closed == [True]  # a cluster arena started is shut down with the run
+
+
+def test_a_scheduler_that_cannot_be_reached_is_a_clear_error(monkeypatch):
+    asked: list[tuple] = []
+
+    def unreachable(*args, **kwargs):
+        asked.append((args, kwargs))
+        raise OSError("Timed out trying to connect")
+
+    monkeypatch.setattr(distributed, "Client", unreachable)
+    config = WorkerConfig("t", "hex", HEX3, {}, TimeControl(movetime_ms=100))
+    for address, tls in [
+        ("tcp://head:8786", ""),
+        ("tls://head:8786", " and that Dask's TLS settings (distributed.comm.tls.*) name files that exist"),
+    ]:
+        with pytest.raises(ClusterError) as refused:
+            ClusterSpec(address).open(config)
+        assert str(refused.value) == (
+            f"cannot reach the Dask scheduler at {address} (Timed out trying to connect); start one with "
+            f"'dask scheduler' and give its address{tls} (see docs/cluster.md)"
+        )
+    assert asked == [(("tcp://head:8786",), {"timeout": 30.0}), (("tls://head:8786",), {"timeout": 30.0})]
+
+
+def test_a_local_cluster_whose_client_cannot_connect_is_shut_down(monkeypatch):
+    closed: list[bool] = []
+    monkeypatch.setattr(distributed, "LocalCluster", lambda **kw: FakeLocalCluster([], closed, **kw))
+
+    def timed_out(cluster):
+        raise TimeoutError("no answer")
+
+    monkeypatch.setattr(distributed, "Client", timed_out)
+    with pytest.raises(ClusterError) as refused:
+        ClusterSpec("local:1").open(WorkerConfig("t", "hex", HEX3, {}, TimeControl(movetime_ms=100)))
+    assert str(refused.value) == (
+        "cannot reach the Dask scheduler at local:1 (no answer); start one with 'dask scheduler' and give its "
+        "address (see docs/cluster.md)"
+    )
+    assert closed == [True]
