@@ -49,6 +49,7 @@ from arena.tournament.config import load_tournament  # noqa: E402
 from arena.tournament.pool import Lost  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 from arena.tournament.schedule import ScheduledGame  # noqa: E402
+from arena.tournament.verdict import StartupFailure  # noqa: E402
 from arena.tournament.worker import Worker, WorkerConfig, WorkerError  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -929,11 +930,19 @@ def test_a_worker_that_stops_quits_every_runs_engines(zoo_c, tmp_path, monkeypat
 @contextmanager
 def threads_cluster(workers: int = 2, threads: int = 1) -> Iterator[distributed.LocalCluster]:
     """A LocalCluster whose workers are threads of this process: a task runs cluster.py's
-    worker side here (and the tests see it); no dashboard."""
-    with distributed.LocalCluster(
-        n_workers=workers, threads_per_worker=threads, processes=False, dashboard_address=None
-    ) as local:
-        yield local
+    worker side here (and the tests see it); no dashboard.  The workers' log records are not
+    forwarded to the coordinator: here they would come back to this process's own "arena" logger,
+    to be forwarded again without end (``forwarded``: what the coordinator asked for)."""
+    forwarded.clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(distributed.Client, "forward_logging", lambda client, *args: forwarded.append(args))
+        with distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=threads, processes=False, dashboard_address=None
+        ) as local:
+            yield local
+
+
+forwarded: list[tuple] = []
 
 
 @contextmanager
@@ -977,6 +986,7 @@ def test_a_cluster_plays_every_game_once_in_batches_and_quits_its_engines_at_the
             dashboard = on_cluster.client.dashboard_link
             assert config.run_tag in arena_cluster._RUNS
             w0, w1 = worker_addresses(local)
+        assert forwarded == [("arena", logging.INFO)]  # the workers' log lines, in arena.log
         assert config.run_tag not in arena_cluster._RUNS  # released on every worker
         assert on_cluster.client.status == "closed"
         assert local.status.name == "running"  # a cluster arena did not start is left running
@@ -1032,6 +1042,7 @@ def test_local_n_starts_n_single_threaded_worker_processes_listening_on_this_mac
     real_client = distributed.Client
     monkeypatch.setattr(distributed, "LocalCluster", local_cluster)
     monkeypatch.setattr(distributed, "Client", lambda cluster: real_client(cluster.real))
+    monkeypatch.setattr(real_client, "forward_logging", lambda client, *args: None)  # (see threads_cluster)
     told: list[str] = []
     games = hex3_games(4)
     with opened(ClusterSpec("local:2", tell=told.append), zoo_config(zoo_c, tmp_path / "pids")) as on_cluster:
@@ -1088,3 +1099,148 @@ def test_a_local_cluster_whose_client_cannot_connect_is_shut_down(monkeypatch):
         "address (see docs/cluster.md)"
     )
     assert closed == [True]
+
+
+def test_an_engine_no_worker_can_start_stops_the_run_before_any_game_naming_each_worker(zoo_c, tmp_path):
+    said: list[str] = []
+    config = zoo_config(zoo_c, tmp_path / "pids", MISSING)
+    with threads_cluster() as local, pytest.raises(StartupFailure) as stopped:
+        address = local.scheduler_address
+        workers = worker_addresses(local)
+        ClusterSpec(address, said.append).open(config)
+    assert str(stopped.value).startswith(
+        f"cluster {address} (no worker of the cluster could start them): engine 'gone' failed its start-up check "
+        f"({MISSING_FAULT}). The run stopped before its first game: "
+    )
+    assert sorted(said) == [
+        f"arena: cluster worker {w} ({name}) cannot play: engine gone: {MISSING_FAULT}; it gets no games"
+        for name, w in enumerate(workers)
+    ]
+    assert config.run_tag in arena_cluster._RUNS  # (the workers' engines quit with their process)
+    arena_cluster._release(config.run_tag)
+    wait_gone(tmp_path / "pids")
+
+
+def test_an_engine_whose_declarations_do_not_fit_is_refused_before_any_game(zoo_c, tmp_path, monkeypatch):
+    fussy = EngineSpec("fussy", (zoo_c, "good"), options=(("depth", "3"),))
+    config = zoo_config(zoo_c, tmp_path / "pids", fussy)
+    closed: list[bool] = []
+    close = ClusterGames._close_client
+    monkeypatch.setattr(ClusterGames, "_close_client", lambda self: (closed.append(True), close(self)))
+    with threads_cluster() as local, pytest.raises(ClusterError) as refused:
+        ClusterSpec(local.scheduler_address, [].append).open(config)
+    assert str(refused.value) == (
+        "tournament 't': engine 'fussy': refused: option 'depth' is not one the engine declared (it declares no "
+        "options). Fix the engine's entry (or the engine)."
+    )
+    assert closed == [True]  # the client let go
+    arena_cluster._release(config.run_tag)
+
+
+def test_an_engine_dropped_before_the_run_is_not_started_by_the_handshake(zoo_c, tmp_path):
+    config = zoo_config(zoo_c, tmp_path / "pids", MISSING)
+    said: list[str] = []
+    with threads_cluster(1) as local:
+        with opened(ClusterSpec(local.scheduler_address, said.append), config, lambda name: name != "gone") as c:
+            assert c.bad == {}
+            assert played(c.imap_batches(hex3_games(2))) == expected_games(hex3_games(2))
+    assert said == []
+
+
+def fake_handshake(answers: dict[str, object]):
+    """A handshake whose answer depends on the worker's name (the workers here share one process):
+    an exception is raised, anything else is the answer; unnamed workers run the real one."""
+    real = arena_cluster._handshake
+
+    def handshake(config, skip=(), dask_worker=None):  # Dask passes its worker to client.run's function
+        answer = answers.get(str(dask_worker.name))
+        if isinstance(answer, BaseException):
+            raise answer
+        return real(config, skip) if answer is None else answer
+
+    return handshake
+
+
+played_on: list[int] = []  # the workers (by name) that played play_saying_where's tasks
+
+
+def play_saying_where(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]):
+    """A game's task that notes its worker (a function of this module: Dask sends it by name)."""
+    played_on.append(distributed.get_worker().name)
+    return arena_cluster._play(config, games, dropped)
+
+
+def test_a_worker_that_cannot_play_is_named_and_the_games_go_to_the_others(zoo_c, tmp_path, monkeypatch):
+    monkeypatch.setattr(arena_cluster, "_handshake", fake_handshake({"1": ({"b": "crash: no b here"}, {})}))
+    monkeypatch.setattr(ClusterGames, "task", staticmethod(play_saying_where))
+    played_on.clear()
+    said: list[str] = []
+    told: list[str] = []
+    config = zoo_config(zoo_c, tmp_path / "pids")
+    games = hex3_games(12)
+    with threads_cluster() as local:
+        address = local.scheduler_address
+        w0, w1 = worker_addresses(local)
+        with opened(ClusterSpec(address, said.append, told.append), config) as c:
+            assert played(c.imap_batches(games)) == expected_games(games)
+            assert c.bad == {w1: "engine b: crash: no b here"}
+            assert c._threads() == 1
+    assert said == [f"arena: cluster worker {w1} (1) cannot play: engine b: crash: no b here; it gets no games"]
+    assert told[1:] == [f"arena: cluster {address}: 1 worker can play: {w0} (0)"]
+    assert played_on and set(played_on) == {0}
+
+
+def test_a_worker_where_arena_cannot_run_is_named_with_its_error(zoo_c, tmp_path, monkeypatch):
+    monkeypatch.setattr(arena_cluster, "_handshake", fake_handshake({"0": RuntimeError("no arena here")}))
+    said: list[str] = []
+    with threads_cluster() as local:
+        w0, w1 = worker_addresses(local)
+        with opened(ClusterSpec(local.scheduler_address, said.append), zoo_config(zoo_c, tmp_path / "pids")) as c:
+            assert c.bad == {w0: "cannot run arena there: RuntimeError: no arena here"}
+    assert said == [
+        f"arena: cluster worker {w0} (0) cannot play: cannot run arena there: RuntimeError: no arena here; "
+        "it gets no games"
+    ]
+
+
+def test_a_cluster_where_arena_runs_on_no_worker_is_refused(zoo_c, tmp_path, monkeypatch):
+    broken = {"0": RuntimeError("no arena here"), "1": ({"a": "crash: no a"}, {})}
+    monkeypatch.setattr(arena_cluster, "_handshake", fake_handshake(broken))
+    with threads_cluster() as local, pytest.raises(ClusterError) as refused:
+        address = local.scheduler_address
+        ClusterSpec(address, [].append).open(zoo_config(zoo_c, tmp_path / "pids"))
+    assert str(refused.value) == (
+        f"no worker of the cluster at {address} can start every engine; install the engines there (see docs/cluster.md)"
+    )
+
+
+def test_a_cluster_with_no_workers_yet_says_so_and_its_games_wait_for_one(zoo_c, tmp_path, caplog):
+    told: list[str] = []
+    games = hex3_games(3)
+    with threads_cluster(0) as local:
+        address = local.scheduler_address
+        with opened(ClusterSpec(address, tell=told.append), zoo_config(zoo_c, tmp_path / "pids")) as c:
+            local.scale(1)
+            assert played(c.imap_batches(games)) == expected_games(games)
+    assert told[1:] == [f"arena: cluster {address}: no workers yet; the games wait for one to join"]
+    assert "the cluster has no workers yet; games wait for one to join" in [
+        r.getMessage() for r in caplog.records if r.name == "arena.cluster"
+    ]
+
+
+def test_a_worker_joining_later_that_cannot_start_an_engine_is_named_once_and_its_games_are_lost(zoo_c, tmp_path):
+    said: list[str] = []
+    config = zoo_config(zoo_c, tmp_path / "pids", MISSING)
+    games = hex3_games(2)
+    host = f"{socket.gethostname()} (pid {os.getpid()})"
+    with threads_cluster(0) as local:
+        with opened(ClusterSpec(local.scheduler_address, said.append), config) as c:
+            local.scale(1)
+            outcomes = [o for batch in c.imap_batches(games) for o in batch]
+            (worker,) = worker_addresses(local)
+            assert c.bad == {worker: f"{host}: engine gone: {MISSING_FAULT}"}
+    assert said == [
+        f"arena: cluster worker {worker} cannot play: {host}: engine gone: {MISSING_FAULT}; it gets no more games"
+    ]
+    why = f"it landed 3 times on cluster workers that cannot start its engines (last: {host}: engine gone: {MISSING_FAULT})"
+    assert sorted(outcomes, key=game_of) == [Lost(game, why) for game in games]
