@@ -16,9 +16,11 @@ import sys
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -1244,3 +1246,116 @@ def test_a_worker_joining_later_that_cannot_start_an_engine_is_named_once_and_it
     ]
     why = f"it landed 3 times on cluster workers that cannot start its engines (last: {host}: engine gone: {MISSING_FAULT})"
     assert sorted(outcomes, key=game_of) == [Lost(game, why) for game in games]
+
+
+failing: dict[int, BaseException] = {}  # play_or_fail's games that fail (by index), and how
+
+
+def play_or_fail(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]):
+    """A game's task that raises ``failing``'s exception for its game, else plays."""
+    for game in games:
+        if game.index in failing:
+            raise failing[game.index]
+    return arena_cluster._play(config, games, dropped)
+
+
+def test_a_game_whose_task_fails_or_whose_workers_die_or_refuse_it_is_lost_the_others_stored(
+    zoo_c, tmp_path, monkeypatch
+):
+    host = "node7 (pid 9)"
+    refusal = EngineUnavailable("", host, {"a": "crash: not here"})  # no address: no worker to name
+    killed = distributed.scheduler.KilledWorker("arena-x", SimpleNamespace(address="tcp://gone:1"), 3)
+    failing.clear()
+    failing.update({1: ZeroDivisionError("division by zero"), 2: killed, 3: refusal})
+    monkeypatch.setattr(ClusterGames, "task", staticmethod(play_or_fail))
+    said: list[str] = []
+    games = hex3_games(5)
+    with threads_cluster(1) as local:
+        with opened(ClusterSpec(local.scheduler_address, said.append), zoo_config(zoo_c, tmp_path / "pids")) as c:
+            outcomes = sorted((o for batch in c.imap_batches(games) for o in batch), key=game_of)
+            assert c.bad == {}
+    failing.clear()
+    assert outcomes[1:4] == [
+        Lost(games[1], "its Dask task failed: ZeroDivisionError: division by zero"),
+        Lost(games[2], f"the Dask workers playing it died too often ({killed})"),
+        Lost(
+            games[3],
+            f"it landed 3 times on cluster workers that cannot start its engines (last: {host}: engine a: crash: not here)",
+        ),
+    ]
+    assert played([[outcomes[0], outcomes[4]]]) == expected_games([games[0], games[4]])
+    assert said == []
+
+
+def test_a_result_dask_loses_is_played_again_and_lost_the_third_time(zoo_c, tmp_path, monkeypatch, caplog):
+    real_result = distributed.Future.result
+    taken: list[str] = []
+
+    def lost_for(times: int):
+        def result(self, *args, **kwargs):
+            taken.append(self.key)
+            if "-game-2-" in self.key and taken.count(self.key) == 1 and sum("-game-2-" in k for k in taken) <= times:
+                raise RuntimeError("bound to a different event loop")
+            return real_result(self, *args, **kwargs)
+
+        return result
+
+    games = hex3_games(3)
+    for times, tries, expected in [(1, 2, expected_games(games)), (3, 3, expected_games(games[:2]))]:
+        monkeypatch.setattr(distributed.Future, "result", lost_for(times))
+        taken.clear()
+        caplog.clear()
+        config = zoo_config(zoo_c, tmp_path / "pids")
+        with threads_cluster(1) as local, opened(ClusterSpec(local.scheduler_address), config) as c:
+            outcomes = [o for batch in c.imap_batches(games) for o in batch]
+        records = [o for o in outcomes if isinstance(o, GameRecord)]
+        assert played([records]) == expected
+        tag = config.run_tag[:12]
+        assert taken[:3] == [f"arena-{tag}-game-{i}-{i}-x1" for i in range(3)]  # one game a task at first
+        assert [k for k in taken if "-game-2-" in k] == [f"arena-{tag}-game-2-{n}-x1" for n in range(2, 2 + tries)]
+        warned = [r.getMessage() for r in caplog.records if r.name == "arena.cluster"]
+        assert (
+            warned
+            == [
+                "games 2: Dask lost their result (RuntimeError: bound to a different event loop); they are played again"
+            ]
+            * times
+        )
+    assert outcomes[-1] == Lost(
+        games[2], "it had its result lost by Dask 3 times (last: RuntimeError: bound to a different event loop)"
+    )
+
+
+partial_batches: list[list[int]] = []  # the games of play_only_the_first's tasks
+
+
+def play_only_the_first(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]):
+    """A task stopped after its first game (as for the drop rule): the others go back."""
+    partial_batches.append([g.index for g in games])
+    return arena_cluster._play(config, games[:1], dropped)
+
+
+def test_the_games_a_task_did_not_play_are_submitted_again_first(zoo_c, tmp_path, monkeypatch):
+    monkeypatch.setattr(ClusterGames, "task", staticmethod(play_only_the_first))
+    partial_batches.clear()
+    games = hex3_games(4)
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        c.batch.size = 4
+        c.batch.per_game_s = 0.001
+        assert played(c.imap_batches(games)) == expected_games(games)
+    assert partial_batches[0] == [0, 1, 2, 3]
+    assert partial_batches[1][0] == 1  # the games handed back lead the queue
+    assert sorted(b[0] for b in partial_batches) == [0, 1, 2, 3]  # each game played once
+
+
+def test_the_requeued_games_lead_the_queue_and_a_game_bouncing_3_times_is_given_up():
+    games = hex3_games(3)
+    queue = deque(hex3_games(1, first=9))
+    bounces = {1: 2}
+    lost = ClusterGames._again(games, bounces, queue, "fell off")
+    assert lost == [Lost(games[1], "it fell off")]
+    assert list(queue) == [games[0], games[2], *hex3_games(1, first=9)]
+    assert bounces == {0: 1, 1: 3, 2: 1}
