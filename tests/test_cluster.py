@@ -2,6 +2,7 @@
 processes): the same table as a local run, a worker killed mid-tournament, an engine
 missing on one worker, a coordinator killed with -9."""
 
+import dataclasses
 import json
 import logging
 import os
@@ -37,6 +38,7 @@ from arena.engine.sandbox import sandbox_problem  # noqa: E402
 from arena.match import TimeControl  # noqa: E402
 from arena.record import GameRecord  # noqa: E402
 from arena.tournament import cluster as arena_cluster  # noqa: E402
+from arena.tournament import livegames  # noqa: E402
 from arena.tournament.cluster import (  # noqa: E402
     ClusterError,
     ClusterGames,
@@ -48,6 +50,7 @@ from arena.tournament.cluster import (  # noqa: E402
     game_of,
 )
 from arena.tournament.config import load_tournament  # noqa: E402
+from arena.tournament.livegames import touch_watching  # noqa: E402
 from arena.tournament.pool import Lost  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 from arena.tournament.schedule import ScheduledGame  # noqa: E402
@@ -1359,3 +1362,193 @@ def test_the_requeued_games_lead_the_queue_and_a_game_bouncing_3_times_is_given_
     assert lost == [Lost(games[1], "it fell off")]
     assert list(queue) == [games[0], games[2], *hex3_games(1, first=9)]
     assert bounces == {0: 1, 1: 3, 2: 1}
+
+
+def test_an_engine_dropped_during_the_run_is_never_started_again_on_any_worker(zoo_c, tmp_path):
+    marker = tmp_path / "pids"
+    config = zoo_config(zoo_c, marker, EngineSpec("c", (zoo_c, "good"), env=(("ZOO_PIDS", str(tmp_path / "c")),)))
+    with threads_cluster() as local, opened(ClusterSpec(local.scheduler_address), config) as c:
+        c.drop("c")
+        assert c.dropped == [0, 0, 1]
+        assert arena_cluster._RUNS[config.run_tag].dropped == [0, 0, 1]  # told to every worker at once
+        arena_cluster._release(config.run_tag)  # the handshake's engines, c's among them, quit
+        wait_gone(tmp_path / "c")
+        outcomes = played(c.imap_batches(hex3_games(2, ("c", "a"))))
+    assert outcomes == [(0, ("c", "a"), 1, "dropped"), (1, ("a", "c"), 0, "dropped")]
+    assert len(started_pids(tmp_path / "c")) == 1  # by the handshake only (the workers here share one process)
+
+
+def test_a_drop_the_workers_cannot_be_told_of_still_travels_with_every_task(zoo_c, tmp_path, monkeypatch, caplog):
+    config = zoo_config(zoo_c, tmp_path / "pids")
+    with threads_cluster(1) as local, opened(ClusterSpec(local.scheduler_address), config) as c:
+        run = c.client.run
+
+        def unreachable(function, *args, **kwargs):
+            if function is arena_cluster._drop_engine:
+                raise OSError("worker gone")
+            return run(function, *args, **kwargs)
+
+        monkeypatch.setattr(c.client, "run", unreachable)
+        c.drop("b")
+        assert arena_cluster._RUNS[config.run_tag].dropped == [0, 0]
+        outcomes = played(c.imap_batches(hex3_games(2)))
+        assert arena_cluster._RUNS[config.run_tag].dropped == [0, 1]  # the task told it
+    assert outcomes == [(0, ("a", "b"), 0, "dropped"), (1, ("b", "a"), 1, "dropped")]
+    assert "could not tell the cluster's workers that b is dropped: worker gone" in [
+        r.getMessage() for r in caplog.records if r.name == "arena.cluster"
+    ]
+
+
+def test_a_cluster_going_away_at_the_end_is_logged_and_the_client_still_closed(zoo_c, tmp_path, monkeypatch, caplog):
+    config = zoo_config(zoo_c, tmp_path / "pids")
+    with threads_cluster(1) as local:
+        c = ClusterSpec(local.scheduler_address).open(config)
+
+        def gone(*args, **kwargs):
+            raise OSError("scheduler gone")
+
+        monkeypatch.setattr(c.client, "run", gone)
+        c.close()
+        assert c.client.status == "closed"
+    assert "could not release the engines on the cluster: scheduler gone" in [
+        r.getMessage() for r in caplog.records if r.name == "arena.cluster"
+    ]
+    arena_cluster._release(config.run_tag)
+
+
+class PendingFuture:
+    """Stands for a task's future in _rescue: its status, and whether it was cancelled."""
+
+    def __init__(self, status: str = "pending") -> None:
+        self.status = status
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def test_games_waiting_for_workers_that_are_gone_are_queued_again_first(zoo_c, tmp_path):
+    games = hex3_games(6)
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        (alive,) = worker_addresses(local)
+        stuck, tied_alive, anywhere, finished = (
+            PendingFuture(),
+            PendingFuture(),
+            PendingFuture(),
+            PendingFuture("finished"),
+        )
+        pending = {
+            stuck: arena_cluster._Task(games[0:2], ["tcp://gone:1"]),
+            tied_alive: arena_cluster._Task(games[2:3], ["tcp://gone:1", alive]),
+            anywhere: arena_cluster._Task(games[3:4], []),
+            finished: arena_cluster._Task(games[4:5], ["tcp://gone:1"]),
+        }
+        queue = deque(games[5:])
+        c._rescue(pending, queue)
+    assert list(pending) == [tied_alive, anywhere, finished]
+    assert [f.cancelled for f in (stuck, tied_alive, anywhere, finished)] == [True, False, False, False]
+    assert list(queue) == [games[0], games[1], games[5]]
+
+
+release_tasks = threading.Event()  # wait_to_play's tasks wait for it
+
+
+def wait_to_play(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]):
+    release_tasks.wait(30)
+    return arena_cluster._play(config, games, dropped)
+
+
+@pytest.mark.parametrize("threads, in_flight", [(1, 8), (5, 10)])
+def test_the_tasks_in_flight_are_two_a_worker_thread_and_at_least_eight(
+    zoo_c, tmp_path, monkeypatch, threads, in_flight
+):
+    monkeypatch.setattr(ClusterGames, "task", staticmethod(wait_to_play))
+    release_tasks.clear()
+    games = hex3_games(12)
+    with threads_cluster(1, threads) as local:
+        with opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "pids")) as c:
+            submitted: list[int] = []
+            submit = c._submit
+            monkeypatch.setattr(
+                c, "_submit", lambda batch, attempt: (submitted.append(len(batch)), submit(batch, attempt))[1]
+            )
+            counted: list[int] = []
+
+            def release_when_filled() -> None:
+                wait_until(lambda: len(submitted) >= in_flight, timeout=10)
+                time.sleep(0.1)  # a task more would be submitted by now
+                counted.append(len(submitted))
+                release_tasks.set()
+
+            releaser = threading.Thread(target=release_when_filled)
+            releaser.start()
+            try:
+                assert played(c.imap_batches(games)) == expected_games(games)
+            finally:
+                release_tasks.set()
+                releaser.join()
+    assert counted == [in_flight] and submitted[:in_flight] == [1] * in_flight
+
+
+def test_games_not_yet_submitted_are_not_played_once_the_caller_cancels_them(zoo_c, tmp_path):
+    games = hex3_games(30)
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        ids = []
+        for batch in c.imap_batches(games):
+            c.cancel_queued()
+            ids += [r.id for r in batch]
+    assert sorted(ids) == list(range(len(ids))) and 8 <= len(ids) < 30
+
+
+def test_the_schedulers_list_of_workers_is_asked_for_again_after_a_second(zoo_c, tmp_path, monkeypatch):
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        asked: list[float] = []
+        info = c.client.scheduler_info
+        monkeypatch.setattr(c.client, "scheduler_info", lambda: (asked.append(time.monotonic()), info())[1])
+        now = time.monotonic()
+        c._known = (now, c._known[1])
+        assert c._workers() == c._known[1] and asked == []
+        c._workers(fresh=True)
+        assert len(asked) == 1
+        c._known = (now - 1.1, c._known[1])
+        assert list(c._workers()) == worker_addresses(local) and len(asked) == 2
+        c._known = (time.monotonic() - 0.9, c._known[1])
+        c._workers()
+        assert len(asked) == 2
+
+
+def test_watched_games_travel_from_the_workers_to_the_folders_live_files(zoo_c, tmp_path, monkeypatch):
+    monkeypatch.setattr(arena_cluster, "MARK_S", 0.01)  # the coordinator tells the workers every 10 ms
+    monkeypatch.setattr(livegames, "CHECK_S", 0.01)  # and looks at the watching mark as often
+    live = tmp_path / "live"
+    config = dataclasses.replace(zoo_config(zoo_c, tmp_path / "pids"), live_dir=str(live))
+    with threads_cluster(1) as local, opened(ClusterSpec(local.scheduler_address), config) as c:
+        topic = f"arena-live-{config.run_tag}"
+        assert (c.config.live_dir, c.config.live_topic) == ("", topic)  # a worker may lack the folder
+        assert c.live is not None and c.live.thread is not None and c.live.thread.name == "arena-live"
+        state = arena_cluster._RUNS[config.run_tag]
+        time.sleep(0.05)
+        assert state.watched_until == 0.0  # nobody watches: the workers are not told
+        touch_watching(live)
+        wait_until(lambda: state.watched_until > time.monotonic(), timeout=10)
+        assert played(c.imap_batches(hex3_games(1))) == expected_games(hex3_games(1))
+        channel = state.live  # made by the first game's task, on its worker
+        assert channel is not None and channel.watched()
+        sink = channel.sink(7)
+        sink.write('{"id":7}\n')
+        sink.flush()  # sent as the worker's event, written by the coordinator
+        wait_until(lambda: (live / "7.jsonl").exists() and (live / "7.jsonl").read_text() == '{"id":7}\n', timeout=10)
+        sink.close()
+        wait_until(lambda: not (live / "7.jsonl").exists(), timeout=10)
+        relaying = c.live
+    assert not relaying.thread.is_alive() and relaying.stopping.is_set()
+    arena_cluster._release(config.run_tag)
