@@ -987,7 +987,7 @@ def test_a_cluster_plays_every_game_once_in_batches_and_quits_its_engines_at_the
             assert on_cluster.live is None and on_cluster.config.live_topic == ""
             batches = list(on_cluster.imap_batches(games))
             assert on_cluster.bad == {} and on_cluster.dropped == [0, 0]
-            assert on_cluster.batch.size > 1 and max(len(batch) for batch in batches) > 1
+            assert on_cluster.batch.per_game_s is not None  # learnt from the tasks (see below)
             dashboard = on_cluster.client.dashboard_link
             assert config.run_tag in arena_cluster._RUNS
             w0, w1 = worker_addresses(local)
@@ -1552,3 +1552,29 @@ def test_watched_games_travel_from_the_workers_to_the_folders_live_files(zoo_c, 
         relaying = c.live
     assert not relaying.thread.is_alive() and relaying.stopping.is_set()
     arena_cluster._release(config.run_tag)
+
+
+task_games: list[int] = []  # the games each play_2ms_a_game task carried
+
+
+def play_2ms_a_game(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]):
+    """A game's task that says its games took 2 ms each."""
+    task_games.append(len(games))
+    outcomes, _ = arena_cluster._play(config, games, dropped)
+    return outcomes, 0.002 * len(games)
+
+
+def test_each_task_back_tells_how_many_games_the_next_ones_carry(zoo_c, tmp_path, monkeypatch):
+    monkeypatch.setattr(ClusterGames, "task", staticmethod(play_2ms_a_game))
+    task_games.clear()
+    games = hex3_games(80)
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        batches = list(c.imap_batches(games))
+        assert c.batch.size == 25 and c.batch.per_game_s == pytest.approx(0.002)  # 25 games fit in 50 ms
+    assert played(batches) == expected_games(games)
+    assert sorted(len(batch) for batch in batches) == sorted(task_games)  # a task's games stored together
+    # eight tasks of one game in flight, then each task back lets the next carry twice as many, up to 25
+    assert sorted(task_games) == sorted([1] * 8 + [2, 4, 8, 16, 25, 80 - 8 - 2 - 4 - 8 - 16 - 25])
