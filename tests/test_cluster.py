@@ -1578,3 +1578,92 @@ def test_each_task_back_tells_how_many_games_the_next_ones_carry(zoo_c, tmp_path
     assert sorted(len(batch) for batch in batches) == sorted(task_games)  # a task's games stored together
     # eight tasks of one game in flight, then each task back lets the next carry twice as many, up to 25
     assert sorted(task_games) == sorted([1] * 8 + [2, 4, 8, 16, 25, 80 - 8 - 2 - 4 - 8 - 16 - 25])
+
+
+def test_without_dask_distributed_a_cluster_run_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed: importing it fails
+    assert ClusterSpec.parse("tls://head:8786").address == "tls://head:8786"  # no TLS settings to read
+    with pytest.raises(ClusterError) as refused:
+        ClusterSpec("tcp://head:8786").open(WorkerConfig("t", "hex", HEX3, {}, TimeControl(movetime_ms=100)))
+    assert str(refused.value) == (
+        "running on a cluster needs Dask distributed: pip install -e '.[cluster]' in arena's source folder"
+    )
+
+
+def test_a_game_shown_live_when_the_run_ends_has_its_file_taken_away(zoo_c, tmp_path):
+    live = tmp_path / "live"
+    config = dataclasses.replace(zoo_config(zoo_c, tmp_path / "pids"), live_dir=str(live))
+    with threads_cluster(1) as local, opened(ClusterSpec(local.scheduler_address), config) as c:
+        c.client.log_event(c.config.live_topic, {"id": 3, "lines": '{"id":3}\n'})  # as a worker sends a game's lines
+        wait_until(lambda: (live / "3.jsonl").exists() and (live / "3.jsonl").read_text() == '{"id":3}\n', timeout=10)
+    assert not (live / "3.jsonl").exists()  # the game never ended: its file goes with the run
+    arena_cluster._release(config.run_tag)
+
+
+def play_and_send_game_0_again(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]):
+    """A task whose batch brings game 0 back a second time (as a rescued task and its first copy
+    can): its games' outcomes, then game 0's."""
+    outcomes, seconds = arena_cluster._play(config, games, dropped)
+    if games[0].index != 0:
+        outcomes += arena_cluster._play(config, tuple(hex3_games(1)), dropped)[0]
+    return outcomes, seconds
+
+
+def test_a_game_that_comes_back_a_second_time_from_the_cluster_is_yielded_once(zoo_c, tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(ClusterGames, "task", staticmethod(play_and_send_game_0_again))
+    games = hex3_games(3)
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        outcomes = [o for batch in c.imap_batches(games) for o in batch]
+    assert sorted(game_of(o) for o in outcomes) == [0, 1, 2]
+    assert [r.getMessage() for r in caplog.records if r.name == "arena.cluster" and r.levelno == logging.ERROR] == [
+        "game 0 arrived twice; the second copy is ignored"
+    ] * 2
+
+
+def test_the_games_a_task_hands_back_go_before_those_never_submitted(zoo_c, tmp_path, monkeypatch):
+    monkeypatch.setattr(ClusterGames, "task", staticmethod(play_only_the_first))
+    games = hex3_games(20)
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        submitted: list[list[int]] = []
+        submit = c._submit
+        monkeypatch.setattr(
+            c, "_submit", lambda batch, attempt: (submitted.append([g.index for g in batch]), submit(batch, attempt))[1]
+        )
+        c.batch.size = 2
+        c.batch.per_game_s = 0.001
+        assert played(c.imap_batches(games)) == expected_games(games)
+    assert submitted[:8] == [[i, i + 1] for i in range(0, 16, 2)]  # eight tasks in flight, four games left
+    assert submitted[8][0] in (1, 3, 5, 7, 9, 11, 13, 15)  # a game handed back by the first task back
+
+
+def play_the_first_in_10ms(config: WorkerConfig, games: tuple[ScheduledGame, ...], dropped: tuple[int, ...]):
+    """A task stopped after its first game, which it says took 10 ms."""
+    outcomes, _ = arena_cluster._play(config, games[:1], dropped)
+    return outcomes, 0.01
+
+
+def test_a_task_cut_short_counts_the_seconds_of_the_games_it_played(zoo_c, tmp_path, monkeypatch):
+    monkeypatch.setattr(ClusterGames, "task", staticmethod(play_the_first_in_10ms))
+    games = hex3_games(6)
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        c.batch.size = 3
+        assert played(c.imap_batches(games)) == expected_games(games)
+        assert c.batch.per_game_s == pytest.approx(0.01)  # not 10 ms shared by the games handed back
+
+
+def test_a_task_tells_the_coordinator_the_time_its_games_took(zoo_c, tmp_path):
+    with (
+        threads_cluster(1) as local,
+        opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "p")) as c,
+    ):
+        assert played(c.imap_batches(hex3_games(2))) == expected_games(hex3_games(2))
+        assert c.batch.per_game_s is not None and c.batch.per_game_s > 0
