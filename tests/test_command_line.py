@@ -825,3 +825,150 @@ def test_the_tournament_file_is_written_as_utf8_under_any_locale(tmp_path, ascii
 def test_the_flags_tournament_is_the_file_tournament_toml_in_its_folder(tmp_path):
     t, out = build(tmp_path, engines=TWO_NAMED, out=tmp_path / "runs" / "x")
     assert (t.path, t.folder) == (tmp_path / "runs" / "x" / "tournament.toml", tmp_path / "runs" / "x")
+
+
+def test_listed_engines_without_names_name_the_tournament_by_their_listed_names(tmp_path):
+    (tmp_path / "engines.toml").write_text(LIST)
+    t, out = build(tmp_path, engines=[["conf=rnd"], ["conf=other"]])
+    assert (t.name, out) == ("rnd-vs-other", Path("out") / "rnd-vs-other")
+
+
+def test_an_out_folder_name_of_exactly_64_characters_names_the_tournament(tmp_path):
+    t, _ = build(tmp_path, engines=TWO_NAMED, out=tmp_path / ("x" * 64))
+    assert t.name == "x" * 64
+
+
+def test_each_gives_every_engine_its_arguments_folder_and_restart(tmp_path):
+    (tmp_path / "bots").mkdir()
+    t, _ = build(tmp_path, engines=TWO_NAMED, each=["args=--seed 3", "dir=bots", "restart=always"])
+    assert [(e.command[-2:], e.cwd, e.restart) for e in t.data.engines] == [
+        (["--seed", "3"], str(tmp_path / "bots"), "always")
+    ] * 2
+
+
+def test_an_engines_own_items_dir_restart_and_limits_are_typed_as_a_file_types_them(tmp_path):
+    (tmp_path / "bots").mkdir()
+    t, _ = build(
+        tmp_path,
+        engines=[
+            [
+                "name=a",
+                f"cmd={RANDOM}",
+                "dir=bots",
+                "restart=off",
+                "cpu_seconds=5",
+                "handshake_ms=2000",
+                "sandbox=false",
+            ],
+            ["name=b", f"cmd={RANDOM}", "restart=auto"],
+        ],
+    )
+    a, b = t.data.engines
+    assert (a.cwd, a.restart, a.cpu_seconds, a.handshake_ms, a.sandbox) == (
+        str(tmp_path / "bots"),
+        "auto",
+        5,
+        2000,
+        False,
+    )
+    assert (b.cwd, b.restart) == (str(tmp_path), "auto")
+
+
+def test_an_empty_name_item_leaves_the_engine_its_programs_name(tmp_path):
+    bot = tmp_path / "bot"
+    bot.write_text("#!/bin/sh\n")
+    bot.chmod(0o755)
+    t, _ = build(tmp_path, engines=[["name=", "cmd=./bot"], ["name=b", "cmd=./bot"]])
+    assert [e.name for e in t.data.engines] == ["bot", "b"]
+
+
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        ({"each": ["cmd='x"]}, "--each item \"cmd='x\": cannot split the command (No closing quotation)"),
+        ({"engines": [["name=a", "dir=x"], ["name=b", "cmd=true"]]}, "--engine a: give cmd=COMMAND (or conf=NAME, an entry of the engine list)"),
+        ({"engines": [["conf=rnd", "args=x"], ["name=b", "cmd=true"]]}, "--engine #1 (conf=rnd): args= adds to cmd=; give cmd= too"),
+        ({"engines": [["name=a", "cmd="], ["name=b", "cmd=true"]]}, "--engine a item 'cmd=': an empty command"),
+        ({"engines": [["name=a", "cmd=true", "nodes=0"], ["name=b", "cmd=true"]]}, "--engine a item 'nodes=0': nodes is a node budget a move, a whole number over 0 (nodes=5000)"),
+        ({"engines": [["name=a", "cmd=true", "tc=0+1"], ["name=b", "cmd=true"]]}, "--engine a item 'tc=0+1': the clock's base must be over 0 seconds"),
+        ({"engines": [["name=a", "cmd=true", "st=inf"], ["name=b", "cmd=true"]]}, "--engine a item 'st=inf': st is the seconds a move, a number over 0 (st=0.5)"),
+        ({"engines": [["name=a", "cmd=true", "st=nan"], ["name=b", "cmd=true"]]}, "--engine a item 'st=nan': st is the seconds a move, a number over 0 (st=0.5)"),
+        ({"openings": ["name=hex9-1ply", "file=x"]}, "--openings: give a shipped suite's name= or a book's file=, not both"),
+        ({"openings": ["name=nope"]}, "--openings item 'name=nope': no opening suite of that name ships with arena (`arena openings list` names them; a book of your own is file=PATH)"),
+    ],
+)  # fmt: skip
+def test_a_flag_item_refused_before_the_files_check_is_one_whole_line(tmp_path, fields, message):
+    (tmp_path / "engines.toml").write_text(LIST)
+    with pytest.raises(FlagError) as err:
+        build(tmp_path, **{"engines": TWO_NAMED, **fields})
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        ({"each": ["memory_mb=lots"]}, "--each item 'memory_mb=lots': Input should be a valid integer (got 'lots'); --each item 'memory_mb=lots': Input should be a valid integer (got 'lots')"),
+        ({"openings": ["order=5"]}, "--openings item 'order=5': Input should be 'sequential' or 'random' (got '5')"),
+        ({"openings": ["file=missing.txt"]}, "--openings: cannot read the openings file '{tmp}/missing.txt' (No such file or directory); the path is relative to the tournament file"),
+    ],
+)  # fmt: skip
+def test_a_flag_item_the_files_check_refuses_is_one_whole_line_naming_it(tmp_path, fields, message):
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, **{"engines": TWO_NAMED, **fields})
+    assert str(err.value) == "command line: " + message.format(tmp=tmp_path)
+
+
+def test_the_smallest_clocks_and_budgets_the_items_take(tmp_path):
+    """nodes=1, one move per period (tc=1/60) and a base of a millisecond are all over 0."""
+    t, _ = build(
+        tmp_path,
+        engines=[["name=a", f"cmd={RANDOM}", "nodes=1"], ["name=b", f"cmd={RANDOM}", "tc=1/0.001"]],
+        each=["tc=10"],
+    )
+    a, b = t.data.engines
+    assert a.time_control is not None and (a.time_control.nodes, a.time_control.base_ms) == (1, 10_000)
+    assert b.time_control is not None and (b.time_control.moves, b.time_control.base_ms) == (1, 1)
+
+
+def test_the_written_tournament_file_starts_with_what_it_is_and_the_command_line(tmp_path):
+    from arena.tournament.commandline import tournament_text
+
+    t, _ = build(tmp_path, engines=TWO_NAMED)
+    head = tournament_text(t, "arena run --game hex ...").split("\n\n")[0]
+    assert head.splitlines() == [
+        "# Written by arena run from this command line; 'arena run FILE' plays the same games",
+        "# (the same settings: 'out' names this folder, so it resumes it from any working directory;",
+        "# a copy elsewhere, its 'out' removed or changed, plays them into a new folder).",
+        "# arena run --game hex ...",
+    ]
+
+
+@pytest.mark.parametrize(
+    "entries,message",
+    [
+        (['[[engines]]\nuse = "zzzz"\n', '[[engines]]\nuse = "rnd"\n'], "engines.0: use = 'zzzz' is not in {list} (it lists rnd, other)"),
+        (['[[engines]]\nuse = "' + "r" * 100 + '"\n', '[[engines]]\nuse = "rnd"\n'], "engines.0: use = '" + "r" * 79 + "…' is not in {list} (it lists rnd, other)"),
+        (['[[engines]]\nuse = "rnd"\noptions = 5\n', '[[engines]]\nuse = "other"\n'], "key 'engines.0.options': Input should be a valid dictionary (got 5)"),
+        (['[[engines]]\nuse = "other"\noptions = 5\n', '[[engines]]\nuse = "rnd"\n'], "key 'engines.0.options': Input should be a valid dictionary (got 5)"),
+    ],
+)  # fmt: skip
+def test_a_use_the_list_cannot_give_or_an_override_of_the_wrong_kind_is_one_whole_line(tmp_path, entries, message):
+    (tmp_path / "engines.toml").write_text(LIST)
+    path = tournament(tmp_path, *entries)
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path)
+    assert str(err.value) == f"{path}: " + message.format(list=tmp_path / "engines.toml")
+
+
+@pytest.mark.parametrize(
+    "rule,message",
+    [
+        (["resign", "movecount=3", "score=1=2"], "--adjudicate resign item 'score=1=2': Input should be a valid number (got '1=2')"),
+        (["maxplies=3=4"], "--adjudicate item 'maxplies=3=4': Input should be a valid integer (got '3=4')"),
+    ],
+)  # fmt: skip
+def test_an_adjudicate_value_holding_an_equals_sign_is_all_value(tmp_path, rule, message):
+    """An item splits at its first '=': the rest, '=' and all, is the value the file's check reads."""
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, engines=TWO_NAMED, adjudicate=[rule])
+    assert str(err.value) == f"command line: {message}"
