@@ -972,3 +972,17 @@ def test_an_adjudicate_value_holding_an_equals_sign_is_all_value(tmp_path, rule,
     with pytest.raises(ConfigError) as err:
         build(tmp_path, engines=TWO_NAMED, adjudicate=[rule])
     assert str(err.value) == f"command line: {message}"
+
+
+def test_an_empty_engine_list_is_named_as_a_list_not_a_tournament(tmp_path):
+    """An engine list needs one entry; a tournament's rule of two engines is not the list's."""
+    from arena.tournament.config import load_engine_list
+
+    path = tmp_path / "engines.toml"
+    path.write_text("engines = []\n")
+    with pytest.raises(ConfigError) as err:
+        load_engine_list(path)
+    assert (
+        str(err.value)
+        == f"{path}: an engine list needs at least one engine ([[engines]] blocks); engines.toml has none"
+    )
