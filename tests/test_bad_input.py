@@ -165,3 +165,26 @@ command = ["{{python}}", "{zoo}", "good"]
     assert result.returncode == 0, result.stderr
     created = {p.relative_to(tmp_path) for p in tmp_path.rglob("*")} - {p.relative_to(tmp_path) for p in before}
     assert created and all(p.parts[:2] == ("out", "confined") or p == Path("out") for p in created)
+
+
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ("openings = 5\n" + TWO, "key 'openings': Input should be a valid string (got 5); key 'openings': Input should be a valid dictionary or instance of OpeningsEntry (got 5)"),
+        ("[openings]\nfiel = 'x'\n" + TWO, "unknown key 'openings.fiel'; check the spelling (did you mean 'file'?)"),
+        ("[openings]\nfile = 5\n" + TWO, "key 'openings.file': Input should be a valid string (got 5)"),
+        (TWO.replace("['true']\n[[", "[]\n[[", 1), "key 'engines.0.command': List should have at least 1 item after validation, not 0 (got [])"),
+        (TWO + "[engines.time_control]\nmovetme_ms = 5\n", "unknown key 'engines.1.time_control.movetme_ms'; check the spelling (did you mean 'movetime_ms'?)"),
+        ("[time_control]\nmargin_ms = 5\n" + TWO, "key 'time_control': set movetime_ms and/or base_ms (got {'margin_ms': 5})"),
+        ("seed = " + "7" * 5000 + "\n", "cannot read the file: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; numbers have at most 4300 digits and arrays nest a few levels"),
+        ("x = " + "[" * 5000 + "]" * 5000 + "\n", "cannot read the file: values nested too deep; numbers have at most 4300 digits and arrays nest a few levels"),
+    ],
+)  # fmt: skip
+def test_a_bad_tournament_file_is_one_whole_line_naming_the_key(tmp_path, body, message):
+    from arena.tournament.config import ConfigError, load_tournament
+
+    path = tmp_path / "t.toml"
+    path.write_text("name = 't'\ngame = 'hex'\n" + body)
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path)
+    assert str(err.value) == f"{path}: {message}"

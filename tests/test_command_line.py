@@ -621,3 +621,368 @@ def test_an_sprt_item_the_files_check_refuses_is_quoted_as_given(tmp_path, items
     with pytest.raises(ConfigError) as err:
         build(tmp_path, engines=[["cmd=true", "name=a"], ["cmd=true", "name=b"]], sprt=items)
     assert str(err.value) == f"command line: {message}"
+
+
+# -- --adjudicate ----------------------------------------------------------------------------
+
+TWO_NAMED = [["name=a", f"cmd={RANDOM}"], ["name=b", f"cmd={RANDOM}"]]
+
+
+def test_adjudicate_flags_make_the_files_adjudication_table_and_it_reads_back_the_same(tmp_path):
+    """Each --adjudicate is one rule: resign's and draw's items typed as a file types them (an
+    integer, a decimal, true), maxplies=N (or max_plies=N) and decided (or hex-decided)."""
+    from arena.adjudication import Adjudication, DrawRule, ResignRule
+
+    t, _ = build(
+        tmp_path,
+        engines=TWO_NAMED,
+        adjudicate=[["resign", "movecount=3", "score=600", "twosided=true"], ["maxplies=30"], ["hex-decided"]],
+    )
+    assert t.raw["adjudication"] == {
+        "resign": {"movecount": 3, "score": 600, "twosided": True},
+        "max_plies": 30,
+        "decided": True,
+    }
+    assert t.data.adjudication == Adjudication(
+        max_plies=30, decided=True, resign=ResignRule(movecount=3, score=600, twosided=True)
+    )
+    assert reloaded(t) == tournament_settings(t)
+    (tmp_path / "go").mkdir()
+    hexgo, _ = build(
+        tmp_path / "go",
+        game="hexgo",
+        options=(),
+        engines=TWO_NAMED,
+        adjudicate=[["draw", "movenumber=4", "movecount=2", "score=10.5"], ["max_plies=200"]],
+    )
+    assert hexgo.raw["adjudication"] == {"draw": {"movenumber": 4, "movecount": 2, "score": 10.5}, "max_plies": 200}
+    assert hexgo.data.adjudication == Adjudication(max_plies=200, draw=DrawRule(movenumber=4, movecount=2, score=10.5))
+    assert reloaded(hexgo) == tournament_settings(hexgo)
+    (tmp_path / "decided").mkdir()
+    decided, _ = build(tmp_path / "decided", engines=TWO_NAMED, adjudicate=[["decided"]])
+    assert decided.raw["adjudication"] == {"decided": True}
+
+
+def test_adjudicate_score_items_are_numbers_only_when_finite(tmp_path):
+    """score=1e3 is the number 1000.0; score=inf is text, which the file's check refuses."""
+    (tmp_path / "a").mkdir()
+    t, _ = build(
+        tmp_path / "a", game="hexgo", options=(), engines=TWO_NAMED, adjudicate=[["draw", "movecount=2", "score=1e3"]]
+    )
+    assert t.raw["adjudication"] == {"draw": {"movecount": 2, "score": 1000.0}}
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, game="hexgo", options=(), engines=TWO_NAMED, adjudicate=[["draw", "movecount=2", "score=inf"]])
+    assert (
+        str(err.value) == "command line: --adjudicate draw item 'score=inf': Input should be a valid number (got 'inf')"
+    )
+
+
+RULES = "resign, draw, decided, hex-decided, maxplies=N (e.g. --adjudicate resign movecount=3 score=600)"
+
+
+@pytest.mark.parametrize(
+    "game,rules,message",
+    [
+        ("hex", [["resign", "movecount=3", "score=-5"]], "command line: --adjudicate resign item 'score=-5': Input should be greater than 0 (got -5)"),
+        ("hex", [["resign", "movecount=3", "score=lots"]], "command line: --adjudicate resign item 'score=lots': Input should be a valid number (got 'lots')"),
+        ("hex", [["resign", "movecount=3"]], "command line: --adjudicate resign: Field required"),
+        ("hexgo", [["draw", "movecount=0", "score=5"]], "command line: --adjudicate draw item 'movecount=0': Input should be greater than or equal to 1 (got 0)"),
+        ("hexgo", [["draw", "movecount=2.0", "score=5"]], "command line: --adjudicate draw item 'movecount=2.0': Input should be a valid integer (got 2.0)"),
+        ("hex", [["draw", "movecount=2", "score=5"]], "command line: --adjudicate draw: a hex game cannot be drawn; remove draw"),
+        ("hex", [["maxplies=0"]], "command line: --adjudicate item 'maxplies=0': Input should be greater than or equal to 1 (got 0)"),
+        ("hex", [["max_plies=x"]], "command line: --adjudicate item 'max_plies=x': Input should be a valid integer (got 'x')"),
+    ],
+)  # fmt: skip
+def test_an_adjudicate_value_the_files_check_refuses_is_named_by_its_rule_and_item(tmp_path, game, rules, message):
+    options = ("size=5",) if game == "hex" else ()
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, game=game, options=options, engines=TWO_NAMED, adjudicate=rules)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(
+    "rules,message",
+    [
+        ([["surrender"]], f"--adjudicate 'surrender': give one rule an --adjudicate: {RULES}"),
+        ([[]], f"--adjudicate '': give one rule an --adjudicate: {RULES}"),
+        ([["decided", "x=1"]], f"--adjudicate 'decided x=1': give one rule an --adjudicate: {RULES}"),
+        ([["hex-decided", "x=1"]], f"--adjudicate 'hex-decided x=1': give one rule an --adjudicate: {RULES}"),
+        ([["maxplies=9", "x=1"]], f"--adjudicate 'maxplies=9 x=1': give one rule an --adjudicate: {RULES}"),
+        ([["maxply=9"]], f"--adjudicate 'maxply=9': give one rule an --adjudicate: {RULES}"),
+        ([["draw", "moves=3"]], "--adjudicate draw item 'moves=3': unknown key 'moves'; the keys are movenumber, movecount, score"),
+        ([["resign", "twosides=true"]], "--adjudicate resign item 'twosides=true': unknown key 'twosides' (did you mean 'twosided'?); the keys are movecount, score, twosided"),
+        ([["resign", "score"]], "--adjudicate resign item 'score': write KEY=VALUE on one line, e.g. cmd=./new"),
+    ],
+)  # fmt: skip
+def test_an_adjudicate_flag_that_is_no_rule_is_one_line_naming_it(tmp_path, rules, message):
+    with pytest.raises(FlagError) as err:
+        build(tmp_path, engines=TWO_NAMED, adjudicate=rules)
+    assert str(err.value) == message
+
+
+def test_a_bad_adjudicate_flag_on_the_command_line_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(
+        main, ["run", "--game", "hex", *TWO, "--adjudicate", "resign", "movecount=3", "score=x"]
+    )
+    assert result.exit_code == 2 and result.output == (
+        "arena: command line: --adjudicate resign item 'score=x': Input should be a valid number (got 'x')\n"
+    )
+
+
+def test_the_tournament_file_is_written_when_the_run_starts_and_a_failed_write_is_one_line(tmp_path):
+    from arena.tournament.commandline import TournamentFileWriter
+
+    path = tmp_path / "tournament.toml"
+    writer = TournamentFileWriter(path, 'name = "é"\n')
+    assert not path.exists()  # nothing before the folder took the settings
+    writer.on_start(4, [], None)
+    assert path.read_bytes() == 'name = "é"\n'.encode()
+    missing = tmp_path / "gone" / "tournament.toml"
+    with pytest.raises(ConfigError) as err:
+        TournamentFileWriter(missing, "x").on_start(4, [], None)
+    assert str(err.value) == f"{missing}: cannot write the tournament file (No such file or directory)"
+
+
+# -- --format, --tiebreaks, --seeds ----------------------------------------------------------
+
+FOUR = [[f"name={n}", f"cmd={RANDOM}"] for n in "abcd"]
+
+
+def test_format_tiebreaks_and_seeds_land_on_the_files_keys_with_the_rating_list_made_absolute(tmp_path):
+    (tmp_path / "lists").mkdir()
+    (tmp_path / "lists" / "ratings.json").write_text(json.dumps({"d": 2100, "b": 2000, "zz": 1990, "a": 1500}))
+    t, _ = build(
+        tmp_path,
+        options=("size=4",),
+        engines=FOUR,
+        format="knockout",
+        tiebreaks=["buchholz,,wins", "sonneborn-berger"],
+        seeds=Path("lists/../lists/ratings.json"),
+    )
+    assert (t.raw["format"], t.raw["tiebreaks"]) == ("knockout", ["buchholz", "wins", "sonneborn-berger"])
+    assert t.raw["seeds"] == str(tmp_path.resolve() / "lists" / "ratings.json")
+    assert t.data.format == "knockout" and t.data.tiebreaks == ["buchholz", "wins", "sonneborn-berger"]
+    assert t.seeded == ("d", "b", "a", "c")  # rated ones by rating, then the flags' order
+    assert reloaded(t) == tournament_settings(t)
+    plain, _ = build(tmp_path, options=("size=4",), engines=FOUR)
+    assert not {"format", "tiebreaks", "seeds"} & set(plain.raw) and plain.seeded == ("a", "b", "c", "d")
+
+
+def test_format_gauntlet_beside_gauntlet_is_the_same_gauntlet_and_another_format_is_refused(tmp_path):
+    t, _ = build(tmp_path, options=("size=4",), engines=FOUR, format="gauntlet", gauntlet=["a,,b"])
+    assert (t.raw["format"], t.raw["candidates"]) == ("gauntlet", ["a", "b"])
+    with pytest.raises(FlagError) as err:
+        build(tmp_path, options=("size=4",), engines=FOUR, format="round-robin", gauntlet=["a"])
+    assert str(err.value) == "--format round-robin and --gauntlet: a gauntlet is its own format; give one of them"
+    t, _ = build(tmp_path, options=("size=4",), engines=FOUR, format="round-robin")
+    assert t.raw["format"] == "round-robin" and t.data.format == "round-robin"
+
+
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        ({"format": "knockoutt"}, "command line: --format: Input should be 'round-robin', 'gauntlet', 'knockout' or 'swiss' (got 'knockoutt')"),
+        ({"format": "swiss", "tiebreaks": ["nope"]}, "command line: --tiebreaks: Input should be 'buchholz', 'buchholz-cut1', 'sonneborn-berger', 'direct-encounter' or 'wins' (got 'nope')"),
+        ({"format": "knockout", "seeds": Path("missing.json")}, "command line: --seeds: no such rating list {tmp}/missing.json"),
+    ],
+)  # fmt: skip
+def test_a_bad_format_tiebreak_or_rating_list_is_named_by_its_flag(tmp_path, fields, message):
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, options=("size=4",), engines=FOUR, **fields)
+    assert str(err.value) == message.format(tmp=tmp_path.resolve())
+
+
+@pytest.fixture
+def ascii_locale():
+    """A process whose locale encoding is ASCII (LANG=C on an old system): files arena reads and
+    writes are UTF-8 whatever the locale says."""
+    import locale
+
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)
+
+
+def test_a_rating_list_naming_players_in_other_scripts_seeds_the_event_under_any_locale(tmp_path, ascii_locale):
+    ratings = {"d": 2100, "Zoë": 2050, "b": 2000, "a": 1500}
+    (tmp_path / "ratings.json").write_text(json.dumps(ratings, ensure_ascii=False), encoding="utf-8")
+    t, _ = build(tmp_path, options=("size=4",), engines=FOUR, format="knockout", seeds=Path("ratings.json"))
+    assert t.seeded == ("d", "b", "a", "c")
+
+
+def test_the_tournament_file_is_written_as_utf8_under_any_locale(tmp_path, ascii_locale):
+    from arena.tournament.commandline import TournamentFileWriter
+
+    path = tmp_path / "tournament.toml"
+    TournamentFileWriter(path, "# arena run --engine cmd=./é\n").on_start(4, [], None)
+    assert path.read_bytes() == "# arena run --engine cmd=./é\n".encode()
+
+
+def test_the_flags_tournament_is_the_file_tournament_toml_in_its_folder(tmp_path):
+    t, out = build(tmp_path, engines=TWO_NAMED, out=tmp_path / "runs" / "x")
+    assert (t.path, t.folder) == (tmp_path / "runs" / "x" / "tournament.toml", tmp_path / "runs" / "x")
+
+
+def test_listed_engines_without_names_name_the_tournament_by_their_listed_names(tmp_path):
+    (tmp_path / "engines.toml").write_text(LIST)
+    t, out = build(tmp_path, engines=[["conf=rnd"], ["conf=other"]])
+    assert (t.name, out) == ("rnd-vs-other", Path("out") / "rnd-vs-other")
+
+
+def test_an_out_folder_name_of_exactly_64_characters_names_the_tournament(tmp_path):
+    t, _ = build(tmp_path, engines=TWO_NAMED, out=tmp_path / ("x" * 64))
+    assert t.name == "x" * 64
+
+
+def test_each_gives_every_engine_its_arguments_folder_and_restart(tmp_path):
+    (tmp_path / "bots").mkdir()
+    t, _ = build(tmp_path, engines=TWO_NAMED, each=["args=--seed 3", "dir=bots", "restart=always"])
+    assert [(e.command[-2:], e.cwd, e.restart) for e in t.data.engines] == [
+        (["--seed", "3"], str(tmp_path / "bots"), "always")
+    ] * 2
+
+
+def test_an_engines_own_items_dir_restart_and_limits_are_typed_as_a_file_types_them(tmp_path):
+    (tmp_path / "bots").mkdir()
+    t, _ = build(
+        tmp_path,
+        engines=[
+            [
+                "name=a",
+                f"cmd={RANDOM}",
+                "dir=bots",
+                "restart=off",
+                "cpu_seconds=5",
+                "handshake_ms=2000",
+                "sandbox=false",
+            ],
+            ["name=b", f"cmd={RANDOM}", "restart=auto"],
+        ],
+    )
+    a, b = t.data.engines
+    assert (a.cwd, a.restart, a.cpu_seconds, a.handshake_ms, a.sandbox) == (
+        str(tmp_path / "bots"),
+        "auto",
+        5,
+        2000,
+        False,
+    )
+    assert (b.cwd, b.restart) == (str(tmp_path), "auto")
+
+
+def test_an_empty_name_item_leaves_the_engine_its_programs_name(tmp_path):
+    bot = tmp_path / "bot"
+    bot.write_text("#!/bin/sh\n")
+    bot.chmod(0o755)
+    t, _ = build(tmp_path, engines=[["name=", "cmd=./bot"], ["name=b", "cmd=./bot"]])
+    assert [e.name for e in t.data.engines] == ["bot", "b"]
+
+
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        ({"each": ["cmd='x"]}, "--each item \"cmd='x\": cannot split the command (No closing quotation)"),
+        ({"engines": [["name=a", "dir=x"], ["name=b", "cmd=true"]]}, "--engine a: give cmd=COMMAND (or conf=NAME, an entry of the engine list)"),
+        ({"engines": [["conf=rnd", "args=x"], ["name=b", "cmd=true"]]}, "--engine #1 (conf=rnd): args= adds to cmd=; give cmd= too"),
+        ({"engines": [["name=a", "cmd="], ["name=b", "cmd=true"]]}, "--engine a item 'cmd=': an empty command"),
+        ({"engines": [["name=a", "cmd=true", "nodes=0"], ["name=b", "cmd=true"]]}, "--engine a item 'nodes=0': nodes is a node budget a move, a whole number over 0 (nodes=5000)"),
+        ({"engines": [["name=a", "cmd=true", "tc=0+1"], ["name=b", "cmd=true"]]}, "--engine a item 'tc=0+1': the clock's base must be over 0 seconds"),
+        ({"engines": [["name=a", "cmd=true", "st=inf"], ["name=b", "cmd=true"]]}, "--engine a item 'st=inf': st is the seconds a move, a number over 0 (st=0.5)"),
+        ({"engines": [["name=a", "cmd=true", "st=nan"], ["name=b", "cmd=true"]]}, "--engine a item 'st=nan': st is the seconds a move, a number over 0 (st=0.5)"),
+        ({"openings": ["name=hex9-1ply", "file=x"]}, "--openings: give a shipped suite's name= or a book's file=, not both"),
+        ({"openings": ["name=nope"]}, "--openings item 'name=nope': no opening suite of that name ships with arena (`arena openings list` names them; a book of your own is file=PATH)"),
+    ],
+)  # fmt: skip
+def test_a_flag_item_refused_before_the_files_check_is_one_whole_line(tmp_path, fields, message):
+    (tmp_path / "engines.toml").write_text(LIST)
+    with pytest.raises(FlagError) as err:
+        build(tmp_path, **{"engines": TWO_NAMED, **fields})
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        ({"each": ["memory_mb=lots"]}, "--each item 'memory_mb=lots': Input should be a valid integer (got 'lots'); --each item 'memory_mb=lots': Input should be a valid integer (got 'lots')"),
+        ({"openings": ["order=5"]}, "--openings item 'order=5': Input should be 'sequential' or 'random' (got '5')"),
+        ({"openings": ["file=missing.txt"]}, "--openings: cannot read the openings file '{tmp}/missing.txt' (No such file or directory); the path is relative to the tournament file"),
+    ],
+)  # fmt: skip
+def test_a_flag_item_the_files_check_refuses_is_one_whole_line_naming_it(tmp_path, fields, message):
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, **{"engines": TWO_NAMED, **fields})
+    assert str(err.value) == "command line: " + message.format(tmp=tmp_path)
+
+
+def test_the_smallest_clocks_and_budgets_the_items_take(tmp_path):
+    """nodes=1, one move per period (tc=1/60) and a base of a millisecond are all over 0."""
+    t, _ = build(
+        tmp_path,
+        engines=[["name=a", f"cmd={RANDOM}", "nodes=1"], ["name=b", f"cmd={RANDOM}", "tc=1/0.001"]],
+        each=["tc=10"],
+    )
+    a, b = t.data.engines
+    assert a.time_control is not None and (a.time_control.nodes, a.time_control.base_ms) == (1, 10_000)
+    assert b.time_control is not None and (b.time_control.moves, b.time_control.base_ms) == (1, 1)
+
+
+def test_the_written_tournament_file_starts_with_what_it_is_and_the_command_line(tmp_path):
+    from arena.tournament.commandline import tournament_text
+
+    t, _ = build(tmp_path, engines=TWO_NAMED)
+    head = tournament_text(t, "arena run --game hex ...").split("\n\n")[0]
+    assert head.splitlines() == [
+        "# Written by arena run from this command line; 'arena run FILE' plays the same games",
+        "# (the same settings: 'out' names this folder, so it resumes it from any working directory;",
+        "# a copy elsewhere, its 'out' removed or changed, plays them into a new folder).",
+        "# arena run --game hex ...",
+    ]
+
+
+@pytest.mark.parametrize(
+    "entries,message",
+    [
+        (['[[engines]]\nuse = "zzzz"\n', '[[engines]]\nuse = "rnd"\n'], "engines.0: use = 'zzzz' is not in {list} (it lists rnd, other)"),
+        (['[[engines]]\nuse = "' + "r" * 100 + '"\n', '[[engines]]\nuse = "rnd"\n'], "engines.0: use = '" + "r" * 79 + "…' is not in {list} (it lists rnd, other)"),
+        (['[[engines]]\nuse = "rnd"\noptions = 5\n', '[[engines]]\nuse = "other"\n'], "key 'engines.0.options': Input should be a valid dictionary (got 5)"),
+        (['[[engines]]\nuse = "other"\noptions = 5\n', '[[engines]]\nuse = "rnd"\n'], "key 'engines.0.options': Input should be a valid dictionary (got 5)"),
+    ],
+)  # fmt: skip
+def test_a_use_the_list_cannot_give_or_an_override_of_the_wrong_kind_is_one_whole_line(tmp_path, entries, message):
+    (tmp_path / "engines.toml").write_text(LIST)
+    path = tournament(tmp_path, *entries)
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path)
+    assert str(err.value) == f"{path}: " + message.format(list=tmp_path / "engines.toml")
+
+
+@pytest.mark.parametrize(
+    "rule,message",
+    [
+        (["resign", "movecount=3", "score=1=2"], "--adjudicate resign item 'score=1=2': Input should be a valid number (got '1=2')"),
+        (["maxplies=3=4"], "--adjudicate item 'maxplies=3=4': Input should be a valid integer (got '3=4')"),
+    ],
+)  # fmt: skip
+def test_an_adjudicate_value_holding_an_equals_sign_is_all_value(tmp_path, rule, message):
+    """An item splits at its first '=': the rest, '=' and all, is the value the file's check reads."""
+    with pytest.raises(ConfigError) as err:
+        build(tmp_path, engines=TWO_NAMED, adjudicate=[rule])
+    assert str(err.value) == f"command line: {message}"
+
+
+def test_an_empty_engine_list_is_named_as_a_list_not_a_tournament(tmp_path):
+    """An engine list needs one entry; a tournament's rule of two engines is not the list's."""
+    from arena.tournament.config import load_engine_list
+
+    path = tmp_path / "engines.toml"
+    path.write_text("engines = []\n")
+    with pytest.raises(ConfigError) as err:
+        load_engine_list(path)
+    assert (
+        str(err.value)
+        == f"{path}: an engine list needs at least one engine ([[engines]] blocks); engines.toml has none"
+    )

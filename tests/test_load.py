@@ -122,3 +122,14 @@ def test_a_load_of_exactly_the_cores_is_no_load_and_the_words_name_the_cores(cap
     ]
     assert [(r.name, r.getMessage()) for r in caplog.records] == [("arena.load", said[0].removeprefix("arena: "))]
     assert watch.summary_text() == "timeouts 2 in this run (1 under load 1.5 on 1 core); the losses stand"
+
+
+def test_the_load_is_the_one_minute_average_and_the_cores_at_least_one(monkeypatch):
+    from arena.tournament import load
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 2.5, 3.5))
+    assert load.load_average() == 1.5
+    monkeypatch.setattr(os, "cpu_count", lambda: None)  # Python could not tell
+    assert load.machine_cores() == 1
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert load.machine_cores() == 8

@@ -87,3 +87,13 @@ def test_a_tournament_with_a_book_records_and_verifies_its_games(tmp_path):
     (tmp_path / "book.txt").write_text("e5\n")
     again = CliRunner().invoke(main, ["run", str(path), "--out", str(out)])
     assert again.exit_code == 2 and "openings.moves_sha256" in again.output
+
+
+def test_only_a_short_name_is_a_shipped_suite_and_a_path_is_a_path(tmp_path):
+    """hex9-1ply is the shipped suite; a path that reaches the same file through the suites'
+    folder is a path from the tournament's folder, as any other."""
+    from arena.tournament.openings import SUITES, book_path
+
+    assert book_path("hex9-1ply", tmp_path) == SUITES / "hex9-1ply.txt"
+    assert book_path("../suites/hex9-1ply", tmp_path) == tmp_path / "../suites/hex9-1ply"
+    assert book_path("no-such-suite", tmp_path) == tmp_path / "no-such-suite"

@@ -330,3 +330,58 @@ def test_plays_setup_is_the_game_the_engines_their_names_the_clock_and_the_comma
     ]  # fmt: skip
     assert setup.names == ["alpha", None] and setup.time_control == TimeControl(movetime_ms=250)
     assert [os.path.basename(c) for c in setup.commands] == ["true", "false"]
+
+
+@pytest.mark.parametrize(
+    "old,each,note",
+    [
+        ({"movetime_ms": 250}, ["st=0.25"], "--movetime, engine commands without --engine: now --engine cmd=a --engine cmd=c --each st=0.25; the old form still works"),
+        ({"base_ms": 60000}, ["tc=60"], "--base, engine commands without --engine: now --engine cmd=a --engine cmd=c --each tc=60; the old form still works"),
+        ({"inc_ms": 500}, ["st=1"], "--inc, engine commands without --engine: now --engine cmd=a --engine cmd=c --each st=1; the old form still works"),
+        (
+            {"movetime_ms": 250, "base_ms": 60000, "names": ["x", "y"], "engine_options": ["1:cmd=go depth=3"]},
+            ["st=0.25", "tc=60"],
+            "--movetime, --base, --name, --engine-option, engine commands without --engine: now --engine cmd=a name=x --engine cmd=c name=y 'option.cmd=go depth=3' --each st=0.25 tc=60; the old form still works",
+        ),
+        ({"protocols": ["gtp"], "inits": ["0:MAX 3"]}, ["st=1"], "--protocol, --init, engine commands without --engine: now --engine cmd=a proto=gtp 'init=MAX 3' --engine cmd=c proto=gtp; the old form still works"),
+    ],
+)  # fmt: skip
+def test_each_old_flag_given_is_named_in_the_note_with_the_clock_it_now_is(old, each, note):
+    from arena.tournament.playsetup import PlayFlags, SeatFlags, from_seat_flags
+
+    flags, said = from_seat_flags(PlayFlags("hex"), SeatFlags(["a", "c"], **old))
+    assert (flags.each, said) == (each, note)
+
+
+@pytest.mark.parametrize(
+    "game,old,message",
+    [
+        ("hexgo", {"protocols": ["gtp"]}, "--protocol gtp: arena drives GTP engines for hex only, not hexgo"),
+        ("hex", {"names": ["x" * 100 + " ", "y"]}, "--name '" + "x" * 79 + "…': engine names use letters, digits and _ . + - only"),
+    ],
+)  # fmt: skip
+def test_an_old_seat_flag_a_game_or_name_cannot_take_is_one_whole_line(game, old, message):
+    from arena.rules import make_game
+    from arena.tournament.commandline import FlagError
+    from arena.tournament.playsetup import SeatFlags, seat_items
+
+    with pytest.raises(FlagError) as err:
+        seat_items(make_game(game, {}), SeatFlags(["a", "c"], **old))
+    assert str(err.value) == message
+    assert seat_items(make_game("hexgo", {}), SeatFlags(["a", "c"], protocols=["arena"]))[0] == [
+        ["cmd=a", "proto=arena"], ["cmd=c", "proto=arena"],
+    ]  # fmt: skip
+
+
+def test_a_listed_engine_in_play_keeps_its_listed_name_and_a_bad_name_item_is_refused(tmp_path):
+    from arena.tournament.config import ConfigError
+    from arena.tournament.playsetup import PlayFlags, play_setup
+
+    (tmp_path / "engines.toml").write_text('[[engines]]\nname = "rnd"\ncommand = ["false"]\n')
+    setup = play_setup(PlayFlags("hex", (), [["conf=rnd"], ["cmd=false"]], ["st=0.1"]), tmp_path)
+    assert [spec.name for spec in setup.specs] == ["rnd", "seat1"] and setup.names == [None, None]
+    with pytest.raises(ConfigError) as err:
+        play_setup(PlayFlags("hex", (), [["cmd=false", "name=a=b"], ["cmd=false"]], ["st=0.1"]), tmp_path)
+    assert str(err.value) == (
+        "command line: --engine a=b item 'name=a=b': engine names use letters, digits and _ . + - only (got 'a=b')"
+    )

@@ -642,6 +642,10 @@ class EngineList:
 def load_engine_list(path: Path) -> EngineList:
     """The list at ``path``, every entry checked as a tournament file's entry is."""
     raw = read_toml(path, "engine list")
+    if raw.get("engines") == []:  # pydantic's too_short would say a tournament's two-engine rule
+        raise ConfigError(
+            f"{path}: an engine list needs at least one engine ([[engines]] blocks); {path.name} has none"
+        )
     try:
         EngineListFile.model_validate(raw)
     except ValidationError as exc:
