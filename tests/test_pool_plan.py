@@ -212,3 +212,14 @@ def test_a_worker_gone_between_tasks_leaves_its_walk_to_the_next_new_worker():
     assert walks.take("w2", [])[0] == plan[1]  # w2 carries on w1's walk, before the walk no one took yet
     assert walks.take("w3", [])[0] == plan[-1]
     assert walks.take("w4", [])[0] == plan[2]  # no walk left free: a new worker walks from the front
+
+
+def test_a_new_worker_whose_stretch_was_played_turns_and_takes_the_game_just_past_its_end():
+    """Three workers on a plan of two games (a run's last stretch): two stretches of one game,
+    each walked from both ends.  The second worker walks the first stretch from its far end,
+    starting just past it; that stretch played, it turns, and the game where it started is
+    the one left, not an empty plan."""
+    walks = Walks([("a", "b"), ("b", "a")], lambda game: game, room=2, walkers=3)
+    assert walks.take("w1", [])[0] == ("a", "b")
+    assert walks.take("w2", [])[0] == ("b", "a")
+    assert len(walks) == 0
