@@ -7,6 +7,7 @@ import heapq
 import itertools
 import os
 import random
+import time
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
@@ -308,3 +309,31 @@ def test_a_worker_starting_a_whole_game_keeps_what_it_holds_while_it_has_room():
     assert plan_order([("r", "s", "v"), ("s", "j", "t"), ("r", "j", "d"), ("s", "d", "t")], room=5) == [0, 1, 2, 3]
     # and after j-g-n, x-s-j starts beside g and n: both stay, and x-s-g comes before x-s-n
     assert plan_order([("j", "g", "n"), ("x", "s", "j"), ("x", "s", "g"), ("x", "s", "n")], room=5) == [0, 1, 2, 3]
+
+
+def _played_dying_once_after_cancel(task: tuple[str, ...]) -> tuple[str, ...]:
+    folder = Path(os.environ["POOL_PLAN_CANCEL"])
+    if task == ("c", "d") and not (folder / "died").exists():
+        deadline = time.monotonic() + 10
+        while not (folder / "cancelled").exists() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        (folder / "died").touch()
+        os._exit(9)  # dies once, after the queue was cancelled
+    return task
+
+
+@pytest.mark.timeout(60)
+def test_a_task_whose_worker_dies_after_the_queue_was_cancelled_is_played_again(tmp_path, monkeypatch):
+    """An SPRT decided (cancel_queued): the tasks already handed out still finish, one whose
+    worker died among them, replayed by another although nothing more is planned."""
+    monkeypatch.setenv("POOL_PLAN_CANCEL", str(tmp_path))
+    pool = WorkerPool(2, _played_dying_once_after_cancel, lambda: None, uses=lambda game: game, spare=1)
+    results = []
+    try:
+        for result in pool.imap_unordered([("a", "b"), ("c", "d")]):
+            results.append(result)
+            pool.cancel_queued()
+            (tmp_path / "cancelled").touch()
+    finally:
+        pool.close()
+    assert (tmp_path / "died").exists() and sorted(results) == [("a", "b"), ("c", "d")]
