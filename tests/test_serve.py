@@ -977,3 +977,18 @@ def test_a_reader_keeps_a_line_being_written_until_it_is_whole_and_reads_a_repla
     os.replace(other, path)
     assert reader.update() and reader.head == {"id": 4, "round": 2}
     assert [m["move"] for m in reader.moves] == ["c3", "b2"]
+
+
+def test_the_held_lines_thread_woken_by_a_game_over_before_its_first_look_lingers_then_sleeps(tmp_path, monkeypatch):
+    monkeypatch.setattr(livegames, "TICK_S", 0.002)
+    monkeypatch.setattr(livegames, "LINGER_S", 0.02)
+    thread = livegames.HeldLines()
+    thread.start()
+    writer = LiveWriter(CountingSink(tmp_path / "1.jsonl"), lambda: True, 1, 1, ["a", "b"])
+    thread.hold(writer)  # wakes it
+    thread.release(writer)  # the game ended before the thread's first look
+    deadline = time.monotonic() + 5
+    while not thread.asleep and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert thread.asleep and thread.is_alive()
+    thread.name = "arena-live-lines (a test's, asleep)"  # not counted as this process's thread by other tests
