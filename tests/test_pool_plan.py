@@ -7,6 +7,7 @@ import heapq
 import itertools
 import os
 import random
+import time
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
@@ -212,3 +213,127 @@ def test_a_worker_gone_between_tasks_leaves_its_walk_to_the_next_new_worker():
     assert walks.take("w2", [])[0] == plan[1]  # w2 carries on w1's walk, before the walk no one took yet
     assert walks.take("w3", [])[0] == plan[-1]
     assert walks.take("w4", [])[0] == plan[2]  # no walk left free: a new worker walks from the front
+
+
+def test_a_new_worker_whose_stretch_was_played_turns_and_takes_the_game_just_past_its_end():
+    """Three workers on a plan of two games (a run's last stretch): two stretches of one game,
+    each walked from both ends.  The second worker walks the first stretch from its far end,
+    starting just past it; that stretch played, it turns, and the game where it started is
+    the one left, not an empty plan."""
+    walks = Walks([("a", "b"), ("b", "a")], lambda game: game, room=2, walkers=3)
+    assert walks.take("w1", [])[0] == ("a", "b")
+    assert walks.take("w2", [])[0] == ("b", "a")
+    assert len(walks) == 0
+
+
+def test_on_a_tie_the_engine_the_queue_names_first_starts_whatever_the_names():
+    """After z and j, starting v (for its game with j) or a (with z) completes one game each,
+    and each quits an engine with one game left: v, named first, starts; the names' order is
+    not the queue's."""
+    assert plan_order([("z", "j"), ("v", "j"), ("z", "a")], room=2) == [0, 1, 2]
+    assert plan_order([("a", "j"), ("v", "j"), ("a", "z")], room=2) == [0, 1, 2]
+
+
+def test_of_two_starts_completing_as_many_games_the_one_quitting_the_engine_with_fewer_games_left_goes_first():
+    """Holding l, a and q (room 3): starting p for a-p-q quits l, which has two games left;
+    starting n for l-q-n quits a, which has one: n starts, and a-p-q is played last."""
+    games = [("l", "a", "q"), ("a", "p", "q"), ("l", "q", "n"), ("l", "p", "n")]
+    assert plan_order(games, room=3) == [0, 2, 3, 1]
+
+
+def test_of_two_engines_to_quit_with_as_many_games_left_the_one_the_queue_named_first_goes():
+    """Holding n and m, z completes n-z quitting m or m-z quitting n, each with one game
+    left: n, named first, goes, so m-z is played before n-z; the names' order is not the queue's."""
+    assert plan_order([("n", "m"), ("n", "z"), ("m", "z")], room=2) == [0, 2, 1]
+    assert plan_order([("a", "m"), ("a", "z"), ("m", "z")], room=2) == [0, 2, 1]
+
+
+def test_a_worker_starting_a_whole_game_quits_the_engines_it_holds_beyond_its_room():
+    """Room 2: e-r, then z (for z-r, quitting e); r and z have no game left, so o-s starts
+    whole and both go; then e (for s-e, quitting o, named first of the two with one game left),
+    and o again for o-e, in both its seat orders."""
+    games = [("e", "r"), ("o", "s"), ("o", "e"), ("e", "o"), ("z", "r"), ("s", "e")]
+    assert plan_order(games, room=2) == [0, 4, 1, 5, 2, 3]
+
+
+def test_three_workers_walk_two_stretches_from_both_ends_and_a_fourth_the_last_end():
+    walks = Walks(_round_robin(4), lambda game: game, room=6, walkers=3)
+    plan = list(walks.plan)
+    # the first stretch from its front and back, the second from its front, then its back
+    assert [walks.take(w, [])[0] for w in ("w1", "w2", "w3", "w4")] == [plan[0], plan[5], plan[6], plan[11]]
+
+
+def test_a_worker_with_no_walk_left_free_walks_from_the_front():
+    walks = Walks(_round_robin(4), lambda game: game, room=6, walkers=1)
+    plan = list(walks.plan)
+    assert [walks.take(w, [])[0] for w in ("w1", "w2", "w3")] == [plan[0], plan[-1], plan[1]]
+
+
+def test_with_no_room_beside_its_games_engines_a_worker_is_told_to_keep_none():
+    walks = Walks([("k", "g"), ("i", "g")], lambda game: game, room=2, walkers=1)
+    assert walks.take("w", []) == (("k", "g"), [])
+    assert walks.take("w", ["k", "g"]) == (("i", "g"), [])
+
+
+def test_a_worker_keeps_an_engine_needed_at_the_plans_far_end_rather_than_one_never_needed():
+    """Room 3 for games of two: one engine kept beside a game's.  Of x (needed by the last
+    game) and y (by none), x is kept, however far its game."""
+    games = [("a", "b"), ("a", "c"), ("a", "x")]
+    walks = Walks(games, lambda game: game, room=3, walkers=1)
+    assert walks.plan == games
+    assert walks.take("w", ["x", "y"]) == (("a", "b"), ["x"])
+
+
+def test_a_worker_walking_back_keeps_the_engine_of_the_game_put_back_at_the_plans_front():
+    """w1 takes the first game and dies; its game is put back at the plan's front, where w2,
+    walking back from the end, comes next: of b (needed there) and y (by no game), b is kept."""
+    games = [("a", "b"), ("a", "c"), ("a", "x")]
+    walks = Walks(games, lambda game: game, room=3, walkers=1)
+    assert walks.take("w1", [])[0] == ("a", "b")
+    assert walks.take("w2", [])[0] == ("a", "x")
+    walks.put_back("w1", ("a", "b"))
+    assert walks.take("w2", ["b", "y"]) == (("a", "c"), ["b"])
+
+
+def test_a_worker_starting_a_whole_game_quits_first_the_engines_it_holds_with_fewest_games_left():
+    """Room 4, after h-b-k: no game lacks only one engine, so m-y-g starts whole and two of
+    h, b and k go: k (no game left) first, then h (one left, as b, but held before it); b
+    stays, so m-b-g is played next, and h-m-y last."""
+    games = [("h", "b", "k"), ("m", "y", "g"), ("m", "b", "g"), ("h", "m", "y")]
+    assert plan_order(games, room=4) == [0, 1, 2, 3]
+
+
+def test_a_worker_starting_a_whole_game_keeps_what_it_holds_while_it_has_room():
+    """Room 5: after r-s-v, s-j-t starts whole beside r, s and v (five in all, exactly the
+    room): r stays, so r-j-d is played with the next start (d) before s-d-t."""
+    assert plan_order([("r", "s", "v"), ("s", "j", "t"), ("r", "j", "d"), ("s", "d", "t")], room=5) == [0, 1, 2, 3]
+    # and after j-g-n, x-s-j starts beside g and n: both stay, and x-s-g comes before x-s-n
+    assert plan_order([("j", "g", "n"), ("x", "s", "j"), ("x", "s", "g"), ("x", "s", "n")], room=5) == [0, 1, 2, 3]
+
+
+def _played_dying_once_after_cancel(task: tuple[str, ...]) -> tuple[str, ...]:
+    folder = Path(os.environ["POOL_PLAN_CANCEL"])
+    if task == ("c", "d") and not (folder / "died").exists():
+        deadline = time.monotonic() + 10
+        while not (folder / "cancelled").exists() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        (folder / "died").touch()
+        os._exit(9)  # dies once, after the queue was cancelled
+    return task
+
+
+@pytest.mark.timeout(60)
+def test_a_task_whose_worker_dies_after_the_queue_was_cancelled_is_played_again(tmp_path, monkeypatch):
+    """An SPRT decided (cancel_queued): the tasks already handed out still finish, one whose
+    worker died among them, replayed by another although nothing more is planned."""
+    monkeypatch.setenv("POOL_PLAN_CANCEL", str(tmp_path))
+    pool = WorkerPool(2, _played_dying_once_after_cancel, lambda: None, uses=lambda game: game, spare=1)
+    results = []
+    try:
+        for result in pool.imap_unordered([("a", "b"), ("c", "d")]):
+            results.append(result)
+            pool.cancel_queued()
+            (tmp_path / "cancelled").touch()
+    finally:
+        pool.close()
+    assert (tmp_path / "died").exists() and sorted(results) == [("a", "b"), ("c", "d")]

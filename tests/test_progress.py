@@ -608,3 +608,153 @@ def test_a_finished_line_too_long_for_the_terminal_is_cut_to_its_width_above_the
     assert len(line) > 40
     shown = [text.rstrip() for text in screen_lines(screen.getvalue())]
     assert line[:39] + "…" in shown and "search-hard): 1-0 {r}, 0 plies" not in "".join(shown)  # cut, not wrapped
+
+
+def test_by_default_the_progress_prints_its_lines_every_ten_games():
+    printed: list[str] = []
+    progress = Progress(["a", "b"], 2, echo=printed.append, clock=Clock())
+    progress.begin(30, [])
+    for k in range(21):
+        progress(game(k, ["a", "b"], [0, 1]), k + 1, 30)
+    assert [line for line in printed if line.startswith("Games ")] == [
+        "Games 10 of 30 (33.3%)",
+        "Games 20 of 30 (66.7%)",
+    ]
+    assert len(printed) == 21 + 2 * 2  # a Finished line per game and two reports of two lines
+
+
+def test_before_the_run_begins_and_for_an_empty_schedule_the_lines_show_no_games_and_an_even_score():
+    progress = Progress(["a", "b"], 2, clock=Clock())
+    nothing = ["Games 0 of 0 (100.0%)", "Score of a vs b: 0 - 0 - 0 [0.500] 0"]  # no games to play: all played
+    assert progress.lines() == nothing
+    progress.begin(0, [])
+    assert progress.lines() == nothing
+
+
+def test_a_resumed_run_with_more_games_stored_than_its_schedule_holds_shows_100_percent():
+    stored = [game(k, ["a", "b"], [0, 1]) for k in range(6)]
+    progress = Progress(["a", "b", "c"], 2, clock=Clock())
+    progress.begin(4, stored)  # the file now schedules fewer games than were played
+    assert progress.lines()[0] == "Games 6 of 4 (100.0%)"
+
+
+def test_the_eta_shows_once_five_games_took_five_seconds_and_is_a_dash_after_the_last_game():
+    clock, printed = Clock(), []
+    progress = Progress(["a", "b"], 2, "lines", report_every=5, echo=printed.append, clock=clock)
+    progress.begin(10, [])
+    for k in range(10):
+        clock.now += 1  # a game a second: 60 a minute
+        progress(game(k, ["a", "b"], [0, 1]), k + 1, 10)
+    assert [line for line in printed if line.startswith("Games ")] == [
+        "Games 5 of 10 (50.0%), 60.0 games/min, ETA 0m05s",
+        "Games 10 of 10 (100.0%), 60.0 games/min, ETA -",
+    ]
+
+
+def test_a_game_the_second_seat_won_reads_0_1():
+    assert finished_line(game(7, ["a", "b"], [1, 0])) == "Finished game 7 (a vs b): 0-1 {r}, 0 plies"
+
+
+def test_a_stored_game_against_an_engine_no_longer_in_the_run_counts_only_for_the_engines_in_it():
+    progress = Progress(["a", "b", "c"], 2, clock=Clock())
+    progress.begin(10, [game(0, ["a", "gone"], [0, 1]), game(1, ["gone", "b"], [0, 1])])
+    assert progress.lines()[1] == "Leaders: a 100.0% (1), b 0.0% (1)"  # a beat its one opponent, b lost
+
+
+def terminal_screen(text: str, width: int) -> list[str]:
+    """The lines a terminal ``width`` wide shows after ``text``: characters written where the
+    cursor is (wrapping at the width), and rich's cursor moves (up, down, column) and line erases."""
+    rows: list[list[str]] = [[]]
+    row = col = 0
+    for token in re.findall(r"\x1b\[[0-9;?]*[A-Za-z]|.|\n", text):
+        if token.startswith("\x1b["):
+            arg, op = token[2:-1], token[-1]
+            n = int(arg) if arg.isdigit() else 1
+            if op == "A":
+                row = max(row - n, 0)
+            elif op == "B":
+                row += n
+            elif op == "G":
+                col = n - 1
+            elif op == "K":
+                rows[row] = [] if arg == "2" else rows[row][:col]
+            continue  # colours, the cursor shown or hidden
+        if token == "\r":
+            col = 0
+        elif token == "\n":
+            row, col = row + 1, 0
+        else:
+            if col >= width:
+                row, col = row + 1, 0
+            rows.extend([] for _ in range(row + 1 - len(rows)))
+            rows[row].extend(" " * (col + 1 - len(rows[row])))
+            rows[row][col] = token
+            col += 1
+        rows.extend([] for _ in range(row + 1 - len(rows)))
+    return ["".join(cells).rstrip() for cells in rows]
+
+
+def live_progress(width: int, **options) -> tuple[Progress, io.StringIO, Clock]:
+    clock, screen = Clock(), io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=width)
+    return Progress(["search-medium", "search-hard"], 2, "live", console=console, clock=clock, **options), screen, clock
+
+
+def test_a_live_display_shows_its_lines_at_once_redraws_only_when_asked_and_leaves_them_on_screen():
+    import threading
+
+    progress, screen, clock = live_progress(60)
+    threads = threading.active_count()
+    progress.begin(10, [])
+    assert threading.active_count() == threads  # no thread of its own redrawing: only the games do
+    start = ["Games 0 of 10 (0.0%)", "Score of search-medium vs search-hard: 0 - 0 - 0 [0.500] 0"]
+    assert terminal_screen(screen.getvalue(), 60) == start
+    progress.close()
+    assert terminal_screen(screen.getvalue(), 60) == [*start, ""]  # kept, the cursor below them
+
+
+def test_a_game_ending_just_as_the_next_redraw_is_due_is_drawn():
+    progress, screen, clock = live_progress(70)
+    progress.begin(10, [])
+    clock.now += 0.25  # four redraws a second
+    record = game(0, ["search-medium", "search-hard"], [0, 1])
+    progress(record, 1, 10)
+    score = progress.lines()[1]
+    assert len(score) > 70
+    assert terminal_screen(screen.getvalue(), 70) == [
+        finished_line(record),
+        "Games 1 of 10 (10.0%)",
+        score[:69] + "…",  # cut to the width, not wrapped
+    ]
+
+
+def test_a_game_note_too_long_for_the_terminal_is_cut_to_its_width_above_the_live_lines():
+    note = "game 0: trace: /home/someone/tournaments/hex-11/out/traces/game-0.txt"
+    progress, screen, clock = live_progress(40, game_note=lambda record: note)
+    progress.begin(10, [])
+    record = game(0, ["search-medium", "search-hard"], [0, 1])
+    progress(record, 1, 10)
+    assert terminal_screen(screen.getvalue(), 40)[:2] == [finished_line(record)[:39] + "…", note[:39] + "…"]
+
+
+def test_a_warning_with_a_word_wider_than_the_terminal_is_folded_whole_above_the_live_lines():
+    progress, screen, clock = live_progress(30)
+    progress.begin(10, [])
+    progress.warn("arena: engine x cannot start /opt/engines/hex/search-medium-v2/bin/engine")
+    assert terminal_screen(screen.getvalue(), 30)[:4] == [
+        "arena: engine x cannot start",
+        "/opt/engines/hex/search-medium",
+        "-v2/bin/engine",
+        "Games 0 of 10 (0.0%)",
+    ]
+
+
+def test_a_warning_after_the_live_display_closed_goes_to_the_warning_stream():
+    warned: list[str] = []
+    progress, screen, clock = live_progress(60, warn=warned.append)
+    progress.begin(10, [])
+    progress.close()
+    shown = screen.getvalue()
+    progress.warn("arena: game 3 was lost on time while the machine was loaded")
+    assert warned == ["arena: game 3 was lost on time while the machine was loaded"]
+    assert screen.getvalue() == shown

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import os
 import re
 import shutil
 import statistics
@@ -15,6 +16,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -828,3 +830,165 @@ def test_a_relayed_game_whose_file_cannot_be_made_is_said_and_not_shown(tmp_path
         ("WARNING", f"cannot show game 9 live ([Errno 17] File exists: '{live}')")
     ]
     assert relay.games == {}
+
+
+# -- the live files: the watching mark, a writer's due lines, the held lines' thread, the reader
+
+
+def test_a_server_marks_watching_in_a_results_folder_not_made_yet(tmp_path):
+    live = tmp_path / "out" / "live"  # the run has not made its folder yet
+    touch_watching(live)
+    assert (live / "watching").is_file()
+
+
+class FakeTimes:
+    """The livegames module's clocks, set by the test: its monotonic and Unix time."""
+
+    def __init__(self) -> None:
+        self.mono, self.unix = 100.0, 1_000_000.0
+
+    def monotonic(self) -> float:
+        return self.mono
+
+    def time(self) -> float:
+        return self.unix
+
+
+def test_the_watching_mark_is_fresh_under_three_seconds_and_looked_at_every_half_second(tmp_path, monkeypatch):
+    times = FakeTimes()
+    monkeypatch.setattr(livegames, "time", times)
+    live = tmp_path / "live"
+    live.mkdir()
+    mark = WatchMark(live)
+    assert mark() is False  # no mark: nobody watches
+    touch_watching(live)
+    os.utime(live / "watching", (times.unix - 1, times.unix - 1))
+    assert mark() is False  # looked at less than CHECK_S ago: not again yet
+    times.mono += livegames.CHECK_S  # exactly CHECK_S later: looked at again
+    assert mark() is True
+    os.utime(live / "watching", (times.unix - 3, times.unix - 3))  # exactly FRESH_S old: the viewers left
+    times.mono += livegames.CHECK_S
+    assert mark() is False
+
+
+def test_a_local_runs_channel_writes_each_game_into_its_own_file_headed_by_its_round(tmp_path):
+    live = tmp_path / "live"
+    live.mkdir()
+    writer = livegames.folder_channel(live).writer(7, 3, ["a", "b"])
+    writer._flush()  # its lines out now
+    assert json.loads((live / "7.jsonl").read_text()) == {"id": 7, "round": 3, "players": ["a", "b"]}
+    writer.end()
+    assert read_live_games(live) == {}
+
+
+def test_a_writers_lines_are_due_once_waiting_flush_s_and_never_after_its_game_ended(tmp_path):
+    sink = CountingSink(tmp_path / "1.jsonl")
+    writer = LiveWriter(sink, lambda: False, 1, 1, ["a", "b"])  # nobody watches: the test sends its lines
+    state = make_game("hex", {"size": 5}).initial_state(1)
+    writer.begin(state, 1, 0)
+    writer.flushed = 0.0  # as if it began at 0
+    flush_s = livegames.FLUSH_S
+    assert [writer.due(flush_s / 2), writer.due(flush_s)] == [False, True]  # its head, once it lasted FLUSH_S
+    writer._flush()
+    writer.flushed = 0.0
+    assert writer.due(10.0) is False  # all sent: nothing waits
+    state.play("c3")
+    writer.moved(state, 0, Reply("c3", 0.001, None, None), [900, 900])
+    writer.flushed = 1000.0  # the lines last went out at 1000 s
+    assert [writer.due(1000 + flush_s / 2), writer.due(1000 + 2 * flush_s)] == [False, True]  # a move waits
+    writer.end()
+    assert writer.due(10.0) is False  # over: its lines go nowhere
+
+
+def test_lines_a_thread_found_due_are_not_written_once_their_game_ended(tmp_path):
+    sink = CountingSink(tmp_path / "1.jsonl")
+    writer = LiveWriter(sink, lambda: False, 1, 1, ["a", "b"])
+    writer.begin(make_game("hex", {"size": 5}).initial_state(1), 1, 0)
+    writer.end()  # the game ended between the thread's look and its flush
+    writer._flush()
+    assert sink.writes == [] and not (tmp_path / "1.jsonl").exists()
+
+
+class FullDisk(FileSink):
+    def write(self, text: str) -> None:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_game_whose_file_cannot_be_written_is_said_once_and_its_lines_are_no_longer_due(tmp_path, caplog):
+    writer = LiveWriter(FullDisk(tmp_path / "9.jsonl"), lambda: False, 9, 1, ["a", "b"])
+    writer.begin(make_game("hex", {"size": 5}).initial_state(1), 1, 0)
+    writer._flush()
+    writer._flush()
+    assert [r.getMessage() for r in caplog.records] == ["cannot show game 9 live ([Errno 28] No space left on device)"]
+    assert writer.due(writer.flushed + 10) is False
+
+
+def test_the_held_lines_thread_sleeps_until_a_game_then_lingers_before_sleeping_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(livegames, "TICK_S", 0.002)
+    monkeypatch.setattr(livegames, "LINGER_S", 0.05)
+    thread = livegames.HeldLines()
+    assert (thread.name, thread.daemon, thread.asleep) == ("arena-live-lines", True, True)
+    thread.start()
+
+    def wait_for(done: Callable[[], bool]) -> float:
+        start = time.monotonic()
+        while not done() and time.monotonic() < start + 5:
+            time.sleep(0.001)
+        return time.monotonic() - start
+
+    for game_id in (1, 2):  # and a game after the pause wakes it again
+        sink = CountingSink(tmp_path / f"{game_id}.jsonl")
+        writer = LiveWriter(sink, lambda: True, game_id, 1, ["a", "b"])
+        writer.flushed = 0.0  # its head is due
+        thread.hold(writer)
+        wait_for(lambda sink=sink: len(sink.writes) == 2)  # the head, then its moves (none)
+        assert sink.writes == [f'{{"id":{game_id},"round":1,"players":["a","b"]}}\n', ""]
+        thread.release(writer)
+        lingered = wait_for(lambda: thread.asleep)
+        assert thread.asleep and thread.is_alive() and lingered >= livegames.LINGER_S
+    thread.name = "arena-live-lines (a test's, asleep)"  # not counted as this process's thread by other tests
+
+
+def test_this_process_has_one_held_lines_thread(monkeypatch):
+    monkeypatch.setattr(livegames, "_held_lines", None)  # as in a new worker process
+    first = livegames.held_lines()
+    assert livegames.held_lines() is first and first.is_alive()
+    first.name = "arena-live-lines (a test's, asleep)"  # not counted as this process's thread by other tests
+
+
+def test_a_move_line_shows_a_clock_of_one_millisecond_and_none_below_zero():
+    line = json.loads(livegames._line(("a1", 0, 5, [1, 0, -3], None, 1, 1.5)))
+    assert line["clocks"] == [1, 0, 0]
+
+
+def test_a_reader_keeps_a_line_being_written_until_it_is_whole_and_reads_a_replaced_file_whole(tmp_path):
+    path = tmp_path / "4.jsonl"
+    head = '{"id":4,"round":1}\n'
+    move = livegames._line(("c3", 0, 5, None, None, 1, 1.5))
+    path.write_text(head + move[:10])
+    reader = LiveReader(path)
+    assert reader.update() and reader.head == {"id": 4, "round": 1} and reader.moves == []
+    with open(path, "a") as file:
+        file.write(move[10:])
+    assert reader.update() and [m["move"] for m in reader.moves] == ["c3"]
+    assert not reader.update()  # nothing new
+    other = tmp_path / "other.jsonl"  # another game's file put in its place, longer than this one
+    other.write_text('{"id":4,"round":2}\n' + move + livegames._line(("b2", 1, 5, None, None, 0, 2.5)))
+    os.replace(other, path)
+    assert reader.update() and reader.head == {"id": 4, "round": 2}
+    assert [m["move"] for m in reader.moves] == ["c3", "b2"]
+
+
+def test_the_held_lines_thread_woken_by_a_game_over_before_its_first_look_lingers_then_sleeps(tmp_path, monkeypatch):
+    monkeypatch.setattr(livegames, "TICK_S", 0.002)
+    monkeypatch.setattr(livegames, "LINGER_S", 0.02)
+    thread = livegames.HeldLines()
+    thread.start()
+    writer = LiveWriter(CountingSink(tmp_path / "1.jsonl"), lambda: True, 1, 1, ["a", "b"])
+    thread.hold(writer)  # wakes it
+    thread.release(writer)  # the game ended before the thread's first look
+    deadline = time.monotonic() + 5
+    while not thread.asleep and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert thread.asleep and thread.is_alive()
+    thread.name = "arena-live-lines (a test's, asleep)"  # not counted as this process's thread by other tests

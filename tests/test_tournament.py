@@ -7,12 +7,13 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT, WIDE, arena_cmd, engine_toml, write_tournament
+from helpers import ROOT, WIDE, ZOO, arena_cmd, engine_toml, write_tournament
 from helpers import run_arena as arena
 
 from arena.cli import main
 from arena.record import GameRecord
 from arena.results.ratings import standings
+from arena.tournament.config import load_tournament
 from arena.tournament.schedule import round_robin
 
 ENGINES = (
@@ -292,3 +293,28 @@ def test_an_events_drawn_tables_keep_their_slots_and_take_the_openings_in_turn()
     ]  # fmt: skip
     plies = OpeningPlan(random_plies=3, game=make_game("hex", {"size": 5}))
     assert [g.opening for g in event_games(drawn, plies)] == [plies.start(0, 0, 1, s.seed).moves for s in drawn]
+
+
+def test_an_engines_options_are_sent_as_text_with_booleans_as_true_and_false(tmp_path):
+    options = "options = { ponder = false, hash = true, threads = 2 }"
+    engines = engine_toml("a", "{python}", ZOO, extra=options) + engine_toml("b", "{python}", ZOO)
+    t = load_tournament(write_tournament(tmp_path, engines))
+    assert t.engines[0].options == (("ponder", "false"), ("hash", "true"), ("threads", "2"))
+
+
+def test_play_refuses_a_mistyped_option_before_anything_else():
+    result = CliRunner().invoke(main, ["play", "--game", "hex", "-O", "swap=1", "a", "b"])
+    assert (result.exit_code, result.output) == (
+        2,
+        "arena: hex: option 'swap': Input should be a valid boolean (got 1)\n",
+    )
+
+
+def test_play_with_the_old_per_seat_protocol_flag_says_the_new_form_and_checks_the_engines():
+    result = CliRunner().invoke(main, ["play", "--game", "hex", "--protocol", "gtp", "a", "b"])
+    assert (result.exit_code, result.output) == (
+        2,
+        "arena: --protocol, engine commands without --engine: now --engine cmd=a proto=gtp --engine cmd=b proto=gtp; "
+        "the old form still works\n"
+        "arena: command line: engine 'seat0': command 'a' is not on PATH; give a path or install it\n",
+    )

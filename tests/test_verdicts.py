@@ -270,3 +270,13 @@ def test_a_start_up_failure_names_each_engine_and_each_fix_once():
         "('arena check-engine COMMAND' runs it alone); or give --forfeit-failed-engines (forfeit_failed_engines = "
         "true) to play on, its games lost unplayed"
     )  # a fault of no known code gets the crash's fix, said once with the crash's own
+
+
+def test_a_start_up_failure_whose_reason_has_a_colon_gets_the_fix_of_its_code():
+    failed = [("a", "protocol: it printed: hello world")]
+    assert str(verdict.startup_failure("t.toml", failed)) == (
+        "t.toml: engine 'a' failed its start-up check (protocol: it printed: hello world). The run stopped before "
+        "its first game: check what the engine prints at start-up against protocol/PROTOCOL.md ('arena "
+        "check-engine COMMAND'); or give --forfeit-failed-engines (forfeit_failed_engines = true) to play on, its "
+        "games lost unplayed"
+    )

@@ -152,7 +152,8 @@ class Walks(Generic[Task]):
         at = self._next(walk.at, walk.step)
         if at is None:  # its way is played: it turns (and may jump a stretch others play)
             walk.step = -walk.step
-            at = self._next(walk.at, walk.step)
+            # from where it stands: a walk that took nothing yet stands just past its stretch, on a task
+            at = self._next(walk.at - walk.step, walk.step)
         assert at is not None, "take() from an empty plan"
         task = self.plan[at]
         assert task is not None  # _next finds only tasks not taken
