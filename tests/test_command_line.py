@@ -986,3 +986,101 @@ def test_an_empty_engine_list_is_named_as_a_list_not_a_tournament(tmp_path):
         str(err.value)
         == f"{path}: an engine list needs at least one engine ([[engines]] blocks); engines.toml has none"
     )
+
+
+PAIR = (("name=a", "cmd=true"), ("name=b", "cmd=true"))
+
+
+def refusal(tmp_path: Path, **fields) -> str:
+    """The one line a flag tournament that cannot be built is refused with."""
+    with pytest.raises((FlagError, ConfigError)) as err:
+        build(tmp_path, **{"engines": PAIR, **fields})
+    return str(err.value)
+
+
+def test_idle_engines_and_forfeit_flags_land_on_their_keys_and_a_refusal_names_the_hyphenated_flag(tmp_path):
+    t, _ = build(tmp_path, engines=PAIR, idle_engines=7, forfeit_failed_engines=True)
+    assert (t.data.idle_engines, t.data.forfeit_failed_engines) == (7, True)
+    assert refusal(tmp_path, idle_engines=-1) == (
+        "command line: --idle-engines: Input should be greater than or equal to 0 (got -1)"
+    )
+    assert refusal(tmp_path, forfeit_failed_engines="x") == (
+        "command line: --forfeit-failed-engines: Input should be a valid boolean (got 'x')"
+    )
+
+
+def test_a_refused_game_option_fewer_than_two_engines_and_repeated_names_are_whole_lines_naming_the_flag(tmp_path):
+    assert refusal(tmp_path, options=("sizee=3",)) == (
+        "command line: -O / --game: hex: unknown option 'sizee' (did you mean 'size'? allowed: size, swap)"
+    )
+    assert refusal(tmp_path, engines=PAIR[:1]) == (
+        "--engine: give two or more engines, e.g. --engine cmd=./new --engine cmd=./old"
+    )
+    assert refusal(tmp_path, engines=(PAIR[0], PAIR[0])) == (
+        "command line: --engine: engine names must be unique; repeated: a"
+    )
+
+
+def test_an_sprt_refusal_names_the_flag_or_the_item_whose_value_itself_holds_an_equals_sign(tmp_path):
+    assert refusal(tmp_path, sprt=("elo0=5", "elo1=0")) == (
+        "command line: --sprt: elo0 must be less than elo1 (H0: Elo = elo0, H1: Elo = elo1)"
+    )
+    assert refusal(tmp_path, sprt=("elo0=x=y", "elo1=5")) == (
+        "command line: --sprt item 'elo0=x=y': Input should be a valid number, "
+        "unable to parse string as a number (got 'x=y')"
+    )
+
+
+def test_gauntlet_candidates_given_comma_separated_are_each_a_candidate(tmp_path):
+    engines = (*PAIR, ("name=c", "cmd=true"))
+    t, _ = build(tmp_path, engines=engines, gauntlet=("a,b",))
+    assert (t.data.format, t.data.candidates) == ("gauntlet", ["a", "b"])
+
+
+def test_the_flags_data_names_its_own_folder_as_out(tmp_path):
+    t, _ = build(tmp_path, engines=PAIR)
+    assert t.raw["out"] == "."
+
+
+def test_an_each_item_without_a_value_or_naming_a_conf_is_refused_naming_each(tmp_path):
+    assert refusal(tmp_path, each=("tc",)) == "--each item 'tc': write KEY=VALUE on one line, e.g. cmd=./new"
+    assert refusal(tmp_path, each=("conf=x",)) == (
+        "--each item 'conf=x': every engine has its own conf; give it with --engine"
+    )
+
+
+def test_an_engines_unsplittable_command_or_args_and_a_bad_clock_are_refused_quoting_the_item(tmp_path):
+    def one(*items: str) -> str:
+        return refusal(tmp_path, engines=(("name=a", *items), PAIR[1]))
+
+    assert one('cmd="x') == "--engine a item 'cmd=\"x': cannot split the command (No closing quotation)"
+    assert one("cmd=x", 'args="x') == "--engine a item 'args=\"x': cannot split the command (No closing quotation)"
+    assert one("cmd=x", "tc=abc") == (
+        "--engine a item 'tc=abc': write tc=[MOVES/]SECONDS[+INCREMENT], e.g. tc=10+0.1, tc=1:30+1 or tc=40/60"
+    )
+
+
+def test_an_engines_dir_is_taken_from_the_folder_arena_ran_in_and_normalised(tmp_path):
+    (tmp_path / "d").mkdir()
+    t, _ = build(tmp_path, engines=(("name=a", "cmd=true", "dir=sub/../d"), PAIR[1]))
+    assert t.data.engines[0].cwd == str(tmp_path / "d")
+
+
+def test_an_item_value_may_hold_equals_signs_and_the_letter_x(tmp_path):
+    t, _ = build(tmp_path, engines=(("name=X", "cmd=true", "env.Q=a=b"), PAIR[1]))
+    assert (t.data.engines[0].name, t.data.engines[0].env) == ("X", {"Q": "a=b"})
+
+
+def test_a_prefixed_key_with_no_name_after_its_dot_is_an_unknown_key(tmp_path):
+    assert refusal(tmp_path, engines=(("name=a", "cmd=true", "option.=1"), PAIR[1])) == (
+        "--engine a item 'option.=1': unknown key 'option.'; the keys are name, cmd, args, proto, dir, init, conf, "
+        "tc, st, timemargin, nodes, restart, memory_mb, cpu_seconds, handshake_ms, max_failures, verify_score, "
+        "sandbox, option.NAME, env.NAME"
+    )
+
+
+def test_an_item_across_lines_or_without_a_value_gets_its_flags_own_example(tmp_path):
+    assert refusal(tmp_path, engines=(("name=a\nb", "cmd=true"), PAIR[1])) == (
+        "--engine item 'name=a\\nb': write KEY=VALUE on one line, e.g. cmd=./new"
+    )
+    assert refusal(tmp_path, options=("size",)) == "-O item 'size': write KEY=VALUE on one line, e.g. -O size=11"
