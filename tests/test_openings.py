@@ -97,3 +97,67 @@ def test_only_a_short_name_is_a_shipped_suite_and_a_path_is_a_path(tmp_path):
     assert book_path("hex9-1ply", tmp_path) == SUITES / "hex9-1ply.txt"
     assert book_path("../suites/hex9-1ply", tmp_path) == tmp_path / "../suites/hex9-1ply"
     assert book_path("no-such-suite", tmp_path) == tmp_path / "no-such-suite"
+
+
+def test_a_book_that_cannot_be_read_is_refused_with_the_reason_missing_or_not_utf8(tmp_path):
+    from arena.rules import make_game
+    from arena.tournament.openings import OpeningsError, load_openings
+
+    game = make_game("hex", {"size": 3})
+    (tmp_path / "latin.txt").write_bytes(b"a1 \xe9\n")
+    for name, reason in (("missing.txt", "No such file or directory"), ("latin.txt", "not UTF-8 text")):
+        with pytest.raises(OpeningsError) as err:
+            load_openings(tmp_path / name, game)
+        assert str(err.value) == (
+            f"cannot read the openings file {str(tmp_path / name)!r} ({reason}); "
+            "the path is relative to the tournament file"
+        )
+
+
+def test_a_book_line_with_moves_after_the_game_ended_is_refused(tmp_path):
+    from arena.rules import make_game
+    from arena.tournament.openings import OpeningsError, load_openings
+
+    book = tmp_path / "over.txt"
+    book.write_text("a1 b1 a2 b2 a3 b3\n")  # Red's a-column joins top and bottom at a3
+    with pytest.raises(OpeningsError) as err:
+        load_openings(book, make_game("hex", {"size": 3}))
+    assert str(err.value) == f"{book}, line 1: the game is over after this opening; shorten it"
+
+
+def test_a_suite_made_for_other_options_names_both_option_sets_and_every_shipped_suite(tmp_path):
+    from arena.rules import make_game
+    from arena.tournament.openings import OpeningsError, load_openings, suite_names
+
+    book = tmp_path / "mine.txt"
+    book.write_text("# options size=9 swap=true\na1\n")
+    with pytest.raises(OpeningsError) as err:
+        load_openings(book, make_game("hex", {"size": 3}))
+    assert str(err.value) == (
+        "mine is made for hex size=9 swap=true, but the tournament plays hex size=3 swap=true: set those options, "
+        f"or pick a suite made for these ({', '.join(suite_names())})"
+    )
+    assert len(suite_names()) > 1
+
+
+def test_random_plies_on_a_dealt_board_start_from_the_board_the_seed_deals():
+    from arena.rules import make_game
+    from arena.tournament.openings import Start, random_opening, start_state
+
+    game = make_game("posies", {"players": 2})
+    assert start_state(game, 5, Start(None, ())).setup_token() == game.initial_state(5).setup_token()
+    opening = random_opening(game, 5, Start(None, ()), 3)
+    assert random_opening(game, 5, Start(None, ()), 3) == opening
+    state = game.initial_state(5)
+    for move in opening.moves:
+        state.play(move)  # legal on the seed's board
+    assert len(state.moves) == 3
+
+
+def test_random_plies_that_always_end_the_game_are_refused_naming_the_seed():
+    from arena.rules import make_game
+    from arena.tournament.openings import OpeningsError, Start, random_opening
+
+    with pytest.raises(OpeningsError) as err:
+        random_opening(make_game("hex", {"size": 3}), 3, Start(None, ()), 20)  # 9 cells: every game ends
+    assert str(err.value) == "100 draws of 20 random plies all ended the game (seed 3); lower random_plies"
