@@ -870,6 +870,26 @@ def test_a_worker_keeps_every_engine_unless_the_bound_can_make_it_quit_one():
     assert idle_bound(worker_config({**three, "d": GOOD}, idle_engines=1)) == 1
 
 
+def test_a_workers_finished_game_gets_its_schedules_numbers_and_says_how_it_ended_unless_the_rules_ended_it(caplog):
+    from arena.record import Termination
+    from arena.tournament.schedule import ScheduledGame
+
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}))
+    scheduled = ScheduledGame(7, 2, ("a", "b"), seed=1)
+    ended = {
+        how: GameRecord(game="hex", moves=["a1"], players=["a", "b"], termination=how, reason=f"{how} here")
+        for how in (Termination.NORMAL, Termination.MAX_PLIES, Termination.CRASH)
+    }
+    with caplog.at_level(logging.INFO, logger="arena.runner"):
+        finished = {how: worker._finish(record, scheduled) for how, record in ended.items()}
+    assert [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "arena.runner"] == [
+        (logging.INFO, "game 7: max-plies: max-plies here"),
+        (logging.WARNING, "game 7: crash here"),
+    ]
+    for how, record in finished.items():
+        assert record == ended[how].replace(id=7, round=2, tournament="t")
+
+
 def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(proctree, "can_pin", lambda: False)
     path = tiny(tmp_path, zoo("a") + zoo("b"), extra="affinity = true")
