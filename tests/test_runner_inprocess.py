@@ -890,6 +890,61 @@ def test_a_workers_finished_game_gets_its_schedules_numbers_and_says_how_it_ende
         assert record == ended[how].replace(id=7, round=2, tournament="t")
 
 
+class StandInEngine:
+    """A running engine as a worker sees it: killed, traced, its stderr kept."""
+
+    proc = None
+    alive = True
+
+    def __init__(self, stderr: str = "") -> None:
+        self.trace: object = "its game's transcript"
+        self.killed = False
+        self.stderr = stderr
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def stderr_text(self) -> str:
+        return self.stderr
+
+
+def test_a_faulted_engine_is_killed_untraced_swept_after_and_the_tail_of_its_stderr_logged_once(monkeypatch, caplog):
+    from arena.tournament.worker import STDERR_LOGGED
+
+    swept: list[set[int]] = []
+    monkeypatch.setattr(proctree, "kill_adopted", lambda keep, quiet=False: swept.append(keep))
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}))
+    faulted = StandInEngine("early\n" + "e" * STDERR_LOGGED)
+    worker.engines["a"] = faulted  # type: ignore[assignment]
+    with caplog.at_level(logging.WARNING, logger="arena.runner"):
+        worker.discard("a")
+        worker.discard("a")  # gone already: nothing more
+        worker.discard("b")  # never started: nothing
+    assert faulted.killed and faulted.trace is None and worker.engines == {} and swept == [set()]
+    assert [r.getMessage() for r in caplog.records if r.name == "arena.runner"] == [
+        f"a: last {STDERR_LOGGED} characters of stderr:\n" + "e" * STDERR_LOGGED
+    ]
+
+
+def test_a_retired_engine_quits_in_the_background_and_the_next_start_sweeps_what_it_left(monkeypatch):
+    swept: list[set[int]] = []
+    monkeypatch.setattr(proctree, "kill_adopted", lambda keep, quiet=False: swept.append(keep))
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}))
+    worker._await_room(2)
+    assert swept == []  # nothing retired yet: nothing to sweep
+    quitting: list[object] = []
+    monkeypatch.setattr(worker.retiring, "retire", quitting.append)
+    idle = StandInEngine()
+    worker.engines["a"] = idle  # type: ignore[assignment]
+    worker.retire("a")
+    worker.retire("a")  # gone already: nothing more
+    worker.retire("b")  # never started: nothing
+    assert quitting == [idle] and worker.engines == {} and swept == []
+    worker._await_room(2)
+    worker._await_room(2)
+    assert swept == [set()]  # swept once, before the next engine starts
+
+
 def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(proctree, "can_pin", lambda: False)
     path = tiny(tmp_path, zoo("a") + zoo("b"), extra="affinity = true")
