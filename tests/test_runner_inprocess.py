@@ -945,6 +945,18 @@ def test_a_retired_engine_quits_in_the_background_and_the_next_start_sweeps_what
     assert swept == [set()]  # swept once, before the next engine starts
 
 
+def test_a_worker_shut_down_without_a_signal_lets_its_engines_quit_then_sweeps(monkeypatch):
+    swept: list[set[int]] = []
+    monkeypatch.setattr(proctree, "kill_adopted", lambda keep, quiet=False: swept.append(keep))
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}))
+    quitting: list[object] = []
+    monkeypatch.setattr(worker.retiring, "retire", quitting.append)
+    engines = [StandInEngine(), StandInEngine()]
+    worker.engines = dict(zip("ab", engines))  # type: ignore[arg-type]
+    worker.shutdown()
+    assert quitting == engines and not any(engine.killed for engine in engines) and swept == [set()]
+
+
 def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(proctree, "can_pin", lambda: False)
     path = tiny(tmp_path, zoo("a") + zoo("b"), extra="affinity = true")
