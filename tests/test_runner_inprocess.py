@@ -957,6 +957,24 @@ def test_a_worker_shut_down_without_a_signal_lets_its_engines_quit_then_sweeps(m
     assert quitting == engines and not any(engine.killed for engine in engines) and swept == [set()]
 
 
+def test_a_bounded_worker_lets_go_now_of_the_idle_engines_the_plan_does_not_keep(monkeypatch):
+    from arena.tournament import worker as worker_module
+
+    def quitting_of(idle_engines: int | None, planned: tuple[str, ...] | None) -> list[object]:
+        monkeypatch.setattr(worker_module, "planned_keep", lambda: planned)
+        worker = Worker(worker_config({name: GOOD for name in "abcd"}, idle_engines=idle_engines))
+        quitting: list[object] = []
+        monkeypatch.setattr(worker.retiring, "retire", quitting.append)
+        engines = {name: StandInEngine() for name in "abcd"}
+        worker.engines = dict(engines)  # type: ignore[arg-type]
+        worker.let_go_unplanned(["a", "b"])
+        return [name for name, engine in engines.items() if engine in quitting]
+
+    assert quitting_of(1, ("c",)) == ["d"]  # playing a and b; the plan keeps c
+    assert quitting_of(None, ("c",)) == []  # no bound: every engine stays
+    assert quitting_of(1, None) == []  # no plan (outside a pool): the bound alone decides, later
+
+
 def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(proctree, "can_pin", lambda: False)
     path = tiny(tmp_path, zoo("a") + zoo("b"), extra="affinity = true")
