@@ -975,6 +975,44 @@ def test_a_bounded_worker_lets_go_now_of_the_idle_engines_the_plan_does_not_keep
     assert quitting_of(1, None) == []  # no plan (outside a pool): the bound alone decides, later
 
 
+class StandInRetiring:
+    """Engines told to quit and not yet gone: always some, the waits asked of them kept."""
+
+    def __init__(self) -> None:
+        self.waits: list[int] = []
+
+    def __bool__(self) -> bool:
+        return True
+
+    def wait_fewer(self, most: int) -> None:
+        self.waits.append(most)
+
+    def pids(self) -> set[int]:
+        return set()
+
+
+def test_before_an_engine_starts_a_bounded_worker_waits_until_the_quitting_leave_it_room(monkeypatch):
+    """Alive, quitting and the one starting never exceed the bound beside the game's seats."""
+    from arena.engine.transport import QUIT_GRACE
+    from arena.tournament import worker as worker_module
+
+    reported: list[float | None] = []
+    monkeypatch.setattr(worker_module, "report_progress", reported.append)
+
+    def waits(idle_engines: int | None, players: int, running: int) -> list[int]:
+        worker = Worker(worker_config({name: GOOD for name in "abcd"}, idle_engines=idle_engines))
+        worker.retiring = StandInRetiring()  # type: ignore[assignment]
+        worker.engines = {name: StandInEngine() for name in "abcd"[:running]}  # type: ignore[misc]
+        worker._await_room(players)
+        return worker.retiring.waits  # type: ignore[attr-defined]
+
+    assert waits(1, 2, 1) == [1]  # 1 running + 1 quitting + 1 starting = 1 idle + 2 seats
+    assert waits(0, 2, 1) == [0]
+    assert waits(2, 3, 0) == [4]
+    assert reported == [QUIT_GRACE] * 3  # the watchdog times each wait
+    assert waits(None, 2, 1) == [] and len(reported) == 3  # no bound: no wait
+
+
 def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(proctree, "can_pin", lambda: False)
     path = tiny(tmp_path, zoo("a") + zoo("b"), extra="affinity = true")
