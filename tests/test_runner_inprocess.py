@@ -1013,6 +1013,53 @@ def test_before_an_engine_starts_a_bounded_worker_waits_until_the_quitting_leave
     assert waits(None, 2, 1) == [] and len(reported) == 3  # no bound: no wait
 
 
+class StartingEngine(StandInEngine):
+    """A stand-in engine just opened: started by the worker, its start-up timed and traced."""
+
+    start_limit = 7.5
+
+    def start(self) -> None:
+        self.traced_from_start = self.trace
+
+
+def test_a_worker_starts_an_engine_for_its_game_traced_from_its_start_up_and_reuses_it_while_alive(monkeypatch):
+    from arena.engine.transport import QUIT_GRACE
+    from arena.tournament import worker as worker_module
+
+    opened: list[tuple[object, ...]] = []
+
+    def open_engine(spec, pipe, game, board):
+        opened.append((spec, pipe, game, board))
+        return StartingEngine()
+
+    reported: list[float | None] = []
+    monkeypatch.setattr(worker_module, "open_engine", open_engine)
+    monkeypatch.setattr(worker_module, "report_progress", reported.append)
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}, idle_engines=0))
+    worker.retiring = StandInRetiring()  # type: ignore[assignment]
+    trace = object()
+    engine = worker.engine("a", trace)  # type: ignore[arg-type]
+    assert opened == [(GOOD, worker.pipe, "hex", worker.game)] and worker.engines == {"a": engine}
+    assert engine.traced_from_start is trace and engine.trace is trace  # type: ignore[attr-defined]
+    assert reported == [QUIT_GRACE, StartingEngine.start_limit]  # the watchdog times the wait, then the start-up
+    assert worker.retiring.waits == [0]  # type: ignore[attr-defined]  # one seat: no idle engine beside it
+    assert worker.engine("a") is engine and engine.trace is None and len(opened) == 1  # alive: reused
+
+
+def test_a_workers_engines_run_with_the_runs_settings_and_share_its_core_only_if_asked_and_it_has_two(monkeypatch):
+    from arena.engine.transport import PipeSettings
+    from arena.engine.waiting import CoreShare
+
+    monkeypatch.setattr(proctree, "usable_cpus", lambda: [0, 1])
+    engines = {"a": GOOD, "b": GOOD}
+    worker = Worker(worker_config(engines, run_tag="tag", spin=False, stderr_home="/kept"))
+    assert worker.pipe == PipeSettings("tag", False, None, "/kept") and worker.live is None
+    shared = Worker(worker_config(engines, share_core=True))
+    assert isinstance(shared.share, CoreShare) and shared.pipe == PipeSettings("", True, shared.share, "")
+    monkeypatch.setattr(proctree, "usable_cpus", lambda: [0])
+    assert Worker(worker_config(engines, share_core=True)).share is None  # one CPU: nothing to share
+
+
 def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(proctree, "can_pin", lambda: False)
     path = tiny(tmp_path, zoo("a") + zoo("b"), extra="affinity = true")
