@@ -43,6 +43,28 @@ def test_pinned_workers_and_their_children_share_one_core_each():
         assert len(own) == 1 and own == inherited and own[0] in cores
 
 
+def _dies_once_on_zero(task: tuple[int, str]) -> tuple[int, list[int]]:
+    number, marker = task
+    if number == 0 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(9)
+    return number, sorted(os.sched_getaffinity(0))
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_a_dead_pinned_workers_replacement_takes_the_core_it_left(tmp_path):
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    marker = str(tmp_path / "died")
+    pool = WorkerPool(2, _dies_once_on_zero, _nothing, cores=cores)
+    try:
+        results = dict(pool.imap_unordered([(0, marker), (1, marker)]))
+        pool.close()
+    finally:
+        pool.terminate()
+    assert os.path.exists(marker)  # the worker playing 0 died once
+    assert sorted(core for own in results.values() for core in own) == cores  # one worker a core, still
+
+
 def test_unpinned_workers_keep_the_whole_mask():
     pool = WorkerPool(1, _masks, _nothing)
     try:

@@ -2,12 +2,14 @@
 a killed worker, two runners on one folder, and the pieces that make these safe."""
 
 import json
+import logging
 import os
 import re
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -253,6 +255,54 @@ def test_pool_replaces_dead_workers_retries_once_then_gives_up():
     assert sorted(r for r in results if not isinstance(r, Lost)) == [10, 30, 40]
     [lost] = [r for r in results if isinstance(r, Lost)]
     assert lost.task == 2 and "died 2 times" in lost.reason and "exit code 9" in lost.reason
+
+
+def test_a_worker_dying_in_the_middle_of_a_task_is_logged_with_its_name_exit_code_and_task(caplog):
+    pool = WorkerPool(1, _die_on_two, lambda: None, retries=1)
+    with caplog.at_level(logging.ERROR, logger="arena.runner"):
+        results = list(pool.imap_unordered([2]))
+    pool.close()
+    assert [r.getMessage() for r in caplog.records if r.name == "arena.runner"] == [
+        "worker-1 died (exit code 9) in the middle of 2",
+        "worker-2 died (exit code 9) in the middle of 2",
+    ]
+    assert results == [Lost(2, "its worker process died 2 times (last exit code 9)")]
+
+
+def _exit_soon_after_one(task: int) -> int:
+    if task == 1:  # answers, then its process dies while it waits for the next task
+        threading.Timer(0.05, os._exit, (3,)).start()
+    else:
+        time.sleep(0.4)
+    return task
+
+
+def test_a_worker_dying_while_idle_is_logged_and_the_others_results_still_come(caplog):
+    pool = WorkerPool(2, _exit_soon_after_one, lambda: None)
+    with caplog.at_level(logging.ERROR, logger="arena.runner"):
+        results = list(pool.imap_unordered([1, 2]))
+    pool.close()
+    assert sorted(results) == [1, 2]
+    assert [r.getMessage() for r in caplog.records if r.name == "arena.runner"] == [
+        "worker-2 died while idle (exit code 3); starting another"
+    ]
+
+
+def _hang_on_two(task: int) -> int:
+    if task == 2:
+        time.sleep(30)
+    return task
+
+
+def test_a_hung_worker_killed_by_the_watchdog_is_logged_as_hung_with_how_long_it_ran(caplog):
+    pool = WorkerPool(1, _hang_on_two, lambda: None, retries=0, time_limit=lambda task: 0.2)
+    with caplog.at_level(logging.ERROR, logger="arena.runner"):
+        results = list(pool.imap_unordered([2]))
+    pool.close()
+    said = [r.getMessage() for r in caplog.records if r.name == "arena.runner"]
+    assert said[0] == "worker-1 has not finished 2 within 0 s, the longest it can take: killing it and its engines"
+    assert len(said) == 2 and re.fullmatch(r"worker-1 hung \(killed after 0\.[2-4] s\) in the middle of 2", said[1])
+    assert results == [Lost(2, "its worker process died 1 times (it last hung)")]
 
 
 def record(players, termination="normal", forfeit=None, started=True, id=0):

@@ -870,6 +870,196 @@ def test_a_worker_keeps_every_engine_unless_the_bound_can_make_it_quit_one():
     assert idle_bound(worker_config({**three, "d": GOOD}, idle_engines=1)) == 1
 
 
+def test_a_workers_finished_game_gets_its_schedules_numbers_and_says_how_it_ended_unless_the_rules_ended_it(caplog):
+    from arena.record import Termination
+    from arena.tournament.schedule import ScheduledGame
+
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}))
+    scheduled = ScheduledGame(7, 2, ("a", "b"), seed=1)
+    ended = {
+        how: GameRecord(game="hex", moves=["a1"], players=["a", "b"], termination=how, reason=f"{how} here")
+        for how in (Termination.NORMAL, Termination.MAX_PLIES, Termination.CRASH)
+    }
+    with caplog.at_level(logging.INFO, logger="arena.runner"):
+        finished = {how: worker._finish(record, scheduled) for how, record in ended.items()}
+    assert [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "arena.runner"] == [
+        (logging.INFO, "game 7: max-plies: max-plies here"),
+        (logging.WARNING, "game 7: crash here"),
+    ]
+    for how, record in finished.items():
+        assert record == ended[how].replace(id=7, round=2, tournament="t")
+
+
+class StandInEngine:
+    """A running engine as a worker sees it: killed, traced, its stderr kept."""
+
+    proc = None
+    alive = True
+
+    def __init__(self, stderr: str = "") -> None:
+        self.trace: object = "its game's transcript"
+        self.killed = False
+        self.stderr = stderr
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def stderr_text(self) -> str:
+        return self.stderr
+
+
+def test_a_faulted_engine_is_killed_untraced_swept_after_and_the_tail_of_its_stderr_logged_once(monkeypatch, caplog):
+    from arena.tournament.worker import STDERR_LOGGED
+
+    swept: list[set[int]] = []
+    monkeypatch.setattr(proctree, "kill_adopted", lambda keep, quiet=False: swept.append(keep))
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}))
+    faulted = StandInEngine("early\n" + "e" * STDERR_LOGGED)
+    worker.engines["a"] = faulted  # type: ignore[assignment]
+    with caplog.at_level(logging.WARNING, logger="arena.runner"):
+        worker.discard("a")
+        worker.discard("a")  # gone already: nothing more
+        worker.discard("b")  # never started: nothing
+    assert faulted.killed and faulted.trace is None and worker.engines == {} and swept == [set()]
+    assert [r.getMessage() for r in caplog.records if r.name == "arena.runner"] == [
+        f"a: last {STDERR_LOGGED} characters of stderr:\n" + "e" * STDERR_LOGGED
+    ]
+
+
+def test_a_retired_engine_quits_in_the_background_and_the_next_start_sweeps_what_it_left(monkeypatch):
+    swept: list[set[int]] = []
+    monkeypatch.setattr(proctree, "kill_adopted", lambda keep, quiet=False: swept.append(keep))
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}))
+    worker._await_room(2)
+    assert swept == []  # nothing retired yet: nothing to sweep
+    quitting: list[object] = []
+    monkeypatch.setattr(worker.retiring, "retire", quitting.append)
+    idle = StandInEngine()
+    worker.engines["a"] = idle  # type: ignore[assignment]
+    worker.retire("a")
+    worker.retire("a")  # gone already: nothing more
+    worker.retire("b")  # never started: nothing
+    assert quitting == [idle] and worker.engines == {} and swept == []
+    worker._await_room(2)
+    worker._await_room(2)
+    assert swept == [set()]  # swept once, before the next engine starts
+
+
+def test_a_worker_shut_down_without_a_signal_lets_its_engines_quit_then_sweeps(monkeypatch):
+    swept: list[set[int]] = []
+    monkeypatch.setattr(proctree, "kill_adopted", lambda keep, quiet=False: swept.append(keep))
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}))
+    quitting: list[object] = []
+    monkeypatch.setattr(worker.retiring, "retire", quitting.append)
+    engines = [StandInEngine(), StandInEngine()]
+    worker.engines = dict(zip("ab", engines))  # type: ignore[arg-type]
+    worker.shutdown()
+    assert quitting == engines and not any(engine.killed for engine in engines) and swept == [set()]
+
+
+def test_a_bounded_worker_lets_go_now_of_the_idle_engines_the_plan_does_not_keep(monkeypatch):
+    from arena.tournament import worker as worker_module
+
+    def quitting_of(idle_engines: int | None, planned: tuple[str, ...] | None) -> list[object]:
+        monkeypatch.setattr(worker_module, "planned_keep", lambda: planned)
+        worker = Worker(worker_config({name: GOOD for name in "abcd"}, idle_engines=idle_engines))
+        quitting: list[object] = []
+        monkeypatch.setattr(worker.retiring, "retire", quitting.append)
+        engines = {name: StandInEngine() for name in "abcd"}
+        worker.engines = dict(engines)  # type: ignore[arg-type]
+        worker.let_go_unplanned(["a", "b"])
+        return [name for name, engine in engines.items() if engine in quitting]
+
+    assert quitting_of(1, ("c",)) == ["d"]  # playing a and b; the plan keeps c
+    assert quitting_of(None, ("c",)) == []  # no bound: every engine stays
+    assert quitting_of(1, None) == []  # no plan (outside a pool): the bound alone decides, later
+
+
+class StandInRetiring:
+    """Engines told to quit and not yet gone: always some, the waits asked of them kept."""
+
+    def __init__(self) -> None:
+        self.waits: list[int] = []
+
+    def __bool__(self) -> bool:
+        return True
+
+    def wait_fewer(self, most: int) -> None:
+        self.waits.append(most)
+
+    def pids(self) -> set[int]:
+        return set()
+
+
+def test_before_an_engine_starts_a_bounded_worker_waits_until_the_quitting_leave_it_room(monkeypatch):
+    """Alive, quitting and the one starting never exceed the bound beside the game's seats."""
+    from arena.engine.transport import QUIT_GRACE
+    from arena.tournament import worker as worker_module
+
+    reported: list[float | None] = []
+    monkeypatch.setattr(worker_module, "report_progress", reported.append)
+
+    def waits(idle_engines: int | None, players: int, running: int) -> list[int]:
+        worker = Worker(worker_config({name: GOOD for name in "abcd"}, idle_engines=idle_engines))
+        worker.retiring = StandInRetiring()  # type: ignore[assignment]
+        worker.engines = {name: StandInEngine() for name in "abcd"[:running]}  # type: ignore[misc]
+        worker._await_room(players)
+        return worker.retiring.waits  # type: ignore[attr-defined]
+
+    assert waits(1, 2, 1) == [1]  # 1 running + 1 quitting + 1 starting = 1 idle + 2 seats
+    assert waits(0, 2, 1) == [0]
+    assert waits(2, 3, 0) == [4]
+    assert reported == [QUIT_GRACE] * 3  # the watchdog times each wait
+    assert waits(None, 2, 1) == [] and len(reported) == 3  # no bound: no wait
+
+
+class StartingEngine(StandInEngine):
+    """A stand-in engine just opened: started by the worker, its start-up timed and traced."""
+
+    start_limit = 7.5
+
+    def start(self) -> None:
+        self.traced_from_start = self.trace
+
+
+def test_a_worker_starts_an_engine_for_its_game_traced_from_its_start_up_and_reuses_it_while_alive(monkeypatch):
+    from arena.engine.transport import QUIT_GRACE
+    from arena.tournament import worker as worker_module
+
+    opened: list[tuple[object, ...]] = []
+
+    def open_engine(spec, pipe, game, board):
+        opened.append((spec, pipe, game, board))
+        return StartingEngine()
+
+    reported: list[float | None] = []
+    monkeypatch.setattr(worker_module, "open_engine", open_engine)
+    monkeypatch.setattr(worker_module, "report_progress", reported.append)
+    worker = Worker(worker_config({"a": GOOD, "b": GOOD}, idle_engines=0))
+    worker.retiring = StandInRetiring()  # type: ignore[assignment]
+    trace = object()
+    engine = worker.engine("a", trace)  # type: ignore[arg-type]
+    assert opened == [(GOOD, worker.pipe, "hex", worker.game)] and worker.engines == {"a": engine}
+    assert engine.traced_from_start is trace and engine.trace is trace  # type: ignore[attr-defined]
+    assert reported == [QUIT_GRACE, StartingEngine.start_limit]  # the watchdog times the wait, then the start-up
+    assert worker.retiring.waits == [0]  # type: ignore[attr-defined]  # one seat: no idle engine beside it
+    assert worker.engine("a") is engine and engine.trace is None and len(opened) == 1  # alive: reused
+
+
+def test_a_workers_engines_run_with_the_runs_settings_and_share_its_core_only_if_asked_and_it_has_two(monkeypatch):
+    from arena.engine.transport import PipeSettings
+    from arena.engine.waiting import CoreShare
+
+    monkeypatch.setattr(proctree, "usable_cpus", lambda: [0, 1])
+    engines = {"a": GOOD, "b": GOOD}
+    worker = Worker(worker_config(engines, run_tag="tag", spin=False, stderr_home="/kept"))
+    assert worker.pipe == PipeSettings("tag", False, None, "/kept") and worker.live is None
+    shared = Worker(worker_config(engines, share_core=True))
+    assert isinstance(shared.share, CoreShare) and shared.pipe == PipeSettings("", True, shared.share, "")
+    monkeypatch.setattr(proctree, "usable_cpus", lambda: [0])
+    assert Worker(worker_config(engines, share_core=True)).share is None  # one CPU: nothing to share
+
+
 def test_affinity_without_cpu_pinning_is_said_and_the_run_goes_on(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(proctree, "can_pin", lambda: False)
     path = tiny(tmp_path, zoo("a") + zoo("b"), extra="affinity = true")

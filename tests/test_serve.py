@@ -900,6 +900,49 @@ def test_a_writers_lines_are_due_once_waiting_flush_s_and_never_after_its_game_e
     assert writer.due(10.0) is False  # over: its lines go nowhere
 
 
+class Holding:
+    """The held lines' thread, as a list of the writers it looks at."""
+
+    def __init__(self) -> None:
+        self.held: list[LiveWriter] = []
+
+    def hold(self, writer: LiveWriter) -> None:
+        self.held.append(writer)
+
+    def release(self, writer: LiveWriter) -> None:
+        self.held.remove(writer)
+
+
+def test_a_watched_game_goes_out_once_it_lasted_flush_s_exactly_its_head_saying_who_moves_since_when(
+    tmp_path, monkeypatch
+):
+    clock = {"monotonic": 0.0}
+    monkeypatch.setattr(
+        livegames, "time", type("Clock", (), {"monotonic": lambda: clock["monotonic"], "time": lambda: 1234.5})
+    )
+    holding = Holding()
+    monkeypatch.setattr(livegames, "held_lines", lambda: holding)
+    sink = CountingSink(tmp_path / "1.jsonl")
+    writer = LiveWriter(sink, lambda: True, 1, 1, ["a", "b"])
+    state = make_game("hex", {"size": 5}).initial_state(1)
+    writer.begin(state, 1, 0)
+    assert holding.held == [writer] and sink.writes == []  # the thread looks at it; nothing lasted yet
+    clock["monotonic"] = livegames.FLUSH_S
+    state.play("c3")
+    writer.moved(state, 0, Reply("c3", 0.001, None, None), [900, 900])
+    head, moves = sink.writes
+    assert {key: json.loads(head)[key] for key in ("id", "players", "opening", "to_move", "at")} == {
+        "id": 1,
+        "players": ["a", "b"],
+        "opening": [],
+        "to_move": 0,
+        "at": 1234.5,
+    }
+    assert moves == '{"move":"c3","seat":0,"ms":1,"clocks":[900,900],"said":null,"to_move":1,"at":1234.5}\n'
+    writer.end()
+    assert holding.held == [] and not (tmp_path / "1.jsonl").exists()
+
+
 def test_lines_a_thread_found_due_are_not_written_once_their_game_ended(tmp_path):
     sink = CountingSink(tmp_path / "1.jsonl")
     writer = LiveWriter(sink, lambda: False, 1, 1, ["a", "b"])
