@@ -714,3 +714,36 @@ def test_a_refresh_leaves_files_added_to_the_games_folder_after_the_first_write(
     data.records.append(games[2])
     writer.write(data)
     assert (site / "games" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_refresh_of_other_games_lists_and_counts_only_them_forked_or_not(tmp_path, monkeypatch, parallel):
+    """A folder rewritten with other games (here the same games under other ids, so the table
+    and its engines' order stay): the refreshed site, its paged lists and viewer pages too,
+    equals a site written from scratch of those games."""
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    before = records(list(range(10)))
+    writer = SiteWriter(tmp_path / "site", parallel=parallel)
+    writer.write(SiteData("t", "hex", before[0]["options"], ENGINES, before))
+    other = [r.replace(id=r.id + 20, round=r.id + 20) for r in before]  # the same games: the same table
+    writer.write(SiteData("t", "hex", other[0]["options"], ENGINES, other))
+    fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", other[0]["options"], ENGINES, other)).parent
+    assert summary(tmp_path / "site") == summary(fresh)
+    for name in ("lists/5.html", "lists/7.html", "games/5.html", "games/7.html"):
+        assert STAMP.sub("", (tmp_path / "site" / name).read_text()) == STAMP.sub("", (fresh / name).read_text())
+
+
+def test_a_forked_refresh_counts_the_new_games_as_a_fresh_site_does(tmp_path, monkeypatch):
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    games = records(list(range(10)))
+    data = SiteData("t", "hex", games[0]["options"], ENGINES, games[:2])
+    writer = SiteWriter(tmp_path / "site", parallel=True)
+    writer.write(data)
+    data.records += games[2:]  # pages 0 and 1 now full: written by forked workers
+    writer.write(data)
+    fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", games[0]["options"], ENGINES, games)).parent
+    assert summary(tmp_path / "site") == summary(fresh)
