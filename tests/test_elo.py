@@ -18,6 +18,7 @@ from arena.results.elo import (
     EloFit,
     EloRating,
     Tally,
+    _quantile,
     bootstrap_elo,
     fit_bayeselo,
     fit_elo,
@@ -575,3 +576,122 @@ def test_bayeselo_rates_an_engine_that_drew_every_game_as_white_below_by_whites_
     fit = fit_bayeselo(tally)
     assert fit.rating("a").elo - fit.rating("b").elo == pytest.approx(diff, rel=1e-6)
     assert -32.8 * scale < diff < 0
+
+
+def reference_bootstrap(records, samples, seed, prior, confidence=0.95):
+    """The documented bootstrap done by hand for fields the prior keeps finite: resample whole
+    games with ``random.Random(seed).choices``, fit each sample with :func:`fit_elo`, put the
+    mean of the engines it places among the ones the whole field rates at 0 (dropping the
+    samples that place none of them), and take numpy's linear percentiles and the sample
+    standard deviation."""
+    engines = sorted({p for r in records for p in r.players})
+    group = [r.engine for r in fit_elo(records, engines, prior=prior).ratings if r.bound is None]
+    rng = random.Random(seed)
+    draws = {e: [] for e in group}
+    for _ in range(samples):
+        sample = [records[k] for k in rng.choices(range(len(records)), k=len(records))]
+        fit = fit_elo(sample, engines, prior=prior)
+        values = {r.engine: math.nan if r.elo is None else r.elo for r in fit.ratings}
+        finite = [values[e] for e in group if not math.isnan(values[e])]
+        if not finite:
+            continue
+        for e in group:
+            draws[e].append(values[e] - sum(finite) / len(finite))
+    alpha = (1 - confidence) / 2
+    out = {}
+    for e, values in draws.items():
+        kept = [v for v in values if not math.isnan(v)]
+        low, high = np.quantile(kept, [alpha, 1 - alpha]) if kept else (None, None)
+        sd = float(np.std(kept, ddof=1)) if len(kept) > 1 else None
+        out[e] = (low, high, sd)
+    return out, draws
+
+
+def test_bootstrap_intervals_are_the_percentiles_of_refits_of_resampled_games():
+    # Two games a pair: samples often hold a sweep, which the prior keeps finite.
+    records = [game(k, x, y, k % 2) for k, (x, y) in enumerate(["ab", "ab", "bc", "bc", "ac", "ac"])]
+    boot = bootstrap_elo(records, samples=40, seed=3, confidence=0.9)
+    expected, _ = reference_bootstrap(records, 40, 3, 2.0, confidence=0.9)
+    assert boot.confidence == 0.9 and boot.prior == 2.0 and boot.as_dict()["confidence"] == 0.9
+    for name, (low, high, sd) in expected.items():
+        r = boot.rating(name)
+        assert (r.low, r.high, r.stderr) == pytest.approx((low, high, sd))
+
+
+def test_bootstrap_skips_samples_that_place_none_of_the_rated_engines():
+    # The rated pair a-b has more games than c-d: a sample with only c-d games places neither.
+    records = [game(0, "a", "b", 1), game(1, "a", "b", 0), game(2, "c", "d", 1)]
+    boot = bootstrap_elo(records, samples=80, seed=0)
+    expected, draws = reference_bootstrap(records, 80, 0, 2.0)
+    assert len(draws["a"]) < 80  # some samples were skipped
+    assert [r.engine for r in boot.ratings if r.bound is None] == ["a", "b"]
+    for name in "ab":
+        r = boot.rating(name)
+        assert (r.low, r.high, r.stderr) == pytest.approx(expected[name])
+
+
+def test_bootstrap_with_one_or_two_samples_has_no_or_a_two_point_spread():
+    records = [game(k, x, y, k % 2) for k, (x, y) in enumerate(["ab", "ab", "bc", "bc", "ac", "ac"])]
+    one = bootstrap_elo(records, samples=1, seed=7)
+    assert all(r.stderr is None and r.low == r.high for r in one.ratings)
+    two = bootstrap_elo(records, samples=2, seed=7)
+    expected, draws = reference_bootstrap(records, 2, 7, 2.0)
+    for r in two.ratings:
+        assert (r.low, r.high, r.stderr) == pytest.approx(expected[r.engine])
+    # The LOS's covariance is the two samples' (np.cov), not zero.
+    assert two.covariance["a", "b"] == pytest.approx(float(np.cov(draws["a"], draws["b"])[0, 1]))
+    assert two.covariance["c", "c"] == pytest.approx(float(np.var(draws["c"], ddof=1)))
+
+
+def test_bootstrap_without_the_prior_leaves_interval_ends_unbounded_where_samples_do():
+    """Without the prior a sample in which an engine took no points (or lost none) leaves it
+    at -inf (+inf); where that happens in more than 2.5% of the samples the interval's end is
+    None.  ``x`` plays only two games, so some samples leave it out (nan: not counted)."""
+    pairs = ["sm", "ms", "sm", "mw", "mw", "wm", "sw", "sw", "ws", "xm", "mx"]
+    records = [game(k, x, y, 1) for k, (x, y) in enumerate(pairs)]
+    boot = bootstrap_elo(records, samples=120, seed=1, prior=0)
+    assert [r.bound for r in boot.ratings] == [None] * 4
+    # w's two wins are both missing from a sample of 11 games with chance (9/11)^11, 11%.
+    assert boot.rating("w").low is None
+    # s's two losses likewise: its Elo is unbounded above in about 11% of the samples.
+    assert boot.rating("s").high is None
+
+
+def test_a_bootstrap_that_rates_nobody_still_names_its_default_samples_and_seed():
+    records = [game(k, "a", "b", 1) for k in range(4)]
+    fit = bootstrap_elo(records, prior=0)
+    assert fit.interval_method == "bootstrap over games, 1000 samples, seed 0"
+    assert [(r.engine, r.bound) for r in fit.ratings] == [("a", "above"), ("b", "below")]
+
+
+def test_a_sample_that_misses_every_game_of_a_pair_does_not_link_that_pair():
+    """Some samples draw none of the b-c games: c is then unplaced in them (nan, left out),
+    and a and b are fitted from the a-b games alone, as a refit of those games places them."""
+    records = [
+        game(0, "a", "b", 1),
+        game(1, "a", "b", 0),
+        game(2, "b", "c", 1),
+        game(3, "b", "c", 0),
+        game(4, "a", "b", 1),
+    ]
+    boot = bootstrap_elo(records, samples=60, seed=0)
+    expected, draws = reference_bootstrap(records, 60, 0, 2.0)
+    assert any(math.isnan(v) for v in draws["c"])
+    for r in boot.ratings:
+        assert (r.low, r.high, r.stderr) == pytest.approx(expected[r.engine])
+
+
+def test_the_bootstrap_quantile_interpolates_like_numpy_and_takes_the_nearer_end_past_infinity():
+    values = [-3.0, 1.0, 2.5, 7.0, 40.0]
+    for q in (0.0, 0.025, 0.3, 0.5, 0.8, 0.975, 1.0):
+        assert _quantile(values, q) == pytest.approx(float(np.quantile(values, q)))
+    assert _quantile([4.0, 9.0], 0.975) == pytest.approx(4 + 5 * 0.975)
+    assert math.isnan(_quantile([], 0.5))
+    # Between a finite value and an infinite one (position 0.3 or 0.6 of the way) the nearer
+    # one is taken, halfway the upper: interpolating would give inf, or nan at inf * 0.
+    inf = math.inf
+    assert _quantile([0.0, inf], 0.3) == 0.0 and _quantile([0.0, inf], 0.6) == inf
+    assert _quantile([0.0, inf, inf], 0.25) == inf  # position 0.5
+    assert _quantile([-inf, 0.0, 5.0], 0.2) == -inf and _quantile([-inf, 0.0, 5.0], 0.3) == 0.0
+    assert _quantile([-inf, -inf, 1.0, inf], 0.43) == -inf  # position 1.29
+    assert _quantile([1.0, 2.0, inf], 0.5) == 2.0  # position 1: exactly the finite value

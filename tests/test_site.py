@@ -1142,3 +1142,27 @@ def test_the_engines_table_has_a_score_column_per_seat_named_by_the_game_and_non
         ["alpha", 2, 2, 0, 0, 100.0, 100.0, 100.0],
         ["beta", 2, 0, 2, 0, 0.0, 0.0, 0.0],
     ]
+
+
+def test_a_listed_games_row_says_its_result_termination_plies_and_reason():
+    from arena.record import GameRecord
+    from arena.results.site.pages import ListedGame, listed_game
+
+    won = GameRecord(
+        game="hex",
+        moves=["a1", "b2", "c3"],
+        players=["ann", "bob"],
+        places=[1, 0],
+        winner=1,
+        termination="timeout",
+        reason="no move in time",
+        id=7,
+        round=3,
+    )
+    assert listed_game(won) == ListedGame(7, 3, ["ann", "bob"], "bob wins", "timeout", 3, "no move in time")
+    drawn = GameRecord(game="hex", moves=[], players=["ann", "bob"], places=[0, 0], termination="normal", id=8)
+    assert listed_game(drawn) == ListedGame(8, None, ["ann", "bob"], "draw", "normal", 0, "")
+    shared = GameRecord(
+        game="hex", moves=["a1"], players=["ann", "bob", "cy"], places=[0, 0, 2], termination="normal", id=9
+    )
+    assert listed_game(shared).result == "places 1 1 3"

@@ -4,6 +4,7 @@ site written from scratch, and no plotting library is imported."""
 from __future__ import annotations
 
 import functools
+import json
 import re
 import subprocess
 import sys
@@ -634,3 +635,117 @@ def test_the_live_site_adds_up_the_cpu_each_refresh_thread_spent(tmp_path, monke
     assert live.refresh_cpu_s == 0.5
     live.finish(summarize(games, ENGINES, tournament="t", game="hex", options=games[0]["options"], players=2))
     assert live.refresh_cpu_s == 0.5  # the last write is the run's, not a refresh's
+
+
+def test_forked_workers_write_the_full_viewer_pages_and_the_site_equals_one_written_in_process(tmp_path, monkeypatch):
+    """With PARALLEL_FROM full pages and more than one core, forked workers write the full
+    pages' viewers (each once) while this process writes the page still filling, the lists
+    and the summary; a writer told not to fork writes everything itself.  Both sites are the same."""
+    import os
+
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    log = tmp_path / "writes.log"
+    real = site_module._write
+
+    def logged(path, text):
+        with log.open("a") as out:
+            out.write(
+                f"{os.getpid()} {path.relative_to(path.parents[1] if path.parent.name in ('games', 'lists') else path.parent)}\n"
+            )
+        real(path, text)
+
+    monkeypatch.setattr(site_module, "_write", logged)
+    games = records(list(range(10)))  # pages 0 and 1 full, page 2 filling
+    sites = {}
+    for parallel in (True, False):
+        log.write_text("")
+        writer = SiteWriter(tmp_path / str(parallel), parallel=parallel)
+        writer.write(SiteData("t", "hex", games[0]["options"], ENGINES, list(games)))
+        writes = [line.split() for line in log.read_text().splitlines()]
+        by = {name: sorted(int(pid) != os.getpid() for pid, n in writes if n == name) for _, name in writes}
+        if parallel:
+            assert by["games/0.html"] == by["games/1.html"] == [True]
+        else:
+            assert by["games/0.html"] == by["games/1.html"] == [False]
+        assert by["games/2.html"] == by["lists/0.html"] == by["index.html"] == [False]
+        assert sorted(writer._entries) == [8, 9]  # the full pages' data is let go
+        manifest = json.loads((tmp_path / str(parallel) / ".manifest.json").read_text())
+        assert set(manifest) == {"version", "games", "boards"} and manifest["games"] == [[0, 9]]
+        folder = tmp_path / str(parallel)
+        sites[parallel] = {
+            str(p.relative_to(folder)): STAMP.sub("", p.read_text())
+            for p in sorted(folder.rglob("*.*"))
+            if p.suffix in (".html", ".js")
+        }
+    assert sites[True] == sites[False]
+    assert {"games/0.html", "games/1.html", "games/2.html", "lists/2.html"} <= set(sites[True])
+
+
+def test_a_new_writer_reuses_the_game_pages_unless_the_time_control_changed(tmp_path):
+    """A writer taking a site over keeps the viewer pages written for the same game, options
+    and time control (the same settings in another key order too); another time control
+    (the pages show the clocks) has every page written again."""
+    games = records([0, 1, 2])
+    site = tmp_path / "site"
+
+    def write(time_control):
+        data = SiteData("t", "hex", games[0]["options"], ENGINES, list(games), {"time_control": time_control})
+        SiteWriter(site, parallel=False).write(data)
+        return (site / "games" / "0.html").stat().st_mtime_ns
+
+    first = write({"base_ms": 60000, "inc_ms": 1000})
+    assert write({"inc_ms": 1000, "base_ms": 60000}) == first
+    assert write({"base_ms": 30000, "inc_ms": 1000}) != first
+
+
+def test_a_refresh_leaves_files_added_to_the_games_folder_after_the_first_write(tmp_path):
+    """Only a site written anew clears games/ of what an older site left there."""
+    games = records([0, 1, 2])
+    site = tmp_path / "site"
+    (site / "games").mkdir(parents=True)
+    (site / "games" / "17.html").write_text("an older arena's page")
+    data = SiteData("t", "hex", games[0]["options"], ENGINES, games[:2])
+    writer = SiteWriter(site, parallel=False)
+    writer.write(data)
+    assert not (site / "games" / "17.html").exists()
+    (site / "games" / "notes.txt").write_text("mine")
+    data.records.append(games[2])
+    writer.write(data)
+    assert (site / "games" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_refresh_of_other_games_lists_and_counts_only_them_forked_or_not(tmp_path, monkeypatch, parallel):
+    """A folder rewritten with other games (here the same games under other ids, so the table
+    and its engines' order stay): the refreshed site, its paged lists and viewer pages too,
+    equals a site written from scratch of those games."""
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    before = records(list(range(10)))
+    writer = SiteWriter(tmp_path / "site", parallel=parallel)
+    writer.write(SiteData("t", "hex", before[0]["options"], ENGINES, before))
+    other = [r.replace(id=r.id + 20, round=r.id + 20) for r in before]  # the same games: the same table
+    writer.write(SiteData("t", "hex", other[0]["options"], ENGINES, other))
+    fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", other[0]["options"], ENGINES, other)).parent
+    assert summary(tmp_path / "site") == summary(fresh)
+    for name in ("lists/5.html", "lists/7.html", "games/5.html", "games/7.html"):
+        assert STAMP.sub("", (tmp_path / "site" / name).read_text()) == STAMP.sub("", (fresh / name).read_text())
+
+
+def test_a_forked_refresh_counts_the_new_games_as_a_fresh_site_does(tmp_path, monkeypatch):
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    # All draws: the engines' order (by name) and the games index's columns stay as games
+    # come, so the refresh adds the new games' rows to the index rather than making it anew.
+    games = [r.replace(places=[0, 0], winner=None) for r in records(list(range(10)))]
+    data = SiteData("t", "hex", games[0]["options"], ENGINES, games[:2])
+    writer = SiteWriter(tmp_path / "site", parallel=True)
+    writer.write(data)
+    data.records += games[2:]  # pages 0 and 1 now full: written by forked workers
+    writer.write(data)
+    fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", games[0]["options"], ENGINES, games)).parent
+    assert summary(tmp_path / "site") == summary(fresh)

@@ -689,3 +689,12 @@ def test_a_pair_the_first_seat_did_not_play_names_that_engine():
     test.add(_game(1, ["old", "new"], [0, 1]))
     assert test.decision == NO_DECISION
     assert test.unplayed == "new did not play game 0 (crash: engine closed its output: exit code 1)"
+
+
+def test_mean_var_gives_each_rows_mean_and_variance_of_the_pair_score():
+    rows = np.array([[0.1, 0.2, 0.4, 0.2, 0.1], [0.0, 0.0, 0.5, 0.0, 0.5]])
+    mu, var = mean_var(rows)
+    # Pair scores 0, 1/4, 1/2, 3/4, 1: the first row is symmetric about 1/2; the second is
+    # 1/2 or 1, evenly: mean 3/4, variance 1/16.
+    assert mu.tolist() == pytest.approx([0.5, 0.75])
+    assert var.tolist() == pytest.approx([2 * 0.1 * 0.25 + 2 * 0.2 * 0.0625, 0.0625])

@@ -585,7 +585,8 @@ def bootstrap_elo(
         sample = Tally(names)
         drawn = np.bincount(kind_of[rng.choices(range(len(games)), k=len(games))], minlength=len(kinds))
         for kind, times in zip(kinds, drawn.tolist()):
-            sample.add_game(kind, times)
+            if times:  # a kind the sample did not draw would still link its engines
+                sample.add_game(kind, times)
         values = _sample_elo(sample, rated, prior)
         finite = {i: v for i, v in values.items() if math.isfinite(v)}
         if anchor is not None:
