@@ -160,7 +160,10 @@ def test_a_worker_writes_its_game_only_while_someone_watches(tmp_path):
     writer.moved(state, 1, Reply("b2", 0.5, None, None), [900, 500])
     [(mtime, path)] = shown(live).values()
     reader = LiveReader(path)
-    assert reader.update()  # the viewer came mid-game: every move so far is written at once
+    deadline = time.monotonic() + 5  # the held lines' thread makes the file, then flushes its lines
+    while not reader.update():  # the viewer came mid-game: every move so far is written at once
+        assert time.monotonic() < deadline, "the watched game's lines never came"
+        time.sleep(0.01)
     assert reader.head is not None and reader.head["id"] == 7 and reader.head["round"] == 3
     assert [m["move"] for m in reader.moves] == ["c3", "b2"] and [m["ms"] for m in reader.moves] == [250, 500]
     assert reader.moves[-1]["clocks"] == [900, 500] and reader.moves[-1]["to_move"] == 0
