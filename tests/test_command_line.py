@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers import ROOT, run_arena
+from helpers import ascii_locale as ascii_encoding
 
 from arena.cli import main
 from arena.match import TimeControl
@@ -797,14 +798,8 @@ def test_a_bad_format_tiebreak_or_rating_list_is_named_by_its_flag(tmp_path, fie
 def ascii_locale():
     """A process whose locale encoding is ASCII (LANG=C on an old system): files arena reads and
     writes are UTF-8 whatever the locale says."""
-    import locale
-
-    old = locale.setlocale(locale.LC_CTYPE)
-    locale.setlocale(locale.LC_CTYPE, "C")
-    try:
+    with ascii_encoding():
         yield
-    finally:
-        locale.setlocale(locale.LC_CTYPE, old)
 
 
 def test_a_rating_list_naming_players_in_other_scripts_seeds_the_event_under_any_locale(tmp_path, ascii_locale):
