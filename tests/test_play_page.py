@@ -251,7 +251,8 @@ def test_resign_the_clocks_and_a_new_game(page, server, tmp_path):
     page.click("#new-game")
     page.wait_for_url(re.compile(r"/play$"))
     folder, deadline = Path(going["folder"]), time.monotonic() + 30
-    while not (folder / "games.jsonl").is_file():  # the match stores it once it hears the resignation
+    # The match stores it once it hears the resignation: the file is made, then its line written.
+    while not ((folder / "games.jsonl").is_file() and (folder / "games.jsonl").read_text().endswith("\n")):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert stored(folder)["termination"] == "resign" and stored(folder)["players"][1] == "fay"
