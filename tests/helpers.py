@@ -131,38 +131,52 @@ def json_in_folder(folder: Path) -> list[tuple[str, str]]:
     return found
 
 
-def random_game_record(game_id: int, players: list[str], size: int = 3, seed: int = 0) -> Any:
+def random_game_record(
+    game_id: int,
+    players: list[str],
+    size: int = 3,
+    seed: int = 0,
+    *,
+    winner: int | None = None,
+    round_: int | None = None,
+    stored_seed: int | None = None,
+) -> Any:
     """A finished Hex game of random moves as arena stores it (every stored key), for tests
-    that need a results folder or a summary without running engines."""
+    that need a results folder or a summary without running engines: the first game ``seed``
+    draws, or the first one seat ``winner`` wins; ``stored_seed`` is the record's game seed."""
     import random
 
     from arena.record import GameRecord
     from arena.rules import make_game
 
     game = make_game("hex", {"size": size})
-    state = game.initial_state()
     rng = random.Random(seed)
-    while not state.is_terminal():
-        state.play(state.random_move(rng))
-    winner = state.winner()
-    return GameRecord.model_validate(
-        {
-            "id": game_id,
-            "round": game_id // 2,
-            "game": "hex",
-            "options": game.options.model_dump(),
-            "players": players,
-            "moves": list(state.moves),
-            "times_ms": [1] * len(state.moves),
-            "termination": "normal",
-            "reason": state.end_reason(),
-            "forfeit_seat": None,
-            "winner": winner,
-            "scores": [1.0, 0.0] if winner == 0 else [0.0, 1.0],
-            "places": [0, 1] if winner == 0 else [1, 0],
-            "engine_seeds": [1, 2],
-        }
-    )
+    while True:
+        state = game.initial_state()
+        while not state.is_terminal():
+            state.play(state.random_move(rng))
+        if winner is None or state.winner() == winner:
+            break
+    won = state.winner()
+    record = {
+        "id": game_id,
+        "round": game_id // 2 if round_ is None else round_,
+        "game": "hex",
+        "options": game.options.model_dump(),
+        "players": players,
+        "moves": list(state.moves),
+        "times_ms": [1] * len(state.moves),
+        "termination": "normal",
+        "reason": state.end_reason(),
+        "forfeit_seat": None,
+        "winner": won,
+        "scores": [1.0, 0.0] if won == 0 else [0.0, 1.0],
+        "places": [0, 1] if won == 0 else [1, 0],
+        "engine_seeds": [1, 2],
+    }
+    if stored_seed is not None:
+        record["seed"] = stored_seed
+    return GameRecord.model_validate(record)
 
 
 def random_record(game_name: str, options: dict, seed: int, players: list[str], first: tuple[str, ...] = ()) -> Any:

@@ -23,6 +23,7 @@ from helpers import (
     engine_toml,
     game_address,
     game_data,
+    random_game_record,
     random_record,
     run_arena,
     site_of,
@@ -849,37 +850,7 @@ def test_the_standings_tally_rates_the_games_in_id_order_however_they_come():
 
 def hex_won_by(game_id: int, round_: int, players: list[str], winner: int, seed: int) -> object:
     """A 3x3 Hex game of random moves won by seat ``winner``, as the runner stores it."""
-    import random
-
-    from arena.record import GameRecord
-
-    game = make_game("hex", {"size": 3})
-    rng = random.Random(seed)
-    while True:
-        state = game.initial_state()
-        while not state.is_terminal():
-            state.play(state.random_move(rng))
-        if state.winner() == winner:
-            break
-    return GameRecord.model_validate(
-        {
-            "id": game_id,
-            "round": round_,
-            "game": "hex",
-            "options": game.options.model_dump(),
-            "seed": seed,
-            "engine_seeds": [1, 2],
-            "players": players,
-            "moves": list(state.moves),
-            "times_ms": [1] * len(state.moves),
-            "termination": "normal",
-            "reason": state.end_reason(),
-            "forfeit_seat": None,
-            "winner": winner,
-            "scores": [1.0, 0.0] if winner == 0 else [0.0, 1.0],
-            "places": [0, 1] if winner == 0 else [1, 0],
-        }
-    )
+    return random_game_record(game_id, players, 3, seed, winner=winner, round_=round_, stored_seed=seed)
 
 
 def knockout_folder(tmp_path: Path, games: int | None = None) -> Path:
