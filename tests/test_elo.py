@@ -695,3 +695,47 @@ def test_the_bootstrap_quantile_interpolates_like_numpy_and_takes_the_nearer_end
     assert _quantile([-inf, 0.0, 5.0], 0.2) == -inf and _quantile([-inf, 0.0, 5.0], 0.3) == 0.0
     assert _quantile([-inf, -inf, 1.0, inf], 0.43) == -inf  # position 1.29
     assert _quantile([1.0, 2.0, inf], 0.5) == 2.0  # position 1: exactly the finite value
+
+
+def test_without_the_prior_a_field_without_games_rates_nobody_and_calls_every_engine_unconnected():
+    fit = fit_elo([], ["b", "a"], prior=0)
+    assert [(r.engine, r.bound, r.elo, r.low, r.high) for r in fit.ratings] == [
+        ("a", "unconnected", None, None, None),
+        ("b", "unconnected", None, None, None),
+    ]
+    assert fit.anchor == NO_RATINGS
+
+
+def test_without_the_prior_of_two_equal_groups_that_never_met_the_one_with_more_results_is_rated():
+    """a-b drew 1-1 in two games, x-y 2-2 in four: both groups have two engines, so the one
+    with more results inside is rated (level: 0 each), though 'a' comes first by name."""
+    records = [game(0, "a", "b", 1), game(1, "a", "b", 0)]
+    records += [game(k, "x", "y", k % 2) for k in range(2, 6)]
+    fit = fit_elo(records, prior=0)
+    assert [(r.engine, r.bound) for r in fit.ratings] == [
+        ("x", None),
+        ("y", None),
+        ("a", "unconnected"),
+        ("b", "unconnected"),
+    ]
+    assert (fit.rating("x").elo, fit.rating("y").elo) == pytest.approx((0.0, 0.0))
+
+
+def test_without_the_prior_of_three_equal_tiers_without_upsets_between_them_the_middle_one_is_rated():
+    """Three groups of two (each pair 1-1 inside): a-b took a point from m, m-n from x, and
+    no group took any back.  The sizes and the results inside tie, so the middle tier is
+    rated (as B of A > B > C), the top one is unbounded above and the bottom one below."""
+    records = [game(k, p, q, k % 2) for k, (p, q) in enumerate(["ab", "ab", "mn", "mn", "xy", "xy"])]
+    records += [game(6, "a", "m", 1), game(7, "m", "x", 1)]
+    fit = fit_elo(records, prior=0)
+    # Ties within a side by score: a 2 of 3 before b 1 of 2, m and n both 2 of 4 (by name),
+    # y 1 of 2 before x 1 of 3.
+    assert [(r.engine, r.bound) for r in fit.ratings] == [
+        ("a", "above"),
+        ("b", "above"),
+        ("m", None),
+        ("n", None),
+        ("y", "below"),
+        ("x", "below"),
+    ]
+    assert (fit.rating("m").elo, fit.rating("n").elo) == pytest.approx((0.0, 0.0))
