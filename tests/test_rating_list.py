@@ -1053,3 +1053,57 @@ def test_an_anchor_is_name_equals_elo_split_at_the_last_equals_sign():
         with pytest.raises(ValueError) as err:
             parse_anchor(bad)
         assert str(err.value) == f"--anchor {bad}: give NAME=ELO, e.g. --anchor random=0"
+
+
+def test_the_lists_table_shows_an_engine_unbounded_above_or_below_as_plus_or_minus_inf_without_an_interval():
+    from dataclasses import replace
+
+    from arena.results.ratingtables import list_rows
+
+    rl = hand_made_list()
+    ratings = rl.fit.ratings
+    unbounded = {"elo": None, "low": None, "high": None, "stderr": None}
+    ratings[0] = replace(ratings[0], **unbounded, bound="above")
+    ratings[2] = replace(ratings[2], **unbounded, bound="below")
+    _, rows = list_rows(rl)
+    assert rows == [
+        [1, "A", "+inf", "", "", 3, 3, 66.7, "1, 2"],
+        [2, "B@2222cccc", 10.0, -150.0, 170.0, 1, 1, 100.0, "2"],
+        [3, "B@1111aaaa", "-inf", "", "", 2, 2, 0.0, "1"],
+        [4, "C", "unrated", "", "", 0, 0, "", "2"],
+    ]
+
+
+def test_the_lists_los_table_is_the_normal_curve_at_the_difference_over_its_deviation_in_percent_to_a_tenth():
+    """Elo 30, 0 and -30, each with variance 450 and no covariance: a difference of 30 has
+    a deviation of sqrt(900) = 30, so its LOS is Phi(1) = 84.13% (and 15.87% back), a
+    difference of 60 Phi(2) = 97.72% (2.28% back), each shown to a tenth of a percent."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from arena.results.elo import Covariance
+    from arena.results.ratingtables import los_rows
+
+    rl = hand_made_list()
+    ratings = [replace(r, elo=elo) for r, elo in zip(rl.fit.ratings, [30.0, 0.0, -30.0, None])]
+    rated = ["A", "B@2222cccc", "B@1111aaaa"]
+    rl.fit = replace(rl.fit, ratings=ratings, covariance=Covariance(rated, np.diag([450.0, 450.0, 450.0])))
+    headers, rows = los_rows(rl)
+    assert headers == ["LOS % (row over column)", "A", "B@2222cccc", "B@1111aaaa", "C"]
+    assert rows == [
+        ["A", "", 84.1, 97.7, ""],
+        ["B@2222cccc", 15.9, "", 84.1, ""],
+        ["B@1111aaaa", 2.3, 15.9, "", ""],
+        ["C", "", "", "", ""],
+    ]
+
+
+def test_a_folder_of_a_game_without_options_is_named_as_the_game_with_no_options():
+    from arena.results.ratingtables import folder_rows
+
+    rl = hand_made_list()
+    rl.folders[0].options = {}
+    assert rl.game_text == "hex no options; hex size=5"
+    _, rows = folder_rows(rl)
+    assert rows[0] == [1, "runs/a", "ta", "hex no options", 2, 0, "A, B@1111aaaa"]
