@@ -26,6 +26,7 @@ from arena.results.tiebreaks import (
     Encounter,
     EventStanding,
     EventSummary,
+    bracket_rounds,
     buchholz,
     encounters,
     event_summary,
@@ -860,6 +861,18 @@ def test_rounds_are_named_from_the_final_back_and_points_as_numbers():
     assert round_names(3) == ["quarter-final", "semi-final", "final"]
     assert round_names(5) == ["round 1", "round 2", "quarter-final", "semi-final", "final"]
     assert [_points(None), _points(1.5), _points(2.0), _points(0.0)] == ["0", "1.5", "2", "0"]
+
+
+def test_a_brackets_rounds_are_counted_from_its_first_round_and_an_empty_bracket_has_none():
+    """A first round of m matches has 2m lines, halved each round down to the final: a final
+    alone is one round, two semi-finals two, four quarter-finals three (however many of the
+    later rounds are drawn yet)."""
+    assert bracket_rounds([]) == 0
+    assert bracket_rounds([[Match("a", "b")]]) == 1
+    assert bracket_rounds([[Match("a", "d"), Match("b", "c")]]) == 2
+    quarters = [Match("a", "h"), Match("d", "e"), Match("b", "g"), Match("c", "f")]
+    assert bracket_rounds([quarters]) == 3
+    assert bracket_rounds([quarters, [Match("a", "d"), Match("b", "c")]]) == 3
 
 
 def test_an_events_expected_games_are_the_whole_event_until_it_is_finished():
