@@ -17,6 +17,7 @@ import arena.results.site as site_module
 from arena.results.export import summarize
 from arena.results.site import SiteData, SiteWriter, plots, write_site
 from arena.results.site.pages import move_data
+from arena.rules import make_game
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ["alpha", "beta", "gamma"]
@@ -749,3 +750,89 @@ def test_a_forked_refresh_counts_the_new_games_as_a_fresh_site_does(tmp_path, mo
     writer.write(data)
     fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", games[0]["options"], ENGINES, games)).parent
     assert summary(tmp_path / "site") == summary(fresh)
+
+
+def hex_of_two(game_id: int, moves: list[str], **more) -> object:
+    """A game of Hex on the 2x2 board without the swap (cells a1 b1 a2 b2; Red joins rows 1
+    and 2, Blue columns a and b), as arena records it but for the keys ``more`` adds."""
+    from arena.record import GameRecord
+
+    return GameRecord.model_validate(
+        {
+            "id": game_id,
+            "round": 2,
+            "game": "hex",
+            "options": {"size": 2, "swap": False},
+            "players": ["alpha", "beta"],
+            "moves": moves,
+            "times_ms": [10 * (k + 1) for k in range(len(moves))],
+            "termination": "normal",
+            **more,
+        }
+    )
+
+
+def test_a_viewer_pages_game_data_is_the_records_text_its_replay_and_its_moves_under_the_clock(tmp_path):
+    """Red's a1 and a2 join its two rows: seat 0 (alpha) wins on the third ply.  The page's data
+    is what the header shows (result, termination, an empty reason for a record without one,
+    when it started and how long it took), the referee's replay (the board's key, its 4 cells,
+    the frames, each seat's colour) and the move list's rows under the settings' clock."""
+    from arena.results.site import boards
+
+    record = hex_of_two(5, ["a1", "b1", "a2"], winner=0, places=[0, 1], started="2026-01-02T03:04:05Z", duration_s=1.5)
+    clock = {"base_ms": 60000, "inc_ms": 100}
+    data = SiteData("t", "hex", record["options"], ["alpha", "beta"], [record], {"time_control": clock})
+    SiteWriter(tmp_path / "site", parallel=False).write(data)
+    replayed = boards.replay(record)
+    assert game_data(tmp_path / "site", 5) == {
+        "id": 5,
+        "round": 2,
+        "players": ["alpha", "beta"],
+        "result": "alpha wins",
+        "termination": "normal",
+        "reason": "",
+        "started": "2026-01-02T03:04:05Z",
+        "duration_s": 1.5,
+        "colours": ["red", "blue"],
+        "board": boards.board_key(make_game("hex", {"size": 2, "swap": False})),
+        "frames": json.loads(json.dumps(replayed.frames)),
+        "cells": 4,
+        "game": "hex",
+        "error": "",
+        "moves": ["a1", "b1", "a2"],
+        "times": [10, 20, 30],
+        "opening": 0,
+        "clock": [60000, 100],
+        "infos": [],
+    }
+    assert len(replayed.frames) == 4  # the start and each of the three plies
+
+
+def test_a_record_the_rules_cannot_replay_has_its_text_moves_and_the_rules_refusal_as_its_data(tmp_path, caplog):
+    """A stone on a1 twice: the page's data says why the rules refuse it (no board, no frames,
+    no colour for either seat, the moves as recorded), the header's text is as any game's, and
+    the refusal is logged once, naming the game; the other game on the page is replayed (and
+    has no clock: the settings give no time control)."""
+    bad = hex_of_two(1, ["a1", "a1"], winner=1, places=[1, 0], reason="edited by hand", started=None)
+    good = hex_of_two(0, ["a1", "b1", "a2"], winner=0, places=[0, 1])
+    data = SiteData("t", "hex", good["options"], ["alpha", "beta"], [good, bad])
+    with caplog.at_level("WARNING", logger="arena.site"):
+        SiteWriter(tmp_path / "site", parallel=False).write(data)
+    refusal = "illegal move 'a1': a1 is already occupied"
+    assert game_data(tmp_path / "site", 1) == {
+        "id": 1,
+        "round": 2,
+        "players": ["alpha", "beta"],
+        "result": "beta wins",
+        "termination": "normal",
+        "reason": "edited by hand",
+        "started": None,
+        "duration_s": None,
+        "colours": ["", ""],
+        "moves": ["a1", "a1"],
+        "error": refusal,
+    }
+    assert [r.getMessage() for r in caplog.records if r.name == "arena.site"] == [
+        f"game 1: cannot replay its record ({refusal}); its page shows no board"
+    ]
+    assert game_data(tmp_path / "site", 0)["error"] == "" and game_data(tmp_path / "site", 0)["clock"] is None
