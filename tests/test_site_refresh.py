@@ -836,3 +836,27 @@ def test_a_record_the_rules_cannot_replay_has_its_text_moves_and_the_rules_refus
         f"game 1: cannot replay its record ({refusal}); its page shows no board"
     ]
     assert game_data(tmp_path / "site", 0)["error"] == "" and game_data(tmp_path / "site", 0)["clock"] is None
+
+
+def test_each_board_the_games_are_played_on_has_one_geometry_file_named_as_their_data_names_it(tmp_path):
+    """A site's games on two boards (Hex 3x3 and 4x4), after a game whose options no rules
+    accept: each board the viewer draws has its file, ``boards/<key>.js``, which sets
+    ``window.ARENA_BOARD`` to the board's geometry as compact JSON; the game that cannot be
+    replayed has none, and the others still have theirs."""
+    from arena.results.site import boards
+    from arena.rules import make_game
+
+    small = [random_record("hex", {"size": 3}, k, PAIRS[k % len(PAIRS)]).replace(id=k, round=k) for k in (1, 2, 4)]
+    large = records([3])
+    bad = records([0])[0].replace(options={"size": 4, "swap": True, "colour": "green"})  # no such option
+    games = [bad, small[0], small[1], large[0], small[2]]
+    site = write_site(tmp_path / "site", SiteData("t", "hex", large[0]["options"], ENGINES, games)).parent
+    expected = {}
+    for options in ({"size": 3}, {"size": 4}):
+        game = make_game("hex", options)
+        geometry = json.dumps(boards.board_geometry(game), separators=(",", ":"))
+        expected[f"{boards.board_key(game)}.js"] = f"window.ARENA_BOARD = {geometry};\n"
+    assert {p.name: p.read_text(encoding="utf-8") for p in (site / "boards").iterdir()} == expected
+    assert game_data(site, 0)["error"] and "board" not in game_data(site, 0)
+    assert {k: f"{game_data(site, k)['board']}.js" in expected for k in range(1, 5)} == dict.fromkeys(range(1, 5), True)
+    assert game_data(site, 1)["board"] == game_data(site, 4)["board"] != game_data(site, 3)["board"]
