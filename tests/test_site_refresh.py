@@ -860,3 +860,80 @@ def test_each_board_the_games_are_played_on_has_one_geometry_file_named_as_their
     assert game_data(site, 0)["error"] and "board" not in game_data(site, 0)
     assert {k: f"{game_data(site, k)['board']}.js" in expected for k in range(1, 5)} == dict.fromkeys(range(1, 5), True)
     assert game_data(site, 1)["board"] == game_data(site, 4)["board"] != game_data(site, 3)["board"]
+
+
+def local_files_missing(page: Path) -> list[str]:
+    """The addresses in ``page`` (every ``href`` and ``src``) of files of the site that are not there."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Addresses(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.extend(value for name, value in attrs if name in ("href", "src") and value)
+
+    Addresses().feed(page.read_text(encoding="utf-8"))
+    local = [a for a in found if "://" not in a]
+    return [a for a in local if not (page.parent / a.partition("?")[0]).exists()]
+
+
+def list_nav(previous: int | None, following: int | None, size: int) -> str:
+    """A paged list's navigation line: its neighbours' links (the lists before and after it)."""
+
+    def games(k: int) -> str:
+        return f"games {k * size}–{k * size + size - 1}"
+
+    back = "" if previous is None else f'<a rel="prev" href="{previous}.html">&larr; {games(previous)}</a> · '
+    on = "" if following is None else f' · <a rel="next" href="{following}.html">{games(following)} &rarr;</a>'
+    return f'<p id="list-nav">{back}<a href="../games.html">all games</a>{on}</p>'
+
+
+def test_a_new_paged_list_between_others_links_both_and_a_refresh_rewrites_only_it_and_them(tmp_path, monkeypatch):
+    """Lists 0, 3 and 4 (four games a list), then games on list 1, then on list 2: after each
+    write every list is titled with its games' numbers, links the lists just before and after
+    it (none before the first, none after the last) and the site's pages, and a refresh
+    rewrites the new list and its two neighbours, no other list."""
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    data = SiteData("t", "hex", records([0])[0]["options"], ENGINES, records([0, 1, 12, 16]), progress=(4, 20))
+    site = tmp_path / "site"
+    writer = SiteWriter(site, parallel=False)
+    writer.write(data)
+    for new, untouched in (([4], {"lists/4.html"}), ([8], {"lists/0.html", "lists/4.html"})):
+        before = files(site)
+        data.records += records(new)
+        writer.write(data)
+        after = files(site)
+        assert {name: after[name] for name in untouched} == {name: before[name] for name in untouched}
+        order = sorted(int(p.stem) for p in (site / "lists").iterdir())
+        assert order == sorted({r.id // 4 for r in data.records})
+        for at, k in enumerate(order):
+            page = site / "lists" / f"{k}.html"
+            lines = page.read_text(encoding="utf-8").splitlines()
+            assert f"<title>Games {4 * k}–{4 * k + 3} · t</title>" in lines
+            assert f"<h2>Games {4 * k}–{4 * k + 3}</h2>" in lines
+            neighbours = order[at - 1] if at else None, order[at + 1] if at + 1 < len(order) else None
+            assert list_nav(*neighbours, 4) in lines, (k, neighbours)
+            assert local_files_missing(page) == []
+    assert order == [0, 1, 2, 3, 4]
+
+
+def test_a_viewer_pages_header_says_which_games_it_holds_and_nothing_that_changes_as_games_come(tmp_path, monkeypatch):
+    """A viewer page (``games/1.html``: games 4 to 7 here) is titled with its games' numbers,
+    sends a reader who asked for no game to its list, and its header shows the game and
+    options only: not the games counted, the run's progress or when it was written (the page
+    is written once), and it does not reload itself while the run goes on."""
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    data = SiteData("t", "hex", records([0])[0]["options"], ENGINES, records([0, 1, 4, 5, 8]), progress=(5, 12))
+    site = write_site(tmp_path / "site", data).parent
+    page = site / "games" / "1.html"
+    text = page.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert "<title>Games 4–7 · t</title>" in lines
+    assert (
+        '<p id="no-game" hidden>This page shows one of <a href="../lists/1.html">games 4–7</a>'
+        " at a time: pick one there.</p>"
+    ) in lines
+    assert '<p class="meta">hex · options size=4, swap=true\n</p>' in text
+    assert 'http-equiv="refresh"' not in text and "running:" in (site / "index.html").read_text(encoding="utf-8")
+    assert local_files_missing(page) == []
+    assert [game_data(site, k)["id"] for k in (4, 5)] == [4, 5]
