@@ -937,3 +937,53 @@ def test_a_viewer_pages_header_says_which_games_it_holds_and_nothing_that_change
     assert 'http-equiv="refresh"' not in text and "running:" in (site / "index.html").read_text(encoding="utf-8")
     assert local_files_missing(page) == []
     assert [game_data(site, k)["id"] for k in (4, 5)] == [4, 5]
+
+
+def test_a_writer_taking_a_site_over_adds_games_to_its_pages_written_before_from_all_the_records(tmp_path, monkeypatch):
+    """Writer A leaves lists 0 (games 0, 2) and 1 (5, 6) still filling; writer B (a resumed run)
+    takes the site over, first with games 0 and 2 (their pages kept), then games 5, 6 and 3 come
+    (list 1 is kept, list 0 gains game 3), then game 7 (list 1 gains it).  B's viewer pages hold
+    every game, the ones A replayed too (found among all the records), as a site written at once does."""
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    games = {r.id: r for r in records([0, 2, 5, 6, 3, 7])}
+    options = games[0]["options"]
+    site = tmp_path / "site"
+    SiteWriter(site, parallel=False).write(SiteData("t", "hex", options, ENGINES, [games[k] for k in (0, 2, 5, 6)]))
+    data = SiteData("t", "hex", options, ENGINES, [games[0], games[2]])
+    taker = SiteWriter(site, parallel=False)
+    for new in ([], [5, 6, 3], [7]):
+        data.records += [games[k] for k in new]
+        taker.write(data)
+        shown = {k: game_data(site, k)["id"] for k in (r.id for r in data.records)}
+        assert shown == {r.id: r.id for r in data.records}
+    fresh = write_site(tmp_path / "fresh", SiteData("t", "hex", options, ENGINES, list(data.records))).parent
+    for name in ("games/0.html", "games/1.html"):
+        assert (site / name).read_text(encoding="utf-8") == (fresh / name).read_text(encoding="utf-8")
+
+
+def test_a_summary_page_says_when_it_was_written_in_utc_whatever_the_local_time_zone(tmp_path):
+    """The header's ``written`` is the time of writing in UTC, as ``YYYY-MM-DD HH:MM:SS UTC``,
+    here with the process's local time zone five hours behind UTC."""
+    import os
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    games = records([0, 1])
+    zone = os.environ.get("TZ")
+    os.environ["TZ"] = "EST+05"  # POSIX: five hours behind UTC, no zone files needed
+    time.tzset()
+    try:
+        start = datetime.now(UTC).replace(microsecond=0)
+        site = write_site(tmp_path / "site", SiteData("t", "hex", games[0]["options"], ENGINES, games)).parent
+        end = datetime.now(UTC)
+    finally:
+        if zone is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = zone
+        time.tzset()
+    lines = (site / "index.html").read_text(encoding="utf-8").splitlines()
+    stamps = [line.removeprefix(" · written ") for line in lines if line.startswith(" · written ")]
+    assert len(stamps) == 1
+    written = datetime.strptime(stamps[0], "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=UTC)
+    assert start <= written <= end and end - start < timedelta(minutes=1)
