@@ -987,3 +987,140 @@ def test_a_summary_page_says_when_it_was_written_in_utc_whatever_the_local_time_
     assert len(stamps) == 1
     written = datetime.strptime(stamps[0], "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=UTC)
     assert start <= written <= end and end - start < timedelta(minutes=1)
+
+
+def table_lines(page: Path, table: str) -> list[str]:
+    """The lines of the table ``id=table`` of a written page, from its tag to its end."""
+    found = re.search(rf'<table id="{table}".*?</table>', page.read_text(encoding="utf-8"), re.DOTALL)
+    assert found is not None, f"{page.name}: no table {table}"
+    return found.group().splitlines()
+
+
+def figure_line(src: str, alt: str, caption: str) -> str:
+    return f'<figure><img src="{src}" alt="{alt}"><figcaption>{caption}</figcaption></figure>'
+
+
+def figures(page: Path) -> list[str]:
+    """The figures (the plots) a written page shows, in order."""
+    return re.findall(r"<figure>.*?</figure>", page.read_text(encoding="utf-8"))
+
+
+ELO_FIGURE = figure_line("plots/elo.svg", "Elo with intervals", "Elo of each engine with its interval")
+RATINGS_FIGURE = figure_line(
+    "plots/ratings.svg", "ratings over the games", "TrueSkill rating over the games played, with mu ± 2 sigma"
+)
+SCORES_FIGURE = figure_line(
+    "plots/scores.svg", "score matrix", "Score matrix: score % of the row engine against the column engine"
+)
+
+
+def test_a_live_site_of_two_engines_writes_and_links_each_plot_and_its_header_counts_every_game(tmp_path):
+    """Six games of alpha against beta and one beta lost before its first move: the header
+    counts all seven, the Elo the six played; the Elo, ratings and score plots are written,
+    each under its own name, and the pages show each one."""
+    games = [r for r in records(list(range(12))) if set(r.players) == {"alpha", "beta"}]
+    games.append(not_played(12, ["alpha", "beta"], 1, "crash"))
+    assert len(games) == 7
+    site = tmp_path / "site"
+    SiteWriter(site, parallel=False).write(SiteData("t", "hex", games[0]["options"], ["alpha", "beta"], games))
+    assert sorted(p.name for p in (site / "plots").iterdir()) == ["elo.svg", "ratings.svg", "scores.svg"]
+    index = (site / "index.html").read_text(encoding="utf-8").splitlines()
+    for line in (
+        "<title>t</title>",
+        '<h1><a href="index.html">t</a></h1>',
+        '<p class="meta">hex · options size=4, swap=true',
+        " · 7 games",
+    ):
+        assert line in index
+    assert figures(site / "index.html") == [ELO_FIGURE, RATINGS_FIGURE]
+    assert figures(site / "crosstable.html") == [SCORES_FIGURE]
+    caption = table_lines(site / "index.html", "elo")[1]
+    assert caption.startswith("<caption>Bradley-Terry Elo (field, 6 games); anchor: "), caption
+
+
+def test_a_live_site_of_engines_that_have_played_no_game_writes_no_plot_and_shows_none(tmp_path):
+    site = tmp_path / "site"
+    options = records([0])[0]["options"]
+    SiteWriter(site, parallel=False).write(SiteData("t", "hex", options, ["alpha", "beta", "gamma"], []))
+    assert list((site / "plots").iterdir()) == []
+    assert figures(site / "index.html") == figures(site / "crosstable.html") == []
+    assert " · 0 games" in (site / "index.html").read_text(encoding="utf-8").splitlines()
+    caption = table_lines(site / "index.html", "elo")[1]
+    assert caption.startswith("<caption>Bradley-Terry Elo (field, 0 games); anchor: "), caption
+
+
+def test_a_finished_sites_summary_made_later_shows_its_sprt_plot_dropped_engine_and_games_not_recorded(tmp_path):
+    """A folder's summary made when the summary pages need it (load_folder's ``later``), of
+    an SPRT that alpha passes on its third pair (it wins all six games), beta then dropped
+    and one game not recorded: the index opens with the test's lines and its LLR plot,
+    labelled with the engines and the outcome; the Elo table and the not-recorded table say
+    what happened; the engines page names Hex's seats."""
+    from helpers import random_game_record
+
+    from arena.results.site import pages
+    from arena.results.sprt import SprtSettings, SprtTest, sprt_lines
+
+    games = []
+    for k in range(6):
+        seats = ["alpha", "beta"] if k % 2 == 0 else ["beta", "alpha"]
+        games.append(random_game_record(k, seats, 4, k, winner=seats.index("alpha"), round_=k // 2, stored_seed=k))
+    games.append(not_played(6, ["alpha", "beta"], 1, "dropped"))
+    test = SprtTest(SprtSettings(elo0=0, elo1=200, model="logistic", alpha=0.3, beta=0.3), "alpha", "beta", 10)
+    for record in games:
+        test.add(record)
+    options = games[-1]["options"]
+    summary = summarize(
+        games,
+        ["alpha", "beta"],
+        tournament="t",
+        game="hex",
+        options=options,
+        players=2,
+        not_recorded=["game 7: disk full"],
+        sprt=test.summary(),
+    )
+    assert summary.sprt is not None and (summary.sprt.decision, summary.sprt.pairs) == ("H1", 3)
+    assert summary.dropped == {"beta": "dropped (max_failures); first forfeit in game 6"}
+    given = []
+
+    def later(data: SiteData) -> None:
+        given.append(data)
+        data.summary = summary
+
+    data = SiteData("t", "hex", options, ["alpha", "beta"], games, summarize=later)
+    site = write_site(tmp_path / "site", data).parent
+    assert len(given) == 1 and given[0] is data and data.summarize is None and data.summary is summary
+
+    assert sorted(p.name for p in (site / "plots").iterdir()) == ["elo.svg", "ratings.svg", "scores.svg", "sprt.svg"]
+    sprt_figure = figure_line(
+        "plots/sprt.svg",
+        "SPRT log-likelihood ratio",
+        "Log-likelihood ratio over the pairs of games, between the test's bounds",
+    )
+    assert figures(site / "index.html") == [sprt_figure, ELO_FIGURE, RATINGS_FIGURE]
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert '<div id="sprt">' + "".join(f"<p>{line}</p>" for line in sprt_lines(summary.sprt)) + "</div>" in index
+    s = summary.sprt
+    label = "alpha vs beta: alpha passes"
+    assert (site / "plots" / "sprt.svg").read_text(encoding="utf-8") == plots.sprt_plot(
+        list(s.llr_history), s.lower_bound, s.upper_bound, label
+    )
+    tables = pages.summary_tables(summary)
+    assert (site / "plots" / "scores.svg").read_text(encoding="utf-8") == plots.score_matrix_plot(
+        tables.order, tables.matrix
+    )
+
+    elo_rows = [line for line in table_lines(site / "index.html", "elo") if line.startswith("<tr>")]
+    assert [re.match(r'<tr><td class="name">([^<]*)</td>', row).group(1) for row in elo_rows] == [
+        "alpha",
+        "beta (dropped)",
+    ]
+    rows = [line for line in table_lines(site / "index.html", "not-recorded") if line.startswith("<tr>")]
+    assert rows == ['<tr><td class="name">game 7: disk full</td></tr>']
+    head = table_lines(site / "engines.html", "engine-stats")[2]
+    assert head == (
+        '<thead><tr><th class="name">engine</th><th>games</th><th>wins</th><th>losses</th><th>draws</th>'
+        "<th>score %</th><th>score % as red</th><th>score % as blue</th><th>swapped</th><th>was swapped</th>"
+        "<th>mean plies</th><th>moves timed</th><th>mean ms/move</th><th>max ms/move</th><th>mean depth</th>"
+        "<th>nodes/s</th></tr></thead>"
+    )
