@@ -1124,3 +1124,86 @@ def test_a_finished_sites_summary_made_later_shows_its_sprt_plot_dropped_engine_
         "<th>mean plies</th><th>moves timed</th><th>mean ms/move</th><th>max ms/move</th><th>mean depth</th>"
         "<th>nodes/s</th></tr></thead>"
     )
+
+
+def shown_games_list(site: Path) -> list[list[object]]:
+    """The games list's rows as its page shows them (assets/games.js reading data/games-index.js):
+    the game's link, round, players, result, termination, plies and reason."""
+    from helpers import SCRIPT_DATA, strict_json
+
+    match = SCRIPT_DATA.match((site / "data" / "games-index.js").read_text(encoding="utf-8"))
+    assert match, "the games index is one window.ARENA_INDEX script"
+    index = strict_json(match.group(1), "games-index.js")
+    assert isinstance(index, dict)
+    shown = []
+    for g in index["games"]:
+        players = [index["engines"][p] for p in g[2]]
+        result = f"{players[g[4]]} wins" if g[4] >= 0 else "no single winner"
+        link = f"games/{g[0] // index['list_size']}.html?game={g[0]}"
+        shown.append([link, g[1], " vs ".join(players), result, index["terminations"][g[3]], g[5], g[6]])
+    return shown
+
+
+def listed(game) -> list[object]:
+    """What the games list shows of ``game`` (a site's first viewer pages hold 500 games each)."""
+    result = "no single winner" if game.winner is None else f"{game.players[game.winner]} wins"
+    reason = game.reason if "reason" in game else ""
+    link = f"games/{game.id // 500}.html?game={game.id}"
+    return [link, game.round, " vs ".join(game.players), result, str(game.termination), len(game.moves), reason]
+
+
+def drawn(game):
+    """``game`` cut after three plies and adjudicated a draw: no winner."""
+    moves = game.moves[:3]
+    return game.replace(
+        moves=moves,
+        times_ms=game.times_ms[:3],
+        termination="adjudicated-draw",
+        reason="the scores stayed near even",
+        winner=None,
+        scores=[0.5, 0.5],
+        places=[0, 0],
+    )
+
+
+def without_reason(game):
+    """``game`` as a record that does not say why it ended (no ``reason`` key at all)."""
+    from arena.record import GameRecord
+
+    return GameRecord.model_validate({k: v for k, v in game.to_json().items() if k != "reason"})
+
+
+def test_the_games_list_shows_each_games_link_round_players_result_termination_plies_and_reason(tmp_path):
+    """One row a game, in the records' order: the link to its viewer page (game 57 on the first,
+    which holds 500 games), its round, its players by name, who won (or no single winner), how
+    it ended, its plies and the reason it ended for (blank when its record gives none)."""
+    won, by_two, second, far = records([0, 1, 2, 57])
+    games = [won, drawn(by_two), without_reason(second), far]
+    assert [g.winner for g in games[:3]] == [0, None, 0] and "reason" not in games[2]
+    site = tmp_path / "site"
+    SiteWriter(site, parallel=False).write(SiteData("t", "hex", won["options"], ENGINES, games))
+    assert shown_games_list(site) == [
+        ["games/0.html?game=0", 0, "alpha vs beta", "alpha wins", "normal", len(won.moves), won.reason],
+        ["games/0.html?game=1", 1, "beta vs gamma", "no single winner", "adjudicated-draw", 3, games[1].reason],
+        ["games/0.html?game=2", 2, "gamma vs alpha", "gamma wins", "normal", len(second.moves), ""],
+        listed(far),
+    ]
+    assert far.round == 57 and listed(far)[:3] == ["games/0.html?game=57", 57, "beta vs gamma"]
+
+
+def test_a_refresh_that_reorders_the_engines_and_adds_a_termination_lists_every_game_as_it_is(tmp_path):
+    """A running site lists its games right after each refresh, also when the new games change
+    the engines' order and bring a termination sorted before the ones listed so far (the
+    rows written before are made again); a writer given another folder's games (not the
+    ones before plus new ones) lists those games only."""
+    first, beaten, even = records([0, 2, 1])
+    data = SiteData("t", "hex", first["options"], ENGINES, [first])
+    writer = SiteWriter(tmp_path / "site", parallel=False)
+    writer.write(data)
+    assert shown_games_list(tmp_path / "site") == [listed(first)]
+    data.records += [beaten, drawn(even)]
+    writer.write(data)
+    assert shown_games_list(tmp_path / "site") == [listed(g) for g in data.records]
+    other = records([4])  # alpha against beta again, alone
+    writer.write(SiteData("t", "hex", first["options"], ENGINES, other))
+    assert shown_games_list(tmp_path / "site") == [listed(other[0])]
