@@ -1207,3 +1207,24 @@ def test_a_refresh_that_reorders_the_engines_and_adds_a_termination_lists_every_
     other = records([4])  # alpha against beta again, alone
     writer.write(SiteData("t", "hex", first["options"], ENGINES, other))
     assert shown_games_list(tmp_path / "site") == [listed(other[0])]
+
+
+def test_the_engines_page_lists_every_engines_statistics_once_in_the_standings_order(tmp_path):
+    """The per-engine statistics table has a row for each engine, ordered as the standings
+    (gamma 1.5 of 2, beta 1.5 of 3, alpha 1 of 3), with its games, wins, losses and draws."""
+    won, by_two, second, beaten = records([0, 1, 2, 3])
+    games = [won, drawn(by_two), second, beaten]
+    assert [(g.players, g.winner) for g in games] == [
+        (["alpha", "beta"], 0),
+        (["beta", "gamma"], None),
+        (["gamma", "alpha"], 0),
+        (["beta", "alpha"], 0),
+    ]
+    site = write_site(tmp_path / "site", SiteData("t", "hex", won["options"], ENGINES, games)).parent
+    text = (site / "engines.html").read_text(encoding="utf-8")
+    rows = re.findall(
+        r'<tr><td class="name">([^<]*)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>', text
+    )
+    assert rows == [("gamma", "2", "1", "0", "1"), ("beta", "3", "1", "1", "1"), ("alpha", "3", "1", "2", "0")]
+    standings = re.findall(r'<tr><td>\d+</td><td class="name">([^<]*)</td>', (site / "index.html").read_text("utf-8"))
+    assert standings == [row[0] for row in rows]
