@@ -1228,3 +1228,17 @@ def test_the_engines_page_lists_every_engines_statistics_once_in_the_standings_o
     assert rows == [("gamma", "2", "1", "0", "1"), ("beta", "3", "1", "1", "1"), ("alpha", "3", "1", "2", "0")]
     standings = re.findall(r'<tr><td>\d+</td><td class="name">([^<]*)</td>', (site / "index.html").read_text("utf-8"))
     assert standings == [row[0] for row in rows]
+
+
+def test_a_site_naming_engines_in_other_scripts_is_written_in_utf8_under_any_locale(tmp_path):
+    """With the process's text encoding ASCII, the engines' names (``Jürgen``, ``棋``) are written
+    as UTF-8: the games list and the standings show them as they are."""
+    from helpers import ascii_locale
+
+    names = ["Jürgen", "棋"]
+    games = [g.replace(players=names if g.id % 2 else names[::-1]) for g in records([0, 1])]
+    with ascii_locale():
+        site = write_site(tmp_path / "site", SiteData("t", "hex", games[0]["options"], names, games)).parent
+    assert [row[2] for row in shown_games_list(site)] == ["棋 vs Jürgen", "Jürgen vs 棋"]
+    standings = re.findall(r'<tr><td>\d+</td><td class="name">([^<]*)</td>', (site / "index.html").read_text("utf-8"))
+    assert sorted(standings) == sorted(names)
