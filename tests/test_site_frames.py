@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from helpers import random_record
 
+from arena.record import GameRecord
 from arena.results.site.boards import Replay, replay
+from arena.results.site.pages import move_data
 from arena.rules import GAMES, IllegalMove, make_game
 
 PLAYERS = ["alpha", "beta", "gamma"]
@@ -97,3 +99,43 @@ def test_a_live_game_given_a_move_at_a_time_has_the_frames_of_the_whole_replay()
     live = started(record)
     frames = [live.play(move) for move in record["moves"]]
     assert frames == compared(record)[0]
+
+
+def hex_forfeit(moves: list[str], times_ms: list[int], move_info: list) -> GameRecord:
+    """A game of Hex on the 2x2 board whose first ply was the book's and whose last engine move
+    was illegal: that move is not among the moves, but its time and info are recorded (as the
+    match records a forfeit)."""
+    return GameRecord.model_validate(
+        {
+            "game": "hex",
+            "options": {"size": 2, "swap": False},
+            "players": ["alpha", "beta"],
+            "moves": moves,
+            "times_ms": times_ms,
+            "move_info": move_info,
+            "opening_plies": 1,
+            "termination": "illegal",
+        }
+    )
+
+
+def test_a_viewer_pages_move_rows_show_the_timed_moves_infos_but_not_the_rejected_moves():
+    """After the book's a1, beta's b1 took 40 ms and alpha's rejected move 70 ms: the rows show
+    b1's info only; the times are the record's, both; the clock starts at its base and, with no
+    increment set, adds nothing."""
+    record = hex_forfeit(["a1", "b1"], [40, 70], [{"depth": 2, "score": 5}, {"depth": 9}])
+    assert move_data(record, {"base_ms": 60000}) == {
+        "moves": ["a1", "b1"],
+        "times": [40, 70],
+        "opening": 1,
+        "clock": [60000, 0],
+        "infos": ["depth 2, score 5"],
+    }
+    assert move_data(record, {"base_ms": 5000, "inc_ms": 0})["clock"] == [5000, 0]
+
+
+def test_a_game_whose_first_timed_move_was_rejected_shows_no_infos():
+    """Only the book's a1 was played; beta's move after it was refused, so no row shows its
+    info, and a game without a time control has no clock."""
+    record = hex_forfeit(["a1"], [70], [{"depth": 9, "nodes": 100}])
+    assert move_data(record, None) == {"moves": ["a1"], "times": [70], "opening": 1, "clock": None, "infos": []}
