@@ -83,3 +83,34 @@ def test_each_schemes_style_sets_every_role_and_series_colour():
     )
     assert plots.SCHEMES.startswith(f"<style>svg{{{plots._scheme(LIGHT, SERIES)}}}\n")
     assert f"@media (prefers-color-scheme: dark){{svg{{{plots._scheme(DARK, SERIES_DARK)}}}}}</style>" in plots.SCHEMES
+
+
+def test_the_score_colours_run_from_the_loss_colour_through_the_draw_colour_to_the_win_colour():
+    """0% is the loss colour, 50% the draw colour, 100% the win colour; a fraction outside 0 to 1
+    is drawn as the end it passed."""
+    assert [plots.score_colour(f) for f in (0.0, 0.5, 1.0)] == [LIGHT["loss"], LIGHT["draw"], LIGHT["win"]]
+    assert [plots.score_colour(f) for f in (-0.5, 1.5, 2.0)] == ["#c8443a", "#2f8f55", "#2f8f55"]
+
+
+def test_the_score_matrix_of_four_engines_has_a_colour_bar_as_tall_as_its_rows():
+    """Four rows of 40 px cells: the bar beside them is 160 px from the top margin (10 px), its
+    100 at the top, 50 halfway and 0 at the bottom (each figure 4 px under its height)."""
+    names = ["a", "b", "c", "d"]
+    scores = [[None if r == c else 50.0 for c in range(4)] for r in range(4)]
+    svg = ET.fromstring(plots.score_matrix_plot(names, scores))
+    ns = "{http://www.w3.org/2000/svg}"
+    bars = [rect for rect in svg.iter(f"{ns}rect") if rect.get("fill") == "url(#score)"]
+    assert [(bar.get("y"), bar.get("width"), bar.get("height")) for bar in bars] == [("10", "14", "160")]
+    figures = [(t.get("y"), t.text) for t in svg.iter(f"{ns}text") if t.get("style") == "fill:var(--muted)"]
+    assert figures == [("174.0", "0"), ("94.0", "50"), ("14.0", "100")]
+
+
+def test_a_score_matrix_of_no_engines_is_its_colour_bar_beside_a_margin_of_one_character():
+    """No rows and no cells: the label margin keeps room for one character (16 px and CHAR), then
+    the bar and its figures take 110 px; the height is the bar's 130 px and its 10 px margins."""
+    svg = plots.score_matrix_plot([], [])
+    root = ET.fromstring(svg)
+    assert (root.get("width"), root.get("height")) == (f"{16 + plots.CHAR + 110:.0f}", "150") == ("133", "150")
+    ns = "{http://www.w3.org/2000/svg}"
+    drawn = [rect for rect in root.iter(f"{ns}rect") if rect.get("width") != "100%"]  # not the background
+    assert [(rect.get("fill"), rect.get("height")) for rect in drawn] == [("url(#score)", "130")]
