@@ -33,6 +33,7 @@ from helpers import (
 from arena.cli import main
 from arena.results.export import summarize
 from arena.results.site import SiteData, palette, plots, write_site
+from arena.results.stats import EngineStats
 from arena.results.tiebreaks import EventSummary
 from arena.rules import make_game
 
@@ -1137,3 +1138,95 @@ def test_a_listed_games_row_says_its_result_termination_plies_and_reason():
         game="hex", moves=["a1"], players=["ann", "bob", "cy"], places=[0, 0, 2], termination="normal", id=9
     )
     assert listed_game(shared).result == "places 1 1 3"
+
+
+def test_the_rating_table_shows_each_elo_and_interval_to_a_tenth_the_score_and_los_in_percent_and_plots_the_bounded():
+    """Two rated engines 100 Elo apart whose difference has a standard deviation of 100
+    (variance 5000 each, no covariance): the LOS of the better is Phi(1) = 84.13 %, of
+    the worse 15.87 %. A bootstrap left bee's low end unbounded, and cat met nobody."""
+    import numpy as np
+
+    from arena.results.elo import Covariance, EloFit, EloRating
+    from arena.results.site.pages import EloTable, elo_table
+
+    ratings = [
+        EloRating("ace", 123.456, 60.04, 186.87, 38.0, games=3, points=2.0, results=3),
+        EloRating("bee", 23.456, None, 88.88, None, games=3, points=1.0, results=3),
+        EloRating("cat", None, None, None, None, games=0, points=0.0, results=0, bound="unconnected"),
+    ]
+    covariance = Covariance(["ace", "bee"], np.array([[5000.0, 0.0], [0.0, 5000.0]]))
+    method = "bootstrap over games, 200 samples, seed 3"
+    fit = EloFit(ratings, "mean of rated engines = 0", 0.9, method, covariance, prior=0)
+    assert elo_table(fit, dropped=["cat"]) == EloTable(
+        ["engine", "Elo", "90% low", "90% high", "games", "score %", "note"],
+        [
+            ["ace", 123.5, 60.0, 186.9, 3, 66.7, ""],
+            ["bee", 23.5, "", 88.9, 3, 33.3, ""],
+            ["cat (dropped)", "", "", "", 0, "", "no results linking it to the others"],
+        ],
+        [("ace", 123.456, 60.04, 186.87)],
+        "mean of rated engines = 0",
+        "Bradley-Terry maximum likelihood",
+        method,
+        ["LOS % (row over column)", "ace", "bee", "cat"],
+        [["ace", "", 84.1, ""], ["bee", 15.9, "", ""], ["cat", "", "", ""]],
+    )
+
+
+def engines_stats(*rows: EngineStats) -> dict[str, EngineStats]:
+    """Per-engine statistics keyed by engine, in the order given."""
+    return {row.engine: row for row in rows}
+
+
+def test_the_engines_table_shows_means_to_a_tenth_nodes_per_second_whole_and_blanks_where_nothing_was_counted():
+    """ace: 2 of 3 points, 100 plies over 3 games, 1234 ms over 3 timed moves (the longest
+    700), depth 25 over 3 moves, 12345 nodes in 700 ms; bee: 1 of 3 points, 90 plies, no
+    move timed nor reported; cat: no game at all."""
+    from arena.results.site.pages import stats_table
+
+    ace = EngineStats(
+        "ace",
+        games=3,
+        wins=2,
+        losses=1,
+        points=2.0,
+        results=3,
+        plies=100,
+        moves_timed=3,
+        time_ms=1234,
+        max_move_ms=700,
+        depth_sum=25,
+        depth_moves=3,
+        nodes=12345,
+        nodes_ms=700,
+    )
+    bee = EngineStats("bee", games=3, wins=1, losses=2, points=1.0, results=3, plies=90)
+    table = stats_table("hex", engines_stats(ace, bee, EngineStats("cat")))
+    assert table.rows == [
+        ["ace", 3, 2, 1, 0, 66.7, 0, 0, 33.3, 3, 411.3, 700, 8.3, 17636.0],
+        ["bee", 3, 1, 2, 0, 33.3, 0, 0, 30.0, 0, "", "", "", ""],
+        ["cat", 0, 0, 0, 0, "", 0, 0, "", 0, "", "", "", ""],
+    ]
+    assert (table.fault_headers, table.fault_rows) == (["engine", "won by an opponent's forfeit"], [])
+
+
+def test_the_faults_table_counts_each_engines_forfeits_by_termination_in_the_records_order_and_its_wins_by_forfeit():
+    from arena.results.site.pages import stats_table
+
+    ace = EngineStats("ace", terminations={"crash": 1, "timeout": 2})
+    bee = EngineStats("bee", opponent_forfeits=2)
+    cat = EngineStats("cat", terminations={"crash": 1}, opponent_forfeits=1)
+    table = stats_table("hex", engines_stats(ace, bee, cat))
+    assert table.fault_headers == ["engine", "timeout", "crash", "won by an opponent's forfeit"]
+    assert table.fault_rows == [["ace", 2, 1, 0], ["bee", 0, 0, 2], ["cat", 0, 1, 1]]
+
+
+def test_the_faults_table_has_rows_as_soon_as_one_forfeit_or_one_win_by_forfeit_is_in_the_table():
+    """The engine that forfeited, or the one that won by it, may be the only one in the table."""
+    from arena.results.site.pages import stats_table
+
+    forfeited = stats_table("hex", engines_stats(EngineStats("ace", terminations={"illegal": 1}), EngineStats("bee")))
+    assert forfeited.fault_headers == ["engine", "illegal", "won by an opponent's forfeit"]
+    assert forfeited.fault_rows == [["ace", 1, 0], ["bee", 0, 0]]
+    won = stats_table("hex", engines_stats(EngineStats("ace"), EngineStats("bee", opponent_forfeits=1)))
+    assert (won.fault_headers, won.fault_rows) == (["engine", "won by an opponent's forfeit"], [["ace", 0], ["bee", 1]])
