@@ -139,3 +139,195 @@ def test_a_game_whose_first_timed_move_was_rejected_shows_no_infos():
     info, and a game without a time control has no clock."""
     record = hex_forfeit(["a1"], [70], [{"depth": 9, "nodes": 100}])
     assert move_data(record, None) == {"moves": ["a1"], "times": [70], "opening": 1, "clock": None, "infos": []}
+
+
+# -- the board geometry the viewer draws (boards.board_geometry), worked out by hand ---------
+#
+# A hexagon's circumradius is R = 20 units, so neighbouring centres are W = 20 * sqrt(3) =
+# 34.641 apart and rows 1.5 * R = 30 apart; cell (row r, column c) is at x = (c + r / 2) * W,
+# y = 30 * r, shifted so the leftmost centre is W / 2 + 34 (the margin) from the left and the
+# top row R + 34 = 54 from the top.  A pointy-top hexagon's corners, from the top clockwise,
+# are R * (0, -1), (W / 2, -R / 2), (W / 2, R / 2), (0, R), (-W / 2, R / 2), (-W / 2, -R / 2)
+# from its centre, i.e. (0, -20), (17.32, -10), (17.32, 10), (0, 20), (-17.32, 10), (-17.32, -10).
+
+
+def hexagon(x: float, y: float) -> str:
+    """The outline the viewer draws around the centre (x, y): its six corners, from the top
+    clockwise, two decimals each (x and y given to more places than the corners keep)."""
+    corners = [(0, -20), (17.3205, -10), (17.3205, 10), (0, 20), (-17.3205, 10), (-17.3205, -10)]
+    return " ".join(f"{x + dx:.2f},{y + dy:.2f}" for dx, dy in corners)
+
+
+def test_the_2x2_hex_board_is_drawn_with_its_hexagons_coloured_sides_and_hexgui_labels():
+    """Hex's 2x2 rhombus: a1 at the margin, (W / 2 + 34, 54) = (51.32, 54); b1 one W right,
+    (85.96, 54); a2 half a W right of a1 and a row down, (68.64, 84); b2 (103.28, 84).  The
+    picture is W / 2 + 34 right of the rightmost centre, 103.28 + 17.32 + 34 = 154.60, and R + 34
+    below the bottom row, 84 + 54 = 138.  Red owns the sides facing off the top and bottom
+    rows, Blue those off the left and right columns, each side k from corner k to k + 1: a1's
+    top-right side (k 0) runs from its top corner (51.32, 34) to its upper right one
+    (68.64, 44), and a1's lower left side (k 3) from its bottom corner (51.32, 74) to its lower
+    left (34, 64).  Column letters stand 1.45 R = 29 above the top row's centres (y 25), row
+    numbers 1.25 W = 43.30 left of the row's first centre, their baseline 4 below it: row 1's at
+    (51.32 - 43.30, 58) = (8.02, 58), row 2's at (68.64 - 43.30, 88) = (25.34, 88)."""
+    from arena.results.site.boards import board_geometry
+
+    a1, b1, a2, b2 = (51.3205, 54.0), (85.9615, 54.0), (68.641, 84.0), (103.282, 84.0)
+    red, blue = "red", "blue"
+    expected = {
+        "game": "hex",
+        "kind": "cells",
+        "width": 154.6,
+        "height": 138.0,
+        "radius": 20.0,
+        "cells": [
+            {"name": "a1", "x": 51.32, "y": 54.0, "outline": hexagon(*a1)},
+            {"name": "b1", "x": 85.96, "y": 54.0, "outline": hexagon(*b1)},
+            {"name": "a2", "x": 68.64, "y": 84.0, "outline": hexagon(*a2)},
+            {"name": "b2", "x": 103.28, "y": 84.0, "outline": hexagon(*b2)},
+        ],
+        "streets": [],
+        "edges": [
+            # a1: top-right and top-left sides Red (off the top row), the two left sides Blue
+            [51.32, 34.0, 68.64, 44.0, red],
+            [51.32, 74.0, 34.0, 64.0, blue],
+            [34.0, 64.0, 34.0, 44.0, blue],
+            [34.0, 44.0, 51.32, 34.0, red],
+            # b1: both top sides Red, its right side Blue
+            [85.96, 34.0, 103.28, 44.0, red],
+            [103.28, 44.0, 103.28, 64.0, blue],
+            [68.64, 44.0, 85.96, 34.0, red],
+            # a2: both bottom sides Red, its left side Blue
+            [85.96, 94.0, 68.64, 104.0, red],
+            [68.64, 104.0, 51.32, 94.0, red],
+            [51.32, 94.0, 51.32, 74.0, blue],
+            # b2: its upper right and right sides Blue, both bottom sides Red
+            [103.28, 64.0, 120.6, 74.0, blue],
+            [120.6, 74.0, 120.6, 94.0, blue],
+            [120.6, 94.0, 103.28, 104.0, red],
+            [103.28, 104.0, 85.96, 94.0, red],
+        ],
+        "labels": [[51.32, 25.0, "a"], [85.96, 25.0, "b"], [8.02, 58.0, "1"], [25.34, 88.0, "2"]],
+        "static": {},
+        "marks": [["last", "the move shown"], ["chain", "the winning chain, joining the winner's two edges"]],
+    }
+    assert hexagon(*a1) == "51.32,34.00 68.64,44.00 68.64,64.00 51.32,74.00 34.00,64.00 34.00,44.00"
+    geometry = board_geometry(make_game("hex", {"size": 2}))
+    assert geometry == expected
+
+
+def test_a_board_of_points_is_drawn_with_streets_its_stones_radius_and_labels_past_each_column():
+    """HexGo's smallest board, a hexagon of 2 houses a side (rows b1 c1 / a2 b2 c2 / a3 b3):
+    its leftmost point a2 is at the margin, (W / 2 + 34, 84) = (51.32, 84); b1 and a3 half a W
+    right of it, (68.64, 54) and (68.64, 114); b2 (85.96, 84); c1 and b3 (103.28, 54 and 114);
+    c2 (120.60, 84).  Points have no outline; a stone's radius is 0.42 W = 14.55; the picture is
+    120.60 + 17.32 + 34 = 171.92 wide and 114 + 54 = 168 high.  Twelve streets join the
+    neighbours (the six spokes from b2 and the rim), each once, from the lower index.  Each
+    row's number is 1.25 W left of its first point, 4 below it; each column's letter stands
+    where its next point down would be (half a W right, a row down), 4 below: column a ends at
+    a3 (68.64, 114), so "a" is at (85.96, 114 + 30 + 4 = 148); column c ends at c2, so "c" is at
+    (137.92, 118)."""
+    from arena.results.site.boards import board_geometry
+
+    b1, c1, a2, b2, c2, a3, b3 = (
+        (68.64, 54.0),
+        (103.28, 54.0),
+        (51.32, 84.0),
+        (85.96, 84.0),
+        (120.6, 84.0),
+        (68.64, 114.0),
+        (103.28, 114.0),
+    )
+    points = {"b1": b1, "c1": c1, "a2": a2, "b2": b2, "c2": c2, "a3": a3, "b3": b3}
+    expected = {
+        "game": "hexgo",
+        "kind": "points",
+        "width": 171.92,
+        "height": 168.0,
+        "radius": 14.55,
+        "cells": [{"name": name, "x": x, "y": y} for name, (x, y) in points.items()],
+        "streets": [
+            [*b1, *c1],
+            [*b1, *b2],
+            [*b1, *a2],
+            [*c1, *c2],
+            [*c1, *b2],
+            [*a2, *b2],
+            [*a2, *a3],
+            [*b2, *c2],
+            [*b2, *b3],
+            [*b2, *a3],
+            [*c2, *b3],
+            [*a3, *b3],
+        ],
+        "edges": [],
+        "labels": [
+            [25.34, 58.0, "1"],
+            [8.02, 88.0, "2"],
+            [25.34, 118.0, "3"],
+            [85.96, 148.0, "a"],
+            [120.6, 148.0, "b"],
+            [137.92, 118.0, "c"],
+        ],
+        "static": {},
+        "marks": [
+            ["last", "the move shown"],
+            ["gone", "dotted: a stone the move shown captured"],
+            ["territory-black", "small dot: Black's territory (an empty house it dominates)"],
+            ["territory-white", "small dot: White's territory (an empty house it dominates)"],
+        ],
+    }
+    assert board_geometry(make_game("hexgo", {"size": 2})) == expected
+
+
+def test_the_board_files_numbers_are_decimals_even_where_whole():
+    """The site writes the geometry as JSON (the board file the viewer loads): every coordinate
+    is a decimal rounded to hundredths, so a whole one is written as 54.0, never as 54."""
+    import json
+
+    from arena.results.site.boards import board_geometry
+
+    for name in ("hex", "hexgo"):
+        geometry = board_geometry(make_game(name, {"size": 2}))
+        numbers = [geometry["width"], geometry["height"], geometry["radius"]]
+        numbers += [v for cell in geometry["cells"] for v in (cell["x"], cell["y"])]
+        numbers += [
+            v
+            for row in (*geometry["edges"], *geometry["labels"], *geometry["streets"])
+            for v in row
+            if not isinstance(v, str)
+        ]
+        assert [type(v) for v in numbers] == [float] * len(numbers), name
+    text = json.dumps(board_geometry(make_game("hex", {"size": 2}))["labels"])
+    assert text == '[[51.32, 25.0, "a"], [85.96, 25.0, "b"], [8.02, 58.0, "1"], [25.34, 88.0, "2"]]'
+
+
+def test_the_bases_board_draws_each_base_in_its_owners_colour_all_game():
+    """Bases' standard board: Red's base (b9 c9 d9 c8 d8 d7) is drawn as base0 and Blue's
+    (f1 g1 h1 f2 g2 f3) as base1 all game, and its legend has the three marks it draws."""
+    from arena.results.site.boards import board_geometry
+
+    game = make_game("bases", {})
+    board = game.picture().board
+    geometry = board_geometry(game)
+    red = {board.index(name): "base0" for name in ("b9", "c9", "d9", "c8", "d8", "d7")}
+    blue = {board.index(name): "base1" for name in ("f1", "g1", "h1", "f2", "g2", "f3")}
+    assert geometry["static"] == {**red, **blue}
+    assert geometry["marks"] == [
+        ["last", "the move shown: where the piece slid to"],
+        ["gone", "dotted: where it slid from"],
+        ["occupied", "the base the winner filled"],
+    ]
+    assert sorted(geometry) == [
+        "cells",
+        "edges",
+        "game",
+        "height",
+        "kind",
+        "labels",
+        "marks",
+        "radius",
+        "static",
+        "streets",
+        "width",
+    ]
+    assert (geometry["game"], geometry["kind"], geometry["edges"], geometry["streets"]) == ("bases", "cells", [], [])
