@@ -114,3 +114,37 @@ def test_a_score_matrix_of_no_engines_is_its_colour_bar_beside_a_margin_of_one_c
     ns = "{http://www.w3.org/2000/svg}"
     drawn = [rect for rect in root.iter(f"{ns}rect") if rect.get("width") != "100%"]  # not the background
     assert [(rect.get("fill"), rect.get("height")) for rect in drawn] == [("url(#score)", "130")]
+
+
+def _texts(svg: str) -> list[str]:
+    return [t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_a_ratings_plot_without_games_is_empty_axes_from_0_to_1_and_no_legend():
+    """No engine has played: both axes run 0 to 1 (ticks every 0.2) and the legend takes no
+    width beyond its margins (700 + 12 + 24 px); an engine without games draws the same."""
+    svg = plots.ratings_plot({})
+    root = ET.fromstring(svg)
+    assert (root.get("width"), root.get("height")) == ("736", "360")
+    ticks = ["0", "0.2", "0.4", "0.6", "0.8", "1"]
+    assert _texts(svg) == [*ticks, *ticks, "games played (tournament order)", "TrueSkill mu (band: ±2 sigma)"]
+    assert "<polyline" not in svg and "<circle" not in svg
+    assert plots.ratings_plot({"idle": []}) == svg
+
+
+def test_a_ratings_line_of_30_points_marks_each_point_and_one_of_31_marks_none():
+    for n, marked in ((30, True), (31, False)):
+        svg = plots.ratings_plot({"a": _history(n, 0.1)})
+        root = ET.fromstring(svg)
+        ns = "{http://www.w3.org/2000/svg}"
+        line = [tuple(p.split(",")) for p in root.find(f"{ns}polyline").get("points").split()]
+        dots = [(c.get("cx"), c.get("cy")) for c in root.iter(f"{ns}circle")]
+        assert len(line) == n and dots == (line if marked else [])
+
+
+def test_a_line_of_401_to_800_points_keeps_its_last_point_after_the_400_samples():
+    for n in (401, 500, 799):
+        points = [(k,) for k in range(n)]
+        picked = plots._sample(points)
+        # a step between 1 and 2: the last of the 400 samples is the point before the last
+        assert len(picked) == plots.MAX_POINTS + 1 and picked[-2:] == [points[n - 2], points[n - 1]]

@@ -1230,3 +1230,21 @@ def test_the_faults_table_has_rows_as_soon_as_one_forfeit_or_one_win_by_forfeit_
     assert forfeited.fault_rows == [["ace", 1, 0], ["bee", 0, 0]]
     won = stats_table("hex", engines_stats(EngineStats("ace"), EngineStats("bee", opponent_forfeits=1)))
     assert (won.fault_headers, won.fault_rows) == (["engine", "won by an opponent's forfeit"], [["ace", 0], ["bee", 1]])
+
+
+def test_the_rating_tables_figures_are_rounded_to_a_tenth_and_an_end_that_rounds_to_zero_shows_0_0():
+    import numpy as np
+
+    from arena.results.elo import Covariance, EloFit, EloRating
+    from arena.results.site.pages import elo_table
+
+    ratings = [
+        EloRating("a", 12.34, -0.04, 24.71, 6.3, 4, 3.0, 4),
+        EloRating("b", -12.34, -24.71, 0.04, 6.3, 4, 1.0, 4),
+    ]
+    covariance = Covariance(["a", "b"], np.array([[40.0, -40.0], [-40.0, 40.0]]))
+    table = elo_table(EloFit(ratings, "mean of rated engines = 0", 0.95, "given", covariance))
+    assert [[str(v) for v in row] for row in table.rows] == [  # as the page prints them
+        ["a", "12.3", "0.0", "24.7", "4", "75.0", ""],
+        ["b", "-12.3", "-24.7", "0.0", "4", "25.0", ""],
+    ]

@@ -331,3 +331,70 @@ def test_the_bases_board_draws_each_base_in_its_owners_colour_all_game():
         "width",
     ]
     assert (geometry["game"], geometry["kind"], geometry["edges"], geometry["streets"]) == ("bases", "cells", [], [])
+
+
+def test_a_hexgo_capture_is_a_long_frame_of_the_changed_cells_the_stone_and_what_was_taken_each_with_its_status():
+    # Houses of the size-2 board, by index: b1 c1 / a2 b2 c2 / a3 b3.  White's a3 takes Black's
+    # a2 (the rules remove it: see the board below); the stones before it only fill a house.
+    players = ["ann", "bob"]
+    moves = ["b3", "b2", "c2", "b1", "a2", "a3"]
+    game = make_game("hexgo", {"size": 2})
+    state = game.initial_state(None)
+    status = []
+    for move in moves:
+        state.play(move)
+        status.append(state.status(players))
+    assert list(state.cells) == [1, -1, -1, 1, 0, 1, 0]  # b1 W, c1 empty, a2 taken, b2 W, c2 B, a3 W, b3 B
+    live = Replay("hexgo", game.options.model_dump(), players, None)
+    live.start(None, None)
+    assert live.frames_of(moves) == [
+        [0, 6, "black", status[0]],
+        [1, 3, "white", status[1]],
+        [0, 4, "black", status[2]],
+        [1, 0, "white", status[3]],
+        [0, 2, "black", status[4]],
+        {"seat": 1, "set": [[2, ""], [5, "white"]], "last": [5], "gone": [[2, "black"]], "status": status[5]},
+    ]
+    assert all(status)  # HexGo tells each ply's territory
+
+
+def test_a_hexgo_swap_changes_no_house_and_its_frame_tells_the_seats_new_colours():
+    players = ["ann", "bob"]
+    live = Replay("hexgo", make_game("hexgo", {"size": 2}).options.model_dump(), players, None)
+    live.start(None, None)
+    assert live.frames_of(["b1", "swap"]) == [
+        [0, 0, "black", "ann (Black): territory 7; bob (White): territory 0"],
+        {"seat": 1, "set": [], "status": "ann (White): territory 0; bob (Black): territory 7"},
+    ]
+
+
+def test_a_placement_is_one_piece_put_on_the_one_cell_named_and_the_board_before_is_left_as_it_was():
+    from arena.results.site.boards import _placement
+
+    code = {0: "", 1: "black", 2: "white"}
+    before = [1, 0, 0]
+    assert _placement(1, before, [1, 0, 2], [2], code) == [1, 2, "white"]
+    assert _placement(1, before, [0, 0, 2], [2], code) is None  # the stone took the black piece too
+    assert _placement(1, before, [1, 0, 0], [0], code) is None  # nothing changed on the named cell
+    assert _placement(1, before, [0, 0, 0], [0], code) is None  # the named cell emptied: a removal
+    assert _placement(1, before, [1, 2, 2], [1, 2], code) is None  # two cells named
+    assert before == [1, 0, 0]
+
+
+def test_a_boards_move_tokens_are_looked_up_once_however_many_games_play_them(monkeypatch):
+    import json
+
+    from arena.results.site import boards
+    from arena.rules.picture import BoardPicture
+
+    looked_up: list[str] = []
+    move_cells = BoardPicture.move_cells
+    monkeypatch.setattr(BoardPicture, "move_cells", lambda self, move: looked_up.append(move) or move_cells(self, move))
+    boards._rules.cache_clear()
+    options = make_game("hexgo", {"size": 2}).options.model_dump()
+    for _ in range(2):
+        live = Replay("hexgo", options, PLAYERS[:2], None)
+        live.start(None, None)
+        live.frames_of(["b3", "b2", "c2"])
+    assert looked_up == ["b3", "b2", "c2"]
+    assert boards._rules("hexgo", json.dumps(options, sort_keys=True)).named_cells == {"b3": [6], "b2": [3], "c2": [4]}

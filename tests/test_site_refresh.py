@@ -1242,3 +1242,68 @@ def test_a_site_naming_engines_in_other_scripts_is_written_in_utf8_under_any_loc
     assert [row[2] for row in shown_games_list(site)] == ["棋 vs Jürgen", "Jürgen vs 棋"]
     standings = re.findall(r'<tr><td>\d+</td><td class="name">([^<]*)</td>', (site / "index.html").read_text("utf-8"))
     assert sorted(standings) == sorted(names)
+
+
+def test_a_refresh_whose_new_games_come_before_the_last_one_taken_counts_each_once_and_rewrites_only_their_list(
+    tmp_path, monkeypatch
+):
+    """Games stored out of order (another worker's, finished earlier) come before the last game
+    written: each is counted and listed once, as a site written from scratch does (the games
+    index in the order they came: the browser sorts it), and a list page none of them is on is
+    left as it was."""
+    import os
+
+    def shown(folder: Path) -> tuple[dict[str, str], list[list[object]]]:
+        pages = summary(folder)
+        index = json.loads(pages.pop("data/games-index.js").removeprefix("window.ARENA_INDEX = ").rstrip(";\n"))
+        return pages, sorted(index.pop("games")) + [index]
+
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    late, early, earlier = records([8, 5, 4])  # on list pages 2, 1 and 1
+    site = tmp_path / "live"
+    data = SiteData("t", "hex", late["options"], ENGINES, [late])
+    writer = SiteWriter(site, parallel=False)
+    writer.write(data)
+    for taken in ([early, late], [early, earlier, late]):
+        os.utime(site / "lists" / "2.html", ns=(0, 0))
+        data.records = list(taken)  # the game written last stays, the same record, at the end
+        writer.write(data)
+        fresh = write_site(tmp_path / str(len(taken)), SiteData("t", "hex", late["options"], ENGINES, taken)).parent
+        assert shown(site) == shown(fresh)
+    assert (site / "lists" / "2.html").stat().st_mtime_ns == 0  # the second refresh added to page 1 only
+
+
+def test_a_writer_taking_over_a_site_of_this_version_leaves_the_files_added_to_its_games_folder(tmp_path):
+    """Only a site written anew clears games/; a new writer of the same site does not."""
+    games = records([0, 1])
+    site = tmp_path / "site"
+    data = SiteData("t", "hex", games[0]["options"], ENGINES, games)
+    SiteWriter(site, parallel=False).write(data)
+    (site / "games" / "notes.txt").write_text("mine")
+    SiteWriter(site, parallel=False).write(data)
+    assert (site / "games" / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in (site / "games").iterdir()) == ["0.html", "notes.txt"]
+
+
+def test_a_site_written_at_once_has_its_full_viewer_pages_written_by_forked_workers(tmp_path, monkeypatch):
+    """write_site's writer forks (SiteWriter's default): with PARALLEL_FROM full pages and two
+    cores, the full pages' viewers are written by other processes, the page still filling here."""
+    import os
+
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    log = tmp_path / "writes.log"
+    real = site_module._write
+
+    def logged(path, text):
+        if path.parent.name == "games":
+            with log.open("a") as out:
+                out.write(f"{path.name} {os.getpid() == here}\n")
+        real(path, text)
+
+    here = os.getpid()
+    monkeypatch.setattr(site_module, "_write", logged)
+    games = records(list(range(10)))  # pages 0 and 1 full, page 2 filling
+    write_site(tmp_path / "site", SiteData("t", "hex", games[0]["options"], ENGINES, games))
+    assert sorted(log.read_text().splitlines()) == ["0.html False", "1.html False", "2.html True"]
