@@ -148,3 +148,81 @@ def test_a_line_of_401_to_800_points_keeps_its_last_point_after_the_400_samples(
         picked = plots._sample(points)
         # a step between 1 and 2: the last of the 400 samples is the point before the last
         assert len(picked) == plots.MAX_POINTS + 1 and picked[-2:] == [points[n - 2], points[n - 1]]
+
+
+def test_an_elo_plot_of_no_engines_is_its_axis_from_minus_one_to_one_beside_a_one_character_margin():
+    """No rows: the x range is -1 to 1 widened by 4% each side (-1.08 to 1.08), drawn from the
+    margin of one character (12 px and CHAR: 19.15) to 16 px from the right of 700 px; the
+    height is the 12 px top and 40 px under the rows. The ticks are the halves from -1 to 1."""
+    root = ET.fromstring(plots.elo_plot([]))
+    assert (root.get("width"), root.get("height")) == ("700", "52")
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [(t.get("x"), t.text) for t in root.iter(f"{ns}text")]
+    left, w = 12 + plots.CHAR, 700 - (12 + plots.CHAR) - 16
+
+    def sx(v: float) -> str:
+        return f"{left + (v + 1.08) / 2.16 * w:.1f}"
+
+    assert [sx(v) for v in (-1, -0.5, 0, 0.5, 1)] == ["43.8", "197.7", "351.6", "505.5", "659.4"]
+    assert texts == [
+        ("43.8", "-1"),
+        ("197.7", "-0.5"),
+        ("351.6", "0"),
+        ("505.5", "0.5"),
+        ("659.4", "1"),
+        ("351.6", "Elo (interval)"),
+    ]
+    axes = [(line.get("x1"), line.get("x2")) for line in root.iter(f"{ns}line") if line.get("y1") == "12.0"]
+    assert axes[0] == ("19.1", "19.1")  # the left axis, at the one-character margin
+
+
+def test_a_range_with_an_end_that_is_not_a_finite_number_is_drawn_over_zero_to_one():
+    assert plots._widened(0.0, math.inf) == (0.0, 1.0)
+    assert plots._widened(-math.inf, 3.0) == (0.0, 1.0)
+    assert plots._widened(math.nan, math.nan) == (0.0, 1.0)
+    assert plots._widened(2.0, 2.0) == (1.0, 3.0)  # no span: one each side
+    assert plots._widened(0.0, 50.0) == (-2.0, 52.0)  # 4% each side
+
+
+def test_a_tick_of_a_million_or_more_is_labelled_to_three_significant_figures():
+    """Below a million a tick reads as Python's shortest general form; from a million on, three
+    significant figures in exponent form keep the label short."""
+    assert [plots._tick_text(v) for v in (0.25, -3.0, 999999.0, 123456.0)] == ["0.25", "-3", "999999", "123456"]
+    assert [plots._tick_text(v) for v in (1234567.0, -1234567.0, 2500000.0)] == ["1.23e+06", "-1.23e+06", "2.5e+06"]
+
+
+def test_the_palettes_declarations_are_one_custom_property_a_line_and_the_series_numbered_from_one():
+    from arena.results.site import palette
+
+    assert palette._declarations({"bg": "#000000", "win-bg": "#112233"}) == ("  --bg: #000000;\n  --win-bg: #112233;\n")
+    assert palette._series(("#aa0000", "#00bb00", "#0000cc")) == (
+        "  --series-1: #aa0000;\n  --series-2: #00bb00;\n  --series-3: #0000cc;\n"
+    )
+
+
+def test_the_stylesheets_variables_are_the_light_palette_at_root_and_the_dark_one_under_the_dark_scheme():
+    from arena.results.site import palette
+
+    lines = palette.css_variables().split("\n")
+    light = [f"  --{k}: {v};" for k, v in LIGHT.items()] + [f"  --series-{k + 1}: {c};" for k, c in enumerate(SERIES)]
+    dark = [f"  --{k}: {v};" for k, v in DARK.items()]
+    dark += [f"  --series-{k + 1}: {c};" for k, c in enumerate(SERIES_DARK)]
+    assert lines == [
+        "/* Colours: written from arena/results/site/palette.py (the plots use the same). */",
+        ":root {",
+        "  color-scheme: light dark;",
+        *light,
+        "}",
+        "@media (prefers-color-scheme: dark) {",
+        ":root {",
+        *dark,
+        "}",
+        "}",
+        "",
+    ]
+    assert (light[0], light[-1], dark[0], dark[-1]) == (
+        "  --bg: #f7f6f2;",
+        "  --series-8: #6b7280;",
+        "  --bg: #15171a;",
+        "  --series-8: #a0a7b1;",
+    )
