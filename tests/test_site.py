@@ -1248,3 +1248,79 @@ def test_the_rating_tables_figures_are_rounded_to_a_tenth_and_an_end_that_rounds
         ["a", "12.3", "0.0", "24.7", "4", "75.0", ""],
         ["b", "-12.3", "-24.7", "0.0", "4", "25.0", ""],
     ]
+
+
+def test_a_page_prints_none_as_nothing_and_true_and_false_as_yes_and_no():
+    from arena.results.site import template_environment
+
+    template = template_environment().from_string("[{{ a }}|{{ b }}|{{ c }}|{{ d }}|{{ e }}]")
+    assert template.render(a=None, b=True, c=False, d=0, e="x") == "[|yes|no|0|x]"
+
+
+def test_the_stylesheet_asset_starts_with_the_palettes_variables_and_the_scripts_are_their_files():
+    from arena.results.site import ASSETS, HERE, asset_text
+
+    static = HERE / "static"
+    css = (static / "site.css").read_text(encoding="utf-8")
+    assert asset_text("site.css") == palette.css_variables() + "\n" + css
+    for name in ASSETS:
+        if name != "site.css":
+            assert asset_text(name) == (static / name).read_text(encoding="utf-8")
+
+
+def _hex_records(ids: range) -> list:
+    from arena.record import GameRecord
+
+    return [
+        GameRecord(game="hex", moves=[], players=["a", "b"], places=[0, 1], termination="normal", id=k) for k in ids
+    ]
+
+
+def test_the_games_that_arrive_at_the_end_of_the_records_taken_are_found_without_reading_the_others():
+    """Records that only grew at their end: the new ones are those after the last taken, found by
+    reading only the record where the last taken stood and the ones after it."""
+    from arena.results.site import _Arrivals
+
+    read: set[int] = set()
+
+    class Watched(list):  # a list that notes in ``read`` which of its records were read
+        def __getitem__(self, k):
+            read.update(range(len(self))[k] if isinstance(k, slice) else [k])
+            return super().__getitem__(k)
+
+        def __iter__(self):
+            read.update(range(len(self)))
+            return super().__iter__()
+
+    records = _hex_records(range(1, 6))
+    arrivals = _Arrivals()
+    fresh, again = arrivals.new(records[:3])
+    assert (fresh, again) == (records[:3], False)
+    arrivals.take(records[:3], fresh)
+    grown = Watched(records)
+    fresh, again = arrivals.new(grown)
+    assert (list(fresh), again) == (records[3:], False)
+    assert read == {2, 3, 4}
+
+
+def test_records_read_again_are_new_by_their_ids_and_other_records_are_all_new_again():
+    """The same games as new objects (a folder read again) plus more: the new ones are those of
+    ids not taken.  Records without those taken are all returned, to count again; after them,
+    games that come at their end are new as before."""
+    from arena.results.site import _Arrivals
+
+    arrivals = _Arrivals()
+    first = _hex_records(range(1, 4))
+    arrivals.take(first, arrivals.new(first)[0])
+    reread = _hex_records(range(1, 6))
+    fresh, again = arrivals.new(reread)
+    assert ([r.id for r in fresh], again) == ([4, 5], False)
+    arrivals.take(reread, fresh)
+
+    other = _hex_records(range(10, 12))
+    fresh, again = arrivals.new(other)
+    assert (fresh, again) == (other, True)
+    arrivals.take(other, fresh)
+    more = [*other, *_hex_records(range(12, 13))]
+    fresh, again = arrivals.new(more)
+    assert ([r.id for r in fresh], again) == ([12], False)
