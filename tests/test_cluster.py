@@ -661,6 +661,18 @@ def test_a_scheduler_address_arena_cannot_use_is_refused_with_its_reason_and_the
     assert str(refused.value) == f"cluster {address!r}: {problem}; {SCHEDULER_FORMS}"
 
 
+def test_an_ipv6_address_is_read_from_its_first_closing_bracket_and_its_whole_port():
+    """After "[::1]" comes ":PORT": a second bracket is not part of the host, and a port of five
+    digits is read whole (99999 is not a port, though its last four are)."""
+    for address, problem in [
+        ("tcp://[::1]]:8786", "an IPv6 host needs its closing bracket and a port, as in [::1]:8786"),
+        ("tcp://[::1]:99999", "'99999' is not a port (1 to 65535)"),
+    ]:
+        with pytest.raises(ClusterError) as refused:
+            ClusterSpec.parse(address)
+        assert str(refused.value) == f"cluster {address!r}: {problem}; {SCHEDULER_FORMS}"
+
+
 @pytest.mark.parametrize("address", ["local:0", "local:257", "local:", "local:x", "local:\u00b2", "local:-1"])
 def test_a_local_cluster_needs_1_to_256_workers(address):
     with pytest.raises(ClusterError) as refused:

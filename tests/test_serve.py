@@ -1038,3 +1038,12 @@ def test_the_held_lines_thread_woken_by_a_game_over_before_its_first_look_linger
         time.sleep(0.001)
     assert thread.asleep and thread.is_alive()
     thread.name = "arena-live-lines (a test's, asleep)"  # not counted as this process's thread by other tests
+
+
+def test_a_move_is_kept_with_its_time_in_whole_milliseconds_while_nobody_watches(tmp_path):
+    writer = LiveWriter(FileSink(tmp_path / "1.jsonl"), WatchMark(tmp_path), 1, 1, ["a", "b"])
+    state = make_game("hex", {"size": 5}).initial_state(1)
+    writer.begin(state, 1, 0)
+    state.play("c3")
+    writer.moved(state, 0, Reply("c3", 2.0, None, None), None)  # 2 s: 2000 ms, not 2002 by a rounding slip
+    assert [(move, seat, ms, clocks) for move, seat, ms, clocks, *_ in writer.moves] == [("c3", 0, 2000, None)]
