@@ -504,3 +504,74 @@ def test_a_record_with_a_wrong_field_keeps_its_line_number_and_id():
     _, bad = verdicts(good, {**good, "seed": "1"})
     assert (bad["line"], bad["id"], bad["ok"]) == (2, 3, False)
     assert bad["error"] == {"reason": "t.jsonl, line 2: 'seed': Input should be a valid integer (got '1')"}
+
+
+def adjudicated(moves, termination, game_name="hex", options=None, **fields):
+    """A hand-made adjudicated record (id 7) with only the result fields given."""
+    options = {"size": 5, "swap": False} if options is None else options
+    return {
+        "id": 7,
+        "game": game_name,
+        "options": options,
+        "seed": 1,
+        "moves": moves,
+        "termination": termination,
+        **fields,
+    }
+
+
+def test_an_adjudicated_draw_with_a_forfeit_seat_and_a_win_recorded_is_named_field_by_field_and_derives_the_draw():
+    record = adjudicated(
+        ["c2", "e5"], "adjudicated-draw", forfeit_seat=1, winner=0, scores=[1.0, 0.0], places=[0, 1]
+    )  # an adjudicated draw of an unfinished game: no forfeit, each seat half a point, both first
+    [v] = verdicts(record)
+    assert v == {
+        "id": 7, "line": 1, "ok": False, "error": None, "over": False,
+        "termination": "adjudicated-draw", "winner": None, "scores": [0.5, 0.5], "places": [0, 0], "plies": 2,
+        "mismatches": [
+            {"field": "forfeit_seat", "recorded": 1, "derived": None,
+             "reason": "an adjudicated game has no forfeiting seat"},
+            {"field": "winner", "recorded": 0, "derived": None},
+            {"field": "scores", "recorded": [1.0, 0.0], "derived": [0.5, 0.5]},
+            {"field": "places", "recorded": [0, 1], "derived": [0, 0]},
+        ],
+    }  # fmt: skip
+
+
+def test_a_ply_limit_recorded_on_moves_that_end_the_game_is_named_and_hex_at_the_limit_is_a_draw():
+    ended = "a1 b1 a2 b2 a3 b3 a4 b4 a5".split()  # Red's a-column joins its edges: the rules ended it
+    [v] = verdicts(adjudicated(ended, "max-plies"))
+    assert v == {
+        "id": 7, "line": 1, "ok": False, "error": None, "over": True,
+        "termination": "max-plies", "winner": None, "scores": [0.5, 0.5], "places": [0, 0], "plies": 9,
+        "mismatches": [
+            {"field": "termination", "recorded": "max-plies", "derived": "normal",
+             "reason": "the recorded moves end the game by the rules"},
+        ],
+    }  # fmt: skip
+
+
+def test_a_decided_record_whose_position_is_not_decided_has_no_result_and_names_its_termination():
+    [v] = verdicts(adjudicated(["c2", "e5"], "decided"))  # two scattered stones: nothing is decided
+    assert v == {
+        "id": 7, "line": 1, "ok": False, "error": None, "over": False,
+        "termination": "decided", "winner": None, "scores": None, "places": None, "plies": 2,
+        "mismatches": [
+            {"field": "termination", "recorded": "decided", "derived": None, "reason": "the position is not decided"},
+        ],
+    }  # fmt: skip
+
+
+def test_a_three_seat_game_at_the_ply_limit_after_one_capture_is_won_by_the_capturer_alone():
+    options = {"players": 3, "variant": 0, "board": "standard"}
+    state = make_game("posies", options).initial_state(1)
+    state.play(state.legal_moves()[0])
+    scores = state.count_so_far()  # Posies' points as they stand: only seat 0 has captured
+    assert scores[0] > 0 and scores[1:] == [0.0, 0.0]
+    record = adjudicated(list(state.moves), "max-plies", "posies", options, winner=0, scores=scores, places=[0, 1, 1])
+    [v] = verdicts(record)
+    assert v == {
+        "id": 7, "line": 1, "ok": True, "error": None, "over": False,
+        "termination": "max-plies", "winner": 0, "scores": scores, "places": [0, 1, 1], "plies": 1,
+        "mismatches": [],
+    }  # fmt: skip
