@@ -698,3 +698,120 @@ def test_mean_var_gives_each_rows_mean_and_variance_of_the_pair_score():
     # 1/2 or 1, evenly: mean 3/4, variance 1/16.
     assert mu.tolist() == pytest.approx([0.5, 0.75])
     assert var.tolist() == pytest.approx([2 * 0.1 * 0.25 + 2 * 0.2 * 0.0625, 0.0625])
+
+
+def test_frequencies_and_the_llr_of_many_tests_at_once_are_those_of_each_test_alone():
+    from arena.results.sprt import frequencies
+
+    counts = np.array([[1, 2, 3, 4, 5], [0, 1, 0, 1, 0], [3, 20, 41, 30, 6]])
+    total, phat = frequencies(counts)
+    # Empty outcomes count 1e-3 of a pair (fishtest's regularize); each row is its own test.
+    assert total.tolist() == pytest.approx([15, 2.003, 100])
+    assert phat[1].tolist() == pytest.approx([0.001 / 2.003, 1 / 2.003, 0.001 / 2.003, 1 / 2.003, 0.001 / 2.003])
+    assert phat[0].tolist() == pytest.approx([1 / 15, 2 / 15, 3 / 15, 4 / 15, 5 / 15])
+    for model in ("logistic", "normalized"):
+        settings = SprtSettings(elo0=-10, elo1=20, model=model)
+        together = llr(counts, settings)
+        assert together.shape == (3,)
+        assert together.tolist() == pytest.approx([float(llr(row, settings)) for row in counts], rel=1e-9)
+
+
+def test_the_normalized_mle_of_a_batch_is_each_rows_own():
+    t = 0.2
+    counts = np.array([[1.0, 2, 3, 4, 5], [0, 10, 30, 12, 2], [3, 20, 41, 30, 6]])
+    regular = np.where(counts == 0, 1e-3, counts)
+    phat = regular / regular.sum(axis=-1, keepdims=True)
+    together = mle_with_t(phat, t)
+    assert together.shape == (3, 5)
+    for row, p in zip(phat, together):
+        assert p.tolist() == pytest.approx(mle_with_t(row, t).tolist(), rel=1e-9)
+        mu, var = mean_var(p)
+        assert float(mu) - 0.5 == pytest.approx(t * math.sqrt(float(var)), abs=1e-9)
+
+
+@pytest.mark.parametrize("s", [0.0, 1.0, -0.2, 1.5])
+def test_a_mean_score_no_distribution_has_gives_nan_and_no_numpy_warning(s):
+    import warnings
+
+    phat = np.array([0.1, 0.2, 0.4, 0.2, 0.1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a user's terminal shows no RuntimeWarning
+        p = mle_with_mean(phat, s)
+    # A mean of 0 or 1 needs every pair LL or WW; beyond them none at all: no such p.
+    assert np.isnan(p).all()
+
+
+def test_the_fixed_points_answer_stands_where_it_holds_the_constraint(monkeypatch):
+    import arena.results.sprt as sprt
+
+    calls: list[object] = []
+    profile = sprt._stationary_mle_with_t
+    monkeypatch.setattr(sprt, "_stationary_mle_with_t", lambda *args: calls.append(args) or profile(*args))
+    phat = np.array([[0.05, 0.2, 0.45, 0.2, 0.1], [0.1, 0.25, 0.3, 0.25, 0.1]])
+    for t in (0.1, -0.3):
+        for p in (mle_with_t(phat, t), mle_with_t(phat[0], t)[None]):
+            mu, var = mean_var(p)
+            assert (mu - 0.5).tolist() == pytest.approx((t * np.sqrt(var)).tolist(), abs=1e-9)
+    # |t| up to 0.35: Van den Bergh's fixed point holds the constraint, so the slow profile
+    # solve of every stationary point (seconds over a simulation's rows) never runs.
+    assert calls == []
+
+
+def _theta_mle_to_40_digits(phat: list[float], s: float) -> list[float]:
+    """p_i = phat_i / (1 + theta a_i), a_i = score_i - s, with sum_i p_i a_i = 0: theta by
+    bisection between the poles -1/max a and -1/min a, in 60-digit decimals."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 60
+        ph = [Decimal(x) for x in phat]
+        a = [Decimal(float(x)) - Decimal(s) for x in PAIR_SCORES]
+        lo, hi = -1 / max(a), -1 / min(a)
+        for _ in range(400):  # f falls from +inf to -inf between the poles
+            mid = (lo + hi) / 2
+            if sum(p * x / (1 + mid * x) for p, x in zip(ph, a)) > 0:
+                lo = mid
+            else:
+                hi = mid
+        return [float(p / (1 + lo * x)) for p, x in zip(ph, a)]
+
+
+@pytest.mark.parametrize(
+    "counts, elo",
+    [
+        ([0, 3, 10**6, 4, 0], 0.5),  # empty outcomes at both ends of a million pairs
+        ([0, 0, 10**7, 0, 9], -3.0),
+        ([5, 40, 90, 60, 0], 35.0),
+        ([0, 1, 2, 0, 0], -300.0),
+        ([7, 0, 10**8, 0, 0], 1.0),
+        ([1, 2, 3, 4, 5], 20.0),
+        ([188, 125, 136, 179, 115], -35.0),  # the root near the middle of the poles
+    ],
+)
+def test_the_logistic_mle_matches_theta_found_to_40_digits_even_for_empty_outcomes(counts, elo):
+    c = np.array(counts, dtype=float)
+    regular = np.where(c == 0, 1e-3, c)
+    phat = regular / regular.sum()
+    s = 1 / (1 + 10 ** (-elo / 400))
+    expected = _theta_mle_to_40_digits(phat.tolist(), s)
+    got = mle_with_mean(phat, s)
+    assert got.tolist() == pytest.approx(expected, rel=1e-11)
+    # Also as one row of a batch beside a row whose scale differs by orders of magnitude.
+    other = np.array([0.2, 0.2, 0.2, 0.2, 0.2])
+    both = mle_with_mean(np.stack([phat, other]), s)
+    assert both[0].tolist() == pytest.approx(expected, rel=1e-11)
+    assert both[1].tolist() == pytest.approx(_theta_mle_to_40_digits(other.tolist(), s), rel=1e-11)
+
+
+@pytest.mark.parametrize(
+    "counts", [[50000000, 198000000, 89000000, 0, 0], [194, 2, 0, 125, 97], [169, 0, 96, 188, 121]]
+)
+def test_the_normalized_mle_holds_its_constraint_at_the_fixed_points_widest_t(counts):
+    c = np.array(counts, dtype=float)
+    regular = np.where(c == 0, 1e-3, c)
+    phat = regular / regular.sum()
+    for t in (-0.35, 0.2):
+        p = mle_with_t(phat, t)
+        mu, var = mean_var(p)
+        assert float(p.sum()) == pytest.approx(1, abs=1e-12)
+        assert float(mu) - 0.5 == pytest.approx(t * math.sqrt(float(var)), abs=1e-10)
