@@ -151,3 +151,10 @@ def test_a_changed_value_is_shown_as_written_whole_up_to_120_characters_and_cut_
         f'book: "{"b" * 116}... -> "c"',
         f'name_of_opening: "Ω-{"a" * 116}" -> "é"',
     ]
+
+
+def test_lowering_the_rounds_is_the_one_change_listed_with_the_games_the_folder_holds():
+    old = {"rounds": 4, "seed": 1, "engines": {"a": {"command": ["x"]}}}
+    assert changes(old, {**old, "rounds": 2}) == [
+        "rounds: 4 -> 2 (may only be raised: the folder holds the games of 4)"
+    ]

@@ -1107,3 +1107,11 @@ def test_a_folder_of_a_game_without_options_is_named_as_the_game_with_no_options
     assert rl.game_text == "hex no options; hex size=5"
     _, rows = folder_rows(rl)
     assert rows[0] == [1, "runs/a", "ta", "hex no options", 2, 0, "A, B@1111aaaa"]
+
+
+def test_a_rating_list_errors_message_is_its_lines_one_a_line():
+    from arena.results.ratinglist import RatingListError
+
+    error = RatingListError(["a: not a results folder", "b: not a results folder"])
+    assert str(error) == "a: not a results folder\nb: not a results folder"
+    assert error.lines == ["a: not a results folder", "b: not a results folder"]

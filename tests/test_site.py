@@ -1324,3 +1324,29 @@ def test_records_read_again_are_new_by_their_ids_and_other_records_are_all_new_a
     more = [*other, *_hex_records(range(12, 13))]
     fresh, again = arrivals.new(more)
     assert ([r.id for r in fresh], again) == ([12], False)
+
+
+def test_the_templates_drop_the_lines_of_their_tags_and_refuse_an_undefined_name(tmp_path, monkeypatch):
+    """A block tag's line leaves nothing on the page (not its indent, not its newline), and a
+    name the template was not given is an error, not empty text."""
+    import jinja2
+
+    from arena.results.site import template_environment
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    env = template_environment()
+    listed = env.from_string("<ul>\n  {% for x in xs %}\n  <li>{{ x }}</li>\n  {% endfor %}\n</ul>\n")
+    assert listed.render(xs=[1, 2]) == "<ul>\n  <li>1</li>\n  <li>2</li>\n</ul>"
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("<p>{{ missing }}</p>").render()
+
+
+def test_without_xdg_cache_home_the_compiled_templates_go_to_the_homes_cache_folder(tmp_path, monkeypatch):
+    from arena.results.site import template_environment
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    template_environment().get_template("macros.html")
+    assert [p.name for p in tmp_path.iterdir()] == [".cache"]
+    kept = list((tmp_path / ".cache" / "arena" / "templates").iterdir())
+    assert [p.suffix for p in kept] == [".cache"]

@@ -398,3 +398,106 @@ def test_a_boards_move_tokens_are_looked_up_once_however_many_games_play_them(mo
         live.frames_of(["b3", "b2", "c2"])
     assert looked_up == ["b3", "b2", "c2"]
     assert boards._rules("hexgo", json.dumps(options, sort_keys=True)).named_cells == {"b3": [6], "b2": [3], "c2": [4]}
+
+
+def tiny_hex_record(moves: list[str]) -> GameRecord:
+    return GameRecord.model_validate(
+        {"game": "hex", "options": {"size": 2, "swap": True}, "players": ["ann", "bob"], "moves": moves}
+    )
+
+
+def test_a_2x2_hex_game_with_a_swap_off_the_diagonal_replays_to_these_whole_frames():
+    # Cells a1 b1 / a2 b2 are 0 1 / 2 3.  Red's b1 is swapped: it leaves b1 for its mirror a2,
+    # blue; red's a1, then blue's b2 joins a2 to b2 across the board, the chain shown at the end.
+    replayed = replay(tiny_hex_record(["b1", "swap", "a1", "b2"]))
+    assert replayed.cells == 4 and replayed.colours == ["red", "blue"]
+    assert replayed.frames == [
+        {"set": []},
+        [0, 1, "red"],
+        {"seat": 1, "set": [[1, ""], [2, "blue"]], "last": [2], "gone": [[1, "red"]]},
+        [0, 0, "red"],
+        {"seat": 1, "set": [[3, "blue"]], "last": [3], "end": {"marks": {"chain": [2, 3]}, "reveal": ""}},
+    ]
+
+
+def test_a_live_hex_game_swapped_off_the_diagonal_gives_each_move_its_frame():
+    live = Replay("hex", {"size": 2, "swap": True}, ["ann", "bob"], None)
+    live.start(None, None)
+    assert live.play("b1") == [0, 1, "red"]
+    assert live.play("swap") == {"seat": 1, "set": [[1, ""], [2, "blue"]], "last": [2], "gone": [[1, "red"]]}
+    assert live.frames_of(["a1"]) == [[0, 0, "red"]]
+
+
+def test_a_hex_game_of_stones_only_is_replayed_without_comparing_any_board(monkeypatch):
+    def refused(self, moves):
+        raise AssertionError("a board was compared")
+
+    monkeypatch.setattr(Replay, "_compared", refused)
+    live = Replay("hex", {"size": 2, "swap": False}, ["ann", "bob"], None)
+    live.start(None, None)
+    assert live.frames_of(["a1", "b1", "a2"]) == [[0, 0, "red"], [1, 1, "blue"], [0, 2, "red"]]
+
+
+def test_a_hexgo_first_frame_is_the_empty_board_with_its_status():
+    players = ["ann", "bob"]
+    game = make_game("hexgo", {"size": 2})
+    live = Replay("hexgo", game.options.model_dump(), players, None)
+    live.start(None, None)
+    status = game.initial_state(None).status(players)
+    assert status  # HexGo tells the territory from the first position
+    assert live.first == {"set": [], "status": status}
+
+
+def test_the_last_frame_of_a_short_frame_is_its_long_form_with_its_status_and_the_ending():
+    from arena.results.site.boards import last_frame
+
+    ending = {"marks": {"chain": [2, 3]}, "reveal": "ann: score 1"}
+    assert last_frame([1, 5, "white", "ann: 3; bob: 4"], ending) == {
+        "seat": 1,
+        "set": [[5, "white"]],
+        "last": [5],
+        "status": "ann: 3; bob: 4",
+        "end": ending,
+    }
+    assert last_frame([0, 2, "black"], ending) == {"seat": 0, "set": [[2, "black"]], "last": [2], "end": ending}
+
+
+def posies_first_set(cells: list[int]) -> list[list[int | str]]:
+    """The first frame's pieces: every point with a posy on it, by its colour's name."""
+    codes = make_game("posies").picture().codes
+    return [[i, codes[v]] for i, v in enumerate(cells) if codes[v]]
+
+
+def test_a_posies_record_with_its_seed_and_no_setup_starts_from_the_seeds_board():
+    record = random_record("posies", {"players": 2}, 5, PLAYERS[:2]).model_dump()
+    record.pop("setup")
+    first = replay(GameRecord.model_validate(record)).frames[0]
+    assert first["set"] == posies_first_set(list(make_game("posies").initial_state(5).cells))
+    assert len(first["set"]) == 51  # a posy on every point
+
+
+def test_a_posies_record_with_its_setup_and_no_seed_starts_from_the_setup():
+    record = random_record("posies", {"players": 2}, 6, PLAYERS[:2]).model_dump()
+    record.pop("seed")
+    first = replay(GameRecord.model_validate(record)).frames[0]
+    assert first["set"] == posies_first_set(list(make_game("posies").initial_state(6).cells))
+
+
+def test_a_posies_record_from_a_book_starts_from_the_books_board_not_its_seeds():
+    booked = random_record("posies", {"players": 2}, 7, PLAYERS[:2]).model_dump()
+    record = {**booked, "seed": 8, "opening_setup": True}  # seed 8 deals another board
+    assert make_game("posies").initial_state(8).setup_token() != booked["setup"]
+    first = replay(GameRecord.model_validate(record)).frames[0]
+    assert first["set"] == posies_first_set(list(make_game("posies").initial_state(7).cells))
+
+
+def test_a_hidden_posies_record_reveals_the_posies_its_deal_drew():
+    players = PLAYERS[:3]
+    record = random_record("posies", {"players": 3, "variant": 2}, 9, players)
+    state = make_game("posies", record["options"]).initial_state(9)
+    state.deal(record["deal"])
+    for move in record["moves"]:
+        state.play(move)
+    reveal = state.ending(players).reveal
+    assert "hidden posy" in reveal
+    assert replay(record).frames[-1]["end"]["reveal"] == reveal
