@@ -638,15 +638,20 @@ def test_the_live_site_adds_up_the_cpu_each_refresh_thread_spent(tmp_path, monke
     assert live.refresh_cpu_s == 0.5  # the last write is the run's, not a refresh's
 
 
+def two_cores_forking_from_two_full_pages(monkeypatch):
+    """Pages of four games, workers forked from two full pages on, and two cores to fork on."""
+    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+
+
 def test_forked_workers_write_the_full_viewer_pages_and_the_site_equals_one_written_in_process(tmp_path, monkeypatch):
     """With PARALLEL_FROM full pages and more than one core, forked workers write the full
     pages' viewers (each once) while this process writes the page still filling, the lists
     and the summary; a writer told not to fork writes everything itself.  Both sites are the same."""
     import os
 
-    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
-    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    two_cores_forking_from_two_full_pages(monkeypatch)
     log = tmp_path / "writes.log"
     real = site_module._write
 
@@ -722,9 +727,7 @@ def test_a_refresh_of_other_games_lists_and_counts_only_them_forked_or_not(tmp_p
     """A folder rewritten with other games (here the same games under other ids, so the table
     and its engines' order stay): the refreshed site, its paged lists and viewer pages too,
     equals a site written from scratch of those games."""
-    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
-    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    two_cores_forking_from_two_full_pages(monkeypatch)
     before = records(list(range(10)))
     writer = SiteWriter(tmp_path / "site", parallel=parallel)
     writer.write(SiteData("t", "hex", before[0]["options"], ENGINES, before))
@@ -737,9 +740,7 @@ def test_a_refresh_of_other_games_lists_and_counts_only_them_forked_or_not(tmp_p
 
 
 def test_a_forked_refresh_counts_the_new_games_as_a_fresh_site_does(tmp_path, monkeypatch):
-    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
-    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    two_cores_forking_from_two_full_pages(monkeypatch)
     # All draws: the engines' order (by name) and the games index's columns stay as games
     # come, so the refresh adds the new games' rows to the index rather than making it anew.
     games = [r.replace(places=[0, 0], winner=None) for r in records(list(range(10)))]
@@ -1290,9 +1291,7 @@ def test_a_site_written_at_once_has_its_full_viewer_pages_written_by_forked_work
     cores, the full pages' viewers are written by other processes, the page still filling here."""
     import os
 
-    monkeypatch.setattr(site_module, "LIST_SIZE", 4)
-    monkeypatch.setattr(site_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    two_cores_forking_from_two_full_pages(monkeypatch)
     log = tmp_path / "writes.log"
     real = site_module._write
 
