@@ -19,6 +19,7 @@ from helpers import ROOT, ZOO, engine_toml, write_tournament
 
 from arena.engine import proctree
 from arena.engine.player import EngineSpec, Sandbox
+from arena.engine.transport import EXIT_WAIT, QUIT_GRACE
 from arena.match import TimeControl, longest_game_s
 from arena.record import GameRecord, derive_seed
 from arena.results.fingerprint import fingerprint
@@ -1285,3 +1286,56 @@ def test_the_start_up_check_in_its_process_checks_each_engine_with_the_runs_tag_
     assert checked[1].problem is None and (checked[1].fault or "").startswith("crash: ")
     assert checked[2] == Checked()
     assert engine_host.adopted == [(set(), False)]  # what the engines left behind
+
+
+def test_the_local_pool_is_handed_the_watchdogs_limit_the_move_grace_the_idle_bound_and_the_pinned_cores(monkeypatch):
+    engines = {name: EngineSpec(name, ("x",), handshake_ms=100) for name in "abcd"}
+    config = worker_config(engines, idle_engines=1, affinity=True)
+    monkeypatch.setattr(proctree, "can_pin", lambda: True)
+    monkeypatch.setattr(proctree, "usable_cpus", lambda: [2, 5])
+    games = LocalGames(config, 1, None, lambda name: True)
+    pool = games.pool
+    # hex 3x3: 10 plies (9 cells and the swap) of 100 ms and the 100 ms margin; two seats of 0.1 s start-ups
+    limit = 2 * (3 * 0.1 + QUIT_GRACE + EXIT_WAIT) + 10 * 0.2 + local.WATCHDOG_GRACE
+    assert (pool.time_limit("any game"), pool.step_grace, pool.spare, pool.cores) == (limit, 3.0, 1, [2, 5])
+    games.close()
+    # pinning needs affinity asked for and a system that can pin
+    monkeypatch.setattr(proctree, "can_pin", lambda: False)
+    unpinned = LocalGames(config, 1, None, lambda name: True)
+    assert unpinned.pool.cores == []
+    unpinned.close()
+    monkeypatch.setattr(proctree, "can_pin", lambda: True)
+    unasked = LocalGames(worker_config(engines), 1, None, lambda name: True)
+    assert (unasked.pool.cores, unasked.pool.spare) == ([], None)
+    unasked.close()
+
+
+def test_a_game_without_a_ply_bound_has_no_watchdog_limit_at_any_clock(monkeypatch):
+    monkeypatch.setattr(type(make_game("hex", HEX3_GAME)), "max_plies", property(lambda self: None))
+    engines = {"a": GOOD, "b": GOOD}
+    assert watchdog_limit(worker_config(engines)) is None
+    assert watchdog_limit(worker_config(engines, time_controls={"a": TimeControl(movetime_ms=2000)})) is None
+
+
+def test_an_engine_without_a_handshake_limit_starts_within_the_default_ten_seconds():
+    # the two slowest starters sit at the table: 10.008 s and 10.005 s; the default 10 s and 0.1 s do not
+    engines = {
+        "default": EngineSpec("default", ("x",)),
+        "slower": EngineSpec("slower", ("x",), handshake_ms=10_005),
+        "slowest": EngineSpec("slowest", ("x",), handshake_ms=10_008),
+        "quick": EngineSpec("quick", ("x",), handshake_ms=100),
+    }
+    seats = 3 * 10.005 + 3 * 10.008 + 2 * (QUIT_GRACE + EXIT_WAIT)
+    assert watchdog_limit(worker_config(engines)) == pytest.approx(seats + 10 * 0.2 + local.WATCHDOG_GRACE)
+
+
+def test_the_idle_bound_counts_the_seats_of_the_games_own_options():
+    # posies for three: three seats and one idle engine hold all four, so no engine is ever quit
+    config = WorkerConfig(
+        "t", "posies", {"players": 3}, {n: GOOD for n in "abcd"}, TimeControl(movetime_ms=100), idle_engines=1
+    )
+    assert idle_bound(config) is None
+    config = WorkerConfig(
+        "t", "posies", {"players": 3}, {n: GOOD for n in "abcde"}, TimeControl(movetime_ms=100), idle_engines=1
+    )
+    assert idle_bound(config) == 1
