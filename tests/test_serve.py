@@ -586,9 +586,12 @@ def test_a_running_tournament_is_watched_move_by_move_in_two_tabs(pages, tmp_pat
                 moves = [*reader.head["opening"], *(m["move"] for m in reader.moves)]
                 played = len(moves)
                 for tab in pages:
+                    # Looked for every 50 ms: Playwright's default looks on animation frames, which
+                    # headless Chromium may hold back for a second on a page where nothing moves.
                     tab.wait_for_function(
                         f"document.querySelectorAll(\"section[data-game='{game}'] .moves tbody tr\").length >= {played}",
                         timeout=5000,
+                        polling=50,
                     )
                     delays.append(time.monotonic() - read_at)
                     row = tab.locator(f"section[data-game='{game}'] .moves tbody tr").nth(played - 1)
