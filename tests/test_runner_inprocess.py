@@ -1339,3 +1339,171 @@ def test_the_idle_bound_counts_the_seats_of_the_games_own_options():
         "t", "posies", {"players": 3}, {n: GOOD for n in "abcde"}, TimeControl(movetime_ms=100), idle_engines=1
     )
     assert idle_bound(config) == 1
+
+
+# -- what a run hands its workers ---------------------------------------------------------
+
+
+class NoGames:
+    """An executor that plays nothing: the run's games stay unplayed; ``during`` is called
+    when the run hands it its games (the run's workers would be playing them then)."""
+
+    def __init__(self, during=lambda: None) -> None:
+        self.during = during
+
+    def imap_unordered(self, games):
+        self.during()
+        return iter(())
+
+    def drop(self, name):
+        pass
+
+    def cancel_queued(self):
+        pass
+
+    def close(self):
+        pass
+
+    def terminate(self):
+        pass
+
+
+def lock_path(fd: int | None) -> str | None:
+    """The file an open descriptor of this process is (None: no descriptor)."""
+    return None if fd is None else os.readlink(f"/proc/self/fd/{fd}")
+
+
+class Handed:
+    """What run_tournament hands the local pool and the start-up check, caught in their place."""
+
+    def __init__(self, monkeypatch, during=lambda: None) -> None:
+        self.pools: list[tuple] = []
+        self.checks: list[tuple] = []
+        self.during = during
+        monkeypatch.setattr(runner, "LocalGames", self.local_games)
+        monkeypatch.setattr(runner, "_check_engines", self.check_engines)
+
+    def local_games(self, config, workers, lock_fd, may_start):
+        self.pools.append((config, workers, lock_path(lock_fd), may_start))
+        return NoGames(self.during)
+
+    def check_engines(self, t, engines, run_tag, lock_fd, observers, skip=(), at_once=None, forfeit=False):
+        self.checks.append(([e.name for e in engines], run_tag, lock_path(lock_fd), set(skip), at_once, forfeit))
+
+    @property
+    def config(self) -> WorkerConfig:
+        [(config, _, _, _)] = self.pools
+        return config
+
+
+def test_the_local_pool_is_handed_the_files_clocks_rules_and_drop_limits_and_the_runs_tag_process_and_folder(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(proctree, "usable_cpus", lambda: [0, 1, 2])  # one worker leaves two CPUs without a game
+    monkeypatch.setattr(proctree, "can_pin", lambda: True)
+    handed = Handed(monkeypatch)
+    own_clock = "time_control = { movetime_ms = 50, margin_ms = 100 }\nmax_failures = 1"
+    path = tiny(tmp_path, zoo("a") + zoo("b", extra=own_clock), extra="adjudication = { max_plies = 6 }")
+    out = tmp_path / "out"
+    run_tournament(load_tournament(path), out)
+    [(config, workers, lock, may_start)] = handed.pools
+    assert (config.tournament, config.game, config.options) == ("tiny", "hex", HEX3_GAME)
+    assert sorted(config.engines) == ["a", "b"]
+    assert config.time_control == TimeControl(movetime_ms=100, margin_ms=100)
+    assert config.time_controls == {"b": TimeControl(movetime_ms=50, margin_ms=100)}
+    assert config.adjudication is not None and config.adjudication.max_plies == 6
+    assert config.max_failures == {"a": 3, "b": 1}  # 3: the default
+    assert (config.run_tag, config.coordinator) == (meta(out, "run_tag"), os.getpid())
+    assert (config.affinity, config.spin, config.share_core) == (False, True, True)  # a CPU to spare, pinnable
+    assert (config.trace_dir, config.stderr_home, config.live_dir) == ("", str(out / "arena.log"), str(out / "live"))
+    assert (workers, lock) == (1, str(out / "arena.lock"))  # forked workers let go of the folder's lock
+    assert may_start("a") and may_start("b")  # nobody dropped
+
+
+@pytest.mark.parametrize(
+    ("cpus", "can_pin", "affinity", "spin", "share_core"),
+    [
+        ([0], True, False, False, False),  # the one CPU plays the game: no spinning, nothing to share
+        ([0, 1], False, False, True, False),  # a spare CPU, but engines cannot be moved onto a core
+        ([0, 1], True, True, True, False),  # a spare CPU, but each worker keeps its own core
+        ([0, 1], True, False, True, True),
+    ],
+)
+def test_workers_spin_only_with_a_cpu_to_spare_and_share_their_core_only_if_they_can_pin_without_affinity(
+    tmp_path, monkeypatch, cpus, can_pin, affinity, spin, share_core
+):
+    monkeypatch.setattr(proctree, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(proctree, "can_pin", lambda: can_pin)
+    handed = Handed(monkeypatch)
+    path = tiny(tmp_path, zoo("a") + zoo("b"), extra=f"affinity = {str(affinity).lower()}")
+    run_tournament(load_tournament(path), tmp_path / "out")
+    assert (handed.config.spin, handed.config.share_core) == (spin, share_core)
+
+
+def test_the_start_up_check_is_handed_the_runs_tag_the_folders_lock_and_as_many_engines_as_its_games_run_at_once(
+    tmp_path, monkeypatch
+):
+    handed = Handed(monkeypatch)
+    path, out = tiny(tmp_path, zoo("a") + zoo("b") + zoo("c")), tmp_path / "out"
+    run_tournament(load_tournament(path), out, idle_engines=1, forfeit_failed_engines=True)
+    # one worker: a game's two seats and the one idle engine it keeps
+    assert handed.checks == [(["a", "b", "c"], meta(out, "run_tag"), str(out / "arena.lock"), set(), 3, True)]
+    assert handed.config.run_tag == meta(out, "run_tag")
+
+
+def test_a_run_forgets_the_games_in_progress_a_stopped_run_left_before_it_plays_and_a_dead_workers_after(
+    tmp_path, monkeypatch
+):
+    out = tmp_path / "out"
+    live = out / "live"
+    live.mkdir(parents=True)
+    (live / "5.jsonl").write_text("{}\n")  # a stopped run's game in progress
+    (live / "watching").touch()  # someone watches: not a game
+    seen = []
+
+    def playing():
+        seen.append(sorted(p.name for p in live.iterdir()))
+        (live / "9.jsonl").write_text("{}\n")  # a worker killed in its game leaves its file
+
+    Handed(monkeypatch, playing)
+    run_tournament(load_tournament(tiny(tmp_path, zoo("a") + zoo("b"))), out)
+    assert seen == [["watching"]]
+    assert sorted(p.name for p in live.iterdir()) == ["watching"]
+
+
+def test_the_processes_a_dead_worker_left_with_the_runs_tag_are_killed_when_the_run_ends(tmp_path, monkeypatch):
+    out, left = tmp_path / "out", []
+
+    def worker_dies_leaving_an_engine():
+        tag = meta(out, "run_tag")
+        env = {**os.environ, proctree.RUN_TAG: tag}
+        left.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env))
+        while proctree.RUN_TAG not in open(f"/proc/{left[0].pid}/environ", "rb").read().decode(errors="replace"):
+            time.sleep(0.005)
+
+    Handed(monkeypatch, worker_dies_leaving_an_engine)
+    try:
+        run_tournament(load_tournament(tiny(tmp_path, zoo("a") + zoo("b"))), out)
+        assert left[0].poll() == -signal.SIGKILL
+    finally:
+        left[0].kill()
+        left[0].wait()
+
+
+def test_a_cluster_is_handed_the_runs_worker_settings_and_the_drop_rules_gate_and_no_start_up_check(
+    tmp_path, monkeypatch
+):
+    handed = Handed(monkeypatch)
+    opened = []
+
+    class Cluster:
+        def open(self, config, may_start):
+            opened.append((config, may_start))
+            return NoGames()
+
+    path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
+    run_tournament(load_tournament(path), out, cluster=Cluster())
+    [(config, may_start)] = opened
+    assert isinstance(config, WorkerConfig) and (config.tournament, config.run_tag) == ("tiny", meta(out, "run_tag"))
+    assert may_start("a") and may_start("b")
+    assert (handed.pools, handed.checks) == ([], [])  # a cluster's workers check the engines in their handshake
