@@ -422,3 +422,20 @@ def test_a_dropped_engines_games_still_in_play_neither_count_nor_drop_it_again()
     # the seat after a dropped engine's is still counted: c's second failure in a row drops it
     assert tracker.update(record(["c", "b"], "crash", 0, id=3)) == []
     assert tracker.update(record(["a", "c"], "handshake", 1, id=4)) == ["c"]
+
+
+def test_a_resumed_tracker_keeps_an_engine_its_stored_forfeits_show_dropped_with_their_reason():
+    # with two workers, a's failures in games 0 and 2 came in a row and dropped it before game 1
+    # (which a played through) finished: in game order they are not consecutive, but the
+    # dropped forfeit of game 3 says a was dropped, and a resume starts it no more
+    stored = [
+        record(["a", "c"], "crash", 0, id=0),
+        record(["a", "c"], id=1),
+        record(["c", "a"], "crash", 1, id=2),
+        GameRecord(
+            game="hex", moves=[], id=3, players=["a", "c"], termination="dropped", forfeit_seat=0, places=[1, 0]
+        ),
+    ]
+    tracker = FailureTracker.resumed({"a": 2, "c": 0}, stored)
+    assert tracker.dropped == {"a": "dropped (max_failures); first forfeit in game 3"}
+    assert not tracker.may_start("a") and tracker.may_start("c")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -1507,3 +1508,96 @@ def test_a_cluster_is_handed_the_runs_worker_settings_and_the_drop_rules_gate_an
     assert isinstance(config, WorkerConfig) and (config.tournament, config.run_tag) == ("tiny", meta(out, "run_tag"))
     assert may_start("a") and may_start("b")
     assert (handed.pools, handed.checks) == ([], [])  # a cluster's workers check the engines in their handshake
+
+
+# -- folders made by an older arena ---------------------------------------------------------
+
+
+def as_made_before(out: Path, settings: dict | None, fingerprint_text: str | None = None) -> None:
+    """Rewrite ``out``'s meta as an older arena left it: ``settings`` as it stored them (None:
+    none kept), and its fingerprint."""
+    with closing(sqlite3.connect(out / "arena.db")) as db:
+        db.execute("DELETE FROM meta WHERE key = 'settings'")
+        if settings is not None:
+            db.execute("INSERT INTO meta VALUES ('settings', ?)", (json.dumps(settings, sort_keys=True),))
+        if fingerprint_text is not None:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (fingerprint_text,))
+        db.commit()
+
+
+def test_a_folder_made_before_settings_were_kept_resumes_under_the_hash_of_its_game_options_seed_engines_and_book(
+    tmp_path,
+):
+    (tmp_path / "book.txt").write_text("a1 c3\n")
+    path, out = tiny(tmp_path, zoo("a") + zoo("b"), extra='openings = "book.txt"'), tmp_path / "out"
+    first = run_tournament(load_tournament(path), out)
+    # the documented hash: the sorted JSON of the game, its options, the seed, the engines' names and the book's lines
+    fields = {"game": "hex", "options": HEX3_GAME, "seed": 7, "engines": ["a", "b"], "openings": [["a1", "c3"]]}
+    as_made_before(out, None, hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest())
+    again = run_tournament(load_tournament(path), out)
+    assert (again.played, again.resumed) == (0, first.played)
+    as_made_before(out, None, hashlib.sha256(json.dumps(fields | {"seed": 8}, sort_keys=True).encode()).hexdigest())
+    with pytest.raises(StorageError) as refused:
+        run_tournament(load_tournament(path), out)
+    assert "Changed: settings differ (this folder was made by an older arena, which kept no list of them)." in str(
+        refused.value
+    )
+
+
+def test_a_folder_made_when_settings_were_kept_with_every_path_resolved_resumes(tmp_path):
+    path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
+    run_tournament(load_tournament(path), out)
+    settings = json.loads(meta(out, "settings") or "")
+    assert settings.pop("paths") == "relative"
+    for engine in settings["engines"]:  # as started: arena's interpreter and the tournament file's folder
+        assert (engine["command"][0], engine["cwd"]) == ("{python}", ".")
+        engine.update(command=[sys.executable, *engine["command"][1:]], cwd=str(tmp_path))
+    as_made_before(out, settings)
+    again = run_tournament(load_tournament(path), out)
+    assert (again.played, again.resumed) == (0, 2)
+    assert json.loads(meta(out, "settings") or "")["paths"] == "relative"  # kept the project's way from now on
+
+
+# -- what a resume counts ---------------------------------------------------------------------
+
+
+def test_an_sprt_decided_by_the_last_game_stored_before_a_stop_plays_no_further_game_when_resumed(tmp_path):
+    engines = zoo("new") + zoo("old", "crash", extra="max_failures = 0")  # old loses every game  # old loses every game
+    path, out = tiny(tmp_path, engines, rounds=50, extra=SPRT), tmp_path / "out"
+    run_tournament(load_tournament(path), out)  # decided by the first pair; the game in play then is kept
+    with closing(sqlite3.connect(out / "arena.db")) as db:  # as if stopped before that game was stored
+        db.execute("DELETE FROM games WHERE id > 1")
+        db.commit()
+    again = run_tournament(load_tournament(path), out)
+    assert (again.played, again.resumed) == (0, 2)
+    assert again.verdict == Verdict("finished: SPRT new passes after 1 pairs", 0)
+
+
+def test_a_knockout_resumed_after_its_tie_break_wave_counts_those_games_and_plays_nothing(tmp_path):
+    path = tiny(tmp_path, zoo("a") + zoo("b"), extra='format = "knockout"\ntiebreak_pairs = 1')
+    out = tmp_path / "out"
+    run_tournament(load_tournament(path), out)
+    heard = Heard()
+    again = run_tournament(load_tournament(path), out, observers=[heard])
+    assert (again.played, again.resumed, again.verdict.code) == (0, 4, 0)
+    assert heard.said == [("start", 4, [0, 1, 2, 3], None), ("end", "tiny", 4)]
+
+
+def test_a_folder_whose_stored_game_has_other_options_is_refused_naming_both(tmp_path):
+    path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
+    run_tournament(load_tournament(path), out)
+    with closing(sqlite3.connect(out / "arena.db")) as db:
+        (record,) = db.execute("SELECT record FROM games WHERE id = 1").fetchone()
+        changed = json.loads(record) | {"options": {"size": 4, "swap": False}}
+        db.execute("UPDATE games SET record = ? WHERE id = 1", (json.dumps(changed),))
+        db.commit()
+    with pytest.raises(StorageError) as refused:
+        run_tournament(load_tournament(path), out)
+    why = "game 1: it is a game of hex {'size': 4, 'swap': False}; the tournament plays hex {'size': 3, 'swap': False}."
+    assert why in str(refused.value)
+
+
+def test_a_start_up_check_whose_process_dies_refuses_no_engine(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "preflight_in_worker", lambda task: os._exit(3))  # the pool forks: it inherits it
+    t = load_tournament(tiny(tmp_path, zoo("a") + zoo("b")))
+    runner._check_engines(t, t.engines, "tag", None, [])  # no answer: nothing to refuse, the games will tell
