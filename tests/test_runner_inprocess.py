@@ -1510,6 +1510,12 @@ def test_a_cluster_is_handed_the_runs_worker_settings_and_the_drop_rules_gate_an
     assert (handed.pools, handed.checks) == ([], [])  # a cluster's workers check the engines in their handshake
 
 
+@pytest.fixture
+def unchecked(monkeypatch):
+    """No start-up check before the games (tests of what a resume admits: the zoo's engines start)."""
+    monkeypatch.setattr(runner, "_check_engines", lambda *args, **kw: None)
+
+
 # -- folders made by an older arena ---------------------------------------------------------
 
 
@@ -1526,7 +1532,7 @@ def as_made_before(out: Path, settings: dict | None, fingerprint_text: str | Non
 
 
 def test_a_folder_made_before_settings_were_kept_resumes_under_the_hash_of_its_game_options_seed_engines_and_book(
-    tmp_path,
+    tmp_path, unchecked
 ):
     (tmp_path / "book.txt").write_text("a1 c3\n")
     path, out = tiny(tmp_path, zoo("a") + zoo("b"), extra='openings = "book.txt"'), tmp_path / "out"
@@ -1544,7 +1550,7 @@ def test_a_folder_made_before_settings_were_kept_resumes_under_the_hash_of_its_g
     )
 
 
-def test_a_folder_made_when_settings_were_kept_with_every_path_resolved_resumes(tmp_path):
+def test_a_folder_made_when_settings_were_kept_with_every_path_resolved_resumes(tmp_path, unchecked):
     path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
     run_tournament(load_tournament(path), out)
     settings = json.loads(meta(out, "settings") or "")
@@ -1561,7 +1567,7 @@ def test_a_folder_made_when_settings_were_kept_with_every_path_resolved_resumes(
 # -- what a resume counts ---------------------------------------------------------------------
 
 
-def test_an_sprt_decided_by_the_last_game_stored_before_a_stop_plays_no_further_game_when_resumed(tmp_path):
+def test_an_sprt_decided_by_the_last_game_stored_before_a_stop_plays_no_further_game_when_resumed(tmp_path, unchecked):
     engines = zoo("new") + zoo("old", "crash", extra="max_failures = 0")  # old loses every game  # old loses every game
     path, out = tiny(tmp_path, engines, rounds=50, extra=SPRT), tmp_path / "out"
     run_tournament(load_tournament(path), out)  # decided by the first pair; the game in play then is kept
@@ -1573,7 +1579,7 @@ def test_an_sprt_decided_by_the_last_game_stored_before_a_stop_plays_no_further_
     assert again.verdict == Verdict("finished: SPRT new passes after 1 pairs", 0)
 
 
-def test_a_knockout_resumed_after_its_tie_break_wave_counts_those_games_and_plays_nothing(tmp_path):
+def test_a_knockout_resumed_after_its_tie_break_wave_counts_those_games_and_plays_nothing(tmp_path, unchecked):
     path = tiny(tmp_path, zoo("a") + zoo("b"), extra='format = "knockout"\ntiebreak_pairs = 1')
     out = tmp_path / "out"
     run_tournament(load_tournament(path), out)
@@ -1583,7 +1589,7 @@ def test_a_knockout_resumed_after_its_tie_break_wave_counts_those_games_and_play
     assert heard.said == [("start", 4, [0, 1, 2, 3], None), ("end", "tiny", 4)]
 
 
-def test_a_folder_whose_stored_game_has_other_options_is_refused_naming_both(tmp_path):
+def test_a_folder_whose_stored_game_has_other_options_is_refused_naming_both(tmp_path, unchecked):
     path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
     run_tournament(load_tournament(path), out)
     with closing(sqlite3.connect(out / "arena.db")) as db:
@@ -1601,3 +1607,26 @@ def test_a_start_up_check_whose_process_dies_refuses_no_engine(tmp_path, monkeyp
     monkeypatch.setattr(runner, "preflight_in_worker", lambda task: os._exit(3))  # the pool forks: it inherits it
     t = load_tournament(tiny(tmp_path, zoo("a") + zoo("b")))
     runner._check_engines(t, t.engines, "tag", None, [])  # no answer: nothing to refuse, the games will tell
+
+
+def test_a_folder_of_games_started_on_a_books_boards_resumes_with_them_counted(tmp_path, unchecked):
+    from test_opening_boards import BOOK
+
+    # engines that cannot start forfeit their games quickly, each game on its book line's board
+    (tmp_path / "book.txt").write_text(BOOK)
+    engines = zoo("a", "crash_start") + zoo("b", "crash_start")
+    path = write_tournament(
+        tmp_path,
+        engines,
+        game="posies",
+        options="players = 2",
+        seed=3,
+        workers=1,
+        time_control="movetime_ms = 100",
+        extra='openings = "book.txt"\nforfeit_failed_engines = true',
+    )
+    out = tmp_path / "out"
+    first = run_tournament(load_tournament(path), out)
+    assert first.played == 2 and all(r["opening_setup"] is True for r in games(out))
+    again = run_tournament(load_tournament(path), out)
+    assert (again.played, again.resumed) == (0, 2)
