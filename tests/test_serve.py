@@ -1073,3 +1073,15 @@ def test_the_live_games_are_the_files_named_by_a_game_id_and_a_file_gone_before_
 
     monkeypatch.setattr(livegames.os, "scandir", listing_then_game_1_ends)
     assert read_live_games(live) == {2: (100.0, live / "2.jsonl"), 12: (200.0, live / "12.jsonl")}
+
+
+def test_a_file_named_by_a_digit_int_cannot_read_is_not_a_game_and_clearing_the_folder_leaves_it(tmp_path):
+    """``"²".isdigit()`` is true but ``int("²")`` fails: such a stray name is no game's, and
+    clearing the folder at a run's start removes the games' files and leaves it."""
+    live = tmp_path / "live"
+    live.mkdir()
+    for name in ("².jsonl", "5.jsonl"):
+        (live / name).write_text("{}\n")
+    assert sorted(read_live_games(live)) == [5]
+    livegames.clear_live(live)
+    assert sorted(p.name for p in live.iterdir()) == ["².jsonl"]
