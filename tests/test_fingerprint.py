@@ -158,3 +158,126 @@ def test_lowering_the_rounds_is_the_one_change_listed_with_the_games_the_folder_
     assert changes(old, {**old, "rounds": 2}) == [
         "rounds: 4 -> 2 (may only be raised: the folder holds the games of 4)"
     ]
+
+
+def test_a_tournaments_settings_are_the_file_as_validated_with_each_engine_as_started(tmp_path, monkeypatch):
+    """The whole settings a folder stores, as JSON data: every engine with its command as
+    written (a program on PATH as found, a relative one normalised), its folder relative to
+    the file, its limits; sandbox, restart and verify_score only when set; a clock's moves
+    and nodes only when set; the rules of [adjudication] that are set; the book as its
+    moves' digest with its random plies. Without ``portable``, every path is resolved."""
+    import shutil
+    import sys
+
+    from arena.results.fingerprint import digest
+    from arena.tournament import config
+    from arena.tournament.config import load_tournament
+    from arena.tournament.settings import tournament_settings
+
+    monkeypatch.setattr(config, "sandbox_problem", lambda: None)  # what is stored, wherever a sandbox runs
+    (tmp_path / "engdir" / "bin").mkdir(parents=True)
+    program = tmp_path / "engdir" / "bin" / "eng.sh"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    (tmp_path / "book.txt").write_text("a1\nb2 c3\n")
+    engines = (
+        engine_toml(
+            "a",
+            "{python}",
+            "-m",
+            "engines.random_engine",
+            extra='cwd = "./engdir/"\nsandbox = true\nrestart = "always"\noptions = { depth = 3 }\n'
+            'env = { LEVEL = "x" }\ntime_control = { base_ms = 1000, moves = 40 }',
+        )
+        + engine_toml("b", "sh", "-c", "true", extra='protocol = "gtp"\nverify_score = true\nmemory_mb = 64')
+        + engine_toml("c", "./bin/eng.sh", "--go", extra='cwd = "engdir"\nverify_score = false\nrestart = "auto"')
+    )
+    extra = '[openings]\nfile = "book.txt"\nrandom_plies = 2\n[adjudication]\nmax_plies = 30\n'
+    path = write_tournament(
+        tmp_path, engines, options="size = 5", seed=5, workers=1, time_control="base_ms = 2000", extra=extra
+    )
+    t = load_tournament(path)
+    plain = {"cpu_seconds": None, "handshake_ms": None, "init": [], "max_failures": 3, "memory_mb": None}
+    a = {
+        **plain,
+        "name": "a",
+        "command": ["{python}", "-m", "engines.random_engine"],
+        "cwd": "engdir",
+        "options": [["depth", "3"]],
+        "env": [["LEVEL", "x"]],
+        "protocol": "arena",
+        "sandbox": True,
+        "restart": "always",
+        "time_control": {"movetime_ms": None, "base_ms": 1000, "inc_ms": 0, "margin_ms": 100, "moves": 40},
+    }
+    sh = shutil.which("sh")
+    b = {**plain, "name": "b", "command": [sh, "-c", "true"], "cwd": ".", "options": [], "env": []}
+    b.update(protocol="gtp", verify_score=True, memory_mb=64, time_control=None)
+    c = {**plain, "name": "c", "command": ["bin/eng.sh", "--go"], "cwd": "engdir", "options": [], "env": []}
+    c.update(protocol="arena", time_control=None)
+    expected = {
+        "name": "t",
+        "out": None,
+        "game": "hex",
+        "options": {"size": 5, "swap": True},
+        "rounds": 1,
+        "seed": 5,
+        "workers": 1,
+        "affinity": False,
+        "idle_engines": 4,
+        "forfeit_failed_engines": False,
+        "time_control": {"movetime_ms": None, "base_ms": 2000, "inc_ms": 0, "margin_ms": 100},
+        "openings": {"moves_sha256": digest([["a1"], ["b2", "c3"]]), "count": 2, "random_plies": 2},
+        "format": "round-robin",
+        "candidates": [],
+        "sprt": None,
+        "adjudication": {"max_plies": 30},
+        "engines": [a, b, c],
+        "cluster": None,
+        "elo_prior": 2.0,
+        "paths": "relative",
+    }
+    settings = tournament_settings(t)
+    assert settings == expected
+    assert json.loads(json.dumps(settings)) == settings  # JSON data, as the folder reads it back
+    engdir = str(tmp_path.resolve() / "engdir")
+    absolute = {key: value for key, value in expected.items() if key != "paths"}
+    absolute["engines"] = [
+        {**a, "command": [sys.executable, "-m", "engines.random_engine"], "cwd": engdir},
+        {**b, "cwd": str(tmp_path.resolve())},
+        {**c, "command": [f"{engdir}/bin/eng.sh", "--go"], "cwd": engdir},
+    ]
+    assert tournament_settings(t, portable=False) == absolute
+
+
+def test_a_plain_tournament_stores_no_openings_no_adjudication_and_only_the_clock_keys_it_sets(tmp_path):
+    from arena.tournament.config import load_tournament
+    from arena.tournament.settings import tournament_settings
+
+    path = write_tournament(
+        tmp_path, ENGINES, options="size = 3", workers=1, time_control="movetime_ms = 500\nnodes = 900"
+    )
+    settings = tournament_settings(load_tournament(path))
+    assert settings["openings"] is None and "adjudication" not in settings
+    assert settings["time_control"] == {
+        "movetime_ms": 500,
+        "base_ms": None,
+        "inc_ms": 0,
+        "margin_ms": 100,
+        "nodes": 900,
+    }
+    engine = {
+        "cwd": ".",
+        "options": [],
+        "env": [],
+        "protocol": "arena",
+        "time_control": None,
+        "init": [],
+        "max_failures": 3,
+    }
+    engine.update(cpu_seconds=None, handshake_ms=None, memory_mb=None)
+    command = ["{python}", "-m", "engines.random_engine"]
+    assert settings["engines"] == [
+        {**engine, "name": "r1", "command": command},
+        {**engine, "name": "r2", "command": command},
+    ]

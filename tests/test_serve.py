@@ -1050,3 +1050,38 @@ def test_a_move_is_kept_with_its_time_in_whole_milliseconds_while_nobody_watches
     state.play("c3")
     writer.moved(state, 0, Reply("c3", 2.0, None, None), None)  # 2 s: 2000 ms, not 2002 by a rounding slip
     assert [(move, seat, ms, clocks) for move, seat, ms, clocks, *_ in writer.moves] == [("c3", 0, 2000, None)]
+
+
+def test_the_live_games_are_the_files_named_by_a_game_id_and_a_file_gone_before_its_look_is_skipped(
+    tmp_path, monkeypatch
+):
+    """Only ``<id>.jsonl`` is a game's file (not a file being written beside it, the watch
+    mark, nor another name), and a game's file that ended between the listing and the look
+    costs only itself: the games after it in the listing are still found."""
+    live = tmp_path / "live"
+    live.mkdir()
+    for name in ("1.jsonl", "2.jsonl", "12.jsonl", "x.jsonl", "3.jsonl.tmp", "watching", "a.b.jsonl", "7", "4.txt"):
+        (live / name).write_text("{}\n")
+    os.utime(live / "2.jsonl", (100.0, 100.0))
+    os.utime(live / "12.jsonl", (200.0, 200.0))
+    listed = os.scandir
+
+    def listing_then_game_1_ends(path):
+        entries = sorted(listed(path), key=lambda entry: entry.name)  # 1.jsonl first
+        (live / "1.jsonl").unlink()
+        return iter(entries)
+
+    monkeypatch.setattr(livegames.os, "scandir", listing_then_game_1_ends)
+    assert read_live_games(live) == {2: (100.0, live / "2.jsonl"), 12: (200.0, live / "12.jsonl")}
+
+
+def test_a_file_named_by_a_digit_int_cannot_read_is_not_a_game_and_clearing_the_folder_leaves_it(tmp_path):
+    """``"²".isdigit()`` is true but ``int("²")`` fails: such a stray name is no game's, and
+    clearing the folder at a run's start removes the games' files and leaves it."""
+    live = tmp_path / "live"
+    live.mkdir()
+    for name in ("².jsonl", "5.jsonl"):
+        (live / name).write_text("{}\n")
+    assert sorted(read_live_games(live)) == [5]
+    livegames.clear_live(live)
+    assert sorted(p.name for p in live.iterdir()) == ["².jsonl"]

@@ -318,3 +318,15 @@ def test_play_with_the_old_per_seat_protocol_flag_says_the_new_form_and_checks_t
         "the old form still works\n"
         "arena: command line: engine 'seat0': command 'a' is not on PATH; give a path or install it\n",
     )
+
+
+def test_the_file_seed_draws_each_tables_game_seed_so_another_seed_is_another_schedule(tmp_path):
+    from arena.tournament.config import build_schedule
+
+    def schedule(seed):
+        return build_schedule(load_tournament(write_tournament(tmp_path, ENGINES, rounds=2, seed=seed)))
+
+    seven = schedule(7)
+    assert seven == round_robin(["random", "pathfinder", "random2"], 2, 2, 7)
+    assert [g.seed for g in schedule(8)] != [g.seed for g in seven]
+    assert [(g.index, g.seats) for g in schedule(8)] == [(g.index, g.seats) for g in seven]

@@ -439,7 +439,7 @@ def read_live_games(live: Path) -> dict[int, tuple[float, Path]]:
         return found
     for entry in entries:
         stem, dot, ext = entry.name.partition(".")
-        if ext == "jsonl" and dot and stem.isdigit():
+        if ext == "jsonl" and dot and stem.isascii() and stem.isdigit():  # "²".isdigit(), but int() refuses it
             try:
                 found[int(stem)] = (entry.stat().st_mtime, Path(entry.path))
             except OSError:
