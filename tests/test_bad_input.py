@@ -188,3 +188,15 @@ def test_a_bad_tournament_file_is_one_whole_line_naming_the_key(tmp_path, body, 
     with pytest.raises(ConfigError) as err:
         load_tournament(path)
     assert str(err.value) == f"{path}: {message}"
+
+
+def test_a_huge_number_in_a_tournament_file_is_refused_naming_the_file_and_the_key(tmp_path):
+    """A 0x number of 65 bits is read by TOML but taken by no key (seeds are 64-bit): the one
+    line names the file it is in, as every refusal of a file does."""
+    path = tmp_path / "t.toml"
+    path.write_text("name = 't'\ngame = 'hex'\nseed = 0x1_0000_0000_0000_0000\n" + TWO)
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "o")])
+    check(result)
+    assert result.output.strip().splitlines()[-1] == (
+        f"arena: {path}: key 'seed': a 65-bit number; no key takes one over 64 bits (at most 18446744073709551615)"
+    )

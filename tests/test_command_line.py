@@ -1079,3 +1079,33 @@ def test_an_item_across_lines_or_without_a_value_gets_its_flags_own_example(tmp_
         "--engine item 'name=a\\nb': write KEY=VALUE on one line, e.g. cmd=./new"
     )
     assert refusal(tmp_path, options=("size",)) == "-O item 'size': write KEY=VALUE on one line, e.g. -O size=11"
+
+
+def test_a_tournament_file_and_its_engine_list_in_utf8_are_read_under_any_locale(tmp_path, ascii_locale):
+    """Both files are UTF-8 (TOML's encoding), whatever the locale: a comment or a value
+    in another script reads as written."""
+    engine = 'command = ["{python}", "-m", "engines.random_engine"]\n'
+    (tmp_path / "engines.toml").write_text(
+        f'# Zoë\'s engines\n[[engines]]\nname = "rnd"\n{engine}env = {{ PLAYER = "Zoë" }}\n', encoding="utf-8"
+    )
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '# Björn against Zoë\nname = "x"\ngame = "hex"\n[[engines]]\nuse = "rnd"\n'
+        f'[[engines]]\nname = "b"\n{engine}env = {{ PLAYER = "Björn" }}\n',
+        encoding="utf-8",
+    )
+    t = load_tournament(path)
+    assert [(e.name, e.env) for e in t.engines] == [("rnd", (("PLAYER", "Zoë"),)), ("b", (("PLAYER", "Björn"),))]
+
+
+def test_an_engine_list_named_for_a_file_is_read_even_when_no_entry_uses_it(tmp_path):
+    """--engines FILE names a list the user means: a missing one is said at once, not
+    ignored because this file's engines happen to be written out in full."""
+    engine = 'command = ["{python}", "-m", "engines.random_engine"]\n'
+    path = tmp_path / "t.toml"
+    path.write_text(f'name = "x"\ngame = "hex"\n[[engines]]\nname = "a"\n{engine}[[engines]]\nname = "b"\n{engine}')
+    assert [e.name for e in load_tournament(path).engines] == ["a", "b"]  # no list beside it: none needed
+    missing = tmp_path / "lists" / "mine.toml"
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path, missing)
+    assert str(err.value) == f"{missing}: no such engine list"

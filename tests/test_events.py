@@ -1103,3 +1103,36 @@ def test_a_swiss_of_nine_all_drawn_one_game_a_table_keeps_the_seat_rule_in_its_l
         (3, 3, "dc"),
     ]
     assert plan.byes == [(0, "i"), (1, "h"), (2, "g"), (3, "f")]
+
+
+def test_a_swiss_of_exactly_the_most_rounds_its_field_can_pair_is_played_and_one_more_refused(tmp_path):
+    """Four engines at tables of two meet without a rematch for n/2 = 2 rounds, always: two
+    rounds are a Swiss event, a third is refused in one line saying the most."""
+    t = load_tournament(event_file(tmp_path, 4, "swiss", 2))
+    assert t.event is not None and (t.event.format, t.event.rounds) == ("swiss", 2)
+    path = event_file(tmp_path, 4, "swiss", 3)
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path)
+    assert str(err.value) == (
+        f"{path}: rounds: a swiss of 4 engines at tables of 2 can always be paired without a rematch for 2 rounds "
+        "at most; lower rounds (or play a round-robin)"
+    )
+
+
+def test_a_tournament_built_without_a_seed_order_seeds_its_engines_in_the_files_order(tmp_path):
+    from arena.tournament.config import Tournament
+
+    loaded = load_tournament(event_file(tmp_path, 4, "knockout", 1))
+    t = Tournament(loaded.path, loaded.data, loaded.game, loaded.engines)
+    assert t.seeded == ("a", "b", "c", "d") and t.event is not None and t.event.seeded == ("a", "b", "c", "d")
+
+
+def test_a_folders_settings_hold_the_rating_list_and_the_seed_order_it_gave(tmp_path):
+    """The seeds are the order the list gives (a rating list rewritten in the same order is
+    no change; another order is), beside the list's name as the file gives it."""
+    (tmp_path / "ratings.json").write_text(json.dumps({"c": 2100, "a": 2000}))
+    settings = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 1, 'seeds = "ratings.json"')))
+    assert settings["seeds"] == {"file": "ratings.json", "order": ["c", "a", "b", "d"]}
+    (tmp_path / "ratings.json").write_text(json.dumps({"a": 2100, "c": 2000}))
+    again = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 1, 'seeds = "ratings.json"')))
+    assert changes(settings, again) == ['seeds.order: ["c", "a", "b", "d"] -> ["a", "c", "b", "d"]']

@@ -161,3 +161,61 @@ def test_random_plies_that_always_end_the_game_are_refused_naming_the_seed():
     with pytest.raises(OpeningsError) as err:
         random_opening(make_game("hex", {"size": 3}), 3, Start(None, ()), 20)  # 9 cells: every game ends
     assert str(err.value) == "100 draws of 20 random plies all ended the game (seed 3); lower random_plies"
+
+
+EIGHT = "a1\nb1\nc1\nd1\ne1\na2\nb2\nc2\n"
+
+
+def book_file(tmp_path: Path, book: str, openings: str, seed: int = 4) -> Path:
+    """A tournament of three engines on Hex 5x5 with ``book`` and an ``[openings]`` table."""
+    (tmp_path / "book.txt").write_text(book)
+    engines = "".join(engine_toml(name, "{python}", ZOO, "good") for name in "abc")
+    return write_tournament(
+        tmp_path, engines, name="book", seed=seed, extra=f'[openings]\nfile = "book.txt"\n{openings}'
+    )
+
+
+def test_a_book_may_start_at_its_last_opening_and_then_wraps_round(tmp_path):
+    t = load_tournament(book_file(tmp_path, "a1\nb1\nc1\n", "start = 3"))
+    assert t.openings == [("c1",), ("a1",), ("b1",)]
+    assert load_tournament(book_file(tmp_path, "a1\n", "start = 1")).openings == [("a1",)]
+
+
+def test_a_start_past_the_end_of_the_book_is_refused_in_one_line_naming_the_count(tmp_path):
+    path = book_file(tmp_path, "a1\n", "start = 2")
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path)
+    assert str(err.value) == f"{path}: openings: start = 2 but the book has 1 opening(s)"
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip().splitlines()[-1] == f"arena: {path}: openings: start = 2 but the book has 1 opening(s)"
+
+
+def test_random_plies_without_a_book_start_at_the_first_opening_only(tmp_path):
+    engines = "".join(engine_toml(name, "{python}", ZOO, "good") for name in "ab")
+    path = write_tournament(tmp_path, engines, extra="[openings]\nrandom_plies = 2\nstart = 2")
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path)
+    assert str(err.value) == f"{path}: openings: start = 2 but the book has 0 opening(s)"
+
+
+def test_a_random_book_order_is_a_shuffle_the_seed_draws(tmp_path):
+    """order = "random" plays every opening of the book once a cycle, in an order of the
+    tournament's seed: the same seed the same order, another seed another order (8 lines:
+    40,320 orders, so a shuffle equal to the file's or to another seed's is not expected)."""
+    in_file = [(move,) for move in EIGHT.split()]
+    four = load_tournament(book_file(tmp_path, EIGHT, 'order = "random"', seed=4)).openings
+    again = load_tournament(book_file(tmp_path, EIGHT, 'order = "random"', seed=4)).openings
+    five = load_tournament(book_file(tmp_path, EIGHT, 'order = "random"', seed=5)).openings
+    assert four == again and sorted(four) == sorted(five) == sorted(in_file)
+    assert four != in_file and five != in_file and four != five
+    assert load_tournament(book_file(tmp_path, EIGHT, 'order = "sequential"', seed=4)).openings == in_file
+
+
+def test_a_random_book_order_is_the_one_earlier_arenas_drew_so_their_folders_resume(tmp_path):
+    """A results folder stores its openings' moves in the order played (their sha256): a
+    shuffle drawn from another stream of the seed (the label "book order" is part of it)
+    would be a changed setting and refuse every folder made with order = "random". This is
+    the order arena has drawn for seed 4 since the option was added."""
+    t = load_tournament(book_file(tmp_path, EIGHT, 'order = "random"', seed=4))
+    assert t.openings == [("a1",), ("c1",), ("b2",), ("c2",), ("e1",), ("d1",), ("b1",), ("a2",)]

@@ -67,3 +67,12 @@ def test_bad_per_engine_settings_are_refused(tmp_path, fast_extra, tc, message):
     # one case in the command's own process, the others' parse in this one
     code, stderr = refusal(*args, in_process=message != "not a variable name")
     assert code == 2 and "Traceback" not in stderr
+
+
+def test_engines_that_all_have_clocks_of_their_own_need_no_clock_in_the_shared_time_control(tmp_path):
+    """The file's [time_control] is for engines without one of their own: when every engine
+    has a game clock, a shared movetime_ms that no engine plays on is no mixed clock."""
+    clock = "[engines.time_control]\nbase_ms = {}"
+    path = odds_file(tmp_path, clock.format(3000), clock.format(1000), tc="movetime_ms = 500")
+    t = load_tournament(path)
+    assert t.time_controls == {"fast": TimeControl(None, 3000, 0, 100), "slow": TimeControl(None, 1000, 0, 100)}

@@ -330,3 +330,29 @@ def test_the_file_seed_draws_each_tables_game_seed_so_another_seed_is_another_sc
     assert seven == round_robin(["random", "pathfinder", "random2"], 2, 2, 7)
     assert [g.seed for g in schedule(8)] != [g.seed for g in seven]
     assert [(g.index, g.seats) for g in schedule(8)] == [(g.index, g.seats) for g in seven]
+
+
+def test_a_folders_settings_hold_each_command_as_written_but_a_program_found_on_path(tmp_path):
+    """The settings are the project's, not the machine's: {python} stays {python}, a relative
+    program is kept as written (tidied), and a folder relative to the file (``.`` when
+    none is given); a program found on PATH is kept as found, since another program of that
+    name would be another engine."""
+    import shutil
+
+    from arena.tournament.settings import tournament_settings
+
+    (tmp_path / "sub" / "bin").mkdir(parents=True)
+    program = tmp_path / "sub" / "bin" / "eng"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    engines = (
+        engine_toml("py", "{python}", "-m", "engines.random_engine")
+        + engine_toml("found", "true")
+        + engine_toml("local", "./bin/../bin/eng", "--fast", extra='cwd = "sub/"')
+    )
+    settings = tournament_settings(load_tournament(write_tournament(tmp_path, engines)))
+    assert [(e["name"], e["command"], e["cwd"]) for e in settings["engines"]] == [
+        ("py", ["{python}", "-m", "engines.random_engine"], "."),
+        ("found", [shutil.which("true")], "."),
+        ("local", ["bin/eng", "--fast"], "sub"),
+    ]
