@@ -1109,3 +1109,17 @@ def test_an_engine_list_named_for_a_file_is_read_even_when_no_entry_uses_it(tmp_
     with pytest.raises(ConfigError) as err:
         load_tournament(path, missing)
     assert str(err.value) == f"{missing}: no such engine list"
+
+
+def test_too_few_engines_for_the_games_seats_on_the_command_line_says_how_many_there_are(tmp_path):
+    assert refusal(tmp_path, game="posies", options=("players=3",)) == (
+        "command line: engines: posies with these options needs at least 3 engines, there are 2"
+    )
+
+
+def test_a_game_option_over_64_bits_on_the_command_line_is_refused_naming_the_command_line(tmp_path):
+    # 10**20 - 1 needs 67 bits
+    assert refusal(tmp_path, options=("size=99999999999999999999",)) == (
+        "command line: key 'options.size': a 67-bit number; no key takes one over 64 bits "
+        "(at most 18446744073709551615)"
+    )

@@ -356,3 +356,185 @@ def test_a_folders_settings_hold_each_command_as_written_but_a_program_found_on_
         ("found", [shutil.which("true")], "."),
         ("local", ["bin/eng", "--fast"], "sub"),
     ]
+
+
+# -- a bad tournament file's refusals, read in process: each one whole line naming the file
+def engine(name, extra=""):
+    return engine_toml(name, "{python}", "-m", "engines.random_engine", extra=extra)
+
+
+def file_refusal(tmp_path, engines, **fields):
+    """The one line a tournament file that cannot be loaded is refused with, and its path."""
+    from arena.tournament.config import ConfigError
+
+    path = write_tournament(tmp_path, engines, **fields)
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path)
+    return str(err.value), path
+
+
+def test_repeated_engine_names_are_each_named_once_in_order():
+    from arena.tournament.config import EngineEntry, unique_names
+
+    entries = [EngineEntry(name=n, command=["x"]) for n in ("b", "a", "b", "c", "a")]
+    with pytest.raises(ValueError) as err:
+        unique_names(entries)
+    assert str(err.value) == "engine names must be unique; repeated: a, b"
+
+
+def test_a_files_unknown_game_option_is_named_under_options_and_game(tmp_path):
+    message, path = file_refusal(tmp_path, engine("a") + engine("b"), options="sizee = 3")
+    assert message == (
+        f"{path}: [options] / game: hex: unknown option 'sizee' (did you mean 'size'? allowed: size, swap)"
+    )
+
+
+def test_a_file_with_fewer_engines_than_the_games_seats_says_how_many_it_lists(tmp_path):
+    message, path = file_refusal(tmp_path, engine("a") + engine("b"), game="posies", options="players = 3")
+    assert message == f"{path}: engines: posies with these options needs at least 3 engines, the file lists 2"
+
+
+def test_gtp_engines_in_a_game_gtp_does_not_drive_are_all_named_with_the_games_it_drives(tmp_path):
+    gtp = 'protocol = "gtp"'
+    engines = engine("g", gtp) + engine("h", gtp) + engine("r")
+    message, path = file_refusal(tmp_path, engines, game="groups")
+    assert message == f"{path}: engines: g, h speak GTP, which arena drives for hex only; this tournament is groups"
+
+
+def test_a_gtp_engine_in_hex_is_taken_as_gtp(tmp_path):
+    engines = engine("g", 'protocol = "gtp"') + engine("r")
+    t = load_tournament(write_tournament(tmp_path, engines))
+    assert [(e.name, e.protocol) for e in t.engines] == [("g", "gtp"), ("r", "arena")]
+
+
+def test_engines_with_and_without_a_game_clock_are_refused_naming_both_sides(tmp_path):
+    engines = (
+        engine("a", "[engines.time_control]\nbase_ms = 1000")
+        + engine("b", "[engines.time_control]\nbase_ms = 2000")
+        + engine("c", "[engines.time_control]\nmovetime_ms = 100")
+        + engine("d")
+    )
+    message, path = file_refusal(tmp_path, engines)
+    assert message == (
+        f"{path}: time_control: a, b play with a game clock (base_ms) but c, [time_control] without; "
+        "give every engine a clock or none"
+    )
+
+
+def test_a_gauntlet_of_three_seats_needs_two_engines_that_are_not_candidates(tmp_path):
+    three = engine("a") + engine("b") + engine("c")
+    posies = {"game": "posies", "options": "players = 3"}
+    message, path = file_refusal(tmp_path, three, **posies, extra='format = "gauntlet"\ncandidates = ["a", "b"]')
+    assert message == (
+        f"{path}: candidates: a gauntlet table has one candidate and 2 other engine(s); "
+        "list more engines that are not candidates"
+    )
+    ok = load_tournament(write_tournament(tmp_path, three, **posies, extra='format = "gauntlet"\ncandidates = ["a"]'))
+    assert (ok.data.format, ok.data.candidates) == ("gauntlet", ["a"])
+
+
+def test_a_two_seat_gauntlet_whose_engines_are_all_candidates_is_refused(tmp_path):
+    message, path = file_refusal(
+        tmp_path, engine("a") + engine("b"), extra='format = "gauntlet"\ncandidates = ["a", "b"]'
+    )
+    assert message == (
+        f"{path}: candidates: a gauntlet table has one candidate and 1 other engine(s); "
+        "list more engines that are not candidates"
+    )
+
+
+def test_a_knockout_of_a_three_seat_game_is_refused_naming_the_file(tmp_path):
+    engines = engine("a") + engine("b") + engine("c")
+    message, path = file_refusal(tmp_path, engines, game="posies", options="players = 3", extra='format = "knockout"')
+    assert message == (
+        f"{path}: format: a knockout is played between two engines a match, and posies with these options "
+        "seats 3; play a swiss or a round-robin"
+    )
+
+
+def test_a_missing_rating_list_or_book_is_named_under_seeds_or_openings(tmp_path):
+    base = tmp_path.resolve()
+    two = engine("a") + engine("b")
+    message, path = file_refusal(tmp_path, two, extra='format = "knockout"\nseeds = "missing.json"')
+    assert message == f"{path}: seeds: no such rating list {base / 'missing.json'}"
+    message, path = file_refusal(tmp_path, two, extra='openings = "missing.txt"')
+    assert message == (
+        f"{path}: openings: cannot read the openings file '{base / 'missing.txt'}' (No such file or directory); "
+        "the path is relative to the tournament file"
+    )
+
+
+def test_an_engine_folder_that_is_not_there_is_named_whole(tmp_path):
+    message, path = file_refusal(tmp_path, engine("a") + engine("b", "cwd = 'nowhere'"))
+    assert message == f"{path}: engine 'b': cwd '{tmp_path.resolve() / 'nowhere'}' is not a folder"
+
+
+def test_an_option_name_of_two_words_is_refused_naming_the_engine(tmp_path):
+    message, path = file_refusal(tmp_path, engine("a") + engine("b", "options = { 'my style' = 1 }"))
+    assert message == (
+        f"{path}: engine 'b': options: option name 'my style' must be one word of printable ASCII characters "
+        "(no spaces); protocol options are one word = one line"
+    )
+
+
+def test_a_sandboxed_engine_where_no_sandbox_can_be_made_is_refused_and_the_others_are_not(tmp_path, monkeypatch):
+    from arena.tournament import config
+
+    monkeypatch.setattr(config, "sandbox_problem", lambda: "bubblewrap (bwrap) is not installed")
+    message, path = file_refusal(tmp_path, engine("a", "sandbox = true") + engine("b"))
+    assert message == f"{path}: engine 'a': sandbox = true, but bubblewrap (bwrap) is not installed"
+    t = load_tournament(write_tournament(tmp_path, engine("a") + engine("b")))
+    assert [e.sandbox for e in t.engines] == [None, None]
+
+
+def test_an_engines_spec_holds_every_setting_of_its_entry(tmp_path, monkeypatch):
+    from arena.engine.player import EngineSpec, Sandbox
+    from arena.tournament import config
+    from arena.tournament.config import EngineEntry, engine_spec
+
+    monkeypatch.setattr(config, "sandbox_problem", lambda: None)  # a sandbox can be made
+    (tmp_path / "sub").mkdir()
+    gtp = EngineEntry(
+        name="g",
+        command=["{python}", "gtp.py", "{python}"],
+        cwd="sub",
+        memory_mb=512,
+        cpu_seconds=30,
+        handshake_ms=5000,
+        protocol="gtp",
+        init=["boardsize 5", "komi 0"],
+        env={"A": "1", "B": "2"},
+        verify_score=True,
+        sandbox=True,
+        restart="always",
+    )
+    assert engine_spec("here", tmp_path, gtp) == EngineSpec(
+        "g",
+        (sys.executable, "gtp.py", sys.executable),
+        str(tmp_path / "sub"),
+        (),
+        512,
+        30,
+        5000,
+        "gtp",
+        ("boardsize 5", "komi 0"),
+        (("A", "1"), ("B", "2")),
+        True,
+        Sandbox(),
+        True,
+    )
+    plain = EngineEntry(name="p", command=["{python}"], options={"depth": 3, "fast": True, "style": "wide"})
+    assert engine_spec("here", tmp_path, plain) == EngineSpec(
+        "p", (sys.executable,), str(tmp_path), (("depth", "3"), ("fast", "true"), ("style", "wide"))
+    )
+
+
+def test_a_tournament_built_without_a_given_list_reads_no_list_its_engines_do_not_use(tmp_path):
+    import tomllib
+
+    from arena.tournament.config import build_tournament
+
+    path = write_tournament(tmp_path, engine("a") + engine("b"))
+    raw = tomllib.loads(path.read_text())
+    t = build_tournament(raw, path, tmp_path / "no-such-list.toml")
+    assert [e.name for e in t.engines] == ["a", "b"]
