@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from arena.tournament import pool as pool_module
 from arena.tournament.pool import Lost, WorkerPool, report_progress
 from tests.helpers import ROOT, engine_toml, run_arena, write_tournament
 
@@ -135,3 +136,164 @@ def test_a_worker_stopped_in_the_middle_of_a_game_is_replaced_within_seconds(tmp
     assert found < 15, found  # the move's 0.5 s, the report's slack and the 3 s grace, on a loaded machine
     log = (out / "arena.log").read_text()
     assert "has not reported on" in log and "hung (killed after" in log
+
+
+class _FakeConn:
+    """A worker's end of the pipe as the coordinator sees it: whether it has said
+    something not read yet, and what was sent to it."""
+
+    def __init__(self, unread: bool = False) -> None:
+        self.unread = unread
+        self.sent: list[object] = []
+
+    def poll(self) -> bool:
+        return self.unread
+
+    def send(self, message: object) -> None:
+        self.sent.append(message)
+
+
+class _FakeProc:
+    def __init__(self, name: str, pid: int) -> None:
+        self.name = name
+        self.pid = pid
+
+
+def _watched_pool(monkeypatch, now: float, limits: dict[str, float], step_grace: float | None, busy):
+    """A pool whose workers are fakes, its clock at ``now``; ``busy``: (name, task, started,
+    step_until or None) of each worker, in the order they were handed their tasks.  Returns
+    the pool, the workers' connections by name, and the pids the watchdog kills."""
+    killed: list[int] = []
+    monkeypatch.setattr(pool_module.proctree, "kill_tree", killed.append)
+    monkeypatch.setattr(pool_module.time, "monotonic", lambda: now)
+    pool = WorkerPool(len(busy), abs, lambda: None, time_limit=limits.get, step_grace=step_grace)
+    conns = {}
+    for number, (name, task, started, step_until) in enumerate(busy, start=1):
+        conn = conns[name] = _FakeConn()
+        pool.workers[conn] = _FakeProc(name, 1000 + number)
+        pool.busy[conn] = (task, 0)
+        pool.started[conn] = started
+        if step_until is not None:
+            pool.step_until[conn] = step_until
+    return pool, conns, killed
+
+
+def test_a_task_is_overdue_at_exactly_its_time_limit_and_not_a_moment_before(monkeypatch, caplog):
+    busy = [("w-early", "short", 100.0, None), ("w-due", "long", 95.0, None)]
+    pool, _, killed = _watched_pool(monkeypatch, 105.0, {"short": 5.5, "long": 10.0}, None, busy)
+    assert pool._until_overdue() == 0.0
+    with caplog.at_level(logging.ERROR, logger="arena.runner"):
+        pool._kill_overdue()
+    assert killed == [1002]
+    assert [r.getMessage() for r in caplog.records] == [
+        "w-due has not finished 'long' within 10 s, the longest it can take: killing it and its engines"
+    ]
+    pool, _, killed = _watched_pool(monkeypatch, 104.0, {"short": 5.5, "long": 10.0}, None, busy)
+    assert pool._until_overdue() == 1.0  # the time limit of each worker's own task
+    pool._kill_overdue()
+    assert killed == []
+
+
+def test_a_step_overdue_by_its_grace_is_told_apart_from_a_task_over_its_time_limit(monkeypatch, caplog):
+    """The step ran out first (3 s into a 10 s task): the message says how long past the
+    step's own limit, the grace included."""
+    busy = [("w-step", "game", 100.0, 103.0)]
+    pool, _, killed = _watched_pool(monkeypatch, 103.5, {"game": 10.0}, 0.5, busy)
+    with caplog.at_level(logging.ERROR, logger="arena.runner"):
+        pool._kill_overdue()
+    assert killed == [1001]
+    assert [r.getMessage() for r in caplog.records] == [
+        "w-step has not reported on 'game' for 1.0 s past its step's limit "
+        "(the step's own limit and a 0.5 s grace): killing it and its engines"
+    ]
+    assert pool.hung == {next(iter(pool.busy)): 3.5}
+
+
+def test_with_no_step_grace_the_time_past_a_step_is_counted_from_the_steps_own_end(monkeypatch, caplog):
+    busy = [("w-step", "game", 100.0, 103.0)]
+    pool, _, killed = _watched_pool(monkeypatch, 103.5, {"game": 10.0}, 0.0, busy)
+    with caplog.at_level(logging.ERROR, logger="arena.runner"):
+        pool._kill_overdue()
+    assert killed == [1001]
+    assert [r.getMessage() for r in caplog.records] == [
+        "w-step has not reported on 'game' for 0.5 s past its step's limit "
+        "(the step's own limit and a 0 s grace): killing it and its engines"
+    ]
+
+
+def test_a_worker_past_its_step_and_its_time_limit_together_is_told_it_ran_out_of_time(monkeypatch, caplog):
+    busy = [("w-both", "game", 100.0, 104.0)]
+    pool, _, killed = _watched_pool(monkeypatch, 105.0, {"game": 5.0}, 0.5, busy)
+    with caplog.at_level(logging.ERROR, logger="arena.runner"):
+        pool._kill_overdue()
+    assert killed == [1001]
+    assert [r.getMessage() for r in caplog.records] == [
+        "w-both has not finished 'game' within 5 s, the longest it can take: killing it and its engines"
+    ]
+
+
+def test_the_watchdog_passes_over_a_worker_killed_already_or_waiting_or_with_news_and_kills_the_next(
+    monkeypatch,
+):
+    busy = [
+        ("w-hung", "game", 90.0, None),
+        ("w-waiting", "game", 90.0, None),
+        ("w-news", "game", 90.0, None),
+        ("w-within", "other", 90.0, None),
+        ("w-overdue", "game", 90.0, None),
+    ]
+    pool, conns, killed = _watched_pool(monkeypatch, 105.0, {"game": 10.0, "other": 20.0}, None, busy)
+    pool.hung[conns["w-hung"]] = 10.0
+    pool.waiting[conns["w-waiting"]] = (pool_module._Question("which?"), 99.0)
+    conns["w-news"].unread = True
+    pool._kill_overdue()
+    assert killed == [1005]
+    assert pool.hung == {conns["w-hung"]: 10.0, conns["w-overdue"]: 15.0}
+
+
+def test_waiting_for_an_answer_stops_the_watchdogs_clock_and_the_step_grace_runs_from_the_answer(monkeypatch):
+    """A worker that asked at 104 and is answered at 107 waited 3 s: its task counts as
+    started 3 s later; a step report that ends later than the answer's grace stands, one
+    that ends sooner is moved to the grace after the answer, none yet is set to it."""
+    pool, conns, _ = _watched_pool(
+        monkeypatch,
+        107.0,
+        {"game": 10.0},
+        0.5,
+        [("w-reported", "game", 100.0, 109.0), ("w-sooner", "game", 101.0, 104.5), ("w-none", "game", 102.0, None)],
+    )
+    pool.answer = lambda payload: f"answer to {payload}"
+    for name in conns:
+        pool.waiting[conns[name]] = (pool_module._Question(name), 104.0)
+    pool._answer_waiting()
+    assert pool.waiting == {}
+    assert [conns[name].sent for name in conns] == [
+        ["answer to w-reported"],
+        ["answer to w-sooner"],
+        ["answer to w-none"],
+    ]
+    assert [pool.started[conns[name]] for name in conns] == [103.0, 104.0, 105.0]
+    assert [pool.step_until[conns[name]] for name in conns] == [109.0, 107.5, 107.5]
+
+
+def test_on_a_clock_near_its_start_a_worker_not_reported_yet_gets_the_grace_from_now(monkeypatch):
+    """Where no report came yet, the step bound is the grace from now, however early the
+    clock (an answer, a task handed out)."""
+    pool, conns, _ = _watched_pool(monkeypatch, 0.25, {"game": 10.0}, 0.5, [("w", "game", 0.0, None)])
+    conn = conns["w"]
+    pool.waiting[conn] = (pool_module._Question("which?"), 0.125)
+    pool._answer_waiting()
+    assert pool.step_until[conn] == 0.75
+    del pool.busy[conn], pool.step_until[conn]
+    pool.queue.append(("next", 0))
+    pool._dispatch([conn])
+    assert (pool.busy[conn], pool.step_until[conn], conn.sent[-1]) == (("next", 0), 0.75, "next")
+
+
+def test_a_task_handed_out_keeps_a_step_report_that_reaches_further_than_the_grace(monkeypatch):
+    pool, conns, _ = _watched_pool(monkeypatch, 50.0, {}, 0.5, [("w", "game", 40.0, 60.0)])
+    conn = conns["w"]
+    del pool.busy[conn]
+    pool.queue.append(("next", 0))
+    pool._dispatch([conn])
+    assert (pool.started[conn], pool.step_until[conn]) == (50.0, 60.0)
