@@ -7,6 +7,7 @@ import heapq
 import itertools
 import os
 import random
+import signal
 import time
 from collections.abc import Hashable, Sequence
 from pathlib import Path
@@ -337,3 +338,135 @@ def test_a_task_whose_worker_dies_after_the_queue_was_cancelled_is_played_again(
     finally:
         pool.close()
     assert (tmp_path / "died").exists() and sorted(results) == [("a", "b"), ("c", "d")]
+
+
+def _picks(pool: WorkerPool, games: list[tuple[str, ...]], workers: Sequence[int]) -> list[tuple[int, object, object]]:
+    """The pool's _pick for each worker named in turn (objects standing for their pipes):
+    which worker, its game, what it is told to keep."""
+    conns = {number: object() for number in set(workers)}
+    pool.queue.extend((game, 0) for game in games)
+    picked = []
+    for number in workers:
+        entry, message = pool._pick(conns[number])
+        picked.append((number, entry[0], message.keep))
+    return picked
+
+
+def test_one_worker_with_one_spare_keeps_the_engine_its_next_games_need_beside_its_game():
+    """a-b, then a-c keeping b (b-c needs it), then b-c keeping a: it has room for one
+    engine beside the two it plays with, and holds a."""
+    pool = WorkerPool(1, abs, lambda: None, uses=lambda game: game, spare=1)
+    assert _picks(pool, [("a", "b"), ("a", "c"), ("b", "c")], [0, 0, 0]) == [
+        (0, ("a", "b"), ()),
+        (0, ("a", "c"), ("b",)),
+        (0, ("b", "c"), ("a",)),
+    ]
+
+
+def test_two_workers_take_the_plan_from_its_two_ends():
+    pool = WorkerPool(2, abs, lambda: None, uses=lambda game: game, spare=1)
+    games = [("a", "b"), ("c", "d"), ("e", "f"), ("g", "h")]
+    picked = _picks(pool, games, [0, 1, 0, 1])
+    assert [(worker, game) for worker, game, _ in picked] == [
+        (0, ("a", "b")),
+        (1, ("g", "h")),
+        (0, ("c", "d")),
+        (1, ("e", "f")),
+    ]
+
+
+def _game_played(game: tuple[str, ...]) -> tuple[str, ...]:
+    return game
+
+
+@pytest.mark.timeout(60)
+def test_tasks_beyond_the_first_planned_stretch_are_all_handed_out(monkeypatch):
+    """Planned two at a time: three games on two workers, the third planned after the first
+    stretch is taken, every one played."""
+    monkeypatch.setattr(pool_module, "LOOKAHEAD", 2)
+    pool = WorkerPool(2, _game_played, lambda: None, uses=lambda game: game, spare=1)
+    games = [("a", "b"), ("c", "d"), ("e", "f")]
+    try:
+        assert sorted(pool.imap_unordered(games)) == games
+    finally:
+        pool.close()
+
+
+def _answers_two_then_dies(task: int) -> int:
+    """Task 2 reports a step, sends its answer and dies at once (killed just after
+    answering): the coordinator finds the report, the answer and the death together."""
+    if task == 2:
+        pool_module.report_progress(1.0)
+        assert pool_module._coordinator is not None
+        pool_module._coordinator.send(task)
+        os._exit(9)
+    return task
+
+
+@pytest.mark.timeout(60)
+def test_an_answer_sent_just_before_its_worker_died_is_taken_and_not_played_again(caplog):
+    """While the caller stores task 1's result, the worker plays task 2, reports, answers and
+    dies; its answer is yielded, not lost nor played again."""
+    pool = WorkerPool(1, _answers_two_then_dies, lambda: None, retries=0)
+    results = []
+    try:
+        for result in pool.imap_unordered([1, 2]):
+            results.append(result)
+            if len(results) == 1:
+                time.sleep(0.2)  # the caller storing a result
+    finally:
+        pool.close()
+    assert results == [1, 2]
+
+
+def _always_dies(task: int) -> int:
+    os._exit(9)
+
+
+@pytest.mark.timeout(60)
+def test_by_default_a_task_is_given_up_when_its_worker_dies_a_second_time():
+    pool = WorkerPool(1, _always_dies, lambda: None)
+    try:
+        results = list(pool.imap_unordered([7]))
+    finally:
+        pool.close()
+    assert results == [pool_module.Lost(7, "its worker process died 2 times (last exit code 9)")]
+
+
+def test_workers_are_daemons_so_they_do_not_outlive_the_coordinator():
+    pool = WorkerPool(1, abs, lambda: None)
+    conn = pool._spawn()
+    try:
+        assert pool.workers[conn].daemon is True
+    finally:
+        pool.close()
+
+
+def test_a_pool_cancelled_before_it_ran_anything_has_nothing_to_hand_out():
+    pool = WorkerPool(1, abs, lambda: None)
+    pool.cancel_queued()
+    assert pool._pending() == 0
+
+
+def test_closing_lets_every_worker_quit_of_itself():
+    pool = WorkerPool(2, abs, lambda: None)
+    pool._spawn(), pool._spawn()
+    procs = list(pool.workers.values())
+    pool.close()
+    assert [proc.exitcode for proc in procs] == [0, 0]
+
+
+def _ignore_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+@pytest.mark.timeout(60)
+def test_workers_that_ignore_sigterm_are_killed_after_one_grace_for_all(monkeypatch):
+    monkeypatch.setattr(pool_module, "TERMINATE_GRACE", 0.1)
+    pool = WorkerPool(2, abs, _ignore_sigterm)
+    pool._spawn(), pool._spawn()
+    procs = list(pool.workers.values())
+    start = time.monotonic()
+    pool.terminate()
+    assert time.monotonic() - start < 0.9
+    assert [proc.exitcode for proc in procs] == [-signal.SIGKILL, -signal.SIGKILL]
