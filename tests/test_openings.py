@@ -219,3 +219,16 @@ def test_a_random_book_order_is_the_one_earlier_arenas_drew_so_their_folders_res
     the order arena has drawn for seed 4 since the option was added."""
     t = load_tournament(book_file(tmp_path, EIGHT, 'order = "random"', seed=4))
     assert t.openings == [("a1",), ("c1",), ("b2",), ("c2",), ("e1",), ("d1",), ("b1",), ("a2",)]
+
+
+def test_random_plies_that_end_every_game_of_a_tournament_are_refused_naming_the_file_and_its_openings(tmp_path):
+    """On Hex 3x3, 20 random plies always end the game: the file is refused before any game,
+    naming the first table's seed (the one of its first game, as the schedule deals it)."""
+    engines = "".join(engine_toml(name, "{python}", ZOO, "good") for name in "ab")
+    path = write_tournament(tmp_path, engines, options="size = 3", seed=3, extra="[openings]\nrandom_plies = 20")
+    seed = round_robin(["a", "b"], 2, 1, 3)[0].seed
+    with pytest.raises(ConfigError) as err:
+        load_tournament(path)
+    assert str(err.value) == (
+        f"{path}: openings: 100 draws of 20 random plies all ended the game (seed {seed}); lower random_plies"
+    )
