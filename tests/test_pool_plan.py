@@ -470,3 +470,30 @@ def test_workers_that_ignore_sigterm_are_killed_after_one_grace_for_all(monkeypa
     pool.terminate()
     assert time.monotonic() - start < 0.9
     assert [proc.exitcode for proc in procs] == [-signal.SIGKILL, -signal.SIGKILL]
+
+
+def _reports_twice_answers_two_then_dies(task: int) -> int:
+    """Task 2 reports a long step and then a short one, sends its answer and dies at once."""
+    if task == 2:
+        pool_module.report_progress(10.0)
+        pool_module.report_progress(0.1)  # covered too loosely by the first: sent too
+        assert pool_module._coordinator is not None
+        pool_module._coordinator.send(task)
+        os._exit(9)
+    return task
+
+
+@pytest.mark.timeout(60)
+def test_a_dead_workers_reports_left_unread_are_not_taken_for_its_answer():
+    """The coordinator reads one message of the worker before it sees it dead: the second
+    report is still in the pipe before the answer, and is passed over, not yielded."""
+    pool = WorkerPool(1, _reports_twice_answers_two_then_dies, lambda: None, retries=0)
+    results = []
+    try:
+        for result in pool.imap_unordered([1, 2]):
+            results.append(result)
+            if len(results) == 1:
+                time.sleep(0.2)  # the caller storing a result
+    finally:
+        pool.close()
+    assert results == [1, 2]

@@ -131,10 +131,13 @@ def ask_coordinator(payload: Any, default: Any = None) -> Any:
 
 
 def _salvage(conn: Connection) -> Any:
-    """A result a dead worker sent before it died, or _NOTHING."""
+    """A result a dead worker sent before it died, or _NOTHING: its reports and questions
+    still in the pipe are passed over (nobody plays on them)."""
     try:
-        if conn.poll():
-            return conn.recv()
+        while conn.poll():
+            message = conn.recv()
+            if not isinstance(message, (_Progress, _Question)):
+                return message
     except (EOFError, OSError):
         pass
     return _NOTHING
