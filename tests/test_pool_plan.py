@@ -468,7 +468,8 @@ def test_workers_that_ignore_sigterm_are_killed_after_one_grace_for_all(monkeypa
     procs = list(pool.workers.values())
     start = time.monotonic()
     pool.terminate()
-    assert time.monotonic() - start < 0.9
+    # One grace of 0.1 s for both, then SIGKILL: well under the 2 s of a second each.
+    assert time.monotonic() - start < 1.5
     assert [proc.exitcode for proc in procs] == [-signal.SIGKILL, -signal.SIGKILL]
 
 
