@@ -9,7 +9,7 @@ import os
 import random
 import signal
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 
 import pytest
@@ -403,12 +403,11 @@ def _answers_two_then_dies(task: int) -> int:
     return task
 
 
-@pytest.mark.timeout(60)
-def test_an_answer_sent_just_before_its_worker_died_is_taken_and_not_played_again(caplog):
-    """While the caller stores task 1's result, the worker plays task 2, reports, answers and
-    dies; its answer is yielded, not lost nor played again."""
-    pool = WorkerPool(1, _answers_two_then_dies, lambda: None, retries=0)
-    results = []
+def _played_with_a_slow_caller(work: Callable[[int], int]) -> list[object]:
+    """Tasks 1 and 2 on one worker, with no retry, the caller taking 0.2 s to store the first
+    result (while the worker goes on)."""
+    pool = WorkerPool(1, work, lambda: None, retries=0)
+    results: list[object] = []
     try:
         for result in pool.imap_unordered([1, 2]):
             results.append(result)
@@ -416,7 +415,14 @@ def test_an_answer_sent_just_before_its_worker_died_is_taken_and_not_played_agai
                 time.sleep(0.2)  # the caller storing a result
     finally:
         pool.close()
-    assert results == [1, 2]
+    return results
+
+
+@pytest.mark.timeout(60)
+def test_an_answer_sent_just_before_its_worker_died_is_taken_and_not_played_again(caplog):
+    """While the caller stores task 1's result, the worker plays task 2, reports, answers and
+    dies; its answer is yielded, not lost nor played again."""
+    assert _played_with_a_slow_caller(_answers_two_then_dies) == [1, 2]
 
 
 def _always_dies(task: int) -> int:
@@ -488,13 +494,4 @@ def _reports_twice_answers_two_then_dies(task: int) -> int:
 def test_a_dead_workers_reports_left_unread_are_not_taken_for_its_answer():
     """The coordinator reads one message of the worker before it sees it dead: the second
     report is still in the pipe before the answer, and is passed over, not yielded."""
-    pool = WorkerPool(1, _reports_twice_answers_two_then_dies, lambda: None, retries=0)
-    results = []
-    try:
-        for result in pool.imap_unordered([1, 2]):
-            results.append(result)
-            if len(results) == 1:
-                time.sleep(0.2)  # the caller storing a result
-    finally:
-        pool.close()
-    assert results == [1, 2]
+    assert _played_with_a_slow_caller(_reports_twice_answers_two_then_dies) == [1, 2]
