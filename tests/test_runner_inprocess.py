@@ -1610,10 +1610,11 @@ def test_a_start_up_check_whose_process_dies_refuses_no_engine(tmp_path, monkeyp
 
 
 def test_a_folder_of_games_started_on_a_books_boards_resumes_with_them_counted(tmp_path, unchecked):
-    from test_opening_boards import BOOK
-
+    game = make_game("posies", {"players": 2})
+    first, second = game.initial_state(5), game.initial_state(6)  # two boards, neither a game's seed's
+    book = f"# options players=2\n{first.setup_token()} {first.legal_moves()[3]}\n{second.setup_token()}\n"
     # engines that cannot start forfeit their games quickly, each game on its book line's board
-    (tmp_path / "book.txt").write_text(BOOK)
+    (tmp_path / "book.txt").write_text(book)
     engines = zoo("a", "crash_start") + zoo("b", "crash_start")
     path = write_tournament(
         tmp_path,
