@@ -885,6 +885,7 @@ def test_an_empty_name_item_leaves_the_engine_its_programs_name(tmp_path):
         ({"engines": [["conf=rnd", "args=x"], ["name=b", "cmd=true"]]}, "--engine #1 (conf=rnd): args= adds to cmd=; give cmd= too"),
         ({"engines": [["name=a", "cmd="], ["name=b", "cmd=true"]]}, "--engine a item 'cmd=': an empty command"),
         ({"engines": [["name=a", "cmd=true", "nodes=0"], ["name=b", "cmd=true"]]}, "--engine a item 'nodes=0': nodes is a node budget a move, a whole number over 0 (nodes=5000)"),
+        ({"engines": [["name=a", "cmd=true", "nodes=²"], ["name=b", "cmd=true"]]}, "--engine a item 'nodes=²': nodes is a node budget a move, a whole number over 0 (nodes=5000)"),
         ({"engines": [["name=a", "cmd=true", "tc=0+1"], ["name=b", "cmd=true"]]}, "--engine a item 'tc=0+1': the clock's base must be over 0 seconds"),
         ({"engines": [["name=a", "cmd=true", "st=inf"], ["name=b", "cmd=true"]]}, "--engine a item 'st=inf': st is the seconds a move, a number over 0 (st=0.5)"),
         ({"engines": [["name=a", "cmd=true", "st=nan"], ["name=b", "cmd=true"]]}, "--engine a item 'st=nan': st is the seconds a move, a number over 0 (st=0.5)"),

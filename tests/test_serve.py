@@ -1085,3 +1085,11 @@ def test_a_file_named_by_a_digit_int_cannot_read_is_not_a_game_and_clearing_the_
     assert sorted(read_live_games(live)) == [5]
     livegames.clear_live(live)
     assert sorted(p.name for p in live.iterdir()) == ["².jsonl"]
+
+
+def test_a_reconnection_whose_last_id_is_no_event_of_this_feed_is_sent_everything(tmp_path):
+    """The browser sends back what it was given, but the header is anyone's to write: a number
+    with a digit int() refuses ("²") is no event of this feed, like another server's."""
+    feed = LiveFeed(tmp_path)
+    assert [feed.missed(f"{feed.epoch}.{n}") for n in ("²", "", "x", "1")] == [None, None, None, None]
+    assert feed.missed(f"{feed.epoch}.0") == []

@@ -1306,3 +1306,15 @@ def test_a_site_written_at_once_has_its_full_viewer_pages_written_by_forked_work
     games = records(list(range(10)))  # pages 0 and 1 full, page 2 filling
     write_site(tmp_path / "site", SiteData("t", "hex", games[0]["options"], ENGINES, games))
     assert sorted(log.read_text().splitlines()) == ["0.html False", "1.html False", "2.html True"]
+
+
+def test_a_site_written_anew_clears_a_page_named_by_a_non_ascii_digit_from_games(tmp_path):
+    """ "²".isdigit() is true but int() refuses it: such a page is another's, and goes."""
+    site = tmp_path / "site"
+    (site / "games").mkdir(parents=True)
+    (site / "games" / "².html").write_text("not this site's")
+    games = records([0, 1])
+    SiteWriter(site, parallel=False).write(SiteData("t", "hex", games[0]["options"], ENGINES, games))
+    clean = tmp_path / "clean"
+    SiteWriter(clean, parallel=False).write(SiteData("t", "hex", games[0]["options"], ENGINES, games))
+    assert sorted(p.name for p in (site / "games").iterdir()) == sorted(p.name for p in (clean / "games").iterdir())

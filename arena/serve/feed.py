@@ -229,7 +229,7 @@ class LiveFeed:
     def missed(self, last_id: str | None) -> list[str] | None:
         """The events after ``last_id``, or None if the feed no longer holds them all."""
         epoch, _, number = (last_id or "").partition(".")
-        if epoch != self.epoch or not number.isdigit():
+        if epoch != self.epoch or not (number.isascii() and number.isdigit()):
             return None
         after = int(number)
         if after > self.count or (after < self.count and (not self.sent or self.sent[0][0] > after + 1)):

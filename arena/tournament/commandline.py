@@ -352,7 +352,7 @@ def _clock(who: str, item: str, key: str, value: str) -> dict[str, Scalar]:
     if key == "timemargin":
         return {"margin_ms": _typed(value)}
     if key == "nodes":
-        if not value.isdigit() or int(value) <= 0:
+        if not (value.isascii() and value.isdigit()) or int(value) <= 0:  # "²" is a digit int() refuses
             raise FlagError(f"{who} item {item!r}: nodes is a node budget a move, a whole number over 0 (nodes=5000)")
         return {"nodes": int(value)}
     if key == "st":

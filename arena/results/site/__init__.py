@@ -255,7 +255,8 @@ class SiteWriter:
         again into a report folder of an older arena (one page per game) would keep them all."""
         self._sweep = False
         for path in (self.folder / "games").iterdir():
-            if not (path.suffix == ".html" and path.stem.isdigit() and int(path.stem) in self._lists):
+            ours = path.suffix == ".html" and path.stem.isascii() and path.stem.isdigit()  # "²" is no page id
+            if not (ours and int(path.stem) in self._lists):
                 path.unlink(missing_ok=True)
 
     def _load_manifest(self, data: SiteData) -> Manifest:
