@@ -575,3 +575,111 @@ def test_a_three_seat_game_at_the_ply_limit_after_one_capture_is_won_by_the_capt
         "termination": "max-plies", "winner": 0, "scores": scores, "places": [0, 1, 1], "plies": 1,
         "mismatches": [],
     }  # fmt: skip
+
+
+def test_an_illegal_move_in_an_unfinished_game_gives_the_whole_verdict_with_no_result_and_no_mismatches():
+    """The replay stops at the illegal move: nothing is derived, and the result the record
+    claims is not compared with anything."""
+    record = {**finished(), "moves": ["a1", "b2", "a1"]}  # still claims the finished game's result
+    [v] = verdicts(record)
+    assert v == {
+        "id": 3, "line": 1, "ok": False, "error": {"ply": 2, "move": "a1", "reason": "a1 is already occupied"},
+        "over": False, "termination": None, "winner": None, "scores": None, "places": None, "plies": 2,
+        "mismatches": [],
+    }  # fmt: skip
+
+
+def test_a_move_after_the_end_is_illegal_and_the_verdict_gives_the_result_the_game_ended_with():
+    good = finished()
+    [v] = verdicts({**good, "moves": [*good["moves"], "a1"]})  # a1 is taken too: the game is over first
+    assert v == {
+        "id": 3, "line": 1, "ok": False,
+        "error": {"ply": len(good["moves"]), "move": "a1", "reason": "the game is over"},
+        "over": True, "termination": None, "winner": good["winner"], "scores": good["scores"],
+        "places": good["places"], "plies": len(good["moves"]), "mismatches": [],
+    }  # fmt: skip
+
+
+def test_a_normal_end_recorded_on_moves_that_do_not_end_the_game_names_each_claimed_field_whole():
+    good = finished()
+    cut = {**good, "moves": good["moves"][:-1]}
+    [v] = verdicts(cut)
+    unended = "the moves do not end the game and no forfeit is recorded"
+    assert v == {
+        "id": 3, "line": 1, "ok": False, "error": None, "over": False,
+        "termination": None, "winner": None, "scores": None, "places": None, "plies": len(cut["moves"]),
+        "mismatches": [
+            {"field": "termination", "recorded": "normal", "derived": "not over",
+             "reason": "the recorded moves do not end the game"},
+            {"field": "winner", "recorded": good["winner"], "derived": None, "reason": unended},
+            {"field": "scores", "recorded": good["scores"], "derived": None, "reason": unended},
+            {"field": "places", "recorded": good["places"], "derived": None, "reason": unended},
+        ],
+    }  # fmt: skip
+
+
+def test_a_forfeit_recorded_on_moves_that_end_the_game_is_named_and_gives_the_forfeits_result():
+    """The winner of the finished game recorded as timing out: the verdict keeps the recorded
+    code, names it against the rules' end, and gives the forfeit's result (the blamed seat last
+    with no point), each field of the rules' result recorded beside it."""
+    good = finished()
+    loser = good["winner"]
+    record = {
+        **good,
+        "termination": "timeout",
+        "reason": f"{good['players'][loser]} (seat {loser}): no move within 1100 ms",
+        "forfeit_seat": loser,
+    }
+    scores = [0.0 if seat == loser else 1.0 for seat in (0, 1)]
+    places = [1 if seat == loser else 0 for seat in (0, 1)]
+    [v] = verdicts(record)
+    assert v == {
+        "id": 3, "line": 1, "ok": False, "error": None, "over": True,
+        "termination": "timeout", "winner": 1 - loser, "scores": scores, "places": places,
+        "plies": len(good["moves"]),
+        "mismatches": [
+            {"field": "termination", "recorded": "timeout", "derived": "normal",
+             "reason": "the recorded moves end the game by the rules"},
+            {"field": "winner", "recorded": loser, "derived": 1 - loser},
+            {"field": "scores", "recorded": good["scores"], "derived": scores},
+            {"field": "places", "recorded": good["places"], "derived": places},
+        ],
+    }  # fmt: skip
+
+
+def test_a_forfeit_that_names_no_seat_of_the_game_keeps_its_code_in_the_verdict_with_no_result():
+    record = {**forfeit("crash", "boom"), "reason": "whatever", "forfeit_seat": 2}
+    [v] = verdicts(record)
+    assert v == {
+        "id": 9, "line": 1, "ok": False, "error": None, "over": False,
+        "termination": "crash", "winner": None, "scores": None, "places": None, "plies": 0,
+        "mismatches": [
+            {"field": "reason", "recorded": "whatever", "derived": None,
+             "reason": "a forfeit's reason names the seat that lost it, as 'name (seat N): ...'"},
+        ],
+    }  # fmt: skip
+
+
+def test_a_forfeit_without_its_forfeit_seat_is_told_the_seat_its_reason_names():
+    record = {k: v for k, v in forfeit("crash", "boom").items() if k != "forfeit_seat"}  # "b (seat 1): boom"
+    [v] = verdicts(record)
+    assert v == {
+        "id": 9, "line": 1, "ok": False, "error": None, "over": False,
+        "termination": "crash", "winner": 0, "scores": [1.0, 0.0], "places": [0, 1], "plies": 0,
+        "mismatches": [
+            {"field": "forfeit_seat", "recorded": None, "derived": 1, "reason": "a forfeit records the seat that lost it"},
+        ],
+    }  # fmt: skip
+
+
+def test_a_negative_move_time_is_one_whole_error():
+    [v] = verdicts({**finished(), "times_ms": [1, -5]})
+    assert v["error"] == {"reason": "t.jsonl, line 1: 'times_ms': every time is a non-negative number of milliseconds"}
+
+
+def test_an_opening_may_be_every_recorded_move_but_not_more():
+    """A game forfeited right after its two-ply opening: the opening is all its moves."""
+    record = {**forfeit("crash", "boom"), "moves": ["a1", "d4"], "opening_plies": 2}
+    [ok, over] = verdicts(record, {**record, "opening_plies": 3})
+    assert (ok["ok"], ok["mismatches"], ok["plies"]) == (True, [], 2)
+    assert over["error"] == {"reason": "t.jsonl, line 2: 'opening_plies' is 3, more than the 2 moves"}
