@@ -439,3 +439,89 @@ def test_the_csv_of_an_event_ends_with_its_score_each_tiebreak_by_a_column_name_
         "a": ["1.5", "2.0", "0.75", "1.0", "winner"],
         "b": ["0.5", "1.0", "0.25", "0.0", "final"],
     }
+
+
+def stored_folder(tmp_path, extra="", scheduled=None, won_by_a=0):
+    """A results folder as a run of engines a and b (Hex 3x3, 4 rounds) leaves it, with its
+    first ``won_by_a`` scheduled games stored, each won by a, and the meta ``scheduled`` text."""
+    from arena.results.slots import settings_slots
+    from arena.tournament.config import load_tournament
+    from arena.tournament.settings import tournament_settings
+
+    tmp_path.mkdir(exist_ok=True)
+    engines = engine_toml("a", "{python}", "-m", "engines.random_engine") + engine_toml(
+        "b", "{python}", "-m", "engines.random_engine"
+    )
+    settings = tournament_settings(
+        load_tournament(write_tournament(tmp_path, engines, options="size = 3", rounds=4, extra=extra))
+    )
+    slots = settings_slots(settings, 2)[:won_by_a]
+    out = tmp_path / "out"
+    with GameStore(out) as store:
+        store.open(settings)
+        store.add_many(
+            [
+                random_game_record(
+                    s.index, list(s.seats), winner=s.seats.index("a"), round_=s.round, stored_seed=s.seed
+                )
+                for s in slots
+            ]
+        )
+        if scheduled is not None:
+            store.set_meta("scheduled", scheduled)
+    return out
+
+
+def test_a_folders_sprt_section_counts_its_stored_pairs_and_a_folder_without_sprt_has_none(tmp_path):
+    """One pair stored, a winning both games: one WW pair, its LLR the independent reference's
+    (tests/sprt_reference.py), and the test still running with 2 of 8 scheduled games stored."""
+    from arena.results.export import summarize_folder
+
+    doc = results_document(summarize_folder(stored_folder(tmp_path, "[sprt]\nelo0 = 0\nelo1 = 10", "8", 2)))
+    assert (doc["games"], doc["scheduled_games"], doc["finished"]) == (2, 8, False)
+    assert doc["sprt"] == {
+        "engine": "a", "opponent": "b", "model": "normalized", "elo0": 0.0, "elo1": 10.0,
+        "alpha": 0.05, "beta": 0.05, "lower_bound": round(math.log(0.05 / 0.95), 4),
+        "upper_bound": round(math.log(0.95 / 0.05), 4), "decision": "running", "pairs": 1, "games": 2,
+        "llr": 0.0399, "score": 1.0, "pentanomial": {"LL": 0, "LD": 0, "WL+DD": 0, "WD": 0, "WW": 1},
+        "elo": {"elo": None, "elo_low": None, "elo_high": None, "nelo": None, "nelo_error": None, "los": 1.0,
+                "label": "SPRT Elo (1 pairs, pentanomial)"},  # one pair has no spread to bound an Elo by
+        "llr_history": [0.0399],
+    }  # fmt: skip
+    plain = summarize_folder(stored_folder(tmp_path / "plain", scheduled="8", won_by_a=2))
+    assert plain.sprt is None and "sprt" not in results_document(plain)
+
+
+def test_a_folders_damaged_sprt_settings_are_named_whole_with_the_way_out(tmp_path):
+    from pydantic import ValidationError
+
+    from arena.results.export import summarize_folder
+    from arena.results.sprt import SprtSettings
+    from arena.results.store import StorageError
+
+    out = stored_folder(tmp_path, "[sprt]\nelo0 = 0\nelo1 = 10", "8", 2)
+    with sqlite3.connect(out / "arena.db") as db:  # elo0 past elo1: no test a tournament file would make
+        settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+        settings["sprt"]["elo0"] = 20.0
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(settings),))
+    db.close()
+    with pytest.raises(ValidationError) as why:
+        SprtSettings.model_validate(settings["sprt"])
+    with pytest.raises(StorageError) as err:
+        summarize_folder(out)
+    assert str(err.value) == (
+        f"{out}: the stored [sprt] settings are damaged ({why.value}); run the tournament again into a new folder"
+    )
+
+
+@pytest.mark.parametrize(
+    "stored,scheduled,finished",
+    [("0", 0, True), ("-1", None, None), ("true", None, None), ('"8"', None, None), ("2.5", None, None)],
+)
+def test_a_folders_scheduled_count_is_kept_when_it_is_a_count_and_else_not_known(tmp_path, stored, scheduled, finished):
+    """A folder of no games whose schedule holds none is finished; a stored value that is no
+    count (negative, true, text, a fraction) leaves the schedule not known."""
+    from arena.results.export import summarize_folder
+
+    doc = results_document(summarize_folder(stored_folder(tmp_path, scheduled=stored)))
+    assert (doc["games"], doc["scheduled_games"], doc["finished"]) == (0, scheduled, finished)
