@@ -1318,3 +1318,23 @@ def test_a_site_written_anew_clears_a_page_named_by_a_non_ascii_digit_from_games
     clean = tmp_path / "clean"
     SiteWriter(clean, parallel=False).write(SiteData("t", "hex", games[0]["options"], ENGINES, games))
     assert sorted(p.name for p in (site / "games").iterdir()) == sorted(p.name for p in (clean / "games").iterdir())
+
+
+def test_a_leftover_page_another_writer_removes_while_this_one_sweeps_is_no_error(tmp_path, monkeypatch):
+    """Two reports written anew into one folder at once both sweep games/: a page the other
+    removed between this writer's listing of the folder and its own removal is simply gone."""
+    games = records([0, 1])
+    site = tmp_path / "site"
+    (site / "games").mkdir(parents=True)
+    (site / "games" / "17.html").write_text("an older arena's page")
+    listed = Path.iterdir
+
+    def list_then_other_writer_sweeps(path):
+        found = list(listed(path))
+        if path == site / "games":
+            (site / "games" / "17.html").unlink(missing_ok=True)  # the other writer's sweep
+        return iter(found)
+
+    monkeypatch.setattr(Path, "iterdir", list_then_other_writer_sweeps)
+    SiteWriter(site, parallel=False).write(SiteData("t", "hex", games[0]["options"], ENGINES, games))
+    assert sorted(p.name for p in listed(site / "games")) == ["0.html"]
