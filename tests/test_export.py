@@ -485,7 +485,7 @@ def test_a_folders_sprt_section_counts_its_stored_pairs_and_a_folder_without_spr
         "upper_bound": round(math.log(0.95 / 0.05), 4), "decision": "running", "pairs": 1, "games": 2,
         "llr": 0.0399, "score": 1.0, "pentanomial": {"LL": 0, "LD": 0, "WL+DD": 0, "WD": 0, "WW": 1},
         "elo": {"elo": None, "elo_low": None, "elo_high": None, "nelo": None, "nelo_error": None, "los": 1.0,
-                "label": "SPRT Elo (1 pairs, pentanomial)"},  # one pair has no spread to bound an Elo by
+                "label": "SPRT Elo (1 pair, pentanomial)"},  # one pair has no spread to bound an Elo by
         "llr_history": [0.0399],
     }  # fmt: skip
     plain = summarize_folder(stored_folder(tmp_path / "plain", scheduled="8", won_by_a=2))

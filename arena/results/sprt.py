@@ -549,7 +549,7 @@ def outcome_text(decision: str, engine: str) -> str:
 
 
 def sprt_elo_label(pairs: int) -> str:
-    return f"SPRT Elo ({pairs} pairs, pentanomial)"
+    return f"SPRT Elo ({pairs} {'pair' if pairs == 1 else 'pairs'}, pentanomial)"
 
 
 def sprt_lines(summary: SprtSummary) -> list[str]:
