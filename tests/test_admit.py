@@ -332,3 +332,25 @@ def test_a_replay_names_a_mismatchs_reason_and_an_absent_value_as_none():
     assert replay_problem(game) == (
         "its forfeit_seat is 1 but its moves give none (a game that ended by the rules has no forfeiting seat)"
     )
+
+
+def test_a_gauntlets_stored_settings_slot_each_candidate_against_each_other_engine_only():
+    """A folder's gauntlet is checked against the gauntlet's schedule: the candidate against
+    every engine that is not one, in both seat orders, never the others against each other."""
+    from arena.record import derive_seed
+    from arena.results.slots import Slot, settings_slots
+
+    settings = {
+        "engines": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+        "format": "gauntlet",
+        "candidates": ["c"],
+        "rounds": 1,
+        "seed": 7,
+    }
+    first, second = (derive_seed(7, "round", 0, "table", k) for k in (0, 1))
+    assert settings_slots(settings, 2) == [
+        Slot(0, 0, 0, ("c", "a"), first),
+        Slot(1, 0, 0, ("a", "c"), first),
+        Slot(2, 0, 1, ("c", "b"), second),
+        Slot(3, 0, 1, ("b", "c"), second),
+    ]
