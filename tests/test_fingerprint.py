@@ -281,3 +281,20 @@ def test_a_plain_tournament_stores_no_openings_no_adjudication_and_only_the_cloc
         {**engine, "name": "r1", "command": command},
         {**engine, "name": "r2", "command": command},
     ]
+
+
+def test_settings_a_mapping_replaced_by_a_value_or_an_engine_without_a_name_are_compared_whole():
+    """A changed kind of value (a table become a string) is one change of the whole value, and
+    an engine stored without a name (damaged settings) is still compared, listed as None."""
+    old = {"seed": 1, "book": {"file": "a.txt"}, "engines": [{"name": "a"}, {"command": ["y"]}]}
+    new = {"seed": 1, "book": "plain", "engines": [{"name": "a"}]}
+    assert changes(old, new) == [
+        'book: {"file": "a.txt"} -> "plain"',
+        'engine_order: ["a", null] -> ["a"]',
+        'engines.None: {"command": ["y"]} -> (removed)',
+    ]
+    assert changes(new, old) == [
+        'book: "plain" -> {"file": "a.txt"}',
+        'engine_order: ["a"] -> ["a", null]',
+        'engines.None: (not set) -> {"command": ["y"]}',
+    ]
