@@ -1115,3 +1115,102 @@ def test_a_rating_list_errors_message_is_its_lines_one_a_line():
     error = RatingListError(["a: not a results folder", "b: not a results folder"])
     assert str(error) == "a: not a results folder\nb: not a results folder"
     assert error.lines == ["a: not a results folder", "b: not a results folder"]
+
+
+def test_a_path_that_is_a_file_is_refused_as_not_a_folder_in_one_whole_line(tmp_path):
+    from arena.results.store import StorageError
+
+    plain = tmp_path / "list.txt"
+    plain.write_text("not a results folder")
+    with pytest.raises(StorageError) as refused:
+        read_folder(plain, "list.txt")
+    assert str(refused.value) == "list.txt: not a folder; give the output folder of an arena run"
+
+
+def test_an_engines_settings_are_its_entry_without_name_and_max_failures_with_its_clock_and_paths():
+    """Its own time control before the tournament's, and the folder's way of writing paths
+    (a folder made before it was stored kept absolute paths)."""
+    from arena.results.ratinglist import engine_settings
+
+    tournament = {"time_control": {"movetime_ms": 500}, "paths": "relative"}
+    own_clock = {"name": "A", "command": ["a"], "max_failures": 3, "time_control": {"movetime_ms": 900}}
+    assert engine_settings(tournament, own_clock) == {
+        "command": ["a"],
+        "time_control": {"movetime_ms": 900},
+        "paths": "relative",
+    }
+    older = {"time_control": {"movetime_ms": 500}}
+    assert engine_settings(older, {"name": "B", "command": ["b"], "options": {"Level": 2}}) == {
+        "command": ["b"],
+        "options": {"Level": 2},
+        "time_control": {"movetime_ms": 500},
+        "paths": "absolute",
+    }
+
+
+def _edit_folder(folder: Path, *statements: str) -> None:
+    with closing(sqlite3.connect(folder / "arena.db")) as db, db:
+        for statement in statements:
+            db.execute(statement)
+
+
+def test_a_folder_is_named_by_its_settings_else_its_games_tournament_else_its_folders_name(tmp_path):
+    import json
+
+    renamed = results_folder(tmp_path / "renamed", {"A": 0, "B": 0}, rounds=1)
+    with closing(sqlite3.connect(renamed / "arena.db")) as db, db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+        settings = json.loads(text) | {"name": "the league"}  # the name is free: the same tournament
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(settings),))
+    assert read_folder(renamed, "renamed").tournament == "the league"
+    older = results_folder(tmp_path / "older", {"A": 0, "B": 0}, rounds=1)
+    _edit_folder(older, "DELETE FROM meta WHERE key = 'settings'")  # an arena before stored settings
+    assert read_folder(older, "older").tournament == "older"  # the games' tournament
+    _edit_folder(older, 'UPDATE games SET record = replace(record, \'"tournament":"older"\', \'"tournament":null\')')
+    assert read_folder(older, "older").tournament == "out"  # nothing else names it: its folder
+
+
+def test_a_folder_without_stored_settings_is_its_games_game_and_engines_with_no_settings(tmp_path):
+    import numpy as np
+
+    from arena.results.admit import read_counted
+    from arena.results.ratinglist import fingerprint
+
+    older = results_folder(tmp_path / "older", {"A": 0, "B": 0}, rounds=1)
+    _edit_folder(older, "DELETE FROM meta WHERE key = 'settings'")
+    read = read_folder(older, "runs/older")
+    records = read_counted(older).counted
+    assert len(records) == 2
+    assert (read.path, read.tournament, read.game, read.options, read.prior, read.games, read.played) == (
+        "runs/older",
+        "older",
+        "hex",
+        {"size": 3, "swap": True},  # as its games were played
+        2.0,  # BayesElo's prior: no tournament file asked for another
+        2,
+        2,
+    )
+    assert read.engines == {"A": None, "B": None} and read.refused == []
+    assert read.fingerprints.dtype == np.uint64
+    assert read.fingerprints.tolist() == [fingerprint(r) for r in records]
+
+
+def test_a_folder_with_no_games_or_only_games_it_does_not_count_is_refused_in_one_whole_line(tmp_path):
+    from arena.results.store import StorageError
+
+    empty = results_folder(tmp_path / "empty", {"A": 0, "B": 0}, rounds=1)
+    _edit_folder(empty, "DELETE FROM games", "DELETE FROM checked")
+    with pytest.raises(StorageError) as nothing:
+        read_folder(empty, "runs/empty")
+    assert str(nothing.value) == "runs/empty: the folder holds no games to rate; leave it out of the list"
+    edited = results_folder(tmp_path / "edited", {"A": 0, "B": 0}, rounds=1)
+    flipped = (
+        "replace(replace(replace(record, '\"winner\":0', '@'), '\"winner\":1', '\"winner\":0'), '@', '\"winner\":1')"
+    )
+    _edit_folder(edited, "DELETE FROM checked", f"UPDATE games SET record = {flipped}")  # every result changed by hand
+    with pytest.raises(StorageError) as refused:
+        read_folder(edited, "runs/edited")
+    assert str(refused.value) == (
+        "runs/edited: the folder holds no games to rate (2 stored game(s) are not counted: "
+        "'arena results runs/edited'); leave it out of the list"
+    )
