@@ -1214,3 +1214,58 @@ def test_a_folder_with_no_games_or_only_games_it_does_not_count_is_refused_in_on
         "runs/edited: the folder holds no games to rate (2 stored game(s) are not counted: "
         "'arena results runs/edited'); leave it out of the list"
     )
+
+
+def _listed_folder(path: str, *, size: int = 5, prints: tuple[int, ...] = (), players: int = 2) -> Any:
+    """A folder by hand: A beat B and drew B (with C too in a game of three when ``players``
+    is 3); engines A, B and C (C listed, with no game when two play)."""
+    import numpy as np
+
+    from arena.results.elo import Tally
+    from arena.results.ratingtables import Folder
+
+    tally = Tally(["A", "B", "C"])
+    tally.add_game([(0, 1, 1.0)])
+    tally.add_game([(1, 0, 0.5)])
+    if players == 3:
+        tally.add_game([(0, 1, 1.0), (0, 2, 1.0), (1, 2, 1.0)])
+    engines = {name: {"command": [name.lower()]} for name in ("A", "B", "C")}
+    return Folder(path, "t", "hex", {"size": size}, 2.0, 2, 2, tally, np.array(prints, dtype=np.uint64), engines)
+
+
+def test_folders_of_other_options_are_refused_unless_mixing_is_asked_for():
+    from arena.results.ratinglist import RatingListError, mixed_line
+
+    folders = [_listed_folder("a"), _listed_folder("b", size=6)]
+    with pytest.raises(RatingListError) as refused:
+        rating_list(folders)
+    assert refused.value.lines == [mixed_line(folders)]
+    assert rating_list(folders, allow_mixed=True).mixed
+
+
+def test_an_anchor_or_a_model_the_fit_cannot_use_is_refused_naming_the_option_and_why():
+    from arena.results.ratinglist import RatingListError
+
+    with pytest.raises(RatingListError) as unrated:  # C is listed but played no game
+        rating_list([_listed_folder("a")], anchor=("C", 10.0))
+    assert unrated.value.lines == ["--anchor C=10: anchor 'C' is not a rated engine of this field"]
+    with pytest.raises(RatingListError) as three:
+        rating_list([_listed_folder("a", players=3)], model="bayeselo")
+    assert three.value.lines == ["--model bayeselo: BayesElo's model rates two-player games (White and Black) only"]
+
+
+def test_a_folder_sharing_games_with_two_earlier_folders_is_named_with_each_for_the_games_it_shares():
+    """Each shared game is named once, against the first folder that holds it."""
+    from arena.results.ratinglist import RatingListError
+
+    folders = [
+        _listed_folder("a", prints=(1, 2)),
+        _listed_folder("b", prints=(3,)),
+        _listed_folder("c", prints=(1, 2, 3, 4)),
+    ]
+    with pytest.raises(RatingListError) as refused:
+        rating_list(folders)
+    assert refused.value.lines == [
+        "a and c hold 2 identical game(s) (one is a copy of the other?); give each tournament's folder once",
+        "b and c hold 1 identical game(s) (one is a copy of the other?); give each tournament's folder once",
+    ]
