@@ -583,3 +583,27 @@ def test_a_folder_whose_stored_settings_lost_their_name_and_holds_no_game_is_nam
     read = read_for_summary(out)
     assert (read.tournament, read.records) == ("out", [])
     assert read.summary().tournament == "out"
+
+
+def test_a_folders_summary_takes_the_movers_of_its_checked_games_in_turn_without_replaying_them(tmp_path):
+    """A stored game's checked mark says the referee played its moves through the rules, so the
+    summary's statistics take its seats in turn: a game marked so whose third move repeats its
+    first (no replay would pass it) still times its first seat's two moves and the other's one."""
+    from arena.results.export import summarize_folder
+    from arena.results.slots import settings_slots
+
+    out = stored_folder(tmp_path, scheduled="8")
+    with sqlite3.connect(out / "arena.db") as db:
+        settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    db.close()
+    slot = settings_slots(settings, 2)[0]
+    first, second = slot.seats
+    played = random_game_record(0, list(slot.seats), winner=0, round_=slot.round, stored_seed=slot.seed)
+    forged = played.replace(moves=[played.moves[0], played.moves[1], played.moves[0]], times_ms=[5, 7, 9])
+    with GameStore(out) as store:
+        store.open(settings)
+        store.add_many([forged])  # marked as checked, as the runner's games are
+    summary = summarize_folder(out)
+    assert [r.id for r in summary.records] == [0] and summary.refused == []
+    timed = {name: (s.moves_timed, s.time_ms, s.max_move_ms) for name, s in summary.stats.items()}
+    assert timed == {first: (2, 14, 9), second: (1, 7, 7)}
