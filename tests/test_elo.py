@@ -22,6 +22,7 @@ from arena.results.elo import (
     bootstrap_elo,
     fit_bayeselo,
     fit_elo,
+    fit_tally,
     pairwise_results,
 )
 from arena.rules import make_game
@@ -739,3 +740,46 @@ def test_without_the_prior_of_three_equal_tiers_without_upsets_between_them_the_
         ("x", "below"),
     ]
     assert (fit.rating("m").elo, fit.rating("n").elo) == pytest.approx((0.0, 0.0))
+
+
+def test_a_tally_added_to_another_counts_every_game_under_this_tallys_engine_names():
+    # The folder's tally names its engines d, e, c, a; the list's a, b, c, d (e is new to it).
+    # Each game below is added once by name to `expected`, and to `merged` or `folder`.
+    a, b, c, d, e = range(5)  # the list's indices, e appended when the folder's tally is added
+    merged, folder = Tally(["a", "b", "c", "d"]), Tally(["d", "e", "c", "a"])
+    fd, fe, fc, fa = range(4)  # the folder's indices
+    expected = Tally(["a", "b", "c", "d", "e"])
+    games = [
+        (merged, [(a, b, 1.0)], [(a, b, 1.0)], 2),
+        (merged, [(c, a, 0.0)], [(c, a, 0.0)], 1),
+        (merged, [(a, c, 1.0), (a, d, 1.0), (c, d, 1.0)], [(a, c, 1.0), (a, d, 1.0), (c, d, 1.0)], 3),  # a, c, d
+        (merged, [(b, a, 1.0), (b, c, 1.0), (a, c, 0.5)], [(b, a, 1.0), (b, c, 1.0), (a, c, 0.5)], 1),  # b; a = c
+        (folder, [(fc, fa, 0.0)], [(c, a, 0.0)], 1),
+        (folder, [(fd, fc, 0.5)], [(d, c, 0.5)], 2),
+        (folder, [(fe, fa, 1.0)], [(e, a, 1.0)], 1),
+        (folder, [(fd, fc, 0.0), (fc, fa, 0.0), (fd, fa, 0.0)], [(d, c, 0.0), (c, a, 0.0), (d, a, 0.0)], 2),  # a, c, d
+        (folder, [(fd, fa, 0.5), (fd, fc, 1.0), (fa, fc, 1.0)], [(d, a, 0.5), (d, c, 1.0), (a, c, 1.0)], 4),  # d = a; c
+    ]
+    for tally, results, by_name, times in games:
+        tally.add_game(results, times)
+        expected.add_game(by_name, times)
+    merged.add_tally(folder, ["d", "e", "c", "a"])
+    assert merged.names == ["a", "b", "c", "d", "e"] and merged.games == 2 + 1 + 3 + 1 + 1 + 2 + 1 + 2 + 4
+    i, j, s, times = merged.singles()
+    assert list(zip(i.tolist(), j.tolist(), s.tolist(), times.tolist())) == [
+        (a, b, 1.0, 2),
+        (c, a, 0.0, 2),
+        (d, c, 0.5, 2),
+        (e, a, 1.0, 1),
+    ]
+    assert merged.several == {
+        ((a, c, 1.0), (a, d, 1.0), (c, d, 1.0)): 3 + 2,
+        ((a, b, 0.0), (a, c, 0.5), (b, c, 1.0)): 1,
+        ((a, c, 1.0), (a, d, 0.5), (c, d, 0.0)): 4,
+    }
+    assert merged.several == expected.several and merged.games == expected.games
+    fit, by_name = fit_tally(merged), fit_tally(expected)
+    assert [r.row() for r in fit.ratings] == [r.row() for r in by_name.ratings]
+    for r in by_name.ratings:
+        got = fit.rating(r.engine)
+        assert (got.elo, got.stderr) == pytest.approx((r.elo, r.stderr), rel=1e-9), r.engine

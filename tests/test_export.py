@@ -525,3 +525,85 @@ def test_a_folders_scheduled_count_is_kept_when_it_is_a_count_and_else_not_known
 
     doc = results_document(summarize_folder(stored_folder(tmp_path, scheduled=stored)))
     assert (doc["games"], doc["scheduled_games"], doc["finished"]) == (0, scheduled, finished)
+
+
+def test_a_folders_damaged_scheduled_count_is_named_whole_with_the_way_out(tmp_path):
+    from arena.results.export import summarize_folder
+    from arena.results.store import StorageError
+
+    out = stored_folder(tmp_path, scheduled="{8", won_by_a=2)  # not JSON: no arena wrote it
+    with pytest.raises(StorageError) as err:
+        summarize_folder(out)
+    assert str(err.value) == (
+        f"{out.resolve() / 'arena.db'}: its stored 'scheduled' is damaged; "
+        "start a new folder with --out, or remove the folder to play the tournament again"
+    )
+
+
+def test_a_folders_elo_is_fitted_with_the_prior_its_tournament_file_asks_for_unless_one_is_given(tmp_path):
+    """a won both stored games: without the prior a clean sweep rates nobody and bounds both
+    (tests/test_elo.py), with BayesElo's 2 virtual draws both are rated."""
+    from arena.results.export import summarize_folder
+
+    out = stored_folder(tmp_path, "elo_prior = 0", "8", 2)
+    plain = summarize_folder(out)
+    assert plain.elo.prior == 0.0
+    assert [(r.engine, r.bound, r.elo) for r in plain.elo.ratings] == [("a", "above", None), ("b", "below", None)]
+    given = summarize_folder(out, elo_prior=2)
+    assert given.elo.prior == 2.0 and [(r.engine, r.bound) for r in given.elo.ratings] == [("a", None), ("b", None)]
+    assert [r.row() for r in given.elo.ratings] == [r.row() for r in fit_elo(given.records, ["a", "b"]).ratings]
+
+
+def test_a_folder_older_than_stored_settings_is_named_by_its_first_games_tournament(tmp_path):
+    from arena.results.export import read_for_summary
+
+    out = tmp_path / "old"
+    with GameStore(out) as store:
+        store.open({"game": "hex", "options": {"size": 3}})
+        record = random_game_record(0, ["a", "b"], winner=0).replace(tournament="spring cup")
+        store.add_many([record])
+    with sqlite3.connect(out / "arena.db") as db:  # as an arena that stored no settings left it
+        db.execute("DELETE FROM meta")
+    db.close()
+    read = read_for_summary(out)
+    assert (read.tournament, read.game, read.options, read.players) == ("spring cup", "hex", record.options, 2)
+    assert record.options == {"size": 3, "swap": True}  # its game's options with their defaults
+    assert read.summary().tournament == "spring cup"
+
+
+def test_a_folder_whose_stored_settings_lost_their_name_and_holds_no_game_is_named_by_the_folder(tmp_path):
+    from arena.results.export import read_for_summary
+
+    out = stored_folder(tmp_path, scheduled="8")
+    with sqlite3.connect(out / "arena.db") as db:  # a name no tournament file would leave out
+        settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+        del settings["name"]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(settings),))
+    db.close()
+    read = read_for_summary(out)
+    assert (read.tournament, read.records) == ("out", [])
+    assert read.summary().tournament == "out"
+
+
+def test_a_folders_summary_takes_the_movers_of_its_checked_games_in_turn_without_replaying_them(tmp_path):
+    """A stored game's checked mark says the referee played its moves through the rules, so the
+    summary's statistics take its seats in turn: a game marked so whose third move repeats its
+    first (no replay would pass it) still times its first seat's two moves and the other's one."""
+    from arena.results.export import summarize_folder
+    from arena.results.slots import settings_slots
+
+    out = stored_folder(tmp_path, scheduled="8")
+    with sqlite3.connect(out / "arena.db") as db:
+        settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    db.close()
+    slot = settings_slots(settings, 2)[0]
+    first, second = slot.seats
+    played = random_game_record(0, list(slot.seats), winner=0, round_=slot.round, stored_seed=slot.seed)
+    forged = played.replace(moves=[played.moves[0], played.moves[1], played.moves[0]], times_ms=[5, 7, 9])
+    with GameStore(out) as store:
+        store.open(settings)
+        store.add_many([forged])  # marked as checked, as the runner's games are
+    summary = summarize_folder(out)
+    assert [r.id for r in summary.records] == [0] and summary.refused == []
+    timed = {name: (s.moves_timed, s.time_ms, s.max_move_ms) for name, s in summary.stats.items()}
+    assert timed == {first: (2, 14, 9), second: (1, 7, 7)}
