@@ -607,3 +607,69 @@ def test_a_folders_summary_takes_the_movers_of_its_checked_games_in_turn_without
     assert [r.id for r in summary.records] == [0] and summary.refused == []
     timed = {name: (s.moves_timed, s.time_ms, s.max_move_ms) for name, s in summary.stats.items()}
     assert timed == {first: (2, 14, 9), second: (1, 7, 7)}
+
+
+def two_engine_summary(winners: list[int], elo_prior: float = 2.0):
+    """A Hex summary of a and b, seats alternating from a first, game k won by seat winners[k]."""
+    records = [random_game_record(k, ["a", "b"] if k % 2 == 0 else ["b", "a"], winner=w) for k, w in enumerate(winners)]
+    return summarize(
+        records, ["a", "b"], tournament="t", game="hex", options=records[0].options, players=2, elo_prior=elo_prior
+    )
+
+
+def test_the_elo_table_of_a_maximum_likelihood_sweep_shows_each_unbounded_side_and_no_interval_or_los():
+    """a wins both games (a as red, then as blue): with no prior neither Elo is finite, so the
+    table says which side each is unbounded on, and has no interval and no LOS to show."""
+    from arena.results.export import elo_table
+
+    headers, rows = elo_table(two_engine_summary([0, 1], elo_prior=0))
+    assert headers == ["engine", "elo", "95% low", "95% high", "results", "score %", "LOS>a", "LOS>b"]
+    assert rows == [["a", "+inf", "", "", 2, 100.0, "", ""], ["b", "-inf", "", "", 2, 0.0, "", ""]]
+
+
+def test_the_elo_tables_score_is_a_percentage_rounded_to_one_decimal():
+    """Red wins all three, a red in two: a's 200/3 % shows as 66.7, b's 100/3 % as 33.3."""
+    from arena.results.export import elo_table
+
+    _, rows = elo_table(two_engine_summary([0, 0, 0]))
+    assert [(row[0], row[4], row[5]) for row in rows] == [("a", 3, 66.7), ("b", 3, 33.3)]
+
+
+def test_the_match_block_of_two_engines_is_headed_by_both_names_and_its_pairs():
+    """Games 0 and 1 are one pair (the same round, the seats swapped): one block, a vs b."""
+    from arena.results.export import match_blocks
+
+    blocks = match_blocks(two_engine_summary([0, 0]))
+    assert [block[0] for block in blocks] == ["Results of a vs b (1 pair):"]
+
+
+def test_the_csv_row_of_a_three_seat_game_counts_each_engines_finishes_in_each_place():
+    """place_k is how many games the engine finished k-th, as the records' places say."""
+    three = [random_record("posies", {"players": 3}, k, ["a", "b", "c"][k:] + ["a", "b", "c"][:k]) for k in range(3)]
+    s = summarize(three, ["a", "b", "c"], tournament="t", game="posies", options=three[0]["options"], players=3)
+    expected = {name: [0, 0, 0] for name in "abc"}
+    for record in three:
+        for name, place in zip(record.players, record.places):
+            expected[name][place] += 1
+    rows = csv.DictReader(io.StringIO(render(s, "csv")))
+    assert {row["engine"]: [int(row[f"place_{k}"]) for k in (1, 2, 3)] for row in rows} == expected
+    assert sorted(map(sum, expected.values())) == [3, 3, 3]
+
+
+def test_a_folders_summary_leaves_out_a_game_off_its_slot_or_of_other_options_each_under_its_own_id(tmp_path):
+    """Game 0 stored with its seats swapped is not its slot's game; game 1 was played on another
+    board than the tournament's: the summary counts games 2 and 3 and names 0 and 1 with why."""
+    from arena.results.admit import Refused
+    from arena.results.export import summarize_folder
+
+    out = stored_folder(tmp_path, won_by_a=4)
+    with sqlite3.connect(out / "arena.db") as db:
+        db.execute("UPDATE games SET record = json_set(record, '$.players', json_array('b', 'a')) WHERE id = 0")
+        db.execute("UPDATE games SET record = json_set(record, '$.options.size', 4) WHERE id = 1")
+    db.close()
+    summary = summarize_folder(out)
+    assert [r.id for r in summary.records] == [2, 3]
+    assert summary.refused == [
+        Refused(0, "its seats are b, a; the schedule's game 0 seats a, b"),
+        Refused(1, "it is a game of hex {'size': 4, 'swap': True}; the tournament plays hex {'size': 3, 'swap': True}"),
+    ]
