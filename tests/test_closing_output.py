@@ -234,6 +234,60 @@ def test_the_last_column_wraps_to_the_room_left_down_to_twelve_and_only_if_it_is
     )
 
 
+FORFEITS_HEADERS = ["engine", "games", "forfeits"]
+FORFEITS_ROWS = [["first", "10", "crash 3, dropped 15, timeout 4"], ["second", "8", "none"]]
+
+
+def test_a_table_as_wide_as_the_terminal_is_whole_and_one_column_narrower_drops_a_column():
+    # simple: columns of 8, 7 and 30 with two spaces between, 49 wide
+    simple = (
+        "engine    games    forfeits\n"
+        "--------  -------  ------------------------------\n"
+        "first     10       crash 3, dropped 15, timeout 4\n"
+        "second    8        none"
+    )
+    assert fit_table(FORFEITS_HEADERS, FORFEITS_ROWS, 49, ("games",)) == simple
+    assert fit_table(FORFEITS_HEADERS, FORFEITS_ROWS, 48, ("games",)) == (
+        "engine    forfeits\n"
+        "--------  ------------------------------\n"
+        "first     crash 3, dropped 15, timeout 4\n"
+        "second    none"
+    )
+
+
+def test_a_table_fitted_in_the_github_style_keeps_it_whole_or_with_a_column_dropped():
+    # github: the same columns between pipes, each padded by a space: 8 + 7 + 30 + 3 x 3 + 1 = 55 wide
+    github = (
+        "| engine   | games   | forfeits                       |\n"
+        "|----------|---------|--------------------------------|\n"
+        "| first    | 10      | crash 3, dropped 15, timeout 4 |\n"
+        "| second   | 8       | none                           |"
+    )
+    assert fit_table(FORFEITS_HEADERS, FORFEITS_ROWS, 55, ("games",), "github") == github
+    assert fit_table(FORFEITS_HEADERS, FORFEITS_ROWS, 54, ("games",), "github") == (
+        "| engine   | forfeits                       |\n"
+        "|----------|--------------------------------|\n"
+        "| first    | crash 3, dropped 15, timeout 4 |\n"
+        "| second   | none                           |"
+    )
+
+
+def test_a_table_of_only_empty_columns_too_wide_for_the_terminal_leaves_nothing_to_show():
+    assert fit_table(["note"], [[""]], 30, ()) == "note\n------\n"  # it fits: kept, empty as it is
+    assert fit_table(["note"], [[""]], 3, ()) == ""
+
+
+def test_a_line_that_fits_is_kept_as_it_is_and_a_longer_one_wraps_only_between_words():
+    # 21 characters (its tab counted as one, as len counts it) in 21 columns: untouched
+    assert wrap("dud: stderr:\tsegfault\nok", 21) == "dud: stderr:\tsegfault\nok"
+    # a path wider than the width is the one thing that cannot fit: it stays whole on its own line
+    assert wrap("see /runs/league/out/games.jsonl for the record", 20) == (
+        "see\n  /runs/league/out/games.jsonl\n  for the record"
+    )
+    # "the round-robin" is 15 wide in 14 columns: the word goes whole to the next line, not at its hyphen
+    assert wrap("the round-robin of four engines", 14) == "the\n  round-robin\n  of four\n  engines"
+
+
 @pytest.fixture(scope="module")
 def gauntlet():
     """A tiny Hex 5 gauntlet's flags: new against two others, long engine names to make it wide."""
