@@ -1,4 +1,3 @@
-import json
 import os
 import subprocess
 import sys
@@ -26,24 +25,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     that a module's slow and quick tests share is session-wide, built once per worker, not once
     per group. `-m "not slow"` runs as it did."""
     items.sort(key=_start_rank)
-    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
-        _fastest_first(items)
-
-
-def _fastest_first(items: list[pytest.Item]) -> None:
-    """Under mutmut, a mutant's tests by the time mutmut measured for each, the quickest first:
-    they run in file order otherwise, and a mutant of a function every test reaches (a game's
-    options) was killed only after minutes of tests that pass, by a rules test seconds long."""
-    global _durations
-    if _durations is None:
-        try:  # mutmut runs the tests in its copy of the repository, where it keeps its figures
-            _durations = json.loads(Path("mutmut-stats.json").read_text())["duration_by_test"]
-        except (OSError, ValueError, KeyError):
-            _durations = {}
-    items.sort(key=lambda item: _durations.get(item.nodeid, 0.0))
-
-
-_durations: dict[str, float] | None = None
 
 
 def _start_rank(item: pytest.Item) -> tuple[int, float]:
