@@ -794,3 +794,34 @@ def test_a_swiss_folders_games_on_the_slots_its_stored_games_draw_are_counted(tm
         )
     summary = summarize_folder(out)
     assert ([r.id for r in summary.records], summary.refused) == ([0, 1], [])
+
+
+def test_a_game_that_says_it_started_on_a_book_board_is_counted_only_when_the_tournament_plays_a_book(tmp_path):
+    """Game 0 on its slot says its (empty) Hex board was an opening book's: counted in a
+    folder whose stored settings name a book, refused with why in one whose settings name none."""
+    from arena.results.admit import Refused
+    from arena.results.export import summarize_folder
+    from arena.rules import make_game
+
+    board = make_game("hex", {"size": 3}).initial_state().setup_token()
+    counted = {}
+    for book in (True, False):
+        out = stored_folder(tmp_path / str(book), scheduled="8", won_by_a=1)
+        with sqlite3.connect(out / "arena.db") as db:
+            if book:  # as a tournament file with openings stores them
+                book_json = json.dumps({"moves_sha256": "0" * 64, "count": 1})
+                db.execute(
+                    "UPDATE meta SET value = json_set(value, '$.openings', json(?)) WHERE key = 'settings'",
+                    (book_json,),
+                )
+            db.execute(
+                "UPDATE games SET record = json_set(record, '$.setup', ?, '$.opening_setup', json('true')) WHERE id = 0",
+                (board,),
+            )
+        db.close()
+        summary = summarize_folder(out)
+        counted[book] = ([r.id for r in summary.records], summary.refused)
+    assert counted == {
+        True: ([0], []),
+        False: ([], [Refused(0, "it says it started on an opening book's board, but the tournament plays no book")]),
+    }
