@@ -441,8 +441,8 @@ def test_the_csv_of_an_event_ends_with_its_score_each_tiebreak_by_a_column_name_
     }
 
 
-def stored_folder(tmp_path, extra="", scheduled=None, won_by_a=0):
-    """A results folder as a run of engines a and b (Hex 3x3, 4 rounds) leaves it, with its
+def stored_folder(tmp_path, extra="", scheduled=None, won_by_a=0, rounds=4):
+    """A results folder as a run of engines a and b (Hex 3x3, ``rounds`` rounds) leaves it, with its
     first ``won_by_a`` scheduled games stored, each won by a, and the meta ``scheduled`` text."""
     from arena.results.slots import settings_slots
     from arena.tournament.config import load_tournament
@@ -453,7 +453,7 @@ def stored_folder(tmp_path, extra="", scheduled=None, won_by_a=0):
         "b", "{python}", "-m", "engines.random_engine"
     )
     settings = tournament_settings(
-        load_tournament(write_tournament(tmp_path, engines, options="size = 3", rounds=4, extra=extra))
+        load_tournament(write_tournament(tmp_path, engines, options="size = 3", rounds=rounds, extra=extra))
     )
     slots = settings_slots(settings, 2)[:won_by_a]
     out = tmp_path / "out"
@@ -673,3 +673,155 @@ def test_a_folders_summary_leaves_out_a_game_off_its_slot_or_of_other_options_ea
         Refused(0, "its seats are b, a; the schedule's game 0 seats a, b"),
         Refused(1, "it is a game of hex {'size': 4, 'swap': True}; the tournament plays hex {'size': 3, 'swap': True}"),
     ]
+
+
+def test_a_folders_damaged_stored_settings_are_named_whole_with_the_way_out(tmp_path):
+    from arena.results.export import summarize_folder
+    from arena.results.store import StorageError
+
+    out = stored_folder(tmp_path, scheduled="8", won_by_a=2)
+    with sqlite3.connect(out / "arena.db") as db:  # not JSON: no arena wrote it
+        db.execute("UPDATE meta SET value = '{\"game\": ' WHERE key = 'settings'")
+    db.close()
+    with pytest.raises(StorageError) as err:
+        summarize_folder(out)
+    assert str(err.value) == (
+        f"{out.resolve() / 'arena.db'}: its stored 'settings' is damaged; "
+        "start a new folder with --out, or remove the folder to play the tournament again"
+    )
+
+
+def test_a_folders_stored_settings_whose_options_make_no_game_are_named_whole(tmp_path):
+    """Its stored board of 99 is past Hex's largest (26): the settings make no tournament."""
+    from arena.results.export import summarize_folder
+    from arena.results.store import StorageError
+
+    out = stored_folder(tmp_path, scheduled="8", won_by_a=2)
+    with sqlite3.connect(out / "arena.db") as db:
+        db.execute("UPDATE meta SET value = json_set(value, '$.options.size', 99) WHERE key = 'settings'")
+    db.close()
+    with pytest.raises(StorageError) as err:
+        summarize_folder(out)
+    assert str(err.value) == (
+        f"{out}: the stored settings do not make a tournament "
+        "(hex: option 'size': Input should be less than or equal to 26 (got 99))"
+    )
+
+
+def test_a_knockout_folders_games_are_checked_against_the_slots_its_stored_games_draw(tmp_path):
+    """A knockout of a and b is one match, its games alternating the seats from the higher
+    seed a first: game 0 stored on its slot is counted, game 1 stored with a first is refused."""
+    from arena.results.admit import Refused
+    from arena.results.events import stored_schedule
+    from arena.results.export import summarize_folder
+
+    out = stored_folder(tmp_path, 'format = "knockout"')
+    with sqlite3.connect(out / "arena.db") as db:
+        settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    db.close()
+    first, second = stored_schedule(settings, 2, [])[:2]
+    assert (first.seats, second.seats) == (("a", "b"), ("b", "a"))
+    games = [
+        random_game_record(0, ["a", "b"], winner=0, round_=first.round, stored_seed=first.seed),
+        random_game_record(1, ["a", "b"], winner=0, round_=second.round, stored_seed=second.seed),
+    ]
+    with GameStore(out) as store:
+        store.open(settings)
+        store.add_many(games)
+    summary = summarize_folder(out)
+    assert [r.id for r in summary.records] == [0]
+    assert summary.refused == [Refused(1, "its seats are a, b; the schedule's game 1 seats b, a")]
+
+
+def test_the_stats_tables_depth_shows_two_decimals_and_its_speed_whole_nodes_and_unreported_ones_are_empty():
+    """a's 3 moves that reported a depth searched 7 plies in all: 7/3 shows as 2.33; its 10000
+    nodes in 3 ms are 3333333.33 nodes/s, shown whole as 3333333.0; b reported neither: both empty."""
+    import dataclasses
+
+    from arena.results.export import stats_table
+    from arena.results.stats import EngineStats, SeatStats
+
+    a = EngineStats(
+        "a", games=2, seats=[SeatStats(0, "a", 1, 1.0, 1), SeatStats(1, "a", 1, 0.0, 1)], swapped=1, plies=10,
+        moves_timed=5, time_ms=10, max_move_ms=4, depth_sum=7.0, depth_moves=3, nodes=10000, nodes_ms=3,
+    )  # fmt: skip
+    b = EngineStats(
+        "b", games=2, seats=[SeatStats(0, "b", 1, 0.0, 1), SeatStats(1, "b", 1, 1.0, 1)], was_swapped=1, plies=10,
+        moves_timed=5, time_ms=5, max_move_ms=1, terminations={"time": 1},
+    )  # fmt: skip
+    s = dataclasses.replace(two_engine_summary([0, 1]), stats={"a": a, "b": b})
+    headers, rows = stats_table(s)
+    assert headers == [
+        "engine", "score % as red", "score % as blue", "swapped", "was swapped", "mean plies", "mean ms/move",
+        "max ms/move", "mean depth", "nodes/s", "forfeits",
+    ]  # fmt: skip
+    assert rows == [
+        ["a", 100.0, 0.0, 1, 0, 5.0, 2.0, 4, 2.33, 3333333.0, "none"],
+        ["b", 0.0, 100.0, 0, 1, 5.0, 1.0, 1, "", "", "time 1"],
+    ]
+    text = render(s, "md", tables=[("Per-engine statistics", stats_table)])
+    assert text.split("## Per-engine statistics\n\n")[1] == (
+        "| engine   | score % as red   | score % as blue   | swapped   | was swapped   | mean plies   "
+        "| mean ms/move   | max ms/move   | mean depth   | nodes/s   | forfeits   |\n"
+        "|----------|------------------|-------------------|-----------|---------------|--------------"
+        "|----------------|---------------|--------------|-----------|------------|\n"
+        "| a        | 100.0            | 0.0               | 1         | 0             | 5.0          "
+        "| 2.0            | 4             | 2.33         | 3333333.0 | none       |\n"
+        "| b        | 0.0              | 100.0             | 0         | 1             | 5.0          "
+        "| 1.0            | 1             |              |           | time 1     |\n"
+    )
+
+
+def test_a_swiss_folders_games_on_the_slots_its_stored_games_draw_are_counted(tmp_path):
+    """A Swiss event of a and b seats them at one table in its first round, each seat order
+    once (a, the first listed, first): both games stored on those slots are counted."""
+    from arena.results.events import stored_schedule
+    from arena.results.export import summarize_folder
+
+    out = stored_folder(tmp_path, 'format = "swiss"', rounds=1)
+    with sqlite3.connect(out / "arena.db") as db:
+        settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    db.close()
+    first, second = stored_schedule(settings, 2, [])[:2]
+    assert (first.seats, second.seats) == (("a", "b"), ("b", "a"))
+    with GameStore(out) as store:
+        store.open(settings)
+        store.add_many(
+            [
+                random_game_record(k, list(s.seats), winner=0, round_=s.round, stored_seed=s.seed)
+                for k, s in enumerate((first, second))
+            ]
+        )
+    summary = summarize_folder(out)
+    assert ([r.id for r in summary.records], summary.refused) == ([0, 1], [])
+
+
+def test_a_game_that_says_it_started_on_a_book_board_is_counted_only_when_the_tournament_plays_a_book(tmp_path):
+    """Game 0 on its slot says its (empty) Hex board was an opening book's: counted in a
+    folder whose stored settings name a book, refused with why in one whose settings name none."""
+    from arena.results.admit import Refused
+    from arena.results.export import summarize_folder
+    from arena.rules import make_game
+
+    board = make_game("hex", {"size": 3}).initial_state().setup_token()
+    counted = {}
+    for book in (True, False):
+        out = stored_folder(tmp_path / str(book), scheduled="8", won_by_a=1)
+        with sqlite3.connect(out / "arena.db") as db:
+            if book:  # as a tournament file with openings stores them
+                book_json = json.dumps({"moves_sha256": "0" * 64, "count": 1})
+                db.execute(
+                    "UPDATE meta SET value = json_set(value, '$.openings', json(?)) WHERE key = 'settings'",
+                    (book_json,),
+                )
+            db.execute(
+                "UPDATE games SET record = json_set(record, '$.setup', ?, '$.opening_setup', json('true')) WHERE id = 0",
+                (board,),
+            )
+        db.close()
+        summary = summarize_folder(out)
+        counted[book] = ([r.id for r in summary.records], summary.refused)
+    assert counted == {
+        True: ([0], []),
+        False: ([], [Refused(0, "it says it started on an opening book's board, but the tournament plays no book")]),
+    }
