@@ -815,3 +815,13 @@ def test_the_normalized_mle_holds_its_constraint_at_the_fixed_points_widest_t(co
         mu, var = mean_var(p)
         assert float(p.sum()) == pytest.approx(1, abs=1e-12)
         assert float(mu) - 0.5 == pytest.approx(t * math.sqrt(float(var)), abs=1e-10)
+
+
+def test_the_sprt_elo_label_counts_one_pair_and_more_pairs_in_words():
+    from arena.results.sprt import sprt_elo_label
+
+    assert [sprt_elo_label(n) for n in (1, 2, 23)] == [
+        "SPRT Elo (1 pair, pentanomial)",
+        "SPRT Elo (2 pairs, pentanomial)",
+        "SPRT Elo (23 pairs, pentanomial)",
+    ]
