@@ -825,3 +825,93 @@ def test_a_game_that_says_it_started_on_a_book_board_is_counted_only_when_the_to
         True: ([0], []),
         False: ([], [Refused(0, "it says it started on an opening book's board, but the tournament plays no book")]),
     }
+
+
+def test_a_folder_with_no_game_counted_and_one_refused_renders_every_line_whole_as_text_and_markdown(tmp_path):
+    """No game stored of 8: not finished, both engines unrated (TrueSkill's own 25 and 25/3),
+    no head-to-head table (no pair played), the stats table after it still shown; the line of
+    the refused game bold in Markdown and wrapped to the width in text, the Elo note under
+    the Elo table in text and in the heading in Markdown."""
+    import dataclasses
+
+    from arena.results.admit import Refused
+    from arena.results.export import summarize_folder
+
+    s = summarize_folder(stored_folder(tmp_path, scheduled="8"))
+    s = dataclasses.replace(s, refused=[Refused(5, "its seats are not its slot's")])
+    elo_note = (
+        "Elo: Bradley-Terry with BayesElo's prior of 2 virtual draws per engine, anchor: none: no two engines "
+        "took points from each other, so no rating is finite; 95% intervals from the curvature of the "
+        "log-posterior (Laplace); LOS in %. Ranked by Elo (ties: score, then name)."
+    )
+    status = "not finished: 0 of 8 scheduled games are stored (a run still going, or one that stopped before its end)"
+    refused = (
+        "not counted: game(s) 5, which are not the tournament's as played (game 5: its seats are not its "
+        "slot's). Delete those rows from arena.db and run the tournament again to play them, or start a new "
+        "folder; 'arena verify games.jsonl' shows each record's replay."
+    )
+    assert render(s, "table", width=60).split("\n") == [
+        "not finished: 0 of 8 scheduled games are stored (a run still",
+        "  going, or one that stopped before its end)",
+        "",
+        "not counted: game(s) 5, which are not the tournament's as",
+        "  played (game 5: its seats are not its slot's). Delete",
+        "  those rows from arena.db and run the tournament again to",
+        "  play them, or start a new folder; 'arena verify",
+        "  games.jsonl' shows each record's replay.",
+        "",
+        "Standings",
+        "rank    engine    games    score %    BT Elo (field)",
+        "------  --------  -------  ---------  ----------------",
+        "1       a         0        0.0        unrated",
+        "2       b         0        0.0        unrated",
+        "",
+        "Bradley-Terry Elo (field, 0 games)",
+        "engine    elo      results    score %    LOS>a    LOS>b",
+        "--------  -------  ---------  ---------  -------  -------",
+        "a         unrated  0",
+        "b         unrated  0",
+        "Elo: Bradley-Terry with BayesElo's prior of 2 virtual draws",
+        "  per engine, anchor: none: no two engines took points from",
+        "  each other, so no rating is finite; 95% intervals from the",
+        "  curvature of the log-posterior (Laplace); LOS in %. Ranked",
+        "  by Elo (ties: score, then name).",
+        "",
+        "Per-engine statistics",
+        "engine    swapped    was swapped    nodes/s    forfeits",
+        "--------  ---------  -------------  ---------  ----------",
+        "a         0          0                         none",
+        "b         0          0                         none",
+        "",
+    ]
+    assert render(s, "md").split("\n") == [
+        "# t",
+        "",
+        f"hex, 0 games. {elo_note}",
+        "",
+        f"**{status}**",
+        "",
+        f"**{refused}**",
+        "",
+        "## Standings",
+        "",
+        "| rank   | engine   | games   | wins   | losses   | draws   | score %   | BT Elo (field)   | BT 95%   | mu   | sigma   | mu-3sigma   | status   |",
+        "|--------|----------|---------|--------|----------|---------|-----------|------------------|----------|------|---------|-------------|----------|",
+        "| 1      | a        | 0       | 0      | 0        | 0       | 0.0       | unrated          |          | 25.0 | 8.33    | 0.0         |          |",
+        "| 2      | b        | 0       | 0      | 0        | 0       | 0.0       | unrated          |          | 25.0 | 8.33    | 0.0         |          |",
+        "",
+        "## Bradley-Terry Elo (field, 0 games)",
+        "",
+        "| engine   | elo     | 95% low   | 95% high   | results   | score %   | LOS>a   | LOS>b   |",
+        "|----------|---------|-----------|------------|-----------|-----------|---------|---------|",
+        "| a        | unrated |           |            | 0         |           |         |         |",
+        "| b        | unrated |           |            | 0         |           |         |         |",
+        "",
+        "## Per-engine statistics",
+        "",
+        "| engine   | score % as red   | score % as blue   | swapped   | was swapped   | mean plies   | mean ms/move   | max ms/move   | mean depth   | nodes/s   | forfeits   |",
+        "|----------|------------------|-------------------|-----------|---------------|--------------|----------------|---------------|--------------|-----------|------------|",
+        "| a        |                  |                   | 0         | 0             |              |                |               |              |           | none       |",
+        "| b        |                  |                   | 0         | 0             |              |                |               |              |           | none       |",
+        "",
+    ]
