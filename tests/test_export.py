@@ -915,3 +915,30 @@ def test_a_folder_with_no_game_counted_and_one_refused_renders_every_line_whole_
         "| b        |                  |                   | 0         | 0             |              |                |               |              |           | none       |",
         "",
     ]
+
+
+def test_an_engines_forfeits_too_wide_for_the_terminal_wrap_inside_their_column_of_the_stats_table(tmp_path):
+    """b's three forfeit kinds (29 characters) in 30 columns: every other column dropped, the
+    forfeits column wrapped to the 20 characters left (a table 9 too wide), its second line
+    under the column, not at the line's start."""
+    import dataclasses
+
+    from arena.results.export import stats_table, summarize_folder
+
+    s = summarize_folder(stored_folder(tmp_path, scheduled="8"))
+    b = dataclasses.replace(s.stats["b"], terminations={"timeout": 1, "crash": 1, "illegal": 2})
+    s = dataclasses.replace(s, stats={**s.stats, "b": b})
+    assert render(s, "table", tables=[("Per-engine statistics", stats_table)], width=30).split("\n") == [
+        "not finished: 0 of 8 scheduled",
+        "  games are stored (a run",
+        "  still going, or one that",
+        "  stopped before its end)",
+        "",
+        "Per-engine statistics",
+        "engine    forfeits",
+        "--------  -------------------",
+        "a         none",
+        "b         crash 1, illegal 2,",
+        "          timeout 1",
+        "",
+    ]
