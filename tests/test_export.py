@@ -23,6 +23,7 @@ from helpers import (
     strict_json,
     write_tournament,
 )
+from tabulate import tabulate
 
 from arena.cli import main
 from arena.results.elo import fit_elo
@@ -942,3 +943,77 @@ def test_an_engines_forfeits_too_wide_for_the_terminal_wrap_inside_their_column_
         "          timeout 1",
         "",
     ]
+
+
+def test_the_sprt_block_and_the_head_to_head_note_are_laid_out_as_each_format_lays_out_a_section(tmp_path):
+    """Markdown: the SPRT block under its own heading, a blank line between its lines, and a blank
+    line before the head-to-head note. Text: the block's lines one under the other, wrapped to the
+    width, and the note right under its table."""
+    from arena.results.export import DROP_ORDER, HEAD_TO_HEAD_NOTE, head_to_head_table, summarize_folder
+    from arena.results.fit import fit_table, wrap
+    from arena.results.sprt import sprt_lines
+
+    s = summarize_folder(stored_folder(tmp_path, "[sprt]\nelo0 = 0\nelo1 = 10", "8", 2))
+    assert s.sprt is not None
+    lines = sprt_lines(s.sprt)
+    assert max(map(len, lines)) > 60  # the text form has lines to wrap at 60 columns
+    md = render(s, "md")
+    assert md.endswith("\n\n## SPRT\n\n" + "\n\n".join(lines) + "\n")
+    headers, rows = head_to_head_table(s)
+    assert (
+        rows
+        and f"{tabulate(rows, headers=headers, tablefmt='github', disable_numparse=True)}\n\n{HEAD_TO_HEAD_NOTE}\n"
+        in md
+    )
+    text = render(s, "table", width=60)
+    sprt_block = wrap("\n".join(lines), 60)
+    assert f"\n\n{sprt_block}\n\n" in text and max(map(len, sprt_block.splitlines())) <= 60
+    head_to_head = fit_table(headers, rows, 60, DROP_ORDER[head_to_head_table], "simple")
+    assert f"{head_to_head}\n{wrap(HEAD_TO_HEAD_NOTE, 60)}\n\n" in text
+
+
+def test_an_events_standings_are_titled_and_laid_out_as_each_format_lays_out_a_section(tmp_path):
+    """A Swiss event's standings follow the tables: a Markdown heading and a GitHub table, or a
+    title line over a plain table."""
+    from arena.results.events import stored_schedule
+    from arena.results.export import event_table, summarize_folder
+    from arena.results.fit import fit_table
+
+    out = stored_folder(tmp_path, 'format = "swiss"', rounds=1)
+    with sqlite3.connect(out / "arena.db") as db:
+        settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    db.close()
+    first, _ = stored_schedule(settings, 2, [])[:2]
+    with GameStore(out) as store:
+        store.open(settings)
+        store.add_many([random_game_record(0, list(first.seats), winner=0, round_=first.round, stored_seed=first.seed)])
+    s = summarize_folder(out)
+    assert s.event is not None and not s.event.finished
+    headers, rows = event_table(s.event)
+    md = render(s, "md")
+    assert md.startswith(f"# {s.tournament}\n\n")  # what came before the event's part is kept
+    expected_md = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+    assert f"\n\n## Swiss standings (so far)\n\n{expected_md}\n" in md
+    text = render(s, "table", width=60)
+    assert f"\n\nSwiss standings (so far)\n{fit_table(headers, rows, 60, (), 'simple')}\n\n" in text
+
+
+def test_dropped_engines_and_the_match_lines_are_laid_out_as_each_format_lays_out_a_section(tmp_path):
+    """Dropped engines: a Markdown list under its heading, or one wrapped line each; the match
+    lines (a pair's Elo, LOS and score) close the text form only."""
+    import dataclasses
+
+    from arena.results.export import match_blocks, summarize_folder
+    from arena.results.fit import wrap
+
+    s = summarize_folder(stored_folder(tmp_path, scheduled="8", won_by_a=2))
+    why = {"a": "crashed at start: cannot start 'a-engine': No such file or directory", "b": "left"}
+    s = dataclasses.replace(s, dropped=why)
+    md = render(s, "md")
+    assert md.endswith(f"\n\n## Dropped\n\n- a: {why['a']}\n- b: left\n") and "Results of" not in md
+    text = render(s, "table", width=60)
+    dropped = wrap(f"dropped: a: {why['a']}\ndropped: b: left", 60)
+    assert len(dropped.splitlines()) == 3  # the first reason wraps at 60 columns
+    blocks = [wrap("\n".join(block), 60) for block in match_blocks(s)]
+    assert blocks and blocks[0].startswith("Results of a vs b")
+    assert text.endswith("\n\n" + "\n\n".join([dropped, *blocks]) + "\n")
