@@ -1017,3 +1017,12 @@ def test_dropped_engines_and_the_match_lines_are_laid_out_as_each_format_lays_ou
     blocks = [wrap("\n".join(block), 60) for block in match_blocks(s)]
     assert blocks and blocks[0].startswith("Results of a vs b")
     assert text.endswith("\n\n" + "\n\n".join([dropped, *blocks]) + "\n")
+
+
+def test_a_pairs_score_in_results_json_is_a_percentage_to_one_decimal():
+    from arena.results.export import _pair_dict
+    from arena.results.ratings import HeadToHead
+
+    results = [(2, 1, 0), (1, 2, 0), (2, 0, 1), (1, 1, 1)]
+    scores = [_pair_dict("a", "b", HeadToHead("a", "b", *wld))["score_pct"] for wld in results]
+    assert scores == [66.7, 33.3, 83.3, 50.0] and all(type(x) is float for x in scores)
