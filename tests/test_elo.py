@@ -783,3 +783,15 @@ def test_a_tally_added_to_another_counts_every_game_under_this_tallys_engine_nam
     for r in by_name.ratings:
         got = fit.rating(r.engine)
         assert (got.elo, got.stderr) == pytest.approx((r.elo, r.stderr), rel=1e-9), r.engine
+
+
+def test_the_prior_a_folders_settings_ask_for_is_used_only_when_it_is_a_finite_number_not_below_zero():
+    from arena.results.elo import PRIOR, prior_of
+
+    assert PRIOR == 2.0
+    usable = [({"elo_prior": 0}, 0.0), ({"elo_prior": 5}, 5.0), ({"elo_prior": 0.5}, 0.5)]
+    damaged = [None, {}, {"elo_prior": None}, {"elo_prior": "3"}, {"elo_prior": True}, {"elo_prior": -1}]
+    damaged += [{"elo_prior": math.inf}, {"elo_prior": math.nan}]
+    assert [prior_of(s) for s, _ in usable] == [p for _, p in usable]
+    assert [prior_of(s) for s in damaged] == [PRIOR] * len(damaged)
+    assert all(type(prior_of(s)) is float for s, _ in usable)

@@ -1026,3 +1026,38 @@ def test_a_pairs_score_in_results_json_is_a_percentage_to_one_decimal():
     results = [(2, 1, 0), (1, 2, 0), (2, 0, 1), (1, 1, 1)]
     scores = [_pair_dict("a", "b", HeadToHead("a", "b", *wld))["score_pct"] for wld in results]
     assert scores == [66.7, 33.3, 83.3, 50.0] and all(type(x) is float for x in scores)
+
+
+def test_the_standings_of_a_three_seat_game_count_each_engines_places_after_its_draws():
+    """Three seats: a column per place (1st, 2nd, 3rd) between draws and score %, each engine's
+    cells the games it finished in that place; two seats have none."""
+    from arena.results.export import standings_table
+
+    three = [random_record("posies", {"players": 3}, k, ["a", "b", "c"][k:] + ["a", "b", "c"][:k]) for k in range(3)]
+    s = summarize(three, ["a", "b", "c"], tournament="t", game="posies", options=three[0]["options"], players=3)
+    headers, rows = standings_table(s)
+    assert headers[:10] == ["rank", "engine", "games", "wins", "losses", "draws", "1st", "2nd", "3rd", "score %"]
+    expected = {name: [0, 0, 0] for name in "abc"}
+    for record in three:
+        for name, place in zip(record.players, record.places):
+            expected[name][place] += 1
+    assert {row[1]: row[6:9] for row in rows} == expected and all(len(row) == len(headers) for row in rows)
+    two = [random_record("hex", {"size": 4}, k, ["a", "b"]) for k in range(2)]
+    headers, rows = standings_table(
+        summarize(two, ["a", "b"], tournament="t", game="hex", options=two[0]["options"], players=2)
+    )
+    assert headers[5:7] == ["draws", "score %"] and all(len(row) == len(headers) for row in rows)
+
+
+def test_an_engines_score_from_a_seat_is_a_percentage_to_one_decimal_and_empty_without_a_result():
+    from arena.results.stats import EngineStats, SeatStats
+
+    st = EngineStats("a", seats=[SeatStats(0, "red", games=3, points=2.0, results=3), SeatStats(1, "blue", games=1)])
+    assert [st.seat_pct(k) for k in range(3)] == [66.7, "", ""]
+
+
+def test_a_figure_rounded_for_results_json_is_never_negative_zero_and_none_stays_none():
+    from arena.results.export import _r
+
+    assert [_r(x) for x in (None, -0.04, 0.04, -12.345, 2.0)] == [None, 0.0, 0.0, -12.3, 2.0]
+    assert math.copysign(1, _r(-0.04)) == 1.0 and _r(-0.004, 2) == 0.0 and math.copysign(1, _r(-0.004, 2)) == 1.0
