@@ -1061,3 +1061,41 @@ def test_a_figure_rounded_for_results_json_is_never_negative_zero_and_none_stays
 
     assert [_r(x) for x in (None, -0.04, 0.04, -12.345, 2.0)] == [None, 0.0, 0.0, -12.3, 2.0]
     assert math.copysign(1, _r(-0.04)) == 1.0 and _r(-0.004, 2) == 0.0 and math.copysign(1, _r(-0.004, 2)) == 1.0
+
+
+def test_the_standings_of_a_maximum_likelihood_sweep_show_each_unbounded_side_and_no_interval():
+    """With no prior a's two wins leave both Elos unbounded: the standings say on which side,
+    with no interval, as the Elo table does."""
+    from arena.results.export import standings_table
+
+    headers, rows = standings_table(two_engine_summary([0, 1], elo_prior=0))
+    elo, interval = headers.index("BT Elo (field)"), headers.index("BT 95%")
+    assert [(row[1], row[elo], row[interval]) for row in rows] == [("a", "+inf", ""), ("b", "-inf", "")]
+
+
+def test_the_standings_score_is_a_percentage_rounded_to_one_decimal():
+    """Red wins all three, a red in two: a's 200/3 % shows as 66.7, b's 100/3 % as 33.3."""
+    from arena.results.export import standings_table
+
+    headers, rows = standings_table(two_engine_summary([0, 0, 0]))
+    score = headers.index("score %")
+    assert sorted((row[1], row[score]) for row in rows) == [("a", 66.7), ("b", 33.3)]
+
+
+def test_an_elo_interval_open_on_one_side_shows_that_side_as_infinite():
+    from arena.results.export import _interval_text
+
+    assert [_interval_text(None, 5.0, 1.0), _interval_text(-3.04, None, 1.0), _interval_text(None, None, 0.0)] == [
+        "[-inf, 5.0]",
+        "[-3.0, +inf]",
+        "[-inf, +inf]",
+    ]
+    assert _interval_text(None, None, None) == ""
+
+
+def test_the_head_to_head_rows_list_each_pair_once_the_better_ranked_first_its_score_to_one_decimal():
+    from arena.results.ratings import HeadToHead, head_to_head_rows
+
+    pairs = {("a", "b"): HeadToHead("a", "b", 1, 2, 0), ("b", "a"): HeadToHead("b", "a", 2, 1, 0)}
+    _, rows = head_to_head_rows(pairs, ["b", "a"])
+    assert [row[:7] for row in rows] == [["b", "a", 3, 2, 1, 0, 66.7]]
