@@ -660,3 +660,95 @@ def test_a_row_column_edited_by_hand_is_named_with_its_value_none_or_cut_past_60
             f"its row's players column says {'x' * 60} and its record ['a', 'b']",
             f"its row's players column says {'y' * 57}... and its record ['a', 'b']",
         ]
+
+
+def finished_folder(folder: Path, damaged: bool = False) -> Path:
+    """A folder as a finished run leaves it: arena.db alone, three games; with ``damaged``,
+    game 1's record is not JSON."""
+    from helpers import random_game_record
+
+    with GameStore(folder) as store:
+        store.open({"name": "t", "game": "hex"})
+        store.add_many([random_game_record(k, ["a", "b"], seed=k) for k in range(3)])
+        if damaged:
+            assert store.db is not None
+            with store.db:
+                store.db.execute("UPDATE games SET record = 'x' WHERE id = 1")
+    assert names(folder) == ["arena.db", "arena.lock", "games.jsonl"]
+    return folder
+
+
+@pytest.mark.parametrize("wal", [None, b""], ids=["no WAL", "an empty WAL"])
+def test_a_finished_folder_is_read_without_a_file_appearing_in_it_even_while_it_is_read(tmp_path, wal):
+    from arena.results.store import fold_stored
+
+    folder = finished_folder(tmp_path / "out")
+    if wal is not None:
+        (folder / "arena.db-wal").write_bytes(wal)
+    before = names(folder)
+    seen = fold_stored(
+        folder, lambda meta, games: ([game.record.id for game in games], json.loads(meta["settings"]), names(folder))
+    )
+    assert seen == ([0, 1, 2], {"game": "hex", "name": "t"}, before)
+    assert names(folder) == before
+
+
+def test_a_damaged_record_of_a_finished_folder_is_named_by_the_folders_path(tmp_path):
+    folder = finished_folder(tmp_path / "out", damaged=True)
+    with pytest.raises(StorageError) as err:
+        read_folder(folder)
+    assert str(err.value) == damaged_text(folder / "arena.db")
+
+
+def test_a_folder_an_older_arena_made_without_checked_marks_is_read_with_none_checked(tmp_path):
+    from arena.results.store import read_stored
+
+    folder = finished_folder(tmp_path / "out")
+    db = sqlite3.connect(folder / "arena.db")
+    with db:
+        db.execute("DROP TABLE checked")
+    db.close()
+    meta, stored = read_stored(folder)
+    assert json.loads(meta["settings"]) == {"game": "hex", "name": "t"}
+    assert [(game.record.id, game.checked, game.columns_problem) for game in stored] == [
+        (0, False, None),
+        (1, False, None),
+        (2, False, None),
+    ]
+
+
+def test_a_file_that_is_no_database_is_refused_without_a_file_appearing_beside_it(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "arena.db").write_bytes(b"not a database at all, only text" * 64)
+    with pytest.raises(StorageError) as err:
+        read_folder(folder)
+    assert str(err.value) == (
+        f"{folder / 'arena.db'}: cannot read the games (file is not a database); is it an arena results folder?"
+    )
+    assert names(folder) == ["arena.db"]
+
+
+def test_an_sqlite_error_reading_a_finished_folder_that_did_not_change_is_told_not_read_around(tmp_path, monkeypatch):
+    """A finished folder is read once, as immutable; when SQLite refuses it (as it refuses an
+    unprivileged reader an arena.db it may not read) and arena.db did not change meanwhile,
+    that is the answer: it is not read again as a live folder, nor from a copy."""
+    from arena.results import store
+
+    calls = []
+
+    def refusing(path, params, shown_as, fold):
+        calls.append((path, params, shown_as))
+        exc = sqlite3.OperationalError("unable to open database file")
+        exc.sqlite_errorname = "SQLITE_CANTOPEN"  # type: ignore[attr-defined]
+        raise exc
+
+    folder = finished_folder(tmp_path / "out")
+    db = folder / "arena.db"
+    monkeypatch.setattr(store, "_fold", refusing)
+    with pytest.raises(StorageError) as err:
+        read_folder(folder)
+    assert (
+        str(err.value) == f"{db}: cannot read the games (unable to open database file); is it an arena results folder?"
+    )
+    assert calls == [(db, "mode=ro&immutable=1", db)]
