@@ -676,17 +676,24 @@ def test_a_folders_summary_leaves_out_a_game_off_its_slot_or_of_other_options_ea
     ]
 
 
-def test_a_folders_damaged_stored_settings_are_named_whole_with_the_way_out(tmp_path):
+def stored_settings_refusal(tmp_path, new_settings_sql: str):
+    """A stored folder whose settings became ``new_settings_sql`` (an SQL value over the old
+    ``value``), and the one line a summary of it is refused with."""
     from arena.results.export import summarize_folder
     from arena.results.store import StorageError
 
     out = stored_folder(tmp_path, scheduled="8", won_by_a=2)
-    with sqlite3.connect(out / "arena.db") as db:  # not JSON: no arena wrote it
-        db.execute("UPDATE meta SET value = '{\"game\": ' WHERE key = 'settings'")
+    with sqlite3.connect(out / "arena.db") as db:
+        db.execute(f"UPDATE meta SET value = {new_settings_sql} WHERE key = 'settings'")
     db.close()
     with pytest.raises(StorageError) as err:
         summarize_folder(out)
-    assert str(err.value) == (
+    return out, str(err.value)
+
+
+def test_a_folders_damaged_stored_settings_are_named_whole_with_the_way_out(tmp_path):
+    out, refusal = stored_settings_refusal(tmp_path, "'{\"game\": '")  # not JSON: no arena wrote it
+    assert refusal == (
         f"{out.resolve() / 'arena.db'}: its stored 'settings' is damaged; "
         "start a new folder with --out, or remove the folder to play the tournament again"
     )
@@ -694,16 +701,8 @@ def test_a_folders_damaged_stored_settings_are_named_whole_with_the_way_out(tmp_
 
 def test_a_folders_stored_settings_whose_options_make_no_game_are_named_whole(tmp_path):
     """Its stored board of 99 is past Hex's largest (26): the settings make no tournament."""
-    from arena.results.export import summarize_folder
-    from arena.results.store import StorageError
-
-    out = stored_folder(tmp_path, scheduled="8", won_by_a=2)
-    with sqlite3.connect(out / "arena.db") as db:
-        db.execute("UPDATE meta SET value = json_set(value, '$.options.size', 99) WHERE key = 'settings'")
-    db.close()
-    with pytest.raises(StorageError) as err:
-        summarize_folder(out)
-    assert str(err.value) == (
+    out, refusal = stored_settings_refusal(tmp_path, "json_set(value, '$.options.size', 99)")
+    assert refusal == (
         f"{out}: the stored settings do not make a tournament "
         "(hex: option 'size': Input should be less than or equal to 26 (got 99))"
     )

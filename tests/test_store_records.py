@@ -237,17 +237,11 @@ def killed_run(tmp_path: Path, damaged: bool = False) -> Path:
     """A folder as a run killed after three games leaves it: its arena.db and a WAL holding
     the games (copied while the store is open, before any checkpoint); with ``damaged``,
     game 1's record is not JSON."""
-    from helpers import random_game_record
 
     folder = tmp_path / "killed"
     folder.mkdir(parents=True)
     with GameStore(tmp_path / "live") as store:
-        store.open({"name": "t", "game": "hex"})
-        store.add_many([random_game_record(k, ["a", "b"], seed=k) for k in range(3)])
-        if damaged:
-            assert store.db is not None
-            with store.db:
-                store.db.execute("UPDATE games SET record = 'x' WHERE id = 1")
+        store_three_games(store, damaged)
         for name in ("arena.db", "arena.db-wal"):
             shutil.copyfile(tmp_path / "live" / name, folder / name)
     return folder
@@ -662,18 +656,23 @@ def test_a_row_column_edited_by_hand_is_named_with_its_value_none_or_cut_past_60
         ]
 
 
+def store_three_games(store: GameStore, damaged: bool) -> None:
+    """Three Hex games of a and b into an open store; with ``damaged``, game 1's record is not JSON."""
+    from helpers import random_game_record
+
+    store.open({"name": "t", "game": "hex"})
+    store.add_many([random_game_record(k, ["a", "b"], seed=k) for k in range(3)])
+    if damaged:
+        assert store.db is not None
+        with store.db:
+            store.db.execute("UPDATE games SET record = 'x' WHERE id = 1")
+
+
 def finished_folder(folder: Path, damaged: bool = False) -> Path:
     """A folder as a finished run leaves it: arena.db alone, three games; with ``damaged``,
     game 1's record is not JSON."""
-    from helpers import random_game_record
-
     with GameStore(folder) as store:
-        store.open({"name": "t", "game": "hex"})
-        store.add_many([random_game_record(k, ["a", "b"], seed=k) for k in range(3)])
-        if damaged:
-            assert store.db is not None
-            with store.db:
-                store.db.execute("UPDATE games SET record = 'x' WHERE id = 1")
+        store_three_games(store, damaged)
     assert names(folder) == ["arena.db", "arena.lock", "games.jsonl"]
     return folder
 
