@@ -948,8 +948,9 @@ def test_the_sprt_block_and_the_head_to_head_note_are_laid_out_as_each_format_la
     """Markdown: the SPRT block under its own heading, a blank line between its lines, and a blank
     line before the head-to-head note. Text: the block's lines one under the other, wrapped to the
     width, and the note right under its table."""
-    from arena.results.export import DROP_ORDER, HEAD_TO_HEAD_NOTE, head_to_head_table, summarize_folder
+    from arena.results.export import DROP_ORDER, head_to_head_table, summarize_folder
     from arena.results.fit import fit_table, wrap
+    from arena.results.ratings import HEAD_TO_HEAD_NOTE
     from arena.results.sprt import sprt_lines
 
     s = summarize_folder(stored_folder(tmp_path, "[sprt]\nelo0 = 0\nelo1 = 10", "8", 2))
