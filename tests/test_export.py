@@ -1099,3 +1099,35 @@ def test_the_head_to_head_rows_list_each_pair_once_the_better_ranked_first_its_s
     pairs = {("a", "b"): HeadToHead("a", "b", 1, 2, 0), ("b", "a"): HeadToHead("b", "a", 2, 1, 0)}
     _, rows = head_to_head_rows(pairs, ["b", "a"])
     assert [row[:7] for row in rows] == [["b", "a", 3, 2, 1, 0, 66.7]]
+
+
+def test_results_json_names_each_match_lines_pair_and_keeps_the_events_standings(tmp_path):
+    from arena.results.export import summarize_folder
+
+    doc = results_document(two_engine_summary([0, 0, 0]))
+    assert [(m["engine"], m["opponent"]) for m in doc["matches"]] == [("a", "b")]
+    assert sorted((st["engine"], st["score_pct"]) for st in doc["standings"]) == [("a", 66.7), ("b", 33.3)]
+    swiss = summarize_folder(stored_folder(tmp_path, 'format = "swiss"', rounds=1))
+    assert swiss.event is not None and results_document(swiss)["event"] == swiss.event.as_dict()
+
+
+def test_results_json_is_indented_by_two_and_keeps_non_ascii_text_as_it_is():
+    from arena.results.export import results_json
+
+    records = [random_game_record(k, ["a", "b"], winner=0) for k in range(2)]
+    s = summarize(records, ["a", "b"], tournament="Türnier", game="hex", options=records[0].options, players=2)
+    text = results_json(s)
+    assert text.startswith('{\n  "') and text.endswith("\n}\n") and '"tournament": "Türnier"' in text
+    assert json.loads(text) == results_document(s)
+
+
+def test_a_table_figure_rounded_to_zero_is_never_negative_zero():
+    from arena.results.export import elo_cell, number_cell
+
+    assert [number_cell(-0.04), elo_cell(-0.04, None), elo_cell(None, None), number_cell(None, "-")] == [
+        0.0,
+        0.0,
+        "unrated",
+        "-",
+    ]
+    assert math.copysign(1, number_cell(-0.04)) == 1.0 and math.copysign(1, elo_cell(-0.04, None)) == 1.0

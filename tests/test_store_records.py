@@ -751,3 +751,24 @@ def test_an_sqlite_error_reading_a_finished_folder_that_did_not_change_is_told_n
         str(err.value) == f"{db}: cannot read the games (unable to open database file); is it an arena results folder?"
     )
     assert calls == [(db, "mode=ro&immutable=1", db)]
+
+
+def test_a_finished_folder_that_changes_while_it_is_read_immutably_is_read_again_as_a_live_one(tmp_path, monkeypatch):
+    """A run that checkpoints into arena.db during an immutable read may have changed pages
+    that read saw: what it made is dropped (None), for the caller to read the folder live."""
+    from arena.results import store as stored
+
+    folder = finished_folder(tmp_path / "f")
+    real = stored._fold
+
+    def fold_then_change(*args):
+        found = real(*args)
+        os.utime(folder / "arena.db", ns=(1, 1))  # as a checkpoint into it would
+        return found
+
+    def count(meta, games):
+        return sum(1 for _ in games)
+
+    assert stored._fold_settled(folder / "arena.db", count) == (3,)
+    monkeypatch.setattr(stored, "_fold", fold_then_change)
+    assert stored._fold_settled(folder / "arena.db", count) is None
