@@ -1131,3 +1131,14 @@ def test_a_table_figure_rounded_to_zero_is_never_negative_zero():
         "-",
     ]
     assert math.copysign(1, number_cell(-0.04)) == 1.0 and math.copysign(1, elo_cell(-0.04, None)) == 1.0
+
+
+def test_results_jsons_head_to_head_lists_each_pair_once_by_the_standings_not_by_name():
+    """c beats b and a, b beats a: the standings read c, b, a, and so do the pairs."""
+    games = [["c", "b"], ["b", "c"], ["c", "a"], ["a", "c"], ["b", "a"], ["a", "b"]]
+    winners = ["c", "c", "c", "c", "b", "b"]
+    records = [random_game_record(k, seats, winner=seats.index(w)) for k, (seats, w) in enumerate(zip(games, winners))]
+    s = summarize(records, ["a", "b", "c"], tournament="t", game="hex", options=records[0].options, players=2)
+    assert s.order == ["c", "b", "a"]
+    pairs = [(p["engine"], p["opponent"]) for p in results_document(s)["head_to_head"]]
+    assert pairs == [("c", "b"), ("c", "a"), ("b", "a")]
