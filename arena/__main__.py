@@ -46,17 +46,13 @@ _held = _answer_stops_quietly() if __name__ == "__main__" else None
 def entry() -> None:
     previous = _held if _held is not None else _answer_stops_quietly()
     from .cli import main
+    from .tournament.verdict import raise_on_stop  # loaded with the CLI: no cost
 
     if previous:
-        _signal.signal(_signal.SIGINT, previous[0])
-        _signal.signal(_signal.SIGTERM, _stop_like_ctrl_c)  # from here on, SIGTERM stops as Ctrl-C does
+        ignored = previous[0] is _signal.SIG_IGN  # a shell's background job keeps ignoring Ctrl-C
+        _signal.signal(_signal.SIGINT, previous[0] if ignored else raise_on_stop)
+        _signal.signal(_signal.SIGTERM, raise_on_stop)  # from here on, SIGTERM stops as Ctrl-C does
     main()
-
-
-def _stop_like_ctrl_c(signum: int, frame: object) -> None:
-    from .tournament.verdict import Terminated  # loaded with the CLI: no import at this moment
-
-    raise Terminated
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
@@ -30,6 +31,7 @@ from zoo import (
 )
 
 from arena.cli import main
+from arena.cli.group import Commands, command_line
 from arena.engine import pipes, proctree, waiting
 from arena.engine.player import EngineSpec
 from arena.engine.process import EngineProcess
@@ -37,6 +39,7 @@ from arena.match import TimeControl, play_game
 from arena.record import derive_seed, new_deal
 from arena.results.store import GameStore
 from arena.rules import make_game
+from arena.tournament import verdict
 from arena.tournament.config import ConfigError, load_tournament
 from arena.tournament.pool import Lost, WorkerPool, ask_coordinator
 from arena.tournament.runner import run_tournament
@@ -861,6 +864,38 @@ def test_ctrl_c_in_the_first_milliseconds_is_never_lost_nor_an_arena_traceback(p
             continue
         assert run.returncode != 0, (delay, err)  # the interrupt was not lost
         assert not _arena_frames(err), (delay, err)
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_wrapped_on_its_way_up_is_still_one_line(monkeypatch, signum, code):
+    """pydantic, building a model's schema while a command first imports it, turns a Ctrl-C
+    into a SchemaError: the stop the handler remembers is answered as the stop, not as a crash.
+    With no stop received, such an error goes up untouched."""
+    monkeypatch.setattr(verdict, "_stops_received", [])
+
+    @click.group(cls=Commands)
+    def group():
+        pass
+
+    @group.command()
+    def build():
+        try:
+            verdict.raise_on_stop(signum, None)
+        except KeyboardInterrupt as exc:
+            raise RuntimeError(f"Error building validator: {exc!r}") from None
+
+    @group.command()
+    def fail():
+        raise RuntimeError("a real bug")
+
+    result = CliRunner().invoke(group, ["build"])
+    assert result.exit_code == code, result.output
+    assert result.output.splitlines() == [
+        f"arena: interrupted; nothing that was finished is lost. Resume with: {command_line()}"
+    ]
+    monkeypatch.setattr(verdict, "_stops_received", [])
+    result = CliRunner().invoke(group, ["fail"])
+    assert isinstance(result.exception, RuntimeError) and str(result.exception) == "a real bug"
 
 
 def _arena_frames(err: str) -> list[str]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ..tournament.verdict import BAD_INPUT, interrupt_code
+from ..tournament.verdict import BAD_INPUT, interrupt_code, stop_received
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -94,8 +94,12 @@ class Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt as exc:
-            resume = f"Resume with: {command_line()}"
-            stop(f"interrupted; nothing that was finished is lost. {resume}", interrupt_code(exc))
+            interrupted(interrupt_code(exc))
+        except Exception:
+            code = stop_received()
+            if code is None:
+                raise
+            interrupted(code)  # the interrupt came wrapped in another exception
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         names = {*self.commands, *(added_commands() if self.offers_added else ())}
@@ -114,6 +118,10 @@ class Commands(click.Group):
         except (ImportError, AttributeError) as exc:
             raise Failure(f"{cmd_name}: cannot load {entry.value} ({exc}); reinstall arena: pip install -e .") from None
         return loaded if isinstance(loaded, click.Command) else None
+
+
+def interrupted(code: int) -> NoReturn:
+    stop(f"interrupted; nothing that was finished is lost. Resume with: {command_line()}", code)
 
 
 def command_line() -> str:

@@ -41,6 +41,24 @@ def interrupt_code(exc: KeyboardInterrupt) -> int:
     return TERMINATED if isinstance(exc, Terminated) else INTERRUPTED
 
 
+_SIGTERM = 15
+_stops_received: list[int] = []  # the exit code of each stop signal, in order
+
+
+def raise_on_stop(signum: int, frame: object) -> None:
+    """The ``arena`` command's handler of Ctrl-C and SIGTERM once its CLI is loaded: raise
+    KeyboardInterrupt (:class:`Terminated` for SIGTERM), and remember the stop.  The memory is
+    for an interrupt that code on its way up wraps: pydantic, building a model's schema in a
+    command's first import, turns it into a SchemaError."""
+    _stops_received.append(TERMINATED if signum == _SIGTERM else INTERRUPTED)
+    raise Terminated if signum == _SIGTERM else KeyboardInterrupt
+
+
+def stop_received() -> int | None:
+    """The exit code of the last stop signal :func:`raise_on_stop` took, if any."""
+    return _stops_received[-1] if _stops_received else None
+
+
 class StartupFailure(Exception):
     """An engine failed its start-up check (it could not start, or did not answer): the run
     stops before its first game, unless forfeits were chosen (``forfeit_failed_engines``)."""
