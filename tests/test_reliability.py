@@ -898,6 +898,18 @@ def test_an_interrupt_wrapped_on_its_way_up_is_still_one_line(monkeypatch, signu
     assert isinstance(result.exception, RuntimeError) and str(result.exception) == "a real bug"
 
 
+def test_the_stop_handler_raises_ctrl_c_and_sigterm_each_as_its_own_interrupt(monkeypatch):
+    """Ctrl-C is a plain KeyboardInterrupt and SIGTERM its subclass Terminated, so that a run
+    exits with 130 or 143; the handler remembers the last stop's code."""
+    monkeypatch.setattr(verdict, "_stops_received", [])
+    assert verdict.stop_received() is None
+    for signum, kind, code in [(signal.SIGTERM, verdict.Terminated, 143), (signal.SIGINT, KeyboardInterrupt, 130)]:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            verdict.raise_on_stop(signum, None)
+        assert type(caught.value) is kind
+        assert verdict.interrupt_code(caught.value) == verdict.stop_received() == code
+
+
 def _arena_frames(err: str) -> list[str]:
     """The traceback's frames in arena's own package (not pip's __editable___arena_* finder,
     which the interpreter imports while it starts)."""
