@@ -1142,3 +1142,15 @@ def test_results_jsons_head_to_head_lists_each_pair_once_by_the_standings_not_by
     assert s.order == ["c", "b", "a"]
     pairs = [(p["engine"], p["opponent"]) for p in results_document(s)["head_to_head"]]
     assert pairs == [("c", "b"), ("c", "a"), ("b", "a")]
+
+
+def test_results_jsons_head_to_head_orders_the_pairs_by_both_engines_standings():
+    """Played c-b, then b-a, then c-a, with standings c, b, a: the pairs still read c-b, c-a,
+    b-a (by the first engine's place, then the second's), not in the order they were met."""
+    games = [["c", "b"], ["b", "c"], ["b", "a"], ["a", "b"], ["c", "a"], ["a", "c"]]
+    winners = ["c", "c", "b", "b", "c", "c"]
+    records = [random_game_record(k, seats, winner=seats.index(w)) for k, (seats, w) in enumerate(zip(games, winners))]
+    s = summarize(records, ["a", "b", "c"], tournament="t", game="hex", options=records[0].options, players=2)
+    assert s.order == ["c", "b", "a"]
+    pairs = [(p["engine"], p["opponent"]) for p in results_document(s)["head_to_head"]]
+    assert pairs == [("c", "b"), ("c", "a"), ("b", "a")]

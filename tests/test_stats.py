@@ -1,6 +1,7 @@
 """Per-engine statistics: results by seat, swaps, terminations, game length, time per move,
 reported depth and speed, over records the rules produced and over a real tournament."""
 
+import json
 import random
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from arena.match import forfeit_before_start
 from arena.record import GameRecord
 from arena.results.ratings import standings
-from arena.results.stats import engine_stats
+from arena.results.stats import EngineStats, SeatStats, engine_stats
 from arena.results.store import read_folder
 from arena.rules import make_game
 
@@ -183,3 +184,28 @@ def test_the_movers_of_a_record_are_the_seats_in_turn_with_the_swap_and_none_for
     )
     assert movers_of(swapped) == [0, 1, 0, 1]  # the seat to move after the last: a rejected move's time
     assert movers_of(record.model_copy(update={"moves": ["a1", "a1"]})) is None  # not legal: no replay
+
+
+def test_an_engines_figures_in_json_are_rounded_each_to_its_own_places_as_floats():
+    """Scores to 4 places, depth to 2, nodes per second to a whole float (12346.0, not the int
+    12346): results.json's figures keep one type whatever their value."""
+    row = EngineStats(
+        "e",
+        games=3,
+        points=2.0,
+        results=3,
+        seats=[SeatStats(0, "first", games=3, points=2.0, results=3)],
+        plies=31,
+        moves_timed=3,
+        time_ms=100,
+        depth_sum=22.0,
+        depth_moves=3,
+        nodes=12345678,
+        nodes_ms=999.97,
+    )
+    figures = row.as_dict()
+    assert figures["score"] == 0.6667 and figures["seats"] == [
+        {"seat": 0, "name": "first", "games": 3, "points": 2.0, "score": 0.6667}
+    ]
+    assert (figures["mean_plies"], figures["mean_move_ms"], figures["mean_depth"]) == (10.3, 33.3, 7.33)
+    assert json.dumps([figures["mean_depth"], figures["nodes_per_second"]]) == "[7.33, 12346048.0]"
