@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -19,7 +20,7 @@ from helpers import ROOT, ZOO, run_arena
 
 from arena.cli import main
 from arena.record import GameRecord
-from arena.results.admit import Played, Refused, admit, refusal_text, refused_line, replay_problem
+from arena.results.admit import Played, Refused, admit, judge, refusal_text, refused_line, replay_problem
 from arena.results.slots import round_tables, slots
 from arena.results.store import StoredGame, read_stored
 from arena.rules import make_game
@@ -354,3 +355,74 @@ def test_a_gauntlets_stored_settings_slot_each_candidate_against_each_other_engi
         Slot(2, 0, 1, ("c", "b"), second),
         Slot(3, 0, 1, ("b", "c"), second),
     ]
+
+
+class _Slot(NamedTuple):
+    """A slot as the schedule's Scheduled protocol reads it (the setup: a book line's board)."""
+
+    round: int
+    seats: tuple[str, ...]
+    seed: int
+    setup: str | None = None
+
+
+def test_judging_a_game_past_the_schedules_end_names_the_ids_it_has():
+    """Game 2 of a two-game schedule, and any game of an empty one, are refused with the
+    ids the schedule holds; neither is replayed."""
+    record = GameRecord(
+        id=2, game="hex", options={"size": 3, "swap": False}, moves=[], round=0, seed=7, players=["a", "b"]
+    )
+    schedule = [_Slot(0, ("a", "b"), 7), _Slot(0, ("b", "a"), 7)]
+    assert judge(StoredGame(record, mark="", checked=True), schedule, None) == (
+        "the schedule has no game 2 (its games are 0..1)",
+        False,
+    )
+    first = StoredGame(record.replace(id=0), mark="", checked=False)
+    assert judge(first, [], None) == ("the schedule has no game 0 (its games are none)", False)
+    assert judge(first, schedule[:1], None) == (None, True)  # in its slot: replayed, and it agrees
+
+
+def test_judging_a_book_slot_asks_for_its_board_and_the_records_word_that_it_was_the_books():
+    """A slot that starts on a book line's board counts a game with that board and
+    ``opening_setup`` true; the same board without the word, or the word on another board, is
+    refused."""
+    game = make_game("hex", {"size": 3, "swap": False})
+    board = game.initial_state(7).setup_token()
+    slot = _Slot(0, ("a", "b"), 7, setup=board)
+    record = GameRecord(
+        id=0, game="hex", options={"size": 3, "swap": False}, moves=[], round=0, seed=7, players=["a", "b"]
+    )
+    why = "its board is not its opening's: the schedule's game 0 starts on the board of its book line"
+    judged = [
+        judge(StoredGame(r, mark="", checked=True), [slot], None)
+        for r in (
+            record.replace(setup=board, opening_setup=True),
+            record.replace(setup=board, opening_setup=None),
+            record.replace(setup=None, opening_setup=True),
+        )
+    ]
+    assert judged == [(None, False), (why, False), (why, False)]
+
+
+def test_judging_an_unmarked_game_whose_moves_do_not_hold_refuses_it_unmarked():
+    """A game stored without its mark is replayed: a winner its moves do not give is the
+    refusal, and the game is not kept to be marked."""
+    state = make_game("hex", {"size": 3, "swap": False}).initial_state(7)
+    for move in ["a1", "b1", "a2", "b2", "a3"]:
+        state.play(move)
+    assert state.is_terminal() and state.winner() == 0
+    record = GameRecord(
+        id=0,
+        game="hex",
+        options={"size": 3, "swap": False},
+        moves=state.moves,
+        round=0,
+        seed=7,
+        players=["a", "b"],
+        termination="normal",
+        winner=1,
+    )
+    assert judge(StoredGame(record, mark="", checked=False), None, None) == (
+        "its winner is 1 but its moves give 0",
+        False,
+    )

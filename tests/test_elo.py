@@ -795,3 +795,10 @@ def test_the_prior_a_folders_settings_ask_for_is_used_only_when_it_is_a_finite_n
     assert [prior_of(s) for s, _ in usable] == [p for _, p in usable]
     assert [prior_of(s) for s in damaged] == [PRIOR] * len(damaged)
     assert all(type(prior_of(s)) is float for s, _ in usable)
+
+
+def test_a_rating_rounded_to_zero_from_below_is_written_as_zero_not_minus_zero():
+    """-0.04 Elo rounds to 0.0 in results.json, never "-0.0" (which reads as a sign)."""
+    row = EloRating("e", elo=-0.04, low=-35.04, high=-0.01, stderr=0.0, games=2, points=1.0, results=2).row()
+    assert (row["elo"], row["low"], row["high"], row["stderr"]) == (0.0, -35.0, 0.0, 0.0)
+    assert [math.copysign(1, row[k]) for k in ("elo", "high")] == [1.0, 1.0]

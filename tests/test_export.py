@@ -9,6 +9,7 @@ import json
 import math
 import re
 import sqlite3
+from importlib.metadata import PackageNotFoundError
 
 import pytest
 from click.testing import CliRunner
@@ -26,8 +27,10 @@ from helpers import (
 from tabulate import tabulate
 
 from arena.cli import main
+from arena.results import export
 from arena.results.elo import fit_elo
-from arena.results.export import csv_cell, render, results_document, summarize
+from arena.results.export import arena_version, csv_cell, match_results, render, results_document, summarize
+from arena.results.matchline import matches
 from arena.results.store import GameStore, read_folder
 
 ENGINES = (
@@ -1154,3 +1157,37 @@ def test_results_jsons_head_to_head_orders_the_pairs_by_both_engines_standings()
     assert s.order == ["c", "b", "a"]
     pairs = [(p["engine"], p["opponent"]) for p in results_document(s)["head_to_head"]]
     assert pairs == [("c", "b"), ("c", "a"), ("b", "a")]
+
+
+def _summary_with_settings(games, winners, engines, **settings):
+    records = [random_game_record(k, seats, winner=seats.index(w)) for k, (seats, w) in enumerate(zip(games, winners))]
+    stored = {"engines": [{"name": name} for name in engines], **settings}
+    return summarize(
+        records, engines, tournament="t", game="hex", options=records[0].options, players=2, settings=stored
+    )
+
+
+def test_a_two_engine_match_is_named_in_the_tournament_files_order_not_the_standings():
+    """b wins both games, so the standings read b, a; the match is still 'a vs b', as the
+    tournament file lists its engines, with a's figures."""
+    s = _summary_with_settings([["a", "b"], ["b", "a"]], ["b", "b"], ["a", "b"])
+    assert s.order == ["b", "a"]
+    found = [(a, b, figures.units, figures.pentanomial, figures.elo < 0) for a, b, figures in match_results(s)]
+    assert found == [("a", "b", 1, True, True)]
+
+
+def test_a_gauntlet_has_a_match_for_each_candidate_against_each_other_engine():
+    """The candidate a against b and c: two matches, none between b and c, which played each
+    other too."""
+    games = [["a", "b"], ["b", "a"], ["a", "c"], ["c", "a"], ["b", "c"], ["c", "b"]]
+    s = _summary_with_settings(games, ["a", "a", "c", "a", "b", "b"], ["a", "b", "c"], candidates=["a"])
+    assert [(a, b, figures.units) for a, b, figures in match_results(s)] == [("a", "b", 1), ("a", "c", 1)]
+    assert matches(["b", "a", "c"], 2, ["a", "c"]) == [("a", "b"), ("c", "b")]
+
+
+def test_a_folder_of_an_arena_never_installed_names_its_version_unknown(monkeypatch):
+    def not_installed(name):
+        raise PackageNotFoundError(name)
+
+    monkeypatch.setattr(export, "version", not_installed)
+    assert arena_version() == "unknown"
