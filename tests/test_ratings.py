@@ -1,21 +1,27 @@
 """Standings and head-to-head statistics: forfeits, Elo difference, its 95% Wilson interval
 and LOS."""
 
+import gc
 import math
 
 import numpy as np
 import pytest
+import trueskill
 
 from arena.match import forfeit_before_start
 from arena.record import GameRecord
 from arena.results.ratings import (
     ENV,
+    NO_DRAWS,
+    HeadToHead,
     PairElo,
+    count_head_to_head,
     game_outcome,
     head_to_head,
     head_to_head_rows,
     ordinal,
     pair_elo,
+    rate,
     standings,
     wilson_interval,
 )
@@ -266,3 +272,64 @@ def test_the_draws_w_is_the_librarys_where_the_library_can_compute_it():
         for eps in (0.05, 0.2, 0.74, 1.5):
             assert _w_draw(env, t, eps) == pytest.approx(env.w_draw(t, eps), rel=1e-12, abs=1e-15), (t, eps)
     assert _w_draw(env, 40.0, 0.74) == 0.0  # past the floats: no w, and the caller hands the game to the library
+
+
+def _library_update(env, ratings, places):
+    return [r for (r,) in env.rate([(r,) for r in ratings], ranks=places)]
+
+
+def test_the_closed_form_update_takes_each_environments_own_draw_margin():
+    """Environments made one after another (a freed one's id is a later one's), of one draw
+    probability and three betas: each update is the factor graph's of its own environment, whose
+    draw margin grows with beta."""
+    for beta in (10.0, 3.0, 5.0) * 3:
+        env = trueskill.TrueSkill(beta=beta, draw_probability=0.2)
+        a, b = env.create_rating(30, 4), env.create_rating(20, 6)
+        for places in ([0, 0], [0, 1], [1, 0]):
+            for want, got in zip(_library_update(env, [a, b], places), rate(env, [a, b], places), strict=True):
+                assert (got.mu, got.sigma) == pytest.approx((want.mu, want.sigma), abs=1e-9), (beta, places)
+        del env  # freed before the next is made
+        gc.collect()
+
+
+def test_a_two_player_game_is_rated_in_closed_form_without_building_the_factor_graph(monkeypatch):
+    env = trueskill.TrueSkill(draw_probability=0.1)
+    monkeypatch.setattr(env, "rate", lambda *args, **kwargs: pytest.fail("the factor graph was built"))
+    a, b = env.create_rating(25, 8), env.create_rating(28, 3)
+    assert [round(r.mu, 3) for r in rate(env, [a, b], [1, 0])] == [round(r.mu, 3) for r in rate(ENV, [a, b], [1, 0])]
+    assert rate(env, [a, b], [0, 0])[0].mu > a.mu  # a drew with the stronger b
+
+
+def test_updates_the_closed_form_cannot_take_are_the_librarys_own():
+    """A draw where no draw is possible (NO_DRAWS: its w rounds past 1) is the factor graph's
+    update, exactly, with the draw kept a draw; ratings 230 apart (w past 0 or 1) raise the
+    library's own error; three players' places go to the library as given."""
+    a, b = NO_DRAWS.create_rating(0.7, 0.5), NO_DRAWS.create_rating(0, 0.5)
+    assert rate(NO_DRAWS, [a, b], [0, 0]) == _library_update(NO_DRAWS, [a, b], [0, 0]) != rate(NO_DRAWS, [a, b], [0, 1])
+    for gap, places in ((229.6, [0, 0]), (227.5, [1, 0])):
+        far = [ENV.create_rating(gap, 0.5), ENV.create_rating(0, 0.5)]
+        with pytest.raises(FloatingPointError):
+            rate(ENV, far, places)
+    three = [ENV.create_rating(20, 5), ENV.create_rating(25, 6), ENV.create_rating(30, 7)]
+    got = rate(ENV, three, [2, 0, 1])
+    assert got == _library_update(ENV, three, [2, 0, 1]) and got[1].mu > three[1].mu and got[0].mu < three[0].mu
+
+
+def test_standings_rate_with_draws_possible_unless_told_the_game_cannot_draw():
+    """Rated without a game's word, a game is one that can end in a draw (TrueSkill's draw
+    margin in the update), which moves a decisive result's ratings less."""
+    record = GameRecord(
+        id=0, game="hex", moves=[], players=["a", "b"], termination="normal", winner=0, places=[0, 1], scores=[1.0, 0.0]
+    )
+    mu = lambda rows: [row.mu for row in rows]  # noqa: E731
+    told = {can: mu(standings(["a", "b"], [record], 2, can_draw=can)) for can in (True, False)}
+    assert mu(standings(["a", "b"], [record], 2)) == told[True] != told[False]
+
+
+def test_a_games_head_to_head_entries_name_both_engines_each_way():
+    record = GameRecord(
+        id=0, game="hex", moves=[], players=["a", "b"], termination="normal", winner=1, places=[1, 0], scores=[0.0, 1.0]
+    )
+    pairs: dict = {}
+    count_head_to_head(pairs, record)
+    assert pairs == {("a", "b"): HeadToHead("a", "b", losses=1), ("b", "a"): HeadToHead("b", "a", wins=1)}

@@ -174,13 +174,14 @@ def rate(
 
 
 def _draw_margin(env: trueskill.TrueSkill) -> float:
-    margin = _MARGINS.get(id(env))
+    key = (env.draw_probability, env.beta)  # not id(env): a freed environment's id is reused by the next
+    margin = _MARGINS.get(key)
     if margin is None:
-        margin = _MARGINS[id(env)] = trueskill.calc_draw_margin(env.draw_probability, 2, env)
+        margin = _MARGINS[key] = trueskill.calc_draw_margin(env.draw_probability, 2, env)
     return margin
 
 
-_MARGINS: dict[int, float] = {}
+_MARGINS: dict[tuple[float, float], float] = {}
 
 
 def _w_draw(env: trueskill.TrueSkill, t: float, eps: float) -> float:
