@@ -1191,3 +1191,20 @@ def test_a_folder_of_an_arena_never_installed_names_its_version_unknown(monkeypa
 
     monkeypatch.setattr(export, "version", not_installed)
     assert arena_version() == "unknown"
+
+
+def test_a_summary_counts_its_games_in_id_order_and_replays_them_unless_told_they_are_legal():
+    """Records given in any order are counted by id (game 0 first). Each is replayed for
+    who made which move, unless the caller says the referee or the folder's admission already
+    did: a record whose moves the rules refuse then has no timed moves to count."""
+    first, second = random_game_record(0, ["a", "b"]), random_game_record(1, ["b", "a"], seed=1)
+    s = summarize([second, first], ["a", "b"], tournament="t", game="hex", options=first.options, players=2)
+    assert [r.id for r in s.records] == [0, 1]
+    moves = list(first.moves)
+    broken = first.replace(moves=[moves[0], moves[0], *moves[2:]])  # the second stone on the first
+
+    def timed(**told):
+        s = summarize([broken], ["a", "b"], tournament="t", game="hex", options=first.options, players=2, **told)
+        return s.stats["a"].moves_timed
+
+    assert (timed(), timed(replayed=True)) == (0, (len(moves) + 1) // 2)
