@@ -333,3 +333,18 @@ def test_a_games_head_to_head_entries_name_both_engines_each_way():
     pairs: dict = {}
     count_head_to_head(pairs, record)
     assert pairs == {("a", "b"): HeadToHead("a", "b", losses=1), ("b", "a"): HeadToHead("b", "a", wins=1)}
+
+
+def test_head_to_head_entries_add_up_over_games():
+    """a loses twice to b and draws once: each entry holds every game, both ways."""
+    lost = GameRecord(
+        id=0, game="hex", moves=[], players=["a", "b"], termination="normal", winner=1, places=[1, 0], scores=[0.0, 1.0]
+    )
+    drawn = lost.replace(id=2, game="groups", winner=None, places=[0, 0], scores=[0.5, 0.5])
+    pairs: dict = {}
+    for record in (lost, lost.replace(id=1), drawn):
+        count_head_to_head(pairs, record)
+    assert pairs == {
+        ("a", "b"): HeadToHead("a", "b", losses=2, draws=1),
+        ("b", "a"): HeadToHead("b", "a", wins=2, draws=1),
+    }

@@ -209,3 +209,38 @@ def test_an_engines_figures_in_json_are_rounded_each_to_its_own_places_as_floats
     ]
     assert (figures["mean_plies"], figures["mean_move_ms"], figures["mean_depth"]) == (10.3, 33.3, 7.33)
     assert json.dumps([figures["mean_depth"], figures["nodes_per_second"]]) == "[7.33, 12346048.0]"
+
+
+def _hex_record(moves, **fields):
+    base = {"game": "hex", "options": {"size": 3, "swap": True}, "players": ["a", "b"], "moves": moves}
+    return GameRecord.model_validate({**base, **fields})
+
+
+def test_both_engines_of_a_double_forfeit_have_it_counted_and_no_result():
+    """Two engines that both forfeited share the last place: each has the forfeit among its
+    terminations, and neither a game with a result."""
+    both = _hex_record([], termination="crash", places=[0, 0], scores=[0.0, 0.0])
+    table = engine_stats([both, both.replace(players=["b", "a"])])
+    assert [(row.terminations, row.games, row.results) for row in table.values()] == [({"crash": 2}, 0, 0)] * 2
+
+
+def test_each_swap_is_counted_even_when_the_game_ends_on_it():
+    """b swapped a's first stone in both games, the second ending at the swap (a timed out):
+    two swaps for b, a swapped twice."""
+    whole = _hex_record(["b2", "swap", "a1", "c1", "a3", "c3", "a2"], termination="normal", winner=1, places=[1, 0])
+    at_swap = _hex_record(["b2", "swap"], termination="timeout", forfeit_seat=0, winner=1, places=[1, 0])
+    table = engine_stats([whole, at_swap])
+    assert (table["b"].swapped, table["a"].was_swapped, table["a"].swapped, table["b"].was_swapped) == (2, 2, 0, 0)
+
+
+def test_a_records_times_count_only_for_the_moves_after_its_book_and_the_one_it_lost_on():
+    """Two book moves, two timed ones and the move a timed out on: three times count (a's
+    10 and 30, b's 20); a fourth, more than the record's moves, is not counted. A record that
+    claims more book moves than it has counts no time and still gives its statistics."""
+    moves = ["a1", "b1", "a2", "b2"]
+    over = dict(termination="timeout", forfeit_seat=0, winner=1, places=[1, 0], opening_plies=2)
+    table = engine_stats([_hex_record(moves, options={"size": 3, "swap": False}, times_ms=[10, 20, 30, 40], **over)])
+    assert [(row.moves_timed, row.time_ms) for row in table.values()] == [(2, 40), (1, 20)]
+    short = dict(over, opening_plies=6, move_info=[{"depth": 3}])
+    table = engine_stats([_hex_record(moves, options={"size": 3, "swap": False}, times_ms=[10], **short)])
+    assert [(row.moves_timed, row.depth_moves, row.games) for row in table.values()] == [(0, 0, 1), (0, 0, 1)]
