@@ -348,3 +348,20 @@ def test_head_to_head_entries_add_up_over_games():
         ("a", "b"): HeadToHead("a", "b", losses=2, draws=1),
         ("b", "a"): HeadToHead("b", "a", wins=2, draws=1),
     }
+
+
+def test_a_double_forfeit_is_tallied_but_not_rated_and_games_are_rated_in_id_order():
+    """Both seats forfeited: no rating moves (TrueSkill would read the shared place as a draw).
+    Games given out of order are rated by id, so the later result weighs as the later one."""
+    both = GameRecord(
+        id=0, game="hex", moves=[], players=["a", "b"], termination="crash", places=[0, 0], scores=[0.0, 0.0]
+    )
+    rows = standings(["a", "b"], [both], 2)
+    assert [(row.mu, row.sigma, row.games) for row in rows] == [(ENV.mu, ENV.sigma, 0)] * 2
+    a_wins = GameRecord(
+        id=0, game="hex", moves=[], players=["a", "b"], termination="normal", winner=0, places=[0, 1], scores=[1.0, 0.0]
+    )
+    b_wins = a_wins.replace(id=1, players=["b", "a"])
+    in_order = [row.mu for row in standings(["a", "b"], [a_wins, b_wins], 2)]
+    assert [row.mu for row in standings(["a", "b"], [b_wins, a_wins], 2)] == in_order
+    assert in_order[1] > in_order[0]  # b won last

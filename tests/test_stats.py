@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from arena.match import forfeit_before_start
 from arena.record import GameRecord
 from arena.results.ratings import standings
-from arena.results.stats import EngineStats, SeatStats, engine_stats
+from arena.results.stats import EngineStats, SeatStats, engine_stats, seat_name
 from arena.results.store import read_folder
 from arena.rules import make_game
 
@@ -244,3 +244,17 @@ def test_a_records_times_count_only_for_the_moves_after_its_book_and_the_one_it_
     short = dict(over, opening_plies=6, move_info=[{"depth": 3}])
     table = engine_stats([_hex_record(moves, options={"size": 3, "swap": False}, times_ms=[10], **short)])
     assert [(row.moves_timed, row.depth_moves, row.games) for row in table.values()] == [(0, 0, 1), (0, 0, 1)]
+
+
+def test_a_seat_of_a_game_arena_does_not_know_is_named_by_its_number():
+    assert (seat_name("hex", 0), seat_name("no such game", 0), seat_name("hex", 2)) == ("red", "seat 0", "seat 2")
+
+
+def test_records_of_two_board_sizes_in_one_table_are_each_replayed_on_their_own_board():
+    """A 3x3 game, then a 4x4 one whose moves (d4) the 3x3 board has not: each engine's
+    moves are timed in both."""
+    small = _hex_record(["a1", "b1"], options={"size": 3, "swap": False}, times_ms=[5, 5, 5], termination="timeout")
+    large = _hex_record(["d4", "a1"], options={"size": 4, "swap": False}, times_ms=[5, 5, 5], termination="timeout")
+    over = dict(forfeit_seat=0, winner=1, places=[1, 0])
+    table = engine_stats([small.replace(**over), large.replace(**over)])
+    assert [(name, row.moves_timed) for name, row in table.items()] == [("a", 4), ("b", 2)]
