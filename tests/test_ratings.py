@@ -365,3 +365,17 @@ def test_a_double_forfeit_is_tallied_but_not_rated_and_games_are_rated_in_id_ord
     in_order = [row.mu for row in standings(["a", "b"], [a_wins, b_wins], 2)]
     assert [row.mu for row in standings(["a", "b"], [b_wins, a_wins], 2)] == in_order
     assert in_order[1] > in_order[0]  # b won last
+
+
+def test_a_standings_tally_told_nothing_rates_a_game_that_can_draw_and_keeps_no_history():
+    from arena.results.ratings import StandingsTally
+
+    record = GameRecord(
+        id=0, game="hex", moves=[], players=["a", "b"], termination="normal", winner=0, places=[0, 1], scores=[1.0, 0.0]
+    )
+    tally = StandingsTally(["a", "b"], 2)
+    tally.add(record)
+    assert [row.mu for row in tally.standings()] == [
+        row.mu for row in standings(["a", "b"], [record], 2, can_draw=True)
+    ]
+    assert tally.history == {}

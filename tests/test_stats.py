@@ -258,3 +258,15 @@ def test_records_of_two_board_sizes_in_one_table_are_each_replayed_on_their_own_
     over = dict(forfeit_seat=0, winner=1, places=[1, 0])
     table = engine_stats([small.replace(**over), large.replace(**over)])
     assert [(name, row.moves_timed) for name, row in table.items()] == [("a", 4), ("b", 2)]
+
+
+def test_a_stats_tally_told_nothing_replays_each_record_for_its_movers():
+    """Not told the moves are legal, the tally replays them: a record whose second stone
+    lands on the first has no movers, so none of its times count."""
+    from arena.results.stats import StatsTally
+
+    moves = ["a1", "a1", "b2"]
+    record = _hex_record(moves, options={"size": 3, "swap": False}, times_ms=[5, 5, 5], termination="normal")
+    tally = StatsTally()
+    tally.add(record.replace(winner=1, places=[1, 0]))
+    assert [(name, row.moves_timed) for name, row in tally.rows.items()] == [("a", 0), ("b", 0)]

@@ -772,3 +772,18 @@ def test_a_finished_folder_that_changes_while_it_is_read_immutably_is_read_again
     assert stored._fold_settled(folder / "arena.db", count) == (3,)
     monkeypatch.setattr(stored, "_fold", fold_then_change)
     assert stored._fold_settled(folder / "arena.db", count) is None
+
+
+def test_a_text_column_edited_to_its_value_in_json_quotes_is_named_as_edited(tmp_path):
+    """Only the players column holds JSON; a termination column rewritten as '"normal"'
+    (quotes and all) no longer says what the record does."""
+    from helpers import random_game_record
+
+    record = random_game_record(0, ["a", "b"])
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t"})
+        store.add_many([record])
+        with store.db:
+            store.db.execute("""UPDATE games SET termination = '"normal"' WHERE id = 0""")
+        problem = store.stored()[0].columns_problem
+    assert problem == 'its row\'s termination column says "normal" and its record normal'
