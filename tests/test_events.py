@@ -451,6 +451,75 @@ def test_swiss_encounters_share_a_rounds_table_and_every_tiebreak_worked_by_hand
     assert scores(games, [], {}) == {"x": 0.75, "y": 0.25, "z": 1.0}
 
 
+def test_a_swiss_summary_counts_each_tables_round_once_however_many_seat_orders_it_played():
+    """Four engines, two Swiss rounds, each table both seat orders (the Dutch pairings: a-c and
+    b-d, then a on 1 floats onto b and d-c).  Round 0: a beats c twice, b and d each win their
+    first seat; round 1: b beats a twice, d and c each win their first seat.  A round is one
+    encounter, its games sharing its weight, so worked by hand:
+    scores a = 1 + 0 = 1, b = 1/2 + 1 = 3/2, c = 0 + 1/2 = 1/2, d = 1/2 + 1/2 = 1 (not a
+    game's point each: a 2, b 3);
+    Buchholz a = S(c) + S(b) = 2, b = S(d) + S(a) = 2, c = S(a) + S(d) = 2, d = S(b) + S(c) = 2,
+    Cut-1 drops each one's lesser round: a 3/2, b 1, c 1, d 3/2;
+    Sonneborn-Berger a = 1 * 1/2, b = 1/2 * 1 + 1 * 1 = 3/2, c = 1/2 * 1 = 1/2,
+    d = 1/2 * 3/2 + 1/2 * 1/2 = 1; a and d level on 1 never met (direct encounter 0);
+    games won a 2, b 3, c 1, d 2.  d is ahead of a on Sonneborn-Berger."""
+    records = [
+        played(["a", "c"], [0, 1], 0, 0),
+        played(["c", "a"], [1, 0], 0, 1),
+        played(["b", "d"], [0, 1], 0, 2),
+        played(["d", "b"], [0, 1], 0, 3),
+        played(["a", "b"], [1, 0], 1, 4),
+        played(["b", "a"], [0, 1], 1, 5),
+        played(["d", "c"], [0, 1], 1, 6),
+        played(["c", "d"], [0, 1], 1, 7),
+    ]
+    settings = {"format": "swiss", "engines": [{"name": n} for n in "abcd"], "rounds": 2, "seed": 0}
+    summary = event_summary(records, "abcd", {**settings, "tiebreaks": list(TIEBREAKS)}, 2)
+    assert summary is not None
+
+    def row(engine: str, score: float, tiebreaks: list[float]) -> dict[str, object]:
+        values = dict(zip(TIEBREAKS, tiebreaks, strict=True))
+        return {"engine": engine, "score": score, "tiebreaks": values, "byes": 0, "reached": None}
+
+    assert summary.as_dict() == {
+        "format": "swiss",
+        "tiebreaks": list(TIEBREAKS),
+        "finished": True,
+        "winner": None,
+        "stopped": None,
+        "standings": [
+            row("b", 1.5, [2.0, 1.0, 1.5, 0.0, 3]),
+            row("d", 1.0, [2.0, 1.5, 1.0, 0.0, 2]),
+            row("a", 1.0, [2.0, 1.5, 0.5, 0.0, 2]),
+            row("c", 0.5, [2.0, 1.0, 0.5, 0.0, 1]),
+        ],
+        "bracket": [],
+    }
+
+
+def test_a_swiss_summarys_engines_level_on_everything_go_in_the_events_seed_order_not_the_files():
+    """The seeds come from a rating list (d, c, b, a) while the file and the caller list the
+    engines a, b, c, d.  The first round pairs d-b and c-a, every game drawn: each engine has
+    1/2, Buchholz 1/2 and 1/2 from its level opponent, so the standings are the seed order."""
+    records = [
+        played(["d", "b"], [0, 0], 0, 0),
+        played(["b", "d"], [0, 0], 0, 1),
+        played(["c", "a"], [0, 0], 0, 2),
+        played(["a", "c"], [0, 0], 0, 3),
+    ]
+    settings = {"format": "swiss", "engines": [{"name": n} for n in "abcd"], "rounds": 1, "seed": 0}
+    settings |= {
+        "seeds": {"file": "ratings.toml", "order": list("dcba")},
+        "tiebreaks": ["buchholz", "direct-encounter"],
+    }
+    summary = event_summary(records, "abcd", settings, 2)
+    assert summary is not None and summary.finished
+    level = {"buchholz": 0.5, "direct-encounter": 0.5}
+    assert summary.as_dict()["standings"] == [
+        {"engine": n, "score": 0.5, "tiebreaks": level, "byes": 0, "reached": None} for n in "dcba"
+    ]
+
+
 # -- the tournament file --------------------------------------------------------------
 
 
