@@ -1205,3 +1205,25 @@ def test_a_folders_settings_hold_the_rating_list_and_the_seed_order_it_gave(tmp_
     (tmp_path / "ratings.json").write_text(json.dumps({"a": 2100, "c": 2000}))
     again = tournament_settings(load_tournament(event_file(tmp_path, 4, "knockout", 1, 'seeds = "ratings.json"')))
     assert changes(settings, again) == ['seeds.order: ["c", "a", "b", "d"] -> ["a", "c", "b", "d"]']
+
+
+def test_a_round_robin_or_gauntlet_with_tiebreaks_is_summarized_under_its_own_format():
+    """No event is drawn for either, so the summary takes the format the settings name (a
+    round-robin when they name none) and the tiebreaks chosen, and has no bracket."""
+    records = [played(["a", "b"], [0, 1], 0, 0), played(["b", "a"], [0, 1], 0, 1)]
+    base = {"engines": [{"name": "a"}, {"name": "b"}], "rounds": 1, "seed": 0, "tiebreaks": ["wins"]}
+    rows = [
+        {"engine": "a", "score": 1.0, "tiebreaks": {"wins": 1}, "byes": 0, "reached": None},
+        {"engine": "b", "score": 1.0, "tiebreaks": {"wins": 1}, "byes": 0, "reached": None},
+    ]
+    for settings, fmt in ((base, "round-robin"), ({**base, "format": "gauntlet", "candidates": ["a"]}, "gauntlet")):
+        summary = event_summary(records, "ab", settings, 2)
+        assert summary is not None and summary.as_dict() == {
+            "format": fmt,
+            "tiebreaks": ["wins"],
+            "finished": True,
+            "winner": None,
+            "stopped": None,
+            "standings": rows,
+            "bracket": [],
+        }
