@@ -787,3 +787,60 @@ def test_a_text_column_edited_to_its_value_in_json_quotes_is_named_as_edited(tmp
             store.db.execute("""UPDATE games SET termination = '"normal"' WHERE id = 0""")
         problem = store.stored()[0].columns_problem
     assert problem == 'its row\'s termination column says "normal" and its record normal'
+
+
+def _read(game_id, data):
+    from arena.results.store import read_record
+
+    return read_record(Path("f/arena.db"), game_id, data)
+
+
+def _damage(game_id, data) -> str:
+    with pytest.raises(StorageError) as damaged:
+        _read(game_id, data)
+    return str(damaged.value)
+
+
+def _damaged(game_id: int, why: str) -> str:
+    return (
+        f"f/arena.db: game {game_id}: the stored record is damaged ({why}). To have that game played again, "
+        f'delete it (sqlite3 f/arena.db "DELETE FROM games WHERE id = {game_id}") and run the same command.'
+    )
+
+
+def test_sound_records_read_in_one_pass_share_their_repeated_names():
+    """Read by pydantic's own JSON reader, two records' engine names are one string object
+    (its string cache: a third of a large folder's memory); the slower path of a damaged
+    record's diagnosis would give two."""
+    from helpers import random_game_record
+
+    from arena.results.store import record_line
+
+    first, second = random_game_record(0, ["alpha", "beta"]), random_game_record(1, ["alpha", "beta"], seed=1)
+    read = [_read(r.id, record_line(r).encode()) for r in (first, second)]
+    assert read == [first, second] and read[0].players[0] is read[1].players[0]
+
+
+def test_a_record_only_the_careful_reader_takes_is_read_and_one_it_refuses_names_why():
+    """A lone surrogate in a name (which pydantic's reader refuses and JSON allows) is read
+    as text, bytes or str. A record under another row's id, with a place past its seats, in
+    UTF-16 or not UTF-8, or cut short, is damaged, each named."""
+    from helpers import random_game_record
+
+    from arena.results.store import record_line
+
+    record = random_game_record(0, ["a", "b"])
+    line = record_line(record)
+    lone = line.replace('"a"', '"\\ud800"', 1)
+    assert _read(0, lone.encode()).players == ["\ud800", "b"] == _read(0, lone).players
+    assert _read(0, line) == record
+    assert _damage(3, line.encode()) == _damaged(3, "its id is 0, not 3")
+    places = line.replace('"places":[0,1]', '"places":[0,2]').replace('"places":[1,0]', '"places":[2,0]')
+    assert _damage(0, places.encode()) == _damaged(0, "'places' holds a place outside 0..1")
+    assert _damage(0, line.encode("utf-16")).startswith(
+        "f/arena.db: game 0: the stored record is damaged (not UTF-8 text: "
+    )
+    assert _damage(0, b'{"game": "\xff"}') == _damaged(0, "not UTF-8 text: invalid start byte at byte 10")
+    assert _damage(0, b"{" + b" " * 100_000 + b"x") == _damaged(
+        0, "not valid JSON: Expecting property name enclosed in double quotes: line 1 column 100002 (char 10"
+    )
