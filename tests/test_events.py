@@ -17,7 +17,16 @@ import pytest
 from helpers import ROOT, arena_cmd, engine_toml, run_arena, write_tournament
 
 from arena.record import GameRecord
-from arena.results.events import Event, Match, bracket_order, most_rounds, pair_round, plan_event, stored_schedule
+from arena.results.events import (
+    Event,
+    Match,
+    bracket_order,
+    most_rounds,
+    pair_round,
+    plan_event,
+    settings_event,
+    stored_schedule,
+)
 from arena.results.export import _event_parts, _points, bracket_lines, event_table
 from arena.results.fingerprint import changes, fingerprint
 from arena.results.slots import settings_slots
@@ -1227,3 +1236,26 @@ def test_a_round_robin_or_gauntlet_with_tiebreaks_is_summarized_under_its_own_fo
             "standings": rows,
             "bracket": [],
         }
+
+
+def test_a_swiss_that_runs_out_of_pairings_is_summarized_with_why_it_stopped():
+    """Three engines asked for four rounds: after three each has met both others and had
+    its bye, so the event stops there. The first seat wins every game, so each table splits
+    1-1: two half points and a bye's point each, Buchholz 2 + 2."""
+    settings = {"format": "swiss", "engines": [{"name": n} for n in "abc"], "rounds": 4, "seed": 0}
+    settings |= {"tiebreaks": ["buchholz"]}
+    event = settings_event(settings, 2)
+    assert event is not None
+    _, stored = played_out(event, lambda slot, stored: [0, 1])
+    summary = event_summary(list(stored.values()), "abc", settings, 2)
+    assert summary is not None and summary.as_dict() == {
+        "format": "swiss",
+        "tiebreaks": ["buchholz"],
+        "finished": True,
+        "winner": None,
+        "stopped": "the event ended after round 3: no pairing of 3 engines is left without a rematch",
+        "standings": [
+            {"engine": n, "score": 2.0, "tiebreaks": {"buchholz": 4.0}, "byes": 1, "reached": None} for n in "abc"
+        ],
+        "bracket": [],
+    }
