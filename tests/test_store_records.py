@@ -844,3 +844,13 @@ def test_a_record_only_the_careful_reader_takes_is_read_and_one_it_refuses_names
     assert _damage(0, b"{" + b" " * 100_000 + b"x") == _damaged(
         0, "not valid JSON: Expecting property name enclosed in double quotes: line 1 column 100002 (char 10"
     )
+
+
+def test_a_stored_record_without_a_key_arena_stores_is_damaged_and_names_it():
+    from helpers import random_game_record
+
+    from arena.results.store import record_line
+
+    line = record_line(random_game_record(0, ["a", "b"]))
+    without_round = line.replace(',"round":0', "")
+    assert without_round != line and _damage(0, without_round.encode()) == _damaged(0, "keys missing: round")
