@@ -379,3 +379,18 @@ def test_a_standings_tally_told_nothing_rates_a_game_that_can_draw_and_keeps_no_
         row.mu for row in standings(["a", "b"], [record], 2, can_draw=True)
     ]
     assert tally.history == {}
+
+
+def test_each_environments_draw_margin_is_its_own_when_none_is_cached_yet(monkeypatch):
+    """With an empty cache the margin is worked out from the environment given, not the
+    library's global one (whose beta is the default)."""
+    from arena.results import ratings
+
+    monkeypatch.setattr(ratings, "_MARGINS", {})
+    env = trueskill.TrueSkill(beta=10.0, draw_probability=0.2)
+    a, b = env.create_rating(30, 4), env.create_rating(20, 6)
+    want = _library_update(env, [a, b], [0, 0])
+    got = rate(env, [a, b], [0, 0])
+    assert [x for r in got for x in (r.mu, r.sigma)] == pytest.approx(
+        [x for r in want for x in (r.mu, r.sigma)], abs=1e-9
+    )

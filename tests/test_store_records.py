@@ -854,3 +854,22 @@ def test_a_stored_record_without_a_key_arena_stores_is_damaged_and_names_it():
     line = record_line(random_game_record(0, ["a", "b"]))
     without_round = line.replace(',"round":0', "")
     assert without_round != line and _damage(0, without_round.encode()) == _damaged(0, "keys missing: round")
+
+
+def test_a_stored_record_whose_seats_id_or_times_do_not_hold_is_damaged_and_names_which():
+    from helpers import random_game_record
+
+    from arena.results.store import record_line
+
+    record = random_game_record(0, ["a", "b"])
+    times = list(record.times_ms or [])
+    times[2] = -5
+    cases = {
+        "'players' names no engine": record.replace(players=[]),
+        "'id' is -1, not a game number": record.replace(id=-1),
+        "'times_ms.2': a time is a non-negative number of milliseconds (got -5)": record.replace(times_ms=times),
+    }
+    for why, damaged in cases.items():
+        assert _damage(0, record_line(damaged).encode()) == _damaged(0, why)
+    no_id = record_line(record).replace(',"id":0', ',"id":null')
+    assert _damage(0, no_id.encode()) == _damaged(0, "'id' is None, not a game number")
