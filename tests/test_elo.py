@@ -802,3 +802,22 @@ def test_a_rating_rounded_to_zero_from_below_is_written_as_zero_not_minus_zero()
     row = EloRating("e", elo=-0.04, low=-35.04, high=-0.01, stderr=0.0, games=2, points=1.0, results=2).row()
     assert (row["elo"], row["low"], row["high"], row["stderr"]) == (0.0, -35.0, 0.0, 0.0)
     assert [math.copysign(1, row[k]) for k in ("elo", "high")] == [1.0, 1.0]
+
+
+def test_three_player_games_with_an_unrated_engine_rate_the_others_as_their_results_between_them():
+    """x takes first place in every game and has no finite maximum-likelihood rating; a and
+    b are rated, intervals and all, as from the same results of two-player games: the
+    results with x leave the dispersion as they leave the fit."""
+    orders = [[0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 2, 1], [0, 2, 1], [0, 1, 1]]
+    three = [
+        GameRecord(game="posies", options={"players": 3}, moves=[], id=k, players=["x", "a", "b"], places=places)
+        for k, places in enumerate(orders)
+    ]
+    two = [game(k, "a", "b", result) for k, result in enumerate([1, 1, 1, 0, 0, 0.5])]
+    rows = {r.engine: r for r in fit_elo(three, prior=0).ratings}
+    assert rows["x"].bound == "above"
+    for alone in fit_elo(two, prior=0).ratings:
+        got = rows[alone.engine]
+        assert (got.elo, got.low, got.high, got.stderr) == pytest.approx(
+            (alone.elo, alone.low, alone.high, alone.stderr)
+        )

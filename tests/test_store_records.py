@@ -873,3 +873,32 @@ def test_a_stored_record_whose_seats_id_or_times_do_not_hold_is_damaged_and_name
         assert _damage(0, record_line(damaged).encode()) == _damaged(0, why)
     no_id = record_line(record).replace(',"id":0', ',"id":null')
     assert _damage(0, no_id.encode()) == _damaged(0, "'id' is None, not a game number")
+
+
+def test_each_seat_count_and_seat_number_of_a_stored_record_is_checked_and_named():
+    """Two players: two scores, two places, two engine seeds; places, a winner and a
+    forfeiting seat within 0..1, and a time of 0 ms as good as any. A drawn game's shared
+    place is no damage."""
+    from helpers import random_game_record
+
+    from arena.results.store import record_line
+
+    record = random_game_record(0, ["a", "b"])
+    times = list(record.times_ms or [])
+    times[1:3] = [0, -5]
+    cases = {
+        "'times_ms.2': a time is a non-negative number of milliseconds (got -5)": record.replace(times_ms=times),
+        "'scores' has 1 entries for 2 players": record.replace(scores=[1.0]),
+        "'places' has 3 entries for 2 players": record.replace(places=[0, 1, 2]),
+        "'engine_seeds' has 3 entries for 2 players": record.replace(engine_seeds=[1, 2, 3]),
+        "'places' holds a place outside 0..1": record.replace(places=[0, 2]),
+        "'winner' is seat 2 of a game with 2 players": record.replace(winner=2),
+        "'forfeit_seat' is seat 2 of a game with 2 players": record.replace(termination="crash", forfeit_seat=2),
+        "'opening_plies' is 99 of 5 moves": record.replace(opening_plies=99),
+    }
+    for why, damaged in cases.items():
+        assert _damage(0, record_line(damaged).encode()) == _damaged(
+            0, why.replace("5 moves", f"{len(record.moves)} moves")
+        )
+    drawn = record.replace(winner=None, places=[0, 0], scores=[0.5, 0.5], times_ms=[0] * len(record.moves))
+    assert _read(0, record_line(drawn).encode()) == drawn
