@@ -3,6 +3,7 @@ unbounded ratings, and coverage of the 95% intervals on results drawn from known
 
 import math
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -821,3 +822,29 @@ def test_three_player_games_with_an_unrated_engine_rate_the_others_as_their_resu
         assert (got.elo, got.low, got.high, got.stderr) == pytest.approx(
             (alone.elo, alone.low, alone.high, alone.stderr)
         )
+
+
+def test_the_los_matrix_of_certain_and_equal_ratings_is_read_without_a_numpy_warning():
+    """No variance in a difference (a hand-given fit) or a difference of zero (an engine with
+    itself): the matrix holds 1, 0 and 0.5 there, and no RuntimeWarning reaches the user."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _fixed_fit(30.0, 0.0, [[0.0, 0.0], [0.0, 0.0]]).los_matrix() == [[None, 1.0], [0.0, None]]
+        assert _fixed_fit(7.0, 7.0, [[0.0, 0.0], [0.0, 0.0]]).los_matrix() == [[None, 0.5], [0.5, None]]
+
+
+def test_with_the_prior_two_equal_unlinked_groups_rate_the_one_with_the_first_name():
+    """a-b and c-d played one game each and never met: with BayesElo's prior every linked
+    engine is rated, but only one group can be, and neither is larger nor has more results."""
+    fit = fit_elo([game(0, "c", "d", 1), game(1, "a", "b", 1)])
+    assert {r.engine: r.bound for r in fit.ratings} == {"a": None, "b": None, "c": "unconnected", "d": "unconnected"}
+
+
+def test_maximum_likelihood_rates_the_middle_group_when_two_tie_on_size_and_results():
+    """Pairs a, b and x, y each drew twice; c, d drew once. a beat x and y beat c, so the
+    results run a-pair > x-pair > c-pair. The a and x pairs tie on size and results; the x
+    pair, with engines above and below it, is rated (A > B > C rates B), not the first by name."""
+    draws = [game(0, "a", "b", 0.5), game(1, "a", "b", 0.5), game(2, "x", "y", 0.5), game(3, "x", "y", 0.5)]
+    records = draws + [game(4, "c", "d", 0.5), game(5, "a", "x", 1), game(6, "y", "c", 1)]
+    bounds = {r.engine: r.bound for r in fit_elo(records, prior=0).ratings}
+    assert bounds == {"a": "above", "b": "above", "x": None, "y": None, "c": "below", "d": "below"}
