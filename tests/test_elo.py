@@ -848,3 +848,17 @@ def test_maximum_likelihood_rates_the_middle_group_when_two_tie_on_size_and_resu
     records = draws + [game(4, "c", "d", 0.5), game(5, "a", "x", 1), game(6, "y", "c", 1)]
     bounds = {r.engine: r.bound for r in fit_elo(records, prior=0).ratings}
     assert bounds == {"a": "above", "b": "above", "x": None, "y": None, "c": "below", "d": "below"}
+
+
+def test_a_field_whose_only_games_are_self_games_rates_nobody():
+    """An engine's games against itself (one name in two seats) link it to no one."""
+    fit = fit_elo([game(0, "a", "a", 1), game(1, "a", "a", 0.5)], ["a", "b"])
+    assert {r.engine: (r.elo, r.bound) for r in fit.ratings} == {"a": (None, "unconnected"), "b": (None, "unconnected")}
+
+
+def test_the_los_matrix_takes_a_variance_under_one_and_a_certain_difference_under_one_elo():
+    """Half an Elo apart with a variance of 0.25 Elo^2: LOS 0.5 (1 + erf(0.5 / sqrt(0.5)));
+    with no variance, any positive difference is certain, however small."""
+    los = 0.5 * (1 + math.erf(0.5 / math.sqrt(0.5)))
+    assert _fixed_fit(0.5, 0.0, [[0.25, 0.0], [0.0, 0.0]]).los_matrix() == [[None, los], [1 - los, None]]
+    assert _fixed_fit(0.5, 0.0, [[0.0, 0.0], [0.0, 0.0]]).los_matrix() == [[None, 1.0], [0.0, None]]

@@ -1259,3 +1259,15 @@ def test_a_swiss_that_runs_out_of_pairings_is_summarized_with_why_it_stopped():
         ],
         "bracket": [],
     }
+
+
+def test_an_events_settings_give_its_seat_rule_and_seeds_only_from_an_order_map():
+    """both_seats = false is kept; seeds stored as anything but the map of their order (a
+    folder's older form, a file name) leave the engines in the file's order."""
+    settings = {"format": "swiss", "engines": [{"name": n} for n in "abc"], "rounds": 2, "seed": 0}
+    one_seat = settings_event({**settings, "both_seats": False}, 2)
+    assert one_seat is not None and one_seat.both_seats is False and one_seat.seeded == ("a", "b", "c")
+    by_file = settings_event({**settings, "seeds": "ratings.json"}, 2)
+    assert by_file is not None and by_file.both_seats is True and by_file.seeded == ("a", "b", "c")
+    by_order = settings_event({**settings, "seeds": {"file": "r.json", "order": ["c", "a", "b"]}}, 2)
+    assert by_order is not None and by_order.seeded == ("c", "a", "b")
