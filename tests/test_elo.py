@@ -862,3 +862,11 @@ def test_the_los_matrix_takes_a_variance_under_one_and_a_certain_difference_unde
     los = 0.5 * (1 + math.erf(0.5 / math.sqrt(0.5)))
     assert _fixed_fit(0.5, 0.0, [[0.25, 0.0], [0.0, 0.0]]).los_matrix() == [[None, los], [1 - los, None]]
     assert _fixed_fit(0.5, 0.0, [[0.0, 0.0], [0.0, 0.0]]).los_matrix() == [[None, 1.0], [0.0, None]]
+
+
+def test_with_the_prior_of_two_unlinked_groups_of_one_size_the_one_with_more_games_is_rated():
+    """a-b met once, c-d three times: the groups are the same size, and c-d's games, not its
+    one pair against a-b's one pair, make it the group rated."""
+    records = [game(0, "a", "b", 1), game(1, "c", "d", 1), game(2, "c", "d", 0), game(3, "c", "d", 1)]
+    bounds = {r.engine: r.bound for r in fit_elo(records).ratings}
+    assert bounds == {"a": "unconnected", "b": "unconnected", "c": None, "d": None}
