@@ -902,3 +902,18 @@ def test_each_seat_count_and_seat_number_of_a_stored_record_is_checked_and_named
         )
     drawn = record.replace(winner=None, places=[0, 0], scores=[0.5, 0.5], times_ms=[0] * len(record.moves))
     assert _read(0, record_line(drawn).encode()) == drawn
+
+
+def test_games_jsonl_holds_names_in_other_scripts_as_utf8_text_under_any_locale(tmp_path):
+    """A stored line keeps "Zoë" as its UTF-8 letters (not a \\u escape), and the file is
+    UTF-8 even when the locale's encoding is ASCII."""
+    from helpers import ascii_locale, random_game_record
+
+    from arena.results.store import record_line
+
+    record = random_game_record(0, ["Zoë", "b"])
+    assert '"players":["Zoë","b"]' in record_line(record)
+    with ascii_locale(), GameStore(tmp_path) as store:
+        store.open({"name": "t"})
+        store.add_many([record])
+    assert (tmp_path / "games.jsonl").read_bytes() == (record_line(record) + "\n").encode("utf-8")
