@@ -917,3 +917,62 @@ def test_games_jsonl_holds_names_in_other_scripts_as_utf8_text_under_any_locale(
         store.open({"name": "t"})
         store.add_many([record])
     assert (tmp_path / "games.jsonl").read_bytes() == (record_line(record) + "\n").encode("utf-8")
+
+
+def test_a_folder_with_games_refuses_other_settings_and_one_without_takes_them_over(tmp_path):
+    from helpers import random_game_record
+
+    empty, played = tmp_path / "empty", tmp_path / "played"
+    for folder in (empty, played):
+        with GameStore(folder) as store:
+            store.open({"name": "t", "game": "hex", "seed": 1})
+            if folder == played:
+                store.add_many([random_game_record(0, ["a", "b"])])
+    with GameStore(empty) as store:
+        store.open({"name": "t", "game": "hex", "seed": 2})  # no game yet: the new settings hold
+        assert json.loads(store.get_meta("settings") or "") == {"name": "t", "game": "hex", "seed": 2}
+    with GameStore(played) as store, pytest.raises(StorageError) as refused:
+        store.open({"name": "t", "game": "hex", "seed": 2})
+    where = played.resolve()
+    assert str(refused.value) == (
+        f"{where} holds games played under other settings, and a folder never mixes them. Changed: seed: 1 -> 2. "
+        f"Only raising 'rounds' extends a folder. To play the new settings, give a new folder with --out "
+        f"(for example --out {where}-2), or delete {where} to start over."
+    )
+
+
+def test_a_folder_whose_stored_settings_are_damaged_names_them_and_the_way_out(tmp_path):
+    from helpers import random_game_record
+
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t"})
+        store.add_many([random_game_record(0, ["a", "b"])])
+        store.set_meta("settings", "{not json")
+    with GameStore(tmp_path) as store, pytest.raises(StorageError) as damaged:
+        store.open({"name": "t"})
+    assert str(damaged.value) == (
+        f"{tmp_path.resolve() / 'arena.db'}: its stored 'settings' is damaged; start a new folder with --out, "
+        f"or remove the folder to play the tournament again"
+    )
+
+
+def test_a_records_check_mark_is_the_documented_digest_so_older_folders_keep_theirs():
+    """sha256 of 'arena checked record v1' and a newline before the record's text: a
+    folder marked by an earlier arena is not replayed again for nothing."""
+    import hashlib
+
+    from arena.results.store import check_mark
+
+    assert check_mark(b'{"game":"hex"}') == hashlib.sha256(b'arena checked record v1\n{"game":"hex"}').hexdigest()
+
+
+def test_games_added_together_are_one_line_each_in_games_jsonl(tmp_path):
+    from helpers import random_game_record
+
+    from arena.results.store import record_line
+
+    records = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t"})
+        store.add_many(records)
+    assert (tmp_path / "games.jsonl").read_text(encoding="utf-8") == "".join(record_line(r) + "\n" for r in records)
