@@ -976,3 +976,15 @@ def test_games_added_together_are_one_line_each_in_games_jsonl(tmp_path):
         store.open({"name": "t"})
         store.add_many(records)
     assert (tmp_path / "games.jsonl").read_text(encoding="utf-8") == "".join(record_line(r) + "\n" for r in records)
+
+
+def test_stored_settings_are_kept_sorted_and_every_change_is_named(tmp_path):
+    from helpers import random_game_record
+
+    with GameStore(tmp_path) as store:
+        store.open({"seed": 1, "name": "t", "game": "hex"})
+        assert store.get_meta("settings") == '{"game": "hex", "name": "t", "seed": 1}'
+        store.add_many([random_game_record(0, ["a", "b"])])
+    with GameStore(tmp_path) as store, pytest.raises(StorageError) as refused:
+        store.open({"seed": 2, "name": "t", "game": "groups"})
+    assert 'Changed: game: "hex" -> "groups"; seed: 1 -> 2. Only raising' in str(refused.value)
