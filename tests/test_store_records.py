@@ -988,3 +988,12 @@ def test_stored_settings_are_kept_sorted_and_every_change_is_named(tmp_path):
     with GameStore(tmp_path) as store, pytest.raises(StorageError) as refused:
         store.open({"seed": 2, "name": "t", "game": "groups"})
     assert 'Changed: game: "hex" -> "groups"; seed: 1 -> 2. Only raising' in str(refused.value)
+
+
+def test_a_store_closed_without_being_opened_closes_quietly_and_one_opens_a_new_nested_folder(tmp_path):
+    with GameStore(tmp_path / "never"):
+        pass  # a run refused before its folder was opened still closes its store
+    nested = tmp_path / "results" / "hex" / "run-1"
+    with GameStore(nested) as store:
+        store.open({"name": "t"})
+    assert (nested / "arena.db").is_file()
