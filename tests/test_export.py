@@ -1136,23 +1136,21 @@ def test_a_table_figure_rounded_to_zero_is_never_negative_zero():
     assert math.copysign(1, number_cell(-0.04)) == 1.0 and math.copysign(1, elo_cell(-0.04, None)) == 1.0
 
 
-def test_results_jsons_head_to_head_lists_each_pair_once_by_the_standings_not_by_name():
-    """c beats b and a, b beats a: the standings read c, b, a, and so do the pairs."""
-    games = [["c", "b"], ["b", "c"], ["c", "a"], ["a", "c"], ["b", "a"], ["a", "b"]]
-    winners = ["c", "c", "c", "c", "b", "b"]
-    records = [random_game_record(k, seats, winner=seats.index(w)) for k, (seats, w) in enumerate(zip(games, winners))]
-    s = summarize(records, ["a", "b", "c"], tournament="t", game="hex", options=records[0].options, players=2)
-    assert s.order == ["c", "b", "a"]
-    pairs = [(p["engine"], p["opponent"]) for p in results_document(s)["head_to_head"]]
-    assert pairs == [("c", "b"), ("c", "a"), ("b", "a")]
-
-
-def test_results_jsons_head_to_head_orders_the_pairs_by_both_engines_standings():
-    """Played c-b, then b-a, then c-a, with standings c, b, a: the pairs still read c-b, c-a,
-    b-a (by the first engine's place, then the second's), not in the order they were met."""
-    games = [["c", "b"], ["b", "c"], ["b", "a"], ["a", "b"], ["c", "a"], ["a", "c"]]
-    winners = ["c", "c", "b", "b", "c", "c"]
-    records = [random_game_record(k, seats, winner=seats.index(w)) for k, (seats, w) in enumerate(zip(games, winners))]
+@pytest.mark.parametrize(
+    "games",
+    [
+        [["c", "b"], ["b", "c"], ["c", "a"], ["a", "c"], ["b", "a"], ["a", "b"]],
+        [["c", "b"], ["b", "c"], ["b", "a"], ["a", "b"], ["c", "a"], ["a", "c"]],
+    ],
+    ids=["met-by-standing", "b-a-met-before-c-a"],
+)
+def test_results_jsons_head_to_head_lists_each_pair_once_by_both_engines_standings(games):
+    """c beats b and a, b beats a: the standings read c, b, a, and so do the pairs (by the
+    first engine's place, then the second's), not by name nor in the order they were met."""
+    winners = {frozenset("cb"): "c", frozenset("ca"): "c", frozenset("ba"): "b"}
+    records = [
+        random_game_record(k, seats, winner=seats.index(winners[frozenset(seats)])) for k, seats in enumerate(games)
+    ]
     s = summarize(records, ["a", "b", "c"], tournament="t", game="hex", options=records[0].options, players=2)
     assert s.order == ["c", "b", "a"]
     pairs = [(p["engine"], p["opponent"]) for p in results_document(s)["head_to_head"]]
