@@ -393,6 +393,41 @@ def test_a_resume_copies_checked_texts_to_games_jsonl_and_writes_the_others_agai
     assert lines == [spaced[0], record_line(records[1]), record_line(records[2]), ""]
 
 
+def test_a_checked_text_with_a_carriage_return_is_written_again_on_one_line(tmp_path):
+    """JSON allows a raw carriage return between tokens, and a reader that splits games.jsonl
+    at any line end would cut such a record in two: a checked text holding one is written
+    again, as the store writes records, not copied."""
+    from helpers import random_game_record
+
+    from arena.results.store import check_mark, record_line
+
+    record = random_game_record(0, ["a", "b"], seed=0)
+    settings = {"name": "t", "game": "hex"}
+    with GameStore(tmp_path) as store:
+        store.open(settings)
+        store.add_many([record])
+    text = record_line(record).replace(",", ",\r", 1)
+    assert json.loads(text) == record.to_json()
+    db = sqlite3.connect(tmp_path / "arena.db")
+    with db:
+        db.execute("UPDATE games SET record = ? WHERE id = 0", (text,))
+        db.execute("UPDATE checked SET mark = ? WHERE id = 0", (check_mark(text.encode()),))
+    db.close()
+    with GameStore(tmp_path) as store:
+        store.open(settings)
+    assert (tmp_path / "games.jsonl").read_bytes() == record_line(record).encode() + b"\n"
+
+
+def test_a_damaged_record_found_when_games_jsonl_is_written_again_is_named_by_the_database_path(tmp_path):
+    """Opening a folder writes games.jsonl again and reads each unmarked record: a damaged one
+    stops the open with the database's path, the game and the command that deletes it."""
+    with GameStore(tmp_path) as store:
+        store_three_games(store, damaged=True)
+    with GameStore(tmp_path) as store, pytest.raises(StorageError) as err:
+        store.open({"name": "t", "game": "hex"})
+    assert str(err.value) == damaged_text(tmp_path / "arena.db")
+
+
 def test_the_collector_is_paused_while_a_folder_is_read_and_on_again_after(tmp_path):
     """A folder's records are read and folded with the cyclic collector off (its passes
     over every record were half of reading a large folder); it is on again after, even
