@@ -428,6 +428,21 @@ def test_a_damaged_record_found_when_games_jsonl_is_written_again_is_named_by_th
     assert str(err.value) == damaged_text(tmp_path / "arena.db")
 
 
+def test_a_folder_another_store_holds_is_refused_whole_and_its_lock_file_names_the_holder(tmp_path):
+    """A folder is one run's at a time: a second store opening it (another run, or the same
+    process) is refused with the folder and what to do, and arena.lock holds the process id
+    of the run that has it, for a user who wants to know which one."""
+    settings = {"name": "t", "game": "hex"}
+    with GameStore(tmp_path) as first:
+        first.open(settings)
+        assert (tmp_path / "arena.lock").read_text() == str(os.getpid())
+        with GameStore(tmp_path) as second, pytest.raises(StorageError) as err:
+            second.open(settings)
+    assert str(err.value) == (
+        f"another arena run is using {tmp_path}; wait for it to finish or use another --out folder"
+    )
+
+
 def test_the_collector_is_paused_while_a_folder_is_read_and_on_again_after(tmp_path):
     """A folder's records are read and folded with the cyclic collector off (its passes
     over every record were half of reading a large folder); it is on again after, even
