@@ -1047,3 +1047,17 @@ def test_a_store_closed_without_being_opened_closes_quietly_and_one_opens_a_new_
     with GameStore(nested) as store:
         store.open({"name": "t"})
     assert (nested / "arena.db").is_file()
+
+
+def test_a_store_closed_twice_closes_quietly_and_holds_no_lock_after(tmp_path):
+    """close() lets go of the database and the lock once: a second close (a run's `with` after
+    an early close) does nothing, and the closed store has no lock descriptor for a worker to
+    release."""
+    store = GameStore(tmp_path)
+    store.open({"name": "t", "game": "hex"})
+    assert store.lock_fd is not None
+    store.close()
+    assert store.lock_fd is None and store.db is None
+    store.close()
+    with GameStore(tmp_path) as again:  # the lock was let go of
+        again.open({"name": "t", "game": "hex"})
