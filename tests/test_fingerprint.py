@@ -298,3 +298,30 @@ def test_settings_a_mapping_replaced_by_a_value_or_an_engine_without_a_name_are_
         'engine_order: ["a"] -> ["a", null]',
         'engines.None: (not set) -> {"command": ["y"]}',
     ]
+
+
+def test_the_seeds_files_path_is_free_and_the_order_it_gives_is_not():
+    """An event's seeds are stored as the file's path and the order read from it: the path
+    may move (its order is what counts), another order is another tournament."""
+    old = {"rounds": 2, "seed": 1, "seeds": {"file": "/a/seeds.txt", "order": ["x", "y"]}}
+    moved = {**old, "seeds": {"file": "/b/seeds.txt", "order": ["x", "y"]}}
+    assert fingerprint(old) == fingerprint(moved)
+    assert changes(old, moved) == []
+    reordered = {**old, "seeds": {"file": "/a/seeds.txt", "order": ["y", "x"]}}
+    assert fingerprint(old) != fingerprint(reordered)
+    assert changes(old, reordered) == ['seeds.order: ["x", "y"] -> ["y", "x"]']
+    assert changes({"rounds": 2, "seed": 1}, old) == ['seeds: (not set) -> {"order": ["x", "y"]}']
+
+
+def test_a_digest_is_the_sha256_of_the_canonical_json_that_folders_already_store():
+    """Folders store this digest of their settings (and of a book's moves): keys sorted, no
+    spaces, so the same settings written in another order or by another arena give the same
+    digest, and changing the form would make every stored folder refuse its resume."""
+    import hashlib
+
+    from arena.results.fingerprint import digest
+
+    value = {"b": [1, {"d": 2, "c": "é"}], "a": "x"}
+    canonical = '{"a":"x","b":[1,{"c":"\\u00e9","d":2}]}'
+    assert digest(value) == hashlib.sha256(canonical.encode()).hexdigest()
+    assert fingerprint({"seed": 1}) == hashlib.sha256(b'{"seed":1}').hexdigest()
