@@ -870,3 +870,23 @@ def test_with_the_prior_of_two_unlinked_groups_of_one_size_the_one_with_more_gam
     records = [game(0, "a", "b", 1), game(1, "c", "d", 1), game(2, "c", "d", 0), game(3, "c", "d", 1)]
     bounds = {r.engine: r.bound for r in fit_elo(records).ratings}
     assert bounds == {"a": "unconnected", "b": "unconnected", "c": None, "d": None}
+
+
+def test_each_pairwise_result_names_the_game_it_came_from():
+    record = GameRecord(game="posies", moves=[], id=7, players=["x", "y", "z"], places=[1, 0, 1], termination="normal")
+    assert [(p.game, p.a, p.b) for p in pairwise_results(record)] == [(7, "x", "y"), (7, "x", "z"), (7, "y", "z")]
+
+
+def test_a_tally_takes_as_many_engines_as_a_results_code_can_hold_and_refuses_one_more(monkeypatch):
+    """A result's code keeps each engine's index in _ENGINE_BITS bits, so the field stops at
+    2**_ENGINE_BITS engines (a million); with 2 bits, four engines are taken and a fifth is refused."""
+    import arena.results.elo as elo
+
+    monkeypatch.setattr(elo, "_ENGINE_BITS", 2)
+    tally = Tally()
+    assert [tally.engine(name) for name in "abcd"] == [0, 1, 2, 3]
+    assert tally.engine("a") == 0  # a known engine is found, not added
+    with pytest.raises(ValueError) as err:
+        tally.engine("e")
+    assert str(err.value) == "a rating list of more than 4 engines is not supported"
+    assert tally.names == list("abcd")
