@@ -1061,3 +1061,24 @@ def test_a_store_closed_twice_closes_quietly_and_holds_no_lock_after(tmp_path):
     store.close()
     with GameStore(tmp_path) as again:  # the lock was let go of
         again.open({"name": "t", "game": "hex"})
+
+
+def test_the_marks_of_replayed_games_are_kept_in_one_transaction(tmp_path):
+    """A resume marks every game its replay agreed with (all of an older folder's, the first
+    time): one transaction for them all, as add_many stores games, not a commit per game."""
+    from helpers import random_game_record
+
+    from arena.results.store import StoredGame
+
+    records = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t", "game": "hex"})
+        store.add_many(records)
+        assert store.db is not None
+        statements: list[str] = []
+        store.db.set_trace_callback(statements.append)
+        store.mark_checked(StoredGame(r, f"mark {r.id}", False) for r in records)
+        store.db.set_trace_callback(None)
+        marks = store.db.execute("SELECT id, mark FROM checked ORDER BY id").fetchall()
+    assert [s.split()[0].upper() for s in statements] == ["BEGIN", "INSERT", "INSERT", "INSERT", "COMMIT"]
+    assert marks == [(0, "mark 0"), (1, "mark 1"), (2, "mark 2")]
