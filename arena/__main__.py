@@ -43,6 +43,14 @@ def _answer_stops_quietly() -> "list[Any]":
 _held = _answer_stops_quietly() if __name__ == "__main__" else None
 
 
+def _drop_lost_stop(unraisable: "Any") -> None:
+    # A stop signal's exception raised in a finalizer (a __del__, a collector's callback) is
+    # dropped by Python, which prints its traceback; raise_on_stop noted the stop and the run
+    # raises it again at its next step, so the traceback would only break the one line.
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+
+
 def entry() -> None:
     previous = _held if _held is not None else _answer_stops_quietly()
     from .cli import main
@@ -52,6 +60,7 @@ def entry() -> None:
         ignored = previous[0] is _signal.SIG_IGN  # a shell's background job keeps ignoring Ctrl-C
         _signal.signal(_signal.SIGINT, previous[0] if ignored else raise_on_stop)
         _signal.signal(_signal.SIGTERM, raise_on_stop)  # from here on, SIGTERM stops as Ctrl-C does
+        sys.unraisablehook = _drop_lost_stop
     main()
 
 

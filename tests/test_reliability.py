@@ -898,16 +898,86 @@ def test_an_interrupt_wrapped_on_its_way_up_is_still_one_line(monkeypatch, signu
     assert isinstance(result.exception, RuntimeError) and str(result.exception) == "a real bug"
 
 
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stop_a_finalizer_dropped_is_answered_when_the_command_returns(monkeypatch, signum, code):
+    """Python prints and drops a stop's exception raised in a __del__: the command runs on, but
+    the stop the handler noted is answered when it returns, as one line with the stop's code.
+    A stop taken before the command began (another test's, in one process) is not its own."""
+    monkeypatch.setattr(verdict, "_stops_received", [])
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)
+
+    class StopInAFinalizer:
+        def __del__(self):
+            verdict.raise_on_stop(signum, None)
+
+    @click.group(cls=Commands)
+    def group():
+        pass
+
+    @group.command()
+    def work():
+        StopInAFinalizer()  # freed at once
+        click.echo("done")
+
+    @group.command()
+    def fail():
+        raise RuntimeError("a real bug")
+
+    result = CliRunner().invoke(group, ["work"])
+    assert result.exit_code == code, result.output
+    assert result.output.splitlines() == [
+        "done",
+        f"arena: interrupted; nothing that was finished is lost. Resume with: {command_line()}",
+    ]
+    result = CliRunner().invoke(group, ["fail"])  # the stop above is not this command's
+    assert isinstance(result.exception, RuntimeError) and str(result.exception) == "a real bug"
+
+
+def test_a_lost_stop_is_raised_again_only_when_taken_since_and_as_its_own_kind(monkeypatch):
+    monkeypatch.setattr(verdict, "_stops_received", [])
+    since = verdict.stops_so_far()
+    verdict.raise_lost_stop(since)  # no stop: nothing
+    for signum, kind in [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, verdict.Terminated)]:
+        with pytest.raises(KeyboardInterrupt):
+            verdict.raise_on_stop(signum, None)
+        with pytest.raises(KeyboardInterrupt) as again:
+            verdict.raise_lost_stop(since)
+        assert type(again.value) is kind
+    assert verdict.stops_so_far() == 2 and verdict.stop_since(1) == 143 and verdict.stop_since(2) is None
+    verdict.raise_lost_stop(2)
+
+
+def test_the_command_drops_quietly_only_a_stop_lost_in_a_finalizer(monkeypatch, capsys):
+    """arena's hook for exceptions Python drops: a stop (noted by the handler, raised again by
+    the run) leaves no traceback to break the one line; anything else is printed as Python would."""
+    from arena.__main__ import _drop_lost_stop
+
+    monkeypatch.setattr(sys, "unraisablehook", _drop_lost_stop)
+
+    class Raises:
+        def __init__(self, exc):
+            self.exc = exc
+
+        def __del__(self):
+            raise self.exc
+
+    Raises(verdict.Terminated())  # each freed at once, its exception dropped
+    Raises(KeyboardInterrupt())
+    assert capsys.readouterr().err == ""
+    Raises(ValueError("a finalizer's own bug"))
+    assert "ValueError: a finalizer's own bug" in capsys.readouterr().err
+
+
 def test_the_stop_handler_raises_ctrl_c_and_sigterm_each_as_its_own_interrupt(monkeypatch):
     """Ctrl-C is a plain KeyboardInterrupt and SIGTERM its subclass Terminated, so that a run
     exits with 130 or 143; the handler remembers the last stop's code."""
     monkeypatch.setattr(verdict, "_stops_received", [])
-    assert verdict.stop_received() is None
+    assert verdict.stop_since() is None
     for signum, kind, code in [(signal.SIGTERM, verdict.Terminated, 143), (signal.SIGINT, KeyboardInterrupt, 130)]:
         with pytest.raises(KeyboardInterrupt) as caught:
             verdict.raise_on_stop(signum, None)
         assert type(caught.value) is kind
-        assert verdict.interrupt_code(caught.value) == verdict.stop_received() == code
+        assert verdict.interrupt_code(caught.value) == verdict.stop_since() == code
 
 
 def _arena_frames(err: str) -> list[str]:

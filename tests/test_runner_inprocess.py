@@ -37,7 +37,7 @@ from arena.tournament.observers import QuietObserver, live_site
 from arena.tournament.runner import RunInterrupted, run_tournament
 from arena.tournament.series import SeriesGame, StartFailure, play_series, result_text, score, unique_names
 from arena.tournament.settings import tournament_settings
-from arena.tournament.verdict import StartupFailure, Verdict
+from arena.tournament.verdict import StartupFailure, Terminated, Verdict
 from arena.tournament.worker import Worker, WorkerConfig
 
 HEX3 = "size = 3\nswap = false"  # the zoo's engines play the first free cell: Red wins every game
@@ -229,6 +229,34 @@ def test_a_stopped_run_keeps_its_games_and_the_next_plays_only_the_missing_ones(
     assert heard.said == [("start", 2, [0], None), ("game", 1, 2, 2), ("end", "tiny", 2)]
     assert [r["id"] for r in games(out)] == [0, 1]
     assert json.loads((out / "results.json").read_text())["finished"] is True
+
+
+def test_a_sigterm_a_finalizer_dropped_still_stops_the_run_at_the_next_game_stored(tmp_path, monkeypatch):
+    """Python prints and drops an exception raised in a __del__, and a SIGTERM once landed in
+    a connection's finalizer while a run started: the run played on and ended as if never
+    stopped.  The stop the handler noted is raised again once the next game is stored."""
+    dropped: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable.exc_value))
+
+    class SigtermInAFinalizer:
+        def __del__(self):
+            handler = signal.getsignal(signal.SIGTERM)
+            assert callable(handler), "the run handles SIGTERM"
+            handler(signal.SIGTERM, None)
+
+    class StopDroppedAtStart(Heard):
+        def on_start(self, total, stored, sprt):
+            super().on_start(total, stored, sprt)
+            SigtermInAFinalizer()  # freed at once, its exception dropped
+
+    path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
+    heard = StopDroppedAtStart()
+    with pytest.raises(RunInterrupted) as stopped:
+        run_tournament(load_tournament(path), out, observers=[heard])
+    assert [type(exc) for exc in dropped] == [Terminated]
+    assert stopped.value.code == 143
+    assert heard.said == [("start", 2, [], None), ("game", 0, 1, 2), ("stop",)]
+    assert [r["id"] for r in games(out)] == [0]
 
 
 def test_a_run_stopped_before_any_game_has_no_standings(tmp_path, caplog):

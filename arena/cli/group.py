@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ..tournament.verdict import BAD_INPUT, interrupt_code, stop_received
+from ..tournament.verdict import BAD_INPUT, interrupt_code, raise_lost_stop, stop_since, stops_so_far
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -91,12 +91,15 @@ class Commands(click.Group):
         self.offers_added = offers_added
 
     def invoke(self, ctx: click.Context) -> Any:
+        since = stops_so_far()
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            raise_lost_stop(since)  # a stop whose exception a finalizer dropped: answered all the same
+            return result
         except KeyboardInterrupt as exc:
             interrupted(interrupt_code(exc))
         except Exception:
-            code = stop_received()
+            code = stop_since(since)
             if code is None:
                 raise
             interrupted(code)  # the interrupt came wrapped in another exception

@@ -9,6 +9,7 @@ watches the run (the live progress, the live site) is an observer attached by th
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -52,7 +53,15 @@ from .pool import Lost, WorkerPool
 from .schedule import ScheduledGame
 from .settings import legacy_fingerprint, tournament_settings
 from .sprt import sprt_test
-from .verdict import Terminated, Verdict, interrupt_code, run_verdict, startup_failure
+from .verdict import (
+    Verdict,
+    interrupt_code,
+    raise_lost_stop,
+    raise_on_stop,
+    run_verdict,
+    startup_failure,
+    stops_so_far,
+)
 from .worker import WorkerConfig, WorkerError, init_preflight_host, preflight_in_worker
 
 log = logging.getLogger("arena.runner")
@@ -110,7 +119,7 @@ def run_tournament(
     forfeit = forfeit_failed_engines or t.data.forfeit_failed_engines
     workers = workers or t.data.workers
     idle = t.data.idle_engines if idle_engines is None else idle_engines
-    with _sigterm_as_interrupt(), GameStore(out) as store:
+    with _sigterm_as_interrupt() as check_stop, GameStore(out) as store:
         # kept as meta 'settings'; a folder made before held every path resolved
         store.open(tournament_settings(t), legacy_fingerprint(t), tournament_settings(t, portable=False))
         stored, schedule = _admitted(t, store)
@@ -173,7 +182,9 @@ def run_tournament(
                 finished = done | {r.id for r in played}
                 return [g for g in schedule if g.index not in finished]
 
-            errors = _play_all(open_executor, todo, store, observers, count, tracker, played, sprt, load, next_wave)
+            errors = _play_all(
+                open_executor, todo, store, observers, count, tracker, played, sprt, load, next_wave, check_stop
+            )
         except BaseException as exc:
             for observer in observers:
                 observer.on_stop()  # e.g. the site's pages stop reloading themselves
@@ -298,12 +309,14 @@ def _play_all(
     sprt: SprtTest | None = None,
     load: LoadWatch | None = None,
     next_wave: Callable[[], list[ScheduledGame]] | None = None,
+    check_stop: Callable[[], None] = lambda: None,
 ) -> list[str]:
     """Play ``todo`` on the executor ``open_executor`` gives for that many games (opened
     only when there is a game to play), storing each game as it ends and adding it to
     ``played``; then the games ``next_wave`` draws from them (an event's), until it draws
-    none or a game could not be recorded.  The games not recorded (arena's own failures)
-    are returned."""
+    none or a game could not be recorded.  ``check_stop`` runs after each batch is stored: it
+    raises a stop signal whose exception was lost.  The games not recorded (arena's own
+    failures) are returned."""
     errors: list[str] = []
     if not todo:
         return errors
@@ -319,6 +332,7 @@ def _play_all(
                 store.add_many(records)  # each batch committed as it arrives: no finished game is lost
                 played += records
                 _take_in(records, executor, observers, count, tracker, sprt, load)
+                check_stop()
             todo = next_wave() if next_wave is not None and not errors else []
             if todo and not isinstance(executor, BatchingExecutor):
                 # a local pool starts its workers for one list of games; a cluster stays up
@@ -376,20 +390,18 @@ def _take_in(
 
 
 @contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
+def _sigterm_as_interrupt() -> Iterator[Callable[[], None]]:
     """Make SIGTERM stop a run like Ctrl-C does (finished games kept, engines killed),
-    from its first step (the start-up check included) to its last."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise Terminated
-
+    from its first step (the start-up check included) to its last.  Yields the check that
+    raises a stop taken since but lost in a finalizer (verdict.raise_lost_stop)."""
+    check = functools.partial(raise_lost_stop, stops_so_far())
     try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
+        previous = signal.signal(signal.SIGTERM, raise_on_stop)
     except ValueError:  # not the main thread: leave signals alone
-        yield
+        yield check
         return
     try:
-        yield
+        yield check
     finally:
         signal.signal(signal.SIGTERM, previous)
 

@@ -48,15 +48,31 @@ _stops_received: list[int] = []  # the exit code of each stop signal, in order
 def raise_on_stop(signum: int, frame: object) -> None:
     """The ``arena`` command's handler of Ctrl-C and SIGTERM once its CLI is loaded: raise
     KeyboardInterrupt (:class:`Terminated` for SIGTERM), and remember the stop.  The memory is
-    for an interrupt that code on its way up wraps: pydantic, building a model's schema in a
-    command's first import, turns it into a SchemaError."""
+    for an interrupt that code on its way up wraps (pydantic, building a model's schema in a
+    command's first import, turns it into a SchemaError) or that a finalizer drops."""
     _stops_received.append(TERMINATED if signum == _SIGTERM else INTERRUPTED)
     raise Terminated if signum == _SIGTERM else KeyboardInterrupt
 
 
-def stop_received() -> int | None:
-    """The exit code of the last stop signal :func:`raise_on_stop` took, if any."""
-    return _stops_received[-1] if _stops_received else None
+def stops_so_far() -> int:
+    """How many stop signals :func:`raise_on_stop` has taken: a command or a run notes it as
+    it starts, and answers only the stops taken after (a test's process takes many)."""
+    return len(_stops_received)
+
+
+def stop_since(since: int = 0) -> int | None:
+    """The exit code of the last stop signal :func:`raise_on_stop` took after the first
+    ``since``, if any."""
+    return _stops_received[-1] if len(_stops_received) > since else None
+
+
+def raise_lost_stop(since: int) -> None:
+    """Raise again the last stop taken after the first ``since``.  Python prints and drops an
+    exception raised in a finalizer (a ``__del__``, a garbage collector's callback), so a stop
+    signal landing in one would let a run go on, and end as if never stopped."""
+    code = stop_since(since)
+    if code is not None:
+        raise Terminated if code == TERMINATED else KeyboardInterrupt
 
 
 class StartupFailure(Exception):
