@@ -606,6 +606,29 @@ def test_a_knockout_of_five_with_a_bye_plays_to_a_winner(tmp_path):
     assert "## Bracket" in (tmp_path / "out" / "standings.md").read_text()
 
 
+def test_each_wave_of_a_knockout_is_played_on_a_local_pool_of_its_own(tmp_path, monkeypatch):
+    """A local pool starts its workers for one list of games: the run opens one for each wave
+    of the bracket (five engines: at least the first round's match, the semi-finals and the
+    final, and more where a match goes to its tie-break pairs) and closes each before the next."""
+    from arena.tournament import runner
+    from arena.tournament.local import LocalGames
+
+    pools: list[list[str]] = []
+
+    class Recorded(LocalGames):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            pools.append(["opened"])
+
+        def close(self):
+            pools[-1].append("closed")
+            super().close()
+
+    monkeypatch.setattr(runner, "LocalGames", Recorded)
+    summary = runner.run_tournament(load_tournament(event_file(tmp_path, 5, "knockout", 1)), tmp_path / "out")
+    assert summary.played > 0 and len(pools) >= 3 and all(pool == ["opened", "closed"] for pool in pools), pools
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("fmt,engines,rounds", [("swiss", 7, 3), ("knockout", 8, 1)])
