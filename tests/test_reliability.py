@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -866,6 +867,22 @@ def test_ctrl_c_in_the_first_milliseconds_is_never_lost_nor_an_arena_traceback(p
         assert not _arena_frames(err), (delay, err)
 
 
+def commands_with(command: Callable[[], None]) -> click.Group:
+    """arena's command group holding ``command`` and ``fail``, which raises a real bug."""
+
+    @click.group(cls=Commands)
+    def group():
+        pass
+
+    group.command()(command)
+
+    @group.command()
+    def fail():
+        raise RuntimeError("a real bug")
+
+    return group
+
+
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupt_wrapped_on_its_way_up_is_still_one_line(monkeypatch, signum, code):
     """pydantic, building a model's schema while a command first imports it, turns a Ctrl-C
@@ -873,21 +890,13 @@ def test_an_interrupt_wrapped_on_its_way_up_is_still_one_line(monkeypatch, signu
     With no stop received, such an error goes up untouched."""
     monkeypatch.setattr(verdict, "_stops_received", [])
 
-    @click.group(cls=Commands)
-    def group():
-        pass
-
-    @group.command()
     def build():
         try:
             verdict.raise_on_stop(signum, None)
         except KeyboardInterrupt as exc:
             raise RuntimeError(f"Error building validator: {exc!r}") from None
 
-    @group.command()
-    def fail():
-        raise RuntimeError("a real bug")
-
+    group = commands_with(build)
     result = CliRunner().invoke(group, ["build"])
     assert result.exit_code == code, result.output
     assert result.output.splitlines() == [
@@ -910,19 +919,11 @@ def test_a_stop_a_finalizer_dropped_is_answered_when_the_command_returns(monkeyp
         def __del__(self):
             verdict.raise_on_stop(signum, None)
 
-    @click.group(cls=Commands)
-    def group():
-        pass
-
-    @group.command()
     def work():
         StopInAFinalizer()  # freed at once
         click.echo("done")
 
-    @group.command()
-    def fail():
-        raise RuntimeError("a real bug")
-
+    group = commands_with(work)
     result = CliRunner().invoke(group, ["work"])
     assert result.exit_code == code, result.output
     assert result.output.splitlines() == [
