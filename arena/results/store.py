@@ -451,7 +451,7 @@ class GameStore:
 
     def mark_checked(self, games: Iterable[StoredGame]) -> None:
         """Keep the marks of records a replay has just agreed with, in one transaction (in
-        autocommit each row would be a commit of its own: 18 times slower for 20,000)."""
+        autocommit each row would be a commit of its own: 20,000 marks took 0.38 s, not 0.08 s)."""
         assert self.db is not None
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
