@@ -1,4 +1,5 @@
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # `arena results`, on 2 cores. Nothing here needs a second BLAS thread: the Elo fit, the only
 # BLAS-heavy code, limits itself to one (arena/results/elo.py).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+# Ctrl-C as a terminal sends it, for the processes the stop tests start: a shell starting the suite
+# as a background job (`pytest &`) ignores SIGINT in it, the ignoring is inherited across exec, and
+# an arena run told to ignore SIGINT rightly does (as under nohup), so those tests would fail.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
