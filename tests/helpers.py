@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import locale
 import os
 import re
+import select
+import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
@@ -36,12 +41,79 @@ def arena_cmd(*args: object) -> list[str]:
 
 
 def run_arena(
-    *args: object, input: str | None = None, cwd: Path = ROOT, env: dict | None = None, timeout: float = 300
+    *args: object, cwd: Path = ROOT, env: dict | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess:
-    """Run the CLI as a real process (workers, logging and exit codes included)."""
-    return subprocess.run(
-        arena_cmd(*args), capture_output=True, text=True, input=input, cwd=cwd, env=env, timeout=timeout
-    )
+    """Run the CLI as a real process (workers, logging and exit codes included; stdin empty),
+    forked from a Python that has its libraries loaded (tests/warm_python.py). A second command while one
+    runs (from another thread) is started as a process of its own."""
+    if not _warm_lock.acquire(blocking=False):
+        return subprocess.run(
+            arena_cmd(*args),
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+        )
+    try:
+        return _run_warm([str(arg) for arg in args], cwd, os.environ if env is None else env, timeout)
+    finally:
+        _warm_lock.release()
+
+
+_warm_lock = threading.Lock()
+_warm: list[subprocess.Popen] = []  # the warm Python, once started
+
+
+def _run_warm(args: list[str], cwd: Path, env: Mapping[str, str], timeout: float):
+    if not _warm or _warm[0].poll() is not None:
+        started = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "warm_python.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=ROOT,
+            bufsize=0,  # a line read is all that is read: select sees the next
+        )
+        _warm[:] = [started]
+    warm = _warm[0]
+    assert warm.stdin is not None and warm.stdout is not None
+    encoding = locale.getpreferredencoding(False)  # what subprocess's text mode decodes with
+    with tempfile.TemporaryDirectory() as folder:
+        streams = {name: Path(folder) / name for name in ("stdout", "stderr")}
+        for path in streams.values():
+            path.touch()
+        request = {
+            "args": args,
+            "cwd": str(cwd),
+            "env": dict(env),
+            "stdin": os.devnull,
+            **{k: str(v) for k, v in streams.items()},
+        }
+        pid = None
+        try:
+            warm.stdin.write(json.dumps(request).encode() + b"\n")
+            pid = int(warm.stdout.readline())
+            ready, _, _ = select.select([warm.stdout], [], [], timeout)
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+            code = int(warm.stdout.readline())
+        except BaseException:  # the test's own timeout, say: the warm Python is left mid-answer
+            if pid is not None:
+                os.kill(pid, signal.SIGKILL)
+            warm.kill()
+            warm.wait()
+            raise
+        out, err = (_as_text_mode_reads(streams[name].read_bytes(), encoding) for name in ("stdout", "stderr"))
+    command = arena_cmd(*args)
+    if not ready:
+        raise subprocess.TimeoutExpired(command, timeout, out, err)
+    return subprocess.CompletedProcess(command, code, out, err)
+
+
+def _as_text_mode_reads(data: bytes, encoding: str) -> str:
+    """Output as subprocess's text mode gives it: decoded, with universal newlines."""
+    return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def refusal(*args: object, in_process: bool) -> tuple[int, str]:
