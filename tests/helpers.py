@@ -41,23 +41,23 @@ def arena_cmd(*args: object) -> list[str]:
 
 
 def run_arena(
-    *args: object, cwd: Path = ROOT, env: dict | None = None, timeout: float = 300
+    *args: object, input: str | None = None, cwd: Path = ROOT, env: dict | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess:
-    """Run the CLI as a real process (workers, logging and exit codes included; stdin empty),
-    forked from a Python that has its libraries loaded (tests/warm_python.py). A second command while one
+    """Run the CLI as a real process (workers, logging and exit codes included), forked from a
+    Python that has its libraries loaded (tests/warm_python.py). A second command while one
     runs (from another thread) is started as a process of its own."""
     if not _warm_lock.acquire(blocking=False):
         return subprocess.run(
             arena_cmd(*args),
             capture_output=True,
             text=True,
-            stdin=subprocess.DEVNULL,
+            input=input,
             cwd=cwd,
             env=env,
             timeout=timeout,
         )
     try:
-        return _run_warm([str(arg) for arg in args], cwd, os.environ if env is None else env, timeout)
+        return _run_warm([str(arg) for arg in args], input, cwd, os.environ if env is None else env, timeout)
     finally:
         _warm_lock.release()
 
@@ -66,7 +66,7 @@ _warm_lock = threading.Lock()
 _warm: list[subprocess.Popen] = []  # the warm Python, once started
 
 
-def _run_warm(args: list[str], cwd: Path, env: Mapping[str, str], timeout: float):
+def _run_warm(args: list[str], input: str | None, cwd: Path, env: Mapping[str, str], timeout: float):
     if not _warm or _warm[0].poll() is not None:
         started = subprocess.Popen(
             [sys.executable, str(ROOT / "tests" / "warm_python.py")],
@@ -80,16 +80,10 @@ def _run_warm(args: list[str], cwd: Path, env: Mapping[str, str], timeout: float
     assert warm.stdin is not None and warm.stdout is not None
     encoding = locale.getpreferredencoding(False)  # what subprocess's text mode decodes with
     with tempfile.TemporaryDirectory() as folder:
-        streams = {name: Path(folder) / name for name in ("stdout", "stderr")}
-        for path in streams.values():
-            path.touch()
-        request = {
-            "args": args,
-            "cwd": str(cwd),
-            "env": dict(env),
-            "stdin": os.devnull,
-            **{k: str(v) for k, v in streams.items()},
-        }
+        streams = {name: Path(folder) / name for name in ("stdin", "stdout", "stderr")}
+        for name, text in zip(streams, (input or "", "", "")):
+            streams[name].write_text(text, encoding=encoding)
+        request = {"args": args, "cwd": str(cwd), "env": dict(env), **{k: str(v) for k, v in streams.items()}}
         pid = None
         try:
             warm.stdin.write(json.dumps(request).encode() + b"\n")

@@ -36,6 +36,14 @@ def test_the_folder_and_environment_are_the_callers(tmp_path):
     assert shown[0] != shown[1]
 
 
+def test_standard_input_is_the_callers():
+    record = '{"game": "hex", "options": {"size": 3}, "moves": ["a1", "b2", "c3"]}\n'
+    warm, cold = run_arena("verify", "-", input=record), plain("verify", "-", input=record)
+    assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+    assert '"plies": 3' in warm.stdout
+    assert run_arena("verify", "-").stdout == ""  # no input: none read
+
+
 def test_a_command_past_its_timeout_is_killed_and_the_next_runs(tmp_path):
     sleeper = engine_toml("slow", "{python}", "-c", "import time; time.sleep(60)")
     path = write_tournament(tmp_path, sleeper + engine_toml("r", "{python}", "-m", "engines.random_engine"))
