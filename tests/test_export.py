@@ -301,7 +301,7 @@ def test_a_folder_that_is_not_finished_says_so_and_the_table_states_the_anchor(f
 def test_a_drop_is_noted_at_its_first_forfeit_and_an_unfinished_run_says_how_far_it_got():
     from arena.match import forfeit_before_start
     from arena.record import Termination
-    from arena.results.export import note_dropped
+    from arena.results.ratings import note_dropped
     from arena.rules import make_game
 
     game = make_game("hex", {"size": 3})

@@ -34,6 +34,15 @@ def test_the_play_and_check_engine_commands_load_no_report_module():
     assert not heavy, f"the play and check-engine commands' modules load {', '.join(sorted(heavy))}"
 
 
+def test_a_cluster_worker_loads_no_report_module():
+    """A Dask worker imports the cluster's module to play its tasks: the Elo fit (numpy and
+    scipy, half a second of CPU a worker) and the site are the coordinator's, not its."""
+    code = "import sys, arena.tournament.cluster; print('\\n'.join(sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    heavy = [name for name in loaded if any(name == h or name.startswith(h + ".") for h in (*REPORT_HEAVY, "numpy"))]
+    assert not heavy, f"a cluster worker's module loads {', '.join(sorted(heavy))}"
+
+
 def test_the_startup_benchmark_times_every_command():
     figures = measure(1)
     assert set(figures.cpu_s) == set(figures.wall_s)

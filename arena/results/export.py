@@ -21,7 +21,7 @@ from typing import Any, TypedDict
 
 from tabulate import tabulate
 
-from ..record import GameRecord, Termination, lost_before_start
+from ..record import GameRecord, lost_before_start
 from ..rules import OptionError, make_game
 from ..rules.base import Options
 from . import strictjson
@@ -35,6 +35,7 @@ from .ratings import (
     HEAD_TO_HEAD_NOTE,
     HeadToHead,
     Standing,
+    dropped_engines,
     head_to_head,
     head_to_head_rows,
     ordinal,
@@ -169,24 +170,6 @@ def ranked_standings(rows: Sequence[Standing], fit: EloFit, dropped: Collection[
     place = {r.engine: k for k, r in enumerate(fit.ratings)}
     ordered = sorted(rows, key=lambda s: place[s.engine])
     return [s for s in ordered if s.engine not in dropped] + [s for s in ordered if s.engine in dropped]
-
-
-def dropped_engines(records: Sequence[GameRecord]) -> dict[str, str]:
-    """Engines dropped (max_failures), from their 'dropped' forfeits: the dropped seats
-    share the last place of such a record."""
-    dropped: dict[str, str] = {}
-    for r in records:
-        note_dropped(dropped, r)
-    return dropped
-
-
-def note_dropped(dropped: dict[str, str], r: GameRecord) -> None:
-    """Add to ``dropped`` the engines this record says were dropped (games taken in order)."""
-    if r.termination is Termination.DROPPED:
-        names, places = r.players or [], r.places or []
-        for seat, place in enumerate(places):
-            if place == max(places) and names[seat] not in dropped:
-                dropped[names[seat]] = f"dropped (max_failures); first forfeit in game {r.id}"
 
 
 # -- results.json -------------------------------------------------------------

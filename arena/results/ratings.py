@@ -20,7 +20,7 @@ from typing import Any
 
 import trueskill
 
-from ..record import GameRecord, lost_before_start
+from ..record import GameRecord, Termination, lost_before_start
 
 # TrueSkill's own default, kept for the games that can draw: their draws come from move limits,
 # repetitions and equal counts, whose rate depends on the engines more than on the rules.
@@ -388,3 +388,21 @@ HEAD_TO_HEAD_NOTE = (
 
 def _shown(value: float) -> float:
     return round(value, 1) + 0.0  # no "-0.0"
+
+
+def dropped_engines(records: Sequence[GameRecord]) -> dict[str, str]:
+    """Engines dropped (max_failures), from their 'dropped' forfeits: the dropped seats
+    share the last place of such a record."""
+    dropped: dict[str, str] = {}
+    for r in records:
+        note_dropped(dropped, r)
+    return dropped
+
+
+def note_dropped(dropped: dict[str, str], r: GameRecord) -> None:
+    """Add to ``dropped`` the engines this record says were dropped (games taken in order)."""
+    if r.termination is Termination.DROPPED:
+        names, places = r.players or [], r.places or []
+        for seat, place in enumerate(places):
+            if place == max(places) and names[seat] not in dropped:
+                dropped[names[seat]] = f"dropped (max_failures); first forfeit in game {r.id}"

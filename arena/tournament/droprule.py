@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..record import GameRecord, Termination
-from ..results.export import dropped_engines
+from ..results.ratings import dropped_engines
 
 DropGate = Callable[[str], bool]
 """``may_start(engine)``: whether the drop rule lets a worker start the engine now."""

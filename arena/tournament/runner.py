@@ -32,7 +32,6 @@ from ..results.export import (
     STANDINGS,
     TABLES,
     Summary,
-    dropped_engines,
     render,
     standings_table,
     summarize,
@@ -40,6 +39,7 @@ from ..results.export import (
 )
 from ..results.fingerprint import fingerprint
 from ..results.fit import output_width, wrap
+from ..results.ratings import dropped_engines
 from ..results.sprt import SprtSummary, SprtTest
 from ..results.store import GameStore, StorageError
 from .config import ConfigError, Tournament, build_schedule

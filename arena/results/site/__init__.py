@@ -51,12 +51,11 @@ from ..export import (
     event_table,
     field_elo_label,
     games_elo_label,
-    note_dropped,
     ranked_standings,
     read_for_summary,
 )
 from ..fingerprint import StoredSettings
-from ..ratings import HeadToHead, StandingsTally, count_head_to_head
+from ..ratings import HeadToHead, StandingsTally, count_head_to_head, note_dropped
 from ..sprt import SprtSummary, outcome_text, sprt_lines
 from ..stats import EngineStats, StatsTally
 from ..store import StorageError, collector_paused
