@@ -206,9 +206,12 @@ def child_setup(
                 os.sched_setaffinity(0, cpus)
             except OSError:  # the machine took them away meanwhile: keep the worker's
                 pass
-        try:
-            with open("/proc/self/oom_score_adj", "w") as f:
-                f.write("1000")
+        try:  # os calls only: io's objects and codec lookup are more Python code between fork and exec
+            fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+            try:
+                os.write(fd, b"1000")
+            finally:
+                os.close(fd)
         except OSError:
             pass
         if memory_mb:
