@@ -18,6 +18,8 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
+from arena.rules import GAMES_VARIABLE
+
 # Debian's Chromium, driven headless by Playwright (never a downloaded browser) as the site benchmark starts it
 from arena_bench.site import CHROMIUM as CHROMIUM
 from arena_bench.site import CHROMIUM_FLAGS as CHROMIUM_FLAGS
@@ -44,9 +46,11 @@ def run_arena(
     *args: object, input: str | None = None, cwd: Path = ROOT, env: dict | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess:
     """Run the CLI as a real process (workers, logging and exit codes included), forked from a
-    Python that has its libraries loaded (tests/warm_python.py). A second command while one
-    runs (from another thread) is started as a process of its own."""
-    if not _warm_lock.acquire(blocking=False):
+    Python that has its libraries and arena's modules loaded (tests/warm_python.py). A command
+    given ``ARENA_GAMES`` (read as arena loads), or run while another runs (from another
+    thread), is started as a process of its own."""
+    env_in = os.environ if env is None else env
+    if GAMES_VARIABLE in env_in or not _warm_lock.acquire(blocking=False):
         return subprocess.run(
             arena_cmd(*args),
             capture_output=True,
@@ -57,7 +61,7 @@ def run_arena(
             timeout=timeout,
         )
     try:
-        return _run_warm([str(arg) for arg in args], input, cwd, os.environ if env is None else env, timeout)
+        return _run_warm([str(arg) for arg in args], input, cwd, env_in, timeout)
     finally:
         _warm_lock.release()
 
@@ -73,6 +77,7 @@ def _run_warm(args: list[str], input: str | None, cwd: Path, env: Mapping[str, s
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=ROOT,
+            env={k: v for k, v in os.environ.items() if k != GAMES_VARIABLE},  # read as arena loads
             bufsize=0,  # a line read is all that is read: select sees the next
         )
         _warm[:] = [started]

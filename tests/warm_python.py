@@ -1,12 +1,13 @@
-"""A Python that has imported the libraries every arena command loads (numpy, scipy, pydantic,
-jinja2, click), and forks a fresh ``python -m arena`` for each command the tests run
-(tests/helpers.py: run_arena).
+"""A Python that has imported what arena's commands load (numpy, scipy, pydantic, jinja2,
+click, and arena's runner, results and site), and forks a fresh ``python -m arena`` for each
+command the tests run (tests/helpers.py: run_arena).
 
-Those imports were about 0.7 s of CPU in each of some two hundred arena processes a suite
-run starts, a tenth of the suite's CPU. arena's own modules are not imported here: they read
-their environment as they load (``ARENA_GAMES``), and each command must see the one its test
-gives it. The child is a real process in every other way: its own environment, folder,
-standard streams, signals, workers, engines, exit code and atexit handlers.
+Those imports were about a second of CPU in each of some two hundred arena processes a suite
+run starts. What arena reads as it loads is its environment's ``ARENA_GAMES`` only
+(arena.rules): this Python is started without it, and a command given it runs as a plain
+process (tests/helpers.py). The child is a real process in every other way: its own
+environment, folder, standard streams, signals, workers, engines, exit code and atexit
+handlers.
 
 One request a line on stdin (JSON: ``args``, ``cwd``, ``env``, ``stdin``, ``stdout``,
 ``stderr``, the last three file paths); the answers, a line each on stdout: the child's pid,
@@ -33,6 +34,10 @@ PRELOADED = (
     "multiprocessing.connection",
     "concurrent.futures",
     "logging.handlers",
+    "arena.cli",
+    "arena.cli.run",
+    "arena.tournament.runner",
+    "arena.results.site",
 )
 
 
