@@ -22,6 +22,7 @@ def test_a_command_says_and_exits_as_a_plain_process_does(args):
     assert warm.args == cold.args
 
 
+@pytest.mark.slow
 def test_the_folder_and_environment_are_the_callers(tmp_path):
     engines = engine_toml("r1", "{python}", "-m", "engines.random_engine")
     write_tournament(tmp_path, engines + engine_toml("r2", "{python}", "-m", "engines.random_engine"))
@@ -44,6 +45,7 @@ def test_standard_input_is_the_callers():
     assert run_arena("verify", "-").stdout == ""  # no input: none read
 
 
+@pytest.mark.slow
 def test_a_command_past_its_timeout_is_killed_and_the_next_runs(tmp_path):
     sleeper = engine_toml("slow", "{python}", "-c", "import time; time.sleep(60)")
     path = write_tournament(tmp_path, sleeper + engine_toml("r", "{python}", "-m", "engines.random_engine"))
@@ -52,6 +54,7 @@ def test_a_command_past_its_timeout_is_killed_and_the_next_runs(tmp_path):
     assert run_arena("--version").stdout.startswith("python -m arena, version")
 
 
+@pytest.mark.slow
 def test_a_command_while_another_runs_is_a_process_of_its_own(tmp_path):
     sleeper = engine_toml("slow", "{python}", "-c", "import time; time.sleep(60)")
     path = write_tournament(tmp_path, sleeper + engine_toml("r", "{python}", "-m", "engines.random_engine"))
