@@ -70,18 +70,24 @@ _warm_lock = threading.Lock()
 _warm: list[subprocess.Popen] = []  # the warm Python, once started
 
 
-def _run_warm(args: list[str], input: str | None, cwd: Path, env: Mapping[str, str], timeout: float):
+def _warm_python() -> subprocess.Popen:
+    """The warm Python of this process, started if it is not running."""
     if not _warm or _warm[0].poll() is not None:
-        started = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "warm_python.py")],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            cwd=ROOT,
-            env={k: v for k, v in os.environ.items() if k != GAMES_VARIABLE},  # read as arena loads
-            bufsize=0,  # a line read is all that is read: select sees the next
-        )
-        _warm[:] = [started]
-    warm = _warm[0]
+        _warm[:] = [
+            subprocess.Popen(
+                [sys.executable, str(ROOT / "tests" / "warm_python.py")],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                cwd=ROOT,
+                env={k: v for k, v in os.environ.items() if k != GAMES_VARIABLE},  # read as arena loads
+                bufsize=0,  # a line read is all that is read: select sees the next
+            )
+        ]
+    return _warm[0]
+
+
+def _run_warm(args: list[str], input: str | None, cwd: Path, env: Mapping[str, str], timeout: float):
+    warm = _warm_python()
     assert warm.stdin is not None and warm.stdout is not None
     encoding = locale.getpreferredencoding(False)  # what subprocess's text mode decodes with
     with tempfile.TemporaryDirectory() as folder:

@@ -20,25 +20,9 @@ import os
 import runpy
 import sys
 
-PRELOADED = (
-    "numpy",
-    "scipy.linalg",
-    "scipy.sparse.csgraph",
-    "scipy.special",
-    "pydantic",
-    "jinja2",
-    "click",
-    "tabulate",
-    "sqlite3",
-    "tomllib",
-    "multiprocessing.connection",
-    "concurrent.futures",
-    "logging.handlers",
-    "arena.cli",
-    "arena.cli.run",
-    "arena.tournament.runner",
-    "arena.results.site",
-)
+# The command line and what a run, the results and the site load (numpy, scipy, pydantic,
+# jinja2, click, ... come with them).
+PRELOADED = ("arena.cli", "arena.cli.run", "arena.tournament.runner", "arena.results.site", "logging.handlers")
 
 
 def read_line() -> bytes:
