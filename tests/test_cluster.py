@@ -37,6 +37,7 @@ from arena.engine.player import EngineSpec  # noqa: E402
 from arena.engine.sandbox import sandbox_problem  # noqa: E402
 from arena.match import TimeControl  # noqa: E402
 from arena.record import GameRecord  # noqa: E402
+from arena.results.logfile import attach_run_log  # noqa: E402
 from arena.tournament import cluster as arena_cluster  # noqa: E402
 from arena.tournament import livegames  # noqa: E402
 from arena.tournament.cluster import (  # noqa: E402
@@ -1073,7 +1074,7 @@ def test_local_n_starts_n_single_threaded_worker_processes_listening_on_this_mac
             processes=True,
             host="127.0.0.1",
             dashboard_address="127.0.0.1:0",
-            silence_logs=logging.CRITICAL,
+            silence_logs=logging.CRITICAL + 1,  # none of Dask's own lines on the terminal
         )
     ]
     assert closed == [True]  # a cluster arena started is shut down with the run
@@ -1681,3 +1682,34 @@ def test_a_task_tells_the_coordinator_the_time_its_games_took(zoo_c, tmp_path):
     ):
         assert played(c.imap_batches(hex3_games(2))) == expected_games(hex3_games(2))
         assert c.batch.per_game_s is not None and c.batch.per_game_s > 0
+
+
+def test_dask_s_own_log_lines_go_to_the_run_log_and_never_the_terminal(zoo_c, tmp_path, capfd, monkeypatch):
+    """Dask logs its shutdown races at CRITICAL with a traceback (a closed comm while a
+    worker's last log line is forwarded): while arena uses a cluster they reach arena.log,
+    not stderr, and Dask's own handler is given back its level afterwards."""
+    handler = attach_run_log(tmp_path / "out")
+    # Dask's handler on the terminal, as Dask sets it up in a process whose root logger has
+    # none (arena's; under pytest the root logger has pytest's, and Dask adds none)
+    dask_stream = logging.StreamHandler(sys.stderr)
+    monkeypatch.setattr(logging.getLogger("distributed"), "handlers", [dask_stream])
+    monkeypatch.setattr(logging.getLogger("distributed"), "propagate", False)
+    try:
+        with threads_cluster(1) as local:
+            level = dask_stream.level
+            with opened(ClusterSpec(local.scheduler_address), zoo_config(zoo_c, tmp_path / "pids")):
+                try:
+                    raise ConnectionError("Comm already closed")
+                except ConnectionError:
+                    logging.getLogger("distributed.scheduler").critical(
+                        "Closed comm while trying to write", exc_info=True
+                    )
+                logging.getLogger("distributed.worker").info("an info line stays out of arena.log")
+            assert dask_stream.level == level
+    finally:
+        logging.getLogger("arena").removeHandler(handler)
+        handler.close()
+    assert "Traceback" not in capfd.readouterr().err
+    written = (tmp_path / "out" / "arena.log").read_text()
+    assert "distributed.scheduler CRITICAL Closed comm while trying to write" in written
+    assert "ConnectionError: Comm already closed" in written and "an info line" not in written

@@ -484,6 +484,43 @@ class _LiveRelaying:
         self.relay.close()
 
 
+QUIET = logging.CRITICAL + 1  # a handler level no record reaches
+
+
+class _DaskLogs:
+    """Dask's own log lines while arena uses a cluster: into arena.log, never the terminal.
+    Dask logs its shutdown races at CRITICAL with a traceback (a worker's last log record
+    forwarded to a client that just closed); they cost no game and are not the user's to
+    read, so its stream handlers are muted and its warnings go to the run's log."""
+
+    def __init__(self) -> None:
+        self.logger = logging.getLogger("distributed")
+        self.muted = [
+            (handler, handler.level)
+            for handler in self.logger.handlers
+            if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler)
+        ]
+        for handler, _ in self.muted:
+            handler.setLevel(QUIET)
+        self.relay = _ToRunLog(logging.WARNING)
+        self.logger.addHandler(self.relay)
+
+    def restore(self) -> None:
+        self.logger.removeHandler(self.relay)
+        for handler, level in self.muted:
+            handler.setLevel(level)
+
+
+class _ToRunLog(logging.Handler):
+    """A record handed to the handlers of the "arena" logger itself (arena.log), not to its
+    ancestors: Python's last-resort handler would print it on the terminal after all."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        for handler in logging.getLogger("arena").handlers:
+            if record.levelno >= handler.level:
+                handler.handle(record)
+
+
 class ClusterGames:
     """A :class:`~arena.tournament.executor.GameExecutor` on a Dask cluster."""
 
@@ -522,7 +559,12 @@ class ClusterGames:
         self.queue: deque[ScheduledGame] = deque()
         self.batch = _BatchSize()
         self._known: tuple[float, dict[str, WorkerInfo]] | None = None  # when the workers were asked, and them
-        self.client = self._connect()
+        self.dask_logs = _DaskLogs()
+        try:
+            self.client = self._connect()
+        except BaseException:
+            self.dask_logs.restore()
+            raise
         self._tell(f"dashboard {self.client.dashboard_link}")
         try:
             self.client.forward_logging("arena", logging.INFO)  # workers' log lines go to arena.log
@@ -544,7 +586,7 @@ class ClusterGames:
                     processes=True,
                     host=LOOPBACK,  # scheduler and workers: reachable from this machine only
                     dashboard_address=f"{LOOPBACK}:0",
-                    silence_logs=logging.CRITICAL,
+                    silence_logs=QUIET,  # the workers' own Dask lines: their stderr is the terminal
                 )
                 log.info("Dask dashboard: %s", local.dashboard_link)
                 client: Client = distributed.Client(local)
@@ -782,5 +824,8 @@ class ClusterGames:
                 self.live.stop(self.client)
             self.client.close()
         finally:
-            if self.cluster is not None:
-                self.cluster.close()
+            try:
+                if self.cluster is not None:
+                    self.cluster.close()
+            finally:
+                self.dask_logs.restore()
