@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -280,12 +281,41 @@ def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
     assert survivors(marker) == []
 
 
-def test_engines_are_first_in_line_for_the_oom_killer(marker):
-    """Without a memory limit, an engine that eats all memory is what the kernel kills."""
+@pytest.mark.parametrize("from_thread", [False, True])
+def test_engines_are_first_in_line_for_the_oom_killer(marker, from_thread):
+    """Without a memory limit, an engine that eats all memory is what the kernel kills: set in
+    the child by the main thread (which also ties the engine's death to it), from the parent
+    when another thread starts it with nothing to set up in the child."""
     proc = EngineProcess(GOOD)
-    proc.start()
+    starter = threading.Thread(target=proc.start) if from_thread else None
+    if starter is None:
+        proc.start()
+    else:
+        starter.start()
+        starter.join()
     try:
         assert Path(f"/proc/{proc.proc.pid}/oom_score_adj").read_text().strip() == "1000"
     finally:
         proc.quit()
     assert survivors(marker) == []
+
+
+def test_no_python_code_runs_in_an_engine_s_child_unless_something_must_be_set_up_there():
+    """Python code between fork and exec can wait forever on a lock another thread held at the
+    fork: a thread other than the main one starts an engine with nothing run in the child
+    unless a limit, CPUs or a sandbox ask for it; the main thread always ties the engine's death to it."""
+    made: dict[str, object] = {}
+
+    def in_a_thread() -> None:
+        made["plain"] = proctree.child_setup(None, None)
+        made["memory"] = proctree.child_setup(64, None)
+        made["cpu"] = proctree.child_setup(None, 5)
+        made["cpus"] = proctree.child_setup(None, None, [0])
+        made["sandbox"] = proctree.child_setup(None, None, (), lambda: None)
+
+    thread = threading.Thread(target=in_a_thread)
+    thread.start()
+    thread.join()
+    assert made.pop("plain") is None
+    assert all(callable(setup) for setup in made.values()), made
+    assert callable(proctree.child_setup(None, None))

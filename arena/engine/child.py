@@ -61,8 +61,9 @@ class ChildProcess:
     def _popen(self) -> subprocess.Popen[bytes]:
         spec = self.spec
         start = self._confinement = confine(spec, proctree.tagged_environment(self.tag, self.run_tag), self.tag)
+        setup = proctree.child_setup(start.memory_mb, spec.cpu_seconds, self.cpus, start.enter)
         try:
-            return subprocess.Popen(
+            proc = subprocess.Popen(
                 start.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -70,7 +71,7 @@ class ChildProcess:
                 cwd=spec.cwd,
                 env=start.env,
                 start_new_session=True,
-                preexec_fn=proctree.child_setup(start.memory_mb, spec.cpu_seconds, self.cpus, start.enter),
+                preexec_fn=setup,
             )
         except OSError as exc:
             self._release()
@@ -83,6 +84,9 @@ class ChildProcess:
         except subprocess.SubprocessError as exc:
             self._release()
             raise EngineFault(Termination.CRASH, f"cannot start {spec.command[0]!r}: {exc}") from None
+        if setup is None:  # nothing ran in the child: its OOM score is set from here
+            proctree.oom_first(proc.pid)
+        return proc
 
     def pipes(self) -> tuple[IO[bytes], IO[bytes], IO[bytes]]:
         """Its stdin, stdout and stderr (always there once launched: checked for the type)."""

@@ -188,15 +188,23 @@ def child_setup(
     cpu_seconds: int | None,
     cpus: Sequence[int] = (),
     enter: Callable[[], None] | None = None,
-) -> Callable[[], None]:
+) -> Callable[[], None] | None:
     """The function run in the engine between fork and exec: resource limits, first in
     line for the OOM killer (an engine eating all memory dies, not arena), death with
     its parent, ``cpus`` (when given) as its CPUs rather than its parent's, and ``enter``
     (a sandbox's cgroups and file-size limit) before anything else.  Parent
     death is only tied to the main thread, since the kernel fires it when the *thread*
-    that forked exits."""
+    that forked exits.
+
+    None when none of that needs the child itself (no limit, CPUs or sandbox, and a thread
+    other than the main one): the engine then starts with no Python code run between fork
+    and exec, where it can wait forever on a lock another thread held at the fork (the
+    subprocess documentation's warning, seen with a Dask worker's threads), and the
+    starter puts it first for the OOM killer (:func:`oom_first`)."""
     parent = os.getpid()
     tie_to_parent = threading.current_thread() is threading.main_thread()
+    if not (memory_mb or cpu_seconds or cpus or enter or tie_to_parent):
+        return None
 
     def setup() -> None:
         if enter is not None:
@@ -206,14 +214,7 @@ def child_setup(
                 os.sched_setaffinity(0, cpus)
             except OSError:  # the machine took them away meanwhile: keep the worker's
                 pass
-        try:  # os calls only: io's objects and codec lookup are more Python code between fork and exec
-            fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
-            try:
-                os.write(fd, b"1000")
-            finally:
-                os.close(fd)
-        except OSError:
-            pass
+        oom_first("self")
         if memory_mb:
             resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
         if cpu_seconds:
@@ -225,6 +226,20 @@ def child_setup(
             os.kill(os.getpid(), signal.SIGKILL)  # the parent died before the signal was armed
 
     return setup
+
+
+def oom_first(pid: int | str) -> None:
+    """Make process ``pid`` ("self": the caller) the OOM killer's first choice, if it still
+    runs.  os calls only: io's objects and codec lookup would be more Python code between
+    fork and exec."""
+    try:
+        fd = os.open(f"/proc/{pid}/oom_score_adj", os.O_WRONLY)
+        try:
+            os.write(fd, b"1000")
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
 
 
 def current_cpu() -> int | None:
