@@ -1609,6 +1609,11 @@ def test_a_game_shown_live_when_the_run_ends_has_its_file_taken_away(zoo_c, tmp_
     live = tmp_path / "live"
     config = dataclasses.replace(zoo_config(zoo_c, tmp_path / "pids"), live_dir=str(live))
     with threads_cluster(1) as local, opened(ClusterSpec(local.scheduler_address), config) as c:
+        # The subscription travels on the client's batched stream and the event on a comm of its
+        # own: an event the scheduler gets first reaches nobody (workers send a game's lines only
+        # once told someone watches, a second after the start at the earliest).
+        topic = local.scheduler._broker._topics[c.config.live_topic]
+        wait_until(lambda: c.client.id in topic.subscribers, timeout=10)
         c.client.log_event(c.config.live_topic, {"id": 3, "lines": '{"id":3}\n'})  # as a worker sends a game's lines
         wait_until(lambda: (live / "3.jsonl").exists() and (live / "3.jsonl").read_text() == '{"id":3}\n', timeout=10)
     assert not (live / "3.jsonl").exists()  # the game never ended: its file goes with the run
