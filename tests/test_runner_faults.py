@@ -300,7 +300,7 @@ def test_a_hung_worker_killed_by_the_watchdog_is_logged_as_hung_with_how_long_it
         results = list(pool.imap_unordered([2]))
     pool.close()
     said = [r.getMessage() for r in caplog.records if r.name == "arena.runner"]
-    assert said[0] == "worker-1 has not finished 2 within 0 s, the longest it can take: killing it and its engines"
+    assert said[0] == "worker-1 has not finished 2 within 0.2 s, the longest it can take: killing it and its engines"
     assert len(said) == 2 and re.fullmatch(r"worker-1 hung \(killed after 0\.[2-4] s\) in the middle of 2", said[1])
     assert results == [Lost(2, "its worker process died 1 times (it last hung)")]
 

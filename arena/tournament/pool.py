@@ -341,7 +341,7 @@ class WorkerPool:
             proc = self.workers[conn]
             limit = self.time_limit(task)
             if limit is not None and now - self.started[conn] >= limit:
-                what = f"has not finished {task!r} within {limit:.0f} s, the longest it can take"
+                what = f"has not finished {task!r} within {round(limit, 1):g} s, the longest it can take"
             else:
                 what = (
                     f"has not reported on {task!r} for {now - end + (self.step_grace or 0):.1f} s past its "
