@@ -458,7 +458,7 @@ def fit_tally(
     covariance = Covariance([tally.names[i] for i in rated], cov)
     curvature = "log-posterior (Laplace)" if prior else "log-likelihood (Wald)"
     method = f"curvature of the {curvature}"
-    return _assemble(tally, pairs, rated, bounds, values, covariance, intervals, text, confidence, method, prior)
+    return _assemble(tally, pairs, bounds, values, covariance, intervals, text, confidence, method, prior)
 
 
 BAYESELO_ADVANTAGE = 32.8  # bayeselo's default White advantage (Elo), its "advantage" command
@@ -502,7 +502,7 @@ def fit_bayeselo(
     values = {i: x[k] for k, i in enumerate(rated)}
     covariance = Covariance([tally.names[i] for i in rated], cov)
     method = "curvature of the log-posterior (Laplace)"
-    fit = _assemble(tally, pairs, rated, bounds, values, covariance, intervals, text, confidence, method, prior)
+    fit = _assemble(tally, pairs, bounds, values, covariance, intervals, text, confidence, method, prior)
     fit.model = f"bayeselo (advantage {advantage:g}, drawelo {drawelo:g}, scale {shown:.4f})"
     return fit
 
@@ -612,7 +612,7 @@ def bootstrap_elo(
         )
     covariance = Covariance([names[i] for i in rated], _sample_covariance(draws, rated))
     method = f"bootstrap over games, {samples} samples, seed {seed}"
-    return _assemble(tally, pairs, rated, bounds, x, covariance, intervals, text, confidence, method, prior)
+    return _assemble(tally, pairs, bounds, x, covariance, intervals, text, confidence, method, prior)
 
 
 def _anchor(names: list[str], rated: list[int], anchor: str | None, anchor_elo: float) -> tuple[np.ndarray, str]:
@@ -966,7 +966,6 @@ def prior_of(settings: Mapping[str, Any] | None) -> float:
 def _assemble(
     tally: Tally,
     pairs: _Pairs,
-    rated: list[int],
     bounds: dict[int, str],
     x: dict[int, float],
     covariance: Covariance,
