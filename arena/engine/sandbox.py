@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -275,8 +276,13 @@ def _children(pid: int) -> list[int]:
 
 
 def _write(path: str, text: str) -> None:
-    with open(path, "w") as f:
-        f.write(text)
+    """os calls only, as ``open`` does it: this also runs between fork and exec (Cgroups.enter),
+    where io's objects and codec lookup are Python code better not run."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
 def _counter(path: str, name: str) -> int:
@@ -372,10 +378,8 @@ def confine(spec: EngineSpec, env: Mapping[str, str], tag: str) -> Confinement:
     groups = Cgroups.make(tag, spec.memory_mb or DEFAULT_MEMORY_MB, sandbox.processes)
     scratch = sandbox.scratch_mb
 
-    def enter() -> None:
+    def enter() -> None:  # between fork and exec: no import there (the import machinery has locks)
         groups.enter()
-        import resource
-
         resource.setrlimit(resource.RLIMIT_FSIZE, (scratch << 20, scratch << 20))
 
     return Confinement(argv, dict(env), None, enter, groups, scratch)
