@@ -393,6 +393,37 @@ def test_a_resume_copies_checked_texts_to_games_jsonl_and_writes_the_others_agai
     assert lines == [spaced[0], record_line(records[1]), record_line(records[2]), ""]
 
 
+def test_a_run_interrupted_between_a_commit_and_its_lines_leaves_games_jsonl_whole(tmp_path, monkeypatch):
+    """Ctrl-C can land after a game's commit and before its line in games.jsonl: the stopped
+    run's tables make the mirror whole again, and a whole one is left as it is."""
+    from helpers import random_game_record
+
+    import arena.results.store as store_module
+    from arena.results.store import record_line
+
+    records = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
+
+    def interrupted_append(path, mode="r", *args, **kwargs):
+        if mode == "a":
+            raise KeyboardInterrupt
+        return open(path, mode, *args, **kwargs)
+
+    with GameStore(tmp_path) as store:
+        store.open({"name": "t", "game": "hex"})
+        store.add_many(records[:2])
+        monkeypatch.setattr(store_module, "open", interrupted_append, raising=False)
+        with pytest.raises(KeyboardInterrupt):
+            store.add(records[2])
+        monkeypatch.undo()
+        mirror = tmp_path / "games.jsonl"
+        assert len(mirror.read_text().splitlines()) == 2 and len(store.done_ids()) == 3
+        store.complete_mirror()
+        assert sorted(mirror.read_text().splitlines()) == sorted(record_line(r) for r in records)
+        whole = mirror.stat().st_ino  # a file made again is a new one
+        store.complete_mirror()
+        assert mirror.stat().st_ino == whole
+
+
 def test_a_checked_text_with_a_carriage_return_is_written_again_on_one_line(tmp_path):
     """JSON allows a raw carriage return between tokens, and a reader that splits games.jsonl
     at any line end would cut such a record in two: a checked text holding one is written

@@ -8,8 +8,10 @@ import os
 import re
 import shlex
 import signal
+import sqlite3
 import subprocess
 import time
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -238,6 +240,8 @@ def test_an_interrupted_run_exits_128_plus_the_signal_and_names_the_command_that
     command = shlex.split(line.split("Resume with: ")[1])
     assert command[:2] == ["arena", "run"]
     kept = len(games_in(out))
+    with closing(sqlite3.connect(out / "arena.db")) as db:  # games.jsonl holds every stored game
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (kept,)
     assert 1 <= kept < 6
     resumed = run_arena(*command[1:], timeout=120)
     assert resumed.returncode == 0, resumed.stderr

@@ -6,7 +6,8 @@ beside it goes the game's *checked mark* (the digest of its text, see :func:`che
 which says that this text came from the referee or agreed with a replay, so that a
 resume or a reader replays only the records that changed since (arena/results/admit.py);
 ``games.jsonl`` is rewritten from the database when a run (re)starts and then
-appended to, so it never holds a duplicate.  An exclusive lock file keeps a
+appended to, so it never holds a duplicate, and made whole when a run is interrupted
+between a commit and its lines.  An exclusive lock file keeps a
 second runner away from the same output folder.
 """
 
@@ -436,6 +437,21 @@ class GameStore:
             )
         with open(self.jsonl_path, "a", encoding="utf-8") as out:
             out.write("".join(row[-1] + "\n" for row in rows))
+
+    def complete_mirror(self) -> None:
+        """After an interrupt: games.jsonl holds every stored game.  A Ctrl-C between a
+        commit and its lines leaves the mirror short; its lines are counted (one read of
+        the file, which the stopped run's tables read whole anyway) and, if they are not
+        the database's games, it is made again."""
+        assert self.db is not None
+        ((stored,),) = self.db.execute("SELECT COUNT(*) FROM games")
+        try:
+            with open(self.jsonl_path, "rb") as mirror:
+                lines = sum(chunk.count(b"\n") for chunk in iter(lambda: mirror.read(1 << 20), b""))
+        except FileNotFoundError:
+            lines = -1
+        if lines != stored:
+            self._rewrite_jsonl()
 
     def records(self) -> Iterator[GameRecord]:
         assert self.db is not None

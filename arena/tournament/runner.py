@@ -479,6 +479,7 @@ def _write_interrupted(
     finished), and the standings as text (None if no game is stored); best effort: the
     stop itself must not fail over them."""
     try:
+        store.complete_mirror()
         records = list(store.records())
         dropped = dropped_engines(records) | store.note_dropped({})
         summary = _summary(t, records, dropped, [], scheduled)
