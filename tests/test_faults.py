@@ -244,8 +244,13 @@ def test_compiled_engine_faults(marker, zoo_c, fault, limits, code, reason):
 def test_compiled_engine_with_a_detached_child(marker, zoo_c):
     record, _, worker = play_one(EngineSpec("c-setsid", (zoo_c, "setsid_child")))
     assert record["termination"] == "normal"
-    check_clean(worker, marker)
+    # both engines and the detached child, which notes itself when the machine gets round to
+    # it (a short game can end first): the worker's shutdown must find it running
+    deadline = time.monotonic() + 10
+    while len(started_pids(marker)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert len(started_pids(marker)) == 3
+    check_clean(worker, marker)
 
 
 def test_engine_dies_with_the_process_that_started_it(marker, tmp_path):
