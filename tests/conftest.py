@@ -26,9 +26,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow tests first, those allowed the longest timeout (the costliest) before the others.
 
     A test of a minute started last keeps one core busy alone at the end of the run. With
-    `--dist worksteal` (.ci/run) each worker starts on its half of this order, the first on
-    the costliest, and a worker that runs out takes the back half of the other's queue: the
-    quick tests, last, fill both cores to the end. Each group keeps its order; a costly fixture
+    `--dist worksteal` (.ci/run) each worker starts on its share of this order, the first on
+    the costliest, and a worker that runs out takes the back half of another's queue: the
+    quick tests, last, fill the cores to the end. Each group keeps its order; a costly fixture
     that a module's slow and quick tests share is session-wide, built once per worker, not once
     per group. `-m "not slow"` runs as it did."""
     items.sort(key=_start_rank)
