@@ -231,6 +231,26 @@ def test_a_stopped_run_keeps_its_games_and_the_next_plays_only_the_missing_ones(
     assert json.loads((out / "results.json").read_text())["finished"] is True
 
 
+def test_a_run_stopped_between_a_commit_and_its_line_leaves_games_jsonl_whole(tmp_path, monkeypatch):
+    """Ctrl-C landing after the first game's commit and before its line in games.jsonl: the
+    stopped run's tables make the mirror whole, as arena.db holds the game."""
+    import arena.results.store as store_module
+
+    def interrupted_append(path, mode="r", *args, **kwargs):
+        if mode == "a":
+            raise KeyboardInterrupt
+        return open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(store_module, "open", interrupted_append, raising=False)
+    path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
+    with pytest.raises(RunInterrupted) as stopped:
+        run_tournament(load_tournament(path), out)
+    assert stopped.value.code == 130
+    with closing(sqlite3.connect(out / "arena.db")) as db:
+        assert db.execute("SELECT id FROM games").fetchall() == [(0,)]
+    assert [r["id"] for r in games(out)] == [0]
+
+
 def test_a_sigterm_a_finalizer_dropped_still_stops_the_run_at_the_next_game_stored(tmp_path, monkeypatch):
     """Python prints and drops an exception raised in a __del__, and a SIGTERM once landed in
     a connection's finalizer while a run started: the run played on and ended as if never
