@@ -142,6 +142,22 @@ def run_arena_in_order(*args: object, timeout: float = 300) -> subprocess.Comple
     )
 
 
+@contextmanager
+def ctrl_c_before_games_jsonl(monkeypatch: Any) -> Iterator[None]:
+    """Ctrl-C where the store appends a game's line to games.jsonl, after its commit: its
+    ``open(..., "a")`` raises KeyboardInterrupt (every other open is the real one)."""
+    import arena.results.store as store_module
+
+    def interrupted_append(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if mode == "a":
+            raise KeyboardInterrupt
+        return open(path, mode, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store_module, "open", interrupted_append, raising=False)
+        yield
+
+
 def engine_toml(name: str, *command: str, extra: str = "") -> str:
     """One [[engines]] block; ``{python}`` in a command is arena's interpreter."""
     quoted = ", ".join(f'"{part}"' for part in command)

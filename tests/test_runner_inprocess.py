@@ -16,7 +16,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, ZOO, engine_toml, write_tournament
+from helpers import ROOT, ZOO, ctrl_c_before_games_jsonl, engine_toml, write_tournament
 
 from arena.engine import proctree
 from arena.engine.player import EngineSpec, Sandbox
@@ -234,16 +234,8 @@ def test_a_stopped_run_keeps_its_games_and_the_next_plays_only_the_missing_ones(
 def test_a_run_stopped_between_a_commit_and_its_line_leaves_games_jsonl_whole(tmp_path, monkeypatch):
     """Ctrl-C landing after the first game's commit and before its line in games.jsonl: the
     stopped run's tables make the mirror whole, as arena.db holds the game."""
-    import arena.results.store as store_module
-
-    def interrupted_append(path, mode="r", *args, **kwargs):
-        if mode == "a":
-            raise KeyboardInterrupt
-        return open(path, mode, *args, **kwargs)
-
-    monkeypatch.setattr(store_module, "open", interrupted_append, raising=False)
     path, out = tiny(tmp_path, zoo("a") + zoo("b")), tmp_path / "out"
-    with pytest.raises(RunInterrupted) as stopped:
+    with ctrl_c_before_games_jsonl(monkeypatch), pytest.raises(RunInterrupted) as stopped:
         run_tournament(load_tournament(path), out)
     assert stopped.value.code == 130
     with closing(sqlite3.connect(out / "arena.db")) as db:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT, ZOO, arena_cmd, engine_toml, run_arena, write_tournament
+from helpers import ROOT, ZOO, arena_cmd, ctrl_c_before_games_jsonl, engine_toml, run_arena, write_tournament
 
 from arena.cli import main
 from arena.results.store import GameStore, StorageError, failure_text, read_folder
@@ -398,23 +398,14 @@ def test_a_run_interrupted_between_a_commit_and_its_lines_leaves_games_jsonl_who
     run's tables make the mirror whole again, and a whole one is left as it is."""
     from helpers import random_game_record
 
-    import arena.results.store as store_module
     from arena.results.store import record_line
 
     records = [random_game_record(k, ["a", "b"], seed=k) for k in range(3)]
-
-    def interrupted_append(path, mode="r", *args, **kwargs):
-        if mode == "a":
-            raise KeyboardInterrupt
-        return open(path, mode, *args, **kwargs)
-
     with GameStore(tmp_path) as store:
         store.open({"name": "t", "game": "hex"})
         store.add_many(records[:2])
-        monkeypatch.setattr(store_module, "open", interrupted_append, raising=False)
-        with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_before_games_jsonl(monkeypatch), pytest.raises(KeyboardInterrupt):
             store.add(records[2])
-        monkeypatch.undo()
         mirror = tmp_path / "games.jsonl"
         assert len(mirror.read_text().splitlines()) == 2 and len(store.done_ids()) == 3
         store.complete_mirror()
